@@ -1,0 +1,70 @@
+/**
+ * The API client's public shape. Commands depend on this interface only; the
+ * implementation (undici `request`, retries, idempotency, pacing, debug log)
+ * lives beside it in src/api/ and is loaded lazily through Context.createClient.
+ */
+import type {
+  CreateImportRequest,
+  CreatePostRequest,
+  CreateUploadRequest,
+  CreateUploadResponse,
+  Destination,
+  DestinationOptions,
+  Me,
+  Media,
+  Post,
+  PublishPostRequest,
+} from './types.js';
+
+/** What an invocation tells the client factory (from global flags and env). */
+export interface ClientSettings {
+  /** Profile name (--profile / VIDPUB_PROFILE, default "default"). */
+  profile: string;
+  /** --base-url; falls back to VIDPUB_BASE_URL, the profile, then the built-in default. */
+  baseUrl?: string;
+  /** --api-key-file; falls back to VIDPUB_API_KEY, then the profile. */
+  apiKeyFile?: string;
+  /** A key given directly by code (login checks a key before storing it). */
+  apiKey?: string;
+  /** --workspace / VIDPUB_WORKSPACE: checked against GET /me before any write. */
+  workspace?: string;
+  /** --debug / VIDPUB_DEBUG=1. */
+  debug: boolean;
+  /** --max-wait: the longest we wait out 429s (ms). */
+  maxWaitMs: number;
+  /** --wait-for-quota: sleep to the daily reset instead of failing on daily_post_limit. */
+  waitForQuota: boolean;
+  /** --quiet: no notices on stderr (errors still go there). */
+  quiet: boolean;
+}
+
+export interface CallOptions {
+  /** Idempotency-Key for a POST; generated once per call when absent, reused on retries. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+/** Response metadata a caller may want (pacing, replay detection). */
+export interface ResponseMeta {
+  status: number;
+  replayed: boolean;
+  rateLimit?: { limit: number; remaining: number; resetSec: number };
+}
+
+export interface ApiClient {
+  readonly baseUrl: string;
+  getMe(o?: CallOptions): Promise<Me>;
+  listDestinations(o?: CallOptions): Promise<Destination[]>;
+  getDestinationOptions(destinationId: string, o?: CallOptions): Promise<DestinationOptions>;
+  createUpload(body: CreateUploadRequest, o?: CallOptions): Promise<CreateUploadResponse>;
+  completeUpload(mediaId: string, o?: CallOptions): Promise<Media>;
+  createImport(body: CreateImportRequest, o?: CallOptions): Promise<Media>;
+  getMedia(mediaId: string, o?: CallOptions): Promise<Media>;
+  createPost(body: CreatePostRequest, o?: CallOptions): Promise<Post>;
+  publishPost(postId: string, body: PublishPostRequest, o?: CallOptions): Promise<Post>;
+  getPost(postId: string, o?: CallOptions): Promise<Post>;
+  /** Metadata of the last response (rate-limit headers, replay flag). */
+  readonly lastResponse?: ResponseMeta;
+  /** Releases sockets. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,78 @@
+import type { Command } from 'commander';
+import type { ApiClient, ClientSettings } from '../api/client.js';
+import type { Context } from './context.js';
+import type { Colors } from '../ui/color.js';
+
+/** Flags every command accepts (see main.ts for their definitions). */
+export interface GlobalOptions {
+  json: boolean;
+  quiet: boolean;
+  /** false with --no-input or VIDPUB_NO_INPUT=1. */
+  input: boolean;
+  /** false with --no-color. */
+  color: boolean;
+  profile: string;
+  baseUrl?: string;
+  apiKeyFile?: string;
+  workspace?: string;
+  debug: boolean;
+  maxWaitMs: number;
+  waitForQuota: boolean;
+}
+
+/** A line-oriented writer to stderr for everything that is not data. */
+export interface Logger {
+  /** A notice (progress, hints): hidden by --quiet. */
+  info(line: string): void;
+  /** A warning: shown even with --quiet. */
+  warn(line: string): void;
+  /** A --debug line. */
+  debug(line: string): void;
+}
+
+/** One run of one command: the injected Context plus what the global flags decided. */
+export interface Invocation {
+  ctx: Context;
+  globals: GlobalOptions;
+  /** Prompts allowed: stdin and stderr are TTYs and neither --no-input nor VIDPUB_NO_INPUT. */
+  interactive: boolean;
+  /** Colours for stdout and stderr, each off unless that stream is a TTY (NO_COLOR / FORCE_COLOR honoured). */
+  colors: { stdout: Colors; stderr: Colors };
+  log: Logger;
+  /** Writes one line of data to stdout. */
+  print(line?: string): void;
+  /** Settings handed to the client factory. */
+  clientSettings: ClientSettings;
+  /** The API client, built once per invocation. */
+  client(): Promise<ApiClient>;
+}
+
+/**
+ * A command: flags, validation up front, then run() that does the work and
+ * returns data, then printers that turn the data into output.
+ */
+export interface CommandSpec<O = unknown, D = unknown> {
+  // Name, positional arguments and the one-line summary live in the registry
+  // (src/cli/commands/index.ts) so `vidpub --help` needs no command module.
+  /** Longer text for `vidpub NAME --help` (defaults to the registry's summary). */
+  description?: string;
+  /** Shown under "Examples:" in `vidpub NAME --help`. */
+  examples: string[];
+  /** Adds the command's own flags. */
+  configure?(cmd: Command): void;
+  /**
+   * Validates arguments and flags before any request; throws UsageError.
+   * `args` are commander's positional values, `flags` the command's own options.
+   */
+  parse(args: unknown[], flags: Record<string, unknown>, inv: Invocation): O | Promise<O>;
+  /** Does the work, returns data. May throw a VidpubError carrying `data` to print. */
+  run(opts: O, inv: Invocation): Promise<D>;
+  /** Prints data for a person (stdout a TTY) or a pipe; defaults to JSON. */
+  print?(data: D, inv: Invocation): void;
+  /** The JSON document for --json (defaults to the data itself). */
+  json?(data: D): unknown;
+}
+
+export function defineCommand<O, D>(spec: CommandSpec<O, D>): CommandSpec<O, D> {
+  return spec;
+}

@@ -1,0 +1,114 @@
+import type { Command } from 'commander';
+import { UsageError, VidpubError } from '../../errors.js';
+import { renderTable } from '../../ui/table.js';
+import { defineCommand, type Invocation } from '../command.js';
+
+interface EmulatorOpts {
+  host: string;
+  port: number;
+  processingMs?: number;
+  publishMs?: number;
+  fixture?: string;
+}
+
+function wholeNumber(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value).trim();
+  if (!/^\d+$/.test(text) || Number(text) > max) {
+    throw new UsageError(`${flag} must be a whole number from 0 to ${max}, got "${text}"`);
+  }
+  return Number(text);
+}
+
+export default defineCommand<EmulatorOpts, void>({
+  description:
+    'Run the local emulator of the Video Publishing Service: the whole v1 contract in memory, ' +
+    'with demo keys, allowances, idempotency, signed uploads and background processing. ' +
+    'It runs until Ctrl-C (SIGINT) or SIGTERM.',
+  examples: [
+    'vidpub emulator',
+    'vidpub emulator --port 0 --json',
+    'vidpub emulator --processing-ms 200 --publish-ms 200',
+    'vidpub emulator --fixture my-accounts.json',
+  ],
+  configure(cmd: Command) {
+    cmd
+      .option('--host <host>', 'address to listen on', '127.0.0.1')
+      .option('--port <port>', 'port to listen on (0 takes a free one)', '4010')
+      .option('--processing-ms <n>', 'how long each background step takes (download, processing)')
+      .option('--publish-ms <n>', 'how long each destination takes to publish')
+      .option('--fixture <file>', 'JSON file of plans, workspaces, keys and destinations to start from');
+  },
+  parse(_args, flags) {
+    return {
+      host: String(flags.host),
+      port: wholeNumber(flags.port, '--port', 65535)!,
+      processingMs: wholeNumber(flags.processingMs, '--processing-ms'),
+      publishMs: wholeNumber(flags.publishMs, '--publish-ms'),
+      fixture: flags.fixture as string | undefined,
+    };
+  },
+  async run(opts, inv) {
+    const { ctx } = inv;
+    const emulator = await import('../../emulator/index.js');
+    let fixture: unknown;
+    if (opts.fixture) {
+      try {
+        fixture = await emulator.loadFixtureFile(opts.fixture);
+      } catch (err) {
+        throw new UsageError(`invalid fixture: ${(err as Error).message}`, {
+          hint: 'See "Fixture files" in the README for the format.',
+        });
+      }
+    }
+    let handle: Awaited<ReturnType<typeof emulator.startEmulator>>;
+    try {
+      handle = await emulator.startEmulator({
+        host: opts.host,
+        port: opts.port,
+        processingMs: opts.processingMs,
+        publishMs: opts.publishMs,
+        fixture,
+      });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') {
+        throw new VidpubError(`port ${opts.port} on ${opts.host} is already in use`, {
+          hint: 'Pick another with --port, or --port 0 for a free one.',
+        });
+      }
+      throw err;
+    }
+    if (inv.globals.json) inv.print(JSON.stringify(handle.info));
+    else printHuman(handle.info, inv);
+
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) resolve();
+      else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    inv.log.info('Stopping the emulator.');
+    await handle.close();
+  },
+});
+
+function printHuman(info: { base_url: string; admin_url: string; keys: { key: string; workspace: string; plan: string; access: string }[] }, inv: Invocation): void {
+  const c = inv.colors.stdout;
+  const tty = inv.ctx.io.stdoutIsTTY;
+  inv.print(`${c.bold('Emulator listening')}: ${info.base_url}`);
+  inv.print(`Test controls: ${info.admin_url}`);
+  inv.print('');
+  for (const line of renderTable(info.keys, [
+    { header: 'Key', value: (k) => k.key },
+    { header: 'Workspace', value: (k) => k.workspace },
+    { header: 'Plan', value: (k) => k.plan },
+    { header: 'Access', value: (k) => k.access },
+  ], { tty, bold: c.bold })) {
+    inv.print(line);
+  }
+  const first = info.keys.find((k) => k.access === 'read_write') ?? info.keys[0];
+  if (first) {
+    inv.log.info('');
+    inv.log.info(`Try it: VIDPUB_BASE_URL=${info.base_url} VIDPUB_API_KEY=${first.key} vidpub me`);
+  }
+  inv.log.info('Press Ctrl-C to stop.');
+}

@@ -1,0 +1,266 @@
+import { Command, CommanderError } from 'commander';
+import { ExitCode, InterruptedError, UsageError, VidpubError, sanitize } from '../errors.js';
+import type { ApiClient, ClientSettings } from '../api/client.js';
+import { colorLevel, makeColors } from '../ui/color.js';
+import { parseDuration } from '../util/duration.js';
+import type { CommandSpec, GlobalOptions, Invocation, Logger } from './command.js';
+import { COMMANDS, findCommand, type CommandEntry } from './commands/index.js';
+import type { Context } from './context.js';
+
+export type { Context } from './context.js';
+
+const DEFAULT_MAX_WAIT = '10m';
+/** Global flags that take a value: needed to find the command name without parsing everything. */
+const GLOBAL_VALUE_FLAGS = new Set(['--profile', '--base-url', '--api-key-file', '--workspace', '--max-wait']);
+const PROFILE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The first word of argv that is not a global flag or a global flag's value. */
+export function commandNameOf(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return argv[i + 1];
+    if (a.startsWith('-')) {
+      if (GLOBAL_VALUE_FLAGS.has(a)) i++;
+      continue;
+    }
+    return a;
+  }
+  return undefined;
+}
+
+function truthy(v: string | undefined): boolean {
+  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+}
+
+function addGlobalOptions(program: Command): void {
+  program
+    .option('--json', 'print one JSON document on stdout')
+    .option('-q, --quiet', 'print only data and errors (no progress or hints)')
+    .option('--no-input', 'never prompt; fail with a usage error instead (also VIDPUB_NO_INPUT=1, automatic when stdin is not a terminal)')
+    .option('--no-color', 'no colour (NO_COLOR and FORCE_COLOR are honoured too)')
+    .option('--profile <name>', 'stored profile to use (VIDPUB_PROFILE; default "default")')
+    .option('--base-url <url>', 'service base URL, including /v1 (VIDPUB_BASE_URL)')
+    .option('--api-key-file <path>', 'read the API key from this file (else VIDPUB_API_KEY, else the profile)')
+    .option('--workspace <name>', 'refuse to write unless the key belongs to this workspace (VIDPUB_WORKSPACE)')
+    .option('--max-wait <dur>', 'longest total wait for rate limits (90s, 5m, 1h)', DEFAULT_MAX_WAIT)
+    .option('--wait-for-quota', 'when the daily post allowance is used up, sleep until it resets instead of failing')
+    .option('--debug', 'log each request and response on stderr, secrets redacted (VIDPUB_DEBUG=1)');
+}
+
+function resolveGlobals(all: Record<string, unknown>, ctx: Context): GlobalOptions {
+  const profile = (all.profile as string | undefined) ?? ctx.env.VIDPUB_PROFILE ?? 'default';
+  if (!PROFILE_NAME.test(profile)) {
+    throw new UsageError(`invalid profile name "${sanitize(profile)}": use letters, digits, "-" and "_" (at most 64)`);
+  }
+  return {
+    json: all.json === true,
+    quiet: all.quiet === true,
+    input: all.input !== false && !truthy(ctx.env.VIDPUB_NO_INPUT),
+    color: all.color !== false,
+    profile,
+    baseUrl: all.baseUrl as string | undefined,
+    apiKeyFile: all.apiKeyFile as string | undefined,
+    workspace: (all.workspace as string | undefined) ?? (ctx.env.VIDPUB_WORKSPACE || undefined),
+    debug: all.debug === true || truthy(ctx.env.VIDPUB_DEBUG),
+    maxWaitMs: parseDuration(String(all.maxWait ?? DEFAULT_MAX_WAIT), '--max-wait'),
+    waitForQuota: all.waitForQuota === true,
+  };
+}
+
+export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation {
+  const { io, env } = ctx;
+  const colors = {
+    stdout: makeColors(colorLevel({ isTTY: io.stdoutIsTTY, flag: globals.color, env })),
+    stderr: makeColors(colorLevel({ isTTY: io.stderrIsTTY, flag: globals.color, env })),
+  };
+  const log: Logger = {
+    info: (line) => {
+      if (!globals.quiet) io.stderr.write(line + '\n');
+    },
+    warn: (line) => {
+      io.stderr.write(colors.stderr.yellow('!') + ' ' + line + '\n');
+    },
+    debug: (line) => {
+      if (globals.debug) io.stderr.write(colors.stderr.dim(line) + '\n');
+    },
+  };
+  const clientSettings: ClientSettings = {
+    profile: globals.profile,
+    baseUrl: globals.baseUrl,
+    apiKeyFile: globals.apiKeyFile,
+    workspace: globals.workspace,
+    debug: globals.debug,
+    maxWaitMs: globals.maxWaitMs,
+    waitForQuota: globals.waitForQuota,
+    quiet: globals.quiet,
+  };
+  let client: Promise<ApiClient> | undefined;
+  const inv: Invocation = {
+    ctx,
+    globals,
+    interactive: globals.input && io.stdinIsTTY && io.stderrIsTTY,
+    colors,
+    log,
+    print: (line = '') => {
+      io.stdout.write(line + '\n');
+    },
+    clientSettings,
+    client: () => (client ??= ctx.createClient(clientSettings)),
+  };
+  disposers.set(inv, async () => {
+    if (client) await (await client.catch(() => undefined))?.close();
+  });
+  return inv;
+}
+
+/** Closes what an invocation opened (the client's sockets), if anything. */
+const disposers = new WeakMap<Invocation, () => Promise<void>>();
+
+function emit<D>(spec: CommandSpec<unknown, D>, data: D, inv: Invocation): void {
+  if (inv.globals.json) {
+    const doc = spec.json ? spec.json(data) : data;
+    if (doc !== undefined) inv.print(JSON.stringify(doc, null, 2));
+    return;
+  }
+  if (spec.print) spec.print(data, inv);
+  else if (data !== undefined) inv.print(JSON.stringify(data, null, 2));
+}
+
+/** The one place an error becomes output and an exit code. */
+function report(err: unknown, ctx: Context, inv: Invocation | undefined, spec?: CommandSpec<unknown, unknown>): number {
+  let error = err;
+  if (!(error instanceof VidpubError) && ctx.signal.aborted) error = new InterruptedError('Interrupted.');
+  const debug = inv?.globals.debug ?? truthy(ctx.env.VIDPUB_DEBUG);
+  const red = inv?.colors.stderr.red ?? ((s: string) => s);
+  const dim = inv?.colors.stderr.dim ?? ((s: string) => s);
+  const write = (line: string) => ctx.io.stderr.write(line + '\n');
+  if (error instanceof VidpubError) {
+    if (error.data !== undefined && spec && inv) {
+      try {
+        emit(spec, error.data, inv);
+      } catch {
+        // the error line below still says what happened
+      }
+    }
+    write(`${red('Error:')} ${sanitize(error.message)}`);
+    if (error.hint) write(dim(error.hint));
+    if (debug && error.stack) write(dim(error.stack));
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  write(`${red('Error:')} unexpected: ${sanitize(message)}`);
+  if (debug && error instanceof Error && error.stack) write(dim(error.stack));
+  else write(dim('Run again with --debug for details; if it keeps happening, please report it.'));
+  return ExitCode.ERROR;
+}
+
+function examplesText(examples: string[]): string {
+  return examples.length ? `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n` : '';
+}
+
+function exitCodesText(): string {
+  return [
+    '',
+    'Exit codes:',
+    '  0 ok · 1 error · 2 usage or invalid input · 3 authentication or permission',
+    '  4 rate limited · 5 not found · 6 finished but failed · 7 timed out waiting',
+    '  8 blocked by issues · 130 interrupted',
+    '',
+  ].join('\n');
+}
+
+function buildProgram(ctx: Context): Command {
+  const program = new Command('vidpub');
+  program
+    .description('Publish videos to connected social accounts through the Video Publishing Service.')
+    .version(ctx.version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help for a command')
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
+    .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true, helpWidth: Math.min(ctx.io.columns ?? 100, 120) })
+    .configureOutput({
+      writeOut: (s) => ctx.io.stdout.write(s),
+      writeErr: (s) => ctx.io.stderr.write(s),
+    })
+    .addHelpCommand(false);
+  addGlobalOptions(program);
+  program.addHelpText(
+    'after',
+    examplesText(['vidpub login', 'vidpub destinations', 'vidpub post clip.mp4 --to @demo.shorts --caption "Hello"', 'vidpub emulator --port 0 --json']) +
+      exitCodesText() +
+      '\nRun "vidpub COMMAND --help" for a command\'s flags.\n',
+  );
+  return program;
+}
+
+function declare(program: Command, entry: CommandEntry): Command {
+  const cmd = program.command(entry.args ? `${entry.name} ${entry.args}` : entry.name).description(entry.summary);
+  cmd.exitOverride();
+  cmd.configureOutput({
+    writeOut: (s) => program.configureOutput().writeOut!(s),
+    writeErr: (s) => program.configureOutput().writeErr!(s),
+  });
+  return cmd;
+}
+
+/**
+ * Runs vidpub with `argv` (without node and script) in `ctx`; returns the exit
+ * code. Never calls process.exit and never reads process.* directly.
+ */
+export async function main(argv: string[], ctx: Context): Promise<number> {
+  let args = argv;
+  // `vidpub help X` is `vidpub X --help`.
+  if (args[0] === 'help') args = args.length > 1 ? [...args.slice(1), '--help'] : ['--help'];
+  const program = buildProgram(ctx);
+  const name = commandNameOf(args);
+  const target = name ? findCommand(name) : undefined;
+
+  let exitCode: number = ExitCode.OK;
+  for (const entry of COMMANDS) {
+    if (entry === target) continue;
+    declare(program, entry);
+  }
+  if (target) {
+    const spec = (await target.load()).default;
+    const cmd = declare(program, target);
+    if (spec.description) cmd.description(spec.description);
+    spec.configure?.(cmd);
+    cmd.addHelpText('after', examplesText(spec.examples));
+    cmd.action(async (...actionArgs: unknown[]) => {
+      const self = actionArgs[actionArgs.length - 1] as Command;
+      const positional = actionArgs.slice(0, -2);
+      let inv: Invocation | undefined;
+      try {
+        inv = makeInvocation(ctx, resolveGlobals(self.optsWithGlobals(), ctx));
+        const opts = await spec.parse(positional, self.opts(), inv);
+        const data = await spec.run(opts, inv);
+        emit(spec, data, inv);
+        exitCode = ExitCode.OK;
+      } catch (err) {
+        exitCode = report(err, ctx, inv, spec);
+      } finally {
+        if (inv) await closeClient(inv);
+      }
+    });
+  }
+
+  if (args.length === 0) {
+    ctx.io.stdout.write(program.helpInformation());
+    return ExitCode.OK;
+  }
+  try {
+    await program.parseAsync(args, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return ExitCode.OK;
+      return ExitCode.USAGE;
+    }
+    return report(err, ctx, undefined);
+  }
+  return exitCode;
+}
+
+async function closeClient(inv: Invocation): Promise<void> {
+  await disposers.get(inv)?.().catch(() => undefined);
+}

@@ -1,0 +1,123 @@
+/**
+ * The one error hierarchy of vidpub, and the one place that maps it to exit
+ * codes (documented in the README):
+ *
+ *   0 ok · 1 unexpected or service error · 2 usage or invalid input ·
+ *   3 authentication or permission · 4 rate limited and not waited out ·
+ *   5 not found · 6 the work finished but failed · 7 stopped waiting (timeout) ·
+ *   8 post blocked by issues of severity error · 130 interrupted
+ */
+
+export const ExitCode = {
+  OK: 0,
+  ERROR: 1,
+  USAGE: 2,
+  AUTH: 3,
+  RATE_LIMITED: 4,
+  NOT_FOUND: 5,
+  FAILED: 6,
+  TIMEOUT: 7,
+  BLOCKED: 8,
+  INTERRUPTED: 130,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface VidpubErrorOptions {
+  /** A line telling the user what to do next. */
+  hint?: string;
+  cause?: unknown;
+  /** Data a command attaches for `--json` output (e.g. the post record). */
+  data?: unknown;
+}
+
+export class VidpubError extends Error {
+  readonly exitCode: ExitCodeValue = ExitCode.ERROR;
+  readonly hint?: string;
+  readonly data?: unknown;
+  constructor(message: string, opts: VidpubErrorOptions = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = new.target.name;
+    this.hint = opts.hint;
+    this.data = opts.data;
+  }
+}
+
+/** Bad flags, bad arguments, a local check that failed, or a 400 from the service. */
+export class UsageError extends VidpubError {
+  override readonly exitCode = ExitCode.USAGE;
+}
+
+/** No key, a refused key (401), or a permission refusal (403), or a workspace mismatch. */
+export class AuthError extends VidpubError {
+  override readonly exitCode = ExitCode.AUTH;
+}
+
+/** A 429 that was not waited out. */
+export class RateLimitError extends VidpubError {
+  override readonly exitCode = ExitCode.RATE_LIMITED;
+  readonly retryAfterSec?: number;
+  readonly resetAt?: string;
+  readonly code?: string;
+  constructor(message: string, opts: VidpubErrorOptions & { retryAfterSec?: number; resetAt?: string; code?: string } = {}) {
+    super(message, opts);
+    this.retryAfterSec = opts.retryAfterSec;
+    this.resetAt = opts.resetAt;
+    this.code = opts.code;
+  }
+}
+
+export class NotFoundError extends VidpubError {
+  override readonly exitCode = ExitCode.NOT_FOUND;
+}
+
+/** The work finished but failed: media failed, a destination failed or was cancelled. */
+export class WorkFailedError extends VidpubError {
+  override readonly exitCode = ExitCode.FAILED;
+}
+
+/** We stopped waiting (`--timeout`); the work goes on at the service. */
+export class TimeoutError extends VidpubError {
+  override readonly exitCode = ExitCode.TIMEOUT;
+}
+
+/** The post has issues of severity error and cannot be published. */
+export class BlockedError extends VidpubError {
+  override readonly exitCode = ExitCode.BLOCKED;
+}
+
+/** Ctrl-C / SIGINT / SIGTERM. */
+export class InterruptedError extends VidpubError {
+  override readonly exitCode = ExitCode.INTERRUPTED;
+}
+
+/** A service error (5xx after retries, unexpected response) or a network failure. */
+export class ServiceError extends VidpubError {
+  override readonly exitCode = ExitCode.ERROR;
+}
+
+/** An error carrying an HTTP status from the service; its class decides the exit code. */
+export interface HttpErrorDetails {
+  status: number;
+  type?: string;
+  code?: string;
+  param?: string;
+  requestId?: string;
+}
+
+export function exitCodeFor(err: unknown): ExitCodeValue {
+  if (err instanceof VidpubError) return err.exitCode;
+  return ExitCode.ERROR;
+}
+
+/** Remove control characters (ANSI escapes included) from text that came from a server or a file. */
+export function sanitize(text: string): string {
+  return (
+    text
+      // eslint-disable-next-line no-control-regex
+      .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')
+      .replace(/[\r\n\t]+/g, ' ')
+      .trim()
+  );
+}

@@ -1,0 +1,25 @@
+import type { Context, Prompter } from '../cli/context.js';
+
+/**
+ * The real prompter: @inquirer/prompts, loaded only when a command asks
+ * something. Prompts render on stderr so stdout stays data only, and each is
+ * cancelled by the invocation's signal (Ctrl-C).
+ */
+export async function createInquirerPrompter(ctx: Context): Promise<Prompter> {
+  const inquirer = await import('@inquirer/prompts');
+  const context = { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal, clearPromptOnDone: false };
+  return {
+    password: (o) => inquirer.password({ message: o.message, mask: o.mask ?? '*' }, context),
+    select: (o) =>
+      inquirer.select(
+        {
+          message: o.message,
+          choices: o.choices.map((c) => ({ name: c.name, value: c.value, description: c.description })),
+          default: o.default,
+        },
+        context,
+      ),
+    confirm: (o) => inquirer.confirm({ message: o.message, default: o.default }, context),
+    input: (o) => inquirer.input({ message: o.message, default: o.default }, context),
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * Runs vidpub in-process, the way bin/vidpub.js does, but with fake streams,
+ * an injected env, clock and prompter, and a private config directory.
+ */
+import { PassThrough, Readable } from 'node:stream';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../src/cli/main.js';
+import { realClock, type Clock, type Context, type Prompter } from '../../src/cli/context.js';
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  /** Text fed to stdin (then end of input). */
+  stdin?: string;
+  /** Which streams claim to be terminals (default: none, as in CI). */
+  tty?: boolean | { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+  prompter?: Prompter;
+  clock?: Clock;
+  /** Abort to simulate Ctrl-C. */
+  signal?: AbortSignal;
+  columns?: number;
+  /** Called with each chunk written to stderr (to react to progress, e.g. abort). */
+  onStderr?(chunk: string): void;
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function tempConfigDir(): string {
+  return mkdtempSync(join(tmpdir(), 'vidpub-test-'));
+}
+
+function collector(onChunk?: (s: string) => void): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough();
+  const chunks: string[] = [];
+  stream.on('data', (c: Buffer) => {
+    const s = c.toString('utf8');
+    chunks.push(s);
+    onChunk?.(s);
+  });
+  return { stream, text: () => chunks.join('') };
+}
+
+const noPrompter: Prompter = {
+  password: () => Promise.reject(new Error('test: unexpected password prompt')),
+  select: () => Promise.reject(new Error('test: unexpected select prompt')),
+  confirm: () => Promise.reject(new Error('test: unexpected confirm prompt')),
+  input: () => Promise.reject(new Error('test: unexpected input prompt')),
+};
+
+export function makeContext(opts: RunOptions = {}): { ctx: Context; stdout: () => string; stderr: () => string } {
+  const tty = typeof opts.tty === 'boolean' ? { stdin: opts.tty, stdout: opts.tty, stderr: opts.tty } : (opts.tty ?? {});
+  const out = collector();
+  const err = collector(opts.onStderr);
+  const env: Record<string, string | undefined> = { VIDPUB_CONFIG_DIR: opts.env?.VIDPUB_CONFIG_DIR ?? tempConfigDir(), ...opts.env };
+  const ctx: Context = {
+    io: {
+      stdin: Readable.from(opts.stdin === undefined ? [] : [Buffer.from(opts.stdin)]),
+      stdout: out.stream,
+      stderr: err.stream,
+      stdinIsTTY: tty.stdin ?? false,
+      stdoutIsTTY: tty.stdout ?? false,
+      stderrIsTTY: tty.stderr ?? false,
+      columns: opts.columns ?? 100,
+    },
+    env,
+    clock: opts.clock ?? realClock,
+    config: async () => (await import('../../src/config/store.js')).openConfigStore(env),
+    prompter: async () => opts.prompter ?? noPrompter,
+    createClient: async (settings) => (await import('../../src/api/http-client.js')).createApiClient(ctx, settings),
+    signal: opts.signal ?? new AbortController().signal,
+    cwd: process.cwd(),
+    version: '0.0.0-test',
+  };
+  return { ctx, stdout: out.text, stderr: err.text };
+}
+
+export async function runCli(argv: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const { ctx, stdout, stderr } = makeContext(opts);
+  const code = await main(argv, ctx);
+  // Let the PassThrough streams flush their last 'data' events.
+  await new Promise((r) => setImmediate(r));
+  return { code, stdout: stdout(), stderr: stderr() };
+}
+
+/**
+ * A clock that runs `factor` times faster than real time: sleep(ms) really
+ * waits ms/factor, and now() advances by factor for each real millisecond.
+ */
+export function scaledClock(factor: number): Clock {
+  const start = Date.now();
+  return {
+    now: () => start + (Date.now() - start) * factor,
+    sleep: (ms, signal) => realClock.sleep(ms / factor, signal),
+  };
+}
