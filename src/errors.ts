@@ -28,17 +28,21 @@ export interface VidpubErrorOptions {
   cause?: unknown;
   /** Data a command attaches for `--json` output (e.g. the post record). */
   data?: unknown;
+  /** The HTTP response behind the error, when it came from the service. */
+  http?: HttpErrorDetails;
 }
 
 export class VidpubError extends Error {
   readonly exitCode: ExitCodeValue = ExitCode.ERROR;
   readonly hint?: string;
   readonly data?: unknown;
+  readonly http?: HttpErrorDetails;
   constructor(message: string, opts: VidpubErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.hint = opts.hint;
     this.data = opts.data;
+    this.http = opts.http;
   }
 }
 
@@ -95,13 +99,18 @@ export class ServiceError extends VidpubError {
   override readonly exitCode = ExitCode.ERROR;
 }
 
-/** An error carrying an HTTP status from the service; its class decides the exit code. */
+/** What the service said, attached to any VidpubError that came from an HTTP response. */
 export interface HttpErrorDetails {
   status: number;
+  method: string;
+  /** Path of the request (no query string). */
+  path: string;
   type?: string;
   code?: string;
   param?: string;
-  requestId?: string;
+  /** The parsed error body, when it was JSON. */
+  body?: unknown;
+  retryAfterSec?: number;
 }
 
 export function exitCodeFor(err: unknown): ExitCodeValue {
