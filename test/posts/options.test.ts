@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InterruptedError, UsageError } from '../../src/errors.js';
-import { scriptedPrompter } from './scripted-prompter.js';
+import { InterruptedError } from '../../src/errors.js';
+import { expectUsageError, scriptedPrompter } from './helpers.js';
 import type { DestinationOption, OptionValue } from '../../src/api/types.js';
 import {
   coerceValue,
@@ -46,15 +46,7 @@ const youtube: ChosenDestination = {
 };
 const find = (name: string, chosen: ChosenDestination[]) => chosen.find((c) => c.name === name || c.destination.id === name);
 
-function usage(fn: () => unknown): UsageError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(UsageError);
-    return err as UsageError;
-  }
-  throw new Error('expected a UsageError');
-}
+const usage = expectUsageError;
 
 describe('parseOptionFlag', () => {
   it('splits KEY=VALUE and DEST:KEY=VALUE on the last ":" before the first "="', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { expectUsageError } from './helpers.js';
 import { describeMoment, isoInZone, isoUtc, parseWhen, resolveTimeZone } from '../../src/posts/when.js';
 
 // 2026-06-15T10:00:00Z: summer in Paris (+02:00) and New York (-04:00).
@@ -7,15 +7,7 @@ const NOW = Date.UTC(2026, 5, 15, 10, 0, 0);
 const paris = { now: NOW, zone: 'Europe/Paris' };
 const ny = { now: NOW, zone: 'America/New_York' };
 
-function usage(fn: () => unknown): UsageError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(UsageError);
-    return err as UsageError;
-  }
-  throw new Error('expected a UsageError');
-}
+const usage = expectUsageError;
 
 describe('parseWhen', () => {
   it('"now" is sent as now and shown in the zone and in UTC', () => {

@@ -1,7 +1,9 @@
 /**
- * A Prompter that answers from a script and records what was asked, for the
- * posting tests (an Error in the script is thrown from that prompt).
+ * Helpers of the posting tests: a Prompter that answers from a script and
+ * records what was asked (an Error in the script is thrown from that prompt).
  */
+import { expect } from 'vitest';
+import { UsageError } from '../../src/errors.js';
 import type { Choice, Prompter } from '../../src/cli/context.js';
 
 export interface Asked {
@@ -26,4 +28,15 @@ export function scriptedPrompter(answers: unknown[]): { prompter: Prompter; aske
     select: (o) => answer({ kind: 'select', message: o.message, choices: o.choices as Choice<unknown>[], default: o.default }),
   };
   return { prompter, asked };
+}
+
+/** Runs `fn`, expects it to throw a UsageError (exit 2), and returns it. */
+export function expectUsageError(fn: () => unknown): UsageError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return err as UsageError;
+  }
+  throw new Error('expected a UsageError');
 }
