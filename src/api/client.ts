@@ -51,7 +51,7 @@ export interface ResponseMeta {
   rateLimit?: { limit: number; remaining: number; resetSec: number };
 }
 
-export interface ApiClient {
+export interface ApiClient extends ApiClientExtras {
   readonly baseUrl: string;
   getMe(o?: CallOptions): Promise<Me>;
   listDestinations(o?: CallOptions): Promise<Destination[]>;
@@ -67,4 +67,26 @@ export interface ApiClient {
   readonly lastResponse?: ResponseMeta;
   /** Releases sockets. */
   close(): Promise<void>;
+}
+
+/** Options of the generic `ApiClient.request()` escape hatch. */
+export interface RequestOptions extends CallOptions {
+  /** JSON body (POST). */
+  body?: unknown;
+  /** What the request does, for a permission message ("create a post"). */
+  action?: string;
+}
+
+/** Where the client's key came from (never the key itself). */
+export type KeySource = 'settings' | '--api-key-file' | 'VIDPUB_API_KEY' | 'profile';
+
+/**
+ * Additions of the undici implementation (src/api/http-client.ts) that other
+ * code may use: a generic request with the same retries, pacing and errors.
+ */
+export interface ApiClientExtras {
+  /** Any endpoint of the contract: `path` is relative to baseUrl (e.g. "/me"). */
+  request<T = unknown>(method: 'GET' | 'POST', path: string, opts?: RequestOptions): Promise<T>;
+  /** Where the key came from, for messages. */
+  readonly keySource: KeySource;
 }
