@@ -1,0 +1,196 @@
+/**
+ * Test controls under /_emulator (no key needed): request log, clock,
+ * faults, reset, settings, state summary, destination status, web-app
+ * cancel, and the small HTML pages behind review_url and published urls.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { EmulatorStartInfo } from '../api/types.js';
+import type { Core } from './core.js';
+import { ServiceError, errorBody } from './errors.js';
+import { cancelPost, releaseDuePosts } from './posts.js';
+import { postRecord } from './records.js';
+import { asObject, parseJsonBody } from './validate.js';
+
+export const ADMIN_PREFIX = '/_emulator';
+
+function sendError(reply: FastifyReply, err: unknown): FastifyReply {
+  if (err instanceof ServiceError) return reply.code(err.status).send(err.toBody());
+  throw err;
+}
+
+function readJson(body: unknown, contentType: string | undefined): unknown {
+  return parseJsonBody(typeof body === 'string' ? body : '', contentType ?? 'application/json');
+}
+
+const invalid = (message: string, param?: string): ServiceError =>
+  new ServiceError(400, 'invalid_field', message, param === undefined ? {} : { param });
+
+function nonNegInt(v: unknown, name: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || !Number.isInteger(v)) throw invalid(`${name} must be a whole number of at least 0.`, name);
+  return v;
+}
+
+const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>`
+    + '<style>body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:1rem;overflow:auto}</style>'
+    + `</head><body><p><em>Video Publishing Service emulator</em></p><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}
+
+export function registerAdmin(app: FastifyInstance, core: Core, info: () => EmulatorStartInfo): void {
+  app.get(ADMIN_PREFIX, async () => ({
+    ...info(),
+    controls: [
+      'GET /_emulator/requests', 'DELETE /_emulator/requests',
+      'GET /_emulator/clock', 'POST /_emulator/clock {"advance_sec": N}',
+      'GET /_emulator/faults', 'POST /_emulator/faults {...}', 'DELETE /_emulator/faults',
+      'POST /_emulator/reset', 'GET /_emulator/state',
+      'GET /_emulator/settings', 'POST /_emulator/settings {"processing_ms", "publish_ms", "upload_link_ttl_sec"}',
+      'POST /_emulator/destinations/{id} {"status": "active" | "disconnected" | "expired"}',
+      'POST /_emulator/posts/{id}/cancel',
+    ],
+  }));
+
+  // ---------------------------------------------------------------- request log
+  app.get(`${ADMIN_PREFIX}/requests`, async () => core.log.map((e) => ({ ...e })));
+  app.delete(`${ADMIN_PREFIX}/requests`, async () => {
+    core.log = [];
+    return { cleared: true };
+  });
+
+  // ---------------------------------------------------------------- clock
+  const clockBody = () => ({ now: core.clock.iso(), offset_sec: core.clock.offsetSec });
+  app.get(`${ADMIN_PREFIX}/clock`, async () => clockBody());
+  app.post(`${ADMIN_PREFIX}/clock`, async (req, reply) => {
+    try {
+      const o = asObject(readJson(req.body, req.headers['content-type']));
+      const n = o.advance_sec;
+      if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > 10 * 365 * 86_400) {
+        throw invalid('advance_sec must be a number of seconds from 0 to 315360000 (the clock only moves forward).', 'advance_sec');
+      }
+      core.clock.advance(n);
+      const released = releaseDuePosts(core);
+      return { ...clockBody(), released_posts: released };
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  // ---------------------------------------------------------------- faults
+  app.get(`${ADMIN_PREFIX}/faults`, async () => core.faults.list());
+  app.post(`${ADMIN_PREFIX}/faults`, async (req, reply) => {
+    try {
+      const body = readJson(req.body, req.headers['content-type']);
+      const specs = Array.isArray(body) ? body : [body];
+      if (specs.length === 0) throw invalid('Send one fault object or an array of them.');
+      const added = specs.map((s) => core.faults.add(s));
+      return reply.code(201).send({ added, faults: core.faults.list() });
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+  app.delete(`${ADMIN_PREFIX}/faults`, async () => {
+    core.faults.clear();
+    return { faults: core.faults.list() };
+  });
+
+  // ---------------------------------------------------------------- reset, settings, state
+  app.post(`${ADMIN_PREFIX}/reset`, async () => {
+    core.reset();
+    return { reset: true, now: core.clock.iso() };
+  });
+
+  const settingsBody = () => ({
+    processing_ms: core.settings.processingMs,
+    publish_ms: core.settings.publishMs,
+    upload_link_ttl_sec: core.settings.uploadLinkTtlSec,
+  });
+  app.get(`${ADMIN_PREFIX}/settings`, async () => settingsBody());
+  app.post(`${ADMIN_PREFIX}/settings`, async (req, reply) => {
+    try {
+      const o = asObject(readJson(req.body, req.headers['content-type']));
+      const known = ['processing_ms', 'publish_ms', 'upload_link_ttl_sec'];
+      for (const k of Object.keys(o)) if (!known.includes(k)) throw invalid(`Unknown setting "${k}" (known: ${known.join(', ')}).`, k);
+      if (o.processing_ms !== undefined) core.settings.processingMs = nonNegInt(o.processing_ms, 'processing_ms');
+      if (o.publish_ms !== undefined) core.settings.publishMs = nonNegInt(o.publish_ms, 'publish_ms');
+      if (o.upload_link_ttl_sec !== undefined) core.settings.uploadLinkTtlSec = nonNegInt(o.upload_link_ttl_sec, 'upload_link_ttl_sec');
+      return settingsBody();
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.get(`${ADMIN_PREFIX}/state`, async () => {
+    const workspaces = [...core.state.workspaces.values()].map((ws) => {
+      const media: Record<string, number> = { total: ws.media.size, uploading: 0, processing: 0, ready: 0, failed: 0, imports_downloading: 0 };
+      for (const m of ws.media.values()) {
+        media[m.status] = (media[m.status] ?? 0) + 1;
+        if (m.source === 'import' && m.status === 'uploading') media.imports_downloading! += 1;
+      }
+      const posts: Record<string, number> = { total: ws.posts.size, draft: 0, scheduled: 0, publishing: 0, completed: 0 };
+      for (const p of ws.posts.values()) posts[p.status] = (posts[p.status] ?? 0) + 1;
+      const daily = core.limits.daily(ws);
+      return {
+        id: ws.id,
+        name: ws.name,
+        account: ws.account.id,
+        plan: ws.account.plan,
+        media,
+        posts,
+        posts_today: core.limits.postsToday(ws),
+        api_posts_per_day: { limit: daily.limit, used: daily.used, remaining: daily.remaining, scope: daily.scope },
+        post_ids: [...ws.posts.keys()],
+        media_ids: [...ws.media.keys()],
+      };
+    });
+    return { ...clockBody(), settings: settingsBody(), workspaces, requests_logged: core.log.length, background_timers: core.timers.size };
+  });
+
+  // ---------------------------------------------------------------- destinations and posts
+  app.post<{ Params: { id: string } }>(`${ADMIN_PREFIX}/destinations/:id`, async (req, reply) => {
+    try {
+      const o = asObject(readJson(req.body, req.headers['content-type']));
+      const status = o.status;
+      if (status !== 'active' && status !== 'disconnected' && status !== 'expired') {
+        throw invalid('status must be "active", "disconnected" or "expired".', 'status');
+      }
+      for (const ws of core.state.workspaces.values()) {
+        const d = ws.destinations.get(req.params.id);
+        if (d) {
+          d.status = status;
+          return { id: d.id, workspace: ws.id, status: d.status };
+        }
+      }
+      throw new ServiceError(404, 'not_found', `No destination with id "${req.params.id}".`);
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  app.post<{ Params: { id: string } }>(`${ADMIN_PREFIX}/posts/:id/cancel`, async (req, reply) => {
+    const post = core.state.findPost(req.params.id);
+    if (!post) return reply.code(404).send(errorBody('not_found', 'not_found', `No post with id "${req.params.id}".`));
+    cancelPost(post);
+    return postRecord(post, core.origin);
+  });
+
+  // ---------------------------------------------------------------- HTML pages behind review_url and url
+  app.get<{ Params: { id: string } }>(`${ADMIN_PREFIX}/review/:id`, async (req, reply) => {
+    const post = core.state.findPost(req.params.id);
+    reply.type('text/html; charset=utf-8');
+    if (!post) return reply.code(404).send(page('Post not found', `<p>No post ${escapeHtml(req.params.id)}.</p>`));
+    const rec = postRecord(post, core.origin);
+    return page(`Post ${post.id} (${post.status})`, `<p>${escapeHtml(post.caption || '(no caption)')}</p><pre>${escapeHtml(JSON.stringify(rec, null, 2))}</pre>`);
+  });
+
+  app.get<{ Params: { postId: string; destinationId: string } }>(`${ADMIN_PREFIX}/published/:postId/:destinationId`, async (req, reply) => {
+    const post = core.state.findPost(req.params.postId);
+    const pd = post?.destinations.find((d) => d.destination_id === req.params.destinationId);
+    reply.type('text/html; charset=utf-8');
+    if (!post || !pd || pd.status !== 'published') return reply.code(404).send(page('Not published', '<p>Nothing was published here.</p>'));
+    const d = core.state.workspace(post.workspaceId).destinations.get(pd.destination_id);
+    return page(`Published on ${d?.platform ?? 'the platform'} as ${d?.handle ?? pd.destination_id}`, `<p>${escapeHtml(post.caption || '(no caption)')}</p><p>Video: ${escapeHtml(post.media_id)}</p>`);
+  });
+}

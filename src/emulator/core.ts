@@ -1,0 +1,72 @@
+/**
+ * The emulator's shared core: clock, timers, state, counters, idempotency
+ * store, faults, settings and the request log. Reset puts all of it back to
+ * the fixture.
+ */
+import { randomBytes } from 'node:crypto';
+import type { RecordedRequest } from '../api/types.js';
+import { Clock } from './clock.js';
+import { Faults } from './faults.js';
+import type { Fixture } from './fixture.js';
+import { IdempotencyStore } from './idempotency.js';
+import { Limits } from './limits.js';
+import { State } from './state.js';
+import { Timers } from './timers.js';
+
+export interface Settings {
+  /** Duration of the processing step (and of an import's download step), ms. */
+  processingMs: number;
+  /** Time for a post to go out to all its destinations, ms. */
+  publishMs: number;
+  /** Lifetime of a signed upload link, seconds. */
+  uploadLinkTtlSec: number;
+}
+
+export interface LogEntry extends RecordedRequest {
+  /** The request fault applied to this request, if any. */
+  fault: string | null;
+}
+
+export class Core {
+  readonly clock: Clock;
+  readonly timers = new Timers();
+  readonly faults = new Faults();
+  readonly limits: Limits;
+  readonly idempotency: IdempotencyStore;
+  /** HMAC secret of upload links; new for every emulator process. */
+  readonly secret = randomBytes(32);
+  state: State;
+  settings: Settings;
+  log: LogEntry[] = [];
+  /** http://host:port, set once the server listens. */
+  origin = 'http://127.0.0.1';
+  private readonly resetListeners: (() => void)[] = [];
+
+  constructor(
+    readonly fixture: Fixture,
+    private readonly initialSettings: Settings,
+    now?: () => number,
+  ) {
+    this.clock = new Clock(now);
+    this.state = new State(fixture);
+    this.settings = { ...initialSettings };
+    this.limits = new Limits(this.clock, () => this.state);
+    this.idempotency = new IdempotencyStore(this.clock);
+  }
+
+  onReset(listener: () => void): void {
+    this.resetListeners.push(listener);
+  }
+
+  reset(): void {
+    this.timers.clearJobs();
+    this.state = new State(this.fixture);
+    this.settings = { ...this.initialSettings };
+    this.limits.reset();
+    this.idempotency.reset();
+    this.faults.clear();
+    this.clock.reset();
+    this.log = [];
+    for (const l of this.resetListeners) l();
+  }
+}

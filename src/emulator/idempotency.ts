@@ -1,0 +1,107 @@
+/**
+ * Idempotency-Key handling (contract §4 rule 7, gaps.md "Idempotency"):
+ * per workspace, 24 h window, the first completed response (except 429 and
+ * 5xx) is replayed; a different request under the same key is refused; a
+ * key whose first request is still running is refused with 409.
+ */
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WINDOW_SEC } from '../api/types.js';
+import type { Clock } from './clock.js';
+import { ServiceError, badRequest } from './errors.js';
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+interface Entry {
+  fingerprint: string;
+  createdAtMs: number;
+  response: StoredResponse | null; // null while in flight
+}
+
+export type Begin = { kind: 'new' } | { kind: 'replay'; response: StoredResponse };
+
+export class IdempotencyStore {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly clock: Clock) {}
+
+  reset(): void {
+    this.entries.clear();
+  }
+
+  static validateKey(key: string): void {
+    if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
+      throw badRequest('invalid_field', `The Idempotency-Key header must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters long (got ${key.length}).`, 'Idempotency-Key');
+    }
+  }
+
+  begin(workspaceId: string, key: string, fingerprint: string): Begin {
+    IdempotencyStore.validateKey(key);
+    const id = `${workspaceId}\n${key}`;
+    const now = this.clock.now();
+    let entry = this.entries.get(id);
+    if (entry && now - entry.createdAtMs > IDEMPOTENCY_WINDOW_SEC * 1000) {
+      this.entries.delete(id);
+      entry = undefined;
+    }
+    if (!entry) {
+      this.entries.set(id, { fingerprint, createdAtMs: now, response: null });
+      return { kind: 'new' };
+    }
+    if (entry.fingerprint !== fingerprint) {
+      throw badRequest(
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used for a different request (method, path or body differ). Use a new key for a new request.',
+        'Idempotency-Key',
+      );
+    }
+    if (entry.response === null) {
+      throw new ServiceError(
+        409,
+        'idempotency_key_in_use',
+        'A request with this Idempotency-Key is still being handled. Wait for it to finish, then retry to get its response.',
+      );
+    }
+    return { kind: 'replay', response: entry.response };
+  }
+
+  /** Stores the first completed response; 429 and 5xx are forgotten so a retry runs again. */
+  finish(workspaceId: string, key: string, response: StoredResponse): void {
+    const id = `${workspaceId}\n${key}`;
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    if (response.status === 429 || response.status >= 500) {
+      this.entries.delete(id);
+      return;
+    }
+    entry.response = { status: response.status, body: structuredClone(response.body) };
+  }
+
+  abandon(workspaceId: string, key: string): void {
+    const id = `${workspaceId}\n${key}`;
+    if (this.entries.get(id)?.response === null) this.entries.delete(id);
+  }
+}
+
+/** method + path + body with object keys sorted (whitespace and key order do not matter). */
+export function fingerprint(method: string, path: string, rawBody: string): string {
+  let canonical = rawBody.trim();
+  if (canonical !== '') {
+    try {
+      canonical = stableStringify(JSON.parse(canonical));
+    } catch {
+      // malformed JSON: compare the text as sent
+    }
+  }
+  return `${method.toUpperCase()} ${path}\n${canonical}`;
+}
+
+function stableStringify(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${stableStringify(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}

@@ -1,0 +1,129 @@
+/**
+ * Public entry of the emulator of the Video Publishing Service. Loaded only
+ * on demand (`await import('../emulator/index.js')`).
+ */
+import type { AddressInfo } from 'node:net';
+import type { EmulatorKeyInfo, EmulatorStartInfo } from '../api/types.js';
+import { Core } from './core.js';
+import { defaultFixture, validateFixture, type Fixture } from './fixture.js';
+import { releaseDuePosts } from './posts.js';
+import { buildServer } from './server.js';
+import { EmulatorService } from './service.js';
+
+export { defaultFixture, loadFixtureFile, validateFixture, FixtureError, DEFAULT_KEYS } from './fixture.js';
+export type { Fixture, FixtureAccount, FixtureWorkspace, FixtureKey, FixtureDestination, FixtureOption, FixtureMedia } from './fixture.js';
+export { EmulatorService } from './service.js';
+export type { CallContext, RequestBody, ServiceResult } from './service.js';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 4010;
+export const DEFAULT_PROCESSING_MS = 3000;
+export const DEFAULT_PUBLISH_MS = 2000;
+export const DEFAULT_UPLOAD_LINK_TTL_SEC = 3600;
+
+export interface EmulatorOptions {
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string;
+  /** Port (default 4010; 0 = a free port). */
+  port?: number;
+  /** Duration of processing (and of an import's download), ms. Default 3000. */
+  processingMs?: number;
+  /** Time for a post to go out to all its destinations, ms. Default 2000. */
+  publishMs?: number;
+  /** Lifetime of upload links, seconds. Default 3600. */
+  uploadLinkTtlSec?: number;
+  /** A parsed fixture (JSON value; validated). Default: defaultFixture(). */
+  fixture?: unknown;
+  /** Time source in ms (default Date.now); the emulator clock adds its offset. */
+  now?: () => number;
+}
+
+export interface EmulatorHandle {
+  /** http://HOST:PORT/v1 */
+  baseUrl: string;
+  /** http://HOST:PORT/_emulator */
+  adminUrl: string;
+  port: number;
+  /** Usable (not revoked) keys of the fixture. */
+  keys: EmulatorKeyInfo[];
+  /** What `vidpub emulator --json` prints. */
+  info: EmulatorStartInfo;
+  /** The HTTP-independent service layer (for an MCP endpoint or in-process use). */
+  service: EmulatorService;
+  /** Stops the server, drops open connections and clears every timer. */
+  close(): Promise<void>;
+}
+
+function msOption(v: number | undefined, name: string, def: number): number {
+  if (v === undefined) return def;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`${name} must be a number of milliseconds of at least 0, got ${String(v)}`);
+  return Math.round(v);
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export function keysOf(fixture: Fixture): EmulatorKeyInfo[] {
+  const plans = new Map(fixture.accounts.map((a) => [a.id, a.plan]));
+  return fixture.workspaces.flatMap((w) =>
+    w.keys.filter((k) => !k.revoked).map((k) => ({ key: k.key, workspace: w.name, plan: plans.get(w.account)!, access: k.access })));
+}
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<EmulatorHandle> {
+  const host = opts.host ?? DEFAULT_HOST;
+  const port = opts.port ?? DEFAULT_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port must be a whole number from 0 to 65535, got ${String(port)}`);
+  const fixture = opts.fixture === undefined ? defaultFixture() : validateFixture(opts.fixture, 'fixture');
+  const core = new Core(
+    fixture,
+    {
+      processingMs: msOption(opts.processingMs, 'processingMs', DEFAULT_PROCESSING_MS),
+      publishMs: msOption(opts.publishMs, 'publishMs', DEFAULT_PUBLISH_MS),
+      uploadLinkTtlSec: msOption(opts.uploadLinkTtlSec, 'uploadLinkTtlSec', DEFAULT_UPLOAD_LINK_TTL_SEC),
+    },
+    opts.now,
+  );
+  const service = new EmulatorService(core);
+  const keys = keysOf(fixture);
+  let info: EmulatorStartInfo = { base_url: '', admin_url: '', keys };
+  const app = await buildServer(core, service, () => info);
+
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    const e = err as NodeJS.ErrnoException;
+    const why = e.code === 'EADDRINUSE' ? 'the port is already in use'
+      : e.code === 'EACCES' ? 'permission denied'
+        : e.code === 'EADDRNOTAVAIL' ? 'that address is not available on this machine'
+          : e.message;
+    throw new Error(`Cannot start the emulator on ${host}:${port}: ${why}${e.code ? ` (${e.code})` : ''}.`, { cause: err });
+  }
+  const actualPort = (app.server.address() as AddressInfo).port;
+  core.origin = `http://${urlHost(host)}:${actualPort}`;
+  info = { base_url: `${core.origin}/v1`, admin_url: `${core.origin}/_emulator`, keys };
+
+  // Scheduled posts go out when their time comes: on every clock advance, and on a short tick.
+  core.clock.onAdvance(() => releaseDuePosts(core));
+  core.timers.every(100, () => releaseDuePosts(core));
+
+  let closed: Promise<void> | null = null;
+  return {
+    baseUrl: info.base_url,
+    adminUrl: info.admin_url,
+    port: actualPort,
+    keys,
+    info,
+    service,
+    close: () => {
+      closed ??= (async () => {
+        core.timers.clearAll();
+        await app.close();
+        core.timers.clearAll();
+      })();
+      return closed;
+    },
+  };
+}

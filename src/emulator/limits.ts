@@ -1,0 +1,207 @@
+/**
+ * Authentication, the per-key per-minute read/write counters and the daily
+ * post allowance. One place, used by every entry point (REST now, MCP later).
+ */
+import { KEY_PREFIX_MARKER, type DailyScope, type PlanName } from '../api/types.js';
+import { nextMidnightUtc, secondsUntil, utcDay, type Clock } from './clock.js';
+import { ServiceError } from './errors.js';
+import { PLAN_LIMITS, type KeyState, type PlanLimits, type State, type WorkspaceState } from './state.js';
+
+export type RequestKind = 'read' | 'write';
+
+export interface AuthContext {
+  key: KeyState;
+  workspace: WorkspaceState;
+  planName: PlanName;
+  plan: PlanLimits;
+}
+
+export interface CounterStatus {
+  limit: number;
+  used: number;
+  remaining: number;
+  resetSec: number;
+  resetAtMs: number;
+}
+
+export interface DailyStatus {
+  limit: number;
+  used: number;
+  remaining: number;
+  scope: DailyScope;
+  resetAtMs: number;
+}
+
+const WWW_AUTH = { 'WWW-Authenticate': 'Bearer realm="Video Publishing Service"' };
+
+function unauthorized(code: string, message: string): ServiceError {
+  return new ServiceError(401, code, message, { headers: WWW_AUTH });
+}
+
+interface Window {
+  start: number;
+  read: number;
+  write: number;
+}
+
+interface DayCount {
+  day: string;
+  used: number;
+}
+
+export class Limits {
+  private readonly minute = new Map<string, Window>();
+  private readonly dailyCounts = new Map<string, DayCount>();
+  private readonly workspaceDaily = new Map<string, DayCount>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly state: () => State,
+  ) {}
+
+  reset(): void {
+    this.minute.clear();
+    this.dailyCounts.clear();
+    this.workspaceDaily.clear();
+  }
+
+  /** 401 for a missing, malformed, unknown or revoked key; 403 for a Free-plan key. */
+  authenticate(authorization: string | undefined): AuthContext {
+    const header = authorization?.trim() ?? '';
+    if (header === '') {
+      return fail(unauthorized('missing_key', 'No API key was sent. Send it in the Authorization header: "Authorization: Bearer vp_live_...".'));
+    }
+    const m = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!m) {
+      return fail(unauthorized('invalid_key', 'The Authorization header must be "Bearer <API key>".'));
+    }
+    const value = m[1]!;
+    if (!value.includes(KEY_PREFIX_MARKER)) {
+      return fail(unauthorized('invalid_key', `This is not a live API key: workspace API keys begin with a prefix ending in "${KEY_PREFIX_MARKER}" (for example "vp_live_...").`));
+    }
+    const state = this.state();
+    const key = state.keys.get(value);
+    if (!key) {
+      return fail(unauthorized('invalid_key', 'The API key is not valid. Check that it was copied whole, or create a new key in the account API settings.'));
+    }
+    if (key.revoked) {
+      return fail(unauthorized('revoked_key', 'This API key was revoked in the account API settings. Create a new key there and use it instead.'));
+    }
+    const workspace = state.workspace(key.workspaceId);
+    const planName = workspace.account.plan;
+    const plan = PLAN_LIMITS[planName];
+    if (!plan.api) {
+      return fail(new ServiceError(403, 'plan_without_api_access', `The ${cap(planName)} plan has no API access. Move the account to the Standard or Studio plan to use API keys.`));
+    }
+    return { key, workspace, planName, plan };
+  }
+
+  // ---------------------------------------------------------------- per minute
+
+  private window(keyId: string): Window {
+    const start = Math.floor(this.clock.now() / 60_000) * 60_000;
+    let w = this.minute.get(keyId);
+    if (!w || w.start !== start) {
+      w = { start, read: 0, write: 0 };
+      this.minute.set(keyId, w);
+    }
+    return w;
+  }
+
+  counter(auth: AuthContext, kind: RequestKind): CounterStatus {
+    const w = this.window(auth.key.id);
+    const limit = kind === 'read' ? auth.plan.readPerMinute : auth.plan.writePerMinute;
+    const used = w[kind];
+    const resetAtMs = w.start + 60_000;
+    return { limit, used, remaining: Math.max(0, limit - used), resetSec: secondsUntil(this.clock.now(), resetAtMs), resetAtMs };
+  }
+
+  /** Counts one request, or throws 429 requests_per_minute (not counted). */
+  take(auth: AuthContext, kind: RequestKind): void {
+    const c = this.counter(auth, kind);
+    if (c.used >= c.limit) {
+      throw new ServiceError(
+        429,
+        'requests_per_minute',
+        `Too many ${kind} requests: this key may make ${c.limit} ${kind} requests per minute. Retry in ${c.resetSec} s.`,
+        { headers: { 'Retry-After': String(c.resetSec) } },
+      );
+    }
+    this.window(auth.key.id)[kind] += 1;
+  }
+
+  /** Gives a request back (a 429 does not spend the allowance). */
+  refund(auth: AuthContext, kind: RequestKind): void {
+    const w = this.window(auth.key.id);
+    if (w[kind] > 0) w[kind] -= 1;
+  }
+
+  headers(auth: AuthContext, kind: RequestKind): Record<string, string> {
+    const c = this.counter(auth, kind);
+    return {
+      'X-RateLimit-Limit': String(c.limit),
+      'X-RateLimit-Remaining': String(c.remaining),
+      'X-RateLimit-Reset': String(c.resetSec),
+    };
+  }
+
+  // ---------------------------------------------------------------- per day
+
+  private dayCount(map: Map<string, DayCount>, id: string): DayCount {
+    const day = utcDay(this.clock.now());
+    let d = map.get(id);
+    if (!d || d.day !== day) {
+      d = { day, used: 0 };
+      map.set(id, d);
+    }
+    return d;
+  }
+
+  private scopeId(ws: WorkspaceState): string {
+    return PLAN_LIMITS[ws.account.plan].dailyScope === 'account' ? `account:${ws.account.id}` : `workspace:${ws.id}`;
+  }
+
+  daily(ws: WorkspaceState): DailyStatus {
+    const plan = PLAN_LIMITS[ws.account.plan];
+    const used = this.dayCount(this.dailyCounts, this.scopeId(ws)).used;
+    return {
+      limit: plan.postsPerDay,
+      used,
+      remaining: Math.max(0, plan.postsPerDay - used),
+      scope: plan.dailyScope,
+      resetAtMs: nextMidnightUtc(this.clock.now()),
+    };
+  }
+
+  /** Posts this workspace itself started or scheduled today (usage.posts_today). */
+  postsToday(ws: WorkspaceState): number {
+    return this.dayCount(this.workspaceDaily, ws.id).used;
+  }
+
+  /** Throws 429 daily_post_limit when the allowance is used up. Call before any change. */
+  checkDaily(ws: WorkspaceState): void {
+    const d = this.daily(ws);
+    if (d.remaining > 0) return;
+    const now = this.clock.now();
+    const resetAt = new Date(d.resetAtMs).toISOString();
+    const scope = d.scope === 'account' ? 'across all workspaces of the account' : 'in this workspace';
+    throw new ServiceError(
+      429,
+      'daily_post_limit',
+      `The daily allowance of ${d.limit} API posts ${scope} is used up. It resets at midnight UTC (${resetAt}).`,
+      { headers: { 'Retry-After': String(secondsUntil(now, d.resetAtMs)) }, extra: { reset_at: resetAt } },
+    );
+  }
+
+  /** Spends one post of the daily allowance (after checkDaily). */
+  spendDaily(ws: WorkspaceState): void {
+    this.dayCount(this.dailyCounts, this.scopeId(ws)).used += 1;
+    this.dayCount(this.workspaceDaily, ws.id).used += 1;
+  }
+}
+
+function fail(err: ServiceError): never {
+  throw err;
+}
+
+const cap = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);

@@ -1,0 +1,313 @@
+/**
+ * Posts: create (draft / scheduled / publishing), publish (start, schedule,
+ * reschedule, send now), read, the issues that block publishing, the
+ * scheduler (emulator clock) and the simulated posting to each destination.
+ */
+import type { Issue, Notice, OptionValue } from '../api/types.js';
+import type { Core } from './core.js';
+import type { ServiceError } from './errors.js';
+import { badRequest, blockingIssues, conflict, invalidField, missingField, notFound } from './errors.js';
+import type { AuthContext } from './limits.js';
+import { postRecord } from './records.js';
+import { ok, type Result } from './result.js';
+import { newId, type DestinationState, type MediaState, type PostDestState, type PostState, type WorkspaceState } from './state.js';
+import { asObject, optionalString, requiredString } from './validate.js';
+
+export const MAX_CAPTION_LENGTH = 10_000;
+export const MAX_DESTINATIONS_PER_POST = 25;
+/** publish_at may be at most this far ahead. */
+export const MAX_SCHEDULE_AHEAD_DAYS = 365;
+
+// ------------------------------------------------------------------ publish_at
+
+export type PublishAt = { now: true } | { now: false; ms: number; iso: string };
+
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+export function parsePublishAt(value: unknown, nowMs: number): PublishAt {
+  const bad = (why: string): ServiceError =>
+    badRequest('invalid_publish_at', `publish_at ${why}: send "now" or an ISO 8601 time with a timezone offset, e.g. "2030-05-01T09:30:00+02:00".`, 'publish_at');
+  if (typeof value !== 'string') throw bad('must be a string');
+  const v = value.trim();
+  if (v.toLowerCase() === 'now') return { now: true };
+  if (!ISO_WITH_OFFSET.test(v)) throw bad(/^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? `"${v}" has no timezone offset` : `"${v}" is not a valid time`);
+  const ms = Date.parse(v);
+  if (Number.isNaN(ms)) throw bad(`"${v}" is not a valid time`);
+  if (ms < nowMs) throw bad(`"${v}" is in the past (the service's time is ${new Date(nowMs).toISOString()})`);
+  if (ms > nowMs + MAX_SCHEDULE_AHEAD_DAYS * 86_400_000) throw bad(`"${v}" is more than ${MAX_SCHEDULE_AHEAD_DAYS} days ahead`);
+  return { now: false, ms, iso: new Date(ms).toISOString() };
+}
+
+// ------------------------------------------------------------------ issues
+
+const who = (d: DestinationState): string => `${d.handle} (${d.platform})`;
+
+export function computeIssues(ws: WorkspaceState, media: MediaState | undefined, caption: string, dests: PostDestState[]): Issue[] {
+  const issues: Issue[] = [];
+  if (media?.status === 'failed') {
+    issues.push({ severity: 'error', code: 'media_failed', message: `The video ${media.filename} failed: ${media.error?.message ?? 'it could not be processed'}. Upload it again and make a new post.` });
+  } else if (media && media.status !== 'ready') {
+    issues.push({ severity: 'warning', code: 'media_not_ready', message: `The video ${media.filename} is still ${media.status}; it must be ready before the post can be published.` });
+  }
+  if (caption.trim() === '') issues.push({ severity: 'warning', code: 'caption_empty', message: 'The caption is empty.' });
+
+  for (const pd of dests) {
+    const d = ws.destinations.get(pd.destination_id);
+    if (!d) continue;
+    const base = { destination_id: d.id };
+    if (d.status !== 'active') {
+      issues.push({ ...base, severity: 'error', code: 'destination_inactive', message: `${who(d)} is ${d.status}: reconnect it in the web app, or remove it from the post.` });
+    }
+    for (const o of d.options) {
+      const v = pd.options[o.key];
+      if (v === undefined) {
+        if (o.required) {
+          const choices = o.values ? `: one of ${o.values.map((x) => JSON.stringify(x)).join(', ')}` : '';
+          issues.push({ ...base, option: o.key, severity: 'error', code: 'missing_required_option', message: `${who(d)}: choose "${o.label}" (${o.key})${choices}.` });
+        }
+      } else if (o.values && !o.values.includes(v)) {
+        issues.push({ ...base, option: o.key, severity: 'error', code: 'option_value_not_allowed', message: `${who(d)}: ${JSON.stringify(v)} is not allowed for "${o.label}" (${o.key}); allowed: ${o.values.map((x) => JSON.stringify(x)).join(', ')}.` });
+      }
+    }
+    const maxDur = d.video_limits.max_duration_sec;
+    if (media && media.status === 'ready' && maxDur !== null) {
+      if (media.duration_sec !== null && media.duration_sec > maxDur) {
+        issues.push({ ...base, severity: 'error', code: 'video_too_long', message: `${who(d)} takes videos up to ${maxDur} s; this one is ${media.duration_sec} s.` });
+      } else if (media.duration_sec === null) {
+        issues.push({ ...base, severity: 'warning', code: 'duration_unknown', message: `The video's duration is not known, so the ${maxDur} s limit of ${who(d)} could not be checked.` });
+      }
+    }
+    const maxSize = d.video_limits.max_size_bytes;
+    if (media && media.size_bytes !== null && maxSize !== null && media.size_bytes > maxSize) {
+      issues.push({ ...base, severity: 'error', code: 'video_too_large', message: `${who(d)} takes files up to ${maxSize} bytes; this one is ${media.size_bytes} bytes.` });
+    }
+    if (media && !d.video_limits.content_types.includes(media.content_type)) {
+      issues.push({ ...base, severity: 'warning', code: 'video_will_be_converted', message: `${who(d)} does not take ${media.content_type}; the video will be converted to MP4 when posted.` });
+    }
+    if (d.caption_max_length !== null && caption.length > d.caption_max_length) {
+      issues.push({ ...base, severity: 'warning', code: 'caption_too_long', message: `${who(d)} takes captions up to ${d.caption_max_length} characters; the caption will be cut.` });
+    }
+  }
+  return issues;
+}
+
+const hasErrors = (issues: Issue[]): boolean => issues.some((i) => i.severity === 'error');
+
+function refreshIssues(ws: WorkspaceState, p: PostState): void {
+  p.issues = computeIssues(ws, ws.media.get(p.media_id), p.caption, p.destinations);
+}
+
+// ------------------------------------------------------------------ create
+
+interface PostInput {
+  mediaId: string;
+  caption: string;
+  destinations: PostDestState[];
+  publishAt: PublishAt | null;
+}
+
+function checkOptionValue(d: DestinationState, key: string, value: unknown, param: string): OptionValue | undefined {
+  const o = d.options.find((x) => x.key === key);
+  if (!o) {
+    const known = d.options.map((x) => x.key).join(', ') || 'none';
+    throw badRequest('unknown_option', `${who(d)} has no option "${key}" (its options: ${known}).`, param);
+  }
+  if (value === null) return undefined;
+  const okType = o.type === 'boolean' ? typeof value === 'boolean' : typeof value === 'string';
+  if (!okType || (typeof value === 'string' && value.length > 1000)) {
+    const want = o.type === 'boolean' ? 'true or false' : o.type === 'enum' ? `a string, one of ${o.values!.map((x) => JSON.stringify(x)).join(', ')}` : 'a string of at most 1000 characters';
+    throw badRequest('invalid_option_value', `${who(d)}: "${o.label}" (${key}) must be ${want}; got ${JSON.stringify(value)}.`, param);
+  }
+  return value as OptionValue;
+}
+
+function readPostInput(ws: WorkspaceState, body: unknown, nowMs: number): PostInput {
+  const o = asObject(body);
+  const mediaId = requiredString(o, 'media_id', 'the id of the video to post', 200);
+  const caption = optionalString(o, 'caption', MAX_CAPTION_LENGTH) ?? '';
+  const list = o.destinations;
+  if (list === undefined || list === null) throw missingField('destinations', 'at least one {"destination_id": ...} to post to');
+  if (!Array.isArray(list)) throw invalidField('destinations', 'destinations must be an array of {"destination_id", "options"} entries.');
+  if (list.length === 0) throw invalidField('destinations', 'destinations must have at least one entry.');
+  if (list.length > MAX_DESTINATIONS_PER_POST) throw invalidField('destinations', `A post may go to at most ${MAX_DESTINATIONS_PER_POST} destinations.`);
+  const publishAt = o.publish_at === undefined || o.publish_at === null ? null : parsePublishAt(o.publish_at, nowMs);
+
+  if (!ws.media.has(mediaId)) throw notFound('video', mediaId, 'media_id');
+
+  const seen = new Set<string>();
+  const destinations = list.map((entry: unknown, i): PostDestState => {
+    const p = `destinations[${i}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw invalidField(p, `${p} must be an object with destination_id.`);
+    const e = entry as Record<string, unknown>;
+    if (e.destination_id === undefined || e.destination_id === null) throw missingField(`${p}.destination_id`, 'the id of a destination (GET /v1/destinations)');
+    if (typeof e.destination_id !== 'string') throw invalidField(`${p}.destination_id`, `${p}.destination_id must be a string.`);
+    const d = ws.destinations.get(e.destination_id);
+    if (!d) throw notFound('destination', e.destination_id, `${p}.destination_id`);
+    if (seen.has(d.id)) throw invalidField(`${p}.destination_id`, `Destination ${d.id} is listed twice.`);
+    seen.add(d.id);
+    const options: Record<string, OptionValue> = {};
+    if (e.options !== undefined && e.options !== null) {
+      if (typeof e.options !== 'object' || Array.isArray(e.options)) throw invalidField(`${p}.options`, `${p}.options must be an object keyed by option key.`);
+      for (const [k, v] of Object.entries(e.options as Record<string, unknown>)) {
+        const value = checkOptionValue(d, k, v, `${p}.options.${k}`);
+        if (value !== undefined) options[k] = value;
+      }
+    }
+    for (const opt of d.options) {
+      if (options[opt.key] === undefined && opt.default !== null) options[opt.key] = opt.default;
+    }
+    return { destination_id: d.id, options, status: 'pending', url: null, warning: null, failure: null };
+  });
+  return { mediaId, caption, destinations, publishAt };
+}
+
+/** The checks every "start or schedule" goes through, in this order. Throws; changes nothing. */
+function checkCanGoOut(core: Core, ws: WorkspaceState, media: MediaState | undefined, issues: Issue[], spends: boolean, extra: Record<string, unknown> = {}): void {
+  if (hasErrors(issues)) throw blockingIssues(issues, extra);
+  if (!media || media.status !== 'ready') {
+    throw conflict('media_not_ready', `The video ${media ? `${media.filename} is ${media.status}` : 'is missing'}; it must be ready (poll GET /v1/media/{id}) before the post is published or scheduled.`, extra);
+  }
+  if (spends) core.limits.checkDaily(ws);
+}
+
+export function createPost(core: Core, auth: AuthContext, body: unknown): Result {
+  const ws = auth.workspace;
+  const input = readPostInput(ws, body, core.clock.now());
+  const media = ws.media.get(input.mediaId);
+  const issues = computeIssues(ws, media, input.caption, input.destinations);
+  if (input.publishAt) checkCanGoOut(core, ws, media, issues, true);
+
+  const post: PostState = {
+    id: newId('post'),
+    workspaceId: ws.id,
+    status: 'draft',
+    caption: input.caption,
+    media_id: input.mediaId,
+    publish_at: null,
+    dueAtMs: null,
+    issues,
+    destinations: input.destinations,
+    created_at: core.clock.iso(),
+  };
+  ws.posts.set(post.id, post);
+  if (input.publishAt) {
+    core.limits.spendDaily(ws);
+    applyPublishAt(core, post, input.publishAt);
+  }
+  return ok(postRecord(post, core.origin), 201);
+}
+
+// ------------------------------------------------------------------ publish
+
+function applyPublishAt(core: Core, post: PostState, at: PublishAt): void {
+  if (at.now) {
+    post.publish_at = core.clock.iso();
+    post.dueAtMs = null;
+    goOut(core, post);
+  } else {
+    post.status = 'scheduled';
+    post.publish_at = at.iso;
+    post.dueAtMs = at.ms;
+  }
+}
+
+export function publishPost(core: Core, auth: AuthContext, id: string, body: unknown): Result {
+  const ws = auth.workspace;
+  const post = ws.posts.get(id);
+  if (!post) throw notFound('post', id);
+  const o = asObject(body);
+  if (o.publish_at === undefined || o.publish_at === null) throw missingField('publish_at', '"now" or an ISO 8601 time with a timezone offset');
+  const at = parsePublishAt(o.publish_at, core.clock.now());
+  if (post.status !== 'draft' && post.status !== 'scheduled') {
+    throw conflict('post_not_publishable', `The post is ${post.status}; only a draft or a scheduled post can be published or rescheduled.`, { post_id: post.id, status: post.status });
+  }
+  refreshIssues(ws, post);
+  const spends = post.status === 'draft'; // rescheduling or sending a scheduled post now does not spend
+  checkCanGoOut(core, ws, ws.media.get(post.media_id), post.issues, spends, { post_id: post.id });
+  if (spends) core.limits.spendDaily(ws);
+  applyPublishAt(core, post, at);
+  return ok(postRecord(post, core.origin));
+}
+
+export function getPost(core: Core, auth: AuthContext, id: string): Result {
+  const ws = auth.workspace;
+  const post = ws.posts.get(id);
+  if (!post) throw notFound('post', id);
+  if (post.status === 'draft' || post.status === 'scheduled') refreshIssues(ws, post);
+  return ok(postRecord(post, core.origin));
+}
+
+// ------------------------------------------------------------------ going out
+
+/** Scheduled posts whose time has come (emulator clock) start publishing. */
+export function releaseDuePosts(core: Core): number {
+  const now = core.clock.now();
+  let n = 0;
+  for (const ws of core.state.workspaces.values()) {
+    for (const p of ws.posts.values()) {
+      if (p.status === 'scheduled' && p.dueAtMs !== null && p.dueAtMs <= now) {
+        p.dueAtMs = null;
+        goOut(core, p);
+        n++;
+      }
+    }
+  }
+  return n;
+}
+
+function platformWarning(d: DestinationState, media: MediaState | undefined, caption: string): Notice | null {
+  const notes: string[] = [];
+  const codes: string[] = [];
+  if (d.caption_max_length !== null && caption.length > d.caption_max_length) {
+    codes.push('caption_truncated');
+    notes.push(`The caption was cut to ${d.caption_max_length} characters.`);
+  }
+  if (media && !d.video_limits.content_types.includes(media.content_type)) {
+    codes.push('video_converted');
+    notes.push(`The video was converted from ${media.content_type} to MP4.`);
+  }
+  return codes.length ? { code: codes[0]!, message: notes.join(' ') } : null;
+}
+
+function goOut(core: Core, post: PostState): void {
+  const ws = core.state.workspace(post.workspaceId);
+  const media = ws.media.get(post.media_id);
+  post.status = 'publishing';
+  const n = post.destinations.length;
+  post.destinations.forEach((pd, i) => {
+    if (pd.status !== 'pending') return;
+    pd.status = 'publishing';
+    core.timers.after((core.settings.publishMs * (i + 1)) / n, () => {
+      if (pd.status !== 'publishing') return; // cancelled meanwhile
+      const d = ws.destinations.get(pd.destination_id);
+      if (!d || d.status !== 'active') {
+        pd.status = 'failed';
+        pd.failure = { code: 'destination_inactive', message: `${d ? who(d) : pd.destination_id} is ${d?.status ?? 'gone'}: reconnect it in the web app and post again.` };
+      } else if (core.faults.destinationFails(d.id)) {
+        pd.status = 'failed';
+        pd.failure = { code: 'platform_rejected', message: `${d.platform} refused the video for ${d.handle}: the platform reported an error while publishing. Try again later.` };
+      } else {
+        pd.status = 'published';
+        pd.url = `${core.origin}/_emulator/published/${post.id}/${d.id}`;
+        pd.warning = platformWarning(d, media, post.caption);
+      }
+      settle(post);
+    });
+  });
+  settle(post);
+}
+
+const TERMINAL = new Set(['published', 'failed', 'cancelled']);
+
+function settle(post: PostState): void {
+  if (post.destinations.every((d) => TERMINAL.has(d.status))) post.status = 'completed';
+}
+
+/** Web-app style cancel (admin control): destinations not yet out become cancelled. */
+export function cancelPost(post: PostState): void {
+  for (const d of post.destinations) {
+    if (d.status === 'pending' || d.status === 'publishing') d.status = 'cancelled';
+  }
+  post.dueAtMs = null;
+  settle(post);
+}

@@ -1,0 +1,200 @@
+/**
+ * HTTP face of the emulator (Fastify 5): /v1 REST routes calling the
+ * service layer, the signed upload URL (/_uploads/*, streamed body), the
+ * /_emulator test controls, the request log, request faults, and one error
+ * shape for everything that goes wrong.
+ */
+import type { Readable } from 'node:stream';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { EmulatorStartInfo } from '../api/types.js';
+import { ADMIN_PREFIX, registerAdmin } from './admin.js';
+import type { Core, LogEntry } from './core.js';
+import { errorBody, ServiceError } from './errors.js';
+import { statusFaultResponse, type RequestFault } from './faults.js';
+import type { CallContext, EmulatorService, RequestBody, ServiceResult } from './service.js';
+import { receiveUpload, UPLOAD_PATH_PREFIX } from './uploads.js';
+
+interface RequestMeta {
+  entry: LogEntry | null;
+  fault: RequestFault | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    emu: RequestMeta | null;
+  }
+}
+
+/** Body limit of JSON requests (the upload URL has none: it streams). */
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+const sleepUnref = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+function header(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+const pathOf = (req: FastifyRequest): string => (req.raw.url ?? '/').split('?')[0]!;
+const isAdmin = (path: string): boolean => path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`);
+
+/** Sends a result, or drops the connection if a reset_after_handling fault applies. */
+function send(req: FastifyRequest, reply: FastifyReply, status: number, headers: Record<string, string>, body: unknown, replayed = false): FastifyReply {
+  const meta = req.emu;
+  if (meta?.entry) meta.entry.replayed = replayed;
+  if (meta?.fault?.action === 'reset_after_handling') {
+    if (meta.entry) meta.entry.status = status;
+    reply.hijack();
+    req.raw.socket?.destroy();
+    return reply;
+  }
+  reply.code(status).headers(headers);
+  return reply.send(body);
+}
+
+export async function buildServer(core: Core, service: EmulatorService, info: () => EmulatorStartInfo): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    forceCloseConnections: true,
+    bodyLimit: JSON_BODY_LIMIT,
+    return503OnClosing: false,
+    keepAliveTimeout: 10_000,
+  });
+  app.decorateRequest('emu', null);
+
+  // JSON is parsed by the service after authentication (so a bad key is a 401
+  // even with a malformed body, and idempotency sees the body as sent).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+
+  // ---------------------------------------------------------------- log + request faults
+  app.addHook('onRequest', async (req, reply) => {
+    const path = pathOf(req);
+    if (isAdmin(path)) return;
+    const entry: LogEntry = {
+      method: req.method,
+      path,
+      status: 0,
+      authorization: req.headers.authorization !== undefined,
+      idempotency_key: header(req, 'idempotency-key') ?? null,
+      replayed: false,
+      fault: null,
+    };
+    core.log.push(entry);
+    reply.raw.once('finish', () => { entry.status = reply.raw.statusCode; });
+    const fault = core.faults.take(req.method, path);
+    req.emu = { entry, fault };
+    if (!fault) return;
+    entry.fault = fault.action;
+    if (fault.action === 'reset_before_handling') {
+      reply.hijack();
+      req.raw.socket?.destroy();
+      return reply;
+    }
+    if (fault.action === 'status') {
+      const r = statusFaultResponse(fault);
+      if (path.startsWith(UPLOAD_PATH_PREFIX)) r.headers.Connection = 'close';
+      return reply.code(r.status).headers(r.headers).send(r.body);
+    }
+    if (fault.action === 'delay' && !path.startsWith('/v1/')) await sleepUnref(fault.ms ?? 0);
+    // /v1 delays are applied by the service once the request is admitted (so an
+    // Idempotency-Key is "in flight" during the delay).
+    return;
+  });
+
+  // ---------------------------------------------------------------- errors and 404
+  app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
+    const path = pathOf(req);
+    let e: ServiceError;
+    if (err instanceof ServiceError) e = err;
+    else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = new ServiceError(413, 'body_too_large', `The request body is larger than ${JSON_BODY_LIMIT} bytes.`);
+    else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      e = path.startsWith(UPLOAD_PATH_PREFIX)
+        ? new ServiceError(400, 'content_type_mismatch', 'The Content-Type header is not valid; send it exactly as returned in upload.headers.')
+        : new ServiceError(400, 'invalid_json', 'The Content-Type header is not valid; send JSON with "Content-Type: application/json".');
+    } else if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+      e = new ServiceError(400, 'invalid_request', `The request could not be read: ${err.message}`, { type: 'invalid_request' });
+    } else {
+      console.error('[vidpub emulator] internal error:', err);
+      e = new ServiceError(500, 'internal_error', 'The emulator hit an unexpected error while handling this request.');
+    }
+    return send(req, reply, e.status, e.headers, e.toBody());
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = pathOf(req);
+    const hint = path.startsWith('/v1/') || path === '/v1'
+      ? ' The API endpoints are listed in the service contract (e.g. GET /v1/me).'
+      : ' The API lives under /v1 and the test controls under /_emulator.';
+    return send(req, reply, 404, {}, errorBody('not_found', 'not_found', `No endpoint ${req.method} ${path}.${hint}`));
+  });
+
+  // ---------------------------------------------------------------- /v1
+  const ctxOf = (req: FastifyRequest): CallContext => ({
+    authorization: header(req, 'authorization'),
+    idempotencyKey: header(req, 'idempotency-key') ?? null,
+    delayMs: req.emu?.fault?.action === 'delay' ? req.emu.fault.ms : undefined,
+  });
+  const bodyOf = (req: FastifyRequest): RequestBody => ({
+    raw: typeof req.body === 'string' ? req.body : '',
+    contentType: header(req, 'content-type'),
+  });
+  type P = { Params: Record<string, string> };
+  const route = (method: 'GET' | 'POST', url: string, call: (req: FastifyRequest<P>) => Promise<ServiceResult>): void => {
+    app.route<P>({
+      method,
+      url: `/v1${url}`,
+      handler: async (req, reply) => {
+        const r = await call(req);
+        return send(req, reply, r.status, r.headers, r.body, r.replayed);
+      },
+    });
+  };
+  route('GET', '/me', (req) => service.getMe(ctxOf(req)));
+  route('GET', '/destinations', (req) => service.listDestinations(ctxOf(req)));
+  route('GET', '/destinations/:id/options', (req) => service.getDestinationOptions(ctxOf(req), req.params.id!));
+  route('POST', '/media/uploads', (req) => service.createUpload(ctxOf(req), bodyOf(req)));
+  route('POST', '/media/imports', (req) => service.createImport(ctxOf(req), bodyOf(req)));
+  route('POST', '/media/:id/complete', (req) => service.completeUpload(ctxOf(req), req.params.id!, bodyOf(req)));
+  route('GET', '/media/:id', (req) => service.getMedia(ctxOf(req), req.params.id!));
+  route('POST', '/posts', (req) => service.createPost(ctxOf(req), bodyOf(req)));
+  route('POST', '/posts/:id/publish', (req) => service.publishPost(ctxOf(req), req.params.id!, bodyOf(req)));
+  route('GET', '/posts/:id', (req) => service.getPost(ctxOf(req), req.params.id!));
+
+  // ---------------------------------------------------------------- signed upload URL
+  await app.register(async (up) => {
+    up.removeAllContentTypeParsers();
+    // Pass the raw request stream through untouched: the body is counted, never buffered.
+    up.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+    up.put<{ Params: { id: string }; Querystring: Record<string, string | string[] | undefined> }>(`${UPLOAD_PATH_PREFIX}:id`, async (req, reply) => {
+      const q = req.query;
+      const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+      const outcome = await receiveUpload(core, {
+        mediaId: req.params.id,
+        expires: first(q.expires),
+        sig: first(q.sig),
+        headers: req.headers,
+        body: req.body as Readable | undefined,
+      });
+      if (!outcome) {
+        reply.hijack();
+        req.raw.socket?.destroy();
+        return reply;
+      }
+      const headers = { ...outcome.headers };
+      if (outcome.closeConnection) headers.Connection = 'close';
+      return send(req, reply, outcome.status, headers, outcome.body);
+    });
+    up.route({
+      method: ['GET', 'POST', 'DELETE', 'PATCH'],
+      url: `${UPLOAD_PATH_PREFIX}:id`,
+      handler: async (req, reply) =>
+        send(req, reply, 405, { Allow: 'PUT', Connection: 'close' }, errorBody('invalid_request', 'method_not_allowed', 'The upload link takes the file with PUT only.')),
+    });
+  });
+
+  // ---------------------------------------------------------------- /_emulator
+  registerAdmin(app, core, info);
+
+  return app;
+}

@@ -1,0 +1,203 @@
+/**
+ * The service layer, independent of HTTP. Every operation goes through
+ * `run`, the one place that applies authentication, the per-minute
+ * counters, write access and idempotency, then shapes the result (errors
+ * included) as {status, body, headers}. The REST routes call it; an MCP
+ * endpoint can call the same methods and share the same allowances.
+ */
+import { API_VERSION_PREFIX, type Me } from '../api/types.js';
+import type { Core } from './core.js';
+import { ServiceError, internalError, notFound } from './errors.js';
+import { IdempotencyStore, fingerprint } from './idempotency.js';
+import type { AuthContext, RequestKind } from './limits.js';
+import { completeUpload, createImport, createUpload, getMedia } from './media.js';
+import { createPost, getPost, publishPost } from './posts.js';
+import { destinationRecord, optionsRecord } from './records.js';
+import type { Result } from './result.js';
+import { parseJsonBody } from './validate.js';
+
+/** Who is calling and how. */
+export interface CallContext {
+  /** The Authorization header value as sent ("Bearer vp_live_..."), if any. */
+  authorization?: string | undefined;
+  /** Idempotency-Key header (POST only). */
+  idempotencyKey?: string | null | undefined;
+  /** Hold the request this long after it is admitted (delay fault). */
+  delayMs?: number | undefined;
+}
+
+/** A request body: the text as sent over HTTP, or an already parsed value (MCP). */
+export type RequestBody = { raw: string; contentType?: string | undefined } | { json: unknown };
+
+export interface ServiceResult {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+  /** True when this is a replay of an earlier response (Idempotency-Key). */
+  replayed: boolean;
+}
+
+const NO_BODY: RequestBody = { json: undefined };
+
+function errorResult(err: unknown): Result {
+  if (err instanceof ServiceError) return { status: err.status, body: err.toBody(), headers: err.headers };
+  console.error('[vidpub emulator] internal error:', err);
+  const e = internalError();
+  return { status: e.status, body: e.toBody() };
+}
+
+const sleepUnref = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+export class EmulatorService {
+  constructor(private readonly core: Core) {}
+
+  // ---------------------------------------------------------------- operations
+
+  getMe(ctx: CallContext): Promise<ServiceResult> {
+    return this.run(ctx, 'GET', '/me', NO_BODY, (auth) => ({ status: 200, body: this.me(auth) }));
+  }
+
+  listDestinations(ctx: CallContext): Promise<ServiceResult> {
+    return this.run(ctx, 'GET', '/destinations', NO_BODY, (auth) => ({
+      status: 200,
+      body: { data: [...auth.workspace.destinations.values()].map(destinationRecord) },
+    }));
+  }
+
+  getDestinationOptions(ctx: CallContext, id: string): Promise<ServiceResult> {
+    return this.run(ctx, 'GET', `/destinations/${id}/options`, NO_BODY, (auth) => {
+      const d = auth.workspace.destinations.get(id);
+      if (!d) throw notFound('destination', id);
+      return { status: 200, body: optionsRecord(d) };
+    });
+  }
+
+  createUpload(ctx: CallContext, body: RequestBody): Promise<ServiceResult> {
+    return this.run(ctx, 'POST', '/media/uploads', body, (auth, json) => createUpload(this.core, auth, json));
+  }
+
+  completeUpload(ctx: CallContext, mediaId: string, body: RequestBody = NO_BODY): Promise<ServiceResult> {
+    return this.run(ctx, 'POST', `/media/${mediaId}/complete`, body, (auth) => completeUpload(this.core, auth, mediaId));
+  }
+
+  createImport(ctx: CallContext, body: RequestBody): Promise<ServiceResult> {
+    return this.run(ctx, 'POST', '/media/imports', body, (auth, json) => createImport(this.core, auth, json));
+  }
+
+  getMedia(ctx: CallContext, mediaId: string): Promise<ServiceResult> {
+    return this.run(ctx, 'GET', `/media/${mediaId}`, NO_BODY, (auth) => getMedia(auth, mediaId));
+  }
+
+  createPost(ctx: CallContext, body: RequestBody): Promise<ServiceResult> {
+    return this.run(ctx, 'POST', '/posts', body, (auth, json) => createPost(this.core, auth, json));
+  }
+
+  publishPost(ctx: CallContext, postId: string, body: RequestBody): Promise<ServiceResult> {
+    return this.run(ctx, 'POST', `/posts/${postId}/publish`, body, (auth, json) => publishPost(this.core, auth, postId, json));
+  }
+
+  getPost(ctx: CallContext, postId: string): Promise<ServiceResult> {
+    return this.run(ctx, 'GET', `/posts/${postId}`, NO_BODY, (auth) => getPost(this.core, auth, postId));
+  }
+
+  // ---------------------------------------------------------------- the one gate
+
+  /**
+   * Order: authenticate (401/403 plan) -> count against the read or write
+   * per-minute counter (429 not counted) -> write access (403) ->
+   * Idempotency-Key (replay / 400 reused / 409 in use) -> delay fault ->
+   * parse the body -> the operation. A 429 gives the counted request back.
+   */
+  async run(
+    ctx: CallContext,
+    method: 'GET' | 'POST',
+    path: string,
+    body: RequestBody,
+    handler: (auth: AuthContext, json: unknown) => Result | Promise<Result>,
+  ): Promise<ServiceResult> {
+    const { limits, idempotency } = this.core;
+    const kind: RequestKind = method === 'GET' ? 'read' : 'write';
+
+    let auth: AuthContext;
+    try {
+      auth = limits.authenticate(ctx.authorization);
+    } catch (err) {
+      return { ...withHeaders(errorResult(err)), replayed: false };
+    }
+
+    try {
+      limits.take(auth, kind);
+    } catch (err) {
+      const r = withHeaders(errorResult(err));
+      return { ...r, headers: { ...r.headers, ...limits.headers(auth, kind) }, replayed: false };
+    }
+
+    let result: Result;
+    let idemKey: string | null = null;
+    let replayed = false;
+    try {
+      if (kind === 'write' && auth.key.access !== 'read_write') {
+        throw new ServiceError(403, 'read_only_key', 'This API key has read access only; adding videos and posts needs a key with read and write access.');
+      }
+      const key = method === 'POST' ? ctx.idempotencyKey ?? null : null;
+      let admitted = true;
+      result = { status: 500, body: null };
+      if (key !== null) {
+        IdempotencyStore.validateKey(key);
+        const fp = fingerprint(method, `${API_VERSION_PREFIX}${path}`, 'raw' in body ? body.raw : JSON.stringify(body.json ?? null));
+        const begin = idempotency.begin(auth.workspace.id, key, fp);
+        if (begin.kind === 'replay') {
+          result = { status: begin.response.status, body: structuredClone(begin.response.body), headers: { 'Idempotent-Replayed': 'true' } };
+          replayed = true;
+          admitted = false;
+        } else {
+          idemKey = key;
+        }
+      }
+      if (admitted) {
+        if (ctx.delayMs) await sleepUnref(ctx.delayMs);
+        const json = 'raw' in body ? parseJsonBody(body.raw, body.contentType) : body.json;
+        result = await handler(auth, json);
+      }
+    } catch (err) {
+      result = errorResult(err);
+    }
+
+    if (result.status === 429) limits.refund(auth, kind);
+    if (idemKey !== null) idempotency.finish(auth.workspace.id, idemKey, { status: result.status, body: result.body });
+    return {
+      status: result.status,
+      body: result.body,
+      headers: { ...(result.headers ?? {}), ...limits.headers(auth, kind) },
+      replayed,
+    };
+  }
+
+  // ---------------------------------------------------------------- /me
+
+  private me(auth: AuthContext): Me {
+    const { limits } = this.core;
+    const ws = auth.workspace;
+    const k = auth.key;
+    const prefixEnd = k.key.indexOf('_live_') + '_live_'.length;
+    const minute = (kind: RequestKind) => {
+      const c = limits.counter(auth, kind);
+      return { limit: c.limit, used: c.used, remaining: c.remaining, reset_at: new Date(c.resetAtMs).toISOString() };
+    };
+    const daily = limits.daily(ws);
+    return {
+      key: { id: k.id, name: k.name, access: k.access, prefix: k.key.slice(0, prefixEnd), last4: k.key.slice(-4), created_at: k.created_at },
+      workspace: { id: ws.id, name: ws.name },
+      plan: { name: auth.planName },
+      usage: { posts_today: limits.postsToday(ws), media_count: ws.media.size, post_count: ws.posts.size },
+      limits: {
+        requests_per_minute: { read: minute('read'), write: minute('write'), scope: 'key' },
+        api_posts_per_day: { limit: daily.limit, used: daily.used, remaining: daily.remaining, scope: daily.scope, reset_at: new Date(daily.resetAtMs).toISOString() },
+      },
+    };
+  }
+}
+
+function withHeaders(r: Result): Omit<ServiceResult, 'replayed'> {
+  return { status: r.status, body: r.body, headers: r.headers ?? {} };
+}

@@ -1,0 +1,179 @@
+/**
+ * In-memory state of the emulated service, built from a fixture. Everything
+ * here is plain data; the rules live in media.ts, posts.ts, limits.ts.
+ */
+import { randomBytes } from 'node:crypto';
+import type {
+  DailyScope,
+  Issue,
+  MediaPhase,
+  MediaStatus,
+  Notice,
+  OptionValue,
+  PlanName,
+  PostDestinationStatus,
+  PostStatus,
+} from '../api/types.js';
+import type { Fixture, FixtureAccount, FixtureDestination, FixtureKey } from './fixture.js';
+
+export interface PlanLimits {
+  api: boolean;
+  readPerMinute: number;
+  writePerMinute: number;
+  postsPerDay: number;
+  dailyScope: DailyScope;
+  /** Connected accounts per platform per workspace; null = unlimited. */
+  accountsPerPlatform: number | null;
+}
+
+/** Contract §8 "Plan allowances". */
+export const PLAN_LIMITS: Record<PlanName, PlanLimits> = {
+  free: { api: false, readPerMinute: 0, writePerMinute: 0, postsPerDay: 0, dailyScope: 'account', accountsPerPlatform: 2 },
+  standard: { api: true, readPerMinute: 60, writePerMinute: 20, postsPerDay: 30, dailyScope: 'account', accountsPerPlatform: 2 },
+  studio: { api: true, readPerMinute: 120, writePerMinute: 30, postsPerDay: 100, dailyScope: 'workspace', accountsPerPlatform: null },
+};
+
+export interface KeyState extends FixtureKey {
+  id: string;
+  workspaceId: string;
+}
+
+export type DestinationState = FixtureDestination;
+
+export interface UploadLinkState {
+  expiresAtSec: number;
+  sig: string;
+  /** open: not yet used; receiving: a PUT is streaming; used: all bytes arrived. */
+  state: 'open' | 'receiving' | 'used';
+}
+
+export interface MediaState {
+  id: string;
+  workspaceId: string;
+  status: MediaStatus;
+  filename: string;
+  content_type: string;
+  size_bytes: number | null;
+  source: 'upload' | 'import';
+  phase: MediaPhase | null;
+  percent: number;
+  /** Upload: bytes counted so far by the PUT in progress (or the last complete one). */
+  receivedBytes: number;
+  bytesComplete: boolean;
+  error: Notice | null;
+  duration_sec: number | null;
+  created_at: string;
+  upload: UploadLinkState | null;
+  /** The link of an import. */
+  importUrl: string | null;
+}
+
+export interface PostDestState {
+  destination_id: string;
+  options: Record<string, OptionValue>;
+  status: PostDestinationStatus;
+  url: string | null;
+  warning: Notice | null;
+  failure: Notice | null;
+}
+
+export interface PostState {
+  id: string;
+  workspaceId: string;
+  status: PostStatus;
+  caption: string;
+  media_id: string;
+  publish_at: string | null;
+  /** publish_at in ms, for the scheduler. */
+  dueAtMs: number | null;
+  issues: Issue[];
+  destinations: PostDestState[];
+  created_at: string;
+}
+
+export interface WorkspaceState {
+  id: string;
+  name: string;
+  account: FixtureAccount;
+  destinations: Map<string, DestinationState>;
+  media: Map<string, MediaState>;
+  posts: Map<string, PostState>;
+}
+
+export class State {
+  readonly accounts = new Map<string, FixtureAccount>();
+  readonly workspaces = new Map<string, WorkspaceState>();
+  /** Full key value -> key. */
+  readonly keys = new Map<string, KeyState>();
+
+  constructor(fixture: Fixture) {
+    for (const a of fixture.accounts) this.accounts.set(a.id, { ...a });
+    fixture.workspaces.forEach((w) => {
+      const account = this.accounts.get(w.account)!;
+      const ws: WorkspaceState = {
+        id: w.id,
+        name: w.name,
+        account,
+        destinations: new Map(w.destinations.map((d) => [d.id, structuredClone(d)])),
+        media: new Map(),
+        posts: new Map(),
+      };
+      for (const m of w.media) {
+        ws.media.set(m.id, {
+          id: m.id,
+          workspaceId: w.id,
+          status: m.status,
+          filename: m.filename,
+          content_type: m.content_type,
+          size_bytes: m.size_bytes,
+          source: 'upload',
+          phase: null,
+          percent: 100,
+          receivedBytes: m.size_bytes,
+          bytesComplete: true,
+          error: m.status === 'failed' ? { code: 'processing_failed', message: m.error_message ?? 'The video could not be processed.' } : null,
+          duration_sec: m.duration_sec,
+          created_at: m.created_at,
+          upload: null,
+          importUrl: null,
+        });
+      }
+      this.workspaces.set(w.id, ws);
+      w.keys.forEach((k, i) => {
+        this.keys.set(k.key, { ...k, id: `key_${w.id}_${i + 1}`, workspaceId: w.id });
+      });
+    });
+  }
+
+  workspace(id: string): WorkspaceState {
+    const ws = this.workspaces.get(id);
+    if (!ws) throw new Error(`unknown workspace ${id}`);
+    return ws;
+  }
+
+  /** Finds a media record anywhere (the upload URL carries no workspace). */
+  findMedia(id: string): MediaState | undefined {
+    for (const ws of this.workspaces.values()) {
+      const m = ws.media.get(id);
+      if (m) return m;
+    }
+    return undefined;
+  }
+
+  findPost(id: string): PostState | undefined {
+    for (const ws of this.workspaces.values()) {
+      const p = ws.posts.get(id);
+      if (p) return p;
+    }
+    return undefined;
+  }
+
+  planOf(workspaceId: string): PlanName {
+    return this.workspace(workspaceId).account.plan;
+  }
+}
+
+/** Random identifier with a type prefix, e.g. med_3f9a1c0b7d2e4a61. */
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(8).toString('hex')}`;
+}

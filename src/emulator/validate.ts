@@ -1,0 +1,43 @@
+/** Small request-body readers that throw 400s in the gaps.md shape. */
+import { badRequest, invalidField, missingField } from './errors.js';
+
+export type Json = Record<string, unknown>;
+
+export function asObject(body: unknown): Json {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw badRequest('invalid_json', 'The request body must be a JSON object.');
+  }
+  return body as Json;
+}
+
+export function requiredString(o: Json, key: string, what: string, maxLength = 10_000): string {
+  const v = o[key];
+  if (v === undefined || v === null) throw missingField(key, what);
+  if (typeof v !== 'string') throw invalidField(key, `${key} must be a string (${what}).`);
+  if (v.trim() === '') throw invalidField(key, `${key} must not be empty (${what}).`);
+  if (v.length > maxLength) throw invalidField(key, `${key} must be at most ${maxLength} characters long.`);
+  return v;
+}
+
+export function optionalString(o: Json, key: string, maxLength: number): string | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw invalidField(key, `${key} must be a string.`);
+  if (v.length > maxLength) throw invalidField(key, `${key} must be at most ${maxLength} characters long (got ${v.length}).`);
+  return v;
+}
+
+/** Parses a JSON request body sent as text; empty -> undefined. */
+export function parseJsonBody(raw: string, contentType: string | undefined): unknown {
+  if (raw.trim() === '') return undefined;
+  const ct = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (ct !== 'application/json' && !ct.endsWith('+json')) {
+    throw badRequest('invalid_json', `Send the request body as JSON with "Content-Type: application/json"${ct ? ` (got "${ct}")` : ''}.`);
+  }
+  try {
+    return JSON.parse(raw);
+  } catch (err) {
+    throw badRequest('invalid_json', `The request body is not valid JSON: ${(err as Error).message}.`);
+  }
+}
