@@ -1,0 +1,136 @@
+import type { Command } from 'commander';
+import { KEY_PREFIX_MARKER } from '../../api/types.js';
+import { AuthError, InterruptedError, UsageError, sanitize } from '../../errors.js';
+import { renderFields } from '../../ui/table.js';
+import { defineCommand, type Invocation } from '../command.js';
+import { maskKey } from './me.js';
+
+interface LoginOpts {
+  withKey: boolean;
+}
+
+export interface LoginResult {
+  profile: string;
+  base_url: string;
+  workspace: string;
+  workspace_id?: string;
+  plan: string;
+  access: string;
+  key: string;
+  config_path: string;
+}
+
+/** A live key: `<prefix>_live_<secret>`, printable ASCII, no spaces. */
+const KEY_SHAPE = new RegExp(`^[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*${KEY_PREFIX_MARKER}[\\x21-\\x7e]+$`);
+
+export function checkKeyShape(key: string): void {
+  if (key === '') throw new UsageError('no API key was given', { hint: 'Paste the key at the prompt, or pipe it: vidpub login --with-key < key.txt' });
+  if (!KEY_SHAPE.test(key)) {
+    // Never echo what was given: it may be a real secret pasted in the wrong place.
+    throw new AuthError(`that is not a live API key: keys start with a prefix ending in "${KEY_PREFIX_MARKER}" (such as vp${KEY_PREFIX_MARKER}…)`, {
+      hint: 'Copy the key from the API settings of the workspace in the web app; it is shown once, when created.',
+    });
+  }
+}
+
+async function readStdin(inv: Invocation): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of inv.ctx.io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8').trim();
+}
+
+async function askKey(inv: Invocation): Promise<string> {
+  const prompter = await inv.ctx.prompter();
+  try {
+    return (await prompter.password({ message: 'API key (input is hidden)', mask: '*' })).trim();
+  } catch (err) {
+    if (inv.ctx.signal.aborted || (err as Error)?.name === 'ExitPromptError' || (err as Error)?.name === 'AbortPromptError') {
+      throw new InterruptedError('Interrupted: nothing was stored.');
+    }
+    throw err;
+  }
+}
+
+export default defineCommand<LoginOpts, LoginResult>({
+  description:
+    'Check an API key with GET /me and store it, with the base URL, in a profile of the config file ' +
+    '(mode 0600). The key is asked with a hidden prompt, or read from stdin with --with-key; no flag ' +
+    'takes the key itself (it would land in shell history and ps). Read-only keys work too.',
+  examples: [
+    'vidpub login',
+    'vidpub login --with-key < ~/.secrets/vidpub-key',
+    'printenv VIDPUB_KEY_FOR_CI | vidpub login --with-key --profile ci',
+    'vidpub login --base-url http://127.0.0.1:4010/v1 --profile emulator',
+  ],
+  configure(cmd: Command) {
+    cmd.option('--with-key', 'read the key from stdin (trimmed) instead of prompting');
+  },
+  parse(_args, flags, inv) {
+    const withKey = flags.withKey === true;
+    if (!withKey && !inv.interactive) {
+      throw new UsageError('no terminal to ask for the key (--no-input, VIDPUB_NO_INPUT, or stdin is not a terminal)', {
+        hint: 'Pipe the key in: vidpub login --with-key < key.txt',
+      });
+    }
+    return { withKey };
+  },
+  async run(opts, inv) {
+    const { ctx, globals } = inv;
+    // Open the store first: a corrupt config file stops us before the key is asked.
+    const { openConfigStore } = await import('../../config/store.js');
+    const store = await openConfigStore(ctx.env, { writable: true });
+
+    const key = opts.withKey ? await readStdin(inv) : await askKey(inv);
+    checkKeyShape(key);
+
+    const client = await ctx.createClient({ ...inv.clientSettings, apiKey: key, apiKeyFile: undefined });
+    let me;
+    try {
+      me = await client.getMe();
+    } finally {
+      await client.close();
+    }
+    const workspace = String(me?.workspace?.name ?? '');
+    if (globals.workspace && workspace !== globals.workspace) {
+      throw new AuthError(`This key belongs to workspace "${sanitize(workspace)}", not "${sanitize(globals.workspace)}" (--workspace); nothing was stored.`);
+    }
+    store.setProfile(globals.profile, {
+      api_key: key,
+      base_url: client.baseUrl,
+      workspace: workspace || undefined,
+      logged_in_at: new Date(ctx.clock.now()).toISOString(),
+    });
+    if (ctx.env.VIDPUB_API_KEY?.trim()) {
+      inv.log.warn('VIDPUB_API_KEY is set: it takes precedence over the stored key until you unset it.');
+    }
+    return {
+      profile: globals.profile,
+      base_url: client.baseUrl,
+      workspace,
+      workspace_id: me?.workspace?.id,
+      plan: String(me?.plan?.name ?? 'unknown'),
+      access: String(me?.key?.access ?? 'unknown'),
+      key: maskKey(me?.key),
+      config_path: store.path,
+    };
+  },
+  print(r, inv) {
+    const c = inv.colors.stdout;
+    const tty = inv.ctx.io.stdoutIsTTY;
+    if (tty) inv.print(`${c.green('✓')} Logged in to workspace ${c.bold(sanitize(r.workspace))}.`);
+    for (const line of renderFields(
+      [
+        ['Workspace', r.workspace],
+        ['Plan', r.plan],
+        ['Access', r.access === 'read' ? 'read (look things up only; posting needs a read_write key)' : r.access],
+        ['Key', r.key],
+        ['Profile', r.profile],
+        ['Base URL', r.base_url],
+        ['Stored in', r.config_path],
+      ],
+      { tty, dim: c.dim },
+    )) {
+      inv.print(line);
+    }
+  },
+});

@@ -1,0 +1,43 @@
+import { defineCommand } from '../command.js';
+
+export interface LogoutResult {
+  profile: string;
+  /** True when a stored key was removed. */
+  removed: boolean;
+  config_path: string;
+}
+
+export default defineCommand<Record<string, never>, LogoutResult>({
+  description:
+    "Forget a profile's stored API key (the profile's base URL is kept for the next login). " +
+    'The key itself stays valid at the service: revoke it in the web app if it was exposed.',
+  examples: ['vidpub logout', 'vidpub logout --profile ci'],
+  parse() {
+    return {};
+  },
+  async run(_opts, inv) {
+    const { ctx, globals } = inv;
+    const { openConfigStore } = await import('../../config/store.js');
+    const store = await openConfigStore(ctx.env, { writable: true });
+    const profile = store.getProfile(globals.profile);
+    let removed = false;
+    if (profile?.api_key) {
+      const rest = { base_url: profile.base_url };
+      if (rest.base_url) store.setProfile(globals.profile, rest);
+      else store.deleteProfile(globals.profile);
+      removed = true;
+    }
+    if (ctx.env.VIDPUB_API_KEY?.trim()) {
+      inv.log.warn('VIDPUB_API_KEY is still set in this environment: commands keep using that key.');
+    }
+    return { profile: globals.profile, removed, config_path: store.path };
+  },
+  print(r, inv) {
+    if (r.removed) {
+      inv.print(`Logged out: the key of profile "${r.profile}" was removed from ${r.config_path}.`);
+      inv.log.info('The key is still valid at the service; revoke it in the web app (API settings) if it was exposed.');
+    } else {
+      inv.print(`Not logged in: profile "${r.profile}" has no stored key.`);
+    }
+  },
+});
