@@ -1,0 +1,186 @@
+/**
+ * Local checks of a video file before anything is sent: it exists, is a
+ * regular readable non-empty file of at most 1 GB, and is MP4, MOV, WebM, AVI
+ * or MTS by its extension, confirmed by its leading bytes. Reads at most a few
+ * hundred bytes of the file.
+ */
+import { open, stat } from 'node:fs/promises';
+import { basename, extname, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+import { EXTENSION_CONTENT_TYPES, MAX_FILE_SIZE_BYTES, type SupportedContentType } from '../api/types.js';
+
+export interface VideoFile {
+  /** Absolute path. */
+  path: string;
+  size: number;
+  contentType: SupportedContentType;
+  /** The name sent to the service (the file's base name). */
+  filename: string;
+}
+
+/** Container families told apart by their leading bytes. */
+export type Container = 'isobmff' | 'webm' | 'avi' | 'mpegts';
+
+const CONTAINER_NAMES: Record<Container, string> = {
+  isobmff: 'MP4/MOV',
+  webm: 'WebM',
+  avi: 'AVI',
+  mpegts: 'MPEG transport stream (MTS)',
+};
+
+const EXTENSION_CONTAINERS: Record<string, Container> = {
+  mp4: 'isobmff',
+  m4v: 'isobmff',
+  mov: 'isobmff',
+  webm: 'webm',
+  avi: 'avi',
+  mts: 'mpegts',
+  m2ts: 'mpegts',
+};
+
+export const SUPPORTED_FORMATS_TEXT = 'MP4, MOV, WebM, AVI or MTS';
+const EXTENSIONS_TEXT = '.mp4, .mov, .webm, .avi or .mts';
+
+/** QuickTime atoms an old .mov may start with instead of `ftyp`. */
+const QUICKTIME_LEADING_ATOMS = new Set(['moov', 'mdat', 'wide', 'free', 'skip', 'pnot']);
+const TS_PACKET = 188;
+const SNIFF_BYTES = 4 + TS_PACKET * 4;
+
+export interface Sniffed {
+  container: Container;
+  /** ISO BMFF only: the ftyp major brand, e.g. "isom", "qt  ". */
+  brand?: string;
+}
+
+/** What the leading bytes of a file say it is, or undefined when they match no supported container. */
+export function sniffContainer(head: Uint8Array): Sniffed | undefined {
+  const b = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
+  if (b.length >= 12 && b.toString('latin1', 4, 8) === 'ftyp') {
+    return { container: 'isobmff', brand: b.toString('latin1', 8, 12) };
+  }
+  if (b.length >= 8 && QUICKTIME_LEADING_ATOMS.has(b.toString('latin1', 4, 8)) && b.readUInt32BE(0) >= 8) {
+    return { container: 'isobmff', brand: 'qt  ' };
+  }
+  if (b.length >= 4 && b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3) return { container: 'webm' };
+  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'AVI ') {
+    return { container: 'avi' };
+  }
+  if (looksLikeTransportStream(b, 0, TS_PACKET) || looksLikeTransportStream(b, 4, TS_PACKET + 4)) return { container: 'mpegts' };
+  return undefined;
+}
+
+/** 0x47 sync byte at `first`, then every `stride` bytes, for every packet start the head holds. */
+function looksLikeTransportStream(b: Buffer, first: number, stride: number): boolean {
+  if (b.length <= first || b[first] !== 0x47) return false;
+  let checked = 0;
+  for (let i = first; i < b.length; i += stride) {
+    if (b[i] !== 0x47) return false;
+    checked++;
+  }
+  // One sync byte alone is a 1-in-256 coincidence; require two unless the file is a single packet.
+  return checked >= 2 || b.length < first + stride;
+}
+
+function describeContent(b: Buffer): string | undefined {
+  const s = sniffContainer(b);
+  if (s) return `${CONTAINER_NAMES[s.container]} data`;
+  if (b.length >= 4 && b.toString('latin1', 0, 4) === 'RIFF') return 'RIFF data that is not AVI';
+  if (b.length >= 4 && b.toString('latin1', 0, 4) === '%PDF') return 'a PDF document';
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'a JPEG image';
+  if (b.length >= 8 && b.toString('latin1', 1, 4) === 'PNG') return 'a PNG image';
+  if (b.length >= 4 && b.toString('latin1', 0, 4) === 'PK\u0003\u0004') return 'a ZIP archive';
+  const text = b.toString('latin1');
+  if (/^\s*<(!doctype html|html)/i.test(text)) return 'an HTML page';
+  // eslint-disable-next-line no-control-regex
+  if (b.length > 0 && !/[\u0000-\u0008\u000e-\u001f]/.test(text)) return 'text';
+  return undefined;
+}
+
+function formatBytes(n: number): string {
+  return `${n.toLocaleString('en-US')} bytes`;
+}
+
+/** Extension (lower case, no dot) of a file name or URL path. */
+export function extensionOf(name: string): string {
+  return extname(name).slice(1).toLowerCase();
+}
+
+export function isSupportedExtension(ext: string): boolean {
+  return ext in EXTENSION_CONTAINERS;
+}
+
+/**
+ * Checks a local video file; throws UsageError (exit 2) naming the reason.
+ * The content type follows the content: an ISO BMFF file with the QuickTime
+ * brand, or named .mov, is video/quicktime.
+ */
+export async function checkVideoFile(path: string, cwd?: string): Promise<VideoFile> {
+  const abs = cwd ? resolve(cwd, path) : resolve(path);
+  const shown = path;
+  let st;
+  try {
+    st = await stat(abs);
+  } catch (err) {
+    throw fileError(err, shown);
+  }
+  if (st.isDirectory()) throw new UsageError(`${shown} is a directory, not a video file`, { hint: 'Give the path of a video file.' });
+  if (!st.isFile()) throw new UsageError(`${shown} is not a regular file`, { hint: 'Give the path of a video file (not a device, pipe or socket).' });
+
+  const ext = extensionOf(abs);
+  const expected = EXTENSION_CONTAINERS[ext];
+  if (!expected) {
+    throw new UsageError(
+      ext ? `${shown}: unsupported file type ".${ext}"; the service accepts ${SUPPORTED_FORMATS_TEXT}` : `${shown} has no file extension; the service accepts ${SUPPORTED_FORMATS_TEXT}`,
+      { hint: `Convert it, or rename it if it really is one of those (${EXTENSIONS_TEXT}).` },
+    );
+  }
+  if (st.size === 0) throw new UsageError(`${shown} is empty (0 bytes)`);
+  if (st.size > MAX_FILE_SIZE_BYTES) {
+    throw new UsageError(`${shown} is too large: ${formatBytes(st.size)}; the service accepts at most 1 GB (${formatBytes(MAX_FILE_SIZE_BYTES)})`, {
+      hint: 'Shorten or re-encode it to a lower bitrate.',
+    });
+  }
+
+  let head: Buffer;
+  try {
+    const fh = await open(abs, 'r');
+    try {
+      const buf = Buffer.alloc(Math.min(SNIFF_BYTES, st.size));
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+      head = buf.subarray(0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    throw fileError(err, shown);
+  }
+
+  const sniffed = sniffContainer(head);
+  if (!sniffed || sniffed.container !== expected) {
+    const found = describeContent(head);
+    throw new UsageError(
+      `${shown} is named .${ext} but ${found ? `contains ${found}` : `does not look like ${CONTAINER_NAMES[expected]} video`}`,
+      { hint: `The service accepts ${SUPPORTED_FORMATS_TEXT} video; check that the file is what its name says.` },
+    );
+  }
+  const contentType: SupportedContentType =
+    sniffed.container === 'isobmff' && (ext === 'mov' || sniffed.brand === 'qt  ') ? 'video/quicktime' : EXTENSION_CONTENT_TYPES[ext]!;
+  return { path: abs, size: st.size, contentType, filename: basename(abs) };
+}
+
+function fileError(err: unknown, shown: string): UsageError {
+  const code = (err as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT':
+      return new UsageError(`${shown}: no such file`, { hint: 'Check the path (it is relative to the current directory).' });
+    case 'ENOTDIR':
+      return new UsageError(`${shown}: no such file (a part of the path is not a directory)`);
+    case 'EACCES':
+    case 'EPERM':
+      return new UsageError(`${shown} cannot be read: permission denied`, { hint: 'Check the file permissions.' });
+    case 'EISDIR':
+      return new UsageError(`${shown} is a directory, not a video file`);
+    default:
+      return new UsageError(`${shown} cannot be read: ${(err as Error).message}`);
+  }
+}

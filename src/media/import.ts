@@ -1,0 +1,55 @@
+/**
+ * The import flow: POST /media/imports (the service downloads the link in
+ * the background), then (optionally) wait until ready. A 429
+ * imports_in_flight is waited out by the client within --max-wait, with a
+ * notice; past it, RateLimitError (exit 4).
+ */
+import type { Media } from '../api/types.js';
+import type { Invocation } from '../cli/command.js';
+import { InterruptedError, VidpubError } from '../errors.js';
+import { silentProgress, type Progress } from '../ui/progress.js';
+import { checkImportUrl } from './import-url.js';
+import { waitForMedia } from './wait.js';
+
+export interface ImportLinkOptions {
+  /** The name the video gets at the service (default: the link's file name). */
+  filename?: string;
+  /** Idempotency-Key base: KEY:import. A rerun with the same base within 24 h replays. */
+  idempotencyBase?: string;
+  wait: boolean;
+  deadlineMs?: number;
+  signal?: AbortSignal;
+  progress?: Progress;
+  onMedia?(media: Media): void;
+}
+
+/**
+ * Imports a video from an https link straight to the file. Checks the link
+ * first (UsageError, exit 2, no request); returns the media record
+ * (downloading with `wait: false`, ready otherwise).
+ */
+export async function importLink(inv: Invocation, url: string, opts: ImportLinkOptions): Promise<Media> {
+  const link = checkImportUrl(url);
+  const { ctx } = inv;
+  const client = await inv.client();
+  const signal = opts.signal ? AbortSignal.any([ctx.signal, opts.signal]) : ctx.signal;
+  const progress = opts.progress ?? silentProgress;
+  let media: Media;
+  try {
+    media = await client.createImport(
+      { url: link.url, ...(opts.filename ? { filename: opts.filename } : {}) },
+      { idempotencyKey: opts.idempotencyBase ? `${opts.idempotencyBase}:import` : undefined, signal },
+    );
+  } catch (err) {
+    if (err instanceof InterruptedError || (signal.aborted && !(err instanceof VidpubError))) {
+      throw new InterruptedError('Interrupted while starting the import.', { cause: err });
+    }
+    throw err;
+  }
+  opts.onMedia?.(media);
+  if (!opts.wait || media.status === 'ready') {
+    progress.stop();
+    return media;
+  }
+  return waitForMedia(inv, media.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media });
+}

@@ -1,0 +1,130 @@
+/**
+ * The upload flow (contract rule 2): POST /media/uploads, PUT the bytes to
+ * upload.url, POST /media/{id}/complete, then (optionally) wait until ready.
+ * `vidpub upload` and `vidpub post FILE` both run it.
+ */
+import { createDebugLogger } from '../api/debug.js';
+import type { CreateUploadResponse, Media } from '../api/types.js';
+import { putFile, UploadLinkRefusedError } from '../api/upload.js';
+import type { Invocation } from '../cli/command.js';
+import { InterruptedError, VidpubError } from '../errors.js';
+import { silentProgress, type Progress } from '../ui/progress.js';
+import { formatDuration } from '../util/duration.js';
+import type { VideoFile } from './check.js';
+import { waitForMedia } from './wait.js';
+
+/** New links we ask for when the storage refuses one (expired, used, tampered). */
+const MAX_LINK_RENEWALS = 2;
+
+export interface UploadFileOptions {
+  /**
+   * Base of the Idempotency-Keys of this flow: KEY:upload, KEY:complete:<id>…
+   * A rerun with the same base within 24 h replays instead of uploading twice.
+   */
+  idempotencyBase?: string;
+  /** Wait until the video is ready (or failed). */
+  wait: boolean;
+  /** Absolute clock time (ms) after which the wait stops: TimeoutError, exit 7. */
+  deadlineMs?: number;
+  signal?: AbortSignal;
+  progress?: Progress;
+  /** Called as soon as the service has given the video an id (and again if a new upload replaces it). */
+  onMedia?(media: Media): void;
+}
+
+function keyFor(base: string | undefined, step: string): string | undefined {
+  return base ? `${base}:${step}` : undefined;
+}
+
+/**
+ * Uploads a checked file (see checkVideoFile) and returns its media record:
+ * processing with `wait: false`, ready otherwise. Throws WorkFailedError
+ * (exit 6), TimeoutError (exit 7), InterruptedError (exit 130, naming the
+ * media id), UsageError (the file changed size, exit 2) or a client error.
+ */
+export async function uploadFile(inv: Invocation, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
+  const { ctx } = inv;
+  const client = await inv.client();
+  const signal = opts.signal ? AbortSignal.any([ctx.signal, opts.signal]) : ctx.signal;
+  const progress = opts.progress ?? silentProgress;
+  const debug = createDebugLogger({ enabled: inv.globals.debug, stderr: ctx.io.stderr, now: () => ctx.clock.now() });
+  const request = { filename: file.filename, size_bytes: file.size, content_type: file.contentType };
+
+  let media: Media | undefined;
+  let sent = 0;
+  const create = async (step: string): Promise<{ res: CreateUploadResponse; replayed: boolean }> => {
+    const res = await client.createUpload(request, { idempotencyKey: keyFor(opts.idempotencyBase, step), signal });
+    const replayed = client.lastResponse?.replayed === true;
+    media = res.media;
+    opts.onMedia?.(res.media);
+    return { res, replayed };
+  };
+  /** complete, or undefined when the service says the bytes have not all arrived. */
+  const tryComplete = async (id: string): Promise<Media | undefined> => {
+    try {
+      return await client.completeUpload(id, { signal });
+    } catch (err) {
+      if (err instanceof VidpubError && err.http?.status === 409) return undefined;
+      throw err;
+    }
+  };
+
+  try {
+    let current = await create('upload');
+    for (let round = 0; ; round++) {
+      const { res, replayed } = current;
+      let m = res.media;
+      // A replayed create (a rerun) may be past uploading already: nothing to send, nothing to complete.
+      if (replayed || m.status !== 'uploading') m = await client.getMedia(m.id, { signal });
+      media = m;
+      if (m.status !== 'uploading') break;
+      try {
+        progress.startBytes(`Uploading ${file.filename}`, file.size);
+        await putFile({
+          target: res.upload,
+          path: file.path,
+          name: file.filename,
+          size: file.size,
+          clock: ctx.clock,
+          signal,
+          debug,
+          onProgress: (n) => {
+            sent = n;
+            progress.bytes(n);
+          },
+          onRetry: ({ attempt, reason, delayMs }) => progress.note(`Upload interrupted (${reason}); sending it again from the start in ${formatDuration(delayMs)} (attempt ${attempt}).`),
+        });
+        media = await client.completeUpload(m.id, { idempotencyKey: keyFor(opts.idempotencyBase, `complete:${m.id}`), signal });
+        break;
+      } catch (err) {
+        if (!(err instanceof UploadLinkRefusedError)) throw err;
+        // The bytes may be there already: the link was used, an earlier attempt sent them all, or this is a rerun.
+        if (err.status === 409 || err.bytesMayHaveArrived || replayed) {
+          const done = await tryComplete(m.id);
+          if (done) {
+            media = done;
+            break;
+          }
+        }
+        if (round >= MAX_LINK_RENEWALS) throw err;
+        progress.note(`The upload link was refused (${err.message.replace(/^the upload link was refused: /, '')}); starting a new upload.`);
+        current = await create(`upload:${round + 2}`);
+      }
+    }
+  } catch (err) {
+    progress.stop();
+    if (err instanceof InterruptedError || (signal.aborted && !(err instanceof VidpubError))) {
+      const where = media
+        ? `during the upload of ${file.filename} (video ${media.id}, ${file.size ? Math.floor((sent / file.size) * 100) : 0}% sent); it was not completed`
+        : `before the upload of ${file.filename} started`;
+      throw new InterruptedError(`Interrupted ${where}.`, { hint: 'Run the command again to upload the file.', data: media, cause: err });
+    }
+    throw err;
+  }
+
+  if (!opts.wait || media!.status === 'ready') {
+    progress.stop();
+    return media!;
+  }
+  return waitForMedia(inv, media!.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media });
+}

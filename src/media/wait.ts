@@ -1,0 +1,113 @@
+/**
+ * Waiting for a video to be ready: polls GET /media/{id} with the client's
+ * poller (1 s backing off to 5 s, paced by X-RateLimit-Remaining, every wait
+ * interruptible, a deadline) and shows the service's phase and percent.
+ */
+import type { Media } from '../api/types.js';
+import { poll } from '../api/poll.js';
+import type { Invocation } from '../cli/command.js';
+import { InterruptedError, TimeoutError, VidpubError, WorkFailedError, sanitize } from '../errors.js';
+import type { Progress } from '../ui/progress.js';
+import { formatDuration } from '../util/duration.js';
+
+/** The contract's rule: a client stops polling on any status other than uploading or processing. */
+export function isMediaSettled(m: Pick<Media, 'status'>): boolean {
+  return m.status !== 'uploading' && m.status !== 'processing';
+}
+
+const PHASE_LABELS: Record<string, string> = {
+  uploading: 'Waiting for the upload',
+  downloading: 'Downloading',
+  processing: 'Processing',
+};
+
+/** "Processing", "Downloading"… for a media record. */
+export function phaseLabel(m: Media): string {
+  const phase = typeof m.progress?.phase === 'string' ? m.progress.phase : m.status === 'processing' ? 'processing' : m.source === 'import' ? 'downloading' : 'uploading';
+  return PHASE_LABELS[phase] ?? sanitize(phase.charAt(0).toUpperCase() + phase.slice(1));
+}
+
+function percentOf(m: Media): number | undefined {
+  const p = m.progress?.percent;
+  return typeof p === 'number' && Number.isFinite(p) ? Math.max(0, Math.min(100, Math.round(p))) : undefined;
+}
+
+/** Where a media record stands, in words: "still processing (50%)". */
+export function describeMediaState(m: Media): string {
+  const p = percentOf(m);
+  const label = phaseLabel(m).toLowerCase();
+  const what = m.status === 'processing' || m.status === 'uploading' ? `still ${label === 'waiting for the upload' ? 'uploading' : label}` : String(m.status);
+  return p === undefined ? what : `${what} (${p}%)`;
+}
+
+/** The hint that says how to carry on with a media id once it is ready. */
+export function laterHint(mediaId: string): string {
+  return `It goes on at the service. Once it is ready, post it with: vidpub post --media ${mediaId} --to <destination> --caption "..."`;
+}
+
+/** The error for a media record that ended as failed (exit 6), carrying the record. */
+export function mediaFailedError(m: Media): WorkFailedError {
+  const why = m.error?.message ? sanitize(m.error.message) : 'the service gave no reason';
+  return new WorkFailedError(`Video ${m.id} (${sanitize(m.filename ?? '')}) failed: ${why}`, {
+    data: m,
+    hint: m.source === 'import' ? 'Check that the link opens the video file itself, then import it again.' : 'Check that the file plays on your computer, then upload it again.',
+  });
+}
+
+export interface WaitOptions {
+  /** Absolute clock time (ms, as ctx.clock.now()) after which we stop waiting: TimeoutError, exit 7. */
+  deadlineMs?: number;
+  signal?: AbortSignal;
+  progress?: Progress;
+  /** The record we have already (e.g. from complete), to show before the first poll. */
+  current?: Media;
+}
+
+/**
+ * Polls until the video is ready; returns the ready record. Throws
+ * WorkFailedError (failed, exit 6), TimeoutError (deadline, exit 7) or
+ * InterruptedError (Ctrl-C, exit 130), each naming the media id.
+ */
+export async function waitForMedia(inv: Invocation, mediaId: string, opts: WaitOptions = {}): Promise<Media> {
+  const { ctx } = inv;
+  const client = await inv.client();
+  const signal = opts.signal ? AbortSignal.any([ctx.signal, opts.signal]) : ctx.signal;
+  const started = ctx.clock.now();
+  let last: Media | undefined = opts.current;
+  const show = (m: Media) => opts.progress?.status(phaseLabel(m), percentOf(m));
+  if (last && !isMediaSettled(last)) show(last);
+  let media: Media;
+  try {
+    media = await poll<Media>({
+      fetch: () => client.getMedia(mediaId, { signal }),
+      done: isMediaSettled,
+      onUpdate: (m) => {
+        last = m;
+        if (!isMediaSettled(m)) show(m);
+      },
+      clock: ctx.clock,
+      signal,
+      deadlineMs: opts.deadlineMs,
+      what: `video ${mediaId} to be ready`,
+      onTimeout: (m) =>
+        new TimeoutError(
+          `Stopped waiting after ${formatDuration(ctx.clock.now() - started)} (--timeout): video ${mediaId} is ${m ? describeMediaState(m) : 'not ready yet'}.`,
+          { hint: laterHint(mediaId), data: m },
+        ),
+    });
+  } catch (err) {
+    if (err instanceof InterruptedError || (signal.aborted && !(err instanceof VidpubError))) {
+      throw new InterruptedError(`Interrupted: stopped waiting for video ${mediaId}${last ? `, which is ${describeMediaState(last)}` : ''}.`, {
+        hint: laterHint(mediaId),
+        data: last,
+        cause: err,
+      });
+    }
+    throw err;
+  } finally {
+    opts.progress?.stop();
+  }
+  if (media.status === 'ready') return media;
+  if (media.status === 'failed') throw mediaFailedError(media);
+  throw new VidpubError(`Video ${mediaId} ended in an unexpected status "${sanitize(String(media.status))}"`, { data: media });
+}

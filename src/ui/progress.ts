@@ -1,0 +1,229 @@
+/**
+ * Progress on stderr for long work: bytes sent (a cli-progress bar with
+ * percent, MB/s and ETA), then the service's phase and percent (an ora
+ * spinner). Without a TTY: a plain line every 10 % or 10 s. With --quiet:
+ * nothing. cli-progress and ora are loaded only when stderr is a terminal.
+ */
+import type { Writable } from 'node:stream';
+import type * as CliProgress from 'cli-progress';
+import type oraFactory from 'ora';
+import type { Clock, IO } from '../cli/context.js';
+
+export interface Progress {
+  /** Starts a byte count: `label` like "Uploading clip.mp4". */
+  startBytes(label: string, total: number): void;
+  /** Bytes sent so far (a smaller value than before means a restart). */
+  bytes(sent: number): void;
+  /** The service's phase and percent, e.g. ("Processing", 40). Ends a byte count. */
+  status(label: string, percent?: number): void;
+  /** A line of its own (a retry, a wait), printed without breaking the bar or spinner. */
+  note(line: string): void;
+  /** Stops the bar or spinner and clears it. */
+  stop(): void;
+}
+
+export interface ProgressOptions {
+  io: Pick<IO, 'stderr' | 'stderrIsTTY' | 'columns'>;
+  quiet: boolean;
+  clock: Pick<Clock, 'now'>;
+}
+
+const LINE_EVERY_MS = 10_000;
+const LINE_EVERY_PERCENT = 10;
+
+export function formatMB(bytes: number): string {
+  const mb = bytes / 1e6;
+  return mb >= 100 ? mb.toFixed(0) : mb >= 10 ? mb.toFixed(1) : mb.toFixed(2);
+}
+
+function percentOf(sent: number, total: number): number {
+  return total > 0 ? Math.min(100, Math.floor((sent / total) * 100)) : 100;
+}
+
+/** Throughput over the current byte count, MB/s. */
+class Speed {
+  private start = 0;
+  constructor(private readonly clock: Pick<Clock, 'now'>) {}
+  reset(): void {
+    this.start = this.clock.now();
+  }
+  mbps(sent: number): number {
+    const sec = (this.clock.now() - this.start) / 1000;
+    return sec > 0 ? sent / 1e6 / sec : 0;
+  }
+}
+
+/** Builds the reporter that suits stderr: TTY, plain lines, or nothing. */
+export async function createProgress(opts: ProgressOptions): Promise<Progress> {
+  if (opts.quiet) return silentProgress;
+  if (!opts.io.stderrIsTTY) return new PlainProgress(opts.io.stderr, opts.clock);
+  const [cliProgress, oraModule] = await Promise.all([import('cli-progress'), import('ora')]);
+  return new TtyProgress(opts, cliProgress, oraModule.default);
+}
+
+export const silentProgress: Progress = {
+  startBytes() {},
+  bytes() {},
+  status() {},
+  note() {},
+  stop() {},
+};
+
+/** Without a terminal: sparse lines a log file or CI output can hold. */
+export class PlainProgress implements Progress {
+  private label = '';
+  private total = 0;
+  private lastPercent = 0;
+  private lastSent = 0;
+  private lastLineAt = 0;
+  private lastStatus = '';
+  private readonly speed: Speed;
+
+  constructor(
+    private readonly out: Writable,
+    private readonly clock: Pick<Clock, 'now'>,
+  ) {
+    this.speed = new Speed(clock);
+  }
+
+  private line(text: string): void {
+    this.out.write(text + '\n');
+    this.lastLineAt = this.clock.now();
+  }
+
+  private step(percent: number, last: number): boolean {
+    return Math.floor(percent / LINE_EVERY_PERCENT) > Math.floor(last / LINE_EVERY_PERCENT);
+  }
+
+  private timeDue(): boolean {
+    return this.clock.now() - this.lastLineAt >= LINE_EVERY_MS;
+  }
+
+  startBytes(label: string, total: number): void {
+    this.label = label;
+    this.total = total;
+    this.lastPercent = 0;
+    this.lastSent = 0;
+    this.lastStatus = '';
+    this.speed.reset();
+    this.line(`${label} (${formatMB(total)} MB)`);
+  }
+
+  bytes(sent: number): void {
+    if (sent < this.lastSent) {
+      // a retry starts again from the first byte
+      this.lastPercent = 0;
+      this.speed.reset();
+    }
+    this.lastSent = sent;
+    const percent = percentOf(sent, this.total);
+    if (!this.step(percent, this.lastPercent) && !this.timeDue()) return;
+    this.lastPercent = percent;
+    this.line(`${this.label}: ${percent}% (${formatMB(sent)} of ${formatMB(this.total)} MB, ${this.speed.mbps(sent).toFixed(1)} MB/s)`);
+  }
+
+  status(label: string, percent?: number): void {
+    const text = percent === undefined ? `${label}...` : `${label}: ${percent}%`;
+    if (label !== this.lastStatus) {
+      this.lastStatus = label;
+      this.lastPercent = percent ?? 0;
+      this.line(text);
+      return;
+    }
+    if (!(percent !== undefined && this.step(percent, this.lastPercent)) && !this.timeDue()) return;
+    if (percent !== undefined) this.lastPercent = percent;
+    this.line(text);
+  }
+
+  note(line: string): void {
+    this.line(line);
+  }
+
+  stop(): void {}
+}
+
+type CliProgressModule = typeof CliProgress;
+type OraFactory = typeof oraFactory;
+type Bar = InstanceType<CliProgressModule['SingleBar']>;
+type Spinner = ReturnType<OraFactory>;
+
+/** On a terminal: a bar for bytes, then a spinner for the service's work. */
+class TtyProgress implements Progress {
+  private bar: Bar | undefined;
+  private spinner: Spinner | undefined;
+  private total = 0;
+  private sent = 0;
+  private readonly speed: Speed;
+
+  constructor(
+    private readonly opts: ProgressOptions,
+    private readonly cliProgress: CliProgressModule,
+    private readonly ora: OraFactory,
+  ) {
+    this.speed = new Speed(opts.clock);
+  }
+
+  startBytes(label: string, total: number): void {
+    this.stop();
+    this.total = total;
+    this.sent = 0;
+    this.speed.reset();
+    this.bar = new this.cliProgress.SingleBar({
+      stream: this.opts.io.stderr,
+      // The Context says stderr is a terminal; the stream object may not say so itself.
+      noTTYOutput: true,
+      notTTYSchedule: 200,
+      format: `${label} [{bar}] {percentage}% | {done}/{size} MB | {speed} MB/s | ETA {eta_formatted}`,
+      barsize: Math.max(10, Math.min(30, (this.opts.io.columns ?? 80) - 70)),
+      hideCursor: true,
+      clearOnComplete: true,
+      etaBuffer: 50,
+      fps: 10,
+    });
+    this.bar.start(total, 0, this.payload(0));
+  }
+
+  private payload(sent: number): Record<string, string> {
+    return { done: formatMB(sent), size: formatMB(this.total), speed: this.speed.mbps(sent).toFixed(1) };
+  }
+
+  bytes(sent: number): void {
+    if (!this.bar) return;
+    if (sent < this.sent) this.speed.reset();
+    this.sent = sent;
+    this.bar.update(sent, this.payload(sent));
+  }
+
+  status(label: string, percent?: number): void {
+    if (this.bar) {
+      this.bar.stop();
+      this.bar = undefined;
+    }
+    const text = percent === undefined ? label : `${label} ${percent}%`;
+    if (!this.spinner) {
+      this.spinner = this.ora({ text, stream: this.opts.io.stderr, isEnabled: true, discardStdin: false });
+      this.spinner.start();
+    } else {
+      this.spinner.text = text;
+    }
+  }
+
+  note(line: string): void {
+    if (this.spinner) {
+      // ora clears the spinner line, writes, and draws the spinner again
+      this.opts.io.stderr.write(line + '\n');
+    } else if (this.bar) {
+      this.opts.io.stderr.write('\r\u001b[2K' + line + '\n');
+      this.bar.update(this.sent, this.payload(this.sent));
+    } else {
+      this.opts.io.stderr.write(line + '\n');
+    }
+  }
+
+  stop(): void {
+    this.bar?.stop();
+    this.bar = undefined;
+    this.spinner?.stop();
+    this.spinner = undefined;
+  }
+}

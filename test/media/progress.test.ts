@@ -1,0 +1,102 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { PlainProgress, createProgress, silentProgress } from '../../src/ui/progress.js';
+
+function sink() {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (c: Buffer) => (text += c.toString('utf8')));
+  return { stream, text: () => text };
+}
+
+function fakeClock(start = 1_000_000) {
+  let t = start;
+  return { now: () => t, tick: (ms: number) => (t += ms) };
+}
+
+const flush = () => new Promise((r) => setImmediate(r));
+
+describe('PlainProgress (stderr is not a terminal)', () => {
+  it('writes a line every 10 % of the bytes, with MB and MB/s', async () => {
+    const out = sink();
+    const clock = fakeClock();
+    const p = new PlainProgress(out.stream, clock);
+    p.startBytes('Uploading clip.mp4', 100_000_000);
+    for (let sent = 0; sent <= 100_000_000; sent += 1_000_000) {
+      clock.tick(10);
+      p.bytes(sent);
+    }
+    await flush();
+    const lines = out.text().trim().split('\n');
+    expect(lines[0]).toBe('Uploading clip.mp4 (100 MB)');
+    expect(lines.slice(1).map((l) => /: (\d+)%/.exec(l)?.[1])).toEqual(['10', '20', '30', '40', '50', '60', '70', '80', '90', '100']);
+    expect(lines[10]).toMatch(/^Uploading clip\.mp4: 100% \(100 of 100 MB, 99\.0 MB\/s\)$/);
+  });
+
+  it('writes a line every 10 s when progress is slow, and starts over after a retry', async () => {
+    const out = sink();
+    const clock = fakeClock();
+    const p = new PlainProgress(out.stream, clock);
+    p.startBytes('Uploading big.mov', 1000);
+    clock.tick(4000);
+    p.bytes(10);
+    clock.tick(6000);
+    p.bytes(20); // 10 s since the last line
+    p.bytes(0); // a retry
+    clock.tick(1000);
+    p.bytes(150);
+    await flush();
+    expect(out.text().trim().split('\n')).toEqual([
+      'Uploading big.mov (0.00 MB)',
+      'Uploading big.mov: 2% (0.00 of 0.00 MB, 0.0 MB/s)',
+      'Uploading big.mov: 15% (0.00 of 0.00 MB, 0.0 MB/s)',
+    ]);
+  });
+
+  it("writes the service's phase when it changes, then every 10 % or 10 s", async () => {
+    const out = sink();
+    const clock = fakeClock();
+    const p = new PlainProgress(out.stream, clock);
+    p.status('Downloading', 0);
+    p.status('Downloading', 5);
+    p.status('Downloading', 25);
+    p.status('Processing', 0);
+    p.status('Processing', 0);
+    clock.tick(10_000);
+    p.status('Processing', 0);
+    p.note('A note.');
+    await flush();
+    expect(out.text().trim().split('\n')).toEqual(['Downloading: 0%', 'Downloading: 25%', 'Processing: 0%', 'Processing: 0%', 'A note.']);
+  });
+});
+
+describe('createProgress', () => {
+  it('is silent with --quiet, even on a terminal', async () => {
+    const out = sink();
+    const p = await createProgress({ io: { stderr: out.stream, stderrIsTTY: true }, quiet: true, clock: fakeClock() });
+    expect(p).toBe(silentProgress);
+  });
+
+  it('gives plain lines without a terminal', async () => {
+    const out = sink();
+    const p = await createProgress({ io: { stderr: out.stream, stderrIsTTY: false }, quiet: false, clock: fakeClock() });
+    expect(p).toBeInstanceOf(PlainProgress);
+  });
+
+  it('draws a bar with percent, MB/s and ETA, then a spinner, on the stream it is given', async () => {
+    const out = sink();
+    const clock = fakeClock();
+    const p = await createProgress({ io: { stderr: out.stream, stderrIsTTY: true, columns: 100 }, quiet: false, clock });
+    p.startBytes('Uploading clip.mp4', 10_000_000);
+    clock.tick(1000);
+    p.bytes(5_000_000);
+    await new Promise((r) => setTimeout(r, 250));
+    p.status('Processing', 50);
+    await new Promise((r) => setTimeout(r, 150));
+    p.stop();
+    await flush();
+    const text = out.text();
+    expect(text).toMatch(/Uploading clip\.mp4 \[.*\] 50% \| 5\.00\/10\.0 MB \| 5\.0 MB\/s \| ETA/);
+    expect(text).toMatch(/Processing 50%/);
+  });
+});
