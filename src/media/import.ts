@@ -7,20 +7,13 @@
 import type { Media } from '../api/types.js';
 import type { Invocation } from '../cli/command.js';
 import { InterruptedError, VidpubError } from '../errors.js';
-import { silentProgress, type Progress } from '../ui/progress.js';
+import { silentProgress } from '../ui/progress.js';
 import { checkImportUrl } from './import-url.js';
-import { waitForMedia } from './wait.js';
+import { waitForMedia, type MediaFlowOptions } from './wait.js';
 
-export interface ImportLinkOptions {
+export interface ImportLinkOptions extends MediaFlowOptions {
   /** The name the video gets at the service (default: the link's file name). */
   filename?: string;
-  /** Idempotency-Key base: KEY:import. A rerun with the same base within 24 h replays. */
-  idempotencyBase?: string;
-  wait: boolean;
-  deadlineMs?: number;
-  signal?: AbortSignal;
-  progress?: Progress;
-  onMedia?(media: Media): void;
 }
 
 /**

@@ -8,29 +8,15 @@ import type { CreateUploadResponse, Media } from '../api/types.js';
 import { putFile, UploadLinkRefusedError } from '../api/upload.js';
 import type { Invocation } from '../cli/command.js';
 import { InterruptedError, VidpubError } from '../errors.js';
-import { silentProgress, type Progress } from '../ui/progress.js';
+import { silentProgress } from '../ui/progress.js';
 import { formatDuration } from '../util/duration.js';
 import type { VideoFile } from './check.js';
-import { waitForMedia } from './wait.js';
+import { waitForMedia, type MediaFlowOptions } from './wait.js';
 
 /** New links we ask for when the storage refuses one (expired, used, tampered). */
 const MAX_LINK_RENEWALS = 2;
 
-export interface UploadFileOptions {
-  /**
-   * Base of the Idempotency-Keys of this flow: KEY:upload, KEY:complete:<id>…
-   * A rerun with the same base within 24 h replays instead of uploading twice.
-   */
-  idempotencyBase?: string;
-  /** Wait until the video is ready (or failed). */
-  wait: boolean;
-  /** Absolute clock time (ms) after which the wait stops: TimeoutError, exit 7. */
-  deadlineMs?: number;
-  signal?: AbortSignal;
-  progress?: Progress;
-  /** Called as soon as the service has given the video an id (and again if a new upload replaces it). */
-  onMedia?(media: Media): void;
-}
+export type UploadFileOptions = MediaFlowOptions;
 
 function keyFor(base: string | undefined, step: string): string | undefined {
   return base ? `${base}:${step}` : undefined;

@@ -54,6 +54,23 @@ export function mediaFailedError(m: Media): WorkFailedError {
   });
 }
 
+/** What every media flow (upload, import) takes. */
+export interface MediaFlowOptions {
+  /**
+   * Base of the flow's Idempotency-Keys (KEY:upload, KEY:complete:<id>, KEY:import):
+   * a rerun with the same base within 24 h replays instead of doing the work twice.
+   */
+  idempotencyBase?: string;
+  /** Wait until the video is ready (or failed). */
+  wait: boolean;
+  /** Absolute clock time (ms, as ctx.clock.now()) after which the wait stops: TimeoutError, exit 7. */
+  deadlineMs?: number;
+  signal?: AbortSignal;
+  progress?: Progress;
+  /** Called as soon as the service has given the video an id (again if a new upload replaces it). */
+  onMedia?(media: Media): void;
+}
+
 export interface WaitOptions {
   /** Absolute clock time (ms, as ctx.clock.now()) after which we stop waiting: TimeoutError, exit 7. */
   deadlineMs?: number;
