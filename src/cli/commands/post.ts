@@ -1,0 +1,139 @@
+import type { Command } from 'commander';
+import { UsageError, sanitize } from '../../errors.js';
+import { parseOptionFlag } from '../../posts/options.js';
+import { printPost, type PostResult } from '../../posts/render.js';
+import type { PostOpts, PostSource } from '../../posts/post-flow.js';
+import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
+import { DEFAULT_TIMEOUT, parseIdempotencyKey, parseTimeout } from '../../posts/flags.js';
+import { defineCommand, type Invocation } from '../command.js';
+
+const MAX_CAPTION_FILE_BYTES = 100_000;
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+async function readAll(stream: NodeJS.ReadableStream, limit: number, what: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += b.length;
+    if (size > limit) throw new UsageError(`${what} is longer than ${limit.toLocaleString('en-US')} bytes`);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readCaption(flags: Record<string, unknown>, inv: Invocation): Promise<string | undefined> {
+  const text = flags.caption as string | undefined;
+  const file = flags.captionFile as string | undefined;
+  if (text !== undefined && file !== undefined) throw new UsageError('give --caption or --caption-file, not both');
+  if (file === undefined) return text;
+  let raw: string;
+  if (file === '-') {
+    if (inv.ctx.io.stdinIsTTY) inv.log.info('Reading the caption from the terminal; end it with Ctrl-D.');
+    raw = await readAll(inv.ctx.io.stdin, MAX_CAPTION_FILE_BYTES, 'the caption on stdin');
+  } else {
+    const { readFile, stat } = await import('node:fs/promises');
+    const { resolve } = await import('node:path');
+    const path = resolve(inv.ctx.cwd, file);
+    try {
+      const st = await stat(path);
+      if (!st.isFile()) throw new UsageError(`--caption-file ${sanitize(file)} is not a file`);
+      if (st.size > MAX_CAPTION_FILE_BYTES) throw new UsageError(`--caption-file ${sanitize(file)} is longer than ${MAX_CAPTION_FILE_BYTES.toLocaleString('en-US')} bytes`);
+      raw = await readFile(path, 'utf8');
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UsageError(`--caption-file ${sanitize(file)} cannot be read${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
+    }
+  }
+  // A file's last line break is not part of the caption.
+  return raw.replace(/\r?\n$/, '');
+}
+
+async function parseSource(args: unknown[], flags: Record<string, unknown>, inv: Invocation): Promise<PostSource> {
+  const arg = args[0] as string | undefined;
+  const media = flags.media as string | undefined;
+  if (arg !== undefined && media !== undefined) throw new UsageError('give a file or link, or --media ID, not both');
+  if (media !== undefined) {
+    const id = media.trim();
+    if (!/^[A-Za-z0-9_-]{1,200}$/.test(id)) throw new UsageError(`invalid --media "${sanitize(media)}": give a video id such as med_123`);
+    return { kind: 'media', id };
+  }
+  if (arg === undefined || arg.trim() === '') {
+    throw new UsageError('what should be posted? Give a video file, an https link to one, or --media ID', {
+      hint: 'vidpub post clip.mp4 --to DEST --caption "..."',
+    });
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg.trim())) {
+    const { checkImportUrl } = await import('../../media/import-url.js');
+    const link = checkImportUrl(arg);
+    return { kind: 'url', url: link.url, filename: link.filename };
+  }
+  const { checkVideoFile } = await import('../../media/check.js');
+  const { readDurationSec } = await import('../../media/duration.js');
+  const file = await checkVideoFile(arg, inv.ctx.cwd);
+  const durationSec = await readDurationSec(file.path);
+  return { kind: 'file', file, shown: arg, durationSec };
+}
+
+export default defineCommand<PostOpts, PostResult>({
+  description:
+    'Upload a local video (or import one from an https link, or take one already uploaded with --media) and post it ' +
+    'to one or more destinations: now, at a time (--at), or as a draft (--draft). On a terminal it shows a summary, ' +
+    'asks for what is missing (a destination\'s privacy, for one) and for a confirmation; in scripts every choice ' +
+    `comes from flags and nothing is asked. WHEN: ${WHEN_FORMATS}.`,
+  examples: [
+    'vidpub post clip.mp4 --to @vidpub.demo --caption "Hello"',
+    'vidpub post clip.mp4 --to @vidpub.demo,dst_demo_youtube --option @vidpub.demo:privacy=SELF_ONLY --caption-file caption.txt',
+    'vidpub post https://example.com/clip.mp4 --to youtube --at "2026-11-21 09:00" --tz Europe/Paris',
+    'vidpub post --media med_123 --to linkedin --caption "Hi" --at +2h',
+    'vidpub post clip.mp4 --to youtube --caption "Draft" --draft',
+    'vidpub post clip.mp4 --to youtube --caption "Nightly" --idempotency-key "nightly-$(date +%F)" --no-input --json',
+  ],
+  configure(cmd: Command) {
+    cmd
+      .option('--media <id>', 'post a video already at the service instead of a file or link')
+      .option('--to <dest>', 'destination(s) to post to, by id, @handle or platform; comma-separated or repeated', collect)
+      .option('--caption <text>', 'the caption')
+      .option('--caption-file <path>', 'read the caption from a file ("-" for stdin)')
+      .option('--option <key=value>', 'a destination option: KEY=VALUE (every destination that has KEY) or DEST:KEY=VALUE; repeatable', collect)
+      .option('--at <when>', 'when to publish: now, an ISO time with offset, a local "YYYY-MM-DD HH:MM", or +30m / +2h / +1d')
+      .option('--tz <zone>', 'IANA time zone for a local --at time (default: TZ or this machine\'s zone)')
+      .option('--draft', 'save a draft instead of publishing (prints its review link and issues)')
+      .option('--no-wait', 'return once the post is created, without waiting for each destination')
+      .option('--timeout <dur>', 'longest wait for the video and the post (90s, 5m, 1h)', DEFAULT_TIMEOUT)
+      .option('--idempotency-key <key>', 'rerunning with the same key within 24 h creates no second video or post')
+      .option('-y, --yes', 'do not ask for confirmation');
+  },
+  async parse(args, flags, inv) {
+    const zone = resolveTimeZone(flags.tz as string | undefined, inv.ctx.env);
+    const draft = flags.draft === true;
+    if (draft && flags.at !== undefined) throw new UsageError('--draft saves a draft without a time; drop --at, or drop --draft to schedule it');
+    const when = draft ? null : parseWhen(String(flags.at ?? 'now'), { now: inv.ctx.clock.now(), zone });
+    const to = ((flags.to as string[] | undefined) ?? [])
+      .flatMap((t) => t.split(','))
+      .map((t) => t.trim())
+      .filter((t) => t !== '');
+    if (to.length === 0) {
+      throw new UsageError('--to is required: where should it be posted?', { hint: 'List the destinations with "vidpub destinations", then pass --to DEST[,DEST...].' });
+    }
+    const options = ((flags.option as string[] | undefined) ?? []).map(parseOptionFlag);
+    const timeoutMs = parseTimeout(flags);
+    const idempotencyKey = parseIdempotencyKey(flags.idempotencyKey);
+    const caption = await readCaption(flags, inv);
+    if (caption === undefined && !inv.interactive) {
+      throw new UsageError('--caption is required when there is no terminal to ask on', {
+        hint: 'Pass --caption TEXT or --caption-file PATH ("-" for stdin); --caption "" posts without one.',
+      });
+    }
+    const source = await parseSource(args, flags, inv);
+    return { source, to, caption, options, when, draft, wait: flags.wait !== false, timeoutMs, idempotencyKey, yes: flags.yes === true, zone };
+  },
+  async run(opts, inv) {
+    const { runPost } = await import('../../posts/post-flow.js');
+    return runPost(opts, inv);
+  },
+  print: printPost,
+  json: (r) => r.post,
+});

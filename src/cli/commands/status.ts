@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+import { DEFAULT_TIMEOUT, parsePostId, parseTimeout } from '../../posts/flags.js';
+import { runStatus, type StatusOpts } from '../../posts/publish-flow.js';
+import { printPost, type PostResult } from '../../posts/render.js';
+import { resolveTimeZone } from '../../posts/when.js';
+import { defineCommand } from '../command.js';
+
+export default defineCommand<StatusOpts, PostResult>({
+  description:
+    "Show a post and each destination's status, url, warning and failure. With --wait, follow it until every " +
+    'destination is published, failed or cancelled, and exit as post does (0 published, 6 failed, 7 timed out).',
+  examples: ['vidpub status post_123', 'vidpub status post_123 --wait', 'vidpub status post_123 --wait --timeout 10m --json'],
+  configure(cmd: Command) {
+    cmd
+      .option('--wait', 'poll until every destination is published, failed or cancelled')
+      .option('--timeout <dur>', 'longest wait with --wait (90s, 5m, 1h)', DEFAULT_TIMEOUT);
+  },
+  parse(args, flags, inv) {
+    return {
+      postId: parsePostId(args[0]),
+      wait: flags.wait === true,
+      timeoutMs: parseTimeout(flags),
+      zone: resolveTimeZone(undefined, inv.ctx.env),
+    };
+  },
+  run: runStatus,
+  print: printPost,
+  json: (r) => r.post,
+});

@@ -1,0 +1,243 @@
+/**
+ * `vidpub post`, after its flags are parsed: resolve and check the
+ * destinations and their options (asking for what is missing on a terminal),
+ * check the video's duration against each destination, show a summary and
+ * confirm, upload or import the video (with progress), create the post, then
+ * follow it until every destination is published, failed or cancelled.
+ * Nothing is sent until every local check has passed.
+ */
+import type { CreatePostRequest, Media, Post } from '../api/types.js';
+import type { Invocation } from '../cli/command.js';
+import type { VideoFile } from '../media/check.js';
+import { BlockedError, InterruptedError, UsageError, sanitize } from '../errors.js';
+import { formatDuration } from '../util/duration.js';
+import {
+  ask,
+  missingOptionsError,
+  optionsBody,
+  planOptions,
+  promptMissing,
+  type ChosenDestination,
+  type DestinationPlan,
+  type OptionAssignment,
+} from './options.js';
+import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
+import { blockingIssues, destinationLabel, namesOf, type PostResult } from './render.js';
+import { summaryLines, whenLine } from './summary.js';
+import { followPost } from './watch.js';
+import type { ResolvedWhen } from './when.js';
+
+/** What `post` posts: a checked local file, a checked link, or a video already at the service. */
+export type PostSource =
+  | { kind: 'file'; file: VideoFile; shown: string; durationSec?: number }
+  | { kind: 'url'; url: string; filename: string }
+  | { kind: 'media'; id: string };
+
+export interface PostOpts {
+  source: PostSource;
+  /** Destination names as given to --to (split on commas). */
+  to: string[];
+  /** undefined: ask on a terminal (parse refuses it otherwise). */
+  caption?: string;
+  options: OptionAssignment[];
+  /** null for --draft. */
+  when: ResolvedWhen | null;
+  draft: boolean;
+  wait: boolean;
+  timeoutMs: number;
+  idempotencyKey?: string;
+  yes: boolean;
+  zone: string;
+}
+
+/** The Idempotency-Key of one step of a run with --idempotency-key KEY. */
+export function stepKey(key: string | undefined, step: string): string | undefined {
+  return key === undefined ? undefined : `${key}:${step}`;
+}
+
+function sourceText(s: PostSource): string {
+  return s.kind === 'file' ? s.shown : s.kind === 'url' ? s.url : `video ${s.id}`;
+}
+
+/** Matches the DEST of `--option DEST:KEY=VALUE` among the chosen destinations. */
+async function chosenMatcher(): Promise<(name: string, chosen: ChosenDestination[]) => ChosenDestination | undefined> {
+  const { resolveDestination } = await import('../cli/destinations.js');
+  return (name, chosen) => {
+    const exact = chosen.find((c) => c.name === name);
+    if (exact) return exact;
+    try {
+      const d = resolveDestination(name, chosen.map((c) => c.destination));
+      return chosen.find((c) => c.destination.id === d.id);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/** Resolves --to, refuses inactive destinations, reads each one's options. */
+async function chooseDestinations(opts: PostOpts, inv: Invocation): Promise<{ chosen: ChosenDestination[]; names: Record<string, string> }> {
+  const client = await inv.client();
+  const signal = inv.ctx.signal;
+  const all = await client.listDestinations({ signal });
+  const { resolveDestination } = await import('../cli/destinations.js');
+  const picked: { name: string; destination: (typeof all)[number] }[] = [];
+  for (const name of opts.to) {
+    const d = resolveDestination(name, all);
+    if (!picked.some((p) => p.destination.id === d.id)) picked.push({ name, destination: d });
+  }
+  const inactive = picked.filter((p) => p.destination.status !== 'active');
+  if (inactive.length > 0) {
+    const what = inactive.map((p) => `${destinationLabel(p.destination)} is ${sanitize(String(p.destination.status ?? 'not active'))}`).join('; ');
+    throw new UsageError(`cannot post to an inactive destination: ${what}`, {
+      hint: 'Reconnect it in the web app, or leave it out of --to ("vidpub destinations" shows each status).',
+    });
+  }
+  const chosen = await Promise.all(
+    picked.map(async (p) => ({ ...p, options: await client.getDestinationOptions(p.destination.id, { signal }) })),
+  );
+  for (const c of chosen) if (!Array.isArray(c.options.options)) c.options = { ...c.options, options: [] };
+  return { chosen, names: namesOf(all) };
+}
+
+/** The longest video each destination takes, from its options (creator platforms) or its video limits. */
+function maxDurationOf(p: ChosenDestination): number | undefined {
+  const fromOptions = p.options.max_duration_sec;
+  if (typeof fromOptions === 'number' && fromOptions > 0) return fromOptions;
+  const fromLimits = p.destination.video_limits?.max_duration_sec;
+  return typeof fromLimits === 'number' && fromLimits > 0 ? fromLimits : undefined;
+}
+
+function checkDuration(durationSec: number | undefined, plans: DestinationPlan[], video: string): void {
+  if (durationSec === undefined || !Number.isFinite(durationSec)) return;
+  const tooLong = plans.filter((p) => {
+    const max = maxDurationOf(p);
+    return max !== undefined && durationSec > max;
+  });
+  if (tooLong.length === 0) return;
+  const what = tooLong.map((p) => `${destinationLabel(p.destination)} takes at most ${formatDuration(maxDurationOf(p)! * 1000)}`).join('; ');
+  throw new UsageError(`${sanitize(video)} is ${formatDuration(durationSec * 1000)} long, too long to post: ${what}`, {
+    hint: 'Trim the video, or leave those destinations out of --to. Nothing was uploaded.',
+  });
+}
+
+async function confirm(opts: PostOpts, inv: Invocation, summary: string[]): Promise<void> {
+  for (const line of summary) inv.ctx.io.stderr.write(line + '\n');
+  const prompter = await inv.ctx.prompter();
+  const message = opts.draft ? 'Save this draft?' : opts.when?.now !== false ? 'Post it now?' : 'Schedule it?';
+  const yes = await ask(() => prompter.confirm({ message, default: true }));
+  if (!yes) throw new InterruptedError('Cancelled: nothing was uploaded or posted.');
+}
+
+/** Uploads, imports or takes the video; waits until it is ready when `ready` is needed. */
+async function obtainMedia(opts: PostOpts, inv: Invocation, known: Media | undefined, ready: boolean, deadlineMs: number): Promise<Media> {
+  const { createProgress } = await import('../ui/progress.js');
+  const progress = await createProgress({ io: inv.ctx.io, quiet: inv.globals.quiet, clock: inv.ctx.clock });
+  const s = opts.source;
+  const common = { idempotencyBase: opts.idempotencyKey, wait: ready, deadlineMs, progress };
+  if (s.kind === 'file') {
+    const { uploadFile } = await import('../media/upload.js');
+    return uploadFile(inv, s.file, common);
+  }
+  if (s.kind === 'url') {
+    const { importLink } = await import('../media/import.js');
+    return importLink(inv, s.url, common);
+  }
+  const media = known!;
+  if (!ready || media.status === 'ready') {
+    progress.stop();
+    return media;
+  }
+  const { waitForMedia } = await import('../media/wait.js');
+  return waitForMedia(inv, media.id, { deadlineMs, progress, current: media });
+}
+
+export async function runPost(opts: PostOpts, inv: Invocation): Promise<PostResult> {
+  const { ctx } = inv;
+  const client = await inv.client();
+  const deadlineMs = ctx.clock.now() + opts.timeoutMs;
+
+  // Destinations, their options, what is missing: all before any upload.
+  const { chosen, names } = await chooseDestinations(opts, inv);
+  const plans = planOptions(chosen, opts.options, await chosenMatcher());
+
+  let known: Media | undefined;
+  if (opts.source.kind === 'media') {
+    known = await client.getMedia(opts.source.id, { signal: ctx.signal });
+    if (known.status === 'failed') {
+      const { mediaFailedError } = await import('../media/wait.js');
+      throw mediaFailedError(known);
+    }
+  }
+
+  if (plans.some((p) => p.missing.length > 0)) {
+    if (!inv.interactive) throw missingOptionsError(plans);
+    const prompter = await ctx.prompter();
+    await promptMissing(plans, prompter, (line) => ctx.io.stderr.write(line + '\n'));
+  }
+
+  const durationSec = opts.source.kind === 'file' ? opts.source.durationSec : known?.duration_sec;
+  checkDuration(durationSec, plans, sourceText(opts.source));
+
+  let caption = opts.caption;
+  if (caption === undefined) {
+    const prompter = await ctx.prompter();
+    caption = await ask(() => prompter.input({ message: 'Caption' }));
+  }
+
+  const summary = summaryLines(
+    {
+      video: sourceText(opts.source),
+      sizeBytes: opts.source.kind === 'file' ? opts.source.file.size : known?.size_bytes ?? undefined,
+      durationSec,
+      caption,
+      plans,
+      when: opts.when,
+    },
+    inv.colors.stderr,
+  );
+  if (inv.interactive && !opts.yes) {
+    await confirm(opts, inv, summary);
+  } else {
+    // Scripts see the resolved time (with its offset and in UTC) before anything is sent.
+    const to = plans.map((p) => destinationLabel(p.destination)).join(', ');
+    inv.log.info(`Posting ${sanitize(sourceText(opts.source))} to ${sanitize(to)}: ${whenLine(opts.when)}`);
+    if (opts.when?.note) inv.log.warn(sanitize(opts.when.note));
+  }
+
+  // A draft may be saved before the video is ready; publishing needs it ready.
+  const media = await obtainMedia(opts, inv, known, !(opts.draft && !opts.wait), deadlineMs);
+
+  const body: CreatePostRequest = {
+    media_id: media.id,
+    caption,
+    destinations: plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })),
+  };
+  if (opts.when) body.publish_at = opts.when.publishAt;
+
+  let post: Post;
+  try {
+    post = await client.createPost(body, { idempotencyKey: stepKey(opts.idempotencyKey, 'post'), signal: ctx.signal });
+  } catch (err) {
+    if (isDailyLimit(err)) {
+      throw dailyLimitError(
+        err,
+        `no post was created (the video is uploaded: ${media.id})`,
+        `Run again after the reset with --media ${media.id} instead of the file, add --wait-for-quota to wait for it, or save it with --draft.`,
+        opts.zone,
+        ctx.clock.now(),
+      );
+    }
+    if (err instanceof BlockedError) throw blockedCreate(err, names);
+    throw err;
+  }
+  if (client.lastResponse?.replayed === true) {
+    inv.log.info(`Post ${post.id} was already created by an earlier run with this --idempotency-key; reporting it.`);
+    post = await client.getPost(post.id, { signal: ctx.signal });
+  }
+
+  const result: PostResult = { post, names, zone: opts.zone };
+  if (opts.draft) return { ...result, headline: 'Draft saved.' };
+  if (blockingIssues(post.issues).length > 0) throw blockedPost(result, 'published');
+  if (post.status === 'scheduled') return { ...result, headline: 'Scheduled.' };
+  return followPost(inv, client, { ...result, headline: 'Publishing.' }, { wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs });
+}

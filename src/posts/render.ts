@@ -1,0 +1,126 @@
+/**
+ * How a post is shown: its id, status, time and review link, each
+ * destination's status with its url, warning or failure, and its issues. A
+ * table for a person, stable tab-separated lines for a pipe (the shape of
+ * `--json` is the post record itself).
+ */
+import type { Destination, Issue, Post, PostDestination } from '../api/types.js';
+import { TERMINAL_DESTINATION_STATUSES } from '../api/types.js';
+import type { Invocation } from '../cli/command.js';
+import { sanitize } from '../errors.js';
+import type { Colors } from '../ui/color.js';
+import { renderFields, renderTable } from '../ui/table.js';
+import { describeMoment } from './when.js';
+
+/** What post, publish and status return: the post and what is needed to show it. */
+export interface PostResult {
+  post: Post;
+  /** destination_id -> a name for people ("@vidpub.demo (tiktok)"). */
+  names: Record<string, string>;
+  /** Zone times are shown in. */
+  zone: string;
+  /** A line said before the record (e.g. "Draft saved."). */
+  headline?: string;
+}
+
+/** "@vidpub.demo (tiktok)" for a destination. */
+export function destinationLabel(d: Pick<Destination, 'id' | 'handle' | 'platform'>): string {
+  if (!d.handle) return d.id;
+  return d.platform ? `${d.handle} (${d.platform})` : d.handle;
+}
+
+export function namesOf(destinations: Destination[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of destinations) out[d.id] = destinationLabel(d);
+  return out;
+}
+
+/** Every destination published, failed or cancelled (or the post says it is completed). */
+export function isFinished(post: Post): boolean {
+  const dests = Array.isArray(post.destinations) ? post.destinations : [];
+  if (dests.length > 0 && dests.every((d) => TERMINAL_DESTINATION_STATUSES.includes(String(d.status)))) return true;
+  return post.status === 'completed';
+}
+
+export function failedDestinations(post: Post): PostDestination[] {
+  return (post.destinations ?? []).filter((d) => d.status === 'failed' || d.status === 'cancelled');
+}
+
+export function blockingIssues(issues: Issue[] | undefined): Issue[] {
+  return (Array.isArray(issues) ? issues : []).filter((i) => i?.severity === 'error');
+}
+
+function statusStyle(status: string, c: Colors): (s: string) => string {
+  if (status === 'published' || status === 'completed') return c.green;
+  if (status === 'failed') return c.red;
+  if (status === 'cancelled') return c.yellow;
+  if (status === 'publishing' || status === 'scheduled') return c.cyan;
+  return (s) => s;
+}
+
+/** The url, warning and failure of one destination, in one cell. */
+export function destinationDetails(d: PostDestination): string {
+  const parts: string[] = [];
+  if (d.url) parts.push(d.url);
+  if (d.failure) parts.push(`failure: ${d.failure.message ?? ''}${d.failure.code ? ` (${d.failure.code})` : ''}`);
+  if (d.warning) parts.push(`warning: ${d.warning.message ?? ''}${d.warning.code ? ` (${d.warning.code})` : ''}`);
+  return parts.join(' · ');
+}
+
+/** One line per issue: "error  @vidpub.demo (tiktok): choose ... (missing_required_option)". */
+export function issueLines(issues: Issue[], names: Record<string, string>, tty: boolean, c?: Colors): string[] {
+  return issues.map((i) => {
+    const severity = String(i.severity ?? 'issue');
+    const where = i.destination_id ? names[i.destination_id] ?? i.destination_id : '';
+    const text = sanitize(String(i.message ?? i.code ?? ''));
+    if (!tty) return ['issue', severity, i.code ?? '', i.destination_id ?? '', text].join('\t');
+    const sev = severity === 'error' ? (c?.red ?? String)(severity.padEnd(7)) : (c?.yellow ?? String)(severity.padEnd(7));
+    const prefix = where && !text.includes(where) ? `${sanitize(where)}: ` : '';
+    return `  ${sev} ${prefix}${text}${i.code ? ` (${sanitize(i.code)})` : ''}`;
+  });
+}
+
+function whenText(post: Post, zone: string): string | undefined {
+  if (!post.publish_at) return undefined;
+  const ms = Date.parse(post.publish_at);
+  return Number.isNaN(ms) ? post.publish_at : describeMoment(ms, zone);
+}
+
+/** Prints a post on stdout: fields, the destination table, then the issues. */
+export function printPost(r: PostResult, inv: Invocation): void {
+  const tty = inv.ctx.io.stdoutIsTTY;
+  const c = inv.colors.stdout;
+  const { post } = r;
+  if (r.headline && tty) inv.print(r.headline);
+  const fields: [string, string][] = [
+    ['id', post.id],
+    ['status', String(post.status)],
+  ];
+  const when = whenText(post, r.zone);
+  if (when) fields.push([post.status === 'scheduled' ? 'scheduled for' : 'publish at', when]);
+  if (post.review_url) fields.push(['review', post.review_url]);
+  for (const line of renderFields(fields, { tty, dim: c.dim })) inv.print(line);
+
+  const dests = Array.isArray(post.destinations) ? post.destinations : [];
+  if (dests.length > 0) {
+    if (tty) inv.print('');
+    const rows = renderTable(
+      dests,
+      [
+        { header: 'Destination', value: (d) => r.names[d.destination_id] ?? d.destination_id },
+        { header: 'Status', value: (d) => String(d.status ?? 'unknown'), style: (s, d) => statusStyle(String(d.status), c)(s) },
+        { header: 'Details', value: (d) => destinationDetails(d) },
+      ],
+      { tty, bold: c.bold },
+    );
+    for (const line of rows) inv.print(line);
+  }
+  const issues = Array.isArray(post.issues) ? post.issues : [];
+  if (issues.length > 0) {
+    if (tty) {
+      inv.print('');
+      inv.print(c.bold('Issues:'));
+    }
+    for (const line of issueLines(issues, r.names, tty, c)) inv.print(line);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The summary a person sees before anything is sent: the video, the caption,
+ * each destination with its options (defaults marked), and when it goes out
+ * (with its offset and in UTC).
+ */
+import { sanitize } from '../errors.js';
+import type { Colors } from '../ui/color.js';
+import { formatDuration } from '../util/duration.js';
+import type { DestinationPlan } from './options.js';
+import { destinationLabel } from './render.js';
+import type { ResolvedWhen } from './when.js';
+
+export interface SummaryInput {
+  /** What is posted: a file path, a link, or "media med_123". */
+  video: string;
+  sizeBytes?: number;
+  durationSec?: number;
+  caption: string;
+  plans: DestinationPlan[];
+  /** null: a draft. */
+  when: ResolvedWhen | null;
+}
+
+/** "12.3 MB" / "820 kB" / "512 B", decimal like the service's 1 GB limit. */
+export function formatSize(bytes: number): string {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${bytes} B`;
+}
+
+export function whenLine(when: ResolvedWhen | null): string {
+  if (!when) return 'not published: saved as a draft';
+  if (when.now) return `now, ${when.local} (${when.utc})`;
+  return `${when.local} (${when.utc})`;
+}
+
+const CAPTION_PREVIEW = 200;
+
+export function summaryLines(s: SummaryInput, c: Colors): string[] {
+  const label = (k: string) => c.dim(`${k}:`.padEnd(9));
+  const facts = [s.sizeBytes !== undefined ? formatSize(s.sizeBytes) : '', s.durationSec !== undefined ? formatDuration(s.durationSec * 1000) : '']
+    .filter(Boolean)
+    .join(', ');
+  const caption = sanitize(s.caption);
+  const lines = [
+    c.bold('About to post'),
+    `${label('Video')}${sanitize(s.video)}${facts ? ` (${facts})` : ''}`,
+    `${label('Caption')}${caption === '' ? c.dim('(empty)') : caption.length > CAPTION_PREVIEW ? caption.slice(0, CAPTION_PREVIEW - 1) + '…' : caption}`,
+    `${label('When')}${whenLine(s.when)}`,
+  ];
+  if (s.when?.note) lines.push(`${' '.repeat(9)}${c.yellow(sanitize(s.when.note))}`);
+  lines.push(`${label('To')}`.trimEnd());
+  for (const p of s.plans) {
+    const d = p.destination;
+    const name = sanitize(destinationLabel(d));
+    lines.push(`  ${c.bold(name)}${d.display_name ? c.dim(` · ${sanitize(d.display_name)}`) : ''}`);
+    for (const v of p.values) {
+      const mark = v.source === 'default' ? c.dim(' (default)') : '';
+      lines.push(`    ${sanitize(v.key)}: ${sanitize(String(v.value))}${mark}`);
+    }
+  }
+  return lines;
+}

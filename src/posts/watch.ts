@@ -1,0 +1,188 @@
+/**
+ * Waiting for a post to finish: polls GET /posts/{id} (src/api/poll.ts) until
+ * every destination is published, failed or cancelled, and shows each
+ * destination's state on stderr — redrawn in place on a terminal, one plain
+ * line per change on a pipe, nothing with --quiet. Ctrl-C and --timeout stop
+ * the waiting (not the post) and say how to look again.
+ */
+import type { ApiClient } from '../api/client.js';
+import type { Post } from '../api/types.js';
+import type { Invocation } from '../cli/command.js';
+import { InterruptedError, TimeoutError, sanitize } from '../errors.js';
+import { formatDuration } from '../util/duration.js';
+import { settle } from './outcome.js';
+import { isFinished, type PostResult } from './render.js';
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const TICK_MS = 100;
+
+/** What the display needs to know about one destination. */
+interface Row {
+  name: string;
+  status: string;
+  note: string;
+}
+
+function rowsOf(post: Post, names: Record<string, string>): Row[] {
+  return (post.destinations ?? []).map((d) => ({
+    name: sanitize(names[d.destination_id] ?? d.destination_id),
+    status: String(d.status ?? 'unknown'),
+    note: sanitize(d.failure?.message ?? d.url ?? d.warning?.message ?? ''),
+  }));
+}
+
+export interface PostDisplay {
+  update(post: Post): void;
+  /** Removes the live lines (a terminal) so the final record is printed once. */
+  stop(): void;
+}
+
+/** The live view on a terminal: a few lines on stderr rewritten in place. */
+class LiveDisplay implements PostDisplay {
+  private rows: Row[] = [];
+  private drawn = 0;
+  private frame = 0;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  constructor(private readonly inv: Invocation, private readonly names: Record<string, string>, private readonly postId: string) {}
+
+  update(post: Post): void {
+    this.rows = rowsOf(post, this.names);
+    if (!this.timer) {
+      this.timer = setInterval(() => {
+        this.frame = (this.frame + 1) % FRAMES.length;
+        this.draw();
+      }, TICK_MS);
+      this.timer.unref?.();
+    }
+    this.draw();
+  }
+
+  private symbol(status: string): string {
+    const c = this.inv.colors.stderr;
+    if (status === 'published') return c.green('✓');
+    if (status === 'failed') return c.red('✗');
+    if (status === 'cancelled') return c.yellow('–');
+    if (status === 'publishing') return c.cyan(FRAMES[this.frame]!);
+    return c.dim('·');
+  }
+
+  private draw(): void {
+    const width = Math.max(20, (this.inv.ctx.io.columns ?? 80) - 1);
+    const nameWidth = Math.max(...this.rows.map((r) => r.name.length), 0);
+    const lines = [
+      this.inv.colors.stderr.dim(`Waiting for post ${this.postId} (Ctrl-C stops waiting; the post goes on)`),
+      ...this.rows.map((r) => {
+        const text = `${r.name.padEnd(nameWidth)}  ${r.status}${r.note ? `  ${r.note}` : ''}`;
+        return `${this.symbol(r.status)} ${text.length > width - 2 ? text.slice(0, width - 3) + '…' : text}`;
+      }),
+    ];
+    let out = this.drawn > 0 ? `\u001b[${this.drawn}A` : '';
+    for (const line of lines) out += `\r\u001b[2K${line}\n`;
+    // Fewer lines than last time: clear what is left below.
+    for (let i = lines.length; i < this.drawn; i++) out += '\r\u001b[2K\n';
+    if (this.drawn > lines.length) out += `\u001b[${this.drawn - lines.length}A`;
+    this.inv.ctx.io.stderr.write(out);
+    this.drawn = Math.max(lines.length, this.drawn);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.drawn > 0) {
+      let out = `\u001b[${this.drawn}A`;
+      for (let i = 0; i < this.drawn; i++) out += '\r\u001b[2K\n';
+      out += `\u001b[${this.drawn}A`;
+      this.inv.ctx.io.stderr.write(out);
+      this.drawn = 0;
+    }
+  }
+}
+
+/** On a pipe: one line when a destination changes state. */
+class PlainDisplay implements PostDisplay {
+  private last = new Map<string, string>();
+  constructor(private readonly inv: Invocation, private readonly names: Record<string, string>) {}
+  update(post: Post): void {
+    for (const r of rowsOf(post, this.names)) {
+      if (this.last.get(r.name) === r.status) continue;
+      this.last.set(r.name, r.status);
+      this.inv.log.info(`${r.name}: ${r.status}${r.note ? ` ${r.note}` : ''}`);
+    }
+  }
+  stop(): void {}
+}
+
+const silent: PostDisplay = { update() {}, stop() {} };
+
+export function createPostDisplay(inv: Invocation, names: Record<string, string>, postId: string): PostDisplay {
+  if (inv.globals.quiet) return silent;
+  if (inv.ctx.io.stderrIsTTY) return new LiveDisplay(inv, names, postId);
+  return new PlainDisplay(inv, names);
+}
+
+export interface WaitOptions {
+  /** Absolute clock time after which we stop waiting (exit 7). */
+  deadlineMs?: number;
+  /** The --timeout given, for the message. */
+  timeoutMs?: number;
+}
+
+/**
+ * Polls the post until it is finished. Returns the final record. Throws
+ * TimeoutError (exit 7) or InterruptedError (exit 130), both naming the post
+ * and carrying the last record seen as `data`.
+ */
+export async function waitForPost(inv: Invocation, client: ApiClient, result: PostResult, opts: WaitOptions = {}): Promise<PostResult> {
+  const { poll } = await import('../api/poll.js');
+  const id = result.post.id;
+  const display = createPostDisplay(inv, result.names, id);
+  let last = result;
+  const hint = `Check on it later with: vidpub status ${id} --wait`;
+  try {
+    const post = await poll<Post>({
+      fetch: () => client.getPost(id, { signal: inv.ctx.signal }),
+      done: isFinished,
+      onUpdate: (p) => {
+        last = { ...result, post: p };
+        display.update(p);
+      },
+      clock: inv.ctx.clock,
+      signal: inv.ctx.signal,
+      deadlineMs: opts.deadlineMs,
+      what: `post ${id}`,
+      onTimeout: (p) =>
+        new TimeoutError(
+          `Stopped waiting for post ${id} after ${formatDuration(opts.timeoutMs ?? 0)} (--timeout); it goes on at the service.`,
+          { hint, data: p ? { ...result, post: p } : last },
+        ),
+    });
+    return { ...result, post };
+  } catch (err) {
+    if (err instanceof TimeoutError) {
+      if (err.data !== undefined) throw err;
+      throw new TimeoutError(`Stopped waiting for post ${id} (--timeout); it goes on at the service.`, { hint, data: last, cause: err });
+    }
+    if (err instanceof InterruptedError || inv.ctx.signal.aborted) {
+      throw new InterruptedError(`Interrupted: stopped waiting for post ${id}; it goes on at the service.`, { hint, data: last, cause: err });
+    }
+    throw err;
+  } finally {
+    display.stop();
+  }
+}
+
+/** Follows a post that is publishing to its end (unless told not to), and maps the outcome to an exit code. */
+export async function followPost(
+  inv: Invocation,
+  client: ApiClient,
+  r: PostResult,
+  opts: { wait: boolean; timeoutMs: number; deadlineMs?: number },
+): Promise<PostResult> {
+  if (isFinished(r.post)) return settle(r);
+  if (!opts.wait) {
+    inv.log.info(`Follow it with: vidpub status ${r.post.id} --wait`);
+    return r;
+  }
+  const final = await waitForPost(inv, client, r, { deadlineMs: opts.deadlineMs ?? inv.ctx.clock.now() + opts.timeoutMs, timeoutMs: opts.timeoutMs });
+  return settle(final);
+}
