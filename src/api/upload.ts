@@ -5,8 +5,9 @@
  * buffers a whole request body.
  *
  * A transient failure (connection reset, 5xx, 408, 429) is retried from the
- * start with a fresh stream; a 403 (expired, used or tampered link) is
- * returned to the caller as UploadLinkRefusedError, who asks for a new link.
+ * start with a fresh stream; a refused link (403 expired or tampered, 409
+ * already used, 410) is returned to the caller as UploadLinkRefusedError,
+ * who completes (the bytes may be there) or asks for a new link.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -60,7 +61,7 @@ export interface PutFileResult {
   attempts: number;
 }
 
-/** The storage refused the signed link (403): expired, already used or tampered. Ask for a new one. */
+/** The storage refused the signed link (403, 409, 410): expired, already used or tampered. Ask for a new one. */
 export class UploadLinkRefusedError extends ServiceError {
   readonly status: number;
   readonly code?: string;
@@ -158,7 +159,8 @@ export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
         const parsed = parseErrorBody(text, Array.isArray(contentType) ? contentType[0] : contentType);
         const message = parsed.message || `HTTP ${res.statusCode}`;
         const code = parsed.code;
-        if (res.statusCode === 403) {
+        // 403: expired or tampered; 409: already used (the bytes may be there); 410: gone.
+        if (res.statusCode === 403 || res.statusCode === 409 || res.statusCode === 410) {
           throw new UploadLinkRefusedError(`the upload link was refused: ${message}`, {
             status: res.statusCode,
             code,

@@ -8,7 +8,6 @@ import { poll } from '../api/poll.js';
 import type { Invocation } from '../cli/command.js';
 import { InterruptedError, TimeoutError, VidpubError, WorkFailedError, sanitize } from '../errors.js';
 import type { Progress } from '../ui/progress.js';
-import { formatDuration } from '../util/duration.js';
 
 /** The contract's rule: a client stops polling on any status other than uploading or processing. */
 export function isMediaSettled(m: Pick<Media, 'status'>): boolean {
@@ -47,10 +46,12 @@ export function laterHint(mediaId: string): string {
 
 /** The error for a media record that ended as failed (exit 6), carrying the record. */
 export function mediaFailedError(m: Media): WorkFailedError {
-  const why = m.error?.message ? sanitize(m.error.message) : 'the service gave no reason';
-  return new WorkFailedError(`Video ${m.id} (${sanitize(m.filename ?? '')}) failed: ${why}`, {
+  const why = m.error?.message ? sanitize(m.error.message) : undefined;
+  const hint = m.source === 'import' ? 'Check that the link opens the video file itself, then import it again.' : 'Check that the file plays on your computer, then upload it again.';
+  // The service's message usually says what to do; our hint is for when it says nothing.
+  return new WorkFailedError(`Video ${m.id} (${sanitize(m.filename ?? '')}) failed: ${why ?? 'the service gave no reason'}`, {
     data: m,
-    hint: m.source === 'import' ? 'Check that the link opens the video file itself, then import it again.' : 'Check that the file plays on your computer, then upload it again.',
+    hint: why ? undefined : hint,
   });
 }
 
@@ -89,7 +90,6 @@ export async function waitForMedia(inv: Invocation, mediaId: string, opts: WaitO
   const { ctx } = inv;
   const client = await inv.client();
   const signal = opts.signal ? AbortSignal.any([ctx.signal, opts.signal]) : ctx.signal;
-  const started = ctx.clock.now();
   let last: Media | undefined = opts.current;
   const show = (m: Media) => opts.progress?.status(phaseLabel(m), percentOf(m));
   if (last && !isMediaSettled(last)) show(last);
@@ -108,7 +108,7 @@ export async function waitForMedia(inv: Invocation, mediaId: string, opts: WaitO
       what: `video ${mediaId} to be ready`,
       onTimeout: (m) =>
         new TimeoutError(
-          `Stopped waiting after ${formatDuration(ctx.clock.now() - started)} (--timeout): video ${mediaId} is ${m ? describeMediaState(m) : 'not ready yet'}.`,
+          `Stopped waiting (--timeout reached): video ${mediaId} is ${m ? describeMediaState(m) : 'not ready yet'}.`,
           { hint: laterHint(mediaId), data: m },
         ),
     });

@@ -1,0 +1,42 @@
+import type { Media } from '../../api/types.js';
+import { UsageError } from '../../errors.js';
+import { defineCommand } from '../command.js';
+import { addWaitOptions, parseWaitFlags, runMediaFlow, type WaitFlags } from './upload.js';
+
+interface ImportOpts extends WaitFlags {
+  url: string;
+  filename?: string;
+}
+
+export default defineCommand<ImportOpts, Media>({
+  description:
+    'Import a video from a public https link straight to the file (MP4, MOV, WebM, AVI or MTS), not a page that plays it. ' +
+    'The service downloads it in the background; vidpub waits until it is ready and prints the video id ' +
+    '(or the video record with --json). At most 5 imports download at once per workspace: a sixth waits ' +
+    '(within --max-wait) for a free slot.',
+  examples: [
+    'vidpub import https://cdn.example.com/videos/launch.mp4',
+    'vidpub import https://cdn.example.com/v/123.mov --filename launch.mov',
+    'vidpub import https://cdn.example.com/videos/launch.mp4 --no-wait --json',
+    'vidpub import https://cdn.example.com/videos/launch.mp4 --timeout 15m --max-wait 5m',
+  ],
+  configure(cmd) {
+    cmd.option('--filename <name>', 'name the video gets at the service (default: the file name in the link)');
+    addWaitOptions(cmd, 'the service has accepted the link');
+  },
+  async parse(args, flags) {
+    const raw = args[0];
+    if (typeof raw !== 'string' || raw === '') throw new UsageError('give the https link of a video file: vidpub import URL');
+    const { checkImportUrl, checkImportFilename } = await import('../../media/import-url.js');
+    const { url } = checkImportUrl(raw);
+    const filename = flags.filename === undefined ? undefined : checkImportFilename(String(flags.filename));
+    return { url, filename, ...parseWaitFlags(flags) };
+  },
+  async run(opts, inv) {
+    const { importLink } = await import('../../media/import.js');
+    return runMediaFlow(inv, opts, (o) => importLink(inv, opts.url, { ...o, filename: opts.filename }), (m) => `Imported ${m.filename ?? opts.url}`);
+  },
+  print(media, inv) {
+    inv.print(media.id);
+  },
+});

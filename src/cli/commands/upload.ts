@@ -1,0 +1,94 @@
+import type { Command } from 'commander';
+import type { Media } from '../../api/types.js';
+import { UsageError } from '../../errors.js';
+import type { VideoFile } from '../../media/check.js';
+import type { Progress } from '../../ui/progress.js';
+import { parseDuration } from '../../util/duration.js';
+import { defineCommand, type Invocation } from '../command.js';
+
+export interface WaitFlags {
+  wait: boolean;
+  /** --timeout in ms. */
+  timeoutMs: number;
+}
+
+interface UploadOpts extends WaitFlags {
+  file: VideoFile;
+}
+
+/** Default --timeout: long enough for a 1 GB video, short enough that a CI job does not hang. */
+export const DEFAULT_MEDIA_TIMEOUT = '30m';
+
+/** --no-wait and --timeout, shared by upload and import. */
+export function addWaitOptions(cmd: Command, what: string): void {
+  cmd
+    .option('--no-wait', `return once ${what}, without waiting until the video is ready`)
+    .option('--timeout <dur>', 'longest wait until the video is ready (90s, 5m, 1h; a bare number is seconds)', DEFAULT_MEDIA_TIMEOUT);
+}
+
+export function parseWaitFlags(flags: Record<string, unknown>): WaitFlags {
+  const timeoutMs = parseDuration(String(flags.timeout ?? DEFAULT_MEDIA_TIMEOUT), '--timeout');
+  if (timeoutMs <= 0) throw new UsageError('--timeout must be longer than 0s');
+  return { wait: flags.wait !== false, timeoutMs };
+}
+
+/**
+ * Runs a media flow with progress on stderr and a deadline from --timeout,
+ * then says how it went.
+ */
+export async function runMediaFlow(
+  inv: Invocation,
+  flags: WaitFlags,
+  flow: (o: { wait: boolean; deadlineMs: number; progress: Progress }) => Promise<Media>,
+  done: (media: Media) => string,
+): Promise<Media> {
+  const { ctx, globals } = inv;
+  const { createProgress } = await import('../../ui/progress.js');
+  const progress = await createProgress({ io: ctx.io, quiet: globals.quiet, clock: ctx.clock });
+  const media = await flow({ wait: flags.wait, deadlineMs: ctx.clock.now() + flags.timeoutMs, progress });
+  reportMedia(media, inv, done(media));
+  return media;
+}
+
+/** The last line on stderr once a video is through. */
+function reportMedia(media: Media, inv: Invocation, what: string): void {
+  const c = inv.colors.stderr;
+  const ok = c.green('✓');
+  if (media.status === 'ready') {
+    const dur = typeof media.duration_sec === 'number' ? `, ${Math.round(media.duration_sec)} s` : '';
+    inv.log.info(`${ok} ${what}: video ${c.bold(media.id)} is ready${dur}.`);
+  } else {
+    const state = media.status === 'uploading' && media.source === 'import' ? 'downloading' : media.status;
+    inv.log.info(`${ok} ${what}: video ${c.bold(media.id)} is ${state}; the service goes on with it.`);
+  }
+}
+
+export default defineCommand<UploadOpts, Media>({
+  description:
+    'Upload a local video (MP4, MOV, WebM, AVI or MTS, at most 1 GB) and wait until the service has processed it. ' +
+    'Prints the video id (or the video record with --json). The file is checked before anything is sent, streamed ' +
+    'from disk, and sent again from the start if the connection drops.',
+  examples: [
+    'vidpub upload clip.mp4',
+    'vidpub upload clip.mp4 --json | jq -r .id',
+    'vidpub upload big.mov --no-wait',
+    'MEDIA=$(vidpub upload clip.mp4 --timeout 10m --quiet)',
+  ],
+  configure(cmd) {
+    addWaitOptions(cmd, 'the file is sent');
+  },
+  async parse(args, flags, inv) {
+    const path = args[0];
+    if (typeof path !== 'string' || path === '') throw new UsageError('give the path of a video file: vidpub upload FILE');
+    const wait = parseWaitFlags(flags);
+    const { checkVideoFile } = await import('../../media/check.js');
+    return { file: await checkVideoFile(path, inv.ctx.cwd), ...wait };
+  },
+  async run(opts, inv) {
+    const { uploadFile } = await import('../../media/upload.js');
+    return runMediaFlow(inv, opts, (o) => uploadFile(inv, opts.file, o), () => `Uploaded ${opts.file.filename}`);
+  },
+  print(media, inv) {
+    inv.print(media.id);
+  },
+});
