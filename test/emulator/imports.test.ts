@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EmulatorHandle } from '../../src/emulator/index.js';
-import { Client, KEYS, startTest, waitFor, type Json } from './helpers.js';
+import { type Client, KEYS, startTest, waitFor } from './helpers.js';
 
 let emu: EmulatorHandle;
 let api: Client;

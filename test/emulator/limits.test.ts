@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultFixture, type EmulatorHandle } from '../../src/emulator/index.js';
-import { Client, KEYS, nextMinuteSec, startTest, type Json } from './helpers.js';
+import { type Client, KEYS, nextMinuteSec, startTest, type Json } from './helpers.js';
 
 let emu: EmulatorHandle;
 let api: Client;

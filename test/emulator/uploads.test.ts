@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EmulatorHandle } from '../../src/emulator/index.js';
-import { Client, http, startTest, waitFor, type Json } from './helpers.js';
+import { type Client, http, startTest, waitFor, type Json } from './helpers.js';
 
 let emu: EmulatorHandle;
 let api: Client;

@@ -1,0 +1,156 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultFixture, loadFixtureFile, startEmulator, validateFixture, type Fixture } from '../../src/emulator/index.js';
+import { Client, type Json } from './helpers.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'vidpub-fixture-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const MINIMAL = {
+  workspaces: [
+    {
+      name: 'Mine',
+      plan: 'studio',
+      keys: [{ key: 'vp_live_mine_12345678', access: 'read_write' }],
+      destinations: [
+        { id: 'dst_a', platform: 'youtube', handle: '@mine', options: [{ key: 'visibility', type: 'enum', values: ['public', 'private'], default: 'private', required: true }] },
+      ],
+      media: [{ id: 'med_a', filename: 'a.mp4', content_type: 'video/mp4', size_bytes: 1000, duration_sec: 5 }],
+    },
+  ],
+};
+
+describe('default fixture', () => {
+  it('has the described workspaces, plans and keys', () => {
+    const f = defaultFixture();
+    expect(f.accounts.map((a) => `${a.id}:${a.plan}`)).toEqual(['acct_demo:standard', 'acct_studio:studio', 'acct_free:free']);
+    expect(f.workspaces.map((w) => `${w.name}:${w.account}:${w.keys.map((k) => `${k.access}${k.revoked ? '(revoked)' : ''}`).join('+')}`)).toEqual([
+      'Demo:acct_demo:read_write+read+read_write(revoked)',
+      'Demo Second:acct_demo:read_write',
+      'Studio:acct_studio:read_write',
+      'Free:acct_free:read_write',
+    ]);
+    expect(validateFixture(f)).toEqual(f);
+  });
+
+  it('respects the accounts-per-platform allowance of each plan (Standard and Free: 2)', () => {
+    const f = defaultFixture();
+    for (const w of f.workspaces) {
+      const plan = f.accounts.find((a) => a.id === w.account)!.plan;
+      const perPlatform = new Map<string, number>();
+      for (const d of w.destinations) perPlatform.set(d.platform, (perPlatform.get(d.platform) ?? 0) + 1);
+      if (plan !== 'studio') expect(Math.max(...perPlatform.values()), w.name).toBeLessThanOrEqual(2);
+    }
+    expect(f.workspaces[2]!.destinations.filter((d) => d.platform === 'tiktok')).toHaveLength(3);
+  });
+
+  it('Demo has the creator-disclosure, long-form, optional-only and disconnected accounts', () => {
+    const demo = defaultFixture().workspaces[0]!;
+    const [tt, yt, li, ig] = demo.destinations;
+    expect(tt!.creator).not.toBeNull();
+    expect(tt!.video_limits.max_duration_sec).toBe(600);
+    expect(tt!.options.find((o) => o.key === 'privacy')).toMatchObject({ required: true, default: null });
+    expect(yt!.options.find((o) => o.required)).toMatchObject({ key: 'visibility', default: 'private' });
+    expect(li!.options.every((o) => !o.required)).toBe(true);
+    expect(ig!.status).toBe('disconnected');
+  });
+});
+
+describe('validateFixture', () => {
+  it('normalizes a minimal fixture (implicit account from plan, defaults filled)', () => {
+    const f = validateFixture(MINIMAL, 'mine.json');
+    expect(f.accounts).toEqual([{ id: 'acct_ws_1', name: 'Mine', plan: 'studio' }]);
+    expect(f.workspaces[0]).toMatchObject({ id: 'ws_1', name: 'Mine', account: 'acct_ws_1' });
+    expect(f.workspaces[0]!.keys[0]).toMatchObject({ name: 'Key 1', revoked: false });
+    expect(f.workspaces[0]!.destinations[0]).toMatchObject({ display_name: '@mine', status: 'active', creator: null, caption_max_length: null });
+    expect(f.workspaces[0]!.destinations[0]!.video_limits.content_types).toHaveLength(5);
+    expect(f.workspaces[0]!.media[0]).toMatchObject({ status: 'ready', duration_sec: 5 });
+  });
+
+  const bad = (mutate: (f: Json) => void): Json => {
+    const f = structuredClone(defaultFixture()) as Json;
+    mutate(f);
+    return f;
+  };
+  const cases: [string, Json, string][] = [
+    ['not an object', [], 'fixture.json: must be an object, got []'],
+    ['no workspaces', { workspaces: [] }, 'fixture.json: workspaces must list at least one workspace'],
+    ['bad access', bad((f) => { f.workspaces[1].keys[0].access = 'write'; }), 'fixture.json: workspaces[1].keys[0].access must be "read" or "read_write", got "write"'],
+    ['missing access', bad((f) => { delete f.workspaces[1].keys[0].access; }), 'fixture.json: workspaces[1].keys[0].access must be "read" or "read_write"'],
+    ['key without _live_', bad((f) => { f.workspaces[0].keys[0].key = 'vp_test_abcdefgh'; }), 'fixture.json: workspaces[0].keys[0].key must look like "vp_live_"'],
+    ['duplicate key', bad((f) => { f.workspaces[1].keys[0].key = f.workspaces[0].keys[0].key; }), 'fixture.json: workspaces[1].keys[0].key duplicates key'],
+    ['unknown plan', bad((f) => { f.accounts[0].plan = 'pro'; }), 'fixture.json: accounts[0].plan must be "free", "standard", "studio", got "pro"'],
+    ['unknown account', bad((f) => { f.workspaces[0].account = 'acct_x'; }), 'fixture.json: workspaces[0].account must be the id of an entry of accounts'],
+    ['both account and plan', bad((f) => { f.workspaces[0].plan = 'studio'; }), 'fixture.json: workspaces[0] must have either "account"'],
+    ['typo field', bad((f) => { f.workspaces[0].destinatons = []; }), 'fixture.json: workspaces[0].destinatons is not a known field'],
+    ['bad destination status', bad((f) => { f.workspaces[0].destinations[1].status = 'paused'; }), 'fixture.json: workspaces[0].destinations[1].status must be "active", "disconnected", "expired", got "paused"'],
+    ['duplicate destination id', bad((f) => { f.workspaces[0].destinations[1].id = 'dst_demo_tiktok'; }), 'workspaces[0].destinations[1].id duplicates destination id "dst_demo_tiktok"'],
+    ['creator without required privacy', bad((f) => { f.workspaces[0].destinations[0].options[0].default = 'SELF_ONLY'; }), 'workspaces[0].destinations[0].options must have a "privacy" option with required: true and no default'],
+    ['creator without max duration', bad((f) => { f.workspaces[0].destinations[0].video_limits.max_duration_sec = null; }), 'workspaces[0].destinations[0].video_limits.max_duration_sec is required for a destination with creator'],
+    ['enum default not in values', bad((f) => { f.workspaces[0].destinations[1].options[0].default = 'secret'; }), 'workspaces[0].destinations[1].options[0].default must be one of values'],
+    ['enum without values', bad((f) => { f.workspaces[0].destinations[1].options[0].values = []; }), 'workspaces[0].destinations[1].options[0].values must list at least one value'],
+    ['bad option type', bad((f) => { f.workspaces[0].destinations[1].options[0].type = 'list'; }), 'workspaces[0].destinations[1].options[0].type must be "enum", "boolean", "string"'],
+    ['unsupported media type', bad((f) => { f.workspaces[0].media[0].content_type = 'video/x-matroska'; }), 'workspaces[0].media[0].content_type must be'],
+    ['media too large', bad((f) => { f.workspaces[0].media[0].size_bytes = 2_000_000_000; }), 'workspaces[0].media[0].size_bytes must be a whole number from 1 to 1000000000'],
+  ];
+  for (const [name, raw, message] of cases) {
+    it(`rejects: ${name}`, () => {
+      expect(() => validateFixture(raw, 'fixture.json')).toThrow(message);
+      try {
+        validateFixture(raw, 'fixture.json');
+      } catch (err) {
+        expect((err as Error).message).not.toContain('\n');
+        expect((err as Error).name).toBe('FixtureError');
+      }
+    });
+  }
+});
+
+describe('loadFixtureFile', () => {
+  it('reads and validates a file', async () => {
+    const path = join(dir, 'ok.json');
+    await writeFile(path, JSON.stringify(MINIMAL));
+    const f: Fixture = await loadFixtureFile(path);
+    expect(f.workspaces[0]!.name).toBe('Mine');
+  });
+
+  it('names the file and the problem: missing file, bad JSON, invalid content', async () => {
+    await expect(loadFixtureFile(join(dir, 'nope.json'))).rejects.toThrow(`${join(dir, 'nope.json')}: cannot read the fixture (file not found)`);
+    const badJson = join(dir, 'bad.json');
+    await writeFile(badJson, '{"workspaces": [');
+    await expect(loadFixtureFile(badJson)).rejects.toThrow(new RegExp(`^${badJson.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: is not valid JSON \\(`));
+    const invalid = join(dir, 'invalid.json');
+    await writeFile(invalid, JSON.stringify({ workspaces: [{ name: 'X', plan: 'standard', keys: [{ key: 'vp_live_abcdefgh', access: 'admin' }] }] }));
+    await expect(loadFixtureFile(invalid)).rejects.toThrow(`${invalid}: workspaces[0].keys[0].access must be "read" or "read_write", got "admin"`);
+    await expect(loadFixtureFile(dir)).rejects.toThrow('is a directory');
+  });
+});
+
+describe('startEmulator with a custom fixture', () => {
+  it('serves the fixture instead of the default', async () => {
+    const emu = await startEmulator({ port: 0, processingMs: 10, publishMs: 10, fixture: MINIMAL });
+    try {
+      expect(emu.keys).toEqual([{ key: 'vp_live_mine_12345678', workspace: 'Mine', plan: 'studio', access: 'read_write' }]);
+      const api = new Client(emu, 'vp_live_mine_12345678');
+      const me = await api.get('/me');
+      expect(me.body.workspace).toEqual({ id: 'ws_1', name: 'Mine' });
+      expect(me.body.plan.name).toBe('studio');
+      const post = await api.post('/posts', { media_id: 'med_a', caption: 'x', destinations: [{ destination_id: 'dst_a' }], publish_at: 'now' });
+      expect(post.status).toBe(201);
+      expect((await api.get('/me', { key: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td' })).status).toBe(401);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('throws the validation error for an invalid fixture option, and for bad ports or timings', async () => {
+    await expect(startEmulator({ port: 0, fixture: { workspaces: 3 } })).rejects.toThrow('fixture: workspaces must be an array, got 3');
+    await expect(startEmulator({ port: 70000 })).rejects.toThrow('port must be a whole number from 0 to 65535');
+    await expect(startEmulator({ port: 0, processingMs: -1 })).rejects.toThrow('processingMs must be');
+  });
+});
