@@ -17,7 +17,7 @@ export function settle(r: PostResult): PostResult {
     .map((d) => `${r.names[d.destination_id] ?? d.destination_id} ${d.status}${d.failure?.message ? ` (${d.failure.message})` : ''}`)
     .join('; ');
   throw new WorkFailedError(`Post ${r.post.id}: ${failed.length} of ${total} destination${total === 1 ? '' : 's'} did not publish: ${what}`, {
-    data: r,
+    data: { ...r, headline: undefined },
     hint: r.post.review_url ? `Review it in the web app: ${r.post.review_url}` : undefined,
   });
 }

@@ -92,13 +92,14 @@ export function printPost(r: PostResult, inv: Invocation): void {
   const c = inv.colors.stdout;
   const { post } = r;
   if (r.headline && tty) inv.print(r.headline);
+  // A person reads labels; a pipe gets the record's field names.
   const fields: [string, string][] = [
-    ['id', post.id],
-    ['status', String(post.status)],
+    [tty ? 'Post' : 'id', post.id],
+    [tty ? 'Status' : 'status', String(post.status)],
   ];
   const when = whenText(post, r.zone);
-  if (when) fields.push([post.status === 'scheduled' ? 'scheduled for' : 'publish at', when]);
-  if (post.review_url) fields.push(['review', post.review_url]);
+  if (when) fields.push([tty ? (post.status === 'scheduled' ? 'Scheduled for' : 'Publish at') : 'publish_at', when]);
+  if (post.review_url) fields.push([tty ? 'Review' : 'review_url', post.review_url]);
   for (const line of renderFields(fields, { tty, dim: c.dim })) inv.print(line);
 
   const dests = Array.isArray(post.destinations) ? post.destinations : [];

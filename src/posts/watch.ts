@@ -171,18 +171,22 @@ export async function waitForPost(inv: Invocation, client: ApiClient, result: Po
   }
 }
 
-/** Follows a post that is publishing to its end (unless told not to), and maps the outcome to an exit code. */
+/**
+ * Follows a post that is publishing to its end (unless told not to), and maps
+ * the outcome to an exit code. A headline, when the caller set one, becomes
+ * "Published." once every destination is.
+ */
 export async function followPost(
   inv: Invocation,
   client: ApiClient,
   r: PostResult,
   opts: { wait: boolean; timeoutMs: number; deadlineMs?: number },
 ): Promise<PostResult> {
-  if (isFinished(r.post)) return settle(r);
+  if (isFinished(r.post)) return settle({ ...r, headline: r.headline && 'Published.' });
   if (!opts.wait) {
     inv.log.info(`Follow it with: vidpub status ${r.post.id} --wait`);
     return r;
   }
   const final = await waitForPost(inv, client, r, { deadlineMs: opts.deadlineMs ?? inv.ctx.clock.now() + opts.timeoutMs, timeoutMs: opts.timeoutMs });
-  return settle(final);
+  return settle({ ...final, headline: final.headline && 'Published.' });
 }

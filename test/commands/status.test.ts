@@ -1,0 +1,89 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Post } from '../../src/api/types.js';
+import { runCli, scaledClock, type RunOptions } from '../helpers/cli.js';
+import { useEmulator } from '../helpers/emulator.js';
+import { api } from '../posts/helpers.js';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 300 });
+
+function run(args: string[], opts: RunOptions = {}) {
+  return runCli(args, { clock: scaledClock(50), ...opts, env: { ...emu.env(), TZ: 'UTC', ...opts.env } });
+}
+
+async function publishNow(destinations: string[]): Promise<Post> {
+  const r = await api<Post>(emu, 'POST', '/posts', {
+    media_id: 'med_demo_sample',
+    caption: 'status',
+    destinations: destinations.map((destination_id) => ({ destination_id })),
+    publish_at: 'now',
+  });
+  expect(r.status).toBe(201);
+  return r.body;
+}
+
+beforeEach(async () => {
+  await emu.reset();
+});
+
+describe('vidpub status', () => {
+  it('shows the post and each destination once, without waiting (exit 0)', async () => {
+    const p = await publishNow(['dst_demo_linkedin']);
+    const r = await run(['status', p.id]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^id\\t${p.id}$`, 'm'));
+    expect(r.stdout).toMatch(/^vidpub-demo \(linkedin\)\t(publishing|published)\t/m);
+    expect(r.stdout).toMatch(/^review_url\thttp/m);
+  });
+
+  it('--wait follows it to the end: urls and warnings shown (exit 0)', async () => {
+    const long = 'x'.repeat(3100); // longer than the LinkedIn caption limit: a warning when published
+    const created = await api<Post>(emu, 'POST', '/posts', { media_id: 'med_demo_sample', caption: long, destinations: [{ destination_id: 'dst_demo_linkedin' }], publish_at: 'now' });
+    const r = await run(['status', created.body.id, '--wait']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^status\tcompleted$/m);
+    expect(r.stdout).toMatch(/^vidpub-demo \(linkedin\)\tpublished\thttp\S+ · warning: The caption was cut to 3000 characters\. \(caption_truncated\)$/m);
+  });
+
+  it('--wait on a post with a failed destination: exit 6 with the failure', async () => {
+    await emu.fault({ destination_fail: 'dst_demo_linkedin' });
+    const p = await publishNow(['dst_demo_linkedin', 'dst_demo_youtube']);
+    const r = await run(['status', p.id, '--wait', '--json']);
+    expect(r.code).toBe(6);
+    const post = JSON.parse(r.stdout) as Post;
+    expect(post.destinations.find((d) => d.destination_id === 'dst_demo_linkedin')).toMatchObject({ status: 'failed', failure: { code: 'platform_rejected' } });
+    expect(r.stderr).toMatch(/Error: Post post_\w+: 1 of 2 destinations did not publish: vidpub-demo \(linkedin\) failed \(linkedin refused the video/);
+  });
+
+  it('--wait on a cancelled destination: exit 6', async () => {
+    const p = await publishNow(['dst_demo_linkedin']);
+    await emu.admin('POST', `/posts/${p.id}/cancel`);
+    const r = await run(['status', p.id, '--wait']);
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(/did not publish: vidpub-demo \(linkedin\) cancelled/);
+  });
+
+  it('--wait with --timeout: exit 7 naming the post', async () => {
+    await emu.admin('POST', '/settings', { publish_ms: 60_000 });
+    try {
+      const slow = await publishNow(['dst_demo_youtube']);
+      const r = await run(['status', slow.id, '--wait', '--timeout', '3s']);
+      expect(r.code).toBe(7);
+      expect(r.stderr).toMatch(new RegExp(`Error: Stopped waiting for post ${slow.id} after 3s \\(--timeout\\); it goes on at the service\\.\\nCheck on it later with: vidpub status ${slow.id} --wait`));
+    } finally {
+      await emu.admin('POST', '/settings', { publish_ms: 300 });
+    }
+  });
+
+  it('a draft with --wait: nothing to wait for', async () => {
+    const d = await api<Post>(emu, 'POST', '/posts', { media_id: 'med_demo_sample', caption: 'd', destinations: [{ destination_id: 'dst_demo_linkedin' }] });
+    const r = await run(['status', d.body.id, '--wait']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/is a draft: nothing to wait for\. Publish it with: vidpub publish/);
+  });
+
+  it('an unknown post: exit 5', async () => {
+    const r = await run(['status', 'post_nope']);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/Error: Not found: No post with id "post_nope"/);
+  });
+});
