@@ -53,6 +53,11 @@ export interface ParsedErrorBody {
   json?: unknown;
 }
 
+/** Server text as one clean line: control characters stripped, whitespace collapsed. */
+function oneLine(text: string): string {
+  return sanitize(text).replace(/\s+/g, ' ').trim();
+}
+
 function truncate(text: string, max = MAX_MESSAGE): string {
   return text.length > max ? text.slice(0, max - 1).trimEnd() + '…' : text;
 }
@@ -101,7 +106,7 @@ export function parseErrorBody(text: string, contentType: string | undefined): P
         if (e && typeof e === 'object' && !Array.isArray(e)) {
           const eo = e as Record<string, unknown>;
           return {
-            message: truncate(sanitize(str(eo.message) ?? str(eo.detail) ?? str(eo.code) ?? str(eo.type) ?? '')),
+            message: truncate(oneLine(str(eo.message) ?? str(eo.detail) ?? str(eo.code) ?? str(eo.type) ?? '')),
             type: str(eo.type),
             code: str(eo.code),
             param: str(eo.param),
@@ -111,19 +116,19 @@ export function parseErrorBody(text: string, contentType: string | undefined): P
         }
         const message = str(o.message) ?? str(o.error) ?? str(o.detail) ?? str(o.title) ?? str(o.error_description);
         return {
-          message: truncate(sanitize(message ?? JSON.stringify(json))),
+          message: truncate(oneLine(message ?? JSON.stringify(json))),
           code: str(o.code),
           type: str(o.type),
           json,
         };
       }
-      return { message: truncate(sanitize(JSON.stringify(json))), json };
+      return { message: truncate(oneLine(JSON.stringify(json))), json };
     } catch {
       // not JSON after all: fall through to text
     }
   }
   if (/html/i.test(contentType ?? '') || /^<(!doctype|html|head|body|\?xml)/i.test(trimmed)) return { message: htmlToLine(trimmed) };
-  return { message: truncate(sanitize(trimmed.split(/\r?\n/).find((l) => l.trim() !== '') ?? '')) };
+  return { message: truncate(oneLine(trimmed.split(/\r?\n/).find((l) => l.trim() !== '') ?? '')) };
 }
 
 export interface ResponseInfo {

@@ -1,0 +1,157 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { beforeEach, describe, expect, test } from 'vitest';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { useEmulator } from '../helpers/emulator.js';
+
+const emu = useEmulator();
+beforeEach(() => emu.reset());
+
+async function closedPortUrl(): Promise<string> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return `http://127.0.0.1:${port}/v1`;
+}
+
+describe('vidpub me', () => {
+  test('pipe: stable key/value lines: masked key, workspace, plan, usage, both limits with used, remaining, reset', async () => {
+    const r = await runCli(['me'], { env: emu.env() });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.map((l) => l.split('\t')[0])).toEqual(['Key', 'Workspace', 'Plan', 'Usage', 'Reads/min', 'Writes/min', 'Posts/day']);
+    expect(r.stdout).toMatch(/^Key\tvp_live_…s3Td \(read_write\) "Demo read\/write"$/m);
+    expect(r.stdout).toMatch(/^Workspace\tDemo \(ws_demo\)$/m);
+    expect(r.stdout).toMatch(/^Plan\tstandard$/m);
+    expect(r.stdout).toMatch(/^Usage\t0 posts today, 2 videos, 0 posts$/m);
+    expect(r.stdout).toMatch(/^Reads\/min\t1 used of 60, 59 left, resets .+$/m);
+    expect(r.stdout).toMatch(/^Writes\/min\t0 used of 20, 20 left, resets .+$/m);
+    expect(r.stdout).toMatch(/^Posts\/day\t0 used of 30, 30 left, resets .+ \(shared by every workspace of the account\)$/m);
+    expect(r.stdout).not.toContain(emu.key());
+    expect(r.stderr).toBe('');
+  });
+
+  test('the daily reset is shown in local time', async () => {
+    const json = JSON.parse((await runCli(['me', '--json'], { env: emu.env() })).stdout);
+    const resetAt: string = json.limits.api_posts_per_day.reset_at;
+    const r = await runCli(['me'], { env: emu.env() });
+    const d = new Date(resetAt);
+    const expected = [d.toLocaleTimeString(undefined, { timeStyle: 'medium' }), d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })];
+    expect(expected.some((e) => r.stdout.includes(`resets ${e}`))).toBe(true);
+  });
+
+  test('a terminal: aligned fields (colour off with NO_COLOR)', async () => {
+    const r = await runCli(['me'], { env: { ...emu.env(), NO_COLOR: '1' }, tty: true });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Key: {8}vp_live_…s3Td/m);
+    expect(r.stdout).toMatch(/^Writes\/min: 0 used of 20/m);
+    expect(r.stdout).not.toContain('\u001b[');
+  });
+
+  test('FORCE_COLOR colours a pipe; --no-color wins over it', async () => {
+    const forced = await runCli(['me'], { env: { ...emu.env(), FORCE_COLOR: '1' }, tty: { stdout: true } });
+    expect(forced.stdout).toContain('\u001b[2m');
+    const off = await runCli(['me', '--no-color'], { env: { ...emu.env(), FORCE_COLOR: '1' }, tty: { stdout: true } });
+    expect(off.stdout).not.toContain('\u001b[');
+  });
+
+  test('--json: the /me record', async () => {
+    const r = await runCli(['me', '--json'], { env: emu.env() });
+    expect(r.code).toBe(0);
+    const me = JSON.parse(r.stdout);
+    expect(me).toMatchObject({
+      key: { access: 'read_write', prefix: 'vp_live_', last4: 's3Td' },
+      workspace: { id: 'ws_demo', name: 'Demo' },
+      plan: { name: 'standard' },
+      usage: { posts_today: 0 },
+      limits: { requests_per_minute: { read: { limit: 60 }, write: { limit: 20 } }, api_posts_per_day: { limit: 30, scope: 'account' } },
+    });
+  });
+
+  test('no key anywhere: exit 3 with the hint (vidpub login, or VIDPUB_API_KEY), before any request', async () => {
+    const r = await runCli(['me'], { env: { VIDPUB_BASE_URL: emu.baseUrl } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^Error: No API key: none was given and none is stored\.$/m);
+    expect(r.stderr).toMatch(/Run "vidpub login" to store one, or set VIDPUB_API_KEY/);
+    expect(await emu.requests()).toEqual([]);
+  });
+
+  test('no key in a named profile: the message names it', async () => {
+    const r = await runCli(['me', '--profile', 'ci'], { env: { VIDPUB_BASE_URL: emu.baseUrl } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/none is stored in profile "ci"/);
+  });
+
+  test('an invalid or revoked key: exit 3', async () => {
+    const bad = await runCli(['me'], { env: { ...emu.env(), VIDPUB_API_KEY: 'vp_live_nobody_0000' } });
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toMatch(/Error: The API key was refused: .*\(HTTP 401 invalid_key\)/);
+    const revoked = await runCli(['me'], { env: { ...emu.env(), VIDPUB_API_KEY: 'vp_live_demo_revoked_X2v6Bn4Ts8Hj' } });
+    expect(revoked.code).toBe(3);
+    expect(revoked.stderr).toMatch(/\(HTTP 401 revoked_key\)/);
+  });
+
+  test('a Free-plan key: exit 3 naming the plan', async () => {
+    const r = await runCli(['me'], { env: { ...emu.env(), VIDPUB_API_KEY: 'vp_live_free_rw_Z5c1Rm7Ue3Kp8Dw4' } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/Error: The workspace is on the Free plan, which has no API access/);
+  });
+
+  test('--api-key-file wins over VIDPUB_API_KEY, which wins over the profile', async () => {
+    const dir = tempConfigDir();
+    const login = await runCli(['login', '--with-key'], { stdin: emu.key('Demo Second'), env: { VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl } });
+    expect(login.code).toBe(0);
+    const keyFile = join(dir, 'key.txt');
+    writeFileSync(keyFile, emu.key('Studio') + '\n');
+    const ws = async (argv: string[], env: Record<string, string>) =>
+      JSON.parse((await runCli(['me', '--json', ...argv], { env: { VIDPUB_CONFIG_DIR: dir, ...env } })).stdout).workspace.name;
+    expect(await ws([], {})).toBe('Demo Second');
+    expect(await ws([], { VIDPUB_API_KEY: emu.key() })).toBe('Demo');
+    expect(await ws(['--api-key-file', keyFile], { VIDPUB_API_KEY: emu.key() })).toBe('Studio');
+  });
+
+  test('--api-key-file that is missing or empty: exit 2 naming the file', async () => {
+    const dir = tempConfigDir();
+    const missing = await runCli(['me', '--api-key-file', join(dir, 'nope.txt')], { env: { VIDPUB_BASE_URL: emu.baseUrl } });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/Error: cannot read the API key file .*nope\.txt \(ENOENT\)/);
+    writeFileSync(join(dir, 'empty.txt'), '\n');
+    const empty = await runCli(['me', '--api-key-file', join(dir, 'empty.txt')], { env: { VIDPUB_BASE_URL: emu.baseUrl } });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/Error: the API key file .*empty\.txt is empty/);
+  });
+
+  test('a key with a space or control character in it: exit 2 without echoing it', async () => {
+    const r = await runCli(['me'], { env: { VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_API_KEY: 'vp_live_ab cd\u0007ef' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/the API key from VIDPUB_API_KEY contains spaces or characters a key cannot have/);
+    expect(r.stderr).not.toContain('ab cd');
+  });
+
+  test('--base-url wins over VIDPUB_BASE_URL, which wins over the profile', async () => {
+    const dead = await closedPortUrl();
+    const viaFlag = await runCli(['me', '--json', '--base-url', emu.baseUrl], { env: { VIDPUB_API_KEY: emu.key(), VIDPUB_BASE_URL: dead } });
+    expect(viaFlag.code).toBe(0);
+    const dir = tempConfigDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { api_key: emu.key(), base_url: dead } } }));
+    const viaEnv = await runCli(['me', '--json'], { env: { VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl } });
+    expect(viaEnv.code).toBe(0);
+  });
+
+  test('--workspace / VIDPUB_WORKSPACE do not block reads (they guard writes)', async () => {
+    const r = await runCli(['me', '--json', '--workspace', 'Studio'], { env: emu.env() });
+    expect(r.code).toBe(0);
+    const r2 = await runCli(['me', '--json'], { env: { ...emu.env(), VIDPUB_WORKSPACE: 'Studio' } });
+    expect(r2.code).toBe(0);
+  });
+
+  test('an invalid --max-wait: exit 2 before any request', async () => {
+    const r = await runCli(['me', '--max-wait', 'soon'], { env: emu.env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/invalid --max-wait "soon"/);
+    expect(await emu.requests()).toEqual([]);
+  });
+});
