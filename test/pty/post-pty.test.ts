@@ -1,0 +1,104 @@
+/**
+ * The real built binary in a real pseudo-terminal (tmux): `vidpub post` to a
+ * creator-disclosure destination shows the creator, asks the privacy (a
+ * select, answered with the arrow keys), shows the summary and asks for a
+ * confirmation, then posts with the privacy chosen.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Post } from '../../src/api/types.js';
+import { useEmulator } from '../helpers/emulator.js';
+import { api } from '../posts/helpers.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const SOCKET = `vidpub-test-${process.pid}`;
+const SESSION = 'post';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 20 });
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds dist/ when it is missing or older than src/. */
+function ensureBuilt(): void {
+  const main = join(ROOT, 'dist', 'main.js');
+  if (existsSync(main) && statSync(main).mtimeMs >= newestMtime(join(ROOT, 'src'))) return;
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+const screen = () => tmux('capture-pane', '-p', '-J', '-t', SESSION, '-S', '-200');
+
+async function waitForScreen(re: RegExp, timeoutMs = 15_000): Promise<string> {
+  const end = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < end) {
+    last = screen();
+    if (re.test(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${re} on the screen:\n${last}`);
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+describe.skipIf(!hasTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
+  beforeAll(() => {
+    ensureBuilt();
+  }, 120_000);
+
+  afterAll(() => {
+    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
+  });
+
+  it('shows the creator, asks the privacy, confirms, and posts with the privacy chosen', async () => {
+    const env = {
+      ...emu.env(),
+      VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-pty-')),
+      TZ: 'Europe/Paris',
+      NO_COLOR: '1',
+    };
+    const command = [
+      'env',
+      ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)),
+      quote(process.execPath),
+      'bin/vidpub.js post test/fixtures/clip.mp4 --to @vidpub.demo --caption hi',
+      '; echo "EXIT:$?"; sleep 120',
+    ].join(' ');
+    tmux('new-session', '-d', '-x', '120', '-y', '40', '-s', SESSION, '-c', ROOT, command);
+
+    const asked = await waitForScreen(/Who can view this video/);
+    // the creator details come before the question
+    expect(asked).toMatch(/Posting to tiktok as vidpub Demo \(@vidpub\.demo\)[\s\S]*Who can view this video/);
+    expect(asked).toMatch(/PUBLIC_TO_EVERYONE[\s\S]*SELF_ONLY/);
+
+    // PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, FOLLOWER_OF_CREATOR, SELF_ONLY: three down is SELF_ONLY
+    tmux('send-keys', '-t', SESSION, 'Down', 'Down', 'Down');
+    await waitForScreen(/❯ SELF_ONLY|> SELF_ONLY/);
+    tmux('send-keys', '-t', SESSION, 'Enter');
+
+    const summary = await waitForScreen(/Post it now\?/);
+    expect(summary).toMatch(/About to post[\s\S]*privacy: SELF_ONLY[\s\S]*Post it now\?/);
+    expect(summary).toMatch(/When: +now, \S+\+0[12]:00 \(\S+Z\)/);
+    tmux('send-keys', '-t', SESSION, 'y', 'Enter');
+
+    const done = await waitForScreen(/EXIT:\d+/, 30_000);
+    expect(done).toMatch(/EXIT:0/);
+    const id = /Post: +(post_\w+)/.exec(done)?.[1];
+    expect(id, done).toBeDefined();
+    expect(done).toMatch(/@vidpub\.demo \(tiktok\) +published +http/);
+
+    const post = (await api<Post>(emu, 'GET', `/posts/${id}`)).body;
+    expect(post.destinations[0]).toMatchObject({ destination_id: 'dst_demo_tiktok', status: 'published', options: { privacy: 'SELF_ONLY' } });
+  }, 60_000);
+});
