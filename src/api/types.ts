@@ -89,6 +89,10 @@ export interface ApiErrorBody {
     param?: string;
     /** daily_post_limit only: ISO time of the next midnight UTC. */
     reset_at?: string;
+    /** post_has_blocking_issues: the post's issues (those of severity error block). */
+    issues?: Issue[];
+    /** Refusals of POST /posts/{id}/publish: the post concerned. */
+    post_id?: string;
   };
 }
 
@@ -315,11 +319,24 @@ export interface RecordedRequest {
   authorization: boolean;
   idempotency_key: string | null;
   replayed: boolean;
+  /** Emulator: the request fault applied to this request, if any. */
+  fault?: string | null;
 }
 
 export type FaultSpec =
   | { method: string; path: string; action: 'reset_after_handling' | 'reset_before_handling'; times?: number }
-  | { method: string; path: string; action: 'status'; status: number; times?: number }
+  | {
+    method: string;
+    path: string;
+    action: 'status';
+    status: number;
+    times?: number;
+    /** Sent as is instead of the JSON error body (e.g. an HTML 502 page). */
+    body?: string;
+    content_type?: string;
+    /** Retry-After seconds; null sends none (default: 1 for 429 and 503). */
+    retry_after?: number | null;
+  }
   | { method: string; path: string; action: 'delay'; ms: number; times?: number }
   | { media_fail: string }
   | { destination_fail: string };

@@ -70,8 +70,13 @@ export function registerAdmin(app: FastifyInstance, core: Core, info: () => Emul
       if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > 10 * 365 * 86_400) {
         throw invalid('advance_sec must be a number of seconds from 0 to 315360000 (the clock only moves forward).', 'advance_sec');
       }
-      core.clock.advance(n);
-      const released = releaseDuePosts(core);
+      const target = core.clock.now() + n * 1000;
+      let released = 0;
+      for (const ws of core.state.workspaces.values()) {
+        for (const p of ws.posts.values()) if (p.status === 'scheduled' && p.dueAtMs !== null && p.dueAtMs <= target) released++;
+      }
+      core.clock.advance(n); // releases the scheduled posts that became due (listener)
+      releaseDuePosts(core);
       return { ...clockBody(), released_posts: released };
     } catch (err) {
       return sendError(reply, err);

@@ -7,13 +7,14 @@ import type { EmulatorKeyInfo, EmulatorStartInfo } from '../api/types.js';
 import { Core } from './core.js';
 import { defaultFixture, validateFixture, type Fixture } from './fixture.js';
 import { releaseDuePosts } from './posts.js';
-import { buildServer } from './server.js';
+import { buildServer, type EmulatorPlugin } from './server.js';
 import { EmulatorService } from './service.js';
 
 export { defaultFixture, loadFixtureFile, validateFixture, FixtureError, DEFAULT_KEYS } from './fixture.js';
 export type { Fixture, FixtureAccount, FixtureWorkspace, FixtureKey, FixtureDestination, FixtureOption, FixtureMedia } from './fixture.js';
 export { EmulatorService } from './service.js';
 export type { CallContext, RequestBody, ServiceResult } from './service.js';
+export type { EmulatorPlugin } from './server.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4010;
@@ -36,6 +37,8 @@ export interface EmulatorOptions {
   fixture?: unknown;
   /** Time source in ms (default Date.now); the emulator clock adds its offset. */
   now?: () => number;
+  /** Extra routes registered on the same server before it listens (e.g. /mcp). */
+  plugins?: readonly EmulatorPlugin[];
 }
 
 export interface EmulatorHandle {
@@ -88,7 +91,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const service = new EmulatorService(core);
   const keys = keysOf(fixture);
   let info: EmulatorStartInfo = { base_url: '', admin_url: '', keys };
-  const app = await buildServer(core, service, () => info);
+  const app = await buildServer(core, service, () => info, opts.plugins ?? []);
 
   try {
     await app.listen({ host, port });

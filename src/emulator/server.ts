@@ -25,6 +25,12 @@ declare module 'fastify' {
   }
 }
 
+/** The request log keeps the latest entries only. */
+export const MAX_LOG_ENTRIES = 10_000;
+
+/** Extra routes on the same server (e.g. an MCP endpoint at /mcp calling the service). */
+export type EmulatorPlugin = (ctx: { app: FastifyInstance; service: EmulatorService }) => void | Promise<void>;
+
 /** Body limit of JSON requests (the upload URL has none: it streams). */
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
@@ -52,7 +58,12 @@ function send(req: FastifyRequest, reply: FastifyReply, status: number, headers:
   return reply.send(body);
 }
 
-export async function buildServer(core: Core, service: EmulatorService, info: () => EmulatorStartInfo): Promise<FastifyInstance> {
+export async function buildServer(
+  core: Core,
+  service: EmulatorService,
+  info: () => EmulatorStartInfo,
+  plugins: readonly EmulatorPlugin[] = [],
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     forceCloseConnections: true,
@@ -81,6 +92,7 @@ export async function buildServer(core: Core, service: EmulatorService, info: ()
       fault: null,
     };
     core.log.push(entry);
+    if (core.log.length > MAX_LOG_ENTRIES) core.log.splice(0, core.log.length - MAX_LOG_ENTRIES);
     reply.raw.once('finish', () => { entry.status = reply.raw.statusCode; });
     const fault = core.faults.take(req.method, path);
     req.emu = { entry, fault };
@@ -196,5 +208,6 @@ export async function buildServer(core: Core, service: EmulatorService, info: ()
   // ---------------------------------------------------------------- /_emulator
   registerAdmin(app, core, info);
 
+  for (const plugin of plugins) await plugin({ app, service });
   return app;
 }
