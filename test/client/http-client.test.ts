@@ -8,9 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { ClientSettings } from '../../src/api/client.js';
 import { createApiClient } from '../../src/api/http-client.js';
-import type { Clock } from '../../src/cli/context.js';
 import { AuthError, ExitCode, InterruptedError, RateLimitError, ServiceError } from '../../src/errors.js';
-import { rejection } from './helpers.js';
+import { rejection, virtualClock } from './helpers.js';
 import { makeContext, runCli, scaledClock, type RunOptions } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
 
@@ -154,8 +153,10 @@ describe('rate limits', () => {
 
   test('on a TTY the wait is a countdown rewriting one line', async () => {
     await emu.fault({ method: 'GET', path: '/v1/me', action: 'status', status: 429, retry_after: 3, times: 1 });
-    const r = await runCli(['me', '--json'], { env: emu.env(), clock: scaledClock(50), tty: { stderr: true } });
+    const clock = virtualClock();
+    const r = await runCli(['me', '--json'], { env: emu.env(), clock, tty: { stderr: true } });
     expect(r.code).toBe(0);
+    expect(clock.sleeps).toEqual([1000, 1000, 1000]);
     for (const left of ['3s', '2s', '1s']) expect(r.stderr).toContain(`\r\u001b[2KRate limited (requests_per_minute); retrying in ${left}…`);
     expect(r.stderr).not.toContain('\n');
   });
@@ -262,15 +263,8 @@ describe('rate limits', () => {
       n++;
       json(res, 200, ME, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': n === 1 ? '0' : '59', 'x-ratelimit-reset': '7' });
     });
-    const sleeps: number[] = [];
-    let now = Date.parse('2030-01-01T00:00:00Z');
-    const clock: Clock = {
-      now: () => now,
-      sleep: async (ms) => {
-        sleeps.push(ms);
-        now += ms;
-      },
-    };
+    const clock = virtualClock();
+    const sleeps = clock.sleeps;
     const { c, stderr } = await client({ clock, env: { VIDPUB_BASE_URL: base + '/v1' } });
     await c.getMe();
     expect(c.lastResponse?.rateLimit).toEqual({ limit: 60, remaining: 0, resetSec: 7 });

@@ -1,26 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { poll } from '../../src/api/poll.js';
-import type { Clock } from '../../src/cli/context.js';
 import { ExitCode, InterruptedError, TimeoutError, WorkFailedError } from '../../src/errors.js';
-
-/** A virtual clock: sleep advances time at once and records the wait. */
-function virtualClock(start = 1_000_000): Clock & { sleeps: number[] } {
-  let now = start;
-  const sleeps: number[] = [];
-  return {
-    sleeps,
-    now: () => now,
-    sleep: async (ms, signal) => {
-      if (signal?.aborted) throw Object.assign(new Error('aborted'), { name: 'AbortError' });
-      sleeps.push(ms);
-      now += ms;
-    },
-  };
-}
+import { virtualClock } from './helpers.js';
 
 describe('poll', () => {
   test('fetches until done, reporting each value; intervals start at 1 s and back off to 5 s', async () => {
-    const clock = virtualClock();
+    const clock = virtualClock(1_000_000);
     let n = 0;
     const seen: number[] = [];
     const v = await poll({ fetch: async () => ++n, done: (x) => x === 8, onUpdate: (x) => seen.push(x), clock, what: 'x' });
@@ -30,13 +15,13 @@ describe('poll', () => {
   });
 
   test('returns at once when the first value is done', async () => {
-    const clock = virtualClock();
+    const clock = virtualClock(1_000_000);
     expect(await poll({ fetch: async () => 'ready', done: (s) => s === 'ready', clock, what: 'media' })).toBe('ready');
     expect(clock.sleeps).toEqual([]);
   });
 
   test('the deadline: one last look exactly at it, then TimeoutError (exit 7) naming what we waited for', async () => {
-    const clock = virtualClock();
+    const clock = virtualClock(1_000_000);
     let n = 0;
     const p = poll({ fetch: async () => ++n, done: () => false, clock, what: 'media med_1 to be ready', deadlineMs: clock.now() + 3000 });
     await expect(p).rejects.toThrow(TimeoutError);
@@ -46,7 +31,7 @@ describe('poll', () => {
   });
 
   test('onTimeout builds the caller\'s error from the last value', async () => {
-    const clock = virtualClock();
+    const clock = virtualClock(1_000_000);
     const err: TimeoutError = await poll({
       fetch: async () => ({ status: 'processing' }),
       done: () => false,
@@ -66,7 +51,7 @@ describe('poll', () => {
   });
 
   test('an abort during a wait: InterruptedError (exit 130)', async () => {
-    const clock = virtualClock();
+    const clock = virtualClock(1_000_000);
     const ac = new AbortController();
     const err = await poll({
       fetch: async () => {
@@ -83,7 +68,7 @@ describe('poll', () => {
   });
 
   test('an error from fetch propagates as is', async () => {
-    const clock = virtualClock();
+    const clock = virtualClock(1_000_000);
     const boom = new WorkFailedError('failed');
     await expect(poll({ fetch: async () => Promise.reject(boom), done: () => true, clock, what: 'x' })).rejects.toBe(boom);
   });
