@@ -214,6 +214,12 @@ export async function runPost(opts: PostOpts, inv: Invocation): Promise<PostResu
   };
   if (opts.when) body.publish_at = opts.when.publishAt;
 
+  if (opts.when && !opts.when.now && opts.when.ms <= ctx.clock.now()) {
+    throw new UsageError(`the time ${opts.when.local} (${opts.when.utc}) for --at passed while the video was being uploaded; nothing was posted`, {
+      hint: `The video is uploaded: post it with --media ${media.id} and a later --at (or --at now).`,
+    });
+  }
+
   let post: Post;
   try {
     post = await client.createPost(body, { idempotencyKey: stepKey(opts.idempotencyKey, 'post'), signal: ctx.signal });
@@ -228,6 +234,13 @@ export async function runPost(opts: PostOpts, inv: Invocation): Promise<PostResu
       );
     }
     if (err instanceof BlockedError) throw blockedCreate(err, names);
+    if (err instanceof UsageError && err.http?.code === 'idempotency_key_reused' && opts.idempotencyKey) {
+      throw new UsageError(`--idempotency-key ${opts.idempotencyKey} was used within the last 24 hours for a different post (another caption, destinations, options or time)`, {
+        hint: 'Use a new key for a new post. A relative --at (such as +2h) gives a new time on every run: use an absolute time with a key.',
+        http: err.http,
+        cause: err,
+      });
+    }
     throw err;
   }
   if (client.lastResponse?.replayed === true) {

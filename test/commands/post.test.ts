@@ -244,6 +244,30 @@ describe('vidpub post: outcomes and faults', () => {
     expect(puts).toHaveLength(1);
   });
 
+  it('the same --idempotency-key for a different post: exit 2, and no second post', async () => {
+    const base = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--idempotency-key', 'weekly-1'];
+    expect((await run([...base, '--caption', 'first'])).code).toBe(0);
+    const r = await run([...base, '--caption', 'second']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Error: --idempotency-key weekly-1 was used within the last 24 hours for a different post/);
+    expect(r.stderr).toMatch(/Use a new key for a new post/);
+    const state = (await emu.admin('GET', '/state')) as { workspaces: { name: string; post_ids: string[] }[] };
+    expect(state.workspaces.find((w) => w.name === 'Demo')!.post_ids).toHaveLength(1);
+  });
+
+  it('a --at time that passes while the video uploads: exit 2 before POST /posts, naming the uploaded video', async () => {
+    // The first look at the clock (parsing --at) is now; every later one is ten minutes on.
+    let first = true;
+    const clock = {
+      now: () => (first ? ((first = false), Date.now()) : Date.now() + 600_000),
+      sleep: (ms: number, signal?: AbortSignal) => scaledClock(50).sleep(ms, signal),
+    };
+    const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--at', '+5m'], { clock });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Error: the time \S+ \(\S+Z\) for --at passed while the video was being uploaded; nothing was posted\nThe video is uploaded: post it with --media med_\w+/);
+    expect(count(await writes(), 'POST', '/v1/posts')).toBe(0);
+  });
+
   it('the daily allowance used up: exit 4 with the reset time in local time and UTC, and no post left behind', async () => {
     await exhaustDailyAllowance(emu);
     const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x']);
