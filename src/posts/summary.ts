@@ -30,7 +30,7 @@ export function formatSize(bytes: number): string {
 }
 
 export function whenLine(when: ResolvedWhen | null): string {
-  if (!when) return 'not published: saved as a draft';
+  if (!when) return 'saved as a draft, not published';
   if (when.now) return `now, ${when.local} (${when.utc})`;
   return `${when.local} (${when.utc})`;
 }
