@@ -102,7 +102,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       : e.code === 'EACCES' ? 'permission denied'
         : e.code === 'EADDRNOTAVAIL' ? 'that address is not available on this machine'
           : e.message;
-    throw new Error(`Cannot start the emulator on ${host}:${port}: ${why}${e.code ? ` (${e.code})` : ''}.`, { cause: err });
+    const error: NodeJS.ErrnoException = new Error(`Cannot start the emulator on ${host}:${port}: ${why}${e.code ? ` (${e.code})` : ''}.`, { cause: err });
+    if (e.code) error.code = e.code; // callers may test err.code === 'EADDRINUSE'
+    throw error;
   }
   const actualPort = (app.server.address() as AddressInfo).port;
   core.origin = `http://${urlHost(host)}:${actualPort}`;

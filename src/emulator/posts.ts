@@ -32,7 +32,9 @@ export function parsePublishAt(value: unknown, nowMs: number): PublishAt {
   if (v.toLowerCase() === 'now') return { now: true };
   if (!ISO_WITH_OFFSET.test(v)) throw bad(/^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? `"${v}" has no timezone offset` : `"${v}" is not a valid time`);
   const ms = Date.parse(v);
-  if (Number.isNaN(ms)) throw bad(`"${v}" is not a valid time`);
+  const [y, mo, d] = v.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (Number.isNaN(ms) || mo < 1 || mo > 12 || d < 1 || d > daysInMonth) throw bad(`"${v}" is not a valid time`);
   if (ms < nowMs) throw bad(`"${v}" is in the past (the service's time is ${new Date(nowMs).toISOString()})`);
   if (ms > nowMs + MAX_SCHEDULE_AHEAD_DAYS * 86_400_000) throw bad(`"${v}" is more than ${MAX_SCHEDULE_AHEAD_DAYS} days ahead`);
   return { now: false, ms, iso: new Date(ms).toISOString() };

@@ -182,5 +182,6 @@ describe('HTTP robustness', () => {
   it('startEmulator refuses a port in use with a clear message', async () => {
     const { startEmulator } = await import('../../src/emulator/index.js');
     await expect(startEmulator({ port: emu.port })).rejects.toThrow(/port is already in use \(EADDRINUSE\)/);
+    await expect(startEmulator({ port: emu.port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
   });
 });

@@ -95,6 +95,7 @@ describe('POST /posts validation', () => {
     ['publish_at garbage', { media_id: 'med_demo_sample', destinations: [YT], publish_at: 'tomorrow' }, 400, 'invalid_publish_at', 'publish_at'],
     ['publish_at without offset', { media_id: 'med_demo_sample', destinations: [YT], publish_at: '2099-01-01T10:00:00' }, 400, 'invalid_publish_at', 'publish_at'],
     ['publish_at in the past', { media_id: 'med_demo_sample', destinations: [YT], publish_at: '2001-01-01T10:00:00Z' }, 400, 'invalid_publish_at', 'publish_at'],
+    ['publish_at not a calendar day', { media_id: 'med_demo_sample', destinations: [YT], publish_at: '2099-02-30T10:00:00Z' }, 400, 'invalid_publish_at', 'publish_at'],
     ['publish_at a number', { media_id: 'med_demo_sample', destinations: [YT], publish_at: 1700000000 }, 400, 'invalid_publish_at', 'publish_at'],
   ];
   for (const [name, body, status, code, param] of cases) {
