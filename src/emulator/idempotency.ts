@@ -19,6 +19,9 @@ interface Entry {
   response: StoredResponse | null; // null while in flight
 }
 
+/** Expired keys are swept when the store reaches this size. */
+const PRUNE_AT = 10_000;
+
 export type Begin = { kind: 'new' } | { kind: 'replay'; response: StoredResponse };
 
 export class IdempotencyStore {
@@ -46,6 +49,7 @@ export class IdempotencyStore {
       entry = undefined;
     }
     if (!entry) {
+      if (this.entries.size >= PRUNE_AT) this.prune(now);
       this.entries.set(id, { fingerprint, createdAtMs: now, response: null });
       return { kind: 'new' };
     }
@@ -64,6 +68,12 @@ export class IdempotencyStore {
       );
     }
     return { kind: 'replay', response: entry.response };
+  }
+
+  private prune(now: number): void {
+    for (const [id, e] of this.entries) {
+      if (now - e.createdAtMs > IDEMPOTENCY_WINDOW_SEC * 1000) this.entries.delete(id);
+    }
   }
 
   /** Stores the first completed response; 429 and 5xx are forgotten so a retry runs again. */
@@ -94,6 +104,7 @@ export function fingerprint(method: string, path: string, rawBody: string): stri
       // malformed JSON: compare the text as sent
     }
   }
+  if (canonical === '' || canonical === 'null') canonical = '{}'; // no body = an empty object
   return `${method.toUpperCase()} ${path}\n${canonical}`;
 }
 

@@ -124,9 +124,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     service,
     close: () => {
       closed ??= (async () => {
-        core.timers.clearAll();
+        core.timers.shutdown();
         await app.close();
-        core.timers.clearAll();
+        core.timers.shutdown();
       })();
       return closed;
     },

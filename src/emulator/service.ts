@@ -8,7 +8,7 @@
 import { API_VERSION_PREFIX, type Me } from '../api/types.js';
 import type { Core } from './core.js';
 import { ServiceError, internalError, notFound } from './errors.js';
-import { IdempotencyStore, fingerprint } from './idempotency.js';
+import { IdempotencyStore, fingerprint, type StoredResponse } from './idempotency.js';
 import type { AuthContext, RequestKind } from './limits.js';
 import { completeUpload, createImport, createUpload, getMedia } from './media.js';
 import { createPost, getPost, publishPost } from './posts.js';
@@ -140,21 +140,18 @@ export class EmulatorService {
         throw new ServiceError(403, 'read_only_key', 'This API key has read access only; adding videos and posts needs a key with read and write access.');
       }
       const key = method === 'POST' ? ctx.idempotencyKey ?? null : null;
-      let admitted = true;
-      result = { status: 500, body: null };
+      let stored: StoredResponse | null = null;
       if (key !== null) {
         IdempotencyStore.validateKey(key);
         const fp = fingerprint(method, `${API_VERSION_PREFIX}${path}`, 'raw' in body ? body.raw : JSON.stringify(body.json ?? null));
         const begin = idempotency.begin(auth.workspace.id, key, fp);
-        if (begin.kind === 'replay') {
-          result = { status: begin.response.status, body: structuredClone(begin.response.body), headers: { 'Idempotent-Replayed': 'true' } };
-          replayed = true;
-          admitted = false;
-        } else {
-          idemKey = key;
-        }
+        if (begin.kind === 'replay') stored = begin.response;
+        else idemKey = key;
       }
-      if (admitted) {
+      if (stored) {
+        result = { status: stored.status, body: structuredClone(stored.body), headers: { 'Idempotent-Replayed': 'true' } };
+        replayed = true;
+      } else {
         if (ctx.delayMs) await sleepUnref(ctx.delayMs);
         const json = 'raw' in body ? parseJsonBody(body.raw, body.contentType) : body.json;
         result = await handler(auth, json);

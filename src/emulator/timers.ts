@@ -5,8 +5,10 @@
 export class Timers {
   private readonly pending = new Set<NodeJS.Timeout>();
   private readonly intervals = new Set<NodeJS.Timeout>();
+  private stopped = false;
 
-  after(ms: number, fn: () => void): NodeJS.Timeout {
+  after(ms: number, fn: () => void): NodeJS.Timeout | undefined {
+    if (this.stopped) return undefined; // a request finishing after close() starts nothing
     const t = setTimeout(() => {
       this.pending.delete(t);
       fn();
@@ -15,7 +17,8 @@ export class Timers {
     return t;
   }
 
-  every(ms: number, fn: () => void): NodeJS.Timeout {
+  every(ms: number, fn: () => void): NodeJS.Timeout | undefined {
+    if (this.stopped) return undefined;
     const t = setInterval(fn, ms);
     t.unref();
     this.intervals.add(t);
@@ -32,6 +35,12 @@ export class Timers {
   clearJobs(): void {
     for (const t of this.pending) clearTimeout(t);
     this.pending.clear();
+  }
+
+  /** Clears everything and refuses new timers (close()). */
+  shutdown(): void {
+    this.stopped = true;
+    this.clearAll();
   }
 
   clearAll(): void {
