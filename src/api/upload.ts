@@ -9,8 +9,7 @@
  * already used, 410) is returned to the caller as UploadLinkRefusedError,
  * who completes (the bytes may be there) or asks for a new link.
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../cli/context.js';
@@ -22,6 +21,8 @@ import { loadUndici } from './undici.js';
 
 /** 1 MiB reads: with undici this is close to curl; 64 KiB reads lose about a third. */
 export const UPLOAD_CHUNK_BYTES = 1024 * 1024;
+/** Buffers reused in turn: one being sent, one read ahead, one spare. */
+const POOL_SIZE = 3;
 const DEFAULT_MAX_ATTEMPTS = 4;
 const PUT_BACKOFF: BackoffPolicy = { baseMs: 1000, capMs: 8000 };
 /** The longest Retry-After of the storage we wait out between attempts. */
@@ -119,17 +120,15 @@ export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
     for (let attempt = 1; ; attempt++) {
       if (opts.signal?.aborted) throw new InterruptedError('Interrupted.');
       await ensureSize(opts.path, shownName, opts.size);
-      const stream = createReadStream(opts.path, { highWaterMark: UPLOAD_CHUNK_BYTES });
+      const chunks = new FileChunks(opts.path, shownName, opts.size);
       let sent = 0;
       opts.onProgress?.(0, opts.size);
       const body = (async function* () {
-        for await (const chunk of stream as AsyncIterable<Buffer>) {
+        for await (const chunk of chunks.read()) {
           sent += chunk.length;
-          if (sent > opts.size) throw new FileChangedError(shownName, opts.size, 'now larger');
           opts.onProgress?.(sent, opts.size);
           yield chunk;
         }
-        if (sent < opts.size) throw new FileChangedError(shownName, opts.size, `only ${sent.toLocaleString('en-US')} could be read`);
       })();
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(opts.target.headers ?? {})) {
@@ -182,7 +181,7 @@ export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
         logResponse?.('failed', (err as Error).message);
         failure = new TransientError(reason);
       } finally {
-        stream.destroy();
+        await chunks.close();
       }
       if (sent === opts.size) sentAllBefore = true;
       if (attempt >= maxAttempts) {
@@ -207,4 +206,66 @@ async function ensureSize(path: string, name: string, expected: number): Promise
     throw new UsageError(`${name} can no longer be read: ${(err as Error).message}`);
   }
   if (size !== expected) throw new FileChangedError(name, expected, `now ${size.toLocaleString('en-US')}`);
+}
+
+/**
+ * The file's bytes in 1 MiB chunks read into a few buffers used in turn, the
+ * next chunk read ahead while one is sent: memory stays flat whatever the
+ * size (a fresh 1 MiB Buffer per read piles up garbage the GC frees late).
+ *
+ * Reusing a buffer is safe because of how undici writes an iterable body: it
+ * asks for chunk i+1 only once write(i) returned true (less than the socket's
+ * high-water mark still queued) or after 'drain', so chunk i-1 has left the
+ * process by then, and buffer (i+2) % 3 is free.
+ *
+ * The count is checked against `size`: a file that grew or shrank since it
+ * was announced throws FileChangedError.
+ */
+export class FileChunks {
+  private handle: FileHandle | undefined;
+
+  constructor(
+    private readonly path: string,
+    private readonly name: string,
+    private readonly size: number,
+    private readonly chunkBytes = UPLOAD_CHUNK_BYTES,
+  ) {}
+
+  async *read(): AsyncGenerator<Buffer> {
+    const fh = (this.handle = await open(this.path, 'r'));
+    const pool = Array.from({ length: POOL_SIZE }, () => Buffer.allocUnsafe(this.chunkBytes));
+    const readInto = async (i: number, position: number): Promise<Buffer> => {
+      const buf = pool[i % POOL_SIZE]!;
+      const want = Math.min(this.chunkBytes, this.size - position);
+      let got = 0;
+      while (got < want) {
+        const { bytesRead } = await fh.read(buf, got, want - got, position + got);
+        if (bytesRead === 0) throw new FileChangedError(this.name, this.size, `only ${(position + got).toLocaleString('en-US')} could be read`);
+        got += bytesRead;
+      }
+      return buf.subarray(0, got);
+    };
+    try {
+      let position = 0;
+      let next: Promise<Buffer> | undefined = this.size > 0 ? readInto(0, 0) : undefined;
+      for (let i = 0; next; i++) {
+        const chunk = await next;
+        position += chunk.length;
+        next = position < this.size ? readInto(i + 1, position) : undefined;
+        // Nobody awaits a read-ahead that fails after the consumer stopped: keep it from going unhandled.
+        next?.catch(() => undefined);
+        yield chunk;
+      }
+      const extra = await fh.read(Buffer.alloc(1), 0, 1, this.size);
+      if (extra.bytesRead > 0) throw new FileChangedError(this.name, this.size, 'now larger');
+    } finally {
+      await this.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    const fh = this.handle;
+    this.handle = undefined;
+    await fh?.close().catch(() => undefined);
+  }
 }

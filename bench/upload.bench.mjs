@@ -1,0 +1,186 @@
+// Upload throughput and memory (npm run bench -- upload).
+//
+// (a) Throughput: `vidpub upload FILE --no-wait` (a child process) against
+//     `curl -T FILE` to a fresh signed URL of the same emulator, alternating,
+//     several runs each. The ratio compares the PUTs themselves: vidpub's own
+//     timing of its PUT (the --debug line) against curl's time_total; goal
+//     >= 0.95. The whole commands' times (vidpub's start-up and its two API
+//     calls included, curl's POST for the link not) are printed too.
+// (b) Memory: the client's peak RSS uploading the big file against a 10 MB
+//     one (GNU time's %M when present); goal: at most 16 MB more.
+//
+// The big file is the service's maximum, 1 GB (1,000,000,000 bytes: a 1 GiB
+// file would be refused before any request). It is sparse, an MP4 ftyp box
+// then zeros: the page cache serves it to both clients alike, so the figure
+// compares the HTTP paths, not the disk. Everything lives in a temp dir,
+// deleted at the end. Set VIDPUB_BENCH_ROOT to bench another build (a dir
+// with bin/vidpub.js and dist/).
+/* global fetch */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, openSync, closeSync, writeSync, ftruncateSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = process.env.VIDPUB_BENCH_ROOT ?? fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'vidpub.js');
+const BIG = 1_000_000_000;
+const SMALL = 10_000_000;
+const RUNS = Number(process.env.VIDPUB_BENCH_RUNS ?? 5);
+const RATIO_GOAL = 0.95;
+const RSS_GOAL_MB = 16;
+
+const dir = mkdtempSync(join(tmpdir(), 'vidpub-bench-upload-'));
+const configDir = join(dir, 'config');
+
+function videoFile(name, size) {
+  const p = join(dir, name);
+  const fd = openSync(p, 'w');
+  // ftyp box: size 24, "ftyp", brand isom, minor 0x200, compatible isom + mp41
+  const ftyp = Buffer.from('00000018667479706973 6f6d0000020069736f6d6d703431'.replace(/ /g, ''), 'hex');
+  writeSync(fd, ftyp, 0, ftyp.length, 0);
+  ftruncateSync(fd, size);
+  closeSync(fd);
+  return p;
+}
+
+/** Reads the page cache in once so the first timed run is not the one that pays for it. */
+function warm(path) {
+  spawnSync('cat', [path], { stdio: ['ignore', 'ignore', 'ignore'] });
+}
+
+function startEmulator() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--json', '--processing-ms', '0'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, VIDPUB_CONFIG_DIR: configDir },
+    });
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) {
+        try {
+          resolve({ child, info: JSON.parse(out.slice(0, nl)) });
+        } catch (err) {
+          reject(err);
+        }
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`emulator exited (${code}) before it was ready`)));
+  });
+}
+
+/** Runs a command; resolves with wall time (ms), exit code, stdout and stderr. */
+function timed(cmd, args, env) {
+  return new Promise((resolve) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('exit', (code) => resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, code, stdout, stderr }));
+  });
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+async function signedUrl(baseUrl, key, size) {
+  const res = await fetch(`${baseUrl}/media/uploads`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ filename: 'bench.mp4', size_bytes: size, content_type: 'video/mp4' }),
+  });
+  if (res.status !== 201) throw new Error(`POST /media/uploads: ${res.status} ${await res.text()}`);
+  return (await res.json()).upload;
+}
+
+/** A fresh emulator state before each timed upload: the per-minute write allowance must not pace the bench. */
+let adminUrl;
+async function resetEmulator() {
+  const res = await fetch(`${adminUrl}/reset`, { method: 'POST' });
+  if (!res.ok) throw new Error(`emulator reset: ${res.status}`);
+}
+
+// The client's peak RSS: GNU time's %M (the kernel's count, teardown included) when there is one,
+// else what the process reports of itself as it exits.
+const GNU_TIME = ['/usr/bin/time', '/bin/time'].find((p) => spawnSync(p, ['-f', '%M', 'true'], { stdio: 'ignore' }).status === 0);
+const rssProbe = join(dir, 'rss-probe.mjs');
+writeFileSync(rssProbe, "process.on('exit', () => process.stderr.write(`\\nVIDPUB_BENCH_MAXRSS_KB=${process.resourceUsage().maxRSS}\\n`));\n");
+
+/** `vidpub upload FILE --no-wait`: wall time, the PUT's own time (from --debug), peak RSS (KB). */
+async function vidpubUpload(env, file, { debug = false } = {}) {
+  await resetEmulator();
+  const args = [BIN, 'upload', file, '--no-wait', debug ? '--debug' : '--quiet'];
+  const r = GNU_TIME
+    ? await timed(GNU_TIME, ['-f', 'VIDPUB_BENCH_MAXRSS_KB=%M', process.execPath, ...args], env)
+    : await timed(process.execPath, ['--import', rssProbe, ...args], env);
+  if (r.code !== 0) throw new Error(`vidpub upload exited ${r.code}: ${r.stderr}`);
+  const rssKb = Number(/VIDPUB_BENCH_MAXRSS_KB=(\d+)/.exec(r.stderr)?.[1]);
+  const putMs = debug ? Number(/← 200 PUT \S+ \((\d+) ms\)/.exec(r.stderr)?.[1]) : undefined;
+  if (debug && !Number.isFinite(putMs)) throw new Error(`no PUT timing in vidpub --debug output:\n${r.stderr}`);
+  return { ms: r.ms, putMs, rssKb };
+}
+
+/** `curl -T FILE` to a fresh signed URL: wall time and curl's own transfer time. */
+async function curlUpload(baseUrl, key, file, size) {
+  await resetEmulator();
+  const upload = await signedUrl(baseUrl, key, size);
+  const headers = Object.entries(upload.headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+  const r = await timed('curl', ['-sS', '-f', '-o', '/dev/null', '-w', '%{time_total}', '-T', file, ...headers, upload.url], {});
+  if (r.code !== 0) throw new Error(`curl exited ${r.code}: ${r.stderr}`);
+  return { ms: r.ms, putMs: Number(r.stdout) * 1000 };
+}
+
+const { child: emulator, info } = await startEmulator();
+try {
+  adminUrl = info.admin_url;
+  const key = info.keys.find((k) => k.access === 'read_write').key;
+  const env = { VIDPUB_BASE_URL: info.base_url, VIDPUB_API_KEY: key, VIDPUB_CONFIG_DIR: configDir, VIDPUB_NO_INPUT: '1' };
+  const big = videoFile('big.mp4', BIG);
+  const small = videoFile('small.mp4', SMALL);
+  warm(big);
+
+  // (a) throughput, alternating which goes first
+  await vidpubUpload(env, small); // warm-up: first-request costs of the emulator and the OS
+  const runs = { vidpub: [], curl: [] };
+  for (let i = 0; i < RUNS; i++) {
+    for (const who of i % 2 === 0 ? ['vidpub', 'curl'] : ['curl', 'vidpub']) {
+      runs[who].push(who === 'vidpub' ? await vidpubUpload(env, big, { debug: true }) : await curlUpload(info.base_url, key, big, BIG));
+    }
+  }
+  const med = (who, field) => median(runs[who].map((r) => r[field]));
+  const list = (who, field) => runs[who].map((r) => r[field].toFixed(0)).join(', ');
+  const ratio = med('curl', 'putMs') / med('vidpub', 'putMs');
+  const wallRatio = med('curl', 'ms') / med('vidpub', 'ms');
+  const mbps = (ms) => (BIG / 1e6 / (ms / 1000)).toFixed(0);
+
+  // (b) memory: the client's peak RSS, 1 GB against 10 MB
+  const bigRss = [];
+  const smallRss = [];
+  for (let i = 0; i < 3; i++) {
+    bigRss.push((await vidpubUpload(env, big)).rssKb);
+    smallRss.push((await vidpubUpload(env, small)).rssKb);
+  }
+  const bigPeakMb = Math.max(...bigRss) / 1024;
+  const smallPeakMb = Math.max(...smallRss) / 1024;
+  const diffMb = bigPeakMb - smallPeakMb;
+
+  console.log(`machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, node ${process.version}, ${new Date().toISOString().slice(0, 10)}`);
+  console.log(`upload of ${BIG.toLocaleString('en-US')} bytes to the emulator, ${RUNS} runs each, medians:`);
+  console.log(`  vidpub PUT (its --debug timing): ${med('vidpub', 'putMs').toFixed(0)} ms (${mbps(med('vidpub', 'putMs'))} MB/s)  runs: ${list('vidpub', 'putMs')}`);
+  console.log(`  curl -T (its time_total):        ${med('curl', 'putMs').toFixed(0)} ms (${mbps(med('curl', 'putMs'))} MB/s)  runs: ${list('curl', 'putMs')}`);
+  console.log(`  throughput ratio (curl time / vidpub time): ${ratio.toFixed(3)}  goal >= ${RATIO_GOAL}: ${ratio >= RATIO_GOAL ? 'ok' : 'MISSED'}`);
+  console.log(`  whole commands, start-up and API calls included: vidpub ${med('vidpub', 'ms').toFixed(0)} ms, curl ${med('curl', 'ms').toFixed(0)} ms (ratio ${wallRatio.toFixed(3)}, for information)`);
+  console.log(`peak RSS of the client (${GNU_TIME ? 'GNU time %M' : 'process.resourceUsage().maxRSS'}): ${bigPeakMb.toFixed(1)} MB for 1 GB, ${smallPeakMb.toFixed(1)} MB for 10 MB`);
+  console.log(`  difference: ${diffMb.toFixed(1)} MB  goal <= ${RSS_GOAL_MB} MB: ${diffMb <= RSS_GOAL_MB ? 'ok' : 'MISSED'}`);
+  process.exitCode = ratio >= RATIO_GOAL && diffMb <= RSS_GOAL_MB ? 0 : 1;
+} finally {
+  emulator.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
