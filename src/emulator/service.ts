@@ -100,6 +100,19 @@ export class EmulatorService {
     return this.run(ctx, 'GET', `/posts/${postId}`, NO_BODY, (auth) => getPost(this.core, auth, postId));
   }
 
+  /**
+   * Checks the key without counting a request (an MCP endpoint refuses a bad
+   * key before handling the protocol): null when accepted, else the 401/403.
+   */
+  checkKey(ctx: CallContext): ServiceResult | null {
+    try {
+      this.core.limits.authenticate(ctx.authorization);
+      return null;
+    } catch (err) {
+      return { ...withHeaders(errorResult(err)), replayed: false };
+    }
+  }
+
   // ---------------------------------------------------------------- the one gate
 
   /**
