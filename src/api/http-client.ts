@@ -57,6 +57,8 @@ export interface ClientTuning {
   backoff?: BackoffPolicy;
   maxRetries?: number;
   random?: () => number;
+  /** How long to wait for response headers (ms) before the attempt counts as timed out. */
+  headersTimeoutMs?: number;
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
@@ -147,7 +149,8 @@ export async function resolveCredentials(
   return { baseUrl, baseUrlSource, apiKey, keySource, profile };
 }
 
-async function readKeyFile(ctx: Context, file: string): Promise<string> {
+/** Reads a key file (--api-key-file): trimmed; a missing or empty file is a usage error naming it. */
+export async function readKeyFile(ctx: Context, file: string): Promise<string> {
   const path = isAbsolute(file) ? file : resolvePath(ctx.cwd, file);
   let text: string;
   try {
@@ -214,6 +217,7 @@ class HttpApiClient implements ApiClient {
   readonly #backoff: BackoffPolicy;
   readonly #maxRetries: number;
   readonly #random: () => number;
+  readonly #headersTimeoutMs: number;
   #agent?: Promise<Agent>;
   #workspaceChecked?: Promise<void>;
 
@@ -235,6 +239,7 @@ class HttpApiClient implements ApiClient {
     this.#backoff = tuning.backoff ?? DEFAULT_BACKOFF;
     this.#maxRetries = tuning.maxRetries ?? MAX_RETRIES;
     this.#random = tuning.random ?? Math.random;
+    this.#headersTimeoutMs = tuning.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   }
 
   // ------------------------------------------------------------ endpoints
@@ -327,7 +332,7 @@ class HttpApiClient implements ApiClient {
 
   #agentFor(): Promise<Agent> {
     return (this.#agent ??= loadUndici().then(
-      ({ Agent }) => new Agent({ connect: { timeout: CONNECT_TIMEOUT_MS }, headersTimeout: HEADERS_TIMEOUT_MS, bodyTimeout: BODY_TIMEOUT_MS }),
+      ({ Agent }) => new Agent({ connect: { timeout: CONNECT_TIMEOUT_MS }, headersTimeout: this.#headersTimeoutMs, bodyTimeout: BODY_TIMEOUT_MS }),
     ));
   }
 

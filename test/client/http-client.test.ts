@@ -130,6 +130,17 @@ describe('retries', () => {
     await c.close();
   });
 
+  test('a response that does not come in time is retried', async () => {
+    await emu.fault({ method: 'GET', path: '/v1/me', action: 'delay', ms: 1_000, times: 1 });
+    const made = makeContext({ clock: scaledClock(100), env: emu.env() });
+    const c = await createApiClient(made.ctx, { ...SETTINGS, debug: true }, { headersTimeoutMs: 100 });
+    const me = await c.getMe();
+    expect(me.workspace.name).toBe('Demo');
+    expect(made.stderr()).toMatch(/\[debug\] ← ERR GET .*\/v1\/me .*UND_ERR_HEADERS_TIMEOUT/);
+    expect((await emu.requests()).filter((q) => q.path === '/v1/me')).toHaveLength(2);
+    await c.close();
+  });
+
   test('the service unreachable: exit 1 naming the URL tried', async () => {
     const s = createServer();
     await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));

@@ -74,6 +74,18 @@ describe('vidpub login', () => {
     expect(config(dir).profiles!.default!.api_key).toBe(emu.key());
   });
 
+  test('--api-key-file: the key from a file, no prompt needed (CI)', async () => {
+    const dir = tempConfigDir();
+    const file = join(dir, 'key.txt');
+    writeFileSync(file, emu.key() + '\n');
+    const r = await runCli(['login', '--api-key-file', file, '--no-input'], { env: { VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_CONFIG_DIR: dir } });
+    expect(r.code).toBe(0);
+    expect(config(dir).profiles!.default!.api_key).toBe(emu.key());
+    const both = await runCli(['login', '--with-key', '--api-key-file', file], { stdin: emu.key(), env: { VIDPUB_BASE_URL: emu.baseUrl } });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/Error: give the key one way: --with-key \(stdin\) or --api-key-file, not both/);
+  });
+
   test('Ctrl-C at the prompt: exit 130, nothing stored', async () => {
     const dir = tempConfigDir();
     const cancelled: Prompter = {

@@ -3,10 +3,13 @@ import { KEY_PREFIX_MARKER } from '../../api/types.js';
 import { AuthError, InterruptedError, UsageError, sanitize } from '../../errors.js';
 import { renderFields } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../command.js';
+import { readKeyFile } from '../../api/http-client.js';
 import { maskKey } from './me.js';
 
 interface LoginOpts {
   withKey: boolean;
+  /** --api-key-file: the key is read from this file instead. */
+  keyFile?: string;
 }
 
 export interface LoginResult {
@@ -54,11 +57,13 @@ async function askKey(inv: Invocation): Promise<string> {
 export default defineCommand<LoginOpts, LoginResult>({
   description:
     'Check an API key with GET /me and store it, with the base URL, in a profile of the config file ' +
-    '(mode 0600). The key is asked with a hidden prompt, or read from stdin with --with-key; no flag ' +
+    '(mode 0600). The key is asked with a hidden prompt, read from stdin with --with-key, or from a file ' +
+    'with --api-key-file; no flag ' +
     'takes the key itself (it would land in shell history and ps). Read-only keys work too.',
   examples: [
     'vidpub login',
     'vidpub login --with-key < ~/.secrets/vidpub-key',
+    'vidpub login --api-key-file ~/.secrets/vidpub-key --no-input',
     'printenv VIDPUB_KEY_FOR_CI | vidpub login --with-key --profile ci',
     'vidpub login --base-url http://127.0.0.1:4010/v1 --profile emulator',
   ],
@@ -67,12 +72,14 @@ export default defineCommand<LoginOpts, LoginResult>({
   },
   parse(_args, flags, inv) {
     const withKey = flags.withKey === true;
-    if (!withKey && !inv.interactive) {
+    const keyFile = inv.globals.apiKeyFile;
+    if (withKey && keyFile) throw new UsageError('give the key one way: --with-key (stdin) or --api-key-file, not both');
+    if (!withKey && !keyFile && !inv.interactive) {
       throw new UsageError('no terminal to ask for the key (--no-input, VIDPUB_NO_INPUT, or stdin is not a terminal)', {
-        hint: 'Pipe the key in: vidpub login --with-key < key.txt',
+        hint: 'Pipe the key in: vidpub login --with-key < key.txt (or use --api-key-file key.txt)',
       });
     }
-    return { withKey };
+    return { withKey, keyFile };
   },
   async run(opts, inv) {
     const { ctx, globals } = inv;
@@ -80,7 +87,7 @@ export default defineCommand<LoginOpts, LoginResult>({
     const { openConfigStore } = await import('../../config/store.js');
     const store = await openConfigStore(ctx.env, { writable: true });
 
-    const key = opts.withKey ? await readStdin(inv) : await askKey(inv);
+    const key = opts.withKey ? await readStdin(inv) : opts.keyFile ? await readKeyFile(ctx, opts.keyFile) : await askKey(inv);
     checkKeyShape(key);
 
     const client = await ctx.createClient({ ...inv.clientSettings, apiKey: key, apiKeyFile: undefined });
