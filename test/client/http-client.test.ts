@@ -311,6 +311,19 @@ describe('authentication and permission', () => {
     await c.close();
   });
 
+  test('through the CLI: --workspace / VIDPUB_WORKSPACE stop a write command with exit 3 before anything is written', async () => {
+    for (const [argv, env] of [
+      [['--workspace', 'Studio'], {}],
+      [[], { VIDPUB_WORKSPACE: 'Studio' }],
+    ] as [string[], Record<string, string>][]) {
+      await emu.reset();
+      const r = await runCli(['import', 'https://videos.example.com/clip.mp4', ...argv], { env: { ...emu.env(), ...env } });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/Error: This API key belongs to workspace "Demo", not "Studio" \(--workspace \/ VIDPUB_WORKSPACE\); nothing was written\./);
+      expect((await emu.requests()).filter((q) => q.method === 'POST')).toEqual([]);
+    }
+  });
+
   test('--workspace that matches: checked once, then writes go through; reads are never checked', async () => {
     const { c } = await client({ settings: { workspace: 'Demo' } });
     await c.listDestinations();
