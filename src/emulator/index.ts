@@ -7,6 +7,7 @@ import type { EmulatorKeyInfo, EmulatorStartInfo } from '../api/types.js';
 import { Core } from './core.js';
 import { defaultFixture, validateFixture, type Fixture } from './fixture.js';
 import { releaseDuePosts } from './posts.js';
+import { mcpPlugin } from './mcp.js';
 import { buildServer, type EmulatorPlugin } from './server.js';
 import { EmulatorService } from './service.js';
 
@@ -37,7 +38,7 @@ export interface EmulatorOptions {
   fixture?: unknown;
   /** Time source in ms (default Date.now); the emulator clock adds its offset. */
   now?: () => number;
-  /** Extra routes registered on the same server before it listens (e.g. /mcp). */
+  /** Extra routes registered on the same server before it listens (one at /mcp replaces the built-in MCP endpoint). */
   plugins?: readonly EmulatorPlugin[];
 }
 
@@ -91,7 +92,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const service = new EmulatorService(core);
   const keys = keysOf(fixture);
   let info: EmulatorStartInfo = { base_url: '', admin_url: '', keys };
-  const app = await buildServer(core, service, () => info, opts.plugins ?? []);
+  const app = await buildServer(core, service, () => info, [...(opts.plugins ?? []), mcpPlugin]);
 
   try {
     await app.listen({ host, port });

@@ -8,12 +8,13 @@
  * request, so starting the emulator does not pay for it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type * as ServiceServer from '../mcp/service-server.js';
 import type { EmulatorPlugin } from './server.js';
 import type { EmulatorService } from './service.js';
 
 export const MCP_PATH = '/mcp';
 
-type ServiceServerModule = typeof import('../mcp/service-server.js');
+type ServiceServerModule = typeof ServiceServer;
 let loaded: Promise<ServiceServerModule> | undefined;
 const load = (): Promise<ServiceServerModule> => (loaded ??= import('../mcp/service-server.js'));
 
@@ -32,7 +33,9 @@ function refused(service: EmulatorService, req: FastifyRequest, reply: FastifyRe
   return true;
 }
 
+/** Registered after the caller's plugins: a plugin of theirs at /mcp takes its place. */
 export const mcpPlugin: EmulatorPlugin = ({ app, service }) => {
+  if (app.hasRoute({ method: 'POST', url: MCP_PATH })) return;
   app.post(MCP_PATH, async (req, reply) => {
     if (refused(service, req, reply)) return reply;
     let body: unknown;
