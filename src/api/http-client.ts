@@ -401,7 +401,7 @@ class HttpApiClient implements ApiClient {
         await this.#backoffWait(retries++, signal, `${method} ${redactUrl(url)} got HTTP ${status}`, wait);
         continue;
       }
-      const err = errorFromResponse(info, { now: this.ctx.clock.now(), action: o.action });
+      const err = errorFromResponse(info, { action: o.action });
       if (status >= 500 && attempt > 1 && err instanceof ServiceError) {
         throw new ServiceError(`${err.message} after ${attempt} attempts`, { http: err.http, hint: err.hint });
       }
@@ -495,7 +495,7 @@ class HttpApiClient implements ApiClient {
     }
     const waitMs = Math.max(1, info.retryAfterSec ?? 1) * 1000;
     if (waitedMs + waitMs > this.settings.maxWaitMs) {
-      const base = errorFromResponse(info, { now, action });
+      const base = errorFromResponse(info, { action });
       const already = waitedMs > 0 ? ` after waiting ${formatDuration(waitedMs)}` : '';
       throw new RateLimitError(
         `Rate limited (${code})${already}: the service asks to wait ${formatDuration(waitMs)}, more than --max-wait (${formatDuration(this.settings.maxWaitMs)}) allows. ${parsed.message ? sanitize(parsed.message) : ''}`.trim(),

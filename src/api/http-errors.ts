@@ -182,7 +182,7 @@ function formatIn(ms: number): string {
  * Maps a non-2xx response to the error hierarchy. `action` names what was
  * being done ("create a post") for permission messages.
  */
-export function errorFromResponse(res: ResponseInfo, opts: { now?: number; action?: string } = {}): VidpubError {
+export function errorFromResponse(res: ResponseInfo, opts: { action?: string } = {}): VidpubError {
   const parsed = parseErrorBody(res.bodyText, header(res.headers, 'content-type'));
   const { status } = res;
   const http: HttpErrorDetails = {
@@ -224,8 +224,8 @@ export function errorFromResponse(res: ResponseInfo, opts: { now?: number; actio
       });
     }
     if (code === 'read_only_key') {
-      const what = opts.action ? `To ${opts.action}` : 'This request';
-      return new AuthError(`This API key is read-only; ${opts.action ? what + ' needs' : 'this request needs'} a read_write key: ${said} (${label})`, {
+      const need = opts.action ? `a read_write key is needed to ${opts.action}` : 'this request needs a read_write key';
+      return new AuthError(`This API key is read-only; ${need}: ${said} (${label})`, {
         http,
         hint: 'Create a key with read and write access in the web app (API settings), then run "vidpub login".',
       });

@@ -84,7 +84,7 @@ describe('statuses map to the error hierarchy and exit codes', () => {
   test('403 read_only_key says a read_write key is needed for the action', () => {
     const e = err(403, gaps('permission_error', 'read_only_key', 'This key can only read.'), 'application/json', { action: 'create a post' });
     expect(e.exitCode).toBe(3);
-    expect(e.message).toMatch(/To create a post needs a read_write key/);
+    expect(e.message).toMatch(/^This API key is read-only; a read_write key is needed to create a post: This key can only read\. \(HTTP 403 read_only_key\)$/);
   });
 
   test('404 -> not found (5)', () => {

@@ -296,9 +296,9 @@ describe('authentication and permission', () => {
     const e = await rejection(c.createPost({ media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_linkedin' }] }));
     expect(e).toBeInstanceOf(AuthError);
     expect(e.exitCode).toBe(3);
-    expect(e.message).toMatch(/read-only; To create a post needs a read_write key/);
+    expect(e.message).toMatch(/read-only; a read_write key is needed to create a post/);
     const e2 = await rejection(c.createImport({ url: 'https://videos.example.com/clip.mp4' }));
-    expect(e2.message).toMatch(/To import a video needs a read_write key/);
+    expect(e2.message).toMatch(/a read_write key is needed to import a video/);
     await c.close();
   });
 
