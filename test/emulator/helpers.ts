@@ -113,14 +113,19 @@ export async function startTest(opts: EmulatorOptions = {}): Promise<{ emu: Emul
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Polls fn every 10 ms until pred holds (or fails after timeoutMs). */
+/**
+ * Polls fn until pred holds (or fails after timeoutMs): every 10 ms at first, backing off
+ * to every 150 ms, so that a long wait stays well inside the 60 reads per minute of a key.
+ */
 export async function waitFor<T>(fn: () => Promise<T>, pred: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
   const end = Date.now() + timeoutMs;
+  let pause = 10;
   for (;;) {
     const v = await fn();
     if (pred(v)) return v;
     if (Date.now() > end) throw new Error(`waitFor timed out; last value: ${JSON.stringify(v)}`);
-    await sleep(10);
+    await sleep(pause);
+    pause = Math.min(150, Math.round(pause * 1.5));
   }
 }
 

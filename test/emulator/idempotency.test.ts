@@ -59,7 +59,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('409 idempotency_key_in_use while the first request is still being handled (delay fault)', async () => {
-    await api.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 300, times: 1 });
+    await api.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 1000, times: 1 });
     const started = Date.now();
     const first = api.post('/posts', DRAFT, { idem: 'key-3' });
     await waitFor(() => api.requests(), (log) => log.length === 1);
@@ -69,7 +69,7 @@ describe('Idempotency-Key', () => {
     expect(second.body.error).toMatchObject({ type: 'conflict', code: 'idempotency_key_in_use' });
     const firstRes = await first;
     expect(firstRes.status).toBe(201);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(990);
     const third = await api.post('/posts', DRAFT, { idem: 'key-3' });
     expect(third.headers['idempotent-replayed']).toBe('true');
     expect(third.body.id).toBe(firstRes.body.id);
@@ -77,9 +77,12 @@ describe('Idempotency-Key', () => {
   });
 
   it('a 429 is not stored: the retry with the same key runs again', async () => {
-    await api.admin('POST', '/settings', { processing_ms: 200 });
+    await api.admin('POST', '/settings', { processing_ms: 1000 });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await api.post('/media/imports', { url: `https://cdn.example.com/${i}.mp4` })).body.id);
+    for (let i = 0; i < 5; i++) {
+      if (i === 1) await api.admin('POST', '/settings', { processing_ms: 60_000 });
+      ids.push((await api.post('/media/imports', { url: `https://cdn.example.com/${i}.mp4` })).body.id);
+    }
     const refused = await api.post('/media/imports', { url: 'https://cdn.example.com/6.mp4' }, { idem: 'key-429' });
     expect(refused.status).toBe(429);
     await waitFor(() => api.get(`/media/${ids[0]}`), (m) => m.body.status !== 'uploading');

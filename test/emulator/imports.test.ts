@@ -50,7 +50,7 @@ describe('POST /media/imports validation', () => {
 
 describe('import sequence', () => {
   it('uploading (downloading) -> processing -> ready, returned at once', async () => {
-    await api.admin('POST', '/settings', { processing_ms: 200 });
+    await api.admin('POST', '/settings', { processing_ms: 1000 });
     const r = await imp('https://cdn.example.com/media/Summer%20Clip.MOV?duration_sec=42');
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
@@ -63,7 +63,7 @@ describe('import sequence', () => {
     });
     const id = r.body.id;
     const mid = await waitFor(() => api.get(`/media/${id}`), (m) => m.body.progress?.percent >= 25);
-    expect(mid.body.progress.phase).toBe('downloading');
+    expect(mid.body).toMatchObject({ status: 'uploading', progress: { phase: 'downloading' } });
     const processing = await waitFor(() => api.get(`/media/${id}`), (m) => m.body.status === 'processing');
     expect(processing.body.progress.phase).toBe('processing');
     expect(processing.body.size_bytes).toBe(10_000_000);
@@ -111,9 +111,11 @@ describe('import sequence', () => {
 
 describe('imports in flight', () => {
   it('at most 5 downloading per workspace: the sixth gets 429 imports_in_flight, Retry-After 30; not counted once no longer downloading', async () => {
-    await api.admin('POST', '/settings', { processing_ms: 400 });
+    // the first download takes 1 s, the others a minute: the cap is reached for a while
+    await api.admin('POST', '/settings', { processing_ms: 1000 });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
+      if (i === 1) await api.admin('POST', '/settings', { processing_ms: 60_000 });
       const r = await imp(`https://cdn.example.com/v${i}.mp4`);
       expect(r.status).toBe(201);
       ids.push(r.body.id);
@@ -142,6 +144,7 @@ describe('imports in flight', () => {
     const fails = await imp('https://gone.invalid/x.mp4');
     expect(fails.status).toBe(201);
     await waitFor(() => api.get(`/media/${fails.body.id}`), (m) => m.body.status === 'failed');
+    await api.admin('POST', '/settings', { processing_ms: 5000 });
     expect((await imp('https://cdn.example.com/fifth.mp4')).status).toBe(201);
     expect((await imp('https://cdn.example.com/sixth.mp4')).status).toBe(429);
   });

@@ -120,7 +120,7 @@ describe('POST /posts validation', () => {
 
 describe('publishing', () => {
   it('publish_at=now: publishing -> each destination published with a url -> completed', async () => {
-    await api.admin('POST', '/settings', { publish_ms: 300 });
+    await api.admin('POST', '/settings', { publish_ms: 1200 }); // destination 1 at 600 ms, 2 at 1200 ms
     const before = await nowMs();
     const r = await api.post('/posts', { media_id: 'med_demo_sample', caption: 'Now!', destinations: [TT_PRIVATE, YT], publish_at: 'now' });
     expect(r.status).toBe(201);
@@ -234,11 +234,13 @@ describe('publishing', () => {
   });
 
   it('409 post_not_publishable for a publishing or completed post', async () => {
-    await api.admin('POST', '/settings', { publish_ms: 300 });
-    const r = await api.post('/posts', { media_id: 'med_demo_sample', caption: 'c', destinations: [YT], publish_at: 'now' });
-    const during = await api.post(`/posts/${r.body.id}/publish`, { publish_at: 'now' });
+    await api.admin('POST', '/settings', { publish_ms: 60_000 });
+    const slow = await api.post('/posts', { media_id: 'med_demo_sample', caption: 'c', destinations: [YT], publish_at: 'now' });
+    const during = await api.post(`/posts/${slow.body.id}/publish`, { publish_at: 'now' });
     expect(during.status).toBe(409);
-    expect(during.body.error).toMatchObject({ type: 'conflict', code: 'post_not_publishable', status: 'publishing' });
+    expect(during.body.error).toMatchObject({ type: 'conflict', code: 'post_not_publishable', status: 'publishing', post_id: slow.body.id });
+    await api.admin('POST', '/settings', { publish_ms: 30 });
+    const r = await api.post('/posts', { media_id: 'med_demo_sample', caption: 'c', destinations: [YT], publish_at: 'now' });
     await waitCompleted(r.body.id);
     const after = await api.post(`/posts/${r.body.id}/publish`, { publish_at: await inHours(1) });
     expect(after.status).toBe(409);
