@@ -1,0 +1,113 @@
+import type { ApiClient } from '../../api/client.js';
+import { sanitize } from '../../errors.js';
+import { defineCommand, type Invocation } from '../command.js';
+
+/**
+ * The longest a tool call waits out a 429 (MCP clients give up on a call
+ * after about a minute); a longer wait comes back as a rate_limited tool
+ * error with retry_after_sec, for the assistant to decide.
+ */
+export const MCP_MAX_RATE_WAIT_MS = 30_000;
+
+/**
+ * The invocation the tools run with: never prompts, never writes to stdout
+ * (the protocol channel), quiet on stderr unless --debug, rate-limit waits
+ * capped (no --wait-for-quota: a call must not sleep until midnight), and a
+ * client that is built again on the next call if building it failed (a key
+ * stored by `vidpub login` meanwhile is then picked up).
+ */
+function serverInvocation(inv: Invocation): { inv: Invocation; dispose(): Promise<void> } {
+  const quiet = !inv.globals.debug;
+  const maxWaitMs = Math.min(inv.globals.maxWaitMs, MCP_MAX_RATE_WAIT_MS);
+  const clientSettings = { ...inv.clientSettings, quiet, maxWaitMs, waitForQuota: false };
+  let client: Promise<ApiClient> | undefined;
+  const debugOnly = (line: string) => inv.log.debug(line);
+  const server: Invocation = {
+    ...inv,
+    globals: { ...inv.globals, quiet, input: false, json: false, maxWaitMs, waitForQuota: false },
+    interactive: false,
+    log: { info: debugOnly, warn: debugOnly, debug: debugOnly },
+    print: () => {},
+    clientSettings,
+    client: () => {
+      client ??= inv.ctx.createClient(clientSettings);
+      client.catch(() => (client = undefined));
+      return client;
+    },
+  };
+  return {
+    inv: server,
+    dispose: async () => {
+      const c = await client?.catch(() => undefined);
+      await c?.close();
+    },
+  };
+}
+
+export default defineCommand<Record<string, never>, undefined>({
+  description:
+    'Run a local MCP server on stdin/stdout, for an AI assistant on this machine (Claude Desktop, Claude Code, ' +
+    'Cursor, ...) to publish videos with your stored profile or VIDPUB_API_KEY. It offers the service tools ' +
+    '(get_me, list_destinations, get_destination_options, import_media, get_media, create_post, publish_post, get_post) ' +
+    'plus upload_file, which uploads a local video file. Writes honour --workspace. It never prompts; it logs to ' +
+    'stderr only with --debug, and runs until its input closes or Ctrl-C. Register it in the MCP client with command ' +
+    '"vidpub" and args ["mcp"] (see docs/mcp.md).',
+  examples: [
+    'vidpub mcp',
+    'vidpub --profile work --workspace Marketing mcp',
+    'VIDPUB_API_KEY=vp_live_... vidpub mcp --debug 2> vidpub-mcp.log',
+  ],
+  parse() {
+    return {};
+  },
+  async run(_opts, parent) {
+    const { ctx } = parent;
+    const { inv, dispose } = serverInvocation(parent);
+    const [{ StdioServerTransport }, { createLocalMcpServer }, { PendingTrackingTransport }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('../../mcp/local-server.js'),
+      import('../../mcp/pending.js'),
+    ]);
+
+    if (ctx.io.stdinIsTTY) {
+      ctx.io.stderr.write('vidpub mcp speaks the Model Context Protocol on stdin/stdout: register it in an MCP client (see docs/mcp.md). Ctrl-C to stop.\n');
+    }
+    // Say at once when tools cannot work (no key, a bad base URL): MCP clients keep the server's stderr in their logs.
+    try {
+      await inv.client();
+    } catch (err) {
+      ctx.io.stderr.write(`vidpub mcp: ${sanitize(err instanceof Error ? err.message : String(err))} Tools will answer with this error until it is fixed.\n`);
+    }
+
+    const server = createLocalMcpServer(inv);
+    const transport = new PendingTrackingTransport(new StdioServerTransport(ctx.io.stdin, ctx.io.stdout));
+    let stopped: () => void = () => {};
+    const done = new Promise<'input-closed' | 'interrupted'>((resolve) => {
+      const closed = () => resolve('input-closed');
+      stopped = closed;
+      if (ctx.signal.aborted) resolve('interrupted');
+      ctx.signal.addEventListener('abort', () => resolve('interrupted'), { once: true });
+      ctx.io.stdin.once('end', closed);
+      ctx.io.stdin.once('close', closed);
+      // The client went away: nothing more can be answered.
+      ctx.io.stdout.on('error', closed);
+    });
+    server.server.onclose = () => stopped();
+    await server.connect(transport);
+    if (ctx.io.stdin.readableEnded) stopped();
+    inv.log.debug(`vidpub mcp: serving on stdio (${ctx.version})`);
+
+    const why = await done;
+    // Input closed: answer the calls still running before going; Ctrl-C interrupts them.
+    if (why === 'input-closed') await transport.idle();
+    inv.log.debug(`vidpub mcp: stopping (${why === 'interrupted' ? 'interrupted' : 'input closed'})`);
+    await server.close().catch(() => undefined);
+    await dispose();
+    // Let the last answers reach the client before the process exits.
+    const out = ctx.io.stdout;
+    if (out.writableNeedDrain && !out.destroyed) await new Promise<void>((resolve) => { out.once('drain', resolve); out.once('error', resolve); out.once('close', resolve); });
+    return undefined;
+  },
+  print() {},
+  json: () => undefined,
+});

@@ -1,0 +1,177 @@
+/**
+ * The local MCP server behind `vidpub mcp`: the service tools through the
+ * REST client (stored profile or VIDPUB_API_KEY, --workspace checked before
+ * every write, retries and rate-limit waits as in the CLI), plus upload_file,
+ * which checks and streams a local file with the same flow as `vidpub upload`.
+ * Nothing here prompts or writes to stdout (the protocol channel).
+ */
+import { homedir } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ApiClient } from '../api/client.js';
+import type { CreatePostRequest } from '../api/types.js';
+import type { Invocation } from '../cli/command.js';
+import { ExitCode, RateLimitError, VidpubError, sanitize } from '../errors.js';
+import type { Progress } from '../ui/progress.js';
+import {
+  LOCAL_TOOLS,
+  MCP_SERVER_NAME,
+  SERVICE_TOOLS,
+  registerTools,
+  toolError,
+  toolResult,
+  type LocalToolName,
+  type ServiceToolName,
+  type ToolCallExtra,
+  type ToolErrorInfo,
+  type ToolHandlers,
+} from './tools.js';
+
+/** The class of an error, by its exit code (docs/client.md lists the codes). */
+const ERROR_CLASSES: Record<number, string> = {
+  [ExitCode.ERROR]: 'service_error',
+  [ExitCode.USAGE]: 'invalid_input',
+  [ExitCode.AUTH]: 'auth_error',
+  [ExitCode.RATE_LIMITED]: 'rate_limited',
+  [ExitCode.NOT_FOUND]: 'not_found',
+  [ExitCode.FAILED]: 'failed',
+  [ExitCode.TIMEOUT]: 'timeout',
+  [ExitCode.BLOCKED]: 'blocked',
+  [ExitCode.INTERRUPTED]: 'interrupted',
+};
+
+/**
+ * A tool error for anything a handler throws: the error's class (its exit
+ * code and name), the service's code when it came from the service, the
+ * message and hint, and for rate limits the retry time.
+ */
+export function localToolError(err: unknown): CallToolResult {
+  if (!(err instanceof VidpubError)) {
+    return toolError({ code: 'unexpected', class: 'service_error', exit_code: ExitCode.ERROR, message: sanitize(err instanceof Error ? err.message : String(err)) });
+  }
+  const cls = ERROR_CLASSES[err.exitCode] ?? 'service_error';
+  const http = err.http;
+  const rate = err instanceof RateLimitError ? err : undefined;
+  const info: ToolErrorInfo = { code: rate?.code ?? http?.code ?? cls, class: cls, exit_code: err.exitCode, message: sanitize(err.message) };
+  if (err.hint) info.hint = sanitize(err.hint);
+  if (http) {
+    info.status = http.status;
+    if (http.type) info.type = http.type;
+    if (http.param) info.param = http.param;
+    const body = (http.body as { error?: Record<string, unknown> } | undefined)?.error;
+    if (Array.isArray(body?.issues)) info.issues = body.issues;
+    if (typeof body?.post_id === 'string') info.post_id = body.post_id;
+  }
+  const retryAfter = rate?.retryAfterSec ?? http?.retryAfterSec;
+  if (retryAfter !== undefined) info.retry_after_sec = retryAfter;
+  if (rate?.resetAt) info.reset_at = rate.resetAt;
+  if (err.data !== undefined) info.data = err.data;
+  return toolError(info);
+}
+
+/** ~/x and relative paths to an absolute path. */
+export function localPath(path: string, cwd: string, home = homedir()): string {
+  if (path === '~') return home;
+  if (path.startsWith('~/')) return resolve(home, path.slice(2));
+  return isAbsolute(path) ? path : resolve(cwd, path);
+}
+
+/**
+ * Upload and processing progress as MCP progress notifications: one
+ * increasing value out of 100 (bytes sent 0-50, processing 50-100), at most
+ * every 5 points or on a phase change.
+ */
+export function mcpProgress(notify: NonNullable<ToolCallExtra['progress']>): Progress {
+  let shown = -1;
+  let label = '';
+  let total = 0;
+  const send = (value: number, message: string, force = false) => {
+    const v = Math.max(shown, Math.min(100, Math.floor(value)));
+    if (v <= shown || (!force && v - shown < 5 && v < 100)) return;
+    shown = v;
+    notify(v, 100, message);
+  };
+  return {
+    startBytes(l, t) {
+      label = l;
+      total = t;
+      send(0, l, true);
+    },
+    bytes(sent) {
+      const pct = total > 0 ? (sent / total) * 100 : 100;
+      send(pct / 2, `${label}: ${Math.floor(pct)}%`);
+    },
+    status(l, percent) {
+      send(50 + (percent ?? 0) / 2, percent === undefined ? l : `${l}: ${percent}%`, l !== label);
+      label = l;
+    },
+    note(line) {
+      notify(Math.max(shown, 0), 100, line);
+    },
+    stop() {},
+  };
+}
+
+/**
+ * The local server. `inv` is the invocation whose client the tools use (the
+ * `vidpub mcp` command hands one that never prompts and is quiet unless --debug).
+ */
+export function createLocalMcpServer(inv: Invocation): McpServer {
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, version: inv.ctx.version },
+    {
+      instructions:
+        'vidpub publishes videos to the social accounts connected to a Video Publishing Service workspace. To publish a ' +
+        'local video: upload_file (waits until ready), list_destinations and get_destination_options, then create_post ' +
+        '(without publish_at: a draft; "now": publish; a time: schedule) and poll get_post. Ask the person before posting.',
+    },
+  );
+
+  /** Runs a tool body with the client; any error becomes a tool error. */
+  const call =
+    <A>(body: (client: ApiClient, args: A, extra: ToolCallExtra) => Promise<unknown>) =>
+    async (args: A, extra: ToolCallExtra): Promise<CallToolResult> => {
+      try {
+        return toolResult(await body(await inv.client(), args, extra));
+      } catch (err) {
+        return localToolError(err);
+      }
+    };
+
+  const service: ToolHandlers<ServiceToolName> = {
+    get_me: call((c, _a, { signal }) => c.getMe({ signal })),
+    list_destinations: call(async (c, _a, { signal }) => ({ data: await c.listDestinations({ signal }) })),
+    get_destination_options: call((c, a, { signal }) => c.getDestinationOptions(a.destination_id, { signal })),
+    import_media: call((c, { idempotency_key, ...body }, { signal }) => c.createImport(body, { idempotencyKey: idempotency_key, signal })),
+    get_media: call((c, a, { signal }) => c.getMedia(a.media_id, { signal })),
+    create_post: call((c, { idempotency_key, ...body }, { signal }) =>
+      c.createPost(body as CreatePostRequest, { idempotencyKey: idempotency_key, signal }),
+    ),
+    publish_post: call((c, { idempotency_key, post_id, ...body }, { signal }) => c.publishPost(post_id, body, { idempotencyKey: idempotency_key, signal })),
+    get_post: call((c, a, { signal }) => c.getPost(a.post_id, { signal })),
+  };
+
+  const local: ToolHandlers<LocalToolName> = {
+    upload_file: call(async (_c, a, extra) => {
+      const [{ checkVideoFile }, { uploadFile }, { parseWaitFlags }, { silentProgress }] = await Promise.all([
+        import('../media/check.js'),
+        import('../media/upload.js'),
+        import('../cli/commands/upload.js'),
+        import('../ui/progress.js'),
+      ]);
+      const file = await checkVideoFile(localPath(a.path, inv.ctx.cwd, inv.ctx.env.HOME || undefined));
+      const { wait, timeoutMs } = parseWaitFlags({ wait: a.wait });
+      return uploadFile(inv, file, {
+        wait,
+        deadlineMs: inv.ctx.clock.now() + timeoutMs,
+        signal: extra.signal,
+        progress: extra.progress ? mcpProgress(extra.progress) : silentProgress,
+      });
+    }),
+  };
+
+  registerTools(server, Object.keys(SERVICE_TOOLS) as ServiceToolName[], service);
+  registerTools(server, Object.keys(LOCAL_TOOLS) as LocalToolName[], local);
+  return server;
+}
