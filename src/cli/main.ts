@@ -6,12 +6,22 @@ import { parseDuration } from '../util/duration.js';
 import type { CommandSpec, GlobalOptions, Invocation, Logger } from './command.js';
 import { COMMANDS, findCommand, type CommandEntry } from './commands/index.js';
 import type { Context } from './context.js';
+import {
+  DEFAULT_MAX_WAIT,
+  GLOBAL_OPTIONS,
+  GLOBAL_VALUE_FLAGS,
+  HELP_DESCRIPTION,
+  HELP_FLAGS,
+  ROOT_DESCRIPTION,
+  VERSION_DESCRIPTION,
+  VERSION_FLAGS,
+  examplesText,
+  helpWidth,
+  renderRootHelp,
+} from './root-help.js';
 
 export type { Context } from './context.js';
 
-const DEFAULT_MAX_WAIT = '10m';
-/** Global flags that take a value: needed to find the command name without parsing everything. */
-const GLOBAL_VALUE_FLAGS = new Set(['--profile', '--base-url', '--api-key-file', '--workspace', '--max-wait']);
 const PROFILE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The first word of argv that is not a global flag or a global flag's value. */
@@ -33,18 +43,7 @@ function truthy(v: string | undefined): boolean {
 }
 
 function addGlobalOptions(program: Command): void {
-  program
-    .option('--json', 'print one JSON document on stdout')
-    .option('-q, --quiet', 'print only data and errors (no progress or hints)')
-    .option('--no-input', 'never prompt; fail with a usage error instead (also VIDPUB_NO_INPUT=1, automatic when stdin is not a terminal)')
-    .option('--no-color', 'no colour (NO_COLOR and FORCE_COLOR are honoured too)')
-    .option('--profile <name>', 'stored profile to use (VIDPUB_PROFILE; default "default")')
-    .option('--base-url <url>', 'service base URL, including /v1 (VIDPUB_BASE_URL)')
-    .option('--api-key-file <path>', 'read the API key from this file (else VIDPUB_API_KEY, else the profile)')
-    .option('--workspace <name>', 'refuse to write unless the key belongs to this workspace (VIDPUB_WORKSPACE)')
-    .option('--max-wait <dur>', 'longest total wait for rate limits (90s, 5m, 1h)', DEFAULT_MAX_WAIT)
-    .option('--wait-for-quota', 'when the daily post allowance is used up, sleep until it resets instead of failing')
-    .option('--debug', 'log each request and response on stderr, secrets redacted (VIDPUB_DEBUG=1)');
+  for (const o of GLOBAL_OPTIONS) program.option(o.flags, o.description, o.default);
 }
 
 function resolveGlobals(all: Record<string, unknown>, ctx: Context): GlobalOptions {
@@ -154,43 +153,25 @@ function report(err: unknown, ctx: Context, inv: Invocation | undefined, spec?: 
   return ExitCode.ERROR;
 }
 
-function examplesText(examples: string[]): string {
-  return examples.length ? `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n` : '';
-}
-
-function exitCodesText(): string {
-  return [
-    '',
-    'Exit codes:',
-    '  0 ok · 1 error · 2 usage or invalid input · 3 authentication or permission',
-    '  4 rate limited · 5 not found · 6 finished but failed · 7 timed out waiting',
-    '  8 blocked by issues · 130 interrupted',
-    '',
-  ].join('\n');
-}
-
 function buildProgram(ctx: Context): Command {
   const program = new Command('vidpub');
   program
-    .description('Publish videos to connected social accounts through the Video Publishing Service.')
-    .version(ctx.version, '-V, --version', 'print the version')
-    .helpOption('-h, --help', 'show help for a command')
+    .description(ROOT_DESCRIPTION)
+    .version(ctx.version, VERSION_FLAGS, VERSION_DESCRIPTION)
+    .helpOption(HELP_FLAGS, HELP_DESCRIPTION)
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
-    .configureHelp({ showGlobalOptions: true, helpWidth: Math.min(ctx.io.columns ?? 100, 120) })
+    .configureHelp({ showGlobalOptions: true, helpWidth: helpWidth(ctx.io.columns) })
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       writeErr: (s) => ctx.io.stderr.write(s),
     })
     .addHelpCommand(false);
   addGlobalOptions(program);
-  program.addHelpText(
-    'after',
-    examplesText(['vidpub login', 'vidpub destinations', 'vidpub post clip.mp4 --to @demo.shorts --caption "Hello"', 'vidpub emulator --port 0 --json']) +
-      exitCodesText() +
-      '\nRun "vidpub COMMAND --help" for a command\'s flags.\n',
-  );
+  // The root help is rendered without commander (see root-help.ts) so the
+  // fast path of src/index.ts prints exactly the same text.
+  program.helpInformation = () => renderRootHelp(ctx.io.columns);
   return program;
 }
 
