@@ -21,6 +21,7 @@ import { mkdtempSync, openSync, closeSync, writeSync, ftruncateSync, rmSync, wri
 import { tmpdir, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startEmulator } from './emulator.mjs';
 
 const ROOT = process.env.VIDPUB_BENCH_ROOT ?? fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'vidpub.js');
@@ -47,28 +48,6 @@ function videoFile(name, size) {
 /** Reads the page cache in once so the first timed run is not the one that pays for it. */
 function warm(path) {
   spawnSync('cat', [path], { stdio: ['ignore', 'ignore', 'ignore'] });
-}
-
-function startEmulator() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--json', '--processing-ms', '0'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-      env: { ...process.env, VIDPUB_CONFIG_DIR: configDir },
-    });
-    let out = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-      const nl = out.indexOf('\n');
-      if (nl >= 0) {
-        try {
-          resolve({ child, info: JSON.parse(out.slice(0, nl)) });
-        } catch (err) {
-          reject(err);
-        }
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`emulator exited (${code}) before it was ready`)));
-  });
 }
 
 /** Runs a command; resolves with wall time (ms), exit code, stdout and stderr. */
@@ -137,7 +116,10 @@ async function curlUpload(baseUrl, key, file, size) {
   return { ms: r.ms, putMs: Number(r.stdout) * 1000 };
 }
 
-const { child: emulator, info } = await startEmulator();
+const { child: emulator, info } = await startEmulator(BIN, {
+  args: ['--processing-ms', '0'],
+  env: { ...process.env, VIDPUB_CONFIG_DIR: configDir },
+});
 try {
   adminUrl = info.admin_url;
   const key = info.keys.find((k) => k.access === 'read_write').key;

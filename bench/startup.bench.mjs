@@ -1,0 +1,123 @@
+// Start-up time (npm run bench -- startup, or: node bench/startup.bench.mjs).
+//
+// Each case is a fresh `node` process; its time is compared with `node -e 0`
+// measured in the same run, the cases interleaved run by run so that a busy
+// machine slows them all alike. Reported: the median wall time of each case
+// and its ratio to the baseline (the goals below), plus the median CPU time
+// (user + system, read by a tiny --require hook at exit) and its ratio, which
+// a loaded machine disturbs much less than wall time.
+//
+// Goals: vidpub --version and vidpub --help <= 1.15x; vidpub me --json
+// against a running emulator, with the key in the stored profile, <= 1.6x.
+// The emulator runs in a child process; its clock is moved a minute ahead
+// before each `me` so the per-minute allowance never throttles a run.
+//
+// Env: VIDPUB_BENCH_RUNS (default 40), VIDPUB_BENCH_ROOT (a dir with
+// bin/vidpub.js and dist/, default this checkout). Exit code 1 if a goal is
+// missed. Everything lives in a temp dir, deleted at the end.
+/* global fetch */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmulator } from './emulator.mjs';
+
+const ROOT = process.env.VIDPUB_BENCH_ROOT ?? fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'bin', 'vidpub.js');
+const RUNS = Number(process.env.VIDPUB_BENCH_RUNS ?? 40);
+const WARMUP = 3;
+
+if (!existsSync(join(ROOT, 'dist', 'main.js'))) {
+  console.log('dist/ is missing: building first (npm run build).');
+  const b = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  if (b.status !== 0) throw new Error('the build failed');
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'vidpub-bench-startup-'));
+const configDir = join(dir, 'config');
+const cpuHook = join(dir, 'cpu-hook.cjs');
+const cpuOut = join(dir, 'cpu.txt');
+// Appends this process's CPU time (ms) to a file when it exits.
+writeFileSync(
+  cpuHook,
+  `process.on('exit', () => { const u = process.cpuUsage(); require('fs').writeFileSync(${JSON.stringify(cpuOut)}, String((u.user + u.system) / 1000)); });\n`,
+);
+
+// Only the config dir: no VIDPUB_API_KEY / VIDPUB_BASE_URL, the stored profile is used.
+const env = { ...process.env, VIDPUB_CONFIG_DIR: configDir, NO_COLOR: '1' };
+for (const k of ['VIDPUB_API_KEY', 'VIDPUB_BASE_URL', 'VIDPUB_PROFILE', 'VIDPUB_WORKSPACE', 'VIDPUB_DEBUG']) delete env[k];
+
+function run(args, { cpu = false, input } = {}) {
+  const argv = cpu ? ['--require', cpuHook, ...args] : args;
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, argv, { env, input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], maxBuffer: 1 << 20 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return { ms, cpu: cpu ? Number(readFileSync(cpuOut, 'utf8')) : undefined, stdout: String(r.stdout) };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+const { child, info } = await startEmulator(BIN, { env });
+let failed = false;
+try {
+  const key = info.keys.find((k) => k.workspace === 'Demo' && k.access === 'read_write') ?? info.keys[0];
+  const admin = (path, body) =>
+    fetch(info.admin_url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.text());
+  // The key goes into the stored profile, the way a user would put it there.
+  const login = spawnSync(process.execPath, [BIN, 'login', '--with-key'], {
+    env: { ...env, VIDPUB_BASE_URL: info.base_url },
+    input: key.key,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  if (login.status !== 0) throw new Error(`vidpub login failed: ${login.stderr}`);
+  const me = JSON.parse(run([BIN, 'me', '--json']).stdout);
+  if (!me.workspace) throw new Error('vidpub me --json printed no workspace');
+
+  const cases = [
+    { name: 'node -e 0', args: ['-e', '0'] },
+    { name: 'vidpub --version', args: [BIN, '--version'], goal: 1.15 },
+    { name: 'vidpub --help', args: [BIN, '--help'], goal: 1.15 },
+    { name: 'vidpub me --json', args: [BIN, 'me', '--json'], goal: 1.6, before: () => admin('/clock', { advance_sec: 61 }) },
+  ];
+  for (const c of cases) {
+    c.wall = [];
+    c.cpu = [];
+  }
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    for (const c of cases) {
+      await c.before?.();
+      const wall = run(c.args);
+      await c.before?.();
+      const cpu = run(c.args, { cpu: true });
+      if (i >= WARMUP) {
+        c.wall.push(wall.ms);
+        c.cpu.push(cpu.cpu);
+      }
+    }
+  }
+
+  const base = cases[0];
+  const bw = median(base.wall);
+  const bc = median(base.cpu);
+  const cpuModel = (cpus()[0]?.model ?? 'unknown CPU').trim();
+  console.log(`Start-up: ${RUNS} runs per case (after ${WARMUP} warm-up), medians · node ${process.version} · ${cpus().length} CPUs (${cpuModel}) · ${new Date().toISOString().slice(0, 10)}`);
+  console.log(`${'case'.padEnd(20)} ${'wall ms'.padStart(8)} ${'ratio'.padStart(6)} ${'cpu ms'.padStart(8)} ${'ratio'.padStart(6)}  goal`);
+  for (const c of cases) {
+    const w = median(c.wall);
+    const u = median(c.cpu);
+    const ratio = w / bw;
+    const verdict = c.goal === undefined ? '' : `<= ${c.goal.toFixed(2)}x ${ratio <= c.goal ? 'ok' : 'MISSED'}`;
+    if (c.goal !== undefined && ratio > c.goal) failed = true;
+    console.log(`${c.name.padEnd(20)} ${w.toFixed(1).padStart(8)} ${(ratio.toFixed(2) + 'x').padStart(6)} ${u.toFixed(1).padStart(8)} ${((u / bc).toFixed(2) + 'x').padStart(6)}  ${verdict}`);
+  }
+} finally {
+  child.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exitCode = failed ? 1 : 0;

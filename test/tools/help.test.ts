@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands/index.js';
+import { GLOBAL_OPTIONS, ROOT_EXAMPLES, fastPath, renderRootHelp } from '../../src/cli/root-help.js';
+import { runCli } from '../helpers/cli.js';
+import { ROOT, ensureBuilt, runAsync, BIN } from './built.js';
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+
+function fast(argv: string[], columns?: number): { code: number | undefined; out: string } {
+  const stdout = new PassThrough();
+  let out = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString()));
+  const code = fastPath(argv, { version: '9.9.9', io: { stdout, columns } });
+  stdout.end();
+  return { code, out };
+}
+
+describe('vidpub --help (the root help)', () => {
+  it('lists every command with its summary, every global flag, examples and the exit codes', () => {
+    const text = renderRootHelp(100);
+    for (const c of COMMANDS) expect(text).toMatch(new RegExp(`^  ${c.name}${c.args ? ` ${c.args.replace(/[[\]]/g, '\\$&')}` : ''} +${c.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    for (const o of GLOBAL_OPTIONS) expect(text).toContain(`  ${o.flags} `);
+    expect(text).toMatch(/^ {2}-V, --version +print the version$/m);
+    expect(text).toMatch(/^ {2}-h, --help +show help for a command$/m);
+    expect(text).toMatch(/--max-wait <dur> +longest total wait for rate limits \(90s, 5m, 1h\) \(default: "10m"\)/);
+    expect(text).toMatch(/^Examples:$/m);
+    for (const e of ROOT_EXAMPLES) expect(text).toContain(`  $ ${e}\n`);
+    expect(text).toMatch(/^Exit codes:$/m);
+    for (const code of ['0 ok', '1 error', '2 usage or invalid input', '3 authentication or permission', '4 rate limited', '5 not found', '6 finished but failed', '7 timed out waiting', '8 blocked by issues', '130 interrupted']) {
+      expect(text).toContain(code);
+    }
+  });
+
+  it('wraps long descriptions to the terminal width, aligned under the description column', () => {
+    const text = renderRootHelp(80);
+    for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    expect(text).toMatch(/^ {2}--no-input {13}never prompt; .*\n {25}\S/m);
+    // Wide terminals stop at 120 columns.
+    expect(renderRootHelp(300)).toBe(renderRootHelp(120));
+  });
+
+  it('the fast path (no commander) prints exactly what the full parser prints', async () => {
+    for (const columns of [100, 72]) {
+      const viaCommander = await runCli(['--json', '--help'], { columns });
+      expect(viaCommander.code).toBe(0);
+      expect(fast(['--help'], columns).out).toBe(viaCommander.stdout);
+      expect(fast(['-h'], columns).out).toBe(viaCommander.stdout);
+      expect(fast(['help'], columns).out).toBe(viaCommander.stdout);
+      expect(fast([], columns).out).toBe(viaCommander.stdout);
+      // `vidpub` alone and `vidpub help` through main() are the same text.
+      expect((await runCli([], { columns })).stdout).toBe(viaCommander.stdout);
+      expect((await runCli(['help'], { columns })).stdout).toBe(viaCommander.stdout);
+    }
+  });
+
+  it('the fast path answers --version and leaves everything else to the full parser', async () => {
+    expect(fast(['--version'])).toEqual({ code: 0, out: '9.9.9\n' });
+    expect(fast(['-V'])).toEqual({ code: 0, out: '9.9.9\n' });
+    for (const argv of [['me'], ['--json', '--version'], ['--help', 'me'], ['me', '--help'], ['--nope']]) expect(fast(argv)).toEqual({ code: undefined, out: '' });
+    const v = await runCli(['--json', '--version']);
+    expect(v).toEqual({ code: 0, stdout: '0.0.0-test\n', stderr: '' });
+  });
+
+  it('an unknown command or flag is a usage error (exit 2) with a pointer to --help', async () => {
+    const r = await runCli(['uplaod']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command 'uplaod'/);
+    expect(r.stderr).toMatch(/\(Did you mean upload\?\)|run with --help/);
+    const f = await runCli(['--frobnicate']);
+    expect(f.code).toBe(2);
+    expect(f.stderr).toMatch(/unknown option '--frobnicate'/);
+  });
+});
+
+describe('vidpub COMMAND --help', () => {
+  for (const entry of COMMANDS) {
+    it(`${entry.name}: a one-line summary, a description, its flags and at least one example`, async () => {
+      expect(entry.summary).toMatch(/^[A-Z][^\n]{9,70}$/);
+      const spec = (await entry.load()).default;
+      expect(spec.examples.length).toBeGreaterThan(0);
+      // Each example runs this command (global flags may come first, a pipe or an assignment around it).
+      for (const e of spec.examples) expect(e).toMatch(new RegExp(`\\bvidpub\\b[^|;]*?(?:^|\\s)${entry.name}(?:\\s|$|\\))`));
+      const r = await runCli([entry.name, '--help'], { columns: 100 });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^Usage: vidpub ${entry.name}\\b`));
+      const description = (spec.description ?? entry.summary).split(/\s+/).slice(0, 6).join(' ');
+      expect(r.stdout.replace(/\s+/g, ' ')).toContain(description);
+      expect(r.stdout).toMatch(/^Global Options:$/m);
+      expect(r.stdout).toMatch(/^Examples:\n {2}\$ \S/m);
+      for (const e of spec.examples) expect(r.stdout).toContain(`  $ ${e}`);
+    });
+  }
+});
+
+describe('the built bin', () => {
+  beforeAll(ensureBuilt);
+
+  it('--version prints the package version; --help is the root help', async () => {
+    const v = await runAsync(process.execPath, [BIN, '--version']);
+    expect(v).toEqual({ status: 0, stdout: `${pkg.version}\n`, stderr: '' });
+    const h = await runAsync(process.execPath, [BIN, '--help']);
+    expect(h.status).toBe(0);
+    // Not a terminal: 100 columns, as in-process.
+    expect(h.stdout).toBe(renderRootHelp(undefined));
+  });
+
+  it('loads every command from the bundle (each --help exits 0) and passes exit codes through', async () => {
+    for (const entry of COMMANDS) {
+      const r = await runAsync(process.execPath, [BIN, entry.name, '--help']);
+      expect({ name: entry.name, status: r.status, stderr: r.stderr }).toEqual({ name: entry.name, status: 0, stderr: '' });
+      expect(r.stdout).toMatch(/Examples:/);
+    }
+    const bad = await runAsync(process.execPath, [BIN, 'completion', 'tcsh']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/unknown shell "tcsh": use bash, zsh or fish/);
+  });
+});

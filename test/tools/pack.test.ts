@@ -1,0 +1,90 @@
+/**
+ * The npm package: `npm pack` of the built tree holds what an installation
+ * needs and nothing else, and installs globally and runs without the dev
+ * dependencies. The pack skips the prepack build (the suite runs on a fresh
+ * build; a second build here would swap dist/ under the other test files).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands/index.js';
+import { ROOT, ensureBuilt, runAsync } from './built.js';
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  bin: Record<string, string>;
+  files: string[];
+  scripts: Record<string, string>;
+};
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const dir = mkdtempSync(join(tmpdir(), 'vidpub-pack-'));
+const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', NO_COLOR: '1' };
+
+interface PackResult {
+  filename: string;
+  files: { path: string; size: number }[];
+}
+let packed: PackResult;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  const r = await runAsync(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { env, timeoutMs: 60_000 });
+  expect(r.status, r.stderr).toBe(0);
+  packed = (JSON.parse(r.stdout) as PackResult[])[0]!;
+}, 90_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('npm pack', () => {
+  it('is built before packing (prepack) and points its bin at bin/vidpub.js', () => {
+    expect(pkg.scripts.prepack).toBe('npm run build');
+    expect(pkg.bin).toEqual({ vidpub: 'bin/vidpub.js' });
+  });
+
+  it('holds the bin, the bundle, its fast path and the demo video, and nothing else', () => {
+    const paths = packed.files.map((f) => f.path).sort();
+    for (const required of ['package.json', 'README.md', 'bin/vidpub.js', 'bin/package.json', 'dist/main.js', 'dist/fast.cjs', 'dist/assets/clip.mp4']) {
+      expect(paths).toContain(required);
+    }
+    const allowed = /^(package\.json|README\.md|LICENSE|bin\/vidpub\.js|bin\/package\.json|dist\/[\w.-]+\.(js|cjs)|dist\/assets\/clip\.mp4)$/;
+    expect(paths.filter((p) => !allowed.test(p))).toEqual([]);
+    // No tests, sources, source maps, or anything that may hold a secret.
+    expect(paths.filter((p) => /^(test|src|bench|scripts|docs)\/|\.map$|\.ts$|(^|\/)\.env|\.npmrc|\.pem$|\.key$|id_rsa|config\.json$/.test(p))).toEqual([]);
+    // The demo video is the real clip.
+    expect(packed.files.find((f) => f.path === 'dist/assets/clip.mp4')!.size).toBe(readFileSync(join(ROOT, 'test/fixtures/clip.mp4')).length);
+  });
+
+  it('installs globally with the production dependencies only, and the installed vidpub runs', async () => {
+    const prefix = join(dir, 'prefix');
+    const tgz = join(dir, packed.filename);
+    const install = await runAsync(npm, ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tgz], { env, timeoutMs: 120_000 });
+    expect(install.status, install.stderr).toBe(0);
+    const installed = join(prefix, 'lib', 'node_modules', pkg.name);
+    const deps = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).devDependencies as Record<string, string>;
+    for (const dev of ['vitest', 'typescript', 'esbuild', 'eslint']) {
+      expect(Object.keys(deps)).toContain(dev);
+      expect(() => readFileSync(join(installed, 'node_modules', dev, 'package.json'))).toThrow();
+    }
+    const vidpub = join(prefix, 'bin', 'vidpub');
+    const runEnv = { ...env, VIDPUB_CONFIG_DIR: join(dir, 'config'), HOME: dir };
+    for (const k of ['VIDPUB_API_KEY', 'VIDPUB_BASE_URL', 'VIDPUB_PROFILE']) delete runEnv[k];
+
+    const version = await runAsync(vidpub, ['--version'], { env: runEnv, cwd: dir });
+    expect(version).toEqual({ status: 0, stdout: `${pkg.version}\n`, stderr: '' });
+    const help = await runAsync(vidpub, ['--help'], { env: runEnv, cwd: dir });
+    expect(help.status).toBe(0);
+    for (const c of COMMANDS) expect(help.stdout).toContain(`  ${c.name}`);
+    // A command through the full parser, and the whole job from the installed files
+    // (the emulator's fastify from the installed dependencies, the packed sample video).
+    const noKey = await runAsync(vidpub, ['me'], { env: runEnv, cwd: dir });
+    expect(noKey.status).toBe(3);
+    expect(noKey.stderr).toMatch(/Error: /);
+    const demo = await runAsync(vidpub, ['demo', '--no-input', '--json', '--processing-ms', '20', '--publish-ms', '20'], { env: runEnv, cwd: dir, timeoutMs: 60_000 });
+    expect(demo.status, demo.stderr).toBe(0);
+    const summary = JSON.parse(demo.stdout) as { post: { status: string; destinations: { status: string }[] } };
+    expect(summary.post.status).toBe('completed');
+    expect(summary.post.destinations.every((d) => d.status === 'published')).toBe(true);
+  }, 180_000);
+});
