@@ -46,6 +46,7 @@ interface Emu {
   baseUrl: string;
   key(workspace?: string, access?: 'read' | 'read_write'): string;
   advance(seconds: number): Promise<void>;
+  admin(method: string, path: string, body?: unknown): Promise<unknown>;
 }
 
 /** A request straight to the emulated service (not through vidpub), for setting up a test. */
@@ -72,6 +73,10 @@ export async function exhaustDailyAllowance(emu: Emu): Promise<void> {
       if (r.status !== 201) throw new Error(`filler post ${workspace} ${i}: ${r.status} ${JSON.stringify(r.body)}`);
     }
   };
+  // Close to midnight UTC the allowance would reset under the test: start just after it instead.
+  const { now } = (await emu.admin('GET', '/clock')) as { now: string };
+  const toMidnight = 86_400 - ((Date.parse(now) / 1000) % 86_400);
+  if (toMidnight < 600) await emu.advance(Math.ceil(toMidnight) + 5);
   await emu.advance(61); // writes made before this minute do not count
   await spend('Demo', 'med_demo_sample', 'dst_demo_linkedin', 20);
   await spend('Demo Second', 'med_second_sample', 'dst_second_youtube', 10);
