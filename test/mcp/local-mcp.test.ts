@@ -15,7 +15,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BIN, ROOT, ensureBuilt } from '../helpers/build.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
-import { fails, freshMinute, nextDay, ok, rest, until, type Json } from './helpers.js';
+import { connect, fails, freshMinute, nextDay, ok, rest, until, type Json } from './helpers.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 const CLIP = join(ROOT, 'test', 'fixtures', 'clip.mp4');
@@ -86,6 +86,12 @@ describe('vidpub mcp: tools over stdio', () => {
     expect(upload.inputSchema.required).toEqual(['path']);
     expect(Object.keys(upload.inputSchema.properties!)).toEqual(['path', 'wait']);
     expect(client.getServerVersion()).toMatchObject({ name: 'vidpub' });
+    const remote = await connect(emu);
+    try {
+      expect(tools.filter((t) => t.name !== 'upload_file')).toEqual((await remote.listTools()).tools);
+    } finally {
+      await remote.close();
+    }
     expect(transportErrors).toEqual([]);
     expect(stderr()).toBe('');
   });
