@@ -4,7 +4,8 @@
  * spinner). Without a TTY: a plain line every 10 % or 10 s. With --quiet:
  * nothing. cli-progress and ora are loaded only when stderr is a terminal.
  */
-import type { Writable } from 'node:stream';
+import { clearLine, cursorTo, moveCursor } from 'node:readline';
+import { Writable } from 'node:stream';
 import type * as CliProgress from 'cli-progress';
 import type oraFactory from 'ora';
 import type { Clock, IO } from '../cli/context.js';
@@ -57,7 +58,9 @@ class Speed {
 export async function createProgress(opts: ProgressOptions): Promise<Progress> {
   if (opts.quiet) return silentProgress;
   if (!opts.io.stderrIsTTY) return new PlainProgress(opts.io.stderr, opts.clock);
-  const [cliProgress, oraModule] = await Promise.all([import('cli-progress'), import('ora')]);
+  const [cliProgressModule, oraModule] = await Promise.all([import('cli-progress'), import('ora')]);
+  // cli-progress is CommonJS: Node's loader exposes its exports by name, a bundler's interop only as `default`.
+  const cliProgress = typeof cliProgressModule.SingleBar === 'function' ? cliProgressModule : (cliProgressModule as unknown as { default: CliProgressModule }).default;
   return new TtyProgress(opts, cliProgress, oraModule.default);
 }
 
@@ -142,6 +145,32 @@ export class PlainProgress implements Progress {
   stop(): void {}
 }
 
+/**
+ * The stream ora draws on: writes go straight to stderr, and `columns` is
+ * never 0. A terminal of unknown size (a PTY made by `script`, some CI
+ * runners) reports 0 columns, and ora divides by it: it then believes the
+ * spinner spans Infinity lines and clears them forever.
+ */
+function spinnerStream(io: ProgressOptions['io']): Writable {
+  const target = io.stderr as Writable & { columns?: number; rows?: number };
+  const s = new Writable({
+    decodeStrings: false,
+    write(chunk: Buffer | string, encoding: BufferEncoding, callback: (err?: Error | null) => void) {
+      // Hand over at once: buffering here would reorder the spinner and other stderr lines.
+      target.write(chunk, encoding);
+      callback();
+    },
+  });
+  const tty = s as Writable & { isTTY: boolean; columns: number; rows: number; cursorTo: unknown; moveCursor: unknown; clearLine: unknown };
+  tty.isTTY = true;
+  Object.defineProperty(tty, 'columns', { get: () => (target.columns || io.columns || 80) });
+  Object.defineProperty(tty, 'rows', { get: () => (target.rows || 24) });
+  tty.cursorTo = (x: number, y?: number) => cursorTo(s, x, y);
+  tty.moveCursor = (dx: number, dy: number) => moveCursor(s, dx, dy);
+  tty.clearLine = (dir: -1 | 0 | 1) => clearLine(s, dir);
+  return s;
+}
+
 type CliProgressModule = typeof CliProgress;
 type OraFactory = typeof oraFactory;
 type Bar = InstanceType<CliProgressModule['SingleBar']>;
@@ -201,7 +230,7 @@ class TtyProgress implements Progress {
     }
     const text = percent === undefined ? label : `${label} ${percent}%`;
     if (!this.spinner) {
-      this.spinner = this.ora({ text, stream: this.opts.io.stderr, isEnabled: true, discardStdin: false });
+      this.spinner = this.ora({ text, stream: spinnerStream(this.opts.io), isEnabled: true, discardStdin: false });
       this.spinner.start();
     } else {
       this.spinner.text = text;
@@ -210,8 +239,9 @@ class TtyProgress implements Progress {
 
   note(line: string): void {
     if (this.spinner) {
-      // ora clears the spinner line, writes, and draws the spinner again
+      this.spinner.clear();
       this.opts.io.stderr.write(line + '\n');
+      this.spinner.render();
     } else if (this.bar) {
       this.opts.io.stderr.write('\r\u001b[2K' + line + '\n');
       this.bar.update(this.sent, this.payload(this.sent));

@@ -1,3 +1,4 @@
+import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { PlainProgress, createProgress, silentProgress } from '../../src/ui/progress.js';
@@ -98,5 +99,28 @@ describe('createProgress', () => {
     const text = out.text();
     expect(text).toMatch(/Uploading clip\.mp4 \[.*\] 50% \| 5\.00\/10\.0 MB \| 5\.0 MB\/s \| ETA/);
     expect(text).toMatch(/Processing 50%/);
+  });
+
+  it('keeps the spinner sane on a terminal that reports 0 columns (ora would otherwise clear Infinity lines)', async () => {
+    const out = sink();
+    // Like a tty.WriteStream of unknown size (a PTY made by `script`).
+    Object.assign(out.stream, {
+      isTTY: true,
+      columns: 0,
+      cursorTo: (x: number) => cursorTo(out.stream, x),
+      moveCursor: (dx: number, dy: number) => moveCursor(out.stream, dx, dy),
+      clearLine: (dir: -1 | 0 | 1) => clearLine(out.stream, dir),
+    });
+    const p = await createProgress({ io: { stderr: out.stream, stderrIsTTY: true }, quiet: false, clock: fakeClock() });
+    p.status('Processing', 10);
+    await new Promise((r) => setTimeout(r, 300));
+    p.note('A line of its own.');
+    p.status('Processing', 60);
+    await new Promise((r) => setTimeout(r, 100));
+    p.stop();
+    await flush();
+    expect(out.text()).toMatch(/Processing 60%/);
+    expect(out.text()).toMatch(/A line of its own\.\n/);
+    expect(out.text().length).toBeLessThan(20_000);
   });
 });
