@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // The only place that calls process.exit: main() returns the exit code.
 //
-// CommonJS on purpose (bin/package.json): `vidpub --version` and `vidpub --help`
-// are answered by dist/fast.cjs (the command registry and the help renderer,
-// no dependency) without starting Node's ESM loader, which alone costs about
-// as much as the rest of that path (see docs/tools.md, "Start-up"). Everything
-// else imports the ESM bundle, dist/main.js.
+// CommonJS on purpose (bin/package.json), like the bundle it loads (see
+// scripts/build.mjs): `vidpub --version` and `vidpub --help` are answered by
+// dist/fast.cjs (the command registry and the help renderer, no dependency);
+// everything else loads the CLI, dist/main.js. Node's ESM loader is never
+// started unless a command imports an ES module dependency (prompts, progress
+// bars, the emulator's server). See docs/tools.md, "Start-up".
 'use strict';
 /* global require */
 
@@ -30,14 +31,7 @@ if (fastCode !== undefined) {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  import('../dist/main.js').then(
-    async ({ main, createProcessContext }) => {
-      const code = await main(argv, createProcessContext({ signal: controller.signal }));
-      process.exit(code);
-    },
-    (err) => {
-      process.stderr.write(`Error: cannot load vidpub (${err && err.message}); reinstall it, or run "npm run build" in a checkout.\n`);
-      process.exit(1);
-    },
-  );
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { main, createProcessContext } = require('../dist/main.js');
+  main(argv, createProcessContext({ signal: controller.signal })).then((code) => process.exit(code));
 }

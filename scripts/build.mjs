@@ -1,89 +1,102 @@
-// Builds dist/ with esbuild (see docs/tools.md, "Start-up", for the numbers):
+// Builds dist/ with esbuild. Start-up time is a feature (bench/startup.bench.mjs;
+// the measurements behind each choice are in docs/tools.md, "Start-up"):
 //
-// - dist/main.js + chunks: src/index.ts as ESM with code splitting, so each
-//   command and each heavy dependency is its own chunk, loaded only when used.
-//   Dependencies are bundled into the chunks: Node's ESM loader pays per file
-//   it resolves and loads, and a bundled dependency starts much faster than
-//   the same package from node_modules. The few that do not bundle cleanly
-//   or gain nothing (EXTERNAL) stay imports of node_modules.
-// - dist/fast.cjs: the command registry and the root help renderer, as
-//   CommonJS with no dependency, for bin/vidpub.js to answer --version and
-//   --help without starting the ESM loader.
+// - dist/fast.cjs: the command registry and the root help renderer, no
+//   dependency. bin/vidpub.js answers --version and --help from it alone.
+// - dist/main.js: the CLI (src/index.ts) as ONE CommonJS bundle, commander and
+//   chalk included. Node 20 loads one CommonJS file much faster than the same
+//   code as ES modules split into chunks: the ESM loader resolves, links and
+//   evaluates each chunk asynchronously, which cost ~10 ms more on the
+//   `vidpub me --json` path than compiling the whole bundle. (dist/package.json
+//   says "commonjs"; the package itself stays "module" for the sources.)
+// - dist/emulator.js: the emulator (src/emulator), only loaded by `vidpub
+//   emulator` and `vidpub demo`; kept out of main.js, which would otherwise
+//   compile it on every run.
+// - Heavy dependencies stay in node_modules and are imported lazily by the code
+//   path that needs them (HEAVY): prompts, progress bars, conf, undici, the
+//   emulator's fastify, the MCP SDK.
 // - dist/assets/clip.mp4: the demo's sample video (test/fixtures/clip.mp4).
 //
 // The build goes to a temporary dir that then replaces dist/ in two renames,
 // so a vidpub running from this checkout (tests run in parallel) never sees a
 // half-written dist/.
-//
-// `node scripts/build.mjs --external-all` keeps every dependency external
-// (the layout before bundling), for comparing start-up times.
 import { build } from 'esbuild';
-import { copyFile, mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 
 const root = new URL('../', import.meta.url);
 const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8'));
-const externalAll = process.argv.includes('--external-all');
 
-/**
- * Left in node_modules: fastify (the emulator: plugins found at run time,
- * start-up not on a user's hot path) and the MCP SDK (loaded once by a
- * long-running server).
- */
-const EXTERNAL = ['fastify', '@fastify/*', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'];
+/** Loaded from node_modules, lazily, by the code that needs them. */
+const HEAVY = [
+  '@inquirer/prompts',
+  'cli-progress',
+  'ora',
+  'conf',
+  'undici',
+  'undici/*',
+  'fastify',
+  '@fastify/*',
+  '@modelcontextprotocol/sdk',
+  '@modelcontextprotocol/sdk/*',
+  'zod',
+  'zod/*',
+];
 
-// Bundled CommonJS packages (commander, ...) call require() for Node's
-// built-ins; an ESM chunk has no require, so each chunk gets one.
-const requireShim = "import { createRequire as __vidpubCreateRequire } from 'node:module';\nconst require = __vidpubCreateRequire(import.meta.url);";
-
+const out = `dist.tmp-${process.pid}`;
 const common = {
+  absWorkingDir: new URL('.', root).pathname,
   bundle: true,
   platform: 'node',
   target: 'node20',
+  format: 'cjs',
   sourcemap: false,
   legalComments: 'none',
-  define: { __VIDPUB_VERSION__: JSON.stringify(pkg.version) },
   logLevel: 'warning',
-  absWorkingDir: new URL('.', root).pathname,
+  external: HEAVY,
+  define: { __VIDPUB_VERSION__: JSON.stringify(pkg.version), 'import.meta.url': '__vidpubModuleUrl' },
+  // What import.meta.url would be: the bundle's own file (src/demo/sample.ts finds assets/ beside it).
+  banner: { js: "const __vidpubModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 };
 
-const out = `dist.tmp-${process.pid}`;
+/** The emulator is its own bundle: main.js imports it as ./emulator.js when a command needs it. */
+const emulatorApart = {
+  name: 'emulator-apart',
+  setup(b) {
+    b.onResolve({ filter: /(^|\/)emulator\/index\.js$/ }, (args) =>
+      /[\\/]src[\\/]emulator[\\/]/.test(args.importer) ? undefined : { path: './emulator.js', external: true },
+    );
+  },
+};
+
+/** The registry's load() functions import the command modules; the fast path never calls them. */
+const registryLoadersStayOut = {
+  name: 'registry-loaders-stay-out',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/[\w-]+\.js$/ }, (args) =>
+      /[\\/]src[\\/]cli[\\/]commands[\\/]index\.ts$/.test(args.importer) ? { path: args.path, external: true } : undefined,
+    );
+  },
+};
+
 await rm(new URL(out, root), { recursive: true, force: true });
-
 try {
-  await build({
-    ...common,
-    entryPoints: { main: 'src/index.ts' },
-    outdir: out,
-    splitting: true,
-    format: 'esm',
-    chunkNames: '[name]-[hash]',
-    ...(externalAll ? { packages: 'external' } : { external: EXTERNAL, banner: { js: requireShim } }),
-  });
-
-  await build({
-    ...common,
-    stdin: {
-      contents: "export { fastPath } from './src/cli/root-help.ts';\nexport const VERSION = __VIDPUB_VERSION__;\n",
-      resolveDir: new URL('.', root).pathname,
-      sourcefile: 'fast-entry.ts',
-      loader: 'ts',
-    },
-    outfile: `${out}/fast.cjs`,
-    format: 'cjs',
-    plugins: [
-      {
-        // The registry's load() functions import the command modules; the fast
-        // path never calls them, so they are not bundled into fast.cjs.
-        name: 'registry-loaders-stay-out',
-        setup(b) {
-          b.onResolve({ filter: /^\.\/[\w-]+\.js$/ }, (args) =>
-            /[\\/]src[\\/]cli[\\/]commands[\\/]index\.ts$/.test(args.importer) ? { path: args.path, external: true } : undefined,
-          );
-        },
+  await Promise.all([
+    build({ ...common, entryPoints: ['src/index.ts'], outfile: `${out}/main.js`, plugins: [emulatorApart] }),
+    build({ ...common, entryPoints: ['src/emulator/index.ts'], outfile: `${out}/emulator.js` }),
+    build({
+      ...common,
+      stdin: {
+        contents: "export { fastPath } from './src/cli/root-help.ts';\nexport const VERSION = __VIDPUB_VERSION__;\n",
+        resolveDir: new URL('.', root).pathname,
+        sourcefile: 'fast-entry.ts',
+        loader: 'ts',
       },
-    ],
-  });
-
+      banner: undefined,
+      outfile: `${out}/fast.cjs`,
+      plugins: [registryLoadersStayOut],
+    }),
+  ]);
+  await writeFile(new URL(`${out}/package.json`, root), JSON.stringify({ type: 'commonjs' }, null, 2) + '\n');
   await mkdir(new URL(`${out}/assets`, root), { recursive: true });
   await copyFile(new URL('test/fixtures/clip.mp4', root), new URL(`${out}/assets/clip.mp4`, root));
 } catch (err) {
