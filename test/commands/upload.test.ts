@@ -1,12 +1,13 @@
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, truncateSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, scaledClock } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
 
 const emu = useEmulator({ processingMs: 30 });
 const dir = mkdtempSync(join(tmpdir(), 'vidpub-upload-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const CLIP = join(__dirname, '..', 'fixtures', 'clip.mp4');
 const WEBM = join(__dirname, '..', 'fixtures', 'clip.webm');
 /** Polls every 100 ms instead of every second: the emulator is fast, the test should be too. */

@@ -1,11 +1,12 @@
-import { mkdtempSync, mkdirSync, writeFileSync, truncateSync, copyFileSync, chmodSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, truncateSync, copyFileSync, chmodSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { checkVideoFile, sniffContainer } from '../../src/media/check.js';
 import { UsageError } from '../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vidpub-check-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const fixture = (name: string) => join(__dirname, '..', 'fixtures', name);
 
 function file(name: string, content: Buffer | string): string {

@@ -1,10 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseMvhd, readDurationSec } from '../../src/media/duration.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vidpub-duration-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const fixture = (name: string) => join(__dirname, '..', 'fixtures', name);
 
 function box(type: string, payload: Buffer = Buffer.alloc(0)): Buffer {

@@ -1,10 +1,11 @@
-import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, truncateSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { FileChunks, FileChangedError } from '../../src/api/upload.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vidpub-chunks-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function file(name: string, bytes: Buffer): string {
   const p = join(dir, name);
