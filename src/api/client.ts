@@ -1,6 +1,6 @@
 /**
  * The API client's public shape. Commands depend on this interface only; the
- * implementation (undici `request`, retries, idempotency, pacing, debug log)
+ * implementation (node:http, retries, idempotency, pacing, debug log)
  * lives beside it in src/api/ and is loaded lazily through Context.createClient.
  */
 import type {
@@ -81,7 +81,7 @@ export interface RequestOptions extends CallOptions {
 export type KeySource = 'settings' | '--api-key-file' | 'VIDPUB_API_KEY' | 'profile';
 
 /**
- * Additions of the undici implementation (src/api/http-client.ts) that other
+ * Additions of the implementation (src/api/http-client.ts) that other
  * code may use: a generic request with the same retries, pacing and errors.
  */
 export interface ApiClientExtras {

@@ -1,5 +1,5 @@
 /**
- * The API client: a thin typed layer over undici's `request` for every
+ * The API client: a thin typed layer over node:http (transport.ts) for every
  * endpoint of the contract, with what a CLI that runs in cron jobs needs:
  *
  * - base URL and key resolved from flags, env, then the stored profile;
@@ -37,8 +37,7 @@ import type {
   Post,
   PublishPostRequest,
 } from './types.js';
-import type { Agent } from 'undici';
-import { loadUndici } from './undici.js';
+import { createTransport, type Transport } from './transport.js';
 
 /** The built-in default base URL (documented in docs/client.md). */
 export const DEFAULT_BASE_URL = 'https://api.videopublishing.example/v1';
@@ -167,7 +166,7 @@ export async function readKeyFile(ctx: Context, file: string): Promise<string> {
 }
 
 function checkKeyCharacters(key: string, source: string): void {
-  // A header value cannot hold spaces or control characters; saying so beats undici's error.
+  // A header value cannot hold spaces or control characters; saying so beats the HTTP library's error.
   if (!/^[\x21-\x7e]+$/.test(key)) {
     throw new UsageError(`the API key from ${source} contains spaces or characters a key cannot have`, {
       hint: 'Check that the key was copied whole, on one line.',
@@ -218,7 +217,7 @@ class HttpApiClient implements ApiClient {
   readonly #maxRetries: number;
   readonly #random: () => number;
   readonly #headersTimeoutMs: number;
-  #agent?: Promise<Agent>;
+  #transport?: Transport;
   #workspaceChecked?: Promise<void>;
 
   constructor(
@@ -289,9 +288,9 @@ class HttpApiClient implements ApiClient {
   }
 
   async close(): Promise<void> {
-    const agent = await this.#agent?.catch(() => undefined);
-    this.#agent = undefined;
-    await agent?.close().catch(() => undefined);
+    const transport = this.#transport;
+    this.#transport = undefined;
+    await transport?.close().catch(() => undefined);
   }
 
   // ------------------------------------------------------------ core
@@ -330,10 +329,8 @@ class HttpApiClient implements ApiClient {
     return this.#workspaceChecked;
   }
 
-  #agentFor(): Promise<Agent> {
-    return (this.#agent ??= loadUndici().then(
-      ({ Agent }) => new Agent({ connect: { timeout: CONNECT_TIMEOUT_MS }, headersTimeout: this.#headersTimeoutMs, bodyTimeout: BODY_TIMEOUT_MS }),
-    ));
+  #transportFor(): Transport {
+    return (this.#transport ??= createTransport({ connectMs: CONNECT_TIMEOUT_MS, headersMs: this.#headersTimeoutMs, bodyMs: BODY_TIMEOUT_MS }));
   }
 
   #signal(o: RequestOptions): AbortSignal {
@@ -411,8 +408,7 @@ class HttpApiClient implements ApiClient {
 
   /** One HTTP exchange, logged. */
   async #once(method: string, url: string, body: string | undefined, idempotencyKey: string | undefined, signal: AbortSignal, attempt: number): Promise<RawResponse> {
-    const { request } = await loadUndici();
-    const agent = await this.#agentFor();
+    const transport = this.#transportFor();
     const target = new URL(url);
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -424,9 +420,9 @@ class HttpApiClient implements ApiClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     const done = this.#debug.request(method, url, [idempotencyKey ? `idempotency-key=${idempotencyKey}` : '', attempt > 1 ? `attempt=${attempt}` : ''].filter(Boolean).join(' '));
     try {
-      const res = await request(url, { method: method as 'GET', headers, body, signal, dispatcher: agent });
-      const text = await res.body.text();
-      const h = res.headers as Headers;
+      const res = await transport.request(url, { method, headers, body, signal });
+      const { text } = res;
+      const h: Headers = res.headers;
       const extra = [
         header(h, 'x-ratelimit-remaining') !== undefined ? `remaining=${header(h, 'x-ratelimit-remaining')}/${header(h, 'x-ratelimit-limit') ?? '?'} reset=${header(h, 'x-ratelimit-reset') ?? '?'}s` : '',
         header(h, 'idempotent-replayed') === 'true' ? 'replayed' : '',

@@ -75,7 +75,7 @@ describe('npm pack', () => {
       expect(() => readFileSync(join(installed, 'node_modules', dev, 'package.json'))).toThrow();
     }
     const vidpub = join(prefix, 'bin', 'vidpub');
-    const runEnv = { ...env, VIDPUB_CONFIG_DIR: join(dir, 'config'), HOME: dir };
+    const runEnv: NodeJS.ProcessEnv = { ...env, VIDPUB_CONFIG_DIR: join(dir, 'config'), HOME: dir };
     for (const k of ['VIDPUB_API_KEY', 'VIDPUB_BASE_URL', 'VIDPUB_PROFILE']) delete runEnv[k];
 
     const version = await runAsync(vidpub, ['--version'], { env: runEnv, cwd: dir });

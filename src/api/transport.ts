@@ -1,0 +1,124 @@
+/**
+ * How the API client sends its JSON requests: node:http (node:https, loaded
+ * on the first https URL) through one keep-alive agent per client, with the
+ * connect, headers and body timeouts the client needs. Redirects are not
+ * followed (the client decides), bodies are read whole as text.
+ *
+ * Not undici: `vidpub me --json` is benchmarked (<= 1.6x `node -e 0`), and
+ * undici's Agent and request alone take ~25 ms of CPU to load plus a
+ * WebAssembly HTTP parser compiled at the first connection, where node:http
+ * is part of Node (~2.5 ms). The measurements are in docs/tools.md. The
+ * signed-URL upload (src/api/upload.ts) keeps undici: it streams 1 GB
+ * bodies and is not on a start-up path.
+ *
+ * Timeouts fail the attempt with undici's codes (UND_ERR_CONNECT_TIMEOUT,
+ * UND_ERR_HEADERS_TIMEOUT, UND_ERR_BODY_TIMEOUT), which the retry policy and
+ * the error messages of http-errors.ts already know.
+ */
+import http from 'node:http';
+import type * as Https from 'node:https';
+
+export interface TransportTimeouts {
+  /** Until the connection (and TLS handshake) is up. */
+  connectMs: number;
+  /** From the request sent until the response headers. */
+  headersMs: number;
+  /** Longest pause between two chunks of the response body. */
+  bodyMs: number;
+}
+
+export interface TransportRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+export interface TransportResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export interface Transport {
+  request(url: string, o: TransportRequest): Promise<TransportResponse>;
+  /** Closes the kept-alive connections. */
+  close(): Promise<void>;
+}
+
+/** A timeout, with the code the retry policy knows. */
+export class TransportTimeoutError extends Error {
+  constructor(
+    readonly code: 'UND_ERR_CONNECT_TIMEOUT' | 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TransportTimeoutError';
+  }
+}
+
+let https: Promise<typeof Https> | undefined;
+
+export function createTransport(timeouts: TransportTimeouts): Transport {
+  let httpAgent: http.Agent | undefined;
+  let httpsAgent: Https.Agent | undefined;
+
+  async function request(url: string, o: TransportRequest): Promise<TransportResponse> {
+    const target = new URL(url);
+    const secure = target.protocol === 'https:';
+    const lib = secure ? await (https ??= import('node:https')) : http;
+    const agent = secure ? (httpsAgent ??= new (lib as typeof Https).Agent({ keepAlive: true })) : (httpAgent ??= new http.Agent({ keepAlive: true }));
+    const headers = { ...o.headers };
+    if (o.body !== undefined) headers['content-length'] = String(Buffer.byteLength(o.body));
+
+    return new Promise<TransportResponse>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        fn();
+      };
+      const fail = (err: Error) => settle(() => reject(err));
+      const req = lib.request(target, { method: o.method, headers, agent, signal: o.signal });
+      const arm = (ms: number, code: TransportTimeoutError['code'], what: string) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => req.destroy(new TransportTimeoutError(code, `${what} (${ms} ms)`)), ms);
+      };
+      const awaitHeaders = () => arm(timeouts.headersMs, 'UND_ERR_HEADERS_TIMEOUT', 'no response headers in time');
+      req.on('socket', (socket) => {
+        if (!socket.connecting) return awaitHeaders();
+        arm(timeouts.connectMs, 'UND_ERR_CONNECT_TIMEOUT', 'could not connect in time');
+        socket.once(secure ? 'secureConnect' : 'connect', awaitHeaders);
+      });
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        const awaitBody = () => arm(timeouts.bodyMs, 'UND_ERR_BODY_TIMEOUT', 'the response body stalled');
+        awaitBody();
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          awaitBody();
+        });
+        res.on('end', () =>
+          settle(() => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') })),
+        );
+        res.on('error', fail);
+        res.on('close', () => {
+          if (!res.complete) fail(Object.assign(new Error('the connection closed during the response'), { code: 'ECONNRESET' }));
+        });
+      });
+      req.on('error', fail);
+      req.end(o.body);
+    });
+  }
+
+  return {
+    request,
+    async close() {
+      httpAgent?.destroy();
+      httpsAgent?.destroy();
+      httpAgent = httpsAgent = undefined;
+    },
+  };
+}
