@@ -169,8 +169,8 @@ function buildProgram(ctx: Context): Command {
     })
     .addHelpCommand(false);
   addGlobalOptions(program);
-  // The root help is rendered without commander (see root-help.ts) so the
-  // fast path of src/index.ts prints exactly the same text.
+  // The root help is rendered without commander (see root-help.ts), so the
+  // fast path (dist/fast.cjs, run by bin/vidpub.js) prints exactly this text.
   program.helpInformation = () => renderRootHelp(ctx.io.columns);
   return program;
 }

@@ -56,7 +56,8 @@ export const ROOT_EXAMPLES = [
   'vidpub demo',
   'vidpub login',
   'vidpub destinations',
-  'vidpub post clip.mp4 --to @demo.shorts --caption "Hello"',
+  'vidpub post clip.mp4 --to @vidpub.demo --caption "Hello"',
+  'vidpub post clip.mp4 --to youtube --caption "Nightly" --no-input --json',
   'vidpub emulator --port 0 --json',
 ];
 

@@ -97,7 +97,7 @@ describe('vidpub COMMAND --help', () => {
 });
 
 describe('the built bin', () => {
-  beforeAll(ensureBuilt);
+  beforeAll(() => ensureBuilt());
 
   it('--version prints the package version; --help is the root help', async () => {
     const v = await runAsync(process.execPath, [BIN, '--version']);
