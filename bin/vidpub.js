@@ -10,9 +10,22 @@
 'use strict';
 /* global require */
 
+/** Loads a file of dist/, or says how to get it (a checkout that was never built). */
+function load(path) {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose, see above
+    return require(path);
+  } catch (err) {
+    if (err && err.code === 'MODULE_NOT_FOUND' && String(err.message).includes(path.slice(3))) {
+      process.stderr.write(`Error: vidpub is not built (${path.slice(3)} is missing).\nRun "npm run build" in the checkout, or reinstall vidpub.\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
 const argv = process.argv.slice(2);
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose, see above
-const fast = require('../dist/fast.cjs');
+const fast = load('../dist/fast.cjs');
 const fastCode = fast.fastPath(argv, {
   version: fast.VERSION,
   io: { stdout: process.stdout, columns: process.stderr.columns || process.stdout.columns || undefined },
@@ -31,7 +44,6 @@ if (fastCode !== undefined) {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { main, createProcessContext } = require('../dist/main.js');
+  const { main, createProcessContext } = load('../dist/main.js');
   main(argv, createProcessContext({ signal: controller.signal })).then((code) => process.exit(code));
 }
