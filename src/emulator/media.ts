@@ -70,6 +70,27 @@ export function startProcessing(core: Core, m: MediaState): void {
 
 // ------------------------------------------------------------------ uploads
 
+/** A new video in its first state: uploading (bytes or download still to come). */
+function newMedia(
+  core: Core,
+  workspaceId: string,
+  fields: Pick<MediaState, 'filename' | 'content_type' | 'size_bytes' | 'source' | 'phase' | 'importUrl'>,
+): MediaState {
+  return {
+    id: newId('med'),
+    workspaceId,
+    status: 'uploading',
+    ...fields,
+    percent: 0,
+    receivedBytes: 0,
+    bytesComplete: false,
+    error: null,
+    duration_sec: null,
+    created_at: core.clock.iso(),
+    upload: null,
+  };
+}
+
 export function createUpload(core: Core, auth: AuthContext, body: unknown): Result {
   const o = asObject(body);
   const filename = requiredString(o, 'filename', 'the name of the video file', 255);
@@ -87,24 +108,14 @@ export function createUpload(core: Core, auth: AuthContext, body: unknown): Resu
     throw badRequest('unsupported_content_type', `Unsupported content type "${rawType}": use one of ${list}.`, 'content_type');
   }
 
-  const m: MediaState = {
-    id: newId('med'),
-    workspaceId: auth.workspace.id,
-    status: 'uploading',
+  const m = newMedia(core, auth.workspace.id, {
     filename,
     content_type: contentType,
     size_bytes: size,
     source: 'upload',
     phase: 'uploading',
-    percent: 0,
-    receivedBytes: 0,
-    bytesComplete: false,
-    error: null,
-    duration_sec: null,
-    created_at: core.clock.iso(),
-    upload: null,
     importUrl: null,
-  };
+  });
   const upload = uploadTarget(core, m);
   auth.workspace.media.set(m.id, m);
   return ok({ media: mediaRecord(m), upload }, 201);
@@ -220,24 +231,14 @@ export function createImport(core: Core, auth: AuthContext, body: unknown): Resu
   }
 
   const lastSegment = safeDecode(url.pathname.split('/').pop() ?? '');
-  const m: MediaState = {
-    id: newId('med'),
-    workspaceId: ws.id,
-    status: 'uploading',
+  const m = newMedia(core, ws.id, {
     filename: filenameGiven?.trim() || lastSegment,
     content_type: EXTENSION_CONTENT_TYPES[extension]!,
     size_bytes: null,
     source: 'import',
     phase: 'downloading',
-    percent: 0,
-    receivedBytes: 0,
-    bytesComplete: false,
-    error: null,
-    duration_sec: null,
-    created_at: core.clock.iso(),
-    upload: null,
     importUrl: url.toString(),
-  };
+  });
   ws.media.set(m.id, m);
 
   runStep(core, core.settings.processingMs, (p) => { m.percent = p; }, () => {

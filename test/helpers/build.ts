@@ -15,9 +15,10 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Builds dist/ (node scripts/build.mjs) when it is missing or older than src/. */
+/** Builds dist/ (node scripts/build.mjs) when it is missing or older than src/ or the build script. */
 export function ensureBuilt(): void {
   const main = join(ROOT, 'dist', 'main.js');
-  if (existsSync(main) && statSync(main).mtimeMs >= newestMtime(join(ROOT, 'src'))) return;
+  const sources = Math.max(newestMtime(join(ROOT, 'src')), statSync(join(ROOT, 'scripts', 'build.mjs')).mtimeMs);
+  if (existsSync(main) && statSync(main).mtimeMs >= sources) return;
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
 }

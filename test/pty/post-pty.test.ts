@@ -5,37 +5,20 @@
  * confirmation, then posts with the privacy chosen.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/types.js';
+import { ROOT, ensureBuilt } from '../helpers/build.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { api } from '../posts/helpers.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const SOCKET = `vidpub-test-${process.pid}`;
 const SESSION = 'post';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-/** Builds dist/ when it is missing or older than src/ or the build script. */
-function ensureBuilt(): void {
-  const main = join(ROOT, 'dist', 'main.js');
-  const sources = Math.max(newestMtime(join(ROOT, 'src')), statSync(join(ROOT, 'scripts', 'build.mjs')).mtimeMs);
-  if (existsSync(main) && statSync(main).mtimeMs >= sources) return;
-  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
-}
 
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
 const screen = () => tmux('capture-pane', '-p', '-J', '-t', SESSION, '-S', '-200');
