@@ -6,7 +6,7 @@
 // dist/fast.cjs (the command registry and the help renderer, no dependency);
 // everything else loads the CLI, dist/main.js. Node's ESM loader is never
 // started unless a command imports an ES module dependency (prompts, progress
-// bars, the emulator's server). See docs/tools.md, "Start-up".
+// bars, the emulator's server). See docs/performance.md.
 'use strict';
 /* global require */
 

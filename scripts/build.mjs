@@ -1,5 +1,5 @@
 // Builds dist/ with esbuild. Start-up time is a feature (bench/startup.bench.mjs;
-// the measurements behind each choice are in docs/tools.md, "Start-up"):
+// the measurements behind each choice are in docs/performance.md):
 //
 // - dist/fast.cjs: the command registry and the root help renderer, no
 //   dependency. bin/vidpub.js answers --version and --help from it alone.

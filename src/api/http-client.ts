@@ -39,7 +39,7 @@ import type {
 } from './types.js';
 import { createTransport, type Transport } from './transport.js';
 
-/** The built-in default base URL (documented in docs/client.md). */
+/** The built-in default base URL (documented in the README). */
 export const DEFAULT_BASE_URL = 'https://api.videopublishing.example/v1';
 
 /** Retries after a connection error, a timeout or a 5xx (so at most 1 + this many attempts). */

@@ -7,7 +7,7 @@
  * Not undici: `vidpub me --json` is benchmarked (<= 1.6x `node -e 0`), and
  * undici's Agent and request alone take ~25 ms of CPU to load plus a
  * WebAssembly HTTP parser compiled at the first connection, where node:http
- * is part of Node (~2.5 ms). The measurements are in docs/tools.md. The
+ * is part of Node (~2.5 ms). The measurements are in docs/performance.md. The
  * signed-URL upload (src/api/upload.ts) keeps undici: it streams 1 GB
  * bodies and is not on a start-up path.
  *

@@ -5,9 +5,15 @@
 import type { Destination, DestinationOption, DestinationOptions, OptionValue } from '../api/types.js';
 import { UsageError, sanitize } from '../errors.js';
 
+/** A handle as people write it: with exactly one leading @ ('' when there is none). */
+export function atHandle(handle: string | undefined | null): string {
+  const h = String(handle ?? '').trim().replace(/^@+/, '');
+  return h === '' ? '' : `@${h}`;
+}
+
 /** `dst_1 (tiktok @demo.shorts, active)`. */
 export function describeDestination(d: Destination): string {
-  return `${sanitize(String(d.id))} (${sanitize(String(d.platform ?? '?'))} @${sanitize(String(d.handle ?? '').replace(/^@/, ''))}, ${sanitize(String(d.status ?? 'unknown'))})`;
+  return `${sanitize(String(d.id))} (${sanitize(String(d.platform ?? '?'))} ${sanitize(atHandle(d.handle))}, ${sanitize(String(d.status ?? 'unknown'))})`;
 }
 
 function normHandle(h: string | undefined): string {
@@ -89,7 +95,7 @@ export function renderDestinationOptions(opts: DestinationOptions, style: { bold
   if (opts.creator) {
     const c = opts.creator;
     lines.push('');
-    lines.push(`Posting as: ${sanitize(c.display_name ?? '')} (@${sanitize(String(c.handle ?? '').replace(/^@/, ''))})`);
+    lines.push(`Posting as: ${sanitize(c.display_name ?? '')} (${sanitize(atHandle(c.handle))})`);
   }
   if (typeof opts.max_duration_sec === 'number') lines.push(`Maximum video duration: ${opts.max_duration_sec}s`);
   if (opts.creator) {

@@ -17,11 +17,8 @@ export { EmulatorService } from './service.js';
 export type { CallContext, RequestBody, ServiceResult } from './service.js';
 export type { EmulatorPlugin } from './server.js';
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 4010;
-export const DEFAULT_PROCESSING_MS = 3000;
-export const DEFAULT_PUBLISH_MS = 2000;
-export const DEFAULT_UPLOAD_LINK_TTL_SEC = 3600;
+import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS, DEFAULT_UPLOAD_LINK_TTL_SEC } from './defaults.js';
+export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS, DEFAULT_UPLOAD_LINK_TTL_SEC };
 
 export interface EmulatorOptions {
   /** Interface to listen on (default 127.0.0.1). */

@@ -275,11 +275,11 @@ function goOut(core: Core, post: PostState): void {
   const ws = core.state.workspace(post.workspaceId);
   const media = ws.media.get(post.media_id);
   post.status = 'publishing';
-  const n = post.destinations.length;
+  // Each destination takes publishMs, one after another, as --publish-ms says.
   post.destinations.forEach((pd, i) => {
     if (pd.status !== 'pending') return;
     pd.status = 'publishing';
-    core.timers.after((core.settings.publishMs * (i + 1)) / n, () => {
+    core.timers.after(core.settings.publishMs * (i + 1), () => {
       if (pd.status !== 'publishing') return; // cancelled meanwhile
       const d = ws.destinations.get(pd.destination_id);
       if (!d || d.status !== 'active') {

@@ -28,7 +28,7 @@ import {
   type ToolHandlers,
 } from './tools.js';
 
-/** The class of an error, by its exit code (docs/client.md lists the codes). */
+/** The class of an error, by its exit code (the README lists the codes). */
 const ERROR_CLASSES: Record<number, string> = {
   [ExitCode.ERROR]: 'service_error',
   [ExitCode.USAGE]: 'invalid_input',

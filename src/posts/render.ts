@@ -7,6 +7,7 @@
 import type { Destination, Issue, Post, PostDestination } from '../api/types.js';
 import { TERMINAL_DESTINATION_STATUSES } from '../api/types.js';
 import type { Invocation } from '../cli/command.js';
+import { atHandle } from '../cli/destinations.js';
 import { sanitize } from '../errors.js';
 import type { Colors } from '../ui/color.js';
 import { renderFields, renderTable } from '../ui/table.js';
@@ -25,8 +26,9 @@ export interface PostResult {
 
 /** "@vidpub.demo (tiktok)" for a destination. */
 export function destinationLabel(d: Pick<Destination, 'id' | 'handle' | 'platform'>): string {
-  if (!d.handle) return d.id;
-  return d.platform ? `${d.handle} (${d.platform})` : d.handle;
+  const handle = atHandle(d.handle);
+  if (!handle) return d.id;
+  return d.platform ? `${handle} (${d.platform})` : handle;
 }
 
 export function namesOf(destinations: Destination[]): Record<string, string> {

@@ -102,6 +102,6 @@ describe('vidpub post on a terminal', () => {
     expect(r.stderr).toMatch(/Waiting for post post_\w+ \(Ctrl-C stops waiting; the post goes on\)/);
     // redrawn in place: cursor up and clear line
     expect(r.stderr).toContain('\u001b[2K');
-    expect(r.stdout).toMatch(/vidpub-demo \(linkedin\) +published +http/);
+    expect(r.stdout).toMatch(/@vidpub-demo \(linkedin\) +published +http/);
   });
 });

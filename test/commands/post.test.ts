@@ -197,7 +197,7 @@ describe('vidpub post: outcomes and faults', () => {
     const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'youtube,linkedin', '--caption', 'x']);
     expect(r.code).toBe(6);
     expect(r.stdout).toMatch(/^@vidpubdemo \(youtube\)\tfailed\tfailure: youtube refused the video .*\(platform_rejected\)$/m);
-    expect(r.stdout).toMatch(/^vidpub-demo \(linkedin\)\tpublished\t/m);
+    expect(r.stdout).toMatch(/^@vidpub-demo \(linkedin\)\tpublished\t/m);
     expect(r.stderr).toMatch(/Error: Post post_\w+: 1 of 2 destinations did not publish: @vidpubdemo \(youtube\) failed/);
   });
 

@@ -31,7 +31,7 @@ describe('vidpub status', () => {
     const r = await run(['status', p.id]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^id\\t${p.id}$`, 'm'));
-    expect(r.stdout).toMatch(/^vidpub-demo \(linkedin\)\t(publishing|published)\t/m);
+    expect(r.stdout).toMatch(/^@vidpub-demo \(linkedin\)\t(publishing|published)\t/m);
     expect(r.stdout).toMatch(/^review_url\thttp/m);
   });
 
@@ -41,7 +41,7 @@ describe('vidpub status', () => {
     const r = await run(['status', created.body.id, '--wait']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^status\tcompleted$/m);
-    expect(r.stdout).toMatch(/^vidpub-demo \(linkedin\)\tpublished\thttp\S+ · warning: The caption was cut to 3000 characters\. \(caption_truncated\)$/m);
+    expect(r.stdout).toMatch(/^@vidpub-demo \(linkedin\)\tpublished\thttp\S+ · warning: The caption was cut to 3000 characters\. \(caption_truncated\)$/m);
   });
 
   it('--wait on a post with a failed destination: exit 6 with the failure', async () => {
@@ -51,7 +51,7 @@ describe('vidpub status', () => {
     expect(r.code).toBe(6);
     const post = JSON.parse(r.stdout) as Post;
     expect(post.destinations.find((d) => d.destination_id === 'dst_demo_linkedin')).toMatchObject({ status: 'failed', failure: { code: 'platform_rejected' } });
-    expect(r.stderr).toMatch(/Error: Post post_\w+: 1 of 2 destinations did not publish: vidpub-demo \(linkedin\) failed \(linkedin refused the video/);
+    expect(r.stderr).toMatch(/Error: Post post_\w+: 1 of 2 destinations did not publish: @vidpub-demo \(linkedin\) failed \(linkedin refused the video/);
   });
 
   it('--wait on a cancelled destination: exit 6', async () => {
@@ -59,7 +59,7 @@ describe('vidpub status', () => {
     await emu.admin('POST', `/posts/${p.id}/cancel`);
     const r = await run(['status', p.id, '--wait']);
     expect(r.code).toBe(6);
-    expect(r.stderr).toMatch(/did not publish: vidpub-demo \(linkedin\) cancelled/);
+    expect(r.stderr).toMatch(/did not publish: @vidpub-demo \(linkedin\) cancelled/);
   });
 
   it('--wait with --timeout: exit 7 naming the post', async () => {

@@ -1,7 +1,7 @@
 /**
  * The npm package: `npm pack` of the built tree holds what an installation
  * needs and nothing else, and installs globally and runs without the dev
- * dependencies. The pack skips the prepack build (the suite runs on a fresh
+ * dependencies. The pack skips the prepare build (the suite runs on a fresh
  * build; a second build here would swap dist/ under the other test files).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -38,8 +38,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('npm pack', () => {
-  it('is built before packing (prepack) and points its bin at bin/vidpub.js', () => {
-    expect(pkg.scripts.prepack).toBe('npm run build');
+  it('is built by prepare (after npm ci, before npm pack) and points its bin at bin/vidpub.js', () => {
+    expect(pkg.scripts.prepare).toBe('node scripts/build.mjs');
     expect(pkg.bin).toEqual({ vidpub: 'bin/vidpub.js' });
   });
 

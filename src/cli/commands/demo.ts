@@ -22,7 +22,7 @@ export default defineCommand<DemoOptions, DemoResult>({
   configure(cmd) {
     cmd
       .option('--processing-ms <n>', `how long the emulator takes to process the video (default ${DEFAULT_STEP_MS})`)
-      .option('--publish-ms <n>', `how long the emulator takes to publish to each destination (default ${DEFAULT_STEP_MS})`)
+      .option('--publish-ms <n>', `how long each destination takes to publish, one after another (default ${DEFAULT_STEP_MS})`)
       .option('-y, --yes', 'post without asking for confirmation');
   },
   parse(_args, flags) {

@@ -3,6 +3,7 @@ import type { Destination } from '../../api/types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
 import { defineCommand } from '../command.js';
+import { atHandle } from '../destinations.js';
 
 interface DestinationsOpts {
   platform?: string;
@@ -14,11 +15,6 @@ interface DestinationsResult {
   /** How many were left out by the filters (for the hint). */
   hidden: number;
   opts: DestinationsOpts;
-}
-
-function handleOf(d: Destination): string {
-  const h = String(d.handle ?? '');
-  return h.startsWith('@') || h === '' ? h : `@${h}`;
 }
 
 export default defineCommand<DestinationsOpts, DestinationsResult>({
@@ -61,7 +57,7 @@ export default defineCommand<DestinationsOpts, DestinationsResult>({
       [
         { header: 'ID', value: (d) => String(d.id) },
         { header: 'Platform', value: (d) => String(d.platform) },
-        { header: 'Handle', value: handleOf },
+        { header: 'Handle', value: (d) => atHandle(d.handle) },
         { header: 'Status', value: (d) => String(d.status), style: statusStyle },
       ],
       { tty: inv.ctx.io.stdoutIsTTY, bold: c.bold },

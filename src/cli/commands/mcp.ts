@@ -51,7 +51,7 @@ export default defineCommand<Record<string, never>, undefined>({
     '(get_me, list_destinations, get_destination_options, import_media, get_media, create_post, publish_post, get_post) ' +
     'plus upload_file, which uploads a local video file. Writes honour --workspace. It never prompts; it logs to ' +
     'stderr only with --debug, and runs until its input closes or Ctrl-C. Register it in the MCP client with command ' +
-    '"vidpub" and args ["mcp"] (see docs/mcp.md).',
+    '"vidpub" and args ["mcp"] (see the README, section MCP).',
   examples: [
     'vidpub mcp',
     'vidpub --profile work --workspace Marketing mcp',
@@ -70,7 +70,7 @@ export default defineCommand<Record<string, never>, undefined>({
     ]);
 
     if (ctx.io.stdinIsTTY) {
-      ctx.io.stderr.write('vidpub mcp speaks the Model Context Protocol on stdin/stdout: register it in an MCP client (see docs/mcp.md). Ctrl-C to stop.\n');
+      ctx.io.stderr.write('vidpub mcp speaks the Model Context Protocol on stdin/stdout: register it in an MCP client (see the README, section MCP). Ctrl-C to stop.\n');
     }
     // Say at once when tools cannot work (no key, a bad base URL): MCP clients keep the server's stderr in their logs.
     try {
