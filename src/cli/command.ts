@@ -17,6 +17,8 @@ export interface GlobalOptions {
   workspace?: string;
   debug: boolean;
   maxWaitMs: number;
+  /** --max-wait was given on the command line (not its default): a command that caps waits must honour it. */
+  maxWaitGiven?: boolean;
   waitForQuota: boolean;
 }
 

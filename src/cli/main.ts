@@ -46,7 +46,7 @@ function addGlobalOptions(program: Command): void {
   for (const o of GLOBAL_OPTIONS) program.option(o.flags, o.description, o.default);
 }
 
-function resolveGlobals(all: Record<string, unknown>, ctx: Context): GlobalOptions {
+function resolveGlobals(all: Record<string, unknown>, ctx: Context, given: (option: string) => boolean): GlobalOptions {
   const profile = (all.profile as string | undefined) ?? ctx.env.VIDPUB_PROFILE ?? 'default';
   if (!PROFILE_NAME.test(profile)) {
     throw new UsageError(`invalid profile name "${sanitize(profile)}": use letters, digits, "-" and "_" (at most 64)`);
@@ -62,6 +62,7 @@ function resolveGlobals(all: Record<string, unknown>, ctx: Context): GlobalOptio
     workspace: (all.workspace as string | undefined) ?? (ctx.env.VIDPUB_WORKSPACE || undefined),
     debug: all.debug === true || truthy(ctx.env.VIDPUB_DEBUG),
     maxWaitMs: parseDuration(String(all.maxWait ?? DEFAULT_MAX_WAIT), '--max-wait'),
+    maxWaitGiven: given('maxWait'),
     waitForQuota: all.waitForQuota === true,
   };
 }
@@ -213,7 +214,11 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
       const positional = actionArgs.slice(0, -2);
       let inv: Invocation | undefined;
       try {
-        inv = makeInvocation(ctx, resolveGlobals(self.optsWithGlobals(), ctx));
+        const given = (option: string) => {
+          const source = self.getOptionValueSourceWithGlobals(option);
+          return source !== undefined && source !== 'default';
+        };
+        inv = makeInvocation(ctx, resolveGlobals(self.optsWithGlobals(), ctx, given));
         const opts = await spec.parse(positional, self.opts(), inv);
         const data = await spec.run(opts, inv);
         emit(spec, data, inv);

@@ -239,6 +239,16 @@ describe('vidpub mcp: allowances', () => {
     expect(err.message).toMatch(/more than --max-wait \(30s\)/);
   });
 
+  it('an explicit --max-wait replaces the 30 s cap', async () => {
+    await freshMinute(emu);
+    for (let i = 0; i < 20; i++) expect((await rest(emu, 'POST', '/posts', { body: { ...youtubeNow('med_demo_sample'), publish_at: undefined } })).status).toBe(201);
+    const { client } = await start({ args: ['--max-wait', '45s', 'mcp'] });
+    const err = await fails(client, 'create_post', youtubeNow('med_demo_sample'));
+    expect(err).toMatchObject({ class: 'rate_limited', exit_code: 4, code: 'requests_per_minute', status: 429 });
+    expect(err.retry_after_sec).toBeGreaterThan(45);
+    expect(err.message).toMatch(/more than --max-wait \(45s\)/);
+  });
+
   it('daily allowance used up: daily_post_limit with reset_at, even with --wait-for-quota (a call never sleeps until midnight)', async () => {
     await nextDay(emu);
     for (const [ws, media, dest] of [['Demo', 'med_demo_sample', 'dst_demo_youtube'], ['Demo Second', 'med_second_sample', 'dst_second_youtube']] as const) {

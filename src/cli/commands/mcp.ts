@@ -3,22 +3,23 @@ import { sanitize } from '../../errors.js';
 import { defineCommand, type Invocation } from '../command.js';
 
 /**
- * The longest a tool call waits out a 429 (MCP clients give up on a call
- * after about a minute); a longer wait comes back as a rate_limited tool
- * error with retry_after_sec, for the assistant to decide.
+ * The longest a tool call waits out a 429 unless --max-wait is given (MCP
+ * clients give up on a call after about a minute); a longer wait comes back
+ * as a rate_limited tool error with retry_after_sec, for the assistant to
+ * decide.
  */
 export const MCP_MAX_RATE_WAIT_MS = 30_000;
 
 /**
  * The invocation the tools run with: never prompts, never writes to stdout
  * (the protocol channel), quiet on stderr unless --debug, rate-limit waits
- * capped (no --wait-for-quota: a call must not sleep until midnight), and a
+ * capped unless --max-wait says otherwise (no --wait-for-quota: a call must not sleep until midnight), and a
  * client that is built again on the next call if building it failed (a key
  * stored by `vidpub login` meanwhile is then picked up).
  */
 function serverInvocation(inv: Invocation): { inv: Invocation; dispose(): Promise<void> } {
   const quiet = !inv.globals.debug;
-  const maxWaitMs = Math.min(inv.globals.maxWaitMs, MCP_MAX_RATE_WAIT_MS);
+  const maxWaitMs = inv.globals.maxWaitGiven ? inv.globals.maxWaitMs : Math.min(inv.globals.maxWaitMs, MCP_MAX_RATE_WAIT_MS);
   const clientSettings = { ...inv.clientSettings, quiet, maxWaitMs, waitForQuota: false };
   let client: Promise<ApiClient> | undefined;
   const debugOnly = (line: string) => inv.log.debug(line);
