@@ -113,11 +113,6 @@ export interface HttpErrorDetails {
   retryAfterSec?: number;
 }
 
-export function exitCodeFor(err: unknown): ExitCodeValue {
-  if (err instanceof VidpubError) return err.exitCode;
-  return ExitCode.ERROR;
-}
-
 /** Remove control characters (ANSI escapes included) from text that came from a server or a file. */
 export function sanitize(text: string): string {
   return (

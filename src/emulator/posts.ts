@@ -3,7 +3,7 @@
  * reschedule, send now), read, the issues that block publishing, the
  * scheduler (emulator clock) and the simulated posting to each destination.
  */
-import type { Issue, Notice, OptionValue } from '../api/types.js';
+import { TERMINAL_DESTINATION_STATUSES, type Issue, type Notice, type OptionValue } from '../api/types.js';
 import type { Core } from './core.js';
 import type { ServiceError } from './errors.js';
 import { badRequest, blockingIssues, conflict, invalidField, missingField, notFound } from './errors.js';
@@ -299,10 +299,8 @@ function goOut(core: Core, post: PostState): void {
   settle(post);
 }
 
-const TERMINAL = new Set(['published', 'failed', 'cancelled']);
-
 function settle(post: PostState): void {
-  if (post.destinations.every((d) => TERMINAL.has(d.status))) post.status = 'completed';
+  if (post.destinations.every((d) => TERMINAL_DESTINATION_STATUSES.includes(d.status))) post.status = 'completed';
 }
 
 /** Web-app style cancel (admin control): destinations not yet out become cancelled. */

@@ -5,7 +5,7 @@
  * included) as {status, body, headers}. The REST routes call it; an MCP
  * endpoint can call the same methods and share the same allowances.
  */
-import { API_VERSION_PREFIX, type Me } from '../api/types.js';
+import { API_VERSION_PREFIX, KEY_PREFIX_MARKER, type Me } from '../api/types.js';
 import type { Core } from './core.js';
 import { ServiceError, internalError, notFound } from './errors.js';
 import { IdempotencyStore, fingerprint, type StoredResponse } from './idempotency.js';
@@ -189,7 +189,7 @@ export class EmulatorService {
     const { limits } = this.core;
     const ws = auth.workspace;
     const k = auth.key;
-    const prefixEnd = k.key.indexOf('_live_') + '_live_'.length;
+    const prefixEnd = k.key.indexOf(KEY_PREFIX_MARKER) + KEY_PREFIX_MARKER.length;
     const minute = (kind: RequestKind) => {
       const c = limits.counter(auth, kind);
       return { limit: c.limit, used: c.used, remaining: c.remaining, reset_at: new Date(c.resetAtMs).toISOString() };
