@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 /** Black-box HTTP helpers for the emulator tests. */
 import { request } from 'undici';
 import { DEFAULT_KEYS, startEmulator, type EmulatorHandle, type EmulatorOptions } from '../../src/emulator/index.js';
@@ -109,6 +110,35 @@ export class Client {
 export async function startTest(opts: EmulatorOptions = {}): Promise<{ emu: EmulatorHandle; api: Client }> {
   const emu = await startEmulator({ port: 0, processingMs: 30, publishMs: 30, ...opts });
   return { emu, api: new Client(emu) };
+}
+
+/**
+ * The emulator of one test file: started before its tests, reset to the
+ * fixture before each test, closed after them. Read `emu` and `api` inside
+ * tests and hooks (they exist once beforeAll has run).
+ */
+export function useEmulatorSuite(opts: EmulatorOptions = {}): { readonly emu: EmulatorHandle; readonly api: Client } {
+  let started: { emu: EmulatorHandle; api: Client } | undefined;
+  beforeAll(async () => {
+    started = await startTest(opts);
+  });
+  afterAll(() => started?.emu.close());
+  beforeEach(async () => {
+    await suite.api.reset();
+  });
+  const get = () => {
+    if (!started) throw new Error('the emulator is not started yet: use emu and api inside tests and hooks');
+    return started;
+  };
+  const suite = {
+    get emu() {
+      return get().emu;
+    },
+    get api() {
+      return get().api;
+    },
+  };
+  return suite;
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
