@@ -18,7 +18,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { basename, join } from 'node:path';
-import type { ConfigStore, Profile } from '../cli/context.js';
+import type { ConfigStore, Profile } from './types.js';
 import { VidpubError, sanitize } from '../errors.js';
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { Destination } from '../../src/api/types.js';
-import { describeOption, renderDestinationOptions, resolveDestination } from '../../src/cli/destinations.js';
+import { describeOption, renderDestinationOptions, resolveDestination } from '../../src/posts/destinations.js';
 import { UsageError } from '../../src/errors.js';
 import { runCli } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';

@@ -71,7 +71,7 @@ export function makeContext(opts: RunOptions = {}): { ctx: Context; stdout: () =
     clock: opts.clock ?? realClock,
     config: async () => (await import('../../src/config/store.js')).openConfigStore(env),
     prompter: async () => opts.prompter ?? noPrompter,
-    createClient: async (settings) => (await import('../../src/api/http-client.js')).createApiClient(ctx, settings),
+    createClient: async (settings) => (await import('../../src/cli/client-factory.js')).createClientFor(ctx, settings),
     signal: opts.signal ?? new AbortController().signal,
     cwd: process.cwd(),
     version: '0.0.0-test',

@@ -34,6 +34,8 @@ export function runAsync(
       clearTimeout(timer);
       resolve({ status, stdout, stderr });
     });
+    // A program that exits without reading its input (a shell that is done) closes the pipe: not an error here.
+    child.stdin.on('error', () => {});
     child.stdin.end(opts.input ?? '');
   });
 }

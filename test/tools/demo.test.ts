@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { mediaIdFrom, postIdFrom, shellLine } from '../../src/demo/run.js';
-import { sampleVideoCandidates } from '../../src/demo/sample.js';
+import { mediaIdFrom, postIdFrom, shellLine } from '../../src/cli/demo/run.js';
+import { sampleVideoCandidates } from '../../src/cli/demo/sample.js';
 
 const FAST = ['--processing-ms', '30', '--publish-ms', '30'];
 

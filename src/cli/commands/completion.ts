@@ -4,7 +4,7 @@ import { UsageError, sanitize } from '../../errors.js';
 import { defineCommand, type Invocation } from '../command.js';
 import type { Context } from '../context.js';
 import { COMMANDS } from './index.js';
-import { atHandle } from '../destinations.js';
+import { atHandle } from '../../posts/destinations.js';
 import { GLOBAL_OPTIONS, GLOBAL_VALUE_FLAGS, HELP_DESCRIPTION, HELP_FLAGS, VERSION_DESCRIPTION, VERSION_FLAGS } from '../root-help.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;

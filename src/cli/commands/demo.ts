@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import { printDemoResult, runDemo, type DemoOptions, type DemoResult } from '../../demo/run.js';
+import { printDemoResult, runDemo, type DemoOptions, type DemoResult } from '../demo/run.js';
 import { defineCommand } from '../command.js';
 
 const DEFAULT_STEP_MS = 1500;

@@ -3,7 +3,7 @@ import { KEY_PREFIX_MARKER } from '../../api/types.js';
 import { AuthError, InterruptedError, UsageError, sanitize } from '../../errors.js';
 import { renderFields } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../command.js';
-import { readKeyFile } from '../../api/http-client.js';
+import { readKeyFile } from '../../api/credentials.js';
 import { maskKey } from './me.js';
 
 interface LoginOpts {
@@ -87,7 +87,7 @@ export default defineCommand<LoginOpts, LoginResult>({
     const { openConfigStore } = await import('../../config/store.js');
     const store = await openConfigStore(ctx.env, { writable: true });
 
-    const key = opts.withKey ? await readStdin(inv) : opts.keyFile ? await readKeyFile(ctx, opts.keyFile) : await askKey(inv);
+    const key = opts.withKey ? await readStdin(inv) : opts.keyFile ? await readKeyFile(ctx.cwd, opts.keyFile) : await askKey(inv);
     checkKeyShape(key);
 
     const client = await ctx.createClient({ ...inv.clientSettings, apiKey: key, apiKeyFile: undefined });

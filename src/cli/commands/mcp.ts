@@ -1,5 +1,7 @@
 import type { ApiClient } from '../../api/client.js';
 import { sanitize } from '../../errors.js';
+import type { Session } from '../../flows/session.js';
+import { silentProgress } from '../../ui/progress.js';
 import { defineCommand, type Invocation } from '../command.js';
 
 /**
@@ -11,33 +13,36 @@ import { defineCommand, type Invocation } from '../command.js';
 export const MCP_MAX_RATE_WAIT_MS = 30_000;
 
 /**
- * The invocation the tools run with: never prompts, never writes to stdout
- * (the protocol channel), quiet on stderr unless --debug, rate-limit waits
- * capped unless --max-wait says otherwise (no --wait-for-quota: a call must not sleep until midnight), and a
- * client that is built again on the next call if building it failed (a key
- * stored by `vidpub login` meanwhile is then picked up).
+ * The session the tools run with: never prompts, never writes to stdout (the
+ * protocol channel), quiet on stderr unless --debug, rate-limit waits capped
+ * unless --max-wait says otherwise (no --wait-for-quota: a call must not
+ * sleep until midnight), and a client that is built again on the next call if
+ * building it failed (a key stored by `vidpub login` meanwhile is then picked up).
  */
-function serverInvocation(inv: Invocation): { inv: Invocation; dispose(): Promise<void> } {
-  const quiet = !inv.globals.debug;
-  const maxWaitMs = inv.globals.maxWaitGiven ? inv.globals.maxWaitMs : Math.min(inv.globals.maxWaitMs, MCP_MAX_RATE_WAIT_MS);
-  const clientSettings = { ...inv.clientSettings, quiet, maxWaitMs, waitForQuota: false };
+function serverSession(inv: Invocation): { session: Session; dispose(): Promise<void> } {
+  const { ctx, globals } = inv;
+  const maxWaitMs = globals.maxWaitGiven ? globals.maxWaitMs : Math.min(globals.maxWaitMs, MCP_MAX_RATE_WAIT_MS);
+  const clientSettings = { ...inv.clientSettings, quiet: !globals.debug, maxWaitMs, waitForQuota: false };
   let client: Promise<ApiClient> | undefined;
   const debugOnly = (line: string) => inv.log.debug(line);
-  const server: Invocation = {
-    ...inv,
-    globals: { ...inv.globals, quiet, input: false, json: false, maxWaitMs, waitForQuota: false },
-    interactive: false,
-    log: { info: debugOnly, warn: debugOnly, debug: debugOnly },
-    print: () => {},
-    clientSettings,
+  const session: Session = {
     client: () => {
-      client ??= inv.ctx.createClient(clientSettings);
+      client ??= ctx.createClient(clientSettings);
       client.catch(() => (client = undefined));
       return client;
     },
+    clock: ctx.clock,
+    signal: ctx.signal,
+    log: { info: debugOnly, warn: debugOnly, debug: debugOnly },
+    quiet: true,
+    interactive: false,
+    prompter: () => ctx.prompter(),
+    progress: async () => silentProgress,
+    screen: { write: () => {}, tty: false, colors: inv.colors.stderr },
+    debugOut: inv.session.debugOut,
   };
   return {
-    inv: server,
+    session,
     dispose: async () => {
       const c = await client?.catch(() => undefined);
       await c?.close();
@@ -63,7 +68,8 @@ export default defineCommand<Record<string, never>, undefined>({
   },
   async run(_opts, parent) {
     const { ctx } = parent;
-    const { inv, dispose } = serverInvocation(parent);
+    const { session, dispose } = serverSession(parent);
+    const inv = parent;
     const [{ StdioServerTransport }, { createLocalMcpServer }, { PendingTrackingTransport }] = await Promise.all([
       import('@modelcontextprotocol/sdk/server/stdio.js'),
       import('../../mcp/local-server.js'),
@@ -75,12 +81,12 @@ export default defineCommand<Record<string, never>, undefined>({
     }
     // Say at once when tools cannot work (no key, a bad base URL): MCP clients keep the server's stderr in their logs.
     try {
-      await inv.client();
+      await session.client();
     } catch (err) {
       ctx.io.stderr.write(`vidpub mcp: ${sanitize(err instanceof Error ? err.message : String(err))} Tools will answer with this error until it is fixed.\n`);
     }
 
-    const server = createLocalMcpServer(inv);
+    const server = createLocalMcpServer(session, { version: ctx.version, cwd: ctx.cwd, home: ctx.env.HOME || undefined });
     const transport = new PendingTrackingTransport(new StdioServerTransport(ctx.io.stdin, ctx.io.stdout));
     let stopped: () => void = () => {};
     const done = new Promise<'input-closed' | 'interrupted'>((resolve) => {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { DEFAULT_TIMEOUT, parsePostId, parseTimeout } from '../../posts/flags.js';
+import { DEFAULT_TIMEOUT, parseTimeout } from '../../flows/wait-flags.js';
+import { parsePostId } from '../../posts/flags.js';
 import { runStatus, type StatusOpts } from '../../posts/publish-flow.js';
 import { printPost, type PostResult } from '../../posts/render.js';
 import { resolveTimeZone } from '../../posts/when.js';
@@ -23,7 +24,7 @@ export default defineCommand<StatusOpts, PostResult>({
       zone: resolveTimeZone(undefined, inv.ctx.env),
     };
   },
-  run: runStatus,
-  print: printPost,
+  run: (opts, inv) => runStatus(opts, inv.session),
+  print: (r, inv) => printPost(r, inv.out),
   json: (r) => r.post,
 });

@@ -3,33 +3,18 @@ import type { Media } from '../../api/types.js';
 import { UsageError } from '../../errors.js';
 import type { VideoFile } from '../../media/check.js';
 import type { Progress } from '../../ui/progress.js';
-import { parseDuration } from '../../util/duration.js';
+import { DEFAULT_TIMEOUT, parseWaitFlags, type WaitFlags } from '../../flows/wait-flags.js';
 import { defineCommand, type Invocation } from '../command.js';
-
-export interface WaitFlags {
-  wait: boolean;
-  /** --timeout in ms. */
-  timeoutMs: number;
-}
 
 interface UploadOpts extends WaitFlags {
   file: VideoFile;
 }
 
-/** Default --timeout: long enough for a 1 GB video, short enough that a CI job does not hang. */
-export const DEFAULT_MEDIA_TIMEOUT = '30m';
-
 /** --no-wait and --timeout, shared by upload and import. */
 export function addWaitOptions(cmd: Command, what: string): void {
   cmd
     .option('--no-wait', `return once ${what}, without waiting until the video is ready`)
-    .option('--timeout <dur>', 'longest wait until the video is ready (90s, 5m, 1h; a bare number is seconds)', DEFAULT_MEDIA_TIMEOUT);
-}
-
-export function parseWaitFlags(flags: Record<string, unknown>): WaitFlags {
-  const timeoutMs = parseDuration(String(flags.timeout ?? DEFAULT_MEDIA_TIMEOUT), '--timeout');
-  if (timeoutMs <= 0) throw new UsageError('--timeout must be longer than 0s');
-  return { wait: flags.wait !== false, timeoutMs };
+    .option('--timeout <dur>', 'longest wait until the video is ready (90s, 5m, 1h; a bare number is seconds)', DEFAULT_TIMEOUT);
 }
 
 /**
@@ -42,10 +27,8 @@ export async function runMediaFlow(
   flow: (o: { wait: boolean; deadlineMs: number; progress: Progress }) => Promise<Media>,
   done: (media: Media) => string,
 ): Promise<Media> {
-  const { ctx, globals } = inv;
-  const { createProgress } = await import('../../ui/progress.js');
-  const progress = await createProgress({ io: ctx.io, quiet: globals.quiet, clock: ctx.clock });
-  const media = await flow({ wait: flags.wait, deadlineMs: ctx.clock.now() + flags.timeoutMs, progress });
+  const progress = await inv.session.progress();
+  const media = await flow({ wait: flags.wait, deadlineMs: inv.ctx.clock.now() + flags.timeoutMs, progress });
   reportMedia(media, inv, done(media));
   return media;
 }
@@ -86,7 +69,7 @@ export default defineCommand<UploadOpts, Media>({
   },
   async run(opts, inv) {
     const { uploadFile } = await import('../../media/upload.js');
-    return runMediaFlow(inv, opts, (o) => uploadFile(inv, opts.file, o), () => `Uploaded ${opts.file.filename}`);
+    return runMediaFlow(inv, opts, (o) => uploadFile(inv.session, opts.file, o), () => `Uploaded ${opts.file.filename}`);
   },
   print(media, inv) {
     inv.print(media.id);
