@@ -1,12 +1,11 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { Prompter } from '../../src/cli/context.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { runCli, tempConfigDir } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator();
-beforeEach(() => emu.reset());
 
 const FREE_KEY = 'vp_live_free_rw_Z5c1Rm7Ue3Kp8Dw4';
 const REVOKED_KEY = 'vp_live_demo_revoked_X2v6Bn4Ts8Hj';

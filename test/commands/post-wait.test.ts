@@ -2,16 +2,14 @@
  * Waiting for a post that takes its time (each destination takes 30 s to
  * publish here): Ctrl-C and --timeout stop the waiting, not the post.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/types.js';
-import { runCli, scaledClock } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { runCli } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 30_000 });
 
-beforeEach(async () => {
-  await emu.reset();
-});
 
 describe('vidpub post while waiting', () => {
   it('Ctrl-C: exit 130, the post id printed with how to look again; the post goes on', async () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
 import { realClock, type Clock, type Context, type Prompter } from '../../src/cli/context.js';
+import { noPrompter } from './prompter.js';
 
 export interface RunOptions {
   env?: Record<string, string | undefined>;
@@ -45,13 +46,6 @@ function collector(onChunk?: (s: string) => void): { stream: PassThrough; text: 
   return { stream, text: () => chunks.join('') };
 }
 
-const noPrompter: Prompter = {
-  password: () => Promise.reject(new Error('test: unexpected password prompt')),
-  select: () => Promise.reject(new Error('test: unexpected select prompt')),
-  confirm: () => Promise.reject(new Error('test: unexpected confirm prompt')),
-  input: () => Promise.reject(new Error('test: unexpected input prompt')),
-};
-
 export function makeContext(opts: RunOptions = {}): { ctx: Context; stdout: () => string; stderr: () => string } {
   const tty = typeof opts.tty === 'boolean' ? { stdin: opts.tty, stdout: opts.tty, stderr: opts.tty } : (opts.tty ?? {});
   const out = collector();
@@ -85,16 +79,4 @@ export async function runCli(argv: string[], opts: RunOptions = {}): Promise<Run
   // Let the PassThrough streams flush their last 'data' events.
   await new Promise((r) => setImmediate(r));
   return { code, stdout: stdout(), stderr: stderr() };
-}
-
-/**
- * A clock that runs `factor` times faster than real time: sleep(ms) really
- * waits ms/factor, and now() advances by factor for each real millisecond.
- */
-export function scaledClock(factor: number): Clock {
-  const start = Date.now();
-  return {
-    now: () => start + (Date.now() - start) * factor,
-    sleep: (ms, signal) => realClock.sleep(ms / factor, signal),
-  };
 }
