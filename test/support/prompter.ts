@@ -13,6 +13,8 @@ export interface Asked {
   message: string;
   choices?: Choice<unknown>[];
   default?: unknown;
+  /** The mask character of a password prompt. */
+  mask?: string;
 }
 
 /** A Prompter that answers from a script and records what was asked (an Error in the script is thrown from that prompt). */
@@ -25,7 +27,7 @@ export function scriptedPrompter(answers: unknown[]): { prompter: Prompter; aske
     return a instanceof Error ? Promise.reject(a) : Promise.resolve(a as T);
   };
   const prompter: Prompter = {
-    password: (o) => answer({ kind: 'password', message: o.message }),
+    password: (o) => answer({ kind: 'password', message: o.message, mask: o.mask }),
     confirm: (o) => answer({ kind: 'confirm', message: o.message, default: o.default }),
     input: (o) => answer({ kind: 'input', message: o.message, default: o.default }),
     select: (o) => answer({ kind: 'select', message: o.message, choices: o.choices as Choice<unknown>[], default: o.default }),
