@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Post, RecordedRequest } from '../../src/api/types.js';
-import { runCli, type RunOptions } from '../support/cli.js';
+import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { exhaustDailyAllowance, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 const TZ = 'Europe/Paris';
 
-function run(args: string[], opts: RunOptions = {}) {
-  return runCli(args, { clock: scaledClock(50), ...opts, env: { ...emu.env(), TZ, ...opts.env } });
-}
+const run = cliRunner(() => ({ clock: scaledClock(50), env: { ...emu.env(), TZ } }));
 
 const apiRequests = async (): Promise<RecordedRequest[]> => (await emu.requests()).filter((r) => r.path.startsWith('/v1/'));
 const writes = async () => (await apiRequests()).filter((r) => r.method !== 'GET');

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/types.js';
-import { runCli, type RunOptions } from '../support/cli.js';
+import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { exhaustDailyAllowance, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
-function run(args: string[], opts: RunOptions = {}) {
-  return runCli(args, { clock: scaledClock(50), ...opts, env: { ...emu.env(), TZ: 'Europe/Paris', ...opts.env } });
-}
+const run = cliRunner(() => ({ clock: scaledClock(50), env: { ...emu.env(), TZ: 'Europe/Paris' } }));
 
 /** A draft made straight through the API. */
 async function draft(destinations: { destination_id: string; options?: Record<string, unknown> }[] = [{ destination_id: 'dst_demo_linkedin' }]): Promise<Post> {

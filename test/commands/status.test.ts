@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/types.js';
-import { runCli, type RunOptions } from '../support/cli.js';
+import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 300 });
 
-function run(args: string[], opts: RunOptions = {}) {
-  return runCli(args, { clock: scaledClock(50), ...opts, env: { ...emu.env(), TZ: 'UTC', ...opts.env } });
-}
+const run = cliRunner(() => ({ clock: scaledClock(50), env: { ...emu.env(), TZ: 'UTC' } }));
 
 async function publishNow(destinations: string[]): Promise<Post> {
   const r = await emu.api.post<Post>('/posts', {

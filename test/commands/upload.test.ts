@@ -2,7 +2,7 @@ import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, tru
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
@@ -20,9 +20,7 @@ function copyOf(name: string, from = CLIP): string {
   return p;
 }
 
-function run(argv: string[], opts: Parameters<typeof runCli>[1] = {}) {
-  return runCli(argv, { clock: fast(), ...opts, env: { ...emu.env(), ...opts.env } });
-}
+const run = cliRunner(() => ({ clock: fast(), env: emu.env() }));
 
 const puts = async () => (await emu.requests()).filter((r) => r.method === 'PUT');
 const creates = async () => (await emu.requests()).filter((r) => r.method === 'POST' && r.path === '/v1/media/uploads');

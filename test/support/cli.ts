@@ -80,3 +80,15 @@ export async function runCli(argv: string[], opts: RunOptions = {}): Promise<Run
   await new Promise((r) => setImmediate(r));
   return { code, stdout: stdout(), stderr: stderr() };
 }
+
+/**
+ * runCli with a test file's defaults, read afresh at each run (a new clock,
+ * the emulator's env once it is started): a run's own options win, its env
+ * is merged over the default env.
+ */
+export function cliRunner(defaults: () => RunOptions): (argv: string[], opts?: RunOptions) => Promise<RunResult> {
+  return (argv, opts = {}) => {
+    const d = defaults();
+    return runCli(argv, { ...d, ...opts, env: { ...d.env, ...opts.env } });
+  };
+}
