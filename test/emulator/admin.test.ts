@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { startTestEmulator, useEmulator } from '../support/emulator.js';
+import { sleep } from '../support/poll.js';
 import { KEYS, http, type Json } from '../support/rest.js';
 
 const emu = useEmulator();
@@ -159,12 +160,12 @@ describe('HTTP robustness', () => {
     const up = await other.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 1_000_000, content_type: 'video/mp4' });
     async function* slow(): AsyncIterable<Buffer> {
       yield Buffer.alloc(1000);
-      await new Promise((r) => setTimeout(r, 5000));
+      await sleep(5000);
     }
     const hanging = request(up.body.upload.url, { method: 'PUT', headers: up.body.upload.headers, body: Readable.from(slow()) }).catch((e: Error) => e);
     await other.api.fault({ method: 'GET', path: '/v1/destinations', action: 'delay', ms: 10_000 });
     const delayed = other.api.get('/destinations').catch((e: Error) => e);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
     const t0 = Date.now();
     await other.close();
     expect(Date.now() - t0).toBeLessThan(1000);

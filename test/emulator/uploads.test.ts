@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { useEmulator } from '../support/emulator.js';
-import { waitFor } from '../support/poll.js';
+import { sleep, waitFor } from '../support/poll.js';
 import { http, type Json } from '../support/rest.js';
 
 const emu = useEmulator();
@@ -261,7 +261,7 @@ describe('the signed upload link', () => {
     const up = await create(200_000);
     async function* broken(): AsyncIterable<Buffer> {
       yield Buffer.alloc(100_000);
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
       throw new Error('client gave up');
     }
     await expect(put(up, broken())).rejects.toThrow();
