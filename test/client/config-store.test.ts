@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { configDir, openConfigStore } from '../../src/config/store.js';
 import { VidpubError } from '../../src/errors.js';
-import { rejection } from './helpers.js';
+import { expectError } from '../support/errors.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'vidpub-store-'));
 const mode = (p: string) => statSync(p).mode & 0o777;
@@ -81,7 +81,7 @@ describe('config store', () => {
       const path = join(dir, 'config.json');
       writeFileSync(path, content);
       for (const writable of [false, true]) {
-        const err = await rejection(openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable }));
+        const err = await expectError(VidpubError, () => openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable }));
         expect(err).toBeInstanceOf(VidpubError);
         expect(err.exitCode).toBe(1);
         expect(err.message).toContain(path);
@@ -105,7 +105,7 @@ describe('config store', () => {
   test('a config path that cannot be read (a file where the directory should be): an error naming it', async () => {
     const parent = tmp();
     writeFileSync(join(parent, 'file'), '');
-    const err = await rejection(openConfigStore({ VIDPUB_CONFIG_DIR: join(parent, 'file', 'sub') }, { writable: true }));
+    const err = await expectError(VidpubError, () => openConfigStore({ VIDPUB_CONFIG_DIR: join(parent, 'file', 'sub') }, { writable: true }));
     expect(err).toBeInstanceOf(VidpubError);
     expect(err.message).toMatch(/^Cannot read the config file .*file\/sub\/config.json \(ENOTDIR\)/);
   });

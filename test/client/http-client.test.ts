@@ -5,19 +5,19 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
+import { PassThrough } from 'node:stream';
 import { responseMeta, type ClientSettings } from '../../src/api/client.js';
 import { createApiClient, type ClientDeps } from '../../src/api/http-client.js';
-import { streamNotices } from '../../src/ui/notices.js';
 import type { Clock } from '../../src/core/clock.js';
-import { AuthError, ExitCode, InterruptedError, RateLimitError, ServiceError } from '../../src/errors.js';
-import { rejection, virtualClock } from './helpers.js';
-import { runCli, scaledClock } from '../helpers/cli.js';
-import { PassThrough } from 'node:stream';
-import { useEmulator } from '../helpers/emulator.js';
+import { AuthError, ExitCode, InterruptedError, RateLimitError, ServiceError, VidpubError } from '../../src/errors.js';
+import { streamNotices } from '../../src/ui/notices.js';
+import { runCli } from '../support/cli.js';
+import { scaledClock, virtualClock } from '../support/clock.js';
+import { expectError } from '../support/errors.js';
+import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator();
-beforeEach(() => emu.reset());
 
 const SETTINGS: ClientSettings = { profile: 'default', debug: false, maxWaitMs: 600_000, waitForQuota: false, quiet: false };
 
@@ -249,7 +249,7 @@ describe('rate limits', () => {
     const resetAt = new Date(Date.now() + 5 * 3600_000).toISOString();
     await emu.fault(dailyFault(resetAt));
     const { c } = await client();
-    const e = await rejection(c.createPost(post));
+    const e = await expectError(RateLimitError, () => c.createPost(post));
     expect(e).toBeInstanceOf(RateLimitError);
     expect(e.exitCode).toBe(ExitCode.RATE_LIMITED);
     expect(e.message).toContain(resetAt.replace(/\.\d{3}Z$/, 'Z'));
@@ -313,18 +313,18 @@ describe('rate limits', () => {
 describe('authentication and permission', () => {
   test('a read-only key on a write: exit 3 saying a read_write key is needed', async () => {
     const { c } = await client({ env: { VIDPUB_API_KEY: emu.key('Demo', 'read') } });
-    const e = await rejection(c.createPost({ media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_linkedin' }] }));
+    const e = await expectError(AuthError, () => c.createPost({ media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_linkedin' }] }));
     expect(e).toBeInstanceOf(AuthError);
     expect(e.exitCode).toBe(3);
     expect(e.message).toMatch(/read-only; a read_write key is needed to create a post/);
-    const e2 = await rejection(c.createImport({ url: 'https://videos.example.com/clip.mp4' }));
+    const e2 = await expectError(AuthError, () => c.createImport({ url: 'https://videos.example.com/clip.mp4' }));
     expect(e2.message).toMatch(/a read_write key is needed to import a video/);
     await c.close();
   });
 
   test('--workspace that does not match GET /me: exit 3 naming both, and nothing is written', async () => {
     const { c } = await client({ settings: { workspace: 'Studio' } });
-    const e = await rejection(c.createImport({ url: 'https://videos.example.com/clip.mp4' }));
+    const e = await expectError(AuthError, () => c.createImport({ url: 'https://videos.example.com/clip.mp4' }));
     expect(e).toBeInstanceOf(AuthError);
     expect(e.message).toMatch(/belongs to workspace "Demo", not "Studio"/);
     expect((await emu.requests()).map((q) => `${q.method} ${q.path}`)).toEqual(['GET /v1/me']);
@@ -360,7 +360,7 @@ describe('authentication and permission', () => {
 
   test('no key anywhere: AuthError at creation', async () => {
     const { deps } = clientDeps({ env: { VIDPUB_BASE_URL: emu.baseUrl } });
-    const e = await rejection(createApiClient(SETTINGS, deps));
+    const e = await expectError(VidpubError, () => createApiClient(SETTINGS, deps));
     expect(e.exitCode).toBe(3);
     expect(e.hint).toMatch(/vidpub login.*VIDPUB_API_KEY/);
   });
@@ -473,7 +473,7 @@ describe('interrupts', () => {
     const ac = new AbortController();
     const p = c.getMe({ signal: ac.signal });
     setTimeout(() => ac.abort(), 50);
-    const e = await rejection(p);
+    const e = await expectError(InterruptedError, () => p);
     expect(e).toBeInstanceOf(InterruptedError);
     expect(e.exitCode).toBe(130);
     await c.close();
@@ -481,7 +481,7 @@ describe('interrupts', () => {
 
   test('a network failure is a ServiceError with http details', async () => {
     const { c } = await client({ env: { VIDPUB_BASE_URL: 'http://127.0.0.1:9/v1' }, settings: {} });
-    const e = await rejection(c.getMe());
+    const e = await expectError(ServiceError, () => c.getMe());
     expect(e).toBeInstanceOf(ServiceError);
     expect(e.http).toMatchObject({ status: 0, method: 'GET', path: '/v1/me' });
     await c.close();

@@ -2,12 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { beforeEach, describe, expect, test } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { describe, expect, test } from 'vitest';
+import { runCli, tempConfigDir } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator();
-beforeEach(() => emu.reset());
 
 async function closedPortUrl(): Promise<string> {
   const s = createServer();

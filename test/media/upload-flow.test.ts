@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { makeContext, scaledClock } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { makeContext } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
+import { http } from '../support/rest.js';
 import { makeInvocation } from '../../src/cli/main.js';
 import type { GlobalOptions } from '../../src/cli/command.js';
 import type { CreateUploadResponse, Media } from '../../src/api/types.js';
@@ -32,19 +34,6 @@ function session() {
   return makeInvocation(ctx, globals).session;
 }
 
-async function api(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; json: CreateUploadResponse }> {
-  const res = await fetch(emu.baseUrl + path, {
-    method,
-    headers: { authorization: `Bearer ${emu.key()}`, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as CreateUploadResponse };
-}
-
-beforeEach(async () => {
-  await emu.reset();
-});
-
 describe('uploadFile with an idempotency base', () => {
   it('a rerun replays: one upload, one PUT, one complete, the same media', async () => {
     const file = await checkVideoFile(CLIP);
@@ -67,12 +56,12 @@ describe('uploadFile with an idempotency base', () => {
   it('a rerun after the bytes were sent but before complete: completes without sending again', async () => {
     const file = await checkVideoFile(CLIP);
     // The first run: created and PUT, then it died.
-    const created = await api('POST', '/media/uploads', { filename: file.filename, size_bytes: file.size, content_type: file.contentType }, 'run-2:upload');
+    const created = await emu.api.post<CreateUploadResponse>('/media/uploads', { filename: file.filename, size_bytes: file.size, content_type: file.contentType }, { idem: 'run-2:upload' });
     expect(created.status).toBe(201);
-    const put = await fetch(created.json.upload.url, { method: 'PUT', headers: created.json.upload.headers, body: readFileSync(CLIP) });
+    const put = await http('PUT', created.body.upload.url, { headers: created.body.upload.headers, body: readFileSync(CLIP) });
     expect(put.status).toBe(200);
     const media = await uploadFile(session(), file, { idempotencyBase: 'run-2', wait: true });
-    expect(media).toMatchObject({ id: created.json.media.id, status: 'ready' });
+    expect(media).toMatchObject({ id: created.body.media.id, status: 'ready' });
     const puts = (await emu.requests()).filter((r) => r.method === 'PUT');
     expect(puts.map((r) => r.status)).toEqual([200, 409]);
     expect((await emu.requests()).filter((r) => r.path === '/v1/media/uploads').map((r) => r.replayed)).toEqual([false, true]);

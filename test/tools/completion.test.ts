@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { GLOBAL_OPTIONS } from '../../src/cli/root-help.js';
-import { runCli } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
-import { BIN, ensureBuilt, runAsync } from './built.js';
+import { runCli } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
+import { BIN, ensureBuilt, runAsync } from '../support/build.js';
 
-const emu = useEmulator();
+const emu = useEmulator({ resetEachTest: false });
 
 function has(shell: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli } from '../support/cli.js';
 import { mediaIdFrom, postIdFrom, shellLine } from '../../src/cli/demo/run.js';
 import { sampleVideoCandidates } from '../../src/cli/demo/sample.js';
 

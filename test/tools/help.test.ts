@@ -4,8 +4,8 @@ import { PassThrough } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { GLOBAL_OPTIONS, ROOT_EXAMPLES, fastPath, renderRootHelp } from '../../src/cli/root-help.js';
-import { runCli } from '../helpers/cli.js';
-import { ROOT, ensureBuilt, runAsync, BIN } from './built.js';
+import { runCli } from '../support/cli.js';
+import { ROOT, ensureBuilt, runAsync, BIN } from '../support/build.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
