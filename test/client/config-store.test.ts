@@ -262,6 +262,22 @@ describe('concurrent logins (separate processes, the built CLI, against the emul
     expect(lost).toEqual([]);
   }, 120_000);
 
+  test('a stale lock (its process has exited) met by 4 logins at once: one takes it over, all profiles are kept', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    for (let trial = 0; trial < 5; trial++) {
+      await emu.reset();
+      const dir = tmp();
+      writeFileSync(join(dir, 'config.json.lock'), JSON.stringify({ pid: dead, host: hostname(), at: Date.now() }));
+      const env = { ...process.env, VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_API_KEY: '', NO_COLOR: '1' };
+      const runs = await Promise.all(
+        Array.from({ length: AT_ONCE }, (_, i) => runAsync(process.execPath, [BIN, 'login', '--with-key', '--profile', `p${i}`, '--json'], { env, input: emu.key() + '\n' })),
+      );
+      expect(runs.map((r) => [r.status, r.stderr])).toEqual(Array(AT_ONCE).fill([0, '']));
+      expect(Object.keys(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles).sort()).toEqual(['p0', 'p1', 'p2', 'p3']);
+      expect(readdirSync(dir)).toEqual(['config.json']);
+    }
+  }, 60_000);
+
   test('vidpub login with a read-only config.json: exit 1, the message names the file and the fix, before the key is read', async () => {
     await emu.reset();
     const dir = tmp();
