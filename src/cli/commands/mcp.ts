@@ -56,12 +56,13 @@ export default defineCommand<Record<string, never>, undefined>({
     'Cursor, ...) to publish videos with your stored profile or VIDPUB_API_KEY. It offers the service tools ' +
     '(get_me, list_destinations, get_destination_options, import_media, get_media, create_post, publish_post, get_post) ' +
     'plus upload_file, which uploads a local video file. Writes honour --workspace. It never prompts; it logs to ' +
-    'stderr only with --debug, and runs until its input closes or Ctrl-C. Register it in the MCP client with command ' +
+    'stderr only with --debug (and always for a message it refuses: not JSON, over 4 MiB, bad params, each answered ' +
+    'with a JSON-RPC error), and runs until its input closes or Ctrl-C. Register it in the MCP client with command ' +
     '"vidpub" and args ["mcp"] (see the README, section MCP).',
   examples: [
     'vidpub mcp',
     'vidpub --profile work --workspace Marketing mcp',
-    'VIDPUB_API_KEY=vp_live_... vidpub mcp --debug 2> vidpub-mcp.log',
+    'vidpub --api-key-file ~/.secrets/vidpub-key mcp --debug 2> vidpub-mcp.log',
   ],
   parse() {
     return {};
@@ -70,8 +71,8 @@ export default defineCommand<Record<string, never>, undefined>({
     const { ctx } = parent;
     const { session, dispose } = serverSession(parent);
     const inv = parent;
-    const [{ StdioServerTransport }, { createLocalMcpServer }, { PendingTrackingTransport }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/server/stdio.js'),
+    const [{ LineTransport }, { createLocalMcpServer }, { PendingTrackingTransport }] = await Promise.all([
+      import('../../mcp/stdio-transport.js'),
       import('../../mcp/local-server.js'),
       import('../../mcp/pending.js'),
     ]);
@@ -87,7 +88,9 @@ export default defineCommand<Record<string, never>, undefined>({
     }
 
     const server = createLocalMcpServer(session, { version: ctx.version, cwd: ctx.cwd, home: ctx.env.HOME || undefined });
-    const transport = new PendingTrackingTransport(new StdioServerTransport(ctx.io.stdin, ctx.io.stdout));
+    // A refused message (not JSON, too large, bad params) is answered with a JSON-RPC error and always logged on stderr.
+    const lines = new LineTransport(ctx.io.stdin, ctx.io.stdout, { log: (line) => ctx.io.stderr.write(`${line}\n`) });
+    const transport = new PendingTrackingTransport(lines);
     let stopped: () => void = () => {};
     const done = new Promise<'input-closed' | 'interrupted'>((resolve) => {
       const closed = () => resolve('input-closed');
