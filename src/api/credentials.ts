@@ -9,6 +9,7 @@ import type { Profile } from '../config/types.js';
 import { AuthError, UsageError, sanitize } from '../errors.js';
 import type { ClientSettings, KeySource } from './client.js';
 import { redactUrl } from './debug.js';
+import { keyCharacterError } from './http-errors.js';
 
 /** The built-in default base URL (documented in the README). */
 export const DEFAULT_BASE_URL = 'https://api.videopublishing.example/v1';
@@ -128,12 +129,9 @@ export async function readKeyFile(cwd: string, file: string): Promise<string> {
 }
 
 function checkKeyCharacters(key: string, source: string): void {
-  // A header value cannot hold spaces or control characters; saying so beats the HTTP library's error.
-  if (!/^[\x21-\x7e]+$/.test(key)) {
-    throw new UsageError(`the API key from ${source} contains spaces or characters a key cannot have`, {
-      hint: 'Check that the key was copied whole, on one line.',
-    });
-  }
+  // A header value cannot hold spaces or control characters; saying which beats the HTTP library's error.
+  const err = keyCharacterError(key, `The API key from ${source}`);
+  if (err) throw err;
 }
 
 export function noKeyError(profile: string): AuthError {

@@ -275,7 +275,7 @@ class HttpApiClient implements ApiClient {
         rateLimit: rate ? { limit: rate.limit ?? 0, remaining: rate.remaining, resetSec: Math.max(0, Math.round((rate.resetAtMs - this.deps.clock.now()) / 1000)) } : undefined,
       };
       const retryAfterSec = parseRetryAfter(headers['retry-after'], this.deps.clock.now());
-      const info = { status, method, url, headers, bodyText: res.text, retryAfterSec };
+      const info = { status, method, url, headers, bodyText: res.text, retryAfterSec, secrets: [this.#key] };
       const code = status >= 400 ? parseErrorBody(res.text, header(headers, 'content-type')).code : undefined;
       const decision = decideAfterAttempt({ kind: 'response', status, code, retryAfterSec }, counters, limits);
       switch (decision.action) {
