@@ -69,6 +69,12 @@ export interface PollOptions<T> {
    * one before starts a new phase (uploading 100% -> processing 0%).
    */
   progressOf?: (value: T) => number | undefined;
+  /**
+   * When the work is expected to end (absolute clock ms), from what the caller
+   * knows (e.g. how long the same work took last time): used like a progress
+   * estimate while the values give none.
+   */
+  expectedEndAt?: number;
   /** Metadata of the last response (e.g. () => client.lastResponse): Retry-After, the read allowance. */
   hints?: () => PollHints | undefined;
   /** A value already in hand (e.g. the response that started the work): shown, and the first look waits an interval. */
@@ -211,7 +217,7 @@ export async function poll<T>(opts: PollOptions<T>): Promise<T> {
     const now = clock.now();
     let ms = interval;
     interval = nextInterval(interval, { factor, maxIntervalMs: maxMs });
-    const end = estimator.endAt();
+    const end = estimator.endAt() ?? opts.expectedEndAt;
     if (end !== undefined) {
       const toEnd = end + ESTIMATE_MARGIN_MS - now;
       if (toEnd > 0) {

@@ -133,6 +133,15 @@ describe('poll near the expected end', () => {
     expect(clock.sleeps).toEqual([1000, 200, 200, 300, 450, 675, 1013]);
   });
 
+  test('expectedEndAt (no progress figure): the look lands just after the expected end, then short growing steps', async () => {
+    const clock = virtualClock(1_000_000);
+    const t0 = clock.now();
+    let n = 0;
+    await poll({ fetch: async () => (clock.now() - t0 >= 2400 ? 'done' : `publishing ${++n}`), done: (s) => s === 'done', expectedEndAt: t0 + 2000, clock, what: 'x' });
+    // 2000 + 60 ms; then 200, 300 ms until past 2.4 s.
+    expect(clock.sleeps).toEqual([2060, 200, 300]);
+  });
+
   test('an initial value: shown, no look at once, the first look after the first interval', async () => {
     const clock = virtualClock(1_000_000);
     const seen: string[] = [];
