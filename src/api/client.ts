@@ -49,6 +49,8 @@ export interface ResponseMeta {
   status: number;
   replayed: boolean;
   rateLimit?: { limit: number; remaining: number; resetSec: number };
+  /** Retry-After of the response, in seconds, when it carried one. */
+  retryAfterSec?: number;
 }
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -269,12 +269,13 @@ class HttpApiClient implements ApiClient {
 
       const { status, headers } = res;
       const rate = this.#pacer.note(kind, headers);
+      const retryAfterSec = parseRetryAfter(headers['retry-after'], this.deps.clock.now());
       res.meta = {
         status,
         replayed: header(headers, 'idempotent-replayed') === 'true',
         rateLimit: rate ? { limit: rate.limit ?? 0, remaining: rate.remaining, resetSec: Math.max(0, Math.round((rate.resetAtMs - this.deps.clock.now()) / 1000)) } : undefined,
+        ...(retryAfterSec !== undefined ? { retryAfterSec } : {}),
       };
-      const retryAfterSec = parseRetryAfter(headers['retry-after'], this.deps.clock.now());
       const info = { status, method, url, headers, bodyText: res.text, retryAfterSec, secrets: [this.#key] };
       const code = status >= 400 ? parseErrorBody(res.text, header(headers, 'content-type')).code : undefined;
       const decision = decideAfterAttempt({ kind: 'response', status, code, retryAfterSec }, counters, limits);

@@ -153,13 +153,15 @@ const KEY_LIKE = new RegExp(`\\b([A-Za-z0-9]+(?:_[A-Za-z0-9]+)*${KEY_PREFIX_MARK
  * `vp_live_…s3Td`, the way `vidpub me` shows a key), and a Bearer token.
  */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
-  let out = text;
+  // Key-shaped text first, masked the way people recognise their key (vp_live_…s3Td);
+  // then any other secret the caller knows of (a key that is not key-shaped).
+  let out = text
+    .replace(KEY_LIKE, (_m, prefix: string, rest: string) => `${prefix}…${rest.slice(-4)}`)
+    .replace(/\b(Bearer\s+)[^\s"',;]{8,}/gi, '$1[redacted]');
   for (const secret of secrets) {
     if (secret.length >= 8) out = out.split(secret).join('[redacted key]');
   }
-  return out
-    .replace(KEY_LIKE, (_m, prefix: string, rest: string) => `${prefix}…${rest.slice(-4)}`)
-    .replace(/\b(Bearer\s+)[^\s"',;]{8,}/gi, '$1[redacted]');
+  return out;
 }
 
 /**

@@ -1,18 +1,49 @@
 /**
  * Polling until something is done (media ready, every destination of a post
- * terminal): starts near 1 s and backs off to 5 s, every wait interruptible
- * (Ctrl-C -> InterruptedError, exit 130), an optional deadline -> TimeoutError
- * (exit 7). The client's pacing keeps each fetch within X-RateLimit-Remaining,
- * so polling never causes a 429 by itself.
+ * terminal). Every wait is interruptible (Ctrl-C -> InterruptedError, exit
+ * 130); an optional deadline -> TimeoutError (exit 7) carrying the last value
+ * seen as `data`.
+ *
+ * When to look again:
+ * - without a progress figure: 1 s, backing off by 1.5x to 5 s;
+ * - with one (by default `value.progress.percent`): near the moment the
+ *   percent and its rate say the work ends, a little after it, and in short,
+ *   growing steps if the estimate was early — never more than the longest
+ *   interval apart, so the display keeps moving;
+ * - never sooner than a Retry-After the service sent (see `hints`);
+ * - never faster than the read allowance allows: once fewer than a quarter of
+ *   the reads of the minute are left (X-RateLimit-Remaining), the looks are
+ *   spread evenly until the reset (X-RateLimit-Reset), so that several
+ *   processes sharing a key do not run it dry.
+ *
+ * Trouble is ridden out: while waiting, a connection error, a 5xx or a 429
+ * (after the client's own retries) is retried with capped, jittered backoff
+ * (or its Retry-After) until the deadline. Only the deadline, the abort signal
+ * or a definitive answer (404, 401/403, any other 4xx, the work failed) ends
+ * the wait. A look still in flight when the deadline has passed is abandoned
+ * shortly after it (`fetch` gets a signal that aborts then).
  */
 import type { Clock } from '../core/clock.js';
-import { TimeoutError, type VidpubError } from '../errors.js';
+import { InterruptedError, RateLimitError, ServiceError, TimeoutError, VidpubError } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
-import { interruptibleSleep } from './retry.js';
+import { responseMeta } from './client.js';
+import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, type BackoffPolicy } from './retry.js';
+
+/** What the last response said beyond its body; `responseMeta(record)` fits as is. */
+export interface PollHints {
+  /** Retry-After of the last response, in seconds, when it carried one. */
+  retryAfterSec?: number;
+  /** The read allowance as of the last response (X-RateLimit-*). */
+  rateLimit?: { limit?: number; remaining: number; resetSec: number };
+}
 
 export interface PollOptions<T> {
-  /** One look at the thing (e.g. () => client.getMedia(id)). */
-  fetch: () => Promise<T>;
+  /**
+   * One look at the thing (e.g. () => client.getMedia(id)). The signal, when
+   * used, aborts the look once the deadline has passed by LAST_LOOK_GRACE_MS
+   * (and on the caller's signal).
+   */
+  fetch: (look: { signal: AbortSignal }) => Promise<T>;
   /** True when polling may stop. */
   done: (value: T) => boolean;
   /** Called with every value fetched (progress display). */
@@ -23,7 +54,7 @@ export interface PollOptions<T> {
   deadlineMs?: number;
   /** What we wait for, for the default timeout message ("media med_123 to be ready"). */
   what: string;
-  /** Builds the error thrown at the deadline (default: a TimeoutError naming `what`). */
+  /** Builds the error thrown at the deadline (default: a TimeoutError naming `what`, with the last value as data). */
   onTimeout?: (last: T | undefined) => VidpubError;
   /** First interval (default 1000 ms). */
   initialIntervalMs?: number;
@@ -31,32 +62,246 @@ export interface PollOptions<T> {
   maxIntervalMs?: number;
   /** Growth factor per poll (default 1.5). */
   factor?: number;
+  /** Shortest interval between two looks (default 200 ms), except for a Retry-After or the allowance. */
+  minIntervalMs?: number;
+  /**
+   * The value's progress in percent (0–100), or undefined. Default: the
+   * value's `progress.percent` when it is a number. A percent lower than the
+   * one before starts a new phase (uploading 100% -> processing 0%).
+   */
+  progressOf?: (value: T) => number | undefined;
+  /**
+   * When the work is expected to end (absolute clock ms), from what the caller
+   * knows (e.g. how long the same work took last time): used like a progress
+   * estimate while the values give none.
+   */
+  expectedEndAt?: number;
+  /**
+   * Metadata of the last response: Retry-After, the read allowance. By default
+   * the metadata the client attached to the last record (responseMeta).
+   */
+  hints?: () => PollHints | undefined;
+  /** A value already in hand (e.g. the response that started the work): shown, and the first look waits an interval. */
+  initial?: T;
+  /** Whether a failed look is trouble to ride out (default: isTransientError). */
+  isTransient?: (err: unknown) => boolean;
+  /** Called before waiting out a failed look (a notice, a debug line). */
+  onRetry?: (err: unknown, waitMs: number) => void;
+  /** Backoff of failed looks (default: 500 ms doubling to 8 s, jittered). */
+  backoff?: BackoffPolicy;
+  random?: () => number;
 }
+
+/** How long a look may run past the deadline before it is abandoned. */
+export const LAST_LOOK_GRACE_MS = 750;
+/** After an estimate proved early: the next look after this, growing by `factor`. */
+const AFTER_ESTIMATE_MS = 200;
+/** A look lands this long after the estimated end (the work's own timer and the request's way). */
+const ESTIMATE_MARGIN_MS = 60;
+/** Spread the reads once fewer than this share of the minute's allowance is left. */
+const PACE_BELOW_SHARE = 0.25;
 
 /** The interval schedule: 1 s, 1.5 s, 2.25 s, … up to the maximum. */
 export function nextInterval(current: number, opts: { factor?: number; maxIntervalMs?: number } = {}): number {
   return Math.min(opts.maxIntervalMs ?? 5000, Math.round(current * (opts.factor ?? 1.5)));
 }
 
+/**
+ * Trouble a wait rides out: a connection error (not a certificate or TLS
+ * failure), a 5xx, a 429 (not the daily allowance), a timeout of one request,
+ * an unreadable 2xx. Everything else (404, 401/403, other 4xx, work failed,
+ * an interrupt, a bug) is a definitive answer.
+ */
+export function isTransientError(err: unknown): boolean {
+  if (err instanceof InterruptedError) return false;
+  if (err instanceof RateLimitError) return err.code !== 'daily_post_limit';
+  if (err instanceof ServiceError) {
+    const status = err.http?.status;
+    if (status === undefined) return true;
+    if (status === 0) {
+      const code = String((err.cause as { code?: unknown } | undefined)?.code ?? '');
+      return !/CERT|TLS|SELF_SIGNED|ALTNAME/.test(code);
+    }
+    return status >= 500 || status === 429 || status === 408 || status < 400;
+  }
+  return false;
+}
+
+/** Seconds a failed look asked us to wait (Retry-After), when it said. */
+function retryAfterOf(err: unknown): number | undefined {
+  if (err instanceof RateLimitError && err.retryAfterSec !== undefined) return err.retryAfterSec;
+  return err instanceof VidpubError ? err.http?.retryAfterSec : undefined;
+}
+
+function defaultProgress(value: unknown): number | undefined {
+  const p = (value as { progress?: { percent?: unknown } } | null | undefined)?.progress?.percent;
+  return typeof p === 'number' && Number.isFinite(p) ? Math.max(0, Math.min(100, p)) : undefined;
+}
+
+/**
+ * Estimates when a piece of work reaches 100% from the percents seen and
+ * when. Percents often move in steps (0, 25, 50, 75): each level was reached
+ * somewhere between the last look below it and the first look at it. The
+ * estimate takes a level as reached halfway through that span and the rate
+ * from the start of the phase; when the phase was seen at 0% (its start), the
+ * spans of all levels also bound the rate, and the estimate is kept within
+ * those bounds.
+ */
+export class ProgressEstimator {
+  /** Levels of the current phase: percent, first look at it, last look before it (-Infinity for the first). */
+  private levels: { p: number; first: number; before: number }[] = [];
+  private lastT = -Infinity;
+
+  /** Records a look; a lower percent than the last one starts a new phase. */
+  note(t: number, p: number | undefined): void {
+    const cur = this.levels.at(-1);
+    if (p === undefined) this.levels = [];
+    else if (!cur || p < cur.p) this.levels = [{ p, first: t, before: -Infinity }];
+    else if (p > cur.p) this.levels.push({ p, first: t, before: this.lastT });
+    this.lastT = t;
+  }
+
+  /** Estimated clock time at which the work reaches 100%, or undefined without a rate yet. */
+  endAt(): number | undefined {
+    const s = this.levels[0];
+    const l = this.levels.at(-1);
+    if (!s || !l || l === s) return undefined;
+    const reachedAt = (l.first + l.before) / 2;
+    if (reachedAt <= s.first) return undefined;
+    let end = reachedAt + ((100 - l.p) * (reachedAt - s.first)) / (l.p - s.p);
+    if (s.p === 0) {
+      // Time per percent, m: level p was reached at start + m·p, within (before, first].
+      let lo = 0;
+      let hi = Infinity;
+      for (const v of this.levels.slice(1)) {
+        lo = Math.max(lo, (v.before - s.first) / v.p);
+        hi = Math.min(hi, (v.first - s.first) / v.p);
+      }
+      if (lo <= hi) end = Math.min(Math.max(end, s.first + 100 * lo), s.first + 100 * hi);
+    }
+    return end;
+  }
+}
+
+/** How long to wait, at least, so that the reads left last until the reset; 0 when there are plenty. */
+export function paceDelay(rate: PollHints['rateLimit']): number {
+  if (!rate) return 0;
+  const resetMs = Math.max(0, rate.resetSec) * 1000;
+  if (rate.remaining <= 0) return resetMs;
+  const threshold = rate.limit !== undefined && rate.limit > 0 ? rate.limit * PACE_BELOW_SHARE : 15;
+  if (rate.remaining >= threshold) return 0;
+  return Math.ceil(resetMs / rate.remaining);
+}
+
 export async function poll<T>(opts: PollOptions<T>): Promise<T> {
   const { clock, signal, deadlineMs } = opts;
   const started = clock.now();
+  const maxMs = opts.maxIntervalMs ?? 5000;
+  const minMs = opts.minIntervalMs ?? AFTER_ESTIMATE_MS;
+  const factor = opts.factor ?? 1.5;
+  const progressOf = opts.progressOf ?? defaultProgress;
+  const isTransient = opts.isTransient ?? isTransientError;
+  const estimator = new ProgressEstimator();
   let interval = opts.initialIntervalMs ?? 1000;
-  let last: T | undefined;
-  for (;;) {
-    last = await opts.fetch();
-    opts.onUpdate?.(last);
-    if (opts.done(last)) return last;
+  /** Looks made since the estimate said "done by now". */
+  let lateSteps = 0;
+  let troubles = 0;
+  let lastError: unknown;
+  let last: T | undefined = opts.initial;
+  let wait = 0;
+
+  if (opts.initial !== undefined) {
+    opts.onUpdate?.(opts.initial);
+    if (opts.done(opts.initial)) return opts.initial;
+    estimator.note(started, progressOf(opts.initial));
+    wait = planAfterValue();
+  }
+
+  function planAfterValue(): number {
     const now = clock.now();
-    if (deadlineMs !== undefined && now >= deadlineMs) {
-      throw (
-        opts.onTimeout?.(last) ??
-        new TimeoutError(`Stopped waiting for ${opts.what} after ${formatDuration(now - started)} (--timeout); it goes on at the service.`)
-      );
+    let ms = interval;
+    interval = nextInterval(interval, { factor, maxIntervalMs: maxMs });
+    const end = estimator.endAt() ?? opts.expectedEndAt;
+    if (end !== undefined) {
+      const toEnd = end + ESTIMATE_MARGIN_MS - now;
+      if (toEnd > 0) {
+        ms = Math.min(Math.max(toEnd, minMs), maxMs);
+        lateSteps = 0;
+      } else {
+        // The estimate was early: look again soon, a little later each time.
+        ms = Math.min(maxMs, Math.round(minMs * factor ** lateSteps++));
+      }
     }
-    // Never sleep past the deadline: one last look exactly at it.
-    const wait = deadlineMs !== undefined ? Math.min(interval, Math.max(0, deadlineMs - now)) : interval;
-    await interruptibleSleep(clock, wait, signal);
-    interval = nextInterval(interval, opts);
+    const hints = opts.hints ? opts.hints() : responseMeta(last);
+    if (hints?.retryAfterSec !== undefined) ms = Math.max(ms, hints.retryAfterSec * 1000);
+    return Math.round(Math.max(ms, paceDelay(hints?.rateLimit)));
+  }
+
+  function timeout(now: number): VidpubError {
+    if (opts.onTimeout) return opts.onTimeout(last);
+    const trouble = lastError instanceof Error ? ` The last look failed: ${lastError.message}` : '';
+    return new TimeoutError(`Stopped waiting for ${opts.what} after ${formatDuration(now - started)} (--timeout); it goes on at the service.${trouble}`, {
+      data: last,
+      cause: lastError,
+    });
+  }
+
+  for (;;) {
+    if (wait > 0) {
+      // Never sleep past the deadline: one last look exactly at it.
+      const now = clock.now();
+      await interruptibleSleep(clock, deadlineMs !== undefined ? Math.min(wait, Math.max(0, deadlineMs - now)) : wait, signal);
+    }
+    let value: T;
+    try {
+      value = await look();
+    } catch (err) {
+      if (signal?.aborted) throw err instanceof InterruptedError ? err : new InterruptedError('Interrupted.', { cause: err });
+      const now = clock.now();
+      if (deadlineMs !== undefined && now >= deadlineMs && (isTransient(err) || err instanceof InterruptedError)) {
+        lastError = err instanceof InterruptedError ? lastError : err;
+        throw timeout(now);
+      }
+      if (!isTransient(err)) throw err;
+      lastError = err;
+      const after = retryAfterOf(err);
+      wait = after !== undefined ? Math.max(after * 1000, minMs) : backoffDelay(troubles, opts.backoff ?? DEFAULT_BACKOFF, opts.random);
+      troubles++;
+      opts.onRetry?.(err, wait);
+      continue;
+    }
+    troubles = 0;
+    lastError = undefined;
+    last = value;
+    opts.onUpdate?.(value);
+    if (opts.done(value)) return value;
+    const now = clock.now();
+    if (deadlineMs !== undefined && now >= deadlineMs) throw timeout(now);
+    estimator.note(now, progressOf(value));
+    wait = planAfterValue();
+  }
+
+  /** One look, abandoned LAST_LOOK_GRACE_MS after the deadline (real time: the look itself runs in real time). */
+  async function look(): Promise<T> {
+    const ac = new AbortController();
+    const onAbort = () => ac.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const pending = opts.fetch({ signal: ac.signal });
+      if (deadlineMs === undefined) return await pending;
+      const left = Math.max(0, deadlineMs - clock.now()) + LAST_LOOK_GRACE_MS;
+      const expired = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          ac.abort();
+          reject(new InterruptedError('The look at the deadline took too long.'));
+        }, left);
+        timer.unref?.();
+      });
+      return await Promise.race([pending, expired]);
+    } finally {
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
   }
 }

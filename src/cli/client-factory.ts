@@ -1,4 +1,5 @@
 import type { ApiClient, ClientSettings } from '../api/client.js';
+import type { ClientTuning } from '../api/http-client.js';
 import type { Context } from './context.js';
 
 /**
@@ -7,7 +8,7 @@ import type { Context } from './context.js';
  * debug sinks, and the Context's env, cwd and stored profiles as credential
  * sources. Loaded lazily with the client.
  */
-export async function createClientFor(ctx: Context, settings: ClientSettings): Promise<ApiClient> {
+export async function createClientFor(ctx: Context, settings: ClientSettings, tuning?: ClientTuning): Promise<ApiClient> {
   const [{ createApiClient }, { silentNotices }, { streamNotices }] = await Promise.all([
     import('../api/http-client.js'),
     import('../api/retry.js'),
@@ -20,5 +21,5 @@ export async function createClientFor(ctx: Context, settings: ClientSettings): P
     notices: settings.quiet ? silentNotices : streamNotices(ctx.io.stderr, ctx.io.stderrIsTTY),
     debugOut: settings.debug ? ctx.io.stderr : undefined,
     credentials: { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (await ctx.config()).getProfile(name) },
-  });
+  }, tuning);
 }

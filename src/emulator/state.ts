@@ -100,25 +100,101 @@ export interface WorkspaceState {
   posts: Map<string, PostState>;
 }
 
+/**
+ * How many finished records of each kind (videos ready or failed, posts
+ * completed) a workspace keeps: beyond it the oldest are dropped, so that an
+ * emulator left running in someone's CI does not grow without bound. Records
+ * of the fixture, unfinished ones and videos an unfinished post uses are never
+ * dropped. Documented in the README ("The emulator") and docs/api-notes.md.
+ */
+export const RETAINED_FINISHED_RECORDS = 1000;
+
+/**
+ * A Map of records that drops its oldest finished ones once it holds more than
+ * `keep` of them. Pruning runs when the map has grown by a tenth of `keep`
+ * since the last time (one pass over the records), so it costs O(1) per
+ * insertion on average.
+ */
+export class RetainedRecords<V> extends Map<string, V> {
+  private readonly pinned = new Set<string>();
+  private pruneAt: number;
+  /** How many records were dropped so far. */
+  dropped = 0;
+
+  /** `finished()` is called once per pruning and returns the test for one record. */
+  constructor(
+    private readonly finished: () => (v: V) => boolean,
+    private readonly keep: number = RETAINED_FINISHED_RECORDS,
+  ) {
+    super();
+    this.pruneAt = keep + this.step();
+  }
+
+  private step(): number {
+    return Math.max(10, Math.ceil(this.keep / 10));
+  }
+
+  /** A record never dropped (the fixture's). */
+  pin(id: string): void {
+    this.pinned.add(id);
+  }
+
+  override set(id: string, v: V): this {
+    const added = !this.has(id);
+    super.set(id, v);
+    if (added && this.size >= this.pruneAt) this.prune();
+    return this;
+  }
+
+  /** Drops the oldest finished records beyond `keep`; returns how many. */
+  prune(): number {
+    const isFinished = this.finished();
+    const droppable: string[] = [];
+    for (const [id, v] of this) if (!this.pinned.has(id) && isFinished(v)) droppable.push(id);
+    const n = Math.max(0, droppable.length - this.keep);
+    for (let i = 0; i < n; i++) this.delete(droppable[i]!);
+    this.dropped += n;
+    this.pruneAt = this.size + this.step();
+    return n;
+  }
+}
+
+/** A workspace's videos: ready or failed ones beyond the limit go, unless an unfinished post uses them. */
+function retainedMedia(ws: () => WorkspaceState, keep?: number): RetainedRecords<MediaState> {
+  return new RetainedRecords<MediaState>(() => {
+    const inUse = new Set<string>();
+    for (const p of ws().posts.values()) if (p.status !== 'completed') inUse.add(p.media_id);
+    return (m) => (m.status === 'ready' || m.status === 'failed') && !inUse.has(m.id);
+  }, keep);
+}
+
+/** A workspace's posts: completed ones beyond the limit go. */
+function retainedPosts(keep?: number): RetainedRecords<PostState> {
+  return new RetainedRecords<PostState>(() => (p) => p.status === 'completed', keep);
+}
+
 export class State {
   readonly accounts = new Map<string, FixtureAccount>();
   readonly workspaces = new Map<string, WorkspaceState>();
   /** Full key value -> key. */
   readonly keys = new Map<string, KeyState>();
 
-  constructor(fixture: Fixture) {
+  /** `retain`: finished records kept per workspace and kind (default RETAINED_FINISHED_RECORDS). */
+  constructor(fixture: Fixture, retain?: number) {
     for (const a of fixture.accounts) this.accounts.set(a.id, { ...a });
     fixture.workspaces.forEach((w) => {
       const account = this.accounts.get(w.account)!;
+      const media = retainedMedia(() => ws, retain);
       const ws: WorkspaceState = {
         id: w.id,
         name: w.name,
         account,
         destinations: new Map(w.destinations.map((d) => [d.id, structuredClone(d)])),
-        media: new Map(),
-        posts: new Map(),
+        media,
+        posts: retainedPosts(retain),
       };
       for (const m of w.media) {
+        media.pin(m.id);
         ws.media.set(m.id, {
           id: m.id,
           workspaceId: w.id,

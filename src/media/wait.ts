@@ -91,11 +91,12 @@ export async function waitForMedia(session: Session, mediaId: string, opts: Wait
   const signal = opts.signal ? AbortSignal.any([session.signal, opts.signal]) : session.signal;
   let last: Media | undefined = opts.current;
   const show = (m: Media) => opts.progress?.status(phaseLabel(m), percentOf(m));
-  if (last && !isMediaSettled(last)) show(last);
   let media: Media;
   try {
     media = await poll<Media>({
-      fetch: () => client.getMedia(mediaId, { signal }),
+      // The record in hand is the first look: the next one waits for its progress to say when.
+      initial: opts.current,
+      fetch: ({ signal: look }) => client.getMedia(mediaId, { signal: look }),
       done: isMediaSettled,
       onUpdate: (m) => {
         last = m;

@@ -141,7 +141,9 @@ export async function waitForPost(session: Session, client: ApiClient, result: P
   const hint = `Check on it later with: vidpub status ${id} --wait`;
   try {
     const post = await poll<Post>({
-      fetch: () => client.getPost(id, { signal }),
+      // The record in hand (from create or publish) is the first look.
+      initial: result.post,
+      fetch: ({ signal: look }) => client.getPost(id, { signal: look }),
       done: isFinished,
       onUpdate: (p) => {
         last = { ...result, post: p };

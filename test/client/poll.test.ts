@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { poll } from '../../src/api/poll.js';
-import { ExitCode, InterruptedError, TimeoutError, WorkFailedError } from '../../src/errors.js';
+import { ProgressEstimator, isTransientError, paceDelay, poll } from '../../src/api/poll.js';
+import { AuthError, ExitCode, InterruptedError, NotFoundError, RateLimitError, ServiceError, TimeoutError, UsageError, WorkFailedError } from '../../src/errors.js';
 import { virtualClock } from '../support/clock.js';
 
 describe('poll', () => {
@@ -71,5 +71,285 @@ describe('poll', () => {
     const clock = virtualClock(1_000_000);
     const boom = new WorkFailedError('failed');
     await expect(poll({ fetch: async () => Promise.reject(boom), done: () => true, clock, what: 'x' })).rejects.toBe(boom);
+  });
+});
+
+// ---------------------------------------------------------------- near the expected end
+
+
+/** Work of `totalMs` from `t0` reporting 0/25/50/75 percent (the emulator's steps), then ready. */
+function steppedWork(clock: { now(): number }, t0: number, totalMs: number) {
+  return () => {
+    const el = clock.now() - t0;
+    if (el >= totalMs) return { status: 'ready' as string, progress: undefined as { percent: number } | undefined };
+    return { status: 'processing', progress: { percent: Math.floor((el / totalMs) * 4) * 25 } };
+  };
+}
+
+describe('poll near the expected end', () => {
+  test('3 s of work in 25% steps: looks at 0, 1 s, then near the estimated end; the last look lands within 0.2 s of it', async () => {
+    const clock = virtualClock(1_000_000);
+    const work = steppedWork(clock, clock.now(), 3000);
+    const seen: number[] = [];
+    const v = await poll({ fetch: async () => work(), done: (m) => m.status === 'ready', onUpdate: (m) => seen.push(m.progress?.percent ?? 100), clock, what: 'x' });
+    expect(v.status).toBe('ready');
+    expect(seen).toEqual([0, 25, 50, 100]);
+    expect(clock.sleeps).toEqual([1000, 1060, 1060]);
+    const lateBy = clock.now() - 1_000_000 - 3000;
+    expect(lateBy).toBeGreaterThanOrEqual(0);
+    expect(lateBy).toBeLessThanOrEqual(200);
+  });
+
+  test('10 s of work: the spans of the levels seen bound the estimate, and the last look lands just after the end', async () => {
+    const clock = virtualClock(1_000_000);
+    const work = steppedWork(clock, clock.now(), 10_000);
+    const seen: number[] = [];
+    await poll({ fetch: async () => work(), done: (m) => m.status === 'ready', onUpdate: (m) => seen.push(m.progress?.percent ?? 100), clock, what: 'x' });
+    expect(seen).toEqual([0, 0, 25, 50, 75, 100]);
+    expect(clock.now() - 1_000_000 - 10_000).toBe(60);
+  });
+
+  test('a long job is still looked at every 5 s at most (the display moves), and the last look is within 1 s of its end', async () => {
+    const clock = virtualClock(1_000_000);
+    const work = steppedWork(clock, clock.now(), 60_000);
+    await poll({ fetch: async () => work(), done: (m) => m.status === 'ready', clock, what: 'x' });
+    expect(Math.max(...clock.sleeps)).toBeLessThanOrEqual(5000);
+    const lateBy = clock.now() - 1_000_000 - 60_000;
+    expect(lateBy).toBeGreaterThanOrEqual(0);
+    expect(lateBy).toBeLessThanOrEqual(1000);
+  });
+
+  test('an estimate that proves early: short looks, growing by 1.5x (200, 300, 450 ms…)', async () => {
+    const clock = virtualClock(1_000_000);
+    const t0 = clock.now();
+    // 0% then 50% at 1 s (rate says done at 2 s), but the work really ends at 3.2 s.
+    const fetch = async () => {
+      const el = clock.now() - t0;
+      if (el >= 3200) return { status: 'ready', progress: undefined };
+      return { status: 'processing', progress: { percent: el < 500 ? 0 : 50 } };
+    };
+    await poll({ fetch, done: (m) => m.status === 'ready', clock, what: 'x' });
+    // 1 s; the estimate (end at 1 s) is already due: the shortest look, 200 ms; then early: 200, 300, 450… until past 3.2 s.
+    expect(clock.sleeps).toEqual([1000, 200, 200, 300, 450, 675, 1013]);
+  });
+
+  test('expectedEndAt (no progress figure): the look lands just after the expected end, then short growing steps', async () => {
+    const clock = virtualClock(1_000_000);
+    const t0 = clock.now();
+    let n = 0;
+    await poll({ fetch: async () => (clock.now() - t0 >= 2400 ? 'done' : `publishing ${++n}`), done: (s) => s === 'done', expectedEndAt: t0 + 2000, clock, what: 'x' });
+    // 2000 + 60 ms; then 200, 300 ms until past 2.4 s.
+    expect(clock.sleeps).toEqual([2060, 200, 300]);
+  });
+
+  test('an initial value: shown, no look at once, the first look after the first interval', async () => {
+    const clock = virtualClock(1_000_000);
+    const seen: string[] = [];
+    let n = 0;
+    const v = await poll({ initial: 'processing', fetch: async () => (++n === 2 ? 'ready' : 'processing'), done: (s) => s === 'ready', onUpdate: (s) => seen.push(s), clock, what: 'x' });
+    expect(v).toBe('ready');
+    expect(seen).toEqual(['processing', 'processing', 'ready']);
+    expect(clock.sleeps).toEqual([1000, 1500]);
+    expect(n).toBe(2);
+  });
+
+  test('an initial value already done: returned without a look', async () => {
+    const clock = virtualClock(1_000_000);
+    let n = 0;
+    expect(await poll({ initial: 'ready', fetch: async () => String(++n), done: (s) => s === 'ready', clock, what: 'x' })).toBe('ready');
+    expect(n).toBe(0);
+  });
+
+  test('ProgressEstimator: a lower percent starts a new phase; no estimate before the percent moves', () => {
+    const e = new ProgressEstimator();
+    e.note(0, 40);
+    expect(e.endAt()).toBeUndefined();
+    e.note(1000, 60);
+    expect(e.endAt()).toBe(500 + 40 / (20 / 500));
+    e.note(1500, 0); // uploading 100% -> processing 0%
+    expect(e.endAt()).toBeUndefined();
+    e.note(2500, 50);
+    expect(e.endAt()).toBe(2000 + 50 / (50 / 500));
+    e.note(3000, undefined);
+    expect(e.endAt()).toBeUndefined();
+  });
+});
+
+describe('poll honours the service', () => {
+  test('a Retry-After of the last response: the next look waits at least that long', async () => {
+    const clock = virtualClock(1_000_000);
+    let n = 0;
+    await poll({ fetch: async () => ++n, done: (x) => x === 3, hints: () => ({ retryAfterSec: 7 }), clock, what: 'x' });
+    expect(clock.sleeps).toEqual([7000, 7000]);
+  });
+
+  test('plenty of reads left: no pacing; under a quarter of the allowance: spread until the reset; none: wait for the reset', async () => {
+    expect(paceDelay({ limit: 60, remaining: 40, resetSec: 30 })).toBe(0);
+    expect(paceDelay({ limit: 60, remaining: 10, resetSec: 30 })).toBe(3000);
+    expect(paceDelay({ limit: 60, remaining: 0, resetSec: 12 })).toBe(12_000);
+    expect(paceDelay(undefined)).toBe(0);
+    const clock = virtualClock(1_000_000);
+    let n = 0;
+    await poll({ fetch: async () => ++n, done: (x) => x === 3, hints: () => ({ rateLimit: { limit: 60, remaining: 4, resetSec: 40 } }), clock, what: 'x' });
+    expect(clock.sleeps).toEqual([10_000, 10_000]);
+  });
+
+  test('pacing never pushes a look past the deadline', async () => {
+    const clock = virtualClock(1_000_000);
+    const p = poll({ fetch: async () => 1, done: () => false, hints: () => ({ rateLimit: { limit: 60, remaining: 0, resetSec: 50 } }), clock, what: 'x', deadlineMs: clock.now() + 3000 });
+    await expect(p).rejects.toThrow(TimeoutError);
+    expect(clock.sleeps).toEqual([3000]);
+  });
+});
+
+// ---------------------------------------------------------------- riding out trouble
+
+const http503 = () => new ServiceError('The service failed (HTTP 503)', { http: { status: 503, method: 'GET', path: '/v1/media/med_1' } });
+const reset = () =>
+  new ServiceError('Could not reach the service (ECONNRESET)', {
+    http: { status: 0, method: 'GET', path: '/v1/media/med_1' },
+    cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+  });
+
+describe('poll rides out trouble', () => {
+  test('5xx, connection resets and 429s while waiting are retried with backoff; the wait goes on', async () => {
+    const clock = virtualClock(1_000_000);
+    const script: (() => unknown)[] = [
+      () => ({ status: 'processing' }),
+      () => { throw http503(); },
+      () => { throw reset(); },
+      () => { throw new RateLimitError('Rate limited', { retryAfterSec: 3, code: 'requests_per_minute' }); },
+      () => ({ status: 'ready' }),
+    ];
+    let i = 0;
+    const retried: unknown[] = [];
+    const v = await poll({
+      fetch: async () => script[i++]!() as { status: string },
+      done: (m) => m.status === 'ready',
+      onRetry: (err) => retried.push(err),
+      random: () => 0,
+      clock,
+      what: 'x',
+    });
+    expect(v).toEqual({ status: 'ready' });
+    expect(retried).toHaveLength(3);
+    // 1 s after the first record; then backoff 250 ms, 500 ms (equal jitter, random 0); then the 429's Retry-After.
+    expect(clock.sleeps).toEqual([1000, 250, 500, 3000]);
+  });
+
+  test('a Retry-After on a 503 is honoured', async () => {
+    const clock = virtualClock(1_000_000);
+    let n = 0;
+    await poll({
+      fetch: async () => {
+        if (++n === 1) throw new ServiceError('busy', { http: { status: 503, method: 'GET', path: '/v1/posts/p', retryAfterSec: 4 } });
+        return 'done';
+      },
+      done: () => true,
+      clock,
+      what: 'x',
+    });
+    expect(clock.sleeps).toEqual([4000]);
+  });
+
+  test.each([
+    ['404', () => new NotFoundError('No video med_1', { http: { status: 404, method: 'GET', path: '/v1/media/med_1' } }), ExitCode.NOT_FOUND],
+    ['401', () => new AuthError('The API key was refused', { http: { status: 401, method: 'GET', path: '/v1/media/med_1' } }), ExitCode.AUTH],
+    ['403', () => new AuthError('Not allowed', { http: { status: 403, method: 'GET', path: '/v1/media/med_1' } }), ExitCode.AUTH],
+    ['400', () => new UsageError('Bad request', { http: { status: 400, method: 'GET', path: '/v1/media/med_1' } }), ExitCode.USAGE],
+  ])('a definitive answer (%s) ends the wait at once, as is', async (_name, make, code) => {
+    const clock = virtualClock(1_000_000);
+    const err = make();
+    let n = 0;
+    const got = await poll({
+      fetch: async () => {
+        if (++n === 2) throw err;
+        return 'processing';
+      },
+      done: () => false,
+      clock,
+      what: 'x',
+      deadlineMs: clock.now() + 60_000,
+    }).catch((e: unknown) => e);
+    expect(got).toBe(err);
+    expect((got as NotFoundError).exitCode).toBe(code);
+    expect(n).toBe(2);
+  });
+
+  test('trouble until the deadline: TimeoutError (exit 7) with the last record seen as data, naming the last failure', async () => {
+    const clock = virtualClock(1_000_000);
+    let n = 0;
+    const err = (await poll({
+      fetch: async () => {
+        if (++n === 1) return { status: 'processing', progress: { percent: 25 } };
+        throw http503();
+      },
+      done: () => false,
+      random: () => 0,
+      clock,
+      what: 'video med_1 to be ready',
+      deadlineMs: clock.now() + 10_000,
+    }).catch((e: unknown) => e)) as TimeoutError;
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.exitCode).toBe(ExitCode.TIMEOUT);
+    expect(err.data).toEqual({ status: 'processing', progress: { percent: 25 } });
+    expect(err.message).toBe('Stopped waiting for video med_1 to be ready after 10s (--timeout); it goes on at the service. The last look failed: The service failed (HTTP 503)');
+    expect(clock.now()).toBe(1_000_000 + 10_000);
+  });
+
+  test('trouble until the deadline: onTimeout gets the last good record', async () => {
+    const clock = virtualClock(1_000_000);
+    let n = 0;
+    const got: unknown[] = [];
+    const err = await poll({
+      fetch: async () => {
+        if (++n === 1) return 'processing 50%';
+        throw reset();
+      },
+      done: () => false,
+      clock,
+      what: 'x',
+      deadlineMs: clock.now() + 5000,
+      onTimeout: (last) => {
+        got.push(last);
+        return new TimeoutError('stopped', { data: last });
+      },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(got).toEqual(['processing 50%']);
+  });
+
+  test('an abort while riding out trouble: InterruptedError (exit 130)', async () => {
+    const clock = virtualClock(1_000_000);
+    const ac = new AbortController();
+    const err = await poll({
+      fetch: async () => {
+        ac.abort();
+        throw http503();
+      },
+      done: () => true,
+      clock,
+      signal: ac.signal,
+      what: 'x',
+      deadlineMs: clock.now() + 60_000,
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InterruptedError);
+    expect((err as InterruptedError).exitCode).toBe(ExitCode.INTERRUPTED);
+  });
+
+  test('isTransientError: what is ridden out and what is an answer', () => {
+    const cert = new ServiceError('cert', { http: { status: 0, method: 'GET', path: '/' }, cause: Object.assign(new Error('x'), { code: 'CERT_HAS_EXPIRED' }) });
+    expect(isTransientError(http503())).toBe(true);
+    expect(isTransientError(reset())).toBe(true);
+    expect(isTransientError(new ServiceError('500', { http: { status: 500, method: 'GET', path: '/' } }))).toBe(true);
+    expect(isTransientError(new ServiceError('not JSON', { http: { status: 200, method: 'GET', path: '/' } }))).toBe(true);
+    expect(isTransientError(new RateLimitError('429', { code: 'requests_per_minute' }))).toBe(true);
+    expect(isTransientError(new RateLimitError('daily', { code: 'daily_post_limit' }))).toBe(false);
+    expect(isTransientError(cert)).toBe(false);
+    expect(isTransientError(new ServiceError('409', { http: { status: 409, method: 'GET', path: '/' } }))).toBe(false);
+    expect(isTransientError(new NotFoundError('404'))).toBe(false);
+    expect(isTransientError(new AuthError('401'))).toBe(false);
+    expect(isTransientError(new InterruptedError('Interrupted.'))).toBe(false);
+    expect(isTransientError(new TypeError('a bug'))).toBe(false);
   });
 });
