@@ -1,0 +1,74 @@
+/**
+ * The README is tested: its marked shell blocks run in order against a fresh
+ * emulator on an ephemeral port, with a throwaway HOME, and each output it
+ * shows must match what ran (after normalising ids, times, ports, temp paths
+ * and durations). See test/docs/doctest.ts for the marking convention:
+ *
+ *   <!-- doctest: run -->          a shell block that runs and must exit 0
+ *   <!-- doctest: output -->       the output of the run block before it
+ *   <!-- doctest: transcript -->   `$ command` lines with their output
+ *   <!-- doctest: skip REASON -->  cannot run here; counted and named
+ *   <!-- doctest: setup ... -->    hidden shell setup
+ *
+ * Needs the build (dist/), made by `npm test`. Prints "N blocks run, M outputs
+ * match, K skipped" to stderr.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, ensureBuilt } from '../tools/built.js';
+import { Session, runDocument, summary } from './doctest.js';
+
+let emulator: ChildProcess | undefined;
+let baseUrl = '';
+let home = '';
+let cwd = '';
+
+/** Starts `vidpub emulator --port 0 --json` from the build and reads its base URL. */
+export async function startBuiltEmulator(args: string[] = []): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/vidpub.js'), 'emulator', '--port', '0', '--json', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolve((JSON.parse(line!) as { base_url: string }).base_url);
+    });
+    child.on('exit', (code) => reject(new Error(`emulator exited ${code}`)));
+  });
+  return { child, baseUrl: url };
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  const started = await startBuiltEmulator(['--processing-ms', '300', '--publish-ms', '300']);
+  emulator = started.child;
+  baseUrl = started.baseUrl;
+  home = mkdtempSync(join(tmpdir(), 'vidpub-doc-home-'));
+  cwd = mkdtempSync(join(tmpdir(), 'vidpub-doc-work-'));
+  // The README runs from the repository root (test/fixtures/clip.mp4) and names clip.mp4 alone.
+  mkdirSync(join(cwd, 'test/fixtures'), { recursive: true });
+  copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'test/fixtures/clip.mp4'));
+  copyFileSync(join(ROOT, 'test/fixtures/long.mp4'), join(cwd, 'test/fixtures/long.mp4'));
+  copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'clip.mp4'));
+}, 60_000);
+
+afterAll(() => {
+  emulator?.kill();
+  for (const d of [home, cwd]) if (d) rmSync(d, { recursive: true, force: true });
+});
+
+describe('README.md', () => {
+  it('every marked block runs and every shown output matches', async () => {
+    const session = new Session({ root: ROOT, baseUrl, home, cwd, timeoutMs: 60_000 });
+    const report = await runDocument(readFileSync(join(ROOT, 'README.md'), 'utf8'), session, { origin: session.origin, home, cwd });
+    process.stderr.write(`README doc test: ${summary(report)}\n`);
+    expect(report.failures, summary(report)).toEqual([]);
+    expect(report.runs).toBeGreaterThan(20);
+    expect(report.matches).toBeGreaterThan(10);
+  }, 300_000);
+});
