@@ -142,7 +142,6 @@ export function normalise(text: string, opts: NormaliseOptions = {}): string[] {
     .replace(/\b\d{1,2}:\d{2}:\d{2}( [AP]M)?/g, '<clock>')
     .replace(/\b[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M\b/g, '<clock>')
     .replace(/\b\d+(\.\d+)? ?(ms|s|MB\/s)\b/g, '<n> $2')
-    .replace(/\breset=\d+s\b/g, 'reset=<n>s')
     .replace(/\bremaining=\d+\//g, 'remaining=<n>/');
   return t
     .split('\n')
@@ -237,8 +236,8 @@ export class Session {
     return new URL(this.opts.baseUrl).origin;
   }
 
-  /** Runs `script` (stdout and stderr merged in order). */
-  run(script: string): Promise<{ code: number; output: string }> {
+  /** Runs `script` (stdout and stderr merged in order); with keepState false, what it defines is forgotten. */
+  run(script: string, opts: { keepState?: boolean } = {}): Promise<{ code: number; output: string }> {
     const { root, home, cwd } = this.opts;
     const state = `${home}/${STATE}`;
     const prelude = [
@@ -248,12 +247,12 @@ export class Session {
       `cd ${JSON.stringify(cwd)}`,
       `[ -f ${JSON.stringify(state)} ] && . ${JSON.stringify(state)}`,
       // Save what the script defines: variables not in the environment at start, functions, directory.
-      `__doctest_save() { local rc=$?; { echo "__doctest_rc=$rc"; for __v in $(compgen -v); do case " $__doctest_base " in *" $__v "*) ;; *) declare -p "$__v" 2>/dev/null | sed -e 's/^declare -- /declare -g /' -e 's/^declare -\\([a-zA-Z]*\\) /declare -g\\1 /' ;; esac; done; declare -f; echo "cd $(printf '%q' "$PWD")"; } > ${JSON.stringify(state)}.new; mv ${JSON.stringify(state)}.new ${JSON.stringify(state)}; }`,
-      `trap __doctest_save EXIT`,
+      `__doctest_save() { local rc=$?; { echo "__doctest_rc=$rc"; for __v in $(compgen -v); do case " $__doctest_base " in *" $__v "*) ;; *) declare -p "$__v" 2>/dev/null | sed -e 's/^declare -- /declare -g /' -e 's/^declare -\\([a-zA-Z]*\\) /declare -g\\1 /' ;; esac; done; for __f in $(compgen -A function); do case $__f in vidpub|npx|__doctest_*) ;; *) declare -f "$__f" ;; esac; done; echo "cd $(printf '%q' "$PWD")"; } > ${JSON.stringify(state)}.new; mv ${JSON.stringify(state)}.new ${JSON.stringify(state)}; }`,
+      opts.keepState === false ? '' : `trap __doctest_save EXIT`,
       // $? in the next script is the exit code of the previous one (for `echo $?`).
       `(exit \${__doctest_rc:-0})`,
     ].join('\n');
-    const base = `__doctest_base="$(compgen -v | tr '\\n' ' ') __v __doctest_base __doctest_rc rc"`;
+    const base = `__doctest_base="$(compgen -v | tr '\\n' ' ') __v __f __doctest_base __doctest_rc rc"`;
     const full = `${base}\n${prelude}\n${adaptScript(script, this.opts.baseUrl)}\n`;
     return new Promise((resolve, reject) => {
       const child = spawn('bash', ['-c', full], {
