@@ -184,7 +184,7 @@ describe('runDocument', () => {
   it('an unmarked block fails', async () => {
     const { session: s } = session();
     const r = await runDocument(doc(['## X', `${F}sh`, 'echo hi', F]), s, {});
-    expect(r.failures).toEqual([{ name: 'line 2 (X)', message: 'the block has no doctest marker (run, output, transcript or skip REASON)' }]);
+    expect(r.failures).toEqual([{ name: 'line 2 (X)', message: 'the block has no doctest marker (run, output, transcript, shows, file or skip REASON)' }]);
   });
 
   it('the emulator address is substituted, and a background emulator line is left out', async () => {

@@ -18,6 +18,9 @@
  *                                 `transcript tty`: the commands run on a
  *                                 pseudo-terminal (`script`), NO_COLOR=1, 100
  *                                 columns, for output shown as at a terminal.
+ *   <!-- doctest: file NAME -->   the block is saved as NAME in the session's
+ *                                 directory (a fixture, a script), for what
+ *                                 follows to use.
  *   <!-- doctest: skip REASON --> the block cannot run here (an MCP client's
  *                                 config, a CI `uses:` step, a global install,
  *                                 a synopsis); it is counted and named.
@@ -47,8 +50,9 @@
  * the shown id (`vidpub status post_747c3e33c95cb56d`) runs with the real one.
  */
 import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 
-export type BlockKind = 'run' | 'output' | 'transcript' | 'shows' | 'skip' | 'setup' | 'unmarked';
+export type BlockKind = 'run' | 'output' | 'transcript' | 'shows' | 'file' | 'skip' | 'setup' | 'unmarked';
 
 export interface DocBlock {
   kind: BlockKind;
@@ -62,7 +66,7 @@ export interface DocBlock {
   reason?: string;
 }
 
-const MARK = /^<!--\s*doctest:\s*(run|output|transcript|shows|skip|setup)\b([\s\S]*?)-->\s*$/;
+const MARK = /^<!--\s*doctest:\s*(run|output|transcript|shows|file|skip|setup)\b([\s\S]*?)-->\s*$/;
 
 /** The fenced blocks of `markdown`, each with its marker (or `unmarked`), plus the setup comments, in order. */
 export function extractBlocks(markdown: string): DocBlock[] {
@@ -86,6 +90,7 @@ export function extractBlocks(markdown: string): DocBlock[] {
       if (!m) throw new Error(`line ${i + 1}: unknown doctest marker: ${text.trim()}`);
       const kind = m[1] as BlockKind;
       const rest = m[2]!.trim();
+      if (kind === 'file' && !/^[\w.-]+$/.test(rest)) throw new Error(`line ${i + 1}: "doctest: file" needs a plain file name`);
       if (kind === 'shows' && !rest) throw new Error(`line ${i + 1}: "doctest: shows" needs a command`);
       if (kind === 'setup') blocks.push({ kind, line: i + 1, section, lang: 'sh', body: rest });
       else {
@@ -230,7 +235,19 @@ export function shellQuote(s: string): string {
  * previous one left (saved to a file in HOME on exit).
  */
 export class Session {
-  constructor(private readonly opts: SessionOptions) {}
+  private readonly bin: string;
+
+  constructor(private readonly opts: SessionOptions) {
+    // `vidpub` and `npx vidpub` as programs on PATH (so `sh script.sh`, `script` and `&` see them too).
+    this.bin = `${opts.home}/.doctest-bin`;
+    mkdirSync(this.bin, { recursive: true });
+    writeFileSync(`${this.bin}/vidpub`, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(opts.root + '/bin/vidpub.js')} "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      `${this.bin}/npx`,
+      `#!/bin/sh\nif [ "$1" = vidpub ]; then shift; exec vidpub "$@"; fi\nPATH="\${PATH#*:}" exec npx "$@"\n`,
+      { mode: 0o755 },
+    );
+  }
 
   get origin(): string {
     return new URL(this.opts.baseUrl).origin;
@@ -238,12 +255,9 @@ export class Session {
 
   /** Runs `script` (stdout and stderr merged in order); with keepState false, what it defines is forgotten. */
   run(script: string, opts: { keepState?: boolean } = {}): Promise<{ code: number; output: string }> {
-    const { root, home, cwd } = this.opts;
+    const { home, cwd } = this.opts;
     const state = `${home}/${STATE}`;
     const prelude = [
-      `vidpub() { node ${JSON.stringify(root + '/bin/vidpub.js')} "$@"; }`,
-      `npx() { if [ "$1" = vidpub ]; then shift; vidpub "$@"; else command npx "$@"; fi; }`,
-      `export -f vidpub npx`,
       `cd ${JSON.stringify(cwd)}`,
       `[ -f ${JSON.stringify(state)} ] && . ${JSON.stringify(state)}`,
       // Save what the script defines: variables not in the environment at start, functions, directory.
@@ -258,7 +272,7 @@ export class Session {
       const child = spawn('bash', ['-c', full], {
         cwd,
         env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          PATH: `${this.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
           HOME: home,
           TZ: 'UTC',
           LANG: 'C.UTF-8',
@@ -319,7 +333,7 @@ export async function runDocument(markdown: string, session: Session, norm: Norm
     const name = blockName(b);
     switch (b.kind) {
       case 'unmarked':
-        fail(b, 'the block has no doctest marker (run, output, transcript or skip REASON)');
+        fail(b, 'the block has no doctest marker (run, output, transcript, shows, file or skip REASON)');
         break;
       case 'skip':
         report.skipped.push({ name, reason: b.reason! });
@@ -348,6 +362,11 @@ export async function runDocument(markdown: string, session: Session, norm: Norm
         last = undefined;
         break;
       }
+      case 'file': {
+        const r = await session.run(`cat > ${shellQuote(b.reason!)} <<'__DOCTEST_EOF__'\n${b.body}\n__DOCTEST_EOF__`);
+        if (r.code !== 0) fail(b, `could not write ${b.reason}:\n${r.output}`);
+        break;
+      }
       case 'shows': {
         report.runs++;
         const r = await session.run(withIds(b.reason ?? ''));
@@ -361,7 +380,7 @@ export async function runDocument(markdown: string, session: Session, norm: Norm
         let diff: string | undefined;
         for (const step of parseTranscript(b.body)) {
           const command = withIds(step.command);
-          const r = await session.run(b.reason === 'tty' ? `NO_COLOR=1 COLUMNS=100 SHELL=/bin/bash script -qec ${shellQuote(command)} /dev/null` : command);
+          const r = await session.run(b.reason === 'tty' ? `NO_COLOR=1 COLUMNS=100 script -qec ${shellQuote(command)} /dev/null` : command);
           diff = compareLines(normalise(step.shown.join('\n'), norm), normalise(r.output, norm));
           if (diff) {
             diff = `$ ${step.command}\n${diff}`;
