@@ -309,11 +309,13 @@ export interface DocReport {
   matches: number;
   skipped: Array<{ name: string; reason: string }>;
   failures: Array<{ name: string; message: string }>;
+  /** Milliseconds each block took, by name. */
+  timings: Array<{ name: string; ms: number }>;
 }
 
 /** Runs every block of `markdown` in order in `session`; never throws for a mismatch, reports it. */
 export async function runDocument(markdown: string, session: Session, norm: NormaliseOptions): Promise<DocReport> {
-  const report: DocReport = { runs: 0, matches: 0, skipped: [], failures: [] };
+  const report: DocReport = { runs: 0, matches: 0, skipped: [], failures: [], timings: [] };
   const ids = new Map<string, string>();
   const ID = /\b(?:post|med)_[0-9a-f]{16}\b/g;
   const learn = (shown: string, actual: string) => {
@@ -331,6 +333,7 @@ export async function runDocument(markdown: string, session: Session, norm: Norm
   const fail = (b: DocBlock, message: string) => report.failures.push({ name: blockName(b), message });
   for (const b of blocks) {
     const name = blockName(b);
+    const started = Date.now();
     switch (b.kind) {
       case 'unmarked':
         fail(b, 'the block has no doctest marker (run, output, transcript, shows, file or skip REASON)');
@@ -376,6 +379,10 @@ export async function runDocument(markdown: string, session: Session, norm: Norm
         break;
       }
       case 'transcript': {
+        if (b.reason === 'tty' && (await session.run('command -v script > /dev/null', { keepState: false })).code !== 0) {
+          report.skipped.push({ name, reason: 'no `script` program here to give it a pseudo-terminal' });
+          break;
+        }
         report.runs++;
         let diff: string | undefined;
         for (const step of parseTranscript(b.body)) {
@@ -393,6 +400,7 @@ export async function runDocument(markdown: string, session: Session, norm: Norm
         break;
       }
     }
+    report.timings.push({ name, ms: Date.now() - started });
   }
   return report;
 }

@@ -29,7 +29,7 @@ let cwd = '';
 
 beforeAll(async () => {
   ensureBuilt();
-  const started = await startBuiltEmulator(['--processing-ms', '300', '--publish-ms', '300']);
+  const started = await startBuiltEmulator(['--processing-ms', '100', '--publish-ms', '100']);
   emulator = started.child;
   baseUrl = started.baseUrl;
   home = mkdtempSync(join(tmpdir(), 'vidpub-doc-home-'));
@@ -51,6 +51,9 @@ describe('README.md', () => {
     const session = new Session({ root: ROOT, baseUrl, home, cwd, timeoutMs: 60_000 });
     const report = await runDocument(readFileSync(join(ROOT, 'README.md'), 'utf8'), session, { origin: session.origin, home, cwd });
     process.stderr.write(`README doc test: ${summary(report)}\n`);
+    if (process.env.VIDPUB_DOC_TIMINGS) {
+      for (const t of [...report.timings].sort((a, b) => b.ms - a.ms).slice(0, 15)) process.stderr.write(`${t.ms} ms  ${t.name}\n`);
+    }
     expect(report.failures, summary(report)).toEqual([]);
     expect(report.runs).toBeGreaterThan(20);
     expect(report.matches).toBeGreaterThan(10);
