@@ -233,8 +233,13 @@ export function parseWhen(input: string, opts: { now: number; zone: string }): R
     const wall = checkedWall(text, local);
     const instants = instantsForWall(wall, zone);
     if (instants.length === 0) {
+      // The same wall time read with the offset in force before the gap lands
+      // just after it (02:30 in a 02:00-03:00 gap is 03:30 in the new offset):
+      // suggest that moment, in the date and year that were written.
+      const asUtc = wallAsUtc(wall);
+      const after = asUtc - offsetAt(asUtc - 86_400_000, zone);
       throw new UsageError(`the time "${sanitize(text)}" does not exist in ${zone} (clocks move forward that day)`, {
-        hint: 'Pick a time outside the skipped hour, or give an explicit offset, e.g. 2026-03-29T03:30:00+02:00.',
+        hint: `Pick a time outside the skipped hour, e.g. ${isoInZone(after, zone)}, or give an explicit offset.`,
       });
     }
     ms = instants[0]!;

@@ -2,9 +2,11 @@ import { Chalk } from 'chalk';
 
 /**
  * Colour decisions made from the injected env and TTY flags, never from
- * process globals. NO_COLOR (any non-empty value) and --no-color switch colour
- * off; FORCE_COLOR=1..3 forces it on (FORCE_COLOR=0 forces it off); otherwise
- * a stream is coloured only when it is a TTY and TERM is not "dumb".
+ * process globals. NO_COLOR (any non-empty value; an empty one is as if unset,
+ * as no-color.org says) and --no-color switch colour off; FORCE_COLOR=1..3
+ * forces it on (FORCE_COLOR=0 forces it off); otherwise a stream is coloured
+ * only when it is a TTY and TERM is not "dumb" (COLORTERM and TERM pick the
+ * level).
  */
 export type ColorLevel = 0 | 1 | 2 | 3;
 

@@ -87,7 +87,7 @@ export default defineCommand<PostOpts, PostResult>({
   examples: [
     'vidpub post clip.mp4 --to @vidpub.demo --caption "Hello"',
     'vidpub post clip.mp4 --to @vidpub.demo,dst_demo_youtube --option @vidpub.demo:privacy=SELF_ONLY --caption-file caption.txt',
-    'vidpub post https://example.com/clip.mp4 --to youtube --at "2026-11-21 09:00" --tz Europe/Paris',
+    'vidpub post https://example.com/clip.mp4 --to youtube --caption "Talk" --at "$(date -d tomorrow +%F) 09:00" --tz Europe/Paris',
     'vidpub post --media med_123 --to linkedin --caption "Hi" --at +2h',
     'vidpub post clip.mp4 --to youtube --caption "Draft" --draft',
     'vidpub post clip.mp4 --to youtube --caption "Nightly" --idempotency-key "nightly-$(date +%F)" --no-input --json',

@@ -12,7 +12,7 @@ export default defineCommand<PublishOpts, PostResult>({
     `Issues of severity error block it (exit 8, listed with the review link); a used-up daily allowance leaves the draft a draft (exit 4). WHEN: ${WHEN_FORMATS}.`,
   examples: [
     'vidpub publish post_123',
-    'vidpub publish post_123 --at "2026-11-21 09:00" --tz Europe/Paris',
+    'vidpub publish post_123 --at "$(date -d tomorrow +%F) 09:00" --tz Europe/Paris',
     'vidpub publish post_123 --at +2h',
     'vidpub publish post_123 --no-wait --json',
   ],

@@ -54,7 +54,7 @@ export default defineCommand<UploadOpts, Media>({
   examples: [
     'vidpub upload clip.mp4',
     'vidpub upload clip.mp4 --json | jq -r .id',
-    'vidpub upload big.mov --no-wait',
+    'vidpub upload big.mp4 --no-wait',
     'MEDIA=$(vidpub upload clip.mp4 --timeout 10m --quiet)',
   ],
   configure(cmd) {

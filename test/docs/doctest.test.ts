@@ -1,0 +1,199 @@
+/**
+ * The README runner itself: on small synthetic documents, a matching block
+ * passes, and a wrong output block, a removed flag or an unmarked block fails,
+ * naming the block.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, ensureBuilt } from '../support/build.js';
+import { Session, compareLines, extractBlocks, normalise, parseTranscript, runDocument } from './doctest.js';
+
+const F = '```';
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function session(): { session: Session; home: string; cwd: string } {
+  const home = mkdtempSync(join(tmpdir(), 'vidpub-doctest-home-'));
+  const cwd = mkdtempSync(join(tmpdir(), 'vidpub-doctest-work-'));
+  dirs.push(home, cwd);
+  // Nothing here talks to a service: the base URL is only substituted.
+  return { session: new Session({ root: ROOT, baseUrl: 'http://127.0.0.1:9/v1', home, cwd, timeoutMs: 30_000 }), home, cwd };
+}
+
+const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+function doc(parts: string[]): string {
+  return parts.join('\n');
+}
+
+describe('extractBlocks', () => {
+  it('reads each fenced block with its marker, section and line; setup comments are blocks of their own', () => {
+    const md = doc([
+      '# Title',
+      '## Usage',
+      '<!-- doctest: run -->',
+      `${F}sh`,
+      'echo hi',
+      F,
+      '',
+      '<!-- doctest: output tail -->',
+      F,
+      'hi',
+      F,
+      '<!-- doctest: setup',
+      'touch x -->',
+      '<!-- doctest: skip an MCP client config -->',
+      `${F}json`,
+      '{}',
+      F,
+      `${F}sh`,
+      'unmarked',
+      F,
+    ]);
+    const blocks = extractBlocks(md);
+    expect(blocks.map((b) => [b.kind, b.line, b.section, b.lang, b.reason])).toEqual([
+      ['run', 4, 'Usage', 'sh', undefined],
+      ['output', 9, 'Usage', '', 'tail'],
+      ['setup', 12, 'Usage', 'sh', undefined],
+      ['skip', 15, 'Usage', 'json', 'an MCP client config'],
+      ['unmarked', 18, 'Usage', 'sh', undefined],
+    ]);
+    expect(blocks[2]!.body).toBe('touch x');
+  });
+
+  it('refuses a skip without a reason, an unknown marker, and a marker with no block after it', () => {
+    expect(() => extractBlocks(doc(['<!-- doctest: skip -->', F, 'x', F]))).toThrow('line 1: "doctest: skip" needs a reason');
+    expect(() => extractBlocks(doc(['<!-- doctest: rnu -->', F, 'x', F]))).toThrow('line 1: unknown doctest marker: <!-- doctest: rnu -->');
+    expect(() => extractBlocks(doc(['<!-- doctest: run -->', 'some prose', F, 'x', F]))).toThrow('line 2: a doctest marker must be followed by a fenced block');
+  });
+});
+
+describe('normalise and compareLines', () => {
+  it('replaces ids, times, dates, ports, the throwaway HOME and durations, and drops progress lines', () => {
+    const text = [
+      'id\tpost_0123456789abcdef',
+      'video med_fedcba9876543210 is ready, 2 s.',
+      'publish_at\t2026-11-21T09:00:00+01:00 (2026-11-21T08:00:00Z)',
+      'Stored in: /tmp/home-x1/.config/vidpub/config.json',
+      'http://127.0.0.1:39999/v1 (8 ms) reset=17s remaining=50/60',
+      'Processing: 25%',
+      'Uploading clip.mp4: 100% (0.01 of 0.01 MB, 0.5 MB/s)',
+      'med_demo_sample stays',
+    ].join('\n');
+    expect(normalise(text, { home: '/tmp/home-x1' })).toEqual([
+      'id\tpost_<id>',
+      'video med_<id> is ready, <n> s.',
+      'publish_at\t<time> (<time>)',
+      'Stored in: /tmp/you/.config/vidpub/config.json',
+      'http://127.0.0.1:4010/v1 (<n> ms) reset=<n> s remaining=<n>/60',
+      'med_demo_sample stays',
+    ]);
+  });
+
+  it('compares exactly, trailing tabs included; a line of "…" stands for any lines', () => {
+    expect(compareLines(['a', 'b\t'], ['a', 'b\t'])).toBeUndefined();
+    expect(compareLines(['a', 'b'], ['a', 'b\t'])).toContain('printed:\n  "a"\n  "b\\t"');
+    expect(compareLines(['a', '…', 'z'], ['a', 'b', 'c', 'z'])).toBeUndefined();
+    expect(compareLines(['a', '…', 'z'], ['a', 'b', 'c'])).toBeDefined();
+    expect(compareLines(['a', ''], ['a'])).toBeUndefined();
+  });
+
+  it('splits a transcript into commands and their shown output', () => {
+    expect(parseTranscript('$ vidpub me \\\n  --json\n{}\n$ echo $?\n0')).toEqual([
+      { command: 'vidpub me \n  --json', shown: ['{}'] },
+      { command: 'echo $?', shown: ['0'] },
+    ]);
+  });
+});
+
+describe('runDocument', () => {
+  ensureBuilt();
+
+  const good = doc([
+    '## Version',
+    '<!-- doctest: run -->',
+    `${F}sh`,
+    'V=$(vidpub --version)',
+    'echo "version $V"',
+    F,
+    '<!-- doctest: output -->',
+    F,
+    `version ${version}`,
+    F,
+    '<!-- doctest: transcript -->',
+    F,
+    '$ echo "$V" > v.txt; cat v.txt',
+    version,
+    '$ vidpub upload missing.mp4',
+    'Error: missing.mp4: no such file',
+    'Check the path (it is relative to the current directory).',
+    '$ echo $?',
+    '2',
+    F,
+    '<!-- doctest: skip a GitHub Actions step -->',
+    `${F}yaml`,
+    '- uses: actions/setup-node@v4',
+    F,
+  ]);
+
+  it('runs the blocks in one session (variables and files carry over) and counts runs, matches and skips', async () => {
+    const { session: s } = session();
+    const r = await runDocument(good, s, {});
+    expect(r.failures).toEqual([]);
+    expect(r).toMatchObject({ runs: 2, matches: 2, skipped: [{ name: 'line 22 (Version)', reason: 'a GitHub Actions step' }] });
+  }, 60_000);
+
+  it('a deliberately wrong output block fails, naming the block and showing both sides', async () => {
+    const { session: s } = session();
+    const r = await runDocument(good.replace(`version ${version}\n`, 'version 0.0.0-wrong\n'), s, {});
+    expect(r.failures).toHaveLength(1);
+    expect(r.failures[0]!.name).toBe('line 8 (Version)');
+    expect(r.failures[0]!.message).toContain('does not match what line 3 (Version) printed');
+    expect(r.failures[0]!.message).toContain('"version 0.0.0-wrong"');
+    expect(r.failures[0]!.message).toContain(`"version ${version}"`);
+    expect(r.matches).toBe(1);
+  }, 60_000);
+
+  it('a removed flag fails the run block that uses it, and the transcript that shows it', async () => {
+    const { session: s } = session();
+    const md = doc([
+      '## Flags',
+      '<!-- doctest: run -->',
+      `${F}sh`,
+      'vidpub me --no-such-flag > /dev/null',
+      'echo after',
+      F,
+      '<!-- doctest: transcript -->',
+      F,
+      '$ vidpub upload missing.mp4 --no-such-flag',
+      'Error: missing.mp4: no such file',
+      'Check the path (it is relative to the current directory).',
+      F,
+    ]);
+    const r = await runDocument(md, s, {});
+    expect(r.failures.map((f) => f.name)).toEqual(['line 3 (Flags)', 'line 8 (Flags)']);
+    expect(r.failures[0]!.message).toMatch(/^exited 2:\n[\s\S]*unknown option '--no-such-flag'/);
+    expect(r.failures[0]!.message).not.toContain('after');
+    expect(r.failures[1]!.message).toContain("unknown option '--no-such-flag'");
+  }, 60_000);
+
+  it('an unmarked block fails', async () => {
+    const { session: s } = session();
+    const r = await runDocument(doc(['## X', `${F}sh`, 'echo hi', F]), s, {});
+    expect(r.failures).toEqual([{ name: 'line 2 (X)', message: 'the block has no doctest marker (run, output, transcript, shows, file or skip REASON)' }]);
+  });
+
+  it('the emulator address is substituted, and a background emulator line is left out', async () => {
+    const { session: s } = session();
+    const md = doc(['## E', '<!-- doctest: run -->', `${F}sh`, 'vidpub emulator &   # starts one', 'echo http://127.0.0.1:4010/v1', 'kill %1', F]);
+    const r = await runDocument(md, s, {});
+    expect(r.failures).toEqual([]);
+    // The session prints the substituted URL: port 9 is the session's emulator here.
+    const out = await s.run('echo http://127.0.0.1:4010/v1');
+    expect(out.output).toBe('http://127.0.0.1:9/v1\n');
+  });
+});

@@ -1,0 +1,414 @@
+/**
+ * Runs the shell examples of a Markdown manual and compares the output it
+ * shows with what they print. Used by test/docs/readme.test.ts on README.md.
+ *
+ * Marking convention (HTML comments, invisible on GitHub). The comment goes on
+ * the line(s) right before a fenced block (blank lines between are allowed):
+ *
+ *   <!-- doctest: run -->         the block is a shell script: it runs in the
+ *                                 session and must exit 0.
+ *   <!-- doctest: output -->      the block is what the previous `run` block
+ *                                 printed (stdout and stderr, in order);
+ *                                 `output tail`: the end of what it printed.
+ *   <!-- doctest: shows CMD -->   the block is what CMD prints (CMD runs in
+ *                                 the session; e.g. a file's contents).
+ *   <!-- doctest: transcript -->  the block holds `$ command` lines, each
+ *                                 followed by what it prints; each command runs
+ *                                 in turn and the whole block must match.
+ *                                 `transcript tty`: the commands run on a
+ *                                 pseudo-terminal (`script`), NO_COLOR=1, 100
+ *                                 columns, for output shown as at a terminal.
+ *   <!-- doctest: file NAME -->   the block is saved as NAME in the session's
+ *                                 directory (a fixture, a script), for what
+ *                                 follows to use.
+ *   <!-- doctest: skip REASON --> the block cannot run here (an MCP client's
+ *                                 config, a CI `uses:` step, a global install,
+ *                                 a synopsis); it is counted and named.
+ *   <!-- doctest: setup
+ *   shell lines -->               runs hidden setup in the session (no block
+ *                                 follows necessarily; nothing is compared).
+ *
+ * Every fenced block must be marked: an unmarked one fails the run, so a new
+ * example cannot be added without deciding how it is checked.
+ *
+ * The session: one bash state carried from block to block (variables,
+ * functions and the working directory), a throwaway HOME and config dir,
+ * `vidpub` and `npx vidpub` running this checkout's build, TZ=UTC. Every
+ * `http://127.0.0.1:4010` is replaced with the emulator the runner started,
+ * and a line that starts an emulator in the background (`vidpub emulator &`)
+ * or stops it (`kill %1`) is left out: the runner's emulator stands in.
+ *
+ * Output is compared line by line after normalising only what differs from one
+ * run to the next: ids (`post_…`, `med_…`), timestamps and dates, the
+ * emulator's port, the throwaway HOME (shown as /tmp/you), durations and
+ * transfer rates, and the timing-dependent progress lines (`Processing: 25%`).
+ * A line holding only `…` in a shown block stands for any number of lines.
+ * Trailing whitespace is compared (a line that ends in a tab must show it).
+ *
+ * Ids carry over: once a shown block matched, each post or video id it shows
+ * stands for the id that was really printed, so a later command written with
+ * the shown id (`vidpub status post_747c3e33c95cb56d`) runs with the real one.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+
+export type BlockKind = 'run' | 'output' | 'transcript' | 'shows' | 'file' | 'skip' | 'setup' | 'unmarked';
+
+export interface DocBlock {
+  kind: BlockKind;
+  /** 1-based line of the opening fence (of the comment for `setup`). */
+  line: number;
+  /** The nearest heading above the block. */
+  section: string;
+  lang: string;
+  body: string;
+  /** The reason given with `skip`, `tail` for `output tail`, the command of `shows`. */
+  reason?: string;
+}
+
+const MARK = /^<!--\s*doctest:\s*(run|output|transcript|shows|file|skip|setup)\b([\s\S]*?)-->\s*$/;
+
+/** The fenced blocks of `markdown`, each with its marker (or `unmarked`), plus the setup comments, in order. */
+export function extractBlocks(markdown: string): DocBlock[] {
+  const lines = markdown.split('\n');
+  const blocks: DocBlock[] = [];
+  let section = '(top)';
+  let pending: { kind: BlockKind; reason?: string } | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const heading = /^#{1,6}\s+(.*)$/.exec(line);
+    if (heading) {
+      section = heading[1]!.replace(/`/g, '');
+      continue;
+    }
+    if (line.startsWith('<!--') && /doctest:/.test(line)) {
+      // A marker may span lines (setup).
+      let text = line;
+      let j = i;
+      while (!text.includes('-->') && j + 1 < lines.length) text += '\n' + lines[++j];
+      const m = MARK.exec(text.trim());
+      if (!m) throw new Error(`line ${i + 1}: unknown doctest marker: ${text.trim()}`);
+      const kind = m[1] as BlockKind;
+      const rest = m[2]!.trim();
+      if (kind === 'file' && !/^[\w.-]+$/.test(rest)) throw new Error(`line ${i + 1}: "doctest: file" needs a plain file name`);
+      if (kind === 'shows' && !rest) throw new Error(`line ${i + 1}: "doctest: shows" needs a command`);
+      if (kind === 'setup') blocks.push({ kind, line: i + 1, section, lang: 'sh', body: rest });
+      else {
+        if (kind === 'skip' && !rest) throw new Error(`line ${i + 1}: "doctest: skip" needs a reason`);
+        pending = { kind, reason: rest || undefined };
+      }
+      i = j;
+      continue;
+    }
+    const fence = /^(```+|~~~+)\s*([\w-]*)/.exec(line);
+    if (fence) {
+      const close = fence[1]!;
+      const body: string[] = [];
+      let j = i + 1;
+      while (j < lines.length && !lines[j]!.startsWith(close)) body.push(lines[j++]!);
+      blocks.push({ kind: pending?.kind ?? 'unmarked', reason: pending?.reason, line: i + 1, section, lang: fence[2] ?? '', body: body.join('\n') });
+      pending = undefined;
+      i = j;
+      continue;
+    }
+    if (pending && line.trim() !== '') throw new Error(`line ${i + 1}: a doctest marker must be followed by a fenced block`);
+  }
+  return blocks;
+}
+
+export function blockName(b: DocBlock): string {
+  return `line ${b.line} (${b.section})`;
+}
+
+// ------------------------------------------------------------------ normalising
+
+export interface NormaliseOptions {
+  /** The emulator's base origin, e.g. http://127.0.0.1:39123, shown as http://127.0.0.1:4010. */
+  origin?: string;
+  /** The throwaway HOME, shown as /tmp/you. */
+  home?: string;
+  /** The session's working directory, shown as /tmp/work. */
+  cwd?: string;
+}
+
+const PROGRESS = /^(Uploading|Downloading|Processing)\b.*: \d+%( \(.*\))?$/;
+
+/** Replaces what is specific to one run with fixed placeholders. */
+export function normalise(text: string, opts: NormaliseOptions = {}): string[] {
+  let t = text;
+  if (opts.origin) t = t.split(opts.origin).join('http://127.0.0.1:4010');
+  if (opts.home) t = t.split(opts.home).join('/tmp/you');
+  if (opts.cwd) t = t.split(opts.cwd).join('/tmp/work');
+  t = t
+    .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:4010')
+    .replace(/\b(post|med)_[0-9a-f]{16}\b/g, '$1_<id>')
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?/g, '<time>')
+    .replace(/\b\d{4}-\d{2}-\d{2}\b/g, '<date>')
+    .replace(/\b\d{1,2}:\d{2}:\d{2}( [AP]M)?/g, '<clock>')
+    .replace(/\b[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M\b/g, '<clock>')
+    .replace(/\b\d+(\.\d+)? ?(ms|s|MB\/s)\b/g, '<n> $2')
+    .replace(/\bremaining=\d+\//g, 'remaining=<n>/');
+  return t
+    .split('\n')
+    .filter((l) => !PROGRESS.test(l))
+    .map((l) => l.replace(/\r$/, ''));
+}
+
+/** Compares shown lines (with `…` lines as wildcards) with actual lines; returns a diff text, or undefined when they match. */
+export function compareLines(shown: string[], actual: string[]): string | undefined {
+  const trimEnd = (a: string[]) => {
+    const b = [...a];
+    while (b.length && b[b.length - 1] === '') b.pop();
+    return b;
+  };
+  const s = trimEnd(shown);
+  const a = trimEnd(actual);
+  const match = (si: number, ai: number): boolean => {
+    if (si === s.length) return ai === a.length;
+    if (s[si]!.trim() === '…') {
+      for (let k = ai; k <= a.length; k++) if (match(si + 1, k)) return true;
+      return false;
+    }
+    return ai < a.length && s[si] === a[ai] && match(si + 1, ai + 1);
+  };
+  if (match(0, 0)) return undefined;
+  const show = (l: string) => JSON.stringify(l);
+  return ['shown in the document:', ...s.map((l) => '  ' + show(l)), 'printed:', ...a.map((l) => '  ' + show(l))].join('\n');
+}
+
+// ------------------------------------------------------------------ transcripts
+
+/** Splits a transcript block into its commands and the output shown after each (a `\` at the end continues a command). */
+export function parseTranscript(body: string): Array<{ command: string; shown: string[] }> {
+  const steps: Array<{ command: string; shown: string[] }> = [];
+  const lines = body.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.startsWith('$ ')) {
+      let command = line.slice(2);
+      while (command.endsWith('\\') && i + 1 < lines.length) command = command.slice(0, -1) + '\n' + lines[++i];
+      steps.push({ command, shown: [] });
+    } else if (steps.length === 0) {
+      throw new Error(`a transcript must start with "$ command", got: ${line}`);
+    } else {
+      steps[steps.length - 1]!.shown.push(line);
+    }
+  }
+  return steps;
+}
+
+// ------------------------------------------------------------------ the session
+
+export interface SessionOptions {
+  /** The directory bin/vidpub.js is in the parent of. */
+  root: string;
+  /** The emulator's base URL, e.g. http://127.0.0.1:39123/v1. */
+  baseUrl: string;
+  home: string;
+  cwd: string;
+  env?: Record<string, string>;
+  /** Longest run of one block (ms). */
+  timeoutMs?: number;
+}
+
+/** Rewrites a block's script for the session: the emulator's address, no background emulator of its own. */
+export function adaptScript(script: string, baseUrl: string): string {
+  const origin = new URL(baseUrl).origin;
+  return script
+    .split('\n')
+    .filter((l) => !/^\s*(npx\s+)?vidpub\s+emulator\b.*&\s*(#.*)?$/.test(l) && !/^\s*kill\s+%1\b/.test(l))
+    .join('\n')
+    .split('http://127.0.0.1:4010')
+    .join(origin);
+}
+
+const STATE = '.doctest-state.sh';
+
+/** `s` as one single-quoted shell word. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Runs shell scripts one after another in one logical session: each runs in a
+ * fresh bash that first loads the variables, functions and directory the
+ * previous one left (saved to a file in HOME on exit).
+ */
+export class Session {
+  private readonly bin: string;
+
+  constructor(private readonly opts: SessionOptions) {
+    // `vidpub` and `npx vidpub` as programs on PATH (so `sh script.sh`, `script` and `&` see them too).
+    this.bin = `${opts.home}/.doctest-bin`;
+    mkdirSync(this.bin, { recursive: true });
+    writeFileSync(`${this.bin}/vidpub`, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(opts.root + '/bin/vidpub.js')} "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      `${this.bin}/npx`,
+      `#!/bin/sh\nif [ "$1" = vidpub ]; then shift; exec vidpub "$@"; fi\nPATH="\${PATH#*:}" exec npx "$@"\n`,
+      { mode: 0o755 },
+    );
+  }
+
+  get origin(): string {
+    return new URL(this.opts.baseUrl).origin;
+  }
+
+  /** Runs `script` (stdout and stderr merged in order); with keepState false, what it defines is forgotten. */
+  run(script: string, opts: { keepState?: boolean } = {}): Promise<{ code: number; output: string }> {
+    const { home, cwd } = this.opts;
+    const state = `${home}/${STATE}`;
+    const prelude = [
+      `cd ${JSON.stringify(cwd)}`,
+      `[ -f ${JSON.stringify(state)} ] && . ${JSON.stringify(state)}`,
+      // Save what the script defines: variables not in the environment at start, functions, directory.
+      `__doctest_save() { local rc=$?; { echo "__doctest_rc=$rc"; for __v in $(compgen -v); do case " $__doctest_base " in *" $__v "*) ;; *) declare -p "$__v" 2>/dev/null | sed -e 's/^declare -- /declare -g /' -e 's/^declare -\\([a-zA-Z]*\\) /declare -g\\1 /' ;; esac; done; for __f in $(compgen -A function); do case $__f in vidpub|npx|__doctest_*) ;; *) declare -f "$__f" ;; esac; done; echo "cd $(printf '%q' "$PWD")"; } > ${JSON.stringify(state)}.new; mv ${JSON.stringify(state)}.new ${JSON.stringify(state)}; }`,
+      opts.keepState === false ? '' : `trap __doctest_save EXIT`,
+      // $? in the next script is the exit code of the previous one (for `echo $?`).
+      `(exit \${__doctest_rc:-0})`,
+    ].join('\n');
+    const base = `__doctest_base="$(compgen -v | tr '\\n' ' ') __v __f __doctest_base __doctest_rc rc"`;
+    const full = `${base}\n${prelude}\n${adaptScript(script, this.opts.baseUrl)}\n`;
+    return new Promise((resolve, reject) => {
+      const child = spawn('bash', ['-c', full], {
+        cwd,
+        env: {
+          PATH: `${this.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+          HOME: home,
+          TZ: 'UTC',
+          LANG: 'C.UTF-8',
+          TERM: 'dumb',
+          ...this.opts.env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+        reject(new Error(`timed out after ${this.opts.timeoutMs ?? 60_000} ms:\n${script}\n--- output so far:\n${output}`));
+      }, this.opts.timeoutMs ?? 60_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code: code ?? 1, output });
+      });
+    });
+  }
+}
+
+// ------------------------------------------------------------------ running a document
+
+export interface DocReport {
+  runs: number;
+  matches: number;
+  skipped: Array<{ name: string; reason: string }>;
+  failures: Array<{ name: string; message: string }>;
+  /** Milliseconds each block took, by name. */
+  timings: Array<{ name: string; ms: number }>;
+}
+
+/** Runs every block of `markdown` in order in `session`; never throws for a mismatch, reports it. */
+export async function runDocument(markdown: string, session: Session, norm: NormaliseOptions): Promise<DocReport> {
+  const report: DocReport = { runs: 0, matches: 0, skipped: [], failures: [], timings: [] };
+  const ids = new Map<string, string>();
+  const ID = /\b(?:post|med)_[0-9a-f]{16}\b/g;
+  const learn = (shown: string, actual: string) => {
+    const a = actual.match(ID) ?? [];
+    const sh = shown.match(ID) ?? [];
+    // Pair them in order only when the shown block does not skip lines (no wildcard).
+    if (/^\s*…\s*$/m.test(shown)) return;
+    sh.forEach((id, i) => {
+      if (a[i]) ids.set(id, a[i]!);
+    });
+  };
+  const withIds = (command: string) => command.replace(ID, (id) => ids.get(id) ?? id);
+  const blocks = extractBlocks(markdown);
+  let last: { name: string; output: string } | undefined;
+  const fail = (b: DocBlock, message: string) => report.failures.push({ name: blockName(b), message });
+  for (const b of blocks) {
+    const name = blockName(b);
+    const started = Date.now();
+    switch (b.kind) {
+      case 'unmarked':
+        fail(b, 'the block has no doctest marker (run, output, transcript, shows, file or skip REASON)');
+        break;
+      case 'skip':
+        report.skipped.push({ name, reason: b.reason! });
+        break;
+      case 'setup': {
+        const r = await session.run(b.body);
+        if (r.code !== 0) fail(b, `setup exited ${r.code}:\n${r.output}`);
+        break;
+      }
+      case 'run': {
+        report.runs++;
+        const r = await session.run(`set -eo pipefail\n${withIds(b.body)}`);
+        last = { name, output: r.output };
+        if (r.code !== 0) fail(b, `exited ${r.code}:\n${r.output}`);
+        break;
+      }
+      case 'output': {
+        if (!last) {
+          fail(b, 'an output block with no run block before it');
+          break;
+        }
+        const shown = normalise(b.body, norm);
+        const diff = compareLines(b.reason === 'tail' ? ['…', ...shown] : shown, normalise(last.output, norm));
+        if (diff) fail(b, `does not match what ${last.name} printed:\n${diff}`);
+        else report.matches++;
+        last = undefined;
+        break;
+      }
+      case 'file': {
+        const r = await session.run(`cat > ${shellQuote(b.reason!)} <<'__DOCTEST_EOF__'\n${b.body}\n__DOCTEST_EOF__`);
+        if (r.code !== 0) fail(b, `could not write ${b.reason}:\n${r.output}`);
+        break;
+      }
+      case 'shows': {
+        report.runs++;
+        const r = await session.run(withIds(b.reason ?? ''));
+        const diff = compareLines(normalise(b.body, norm), normalise(r.output, norm));
+        if (diff) fail(b, `does not match what "${b.reason}" printed:\n${diff}`);
+        else report.matches++;
+        break;
+      }
+      case 'transcript': {
+        if (b.reason === 'tty' && (await session.run('command -v script > /dev/null', { keepState: false })).code !== 0) {
+          report.skipped.push({ name, reason: 'no `script` program here to give it a pseudo-terminal' });
+          break;
+        }
+        report.runs++;
+        let diff: string | undefined;
+        for (const step of parseTranscript(b.body)) {
+          const command = withIds(step.command);
+          const r = await session.run(b.reason === 'tty' ? `NO_COLOR=1 COLUMNS=100 script -qec ${shellQuote(command)} /dev/null` : command);
+          diff = compareLines(normalise(step.shown.join('\n'), norm), normalise(r.output, norm));
+          if (diff) {
+            diff = `$ ${step.command}\n${diff}`;
+            break;
+          }
+          learn(step.shown.join('\n'), r.output);
+        }
+        if (diff) fail(b, diff);
+        else report.matches++;
+        break;
+      }
+    }
+    report.timings.push({ name, ms: Date.now() - started });
+  }
+  return report;
+}
+
+export function summary(r: DocReport): string {
+  return (
+    `${r.runs} blocks run, ${r.matches} outputs match, ${r.skipped.length} skipped, ${r.failures.length} failed` +
+    (r.skipped.length ? `\nskipped:\n${r.skipped.map((s) => `  ${s.name}: ${s.reason}`).join('\n')}` : '') +
+    (r.failures.length ? `\nfailed:\n${r.failures.map((f) => `  ${f.name}: ${f.message}`).join('\n\n')}` : '')
+  );
+}

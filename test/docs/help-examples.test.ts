@@ -1,0 +1,161 @@
+/**
+ * Every example that `--help` shows (each command's `examples` and the root
+ * help's) is checked like the README's blocks: the shell expands it, the
+ * vidpub arguments it ends up with must parse (commander, with the command's
+ * real flags), and where it can run here it runs against a fresh emulator on
+ * an ephemeral port (throwaway HOME, this checkout's build) and must exit 0.
+ * Placeholder ids (post_123, med_123) stand for a post or video made for it.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS, findCommand } from '../../src/cli/commands/index.js';
+import { GLOBAL_OPTIONS, ROOT_EXAMPLES } from '../../src/cli/root-help.js';
+import { commandNameOf } from '../../src/cli/main.js';
+import { ROOT, ensureBuilt } from '../support/build.js';
+import { Session, shellQuote } from './doctest.js';
+import { startBuiltEmulator } from '../support/built-emulator.js';
+
+/** Examples that parse but cannot run to exit 0 here, and why. */
+const PARSE_ONLY: Record<string, string> = {
+  'vidpub login': 'asks for the key at a terminal',
+  'vidpub login --base-url http://127.0.0.1:4010/v1 --profile emulator': 'asks for the key at a terminal',
+  'vidpub post clip.mp4 --to @vidpub.demo --caption "Hello"': 'asks for the TikTok privacy at a terminal',
+  'vidpub demo': 'the demo test runs it (about 9 s at its default timings)',
+  'vidpub demo --no-input --json | jq .post.status': 'the demo test runs it (about 9 s at its default timings)',
+  'vidpub emulator': 'runs until Ctrl-C',
+  'vidpub emulator --port 0 --json': 'runs until Ctrl-C',
+  'vidpub emulator --processing-ms 200 --publish-ms 200': 'runs until Ctrl-C',
+  'vidpub emulator --fixture my-accounts.json': 'runs until Ctrl-C',
+  'vidpub completion zsh > "${fpath[1]}/_vidpub"': "zsh's $fpath",
+};
+
+interface Example {
+  where: string;
+  text: string;
+}
+
+async function allExamples(): Promise<Example[]> {
+  const out: Example[] = ROOT_EXAMPLES.map((text) => ({ where: 'vidpub --help', text }));
+  for (const entry of COMMANDS) {
+    const spec = (await entry.load()).default;
+    for (const text of spec.examples ?? []) out.push({ where: `vidpub ${entry.name} --help`, text });
+  }
+  return out;
+}
+
+/** Parses `argv` with the real flags of its command; returns commander's error message, or undefined. */
+async function parseError(argv: string[]): Promise<string | undefined> {
+  const name = commandNameOf(argv);
+  const entry = name ? findCommand(name) : undefined;
+  if (!entry) return `no such command: ${name}`;
+  const spec = (await entry.load()).default;
+  let err = '';
+  const program = new Command('vidpub').exitOverride().configureOutput({ writeOut: () => {}, writeErr: (s) => (err += s) });
+  for (const o of GLOBAL_OPTIONS) program.option(o.flags, o.description, o.default);
+  const cmd = program.command(entry.args ? `${entry.name} ${entry.args}` : entry.name).exitOverride();
+  spec.configure?.(cmd);
+  cmd.action(() => {});
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return undefined;
+  } catch (e) {
+    if (e instanceof CommanderError) return err.trim() || e.message;
+    throw e;
+  }
+}
+
+let emulator: ChildProcess | undefined;
+let session: Session;
+let home = '';
+let cwd = '';
+
+beforeAll(async () => {
+  ensureBuilt();
+  const started = await startBuiltEmulator(['--processing-ms', '100', '--publish-ms', '100']);
+  emulator = started.child;
+  home = mkdtempSync(join(tmpdir(), 'vidpub-help-home-'));
+  cwd = mkdtempSync(join(tmpdir(), 'vidpub-help-work-'));
+  copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'clip.mp4'));
+  copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'big.mp4'));
+  writeFileSync(join(cwd, 'caption.txt'), 'Hello from --help\n');
+  mkdirSync(join(home, '.secrets'));
+  writeFileSync(join(home, '.secrets/vidpub-key'), 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td\n');
+  // The fish example writes into this directory; `vidpub completion --help` does not create it.
+  mkdirSync(join(home, '.config/fish/completions'), { recursive: true });
+  session = new Session({
+    root: ROOT,
+    baseUrl: started.baseUrl,
+    home,
+    cwd,
+    timeoutMs: 60_000,
+    env: { VIDPUB_BASE_URL: started.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_KEY_FOR_CI: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td' },
+  });
+}, 60_000);
+
+afterAll(() => {
+  emulator?.kill();
+  for (const d of [home, cwd]) if (d) rmSync(d, { recursive: true, force: true });
+});
+
+/** The example with its placeholders replaced by a fresh post or the sample video. */
+function concrete(text: string): string {
+  // publish needs a post it can still send or move (scheduled); status --wait one that ends (sent now).
+  const at = text.startsWith('vidpub status') ? 'now' : '+1d';
+  return text
+    .replace(/\bpost_123\b/g, `"$(vidpub post --media med_demo_sample --to youtube --caption Later --at ${at} --no-wait --json | jq -r .id)"`)
+    .replace(/\bmed_123\b/g, 'med_demo_sample');
+}
+
+describe('--help examples', () => {
+  it('every example parses, and each one that can run here runs against the emulator with exit 0', async () => {
+    const examples = await allExamples();
+    expect(examples.length).toBeGreaterThan(40);
+    const failures: string[] = [];
+    let ran = 0;
+    const timings: string[] = [];
+    const seen = new Set<string>();
+    for (const ex of examples) {
+      // The root help repeats some command examples: check each text once.
+      if (seen.has(ex.text)) continue;
+      seen.add(ex.text);
+      // The shell expands the example; `vidpub` records the arguments it gets.
+      const argsFile = join(home, 'argv');
+      rmSync(argsFile, { force: true });
+      const expand = await session.run(
+        `vidpub() { printf '%s\\0' "$@" >> ${shellQuote(argsFile)}; }; jq() { cat > /dev/null; }; sudo() { "$@"; }\n${concrete(ex.text).replace(/\$\(vidpub post [^)]*\)/g, 'post_x')}`,
+        { keepState: false },
+      );
+      let argv: string[] | undefined;
+      try {
+        argv = readFileSync(argsFile, 'utf8').split('\0').slice(0, -1);
+      } catch {
+        // Only an example that writes a vidpub command line for later (a shell's rc file) calls nothing now.
+        if (!/^echo '.*vidpub .*' >> /.test(ex.text)) {
+          failures.push(`${ex.where}: ${ex.text}: vidpub is never called (shell said: ${expand.output.trim()})`);
+          continue;
+        }
+      }
+      const err = argv && (await parseError(argv));
+      if (err) {
+        failures.push(`${ex.where}: ${ex.text}: does not parse: ${err}`);
+        continue;
+      }
+      if (PARSE_ONLY[ex.text]) continue;
+      ran++;
+      const started = Date.now();
+      const r = await session.run(`set -eo pipefail\n${concrete(ex.text)}`);
+      timings.push(`${Date.now() - started} ms  ${ex.text}`);
+      if (r.code !== 0) failures.push(`${ex.where}: ${ex.text}: exited ${r.code}:\n${r.output}`);
+    }
+    const parseOnly = examples.filter((e) => PARSE_ONLY[e.text]).length;
+    process.stderr.write(`--help examples: ${examples.length} (${seen.size} distinct) parse, ${ran} run, ${parseOnly} parse only (${[...new Set(Object.values(PARSE_ONLY))].join('; ')})\n`);
+    if (process.env.VIDPUB_DOC_TIMINGS) process.stderr.write(timings.join('\n') + '\n');
+    expect(failures, failures.join('\n\n')).toEqual([]);
+    // Every parse-only entry is still an example (no stale exemption).
+    for (const text of Object.keys(PARSE_ONLY)) expect(examples.map((e) => e.text)).toContain(text);
+  }, 300_000);
+});
