@@ -34,6 +34,10 @@ export function runAsync(
       clearTimeout(timer);
       resolve({ status, stdout, stderr });
     });
+    // A program that exits without reading its input (fish -c, tmux) closes the pipe first: not an error.
+    child.stdin.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') reject(err);
+    });
     child.stdin.end(opts.input ?? '');
   });
 }

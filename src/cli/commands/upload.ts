@@ -1,10 +1,10 @@
-import type { Command } from 'commander';
 import type { Media } from '../../api/types.js';
 import { UsageError } from '../../errors.js';
 import type { VideoFile } from '../../media/check.js';
 import type { Progress } from '../../ui/progress.js';
 import { parseDuration } from '../../util/duration.js';
 import { defineCommand, type Invocation } from '../command.js';
+import { DEFAULT_MEDIA_TIMEOUT } from './index.js';
 
 export interface WaitFlags {
   wait: boolean;
@@ -16,15 +16,7 @@ interface UploadOpts extends WaitFlags {
   file: VideoFile;
 }
 
-/** Default --timeout: long enough for a 1 GB video, short enough that a CI job does not hang. */
-export const DEFAULT_MEDIA_TIMEOUT = '30m';
-
-/** --no-wait and --timeout, shared by upload and import. */
-export function addWaitOptions(cmd: Command, what: string): void {
-  cmd
-    .option('--no-wait', `return once ${what}, without waiting until the video is ready`)
-    .option('--timeout <dur>', 'longest wait until the video is ready (90s, 5m, 1h; a bare number is seconds)', DEFAULT_MEDIA_TIMEOUT);
-}
+// --no-wait and --timeout of upload and import are defined in the registry (./index.ts).
 
 export function parseWaitFlags(flags: Record<string, unknown>): WaitFlags {
   const timeoutMs = parseDuration(String(flags.timeout ?? DEFAULT_MEDIA_TIMEOUT), '--timeout');
@@ -74,9 +66,6 @@ export default defineCommand<UploadOpts, Media>({
     'vidpub upload big.mov --no-wait',
     'MEDIA=$(vidpub upload clip.mp4 --timeout 10m --quiet)',
   ],
-  configure(cmd) {
-    addWaitOptions(cmd, 'the file is sent');
-  },
   async parse(args, flags, inv) {
     const path = args[0];
     if (typeof path !== 'string' || path === '') throw new UsageError('give the path of a video file: vidpub upload FILE');
