@@ -47,16 +47,25 @@ export function zshScript(m: CompletionModel, version: string): string {
   return `#compdef vidpub
 ${header('zsh', version, ['Load it in this shell (after compinit):  source <(vidpub completion zsh)', 'Install it:  vidpub completion zsh > "${fpath[1]}/_vidpub"   (then start a new shell)'])}
 
-# Offers destination names; with -S '' (a comma-separated value) only what
-# follows the last comma is completed, and no space is added after a name.
+# Offers the words after the first argument. For a comma-separated value (the
+# first argument is 1) only what follows the last comma is completed, and no
+# space is added after a word, so that a comma can follow.
+__vidpub_add() {
+  local list=$1
+  shift
+  (( $# )) || return 1
+  if (( list )); then
+    [[ $PREFIX == *,* ]] && compset -P '*,'
+    compadd -S '' -- "$@"
+  else
+    compadd -- "$@"
+  fi
+}
+
 __vidpub_destinations() {
   local -a dests
   dests=(\${(f)"$(command vidpub completion zsh --destinations 2>/dev/null)"})
-  (( \${#dests} )) || return 1
-  if [[ $1 == -S ]]; then
-    [[ $PREFIX == *,* ]] && compset -P '*,'
-  fi
-  compadd "$@" -- $dests
+  __vidpub_add $1 $dests
 }
 
 ${choicesFunction(m)}
@@ -84,13 +93,14 @@ ${cases}
       if (( \${value_flags[(Ie)\${words[i]}]} )); then ((i++)); elif [[ \${words[i]} != -* ]]; then ((n++)); fi
     done
   fi
-  local prev=\${words[CURRENT-1]} cur=\${words[CURRENT]}
+  local prev=\${words[CURRENT-1]} cur=\${words[CURRENT]} list=0
+  (( \${list_flags[(Ie)$prev]} )) && list=1
   if (( \${dest_flags[(Ie)$prev]} )); then
-    if (( \${list_flags[(Ie)$prev]} )); then __vidpub_destinations -S ''; else __vidpub_destinations; fi
+    __vidpub_destinations $list
   elif (( \${file_flags[(Ie)$prev]} )); then
     _files
   elif (( \${choice_flags[(Ie)$prev]} )); then
-    compadd -- \${=$(__vidpub_choices $cmd $prev)}
+    __vidpub_add $list \${=$(__vidpub_choices $cmd $prev)}
   elif (( \${value_flags[(Ie)$prev]} )); then
     return 1
   elif [[ $cur == -* ]]; then
@@ -99,9 +109,9 @@ ${cases}
     _describe -t commands 'command' commands
   elif (( n == 0 )); then
     case $positional in
-      (destination) __vidpub_destinations ;;
+      (destination) __vidpub_destinations 0 ;;
       (file) _files ;;
-      (choice) compadd -- \${=$(__vidpub_choices $cmd '')} ;;
+      (choice) __vidpub_add 0 \${=$(__vidpub_choices $cmd '')} ;;
       (command) _describe -t commands 'command' commands ;;
     esac
   fi
