@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
+import { completionScript } from '../../src/cli/completion/index.js';
+import { completionModel, type CompletionModel } from '../../src/cli/completion/model.js';
 import { GLOBAL_FLAGS } from '../../src/cli/flags.js';
 import { runCli } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
@@ -201,6 +203,47 @@ t() { words=("$@"); CURRENT=\${#words}; _vidpub }
     ]);
     // Not a list: a positional destination is completed whole.
     expect(await complete('vidpub options dst_demo_y')).toEqual(['dst_demo_youtube']);
+  });
+});
+
+/** The registry plus a command with a comma-separated `choice` flag, as a future command may have. */
+function modelWithChoiceList(): CompletionModel {
+  const m = completionModel();
+  m.commands.push({
+    name: 'history',
+    summary: 'List past runs',
+    flags: [{ name: 'status', value: 'status', kind: 'choice', choices: ['published', 'failed', 'scheduled'], commaList: true, description: 'only runs with these statuses' }],
+  });
+  return m;
+}
+
+describe('completion follows the kind of a flag, not its name', () => {
+  it('bash: a comma-separated choice completes its values, after a comma too', async () => {
+    const code = completionScript('bash', '0.0.0-test', modelWithChoiceList());
+    expect(await bashComplete(code, 'vidpub history --status ')).toEqual(['published', 'failed', 'scheduled']);
+    expect(await bashComplete(code, 'vidpub history --status published,f')).toEqual(['published,failed']);
+    expect(await bashComplete(code, 'vidpub history --st')).toEqual(['--status']);
+  });
+
+  it.skipIf(!has('zsh'))('zsh: a choice flag offers its values', async () => {
+    const code = completionScript('zsh', '0.0.0-test', modelWithChoiceList());
+    const stubs = `
+compdef() { :; }
+${code}
+compadd() { while [[ $1 == -* && $1 != -- ]]; do [[ $1 == -S ]] && shift; shift; done; [[ $1 == -- ]] && shift; print -r -- "compadd: $*" }
+t() { words=("$@"); CURRENT=\${#words}; _vidpub }
+`;
+    const r = await runAsync('zsh', ['-f', '-c', `${stubs}\nt vidpub history --status ''`], { env: shellEnv() });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('compadd: published failed scheduled');
+  });
+
+  it.skipIf(!has('fish'))('fish: a comma-separated choice completes after a comma', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vidpub-fish-'));
+    writeFileSync(join(dir, 'vidpub.fish'), completionScript('fish', '0.0.0-test', modelWithChoiceList()));
+    const r = await runAsync('fish', ['--no-config', '-c', `source ${join(dir, 'vidpub.fish')}; complete -C 'vidpub history --status published,'`], { env: shellEnv() });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['published,failed', 'published,published', 'published,scheduled']);
   });
 });
 
