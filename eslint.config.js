@@ -32,4 +32,38 @@ export default tseslint.config(
     files: ['bin/**/*.js'],
     rules: { 'no-restricted-properties': 'off' },
   },
+  // Dependencies point down: cli/ on top; then the flows (posts/, mcp/, then
+  // media/, then flows/ which they share); then api/, ui/, config/; and at the
+  // bottom core/, util/ and errors.ts. The emulator stands beside them and
+  // shares only api/'s wire types. An import that runs back up fails lint.
+  ...layers({
+    'src/posts/**': ['cli', 'mcp', 'emulator'],
+    'src/mcp/**': ['cli', 'posts', 'emulator'],
+    'src/media/**': ['cli', 'posts', 'mcp', 'emulator'],
+    'src/flows/**': ['cli', 'posts', 'mcp', 'media', 'emulator'],
+    'src/api/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'ui', 'emulator'],
+    'src/ui/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'config', 'emulator'],
+    'src/config/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'emulator'],
+    'src/emulator/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'ui', 'config'],
+    'src/{core,util}/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'config', 'emulator'],
+    'src/errors.ts': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'config', 'emulator', 'core'],
+  }),
 );
+
+/**
+ * Per folder, the folders above it that it must not import: static imports
+ * (no-restricted-imports) and lazy ones (an import() expression).
+ */
+function layers(table) {
+  return Object.entries(table).map(([files, above]) => {
+    const message = `${files} sits below ${above.join(', ')}: dependencies point down (see "Project layout and development" in the README).`;
+    const regex = `(^|/)(${above.join('|')})/`;
+    return {
+      files: [files.endsWith('.ts') ? files : `${files}/*.ts`],
+      rules: {
+        'no-restricted-imports': ['error', { patterns: [{ regex, message }] }],
+        'no-restricted-syntax': ['error', { selector: `ImportExpression[source.value=/${regex.replace(/\//g, '\\/')}/]`, message }],
+      },
+    };
+  });
+}

@@ -94,6 +94,14 @@ export class InterruptedError extends VidpubError {
   override readonly exitCode = ExitCode.INTERRUPTED;
 }
 
+/**
+ * The work stopped because of Ctrl-C: an InterruptedError, or anything but
+ * our own errors once the signal has aborted (a library's abort error).
+ */
+export function isInterruption(err: unknown, signal: AbortSignal): boolean {
+  return err instanceof InterruptedError || (signal.aborted && !(err instanceof VidpubError));
+}
+
 /** A service error (5xx after retries, unexpected response) or a network failure. */
 export class ServiceError extends VidpubError {
   override readonly exitCode = ExitCode.ERROR;

@@ -39,7 +39,7 @@ export interface ClientSettings {
 }
 
 export interface CallOptions {
-  /** Idempotency-Key for a POST; generated once per call when absent, reused on retries. */
+  /** Idempotency-Key for a write; generated once per call when absent, reused on retries. */
   idempotencyKey?: string;
   signal?: AbortSignal;
 }
@@ -51,7 +51,26 @@ export interface ResponseMeta {
   rateLimit?: { limit: number; remaining: number; resetSec: number };
 }
 
-export interface ApiClient extends ApiClientExtras {
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+const META = new WeakMap<object, ResponseMeta>();
+
+/** Attaches the response's metadata to a parsed result (objects and arrays only). */
+export function attachMeta<T>(result: T, meta: ResponseMeta | undefined): T {
+  if (meta && typeof result === 'object' && result !== null) META.set(result, meta);
+  return result;
+}
+
+/**
+ * The metadata of the response a result came from (replay flag, rate-limit
+ * headers): each result carries its own, so two calls in flight never read
+ * each other's (stripe-node's lastResponse, without a shared mutable field).
+ */
+export function responseMeta(result: unknown): ResponseMeta | undefined {
+  return typeof result === 'object' && result !== null ? META.get(result) : undefined;
+}
+
+export interface ApiClient {
   readonly baseUrl: string;
   getMe(o?: CallOptions): Promise<Me>;
   listDestinations(o?: CallOptions): Promise<Destination[]>;
@@ -63,13 +82,11 @@ export interface ApiClient extends ApiClientExtras {
   createPost(body: CreatePostRequest, o?: CallOptions): Promise<Post>;
   publishPost(postId: string, body: PublishPostRequest, o?: CallOptions): Promise<Post>;
   getPost(postId: string, o?: CallOptions): Promise<Post>;
-  /** Metadata of the last response (rate-limit headers, replay flag). */
-  readonly lastResponse?: ResponseMeta;
   /** Releases sockets. */
   close(): Promise<void>;
 }
 
-/** Options of the generic `ApiClient.request()` escape hatch. */
+/** Options of one request of the implementation. */
 export interface RequestOptions extends CallOptions {
   /** JSON body (POST). */
   body?: unknown;
@@ -79,14 +96,3 @@ export interface RequestOptions extends CallOptions {
 
 /** Where the client's key came from (never the key itself). */
 export type KeySource = 'settings' | '--api-key-file' | 'VIDPUB_API_KEY' | 'profile';
-
-/**
- * Additions of the implementation (src/api/http-client.ts) that other
- * code may use: a generic request with the same retries, pacing and errors.
- */
-export interface ApiClientExtras {
-  /** Any endpoint of the contract: `path` is relative to baseUrl (e.g. "/me"). */
-  request<T = unknown>(method: 'GET' | 'POST', path: string, opts?: RequestOptions): Promise<T>;
-  /** Where the key came from, for messages. */
-  readonly keySource: KeySource;
-}

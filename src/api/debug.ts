@@ -4,7 +4,6 @@
  * replaced, and a URL's query string (where a signed upload URL keeps its
  * signature) is dropped. The upload code reuses this for the signed PUT.
  */
-import type { Writable } from 'node:stream';
 
 /** `https://h/p?sig=...` -> `https://h/p?[redacted]`: the signature of a signed URL stays secret. */
 export function redactUrl(url: string): string {
@@ -41,18 +40,23 @@ export interface DebugLogger {
   request(method: string, url: string, detail?: string): (status: number | string, detail?: string) => void;
 }
 
+/** Where debug lines go: stderr in the CLI. */
+export interface DebugOut {
+  write(text: string): unknown;
+}
+
 /**
- * A debug logger writing to `stderr` when `enabled`. `now` is a monotonic-ish
- * clock in ms (the Context clock is fine; tests pass a scaled one).
+ * A debug logger writing to `out` (none: disabled). `now` is a monotonic-ish
+ * clock in ms (the session's clock is fine; tests pass a scaled one).
  */
 export function createDebugLogger(opts: {
-  enabled: boolean;
-  stderr: Writable;
+  out: DebugOut | undefined;
   now: () => number;
   /** Extra secrets to scrub from every line, whatever the caller passed (e.g. the API key). */
   secrets?: () => (string | undefined)[];
 }): DebugLogger {
-  const { enabled, stderr, now } = opts;
+  const { out, now } = opts;
+  const enabled = out !== undefined;
   const scrub = (text: string) => {
     let out = text;
     for (const s of opts.secrets?.() ?? []) {
@@ -61,8 +65,7 @@ export function createDebugLogger(opts: {
     return out;
   };
   const line = (text: string) => {
-    if (!enabled) return;
-    stderr.write(`[debug] ${scrub(text)}\n`);
+    out?.write(`[debug] ${scrub(text)}\n`);
   };
   return {
     enabled,

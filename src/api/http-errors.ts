@@ -16,6 +16,7 @@ import {
   type HttpErrorDetails,
 } from '../errors.js';
 import { redactUrl } from './debug.js';
+import { KEY_PREFIX_MARKER } from './types.js';
 
 const MAX_MESSAGE = 300;
 
@@ -139,6 +140,57 @@ export interface ResponseInfo {
   headers: Record<string, string | string[] | undefined>;
   bodyText: string;
   retryAfterSec?: number;
+  /** Secrets sent with the request (the API key): never shown, even when the service echoes them. */
+  secrets?: readonly string[];
+}
+
+/** Anything shaped like a live key: `<prefix>_live_<secret>`. */
+const KEY_LIKE = new RegExp(`\\b([A-Za-z0-9]+(?:_[A-Za-z0-9]+)*${KEY_PREFIX_MARKER})([A-Za-z0-9_\\-]{4,})`, 'g');
+
+/**
+ * Service text with keys taken out: the given secrets wherever they appear,
+ * anything shaped like a live key (kept as its prefix and last 4 characters,
+ * `vp_live_…s3Td`, the way `vidpub me` shows a key), and a Bearer token.
+ */
+export function redactSecrets(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length >= 8) out = out.split(secret).join('[redacted key]');
+  }
+  return out
+    .replace(KEY_LIKE, (_m, prefix: string, rest: string) => `${prefix}…${rest.slice(-4)}`)
+    .replace(/\b(Bearer\s+)[^\s"',;]{8,}/gi, '$1[redacted]');
+}
+
+/**
+ * Why a key cannot be one, in its own sentence (the key itself is never
+ * quoted): a space or line break inside it, a character that is not plain
+ * ASCII (a curly quote or a non-breaking space pasted from a document), or a
+ * control character. `source` says where it came from ("the key on stdin").
+ * Undefined when the characters are fine.
+ */
+export function keyCharacterError(key: string, source: string): AuthError | undefined {
+  const chars = [...key];
+  const at = (i: number) => `character ${i + 1} of ${chars.length}`;
+  for (const [pos, ch] of chars.entries()) {
+    const cp = ch.codePointAt(0)!;
+    if (/\s/u.test(ch)) {
+      return new AuthError(`${source} has a space or line break inside it (${at(pos)}): a key is one unbroken word, so part of it is missing or something else was pasted with it.`, {
+        hint: 'Copy the key again, whole, on one line (the web app shows it once, when it is created).',
+      });
+    }
+    if (cp > 0x7e) {
+      return new AuthError(`${source} has a character that is not plain ASCII (${at(pos)}), often a curly quote, a dash or a non-breaking space from a document or a chat: keys are ASCII letters, digits and "_".`, {
+        hint: 'Copy the key again from the web app (or from a plain-text file), not from a formatted document.',
+      });
+    }
+    if (cp < 0x21) {
+      return new AuthError(`${source} has a control character (${at(pos)}): keys are ASCII letters, digits and "_".`, {
+        hint: 'Copy the key again, whole, on one line.',
+      });
+    }
+  }
+  return undefined;
 }
 
 function header(h: ResponseInfo['headers'], name: string): string | undefined {
@@ -183,7 +235,8 @@ function formatIn(ms: number): string {
  * being done ("create a post") for permission messages.
  */
 export function errorFromResponse(res: ResponseInfo, opts: { action?: string } = {}): VidpubError {
-  const parsed = parseErrorBody(res.bodyText, header(res.headers, 'content-type'));
+  // A service that echoes the key (in a message or anywhere in the body) never gets it shown.
+  const parsed = parseErrorBody(redactSecrets(res.bodyText, res.secrets), header(res.headers, 'content-type'));
   const { status } = res;
   const http: HttpErrorDetails = {
     status,

@@ -5,7 +5,7 @@
  * (exit 7). The client's pacing keeps each fetch within X-RateLimit-Remaining,
  * so polling never causes a 429 by itself.
  */
-import type { Clock } from '../cli/context.js';
+import type { Clock } from '../core/clock.js';
 import { TimeoutError, type VidpubError } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
 import { interruptibleSleep } from './retry.js';

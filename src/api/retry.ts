@@ -3,8 +3,7 @@
  * Retry-After header, and the interruptible wait (with a countdown on a TTY)
  * used for rate limits.
  */
-import type { Writable } from 'node:stream';
-import type { Clock } from '../cli/context.js';
+import type { Clock } from '../core/clock.js';
 import { InterruptedError } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
 
@@ -56,13 +55,20 @@ export async function interruptibleSleep(clock: Clock, ms: number, signal?: Abor
   }
 }
 
+/**
+ * Where the client's notices (retries, rate-limit waits) go: a callback, so
+ * the client never writes to a stream itself. The CLI hands one bound to
+ * stderr (src/ui/notices.ts); a server or a test hands its own.
+ */
 export interface NoticeSink {
-  /** Whether notices are shown at all (false with --quiet). */
-  enabled: boolean;
-  /** stderr is a terminal: a countdown may rewrite its line. */
-  tty: boolean;
-  stream: Writable;
+  /** A notice on a line of its own. */
+  line(text: string): void;
+  /** Rewrites one status line in place (a countdown; '' clears it). Absent where output is not a terminal. */
+  status?(text: string): void;
 }
+
+/** Drops every notice (--quiet). */
+export const silentNotices: NoticeSink = { line() {} };
 
 /**
  * Waits `ms`, telling the user why: `message(remainingText)` is printed once
@@ -78,13 +84,13 @@ export async function waitWithNotice(opts: {
 }): Promise<void> {
   const { clock, sink, signal } = opts;
   const ms = Math.max(0, opts.ms);
-  if (!sink.enabled) return interruptibleSleep(clock, ms, signal);
-  if (!sink.tty) {
-    sink.stream.write(opts.message(formatDuration(ms)) + '\n');
+  const status = sink.status?.bind(sink);
+  if (!status) {
+    sink.line(opts.message(formatDuration(ms)));
     return interruptibleSleep(clock, ms, signal);
   }
   const end = clock.now() + ms;
-  const write = (text: string) => sink.stream.write(`\r\u001b[2K${text}`);
+  const write = status;
   try {
     for (;;) {
       const left = end - clock.now();

@@ -13,7 +13,7 @@ import { readSync } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { Clock } from '../cli/context.js';
+import type { Clock } from '../core/clock.js';
 import { InterruptedError, ServiceError, UsageError, VidpubError } from '../errors.js';
 import type { DebugLogger } from './debug.js';
 import { isRetryableNetworkError, networkCode, parseErrorBody } from './http-errors.js';

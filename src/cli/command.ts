@@ -1,6 +1,9 @@
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import type { Context } from './context.js';
+import type { Logger } from '../core/log.js';
+import type { Session } from '../flows/session.js';
 import type { Colors } from '../ui/color.js';
+import type { DataOut } from '../ui/output.js';
 
 /** Flags every command accepts (see main.ts for their definitions). */
 export interface GlobalOptions {
@@ -21,15 +24,7 @@ export interface GlobalOptions {
   waitForQuota: boolean;
 }
 
-/** A line-oriented writer to stderr for everything that is not data. */
-export interface Logger {
-  /** A notice (progress, hints): hidden by --quiet. */
-  info(line: string): void;
-  /** A warning: shown even with --quiet. */
-  warn(line: string): void;
-  /** A --debug line. */
-  debug(line: string): void;
-}
+export type { Logger } from '../core/log.js';
 
 /** One run of one command: the injected Context plus what the global flags decided. */
 export interface Invocation {
@@ -42,6 +37,10 @@ export interface Invocation {
   log: Logger;
   /** Writes one line of data to stdout. */
   print(line?: string): void;
+  /** stdout for printers: print, whether it is a terminal, its colours. */
+  out: DataOut;
+  /** What the flows run with (client, clock, signal, log, prompts, progress, stderr). */
+  session: Session;
   /** Settings handed to the client factory. */
   clientSettings: ClientSettings;
   /** The API client, built once per invocation. */

@@ -1,59 +1,17 @@
-import type { Readable, Writable } from 'node:stream';
 import type { ApiClient, ClientSettings } from '../api/client.js';
+import type { ConfigStore } from '../config/types.js';
+import type { Clock } from '../core/clock.js';
+import type { IO } from '../core/io.js';
+import type { Prompter } from '../ui/prompter.js';
 
-/** The streams a command talks through, with what they are connected to. */
-export interface IO {
-  stdin: Readable;
-  stdout: Writable;
-  stderr: Writable;
-  stdinIsTTY: boolean;
-  stdoutIsTTY: boolean;
-  stderrIsTTY: boolean;
-  /** Terminal width when stderr or stdout is a TTY. */
-  columns?: number;
-}
-
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /** Resolves after `ms`, or rejects with an AbortError-like error when `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export interface Choice<T> {
-  name: string;
-  value: T;
-  description?: string;
-}
-
-/**
- * Everything that asks a person something. The real one is @inquirer/prompts,
- * loaded lazily; tests inject a scripted one.
- */
-export interface Prompter {
-  password(opts: { message: string; mask?: string }): Promise<string>;
-  select<T>(opts: { message: string; choices: Choice<T>[]; default?: T }): Promise<T>;
-  confirm(opts: { message: string; default?: boolean }): Promise<boolean>;
-  input(opts: { message: string; default?: string }): Promise<string>;
-}
-
-/** One stored profile: what `vidpub login` keeps. */
-export interface Profile {
-  api_key?: string;
-  base_url?: string;
-  workspace?: string;
-  logged_in_at?: string;
-}
-
-/** The config store (conf underneath, file 0600 in a 0700 directory). */
-export interface ConfigStore {
-  /** Absolute path of the config file. */
-  readonly path: string;
-  getProfile(name: string): Profile | undefined;
-  setProfile(name: string, profile: Profile): void;
-  deleteProfile(name: string): boolean;
-  listProfiles(): string[];
-}
+// The CLI's injected Context gathers interfaces that their own layers own
+// (as gh's cmdutil.Factory gathers iostreams and prompter); re-exported here
+// for the CLI and its tests.
+export type { Clock } from '../core/clock.js';
+export { realClock, realSleep } from '../core/clock.js';
+export type { IO } from '../core/io.js';
+export type { Choice, Prompter } from '../ui/prompter.js';
+export type { ConfigStore, Profile } from '../config/types.js';
 
 export interface Context {
   io: IO;
@@ -70,26 +28,3 @@ export interface Context {
   version: string;
 }
 
-/** Sleep that honours an AbortSignal, on real timers. */
-export function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason ?? new Error('aborted'));
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason ?? new Error('aborted'));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-export const realClock: Clock = {
-  now: () => Date.now(),
-  sleep: realSleep,
-};

@@ -86,17 +86,40 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
     quiet: globals.quiet,
   };
   let client: Promise<ApiClient> | undefined;
+  const print = (line = '') => {
+    io.stdout.write(line + '\n');
+  };
+  const interactive = globals.input && io.stdinIsTTY && io.stderrIsTTY;
+  const getClient = () => (client ??= ctx.createClient(clientSettings));
   const inv: Invocation = {
     ctx,
     globals,
-    interactive: globals.input && io.stdinIsTTY && io.stderrIsTTY,
+    interactive,
     colors,
     log,
-    print: (line = '') => {
-      io.stdout.write(line + '\n');
+    print,
+    out: { print, tty: io.stdoutIsTTY, colors: colors.stdout },
+    session: {
+      client: getClient,
+      clock: ctx.clock,
+      signal: ctx.signal,
+      log,
+      quiet: globals.quiet,
+      interactive,
+      prompter: () => ctx.prompter(),
+      progress: async () => (await import('../ui/progress.js')).createProgress({ io, quiet: globals.quiet, clock: ctx.clock }),
+      screen: {
+        write: (text) => {
+          io.stderr.write(text);
+        },
+        tty: io.stderrIsTTY,
+        columns: io.columns,
+        colors: colors.stderr,
+      },
+      debugOut: globals.debug ? io.stderr : undefined,
     },
     clientSettings,
-    client: () => (client ??= ctx.createClient(clientSettings)),
+    client: getClient,
   };
   disposers.set(inv, async () => {
     if (client) await (await client.catch(() => undefined))?.close();

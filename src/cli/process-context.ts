@@ -3,7 +3,7 @@
  * only places that read process state; commands see it through Context.
  */
 import type { Context } from './context.js';
-import { realClock } from './context.js';
+import { realClock } from '../core/clock.js';
 
 declare const __VIDPUB_VERSION__: string | undefined;
 export const VERSION: string = typeof __VIDPUB_VERSION__ === 'string' ? __VIDPUB_VERSION__ : '0.0.0-dev';
@@ -23,7 +23,7 @@ export function createProcessContext(opts: { signal: AbortSignal }): Context {
     clock: realClock,
     config: async () => (await import('../config/store.js')).openConfigStore(ctx.env),
     prompter: async () => (await import('../ui/prompter.js')).createInquirerPrompter(ctx),
-    createClient: async (settings) => (await import('../api/http-client.js')).createApiClient(ctx, settings),
+    createClient: async (settings) => (await import('./client-factory.js')).createClientFor(ctx, settings),
     signal: opts.signal,
     cwd: process.cwd(),
     version: VERSION,

@@ -5,22 +5,29 @@
  *   VIDPUB_CONFIG_DIR, else $XDG_CONFIG_HOME/vidpub, else ~/.config/vidpub
  *   (%APPDATA%\vidpub on Windows)
  *
- * The file is written by conf (atomic write, mode 0600) in a directory created
- * 0700: it holds API keys. Reads do not load conf: conf and its ajv take
- * ~90 ms to import, and every command that talks to the service reads the
- * profile, while only login and logout write it. Reads parse the same file
- * with node:fs and apply the same checks.
+ * The directory is created 0700 and the file written 0600: it holds API keys.
+ *
+ * Writes (login, logout) are read-modify-write under a lock, so two logins at
+ * the same instant keep both profiles (see ./lock.ts): take the lock, read the
+ * file as it is now, change one profile, write a temporary file (0600, flushed)
+ * and rename it over config.json, release the lock. A reader therefore sees the
+ * old file or the new one, never half of one. Reads take no lock.
  *
  * A corrupt file (truncated JSON, empty, a bare key, the wrong shape) is an
  * error naming the file — never quoting it (it may hold a key) — and is never
- * overwritten or cleared.
+ * overwritten or cleared. A file without write permission (chmod 444) is not
+ * replaced either: the mode is checked explicitly, because root could
+ * otherwise write it anyway. A UTF-8 byte order mark (as some Windows editors
+ * save) is accepted.
  */
-import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { homedir, platform } from 'node:os';
-import { basename, join } from 'node:path';
-import type { ConfigStore, Profile } from '../cli/context.js';
+import { pid } from 'node:process';
+import { basename, dirname, join } from 'node:path';
+import type { ConfigStore, Profile } from './types.js';
 import { VidpubError, sanitize } from '../errors.js';
-
+import { withFileLock } from './lock.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 export const CONFIG_FILE_NAME = 'config.json';
@@ -59,6 +66,7 @@ export function readConfigFile(path: string): ConfigFile {
       hint: code === 'EACCES' ? 'Check the permissions of the file and its directory.' : undefined,
     });
   }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 byte order mark
   if (text.trim() === '') throw corrupt(path, 'is empty');
   let data: unknown;
   try {
@@ -107,62 +115,106 @@ function ensureDirectory(dir: string, custom: boolean): void {
   }
 }
 
-export interface OpenOptions {
-  /**
-   * Load conf so setProfile/deleteProfile work. Without it the store is
-   * read-only (cheap: no conf import) and writing throws.
-   */
-  writable?: boolean;
+/**
+ * Refuses a config file whose mode has no write bit for its owner (chmod 444):
+ * someone made it read-only on purpose, and a rename would replace it anyway.
+ */
+function checkWritable(path: string): void {
+  let mode: number;
+  try {
+    mode = statSync(path).mode;
+  } catch {
+    return; // missing: it will be created
+  }
+  if (platform() !== 'win32' && (mode & 0o200) === 0) {
+    const octal = (mode & 0o777).toString(8).padStart(3, '0');
+    throw new VidpubError(`The config file ${sanitize(path)} is read-only (mode ${octal}); vidpub does not replace it, so nothing was stored.`, {
+      hint: `Make it writable (chmod 600 ${sanitize(path)}) and run the command again, or pass the key with VIDPUB_API_KEY or --api-key-file instead of a stored profile.`,
+    });
+  }
 }
 
-/** The conf instance's surface we use (so the type does not import conf eagerly). */
-interface ConfLike {
-  set(key: 'profiles', value: Record<string, Profile>): void;
+/** The file a write replaces: config.json itself, or the file it links to. */
+function writeTarget(path: string): string {
+  try {
+    return lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
+  } catch {
+    return path;
+  }
+}
+
+/** Writes text to `path` atomically: a temporary file (0600) in the same directory, flushed, then renamed over it. */
+export function writeFileAtomic(path: string, text: string): void {
+  const target = writeTarget(path);
+  const tmp = join(dirname(target), `.${basename(target)}.${pid}.${randomBytes(4).toString('hex')}.tmp`);
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, 'wx', 0o600);
+    writeSync(fd, text);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    chmodSync(tmp, 0o600); // whatever the umask
+    renameSync(tmp, target);
+  } catch (err) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // not created, or already renamed
+    }
+    throw err;
+  }
+}
+
+export interface OpenOptions {
+  /** Create the directory and allow setProfile/deleteProfile. Without it the store is read-only and writing throws. */
+  writable?: boolean;
+  /** Longest wait for another vidpub's lock on the file, ms (default 10 s). */
+  lockWaitMs?: number;
 }
 
 /**
  * Opens the store: reads and checks config.json now (a corrupt file throws
- * here). `writable` loads conf for setProfile/deleteProfile (login, logout).
+ * here). `writable` (login, logout) also checks that the file may be replaced.
  */
 export async function openConfigStore(env: Env, opts: OpenOptions = {}): Promise<ConfigStore> {
   const dir = configDir(env);
   const path = join(dir, CONFIG_FILE_NAME);
   let data = readConfigFile(path);
-  let conf: ConfLike | undefined;
   if (opts.writable) {
     ensureDirectory(dir, Boolean(env.VIDPUB_CONFIG_DIR?.trim()));
-    const { default: Conf } = await import('conf');
-    try {
-      conf = new Conf<{ profiles: Record<string, Profile> }>({
-        cwd: dir,
-        configName: 'config',
-        fileExtension: 'json',
-        projectSuffix: '',
-        projectName: 'vidpub',
-        configFileMode: 0o600,
-        clearInvalidConfig: false,
-        accessPropertiesByDotNotation: false,
-      }) as unknown as ConfLike;
-    } catch {
-      // conf's own message quotes the file: re-check with ours (names the file only).
-      readConfigFile(path);
-      throw new VidpubError(`Cannot open the config file ${sanitize(path)}.`);
-    }
+    checkWritable(path);
   }
 
-  const profiles = () => ({ ...(data.profiles ?? {}) });
-  const write = (next: Record<string, Profile>) => {
-    if (!conf) throw new Error('internal: the config store was opened read-only (openConfigStore(env, { writable: true }) to write)');
-    // Re-read right before writing: never overwrite a file that became corrupt meanwhile.
-    data = readConfigFile(path);
-    try {
-      conf.set('profiles', next);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      throw new VidpubError(`Cannot write the config file ${sanitize(path)} (${code ?? 'error'}).`);
-    }
-    data = { ...data, profiles: next };
+  /** Read-modify-write under the lock; `change` returns the new profiles, or undefined to write nothing. */
+  const update = <T>(change: (current: Record<string, Profile>) => { next?: Record<string, Profile>; result: T }): T => {
+    if (!opts.writable) throw new Error('internal: the config store was opened read-only (openConfigStore(env, { writable: true }) to write)');
+    return withFileLock(path, { waitMs: opts.lockWaitMs }, () => {
+      // Read right before writing: keep what other processes stored meanwhile,
+      // and never overwrite a file that became corrupt or read-only.
+      const fresh = readConfigFile(path);
+      checkWritable(path);
+      const { next, result } = change({ ...(fresh.profiles ?? {}) });
+      if (next) {
+        const updated: ConfigFile = { ...fresh, profiles: next };
+        try {
+          writeFileAtomic(path, `${JSON.stringify(updated, null, '\t')}\n`);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          throw new VidpubError(`Cannot write the config file ${sanitize(path)} (${code ?? 'error'}); it was left as it was.`, {
+            hint: code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'Check the permissions of the file and its directory.' : undefined,
+          });
+        }
+        data = updated;
+      } else {
+        data = fresh;
+      }
+      return result;
+    });
   };
+
+  const profiles = () => ({ ...(data.profiles ?? {}) });
 
   return {
     path,
@@ -171,15 +223,14 @@ export async function openConfigStore(env: Env, opts: OpenOptions = {}): Promise
       return p ? { ...p } : undefined;
     },
     setProfile(name, profile) {
-      const current = readConfigFile(path).profiles ?? {};
-      write({ ...current, [name]: cleanProfile(profile) });
+      update((current) => ({ next: { ...current, [name]: cleanProfile(profile) }, result: undefined }));
     },
     deleteProfile(name) {
-      const current = { ...(readConfigFile(path).profiles ?? {}) };
-      if (!(name in current)) return false;
-      delete current[name];
-      write(current);
-      return true;
+      return update((current) => {
+        if (!(name in current)) return { result: false };
+        delete current[name];
+        return { next: current, result: true };
+      });
     },
     listProfiles() {
       return Object.keys(profiles()).sort();

@@ -90,6 +90,7 @@ export function registerAdmin(app: FastifyInstance, core: Core, info: () => Emul
       const body = readJson(req.body, req.headers['content-type']);
       const specs = Array.isArray(body) ? body : [body];
       if (specs.length === 0) throw invalid('Send one fault object or an array of them.');
+      core.faults.checkRoom(specs.length); // all or nothing when the list would overflow
       const added = specs.map((s) => core.faults.add(s));
       return reply.code(201).send({ added, faults: core.faults.list() });
     } catch (err) {

@@ -32,6 +32,20 @@ export interface FaultList {
 const invalid = (message: string, param?: string): ServiceError =>
   new ServiceError(400, 'invalid_field', message, param === undefined ? {} : { param });
 
+/**
+ * At most this many faults (request faults, media_fail and destination_fail
+ * together): every request is matched against the request faults, so an
+ * unbounded list slows the whole emulator down (375 000 faults took GET /v1/me
+ * from ~10 000 to ~180 requests a second). Beyond it, POST /_emulator/faults
+ * is refused with 409 too_many_faults and adds nothing.
+ */
+export const MAX_FAULTS = 1000;
+/** Longest path, media_fail or destination_fail text, and longest canned body, in characters. */
+export const MAX_FAULT_TEXT = 2048;
+export const MAX_FAULT_BODY = 65_536;
+
+const tooLong = (name: string, max: number): ServiceError => invalid(`${name} must be at most ${max} characters.`, name);
+
 const ACTIONS: readonly RequestFaultAction[] = ['reset_after_handling', 'reset_before_handling', 'status', 'delay'];
 
 export class Faults {
@@ -44,6 +58,18 @@ export class Faults {
     this.requestFaults = [];
     this.mediaFail = [];
     this.destinationFail.clear();
+  }
+
+  /** How many faults are held. */
+  get size(): number {
+    return this.requestFaults.length + this.mediaFail.length + this.destinationFail.size;
+  }
+
+  /** Refuses adding `count` more faults beyond MAX_FAULTS (before any is added). */
+  checkRoom(count: number): void {
+    if (this.size + count > MAX_FAULTS) {
+      throw new ServiceError(409, 'too_many_faults', `The emulator holds at most ${MAX_FAULTS} faults; it has ${this.size} and this request adds ${count}. Nothing was added: clear them with DELETE /_emulator/faults (or POST /_emulator/reset), or use "times" to repeat one fault.`, { extra: { limit: MAX_FAULTS, held: this.size } });
+    }
   }
 
   list(): FaultList {
@@ -60,17 +86,22 @@ export class Faults {
     const s = spec as Record<string, unknown>;
     if ('media_fail' in s) {
       if (typeof s.media_fail !== 'string' || s.media_fail === '') throw invalid('media_fail must be a non-empty string (part of a filename or link).', 'media_fail');
+      if (s.media_fail.length > MAX_FAULT_TEXT) throw tooLong('media_fail', MAX_FAULT_TEXT);
+      this.checkRoom(1);
       this.mediaFail.push(s.media_fail);
       return { media_fail: s.media_fail };
     }
     if ('destination_fail' in s) {
       if (typeof s.destination_fail !== 'string' || s.destination_fail === '') throw invalid('destination_fail must be a destination id.', 'destination_fail');
+      if (s.destination_fail.length > MAX_FAULT_TEXT) throw tooLong('destination_fail', MAX_FAULT_TEXT);
+      if (!this.destinationFail.has(s.destination_fail)) this.checkRoom(1);
       this.destinationFail.add(s.destination_fail);
       return { destination_fail: s.destination_fail };
     }
     const method = s.method === undefined ? '*' : s.method;
     if (typeof method !== 'string' || !/^([A-Za-z]+|\*)$/.test(method)) throw invalid('method must be an HTTP method such as "POST", or "*".', 'method');
     if (typeof s.path !== 'string' || !s.path.startsWith('/')) throw invalid('path must start with "/" (end it with "*" to match a prefix).', 'path');
+    if (s.path.length > MAX_FAULT_TEXT) throw tooLong('path', MAX_FAULT_TEXT);
     if (typeof s.action !== 'string' || !ACTIONS.includes(s.action as RequestFaultAction)) {
       throw invalid(`action must be one of ${ACTIONS.join(', ')}.`, 'action');
     }
@@ -84,6 +115,7 @@ export class Faults {
       fault.status = s.status;
       if (s.body !== undefined) {
         if (typeof s.body !== 'string') throw invalid('body must be a string (sent as is).', 'body');
+        if (s.body.length > MAX_FAULT_BODY) throw tooLong('body', MAX_FAULT_BODY);
         fault.body = s.body;
       }
       if (s.content_type !== undefined) {
@@ -100,6 +132,7 @@ export class Faults {
       if (typeof s.ms !== 'number' || !Number.isFinite(s.ms) || s.ms < 0 || s.ms > 600_000) throw invalid('ms must be a number of milliseconds from 0 to 600000.', 'ms');
       fault.ms = s.ms;
     }
+    this.checkRoom(1);
     this.requestFaults.push(fault);
     return { ...fault };
   }

@@ -8,7 +8,7 @@
  * request, so starting the emulator does not pay for it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type * as ServiceServer from '../mcp/service-server.js';
+import type * as ServiceServer from './mcp-server.js';
 import type { EmulatorPlugin } from './server.js';
 import type { EmulatorService } from './service.js';
 
@@ -16,7 +16,7 @@ export const MCP_PATH = '/mcp';
 
 type ServiceServerModule = typeof ServiceServer;
 let loaded: Promise<ServiceServerModule> | undefined;
-const load = (): Promise<ServiceServerModule> => (loaded ??= import('../mcp/service-server.js'));
+const load = (): Promise<ServiceServerModule> => (loaded ??= import('./mcp-server.js'));
 
 function header(req: FastifyRequest, name: string): string | undefined {
   const v = req.headers[name];

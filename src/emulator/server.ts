@@ -4,6 +4,8 @@
  * /_emulator test controls, the request log, request faults, and one error
  * shape for everything that goes wrong.
  */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { EmulatorStartInfo } from '../api/types.js';
@@ -25,8 +27,20 @@ declare module 'fastify' {
   }
 }
 
-/** The request log keeps the latest entries only. */
+/**
+ * The request log keeps the latest entries only, each bounded: a path or an
+ * Idempotency-Key longer than its limit is cut and marked "…(+N chars)". The
+ * log therefore stays under ~15 MB whatever the traffic (it runs in other
+ * people's CI).
+ */
 export const MAX_LOG_ENTRIES = 10_000;
+export const MAX_LOGGED_PATH = 1024;
+export const MAX_LOGGED_KEY = 256;
+
+/** `text` cut to `max` characters, with how much was left out. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…(+${text.length - max} chars)`;
+}
 
 /** Extra routes on the same server (e.g. an MCP endpoint at /mcp calling the service). */
 export type EmulatorPlugin = (ctx: { app: FastifyInstance; service: EmulatorService }) => void | Promise<void>;
@@ -42,6 +56,34 @@ function header(req: FastifyRequest, name: string): string | undefined {
 }
 
 const pathOf = (req: FastifyRequest): string => (req.raw.url ?? '/').split('?')[0]!;
+
+/** A path as quoted in an error message: cut, so a 15 KB path is not sent back whole. */
+const quotePath = (path: string): string => clip(path, 200);
+
+/** Body of an error written straight to the socket (before Fastify has a request). */
+function rawErrorResponse(status: number, code: string, message: string): string {
+  const body = JSON.stringify(errorBody('invalid_request', code, message));
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/**
+ * Requests Node's HTTP parser refuses (headers over 16 KB, a malformed request
+ * line...): answered in the service's error shape, then the connection closed.
+ */
+function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let response: string;
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    response = rawErrorResponse(431, 'headers_too_large', 'The request line and headers are larger than 16 KB (the path counts too); nothing was handled.');
+  } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    response = rawErrorResponse(408, 'request_timeout', 'The request was not received in time; nothing was handled.');
+  } else {
+    response = rawErrorResponse(400, 'malformed_request', 'The request is not valid HTTP/1.1; nothing was handled.');
+  }
+  if (socket.writable) socket.write(response);
+  socket.destroy();
+}
 const isAdmin = (path: string): boolean => path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`);
 
 /** Sends a result, or drops the connection if a reset_after_handling fault applies. */
@@ -70,6 +112,14 @@ export async function buildServer(
     bodyLimit: JSON_BODY_LIMIT,
     return503OnClosing: false,
     keepAliveTimeout: 10_000,
+    clientErrorHandler,
+    frameworkErrors: (err, req, reply) => {
+      const path = quotePath(pathOf(req));
+      const e = err.code === 'FST_ERR_BAD_URL'
+        ? new ServiceError(400, 'malformed_url', `The path ${path} is not a valid URL (a "%" not followed by two hex digits, or bytes that are not UTF-8).`)
+        : new ServiceError(400, 'malformed_request', `The request could not be read: ${err.message}`);
+      return (reply as unknown as FastifyReply).code(e.status).send(e.toBody());
+    },
   });
   app.decorateRequest('emu', null);
 
@@ -82,12 +132,13 @@ export async function buildServer(
   app.addHook('onRequest', async (req, reply) => {
     const path = pathOf(req);
     if (isAdmin(path)) return;
+    const key = header(req, 'idempotency-key');
     const entry: LogEntry = {
       method: req.method,
-      path,
+      path: clip(path, MAX_LOGGED_PATH),
       status: 0,
       authorization: req.headers.authorization !== undefined,
-      idempotency_key: header(req, 'idempotency-key') ?? null,
+      idempotency_key: key === undefined ? null : clip(key, MAX_LOGGED_KEY),
       replayed: false,
       fault: null,
     };
@@ -138,7 +189,7 @@ export async function buildServer(
     const hint = path.startsWith('/v1/') || path === '/v1'
       ? ' The API endpoints are listed in the service contract (e.g. GET /v1/me).'
       : ' The API lives under /v1 and the test controls under /_emulator.';
-    return send(req, reply, 404, {}, errorBody('not_found', 'not_found', `No endpoint ${req.method} ${path}.${hint}`));
+    return send(req, reply, 404, {}, errorBody('not_found', 'not_found', `No endpoint ${req.method} ${quotePath(path)}.${hint}`));
   });
 
   // ---------------------------------------------------------------- /v1

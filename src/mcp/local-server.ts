@@ -11,8 +11,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiClient } from '../api/client.js';
 import type { CreatePostRequest } from '../api/types.js';
-import type { Invocation } from '../cli/command.js';
 import { ExitCode, RateLimitError, VidpubError, sanitize } from '../errors.js';
+import type { Session } from '../flows/session.js';
 import type { Progress } from '../ui/progress.js';
 import {
   LOCAL_TOOLS,
@@ -26,7 +26,7 @@ import {
   type ToolCallExtra,
   type ToolErrorInfo,
   type ToolHandlers,
-} from './tools.js';
+} from '../api/mcp-tools.js';
 
 /** The class of an error, by its exit code (the README lists the codes). */
 const ERROR_CLASSES: Record<number, string> = {
@@ -113,13 +113,20 @@ export function mcpProgress(notify: NonNullable<ToolCallExtra['progress']>): Pro
   };
 }
 
+/** Where the server runs: for its name and for local paths (upload_file). */
+export interface LocalServerInfo {
+  version: string;
+  cwd: string;
+  home?: string;
+}
+
 /**
- * The local server. `inv` is the invocation whose client the tools use (the
- * `vidpub mcp` command hands one that never prompts and is quiet unless --debug).
+ * The local server. `session` is what the tools run with (the `vidpub mcp`
+ * command builds one that never prompts and is quiet unless --debug).
  */
-export function createLocalMcpServer(inv: Invocation): McpServer {
+export function createLocalMcpServer(session: Session, info: LocalServerInfo): McpServer {
   const server = new McpServer(
-    { name: MCP_SERVER_NAME, version: inv.ctx.version },
+    { name: MCP_SERVER_NAME, version: info.version },
     {
       instructions:
         'vidpub publishes videos to the social accounts connected to a Video Publishing Service workspace. To publish a ' +
@@ -133,7 +140,7 @@ export function createLocalMcpServer(inv: Invocation): McpServer {
     <A>(body: (client: ApiClient, args: A, extra: ToolCallExtra) => Promise<unknown>) =>
     async (args: A, extra: ToolCallExtra): Promise<CallToolResult> => {
       try {
-        return toolResult(await body(await inv.client(), args, extra));
+        return toolResult(await body(await session.client(), args, extra));
       } catch (err) {
         return localToolError(err);
       }
@@ -157,14 +164,14 @@ export function createLocalMcpServer(inv: Invocation): McpServer {
       const [{ checkVideoFile }, { uploadFile }, { parseWaitFlags }, { silentProgress }] = await Promise.all([
         import('../media/check.js'),
         import('../media/upload.js'),
-        import('../cli/commands/upload.js'),
+        import('../flows/wait-flags.js'),
         import('../ui/progress.js'),
       ]);
-      const file = await checkVideoFile(localPath(a.path, inv.ctx.cwd, inv.ctx.env.HOME || undefined));
+      const file = await checkVideoFile(localPath(a.path, info.cwd, info.home));
       const { wait, timeoutMs } = parseWaitFlags({ wait: a.wait });
-      return uploadFile(inv, file, {
+      return uploadFile(session, file, {
         wait,
-        deadlineMs: inv.ctx.clock.now() + timeoutMs,
+        deadlineMs: session.clock.now() + timeoutMs,
         signal: extra.signal,
         progress: extra.progress ? mcpProgress(extra.progress) : silentProgress,
       });

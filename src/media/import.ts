@@ -5,8 +5,8 @@
  * notice; past it, RateLimitError (exit 4).
  */
 import type { Media } from '../api/types.js';
-import type { Invocation } from '../cli/command.js';
-import { InterruptedError, VidpubError } from '../errors.js';
+import { InterruptedError, isInterruption } from '../errors.js';
+import { stepKey, type Session } from '../flows/session.js';
 import { silentProgress } from '../ui/progress.js';
 import { checkImportUrl } from './import-url.js';
 import { waitForMedia, type MediaFlowOptions } from './wait.js';
@@ -21,20 +21,19 @@ export interface ImportLinkOptions extends MediaFlowOptions {
  * first (UsageError, exit 2, no request); returns the media record
  * (downloading with `wait: false`, ready otherwise).
  */
-export async function importLink(inv: Invocation, url: string, opts: ImportLinkOptions): Promise<Media> {
+export async function importLink(session: Session, url: string, opts: ImportLinkOptions): Promise<Media> {
   const link = checkImportUrl(url);
-  const { ctx } = inv;
-  const client = await inv.client();
-  const signal = opts.signal ? AbortSignal.any([ctx.signal, opts.signal]) : ctx.signal;
+  const client = await session.client();
+  const signal = opts.signal ? AbortSignal.any([session.signal, opts.signal]) : session.signal;
   const progress = opts.progress ?? silentProgress;
   let media: Media;
   try {
     media = await client.createImport(
       { url: link.url, ...(opts.filename ? { filename: opts.filename } : {}) },
-      { idempotencyKey: opts.idempotencyBase ? `${opts.idempotencyBase}:import` : undefined, signal },
+      { idempotencyKey: stepKey(opts.idempotencyBase, 'import'), signal },
     );
   } catch (err) {
-    if (err instanceof InterruptedError || (signal.aborted && !(err instanceof VidpubError))) {
+    if (isInterruption(err, signal)) {
       throw new InterruptedError('Interrupted while starting the import.', { cause: err });
     }
     throw err;
@@ -44,5 +43,5 @@ export async function importLink(inv: Invocation, url: string, opts: ImportLinkO
     progress.stop();
     return media;
   }
-  return waitForMedia(inv, media.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media });
+  return waitForMedia(session, media.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media });
 }

@@ -3,11 +3,12 @@
  * upload.url, POST /media/{id}/complete, then (optionally) wait until ready.
  * `vidpub upload` and `vidpub post FILE` both run it.
  */
+import { responseMeta } from '../api/client.js';
 import { createDebugLogger } from '../api/debug.js';
 import type { CreateUploadResponse, Media } from '../api/types.js';
 import { putFile, UploadLinkRefusedError } from '../api/upload.js';
-import type { Invocation } from '../cli/command.js';
-import { InterruptedError, VidpubError } from '../errors.js';
+import { InterruptedError, VidpubError, isInterruption } from '../errors.js';
+import { stepKey, type Session } from '../flows/session.js';
 import { silentProgress } from '../ui/progress.js';
 import { formatDuration } from '../util/duration.js';
 import type { VideoFile } from './check.js';
@@ -18,29 +19,24 @@ const MAX_LINK_RENEWALS = 2;
 
 export type UploadFileOptions = MediaFlowOptions;
 
-function keyFor(base: string | undefined, step: string): string | undefined {
-  return base ? `${base}:${step}` : undefined;
-}
-
 /**
  * Uploads a checked file (see checkVideoFile) and returns its media record:
  * processing with `wait: false`, ready otherwise. Throws WorkFailedError
  * (exit 6), TimeoutError (exit 7), InterruptedError (exit 130, naming the
  * media id), UsageError (the file changed size, exit 2) or a client error.
  */
-export async function uploadFile(inv: Invocation, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
-  const { ctx } = inv;
-  const client = await inv.client();
-  const signal = opts.signal ? AbortSignal.any([ctx.signal, opts.signal]) : ctx.signal;
+export async function uploadFile(session: Session, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
+  const client = await session.client();
+  const signal = opts.signal ? AbortSignal.any([session.signal, opts.signal]) : session.signal;
   const progress = opts.progress ?? silentProgress;
-  const debug = createDebugLogger({ enabled: inv.globals.debug, stderr: ctx.io.stderr, now: () => ctx.clock.now() });
+  const debug = createDebugLogger({ out: session.debugOut, now: () => session.clock.now() });
   const request = { filename: file.filename, size_bytes: file.size, content_type: file.contentType };
 
   let media: Media | undefined;
   let sent = 0;
   const create = async (step: string): Promise<{ res: CreateUploadResponse; replayed: boolean }> => {
-    const res = await client.createUpload(request, { idempotencyKey: keyFor(opts.idempotencyBase, step), signal });
-    const replayed = client.lastResponse?.replayed === true;
+    const res = await client.createUpload(request, { idempotencyKey: stepKey(opts.idempotencyBase, step), signal });
+    const replayed = responseMeta(res)?.replayed === true;
     media = res.media;
     opts.onMedia?.(res.media);
     return { res, replayed };
@@ -71,7 +67,7 @@ export async function uploadFile(inv: Invocation, file: VideoFile, opts: UploadF
           path: file.path,
           name: file.filename,
           size: file.size,
-          clock: ctx.clock,
+          clock: session.clock,
           signal,
           debug,
           onProgress: (n) => {
@@ -80,7 +76,7 @@ export async function uploadFile(inv: Invocation, file: VideoFile, opts: UploadF
           },
           onRetry: ({ attempt, reason, delayMs }) => progress.note(`Upload interrupted (${reason}); sending it again from the start in ${formatDuration(delayMs)} (attempt ${attempt}).`),
         });
-        media = await client.completeUpload(m.id, { idempotencyKey: keyFor(opts.idempotencyBase, `complete:${m.id}`), signal });
+        media = await client.completeUpload(m.id, { idempotencyKey: stepKey(opts.idempotencyBase, `complete:${m.id}`), signal });
         break;
       } catch (err) {
         if (!(err instanceof UploadLinkRefusedError)) throw err;
@@ -99,7 +95,7 @@ export async function uploadFile(inv: Invocation, file: VideoFile, opts: UploadF
     }
   } catch (err) {
     progress.stop();
-    if (err instanceof InterruptedError || (signal.aborted && !(err instanceof VidpubError))) {
+    if (isInterruption(err, signal)) {
       const where = media
         ? `during the upload of ${file.filename} (video ${media.id}, ${file.size ? Math.floor((sent / file.size) * 100) : 0}% sent); it was not completed`
         : `before the upload of ${file.filename} started`;
@@ -112,5 +108,5 @@ export async function uploadFile(inv: Invocation, file: VideoFile, opts: UploadF
     progress.stop();
     return media!;
   }
-  return waitForMedia(inv, media!.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media });
+  return waitForMedia(session, media!.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media });
 }

@@ -5,8 +5,8 @@
  */
 import type { Media } from '../api/types.js';
 import { poll } from '../api/poll.js';
-import type { Invocation } from '../cli/command.js';
-import { InterruptedError, TimeoutError, VidpubError, WorkFailedError, sanitize } from '../errors.js';
+import { InterruptedError, TimeoutError, VidpubError, WorkFailedError, isInterruption, sanitize } from '../errors.js';
+import type { Session } from '../flows/session.js';
 import type { Progress } from '../ui/progress.js';
 
 /** The contract's rule: a client stops polling on any status other than uploading or processing. */
@@ -64,7 +64,7 @@ export interface MediaFlowOptions {
   idempotencyBase?: string;
   /** Wait until the video is ready (or failed). */
   wait: boolean;
-  /** Absolute clock time (ms, as ctx.clock.now()) after which the wait stops: TimeoutError, exit 7. */
+  /** Absolute clock time (ms, as session.clock.now()) after which the wait stops: TimeoutError, exit 7. */
   deadlineMs?: number;
   signal?: AbortSignal;
   progress?: Progress;
@@ -73,7 +73,7 @@ export interface MediaFlowOptions {
 }
 
 export interface WaitOptions {
-  /** Absolute clock time (ms, as ctx.clock.now()) after which we stop waiting: TimeoutError, exit 7. */
+  /** Absolute clock time (ms, as session.clock.now()) after which we stop waiting: TimeoutError, exit 7. */
   deadlineMs?: number;
   signal?: AbortSignal;
   progress?: Progress;
@@ -86,10 +86,9 @@ export interface WaitOptions {
  * WorkFailedError (failed, exit 6), TimeoutError (deadline, exit 7) or
  * InterruptedError (Ctrl-C, exit 130), each naming the media id.
  */
-export async function waitForMedia(inv: Invocation, mediaId: string, opts: WaitOptions = {}): Promise<Media> {
-  const { ctx } = inv;
-  const client = await inv.client();
-  const signal = opts.signal ? AbortSignal.any([ctx.signal, opts.signal]) : ctx.signal;
+export async function waitForMedia(session: Session, mediaId: string, opts: WaitOptions = {}): Promise<Media> {
+  const client = await session.client();
+  const signal = opts.signal ? AbortSignal.any([session.signal, opts.signal]) : session.signal;
   let last: Media | undefined = opts.current;
   const show = (m: Media) => opts.progress?.status(phaseLabel(m), percentOf(m));
   if (last && !isMediaSettled(last)) show(last);
@@ -102,7 +101,7 @@ export async function waitForMedia(inv: Invocation, mediaId: string, opts: WaitO
         last = m;
         if (!isMediaSettled(m)) show(m);
       },
-      clock: ctx.clock,
+      clock: session.clock,
       signal,
       deadlineMs: opts.deadlineMs,
       what: `video ${mediaId} to be ready`,
@@ -113,7 +112,7 @@ export async function waitForMedia(inv: Invocation, mediaId: string, opts: WaitO
         ),
     });
   } catch (err) {
-    if (err instanceof InterruptedError || (signal.aborted && !(err instanceof VidpubError))) {
+    if (isInterruption(err, signal)) {
       throw new InterruptedError(`Interrupted: stopped waiting for video ${mediaId}${last ? `, which is ${describeMediaState(last)}` : ''}.`, {
         hint: laterHint(mediaId),
         data: last,

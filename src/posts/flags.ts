@@ -1,20 +1,9 @@
-/** Flags shared by post, publish and status. */
+/** Flags shared by post, publish and status (the wait flags: src/flows/wait-flags.ts). */
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../api/types.js';
 import { UsageError, sanitize } from '../errors.js';
-import { parseDuration } from '../util/duration.js';
-
-/** How long post, publish and status --wait wait by default (the video and the post together). */
-export const DEFAULT_TIMEOUT = '30m';
 
 /** Room left in the 255-character Idempotency-Key for the step suffixes (":complete:med_…"). */
 const MAX_USER_KEY_LENGTH = IDEMPOTENCY_KEY_MAX_LENGTH - 80;
-
-/** --timeout in ms (default 30m). */
-export function parseTimeout(flags: Record<string, unknown>): number {
-  const ms = parseDuration(String(flags.timeout ?? DEFAULT_TIMEOUT), '--timeout');
-  if (ms <= 0) throw new UsageError('--timeout must be longer than 0s');
-  return ms;
-}
 
 /** A post id as given on the command line. */
 export function parsePostId(value: unknown): string {

@@ -7,7 +7,7 @@
  */
 import { InterruptedError, UsageError, sanitize } from '../errors.js';
 import type { Destination, DestinationOption, DestinationOptions, OptionValue } from '../api/types.js';
-import type { Prompter } from '../cli/context.js';
+import type { Prompter } from '../ui/prompter.js';
 
 /** One `--option` flag, split but not yet checked against any destination. */
 export interface OptionAssignment {

@@ -6,10 +6,11 @@
  * follow it until every destination is published, failed or cancelled.
  * Nothing is sent until every local check has passed.
  */
+import { responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Media, Post } from '../api/types.js';
-import type { Invocation } from '../cli/command.js';
 import type { VideoFile } from '../media/check.js';
 import { BlockedError, InterruptedError, UsageError, sanitize } from '../errors.js';
+import { stepKey, type Session } from '../flows/session.js';
 import { formatDuration } from '../util/duration.js';
 import {
   ask,
@@ -50,18 +51,13 @@ export interface PostOpts {
   zone: string;
 }
 
-/** The Idempotency-Key of one step of a run with --idempotency-key KEY. */
-export function stepKey(key: string | undefined, step: string): string | undefined {
-  return key === undefined ? undefined : `${key}:${step}`;
-}
-
 function sourceText(s: PostSource): string {
   return s.kind === 'file' ? s.shown : s.kind === 'url' ? s.url : `video ${s.id}`;
 }
 
 /** Matches the DEST of `--option DEST:KEY=VALUE` among the chosen destinations. */
 async function chosenMatcher(): Promise<(name: string, chosen: ChosenDestination[]) => ChosenDestination | undefined> {
-  const { resolveDestination } = await import('../cli/destinations.js');
+  const { resolveDestination } = await import('./destinations.js');
   return (name, chosen) => {
     const exact = chosen.find((c) => c.name === name);
     if (exact) return exact;
@@ -75,11 +71,11 @@ async function chosenMatcher(): Promise<(name: string, chosen: ChosenDestination
 }
 
 /** Resolves --to, refuses inactive destinations, reads each one's options. */
-async function chooseDestinations(opts: PostOpts, inv: Invocation): Promise<{ chosen: ChosenDestination[]; names: Record<string, string> }> {
-  const client = await inv.client();
-  const signal = inv.ctx.signal;
+async function chooseDestinations(opts: PostOpts, session: Session): Promise<{ chosen: ChosenDestination[]; names: Record<string, string> }> {
+  const client = await session.client();
+  const signal = session.signal;
   const all = await client.listDestinations({ signal });
-  const { resolveDestination } = await import('../cli/destinations.js');
+  const { resolveDestination } = await import('./destinations.js');
   const picked: { name: string; destination: (typeof all)[number] }[] = [];
   for (const name of opts.to) {
     const d = resolveDestination(name, all);
@@ -120,27 +116,26 @@ function checkDuration(durationSec: number | undefined, plans: DestinationPlan[]
   });
 }
 
-async function confirm(opts: PostOpts, inv: Invocation, summary: string[]): Promise<void> {
-  for (const line of summary) inv.ctx.io.stderr.write(line + '\n');
-  const prompter = await inv.ctx.prompter();
+async function confirm(opts: PostOpts, session: Session, summary: string[]): Promise<void> {
+  for (const line of summary) session.screen.write(line + '\n');
+  const prompter = await session.prompter();
   const message = opts.draft ? 'Save this draft?' : opts.when?.now !== false ? 'Post it now?' : 'Schedule it?';
   const yes = await ask(() => prompter.confirm({ message, default: true }));
   if (!yes) throw new InterruptedError('Cancelled: nothing was uploaded or posted.');
 }
 
 /** Uploads, imports or takes the video; waits until it is ready when `ready` is needed. */
-async function obtainMedia(opts: PostOpts, inv: Invocation, known: Media | undefined, ready: boolean, deadlineMs: number): Promise<Media> {
-  const { createProgress } = await import('../ui/progress.js');
-  const progress = await createProgress({ io: inv.ctx.io, quiet: inv.globals.quiet, clock: inv.ctx.clock });
+async function obtainMedia(opts: PostOpts, session: Session, known: Media | undefined, ready: boolean, deadlineMs: number): Promise<Media> {
+  const progress = await session.progress();
   const s = opts.source;
   const common = { idempotencyBase: opts.idempotencyKey, wait: ready, deadlineMs, progress };
   if (s.kind === 'file') {
     const { uploadFile } = await import('../media/upload.js');
-    return uploadFile(inv, s.file, common);
+    return uploadFile(session, s.file, common);
   }
   if (s.kind === 'url') {
     const { importLink } = await import('../media/import.js');
-    return importLink(inv, s.url, common);
+    return importLink(session, s.url, common);
   }
   const media = known!;
   if (!ready || media.status === 'ready') {
@@ -148,21 +143,21 @@ async function obtainMedia(opts: PostOpts, inv: Invocation, known: Media | undef
     return media;
   }
   const { waitForMedia } = await import('../media/wait.js');
-  return waitForMedia(inv, media.id, { deadlineMs, progress, current: media });
+  return waitForMedia(session, media.id, { deadlineMs, progress, current: media });
 }
 
-export async function runPost(opts: PostOpts, inv: Invocation): Promise<PostResult> {
-  const { ctx } = inv;
-  const client = await inv.client();
-  const deadlineMs = ctx.clock.now() + opts.timeoutMs;
+export async function runPost(opts: PostOpts, session: Session): Promise<PostResult> {
+  const client = await session.client();
+  const { clock, signal } = session;
+  const deadlineMs = clock.now() + opts.timeoutMs;
 
   // Destinations, their options, what is missing: all before any upload.
-  const { chosen, names } = await chooseDestinations(opts, inv);
+  const { chosen, names } = await chooseDestinations(opts, session);
   const plans = planOptions(chosen, opts.options, await chosenMatcher());
 
   let known: Media | undefined;
   if (opts.source.kind === 'media') {
-    known = await client.getMedia(opts.source.id, { signal: ctx.signal });
+    known = await client.getMedia(opts.source.id, { signal });
     if (known.status === 'failed') {
       const { mediaFailedError } = await import('../media/wait.js');
       throw mediaFailedError(known);
@@ -170,9 +165,9 @@ export async function runPost(opts: PostOpts, inv: Invocation): Promise<PostResu
   }
 
   if (plans.some((p) => p.missing.length > 0)) {
-    if (!inv.interactive) throw missingOptionsError(plans);
-    const prompter = await ctx.prompter();
-    await promptMissing(plans, prompter, (line) => ctx.io.stderr.write(line + '\n'));
+    if (!session.interactive) throw missingOptionsError(plans);
+    const prompter = await session.prompter();
+    await promptMissing(plans, prompter, (line) => session.screen.write(line + '\n'));
   }
 
   const durationSec = opts.source.kind === 'file' ? opts.source.durationSec : known?.duration_sec;
@@ -180,7 +175,7 @@ export async function runPost(opts: PostOpts, inv: Invocation): Promise<PostResu
 
   let caption = opts.caption;
   if (caption === undefined) {
-    const prompter = await ctx.prompter();
+    const prompter = await session.prompter();
     caption = await ask(() => prompter.input({ message: 'Caption' }));
   }
 
@@ -193,19 +188,19 @@ export async function runPost(opts: PostOpts, inv: Invocation): Promise<PostResu
       plans,
       when: opts.when,
     },
-    inv.colors.stderr,
+    session.screen.colors,
   );
-  if (inv.interactive && !opts.yes) {
-    await confirm(opts, inv, summary);
+  if (session.interactive && !opts.yes) {
+    await confirm(opts, session, summary);
   } else {
     // Scripts see the resolved time (with its offset and in UTC) before anything is sent.
     const to = plans.map((p) => destinationLabel(p.destination)).join(', ');
-    inv.log.info(`Posting ${sanitize(sourceText(opts.source))} to ${sanitize(to)}: ${whenLine(opts.when)}`);
-    if (opts.when?.note) inv.log.warn(sanitize(opts.when.note));
+    session.log.info(`Posting ${sanitize(sourceText(opts.source))} to ${sanitize(to)}: ${whenLine(opts.when)}`);
+    if (opts.when?.note) session.log.warn(sanitize(opts.when.note));
   }
 
   // A draft may be saved before the video is ready; publishing needs it ready.
-  const media = await obtainMedia(opts, inv, known, !(opts.draft && !opts.wait), deadlineMs);
+  const media = await obtainMedia(opts, session, known, !(opts.draft && !opts.wait), deadlineMs);
 
   const body: CreatePostRequest = {
     media_id: media.id,
@@ -214,7 +209,7 @@ export async function runPost(opts: PostOpts, inv: Invocation): Promise<PostResu
   };
   if (opts.when) body.publish_at = opts.when.publishAt;
 
-  if (opts.when && !opts.when.now && opts.when.ms <= ctx.clock.now()) {
+  if (opts.when && !opts.when.now && opts.when.ms <= clock.now()) {
     throw new UsageError(`the time ${opts.when.local} (${opts.when.utc}) for --at passed while the video was being uploaded; nothing was posted`, {
       hint: `The video is uploaded: post it with --media ${media.id} and a later --at (or --at now).`,
     });
@@ -222,7 +217,7 @@ export async function runPost(opts: PostOpts, inv: Invocation): Promise<PostResu
 
   let post: Post;
   try {
-    post = await client.createPost(body, { idempotencyKey: stepKey(opts.idempotencyKey, 'post'), signal: ctx.signal });
+    post = await client.createPost(body, { idempotencyKey: stepKey(opts.idempotencyKey, 'post'), signal });
   } catch (err) {
     if (isDailyLimit(err)) {
       throw dailyLimitError(
@@ -230,7 +225,7 @@ export async function runPost(opts: PostOpts, inv: Invocation): Promise<PostResu
         `no post was created (the video is uploaded: ${media.id})`,
         `Run again after the reset with --media ${media.id} instead of the file, add --wait-for-quota to wait for it, or save it with --draft.`,
         opts.zone,
-        ctx.clock.now(),
+        clock.now(),
       );
     }
     if (err instanceof BlockedError) throw blockedCreate(err, names);
@@ -243,14 +238,14 @@ export async function runPost(opts: PostOpts, inv: Invocation): Promise<PostResu
     }
     throw err;
   }
-  if (client.lastResponse?.replayed === true) {
-    inv.log.info(`Post ${post.id} was already created by an earlier run with this --idempotency-key; reporting it.`);
-    post = await client.getPost(post.id, { signal: ctx.signal });
+  if (responseMeta(post)?.replayed === true) {
+    session.log.info(`Post ${post.id} was already created by an earlier run with this --idempotency-key; reporting it.`);
+    post = await client.getPost(post.id, { signal });
   }
 
   const result: PostResult = { post, names, zone: opts.zone };
   if (opts.draft) return { ...result, headline: 'Draft saved.' };
   if (blockingIssues(post.issues).length > 0) throw blockedPost(result, 'published');
   if (post.status === 'scheduled') return { ...result, headline: 'Scheduled.' };
-  return followPost(inv, client, { ...result, headline: 'Publishing.' }, { wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs });
+  return followPost(session, client, { ...result, headline: 'Publishing.' }, { wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs });
 }

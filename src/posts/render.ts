@@ -6,8 +6,8 @@
  */
 import type { Destination, Issue, Post, PostDestination } from '../api/types.js';
 import { TERMINAL_DESTINATION_STATUSES } from '../api/types.js';
-import type { Invocation } from '../cli/command.js';
-import { atHandle } from '../cli/destinations.js';
+import type { DataOut } from '../ui/output.js';
+import { atHandle } from './destinations.js';
 import { sanitize } from '../errors.js';
 import type { Colors } from '../ui/color.js';
 import { renderFields, renderTable } from '../ui/table.js';
@@ -89,11 +89,10 @@ function whenText(post: Post, zone: string): string | undefined {
 }
 
 /** Prints a post on stdout: fields, the destination table, then the issues. */
-export function printPost(r: PostResult, inv: Invocation): void {
-  const tty = inv.ctx.io.stdoutIsTTY;
-  const c = inv.colors.stdout;
+export function printPost(r: PostResult, out: DataOut): void {
+  const { tty, colors: c } = out;
   const { post } = r;
-  if (r.headline && tty) inv.print(r.headline);
+  if (r.headline && tty) out.print(r.headline);
   // A person reads labels; a pipe gets the record's field names.
   const fields: [string, string][] = [
     [tty ? 'Post' : 'id', post.id],
@@ -102,11 +101,11 @@ export function printPost(r: PostResult, inv: Invocation): void {
   const when = whenText(post, r.zone);
   if (when) fields.push([tty ? (post.status === 'scheduled' ? 'Scheduled for' : 'Publish at') : 'publish_at', when]);
   if (post.review_url) fields.push([tty ? 'Review' : 'review_url', post.review_url]);
-  for (const line of renderFields(fields, { tty, dim: c.dim })) inv.print(line);
+  for (const line of renderFields(fields, { tty, dim: c.dim })) out.print(line);
 
   const dests = Array.isArray(post.destinations) ? post.destinations : [];
   if (dests.length > 0) {
-    if (tty) inv.print('');
+    if (tty) out.print('');
     const rows = renderTable(
       dests,
       [
@@ -116,14 +115,14 @@ export function printPost(r: PostResult, inv: Invocation): void {
       ],
       { tty, bold: c.bold },
     );
-    for (const line of rows) inv.print(line);
+    for (const line of rows) out.print(line);
   }
   const issues = Array.isArray(post.issues) ? post.issues : [];
   if (issues.length > 0) {
     if (tty) {
-      inv.print('');
-      inv.print(c.bold('Issues:'));
+      out.print('');
+      out.print(c.bold('Issues:'));
     }
-    for (const line of issueLines(issues, r.names, tty, c)) inv.print(line);
+    for (const line of issueLines(issues, r.names, tty, c)) out.print(line);
   }
 }

@@ -7,8 +7,9 @@
  */
 import type { ApiClient } from '../api/client.js';
 import type { Post } from '../api/types.js';
-import type { Invocation } from '../cli/command.js';
-import { InterruptedError, TimeoutError, sanitize } from '../errors.js';
+import { InterruptedError, TimeoutError, isInterruption, sanitize } from '../errors.js';
+import type { Screen, Session } from '../flows/session.js';
+import type { Logger } from '../core/log.js';
 import { formatDuration } from '../util/duration.js';
 import { settle } from './outcome.js';
 import { isFinished, type PostResult } from './render.js';
@@ -43,7 +44,7 @@ class LiveDisplay implements PostDisplay {
   private drawn = 0;
   private frame = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
-  constructor(private readonly inv: Invocation, private readonly names: Record<string, string>, private readonly postId: string) {}
+  constructor(private readonly screen: Screen, private readonly names: Record<string, string>, private readonly postId: string) {}
 
   update(post: Post): void {
     this.rows = rowsOf(post, this.names);
@@ -58,7 +59,7 @@ class LiveDisplay implements PostDisplay {
   }
 
   private symbol(status: string): string {
-    const c = this.inv.colors.stderr;
+    const c = this.screen.colors;
     if (status === 'published') return c.green('✓');
     if (status === 'failed') return c.red('✗');
     if (status === 'cancelled') return c.yellow('–');
@@ -67,21 +68,20 @@ class LiveDisplay implements PostDisplay {
   }
 
   private draw(): void {
-    const width = Math.max(20, (this.inv.ctx.io.columns ?? 80) - 1);
+    // Every line fits the terminal (a wrapped line would break the repaint and fill the scrollback).
+    const width = Math.max(20, (this.screen.columns ?? 80) - 1);
+    const fit = (text: string, room: number) => (text.length > room ? text.slice(0, room - 1) + '…' : text);
     const nameWidth = Math.max(...this.rows.map((r) => r.name.length), 0);
     const lines = [
-      this.inv.colors.stderr.dim(`Waiting for post ${this.postId} (Ctrl-C stops waiting; the post goes on)`),
-      ...this.rows.map((r) => {
-        const text = `${r.name.padEnd(nameWidth)}  ${r.status}${r.note ? `  ${r.note}` : ''}`;
-        return `${this.symbol(r.status)} ${text.length > width - 2 ? text.slice(0, width - 3) + '…' : text}`;
-      }),
+      this.screen.colors.dim(fit(`Waiting for post ${this.postId} (Ctrl-C stops waiting; the post goes on)`, width)),
+      ...this.rows.map((r) => `${this.symbol(r.status)} ${fit(`${r.name.padEnd(nameWidth)}  ${r.status}${r.note ? `  ${r.note}` : ''}`, width - 2)}`),
     ];
     let out = this.drawn > 0 ? `\u001b[${this.drawn}A` : '';
     for (const line of lines) out += `\r\u001b[2K${line}\n`;
     // Fewer lines than last time: clear what is left below.
     for (let i = lines.length; i < this.drawn; i++) out += '\r\u001b[2K\n';
     if (this.drawn > lines.length) out += `\u001b[${this.drawn - lines.length}A`;
-    this.inv.ctx.io.stderr.write(out);
+    this.screen.write(out);
     this.drawn = Math.max(lines.length, this.drawn);
   }
 
@@ -92,7 +92,7 @@ class LiveDisplay implements PostDisplay {
       let out = `\u001b[${this.drawn}A`;
       for (let i = 0; i < this.drawn; i++) out += '\r\u001b[2K\n';
       out += `\u001b[${this.drawn}A`;
-      this.inv.ctx.io.stderr.write(out);
+      this.screen.write(out);
       this.drawn = 0;
     }
   }
@@ -101,12 +101,12 @@ class LiveDisplay implements PostDisplay {
 /** On a pipe: one line when a destination changes state. */
 class PlainDisplay implements PostDisplay {
   private last = new Map<string, string>();
-  constructor(private readonly inv: Invocation, private readonly names: Record<string, string>) {}
+  constructor(private readonly log: Logger, private readonly names: Record<string, string>) {}
   update(post: Post): void {
     for (const r of rowsOf(post, this.names)) {
       if (this.last.get(r.name) === r.status) continue;
       this.last.set(r.name, r.status);
-      this.inv.log.info(`${r.name}: ${r.status}${r.note ? ` ${r.note}` : ''}`);
+      this.log.info(`${r.name}: ${r.status}${r.note ? ` ${r.note}` : ''}`);
     }
   }
   stop(): void {}
@@ -114,10 +114,10 @@ class PlainDisplay implements PostDisplay {
 
 const silent: PostDisplay = { update() {}, stop() {} };
 
-export function createPostDisplay(inv: Invocation, names: Record<string, string>, postId: string): PostDisplay {
-  if (inv.globals.quiet) return silent;
-  if (inv.ctx.io.stderrIsTTY) return new LiveDisplay(inv, names, postId);
-  return new PlainDisplay(inv, names);
+export function createPostDisplay(session: Session, names: Record<string, string>, postId: string): PostDisplay {
+  if (session.quiet) return silent;
+  if (session.screen.tty) return new LiveDisplay(session.screen, names, postId);
+  return new PlainDisplay(session.log, names);
 }
 
 export interface WaitOptions {
@@ -132,22 +132,23 @@ export interface WaitOptions {
  * TimeoutError (exit 7) or InterruptedError (exit 130), both naming the post
  * and carrying the last record seen as `data`.
  */
-export async function waitForPost(inv: Invocation, client: ApiClient, result: PostResult, opts: WaitOptions = {}): Promise<PostResult> {
+export async function waitForPost(session: Session, client: ApiClient, result: PostResult, opts: WaitOptions = {}): Promise<PostResult> {
   const { poll } = await import('../api/poll.js');
+  const { signal } = session;
   const id = result.post.id;
-  const display = createPostDisplay(inv, result.names, id);
+  const display = createPostDisplay(session, result.names, id);
   let last = result;
   const hint = `Check on it later with: vidpub status ${id} --wait`;
   try {
     const post = await poll<Post>({
-      fetch: () => client.getPost(id, { signal: inv.ctx.signal }),
+      fetch: () => client.getPost(id, { signal }),
       done: isFinished,
       onUpdate: (p) => {
         last = { ...result, post: p };
         display.update(p);
       },
-      clock: inv.ctx.clock,
-      signal: inv.ctx.signal,
+      clock: session.clock,
+      signal,
       deadlineMs: opts.deadlineMs,
       what: `post ${id}`,
       onTimeout: (p) =>
@@ -162,7 +163,7 @@ export async function waitForPost(inv: Invocation, client: ApiClient, result: Po
       if (err.data !== undefined) throw err;
       throw new TimeoutError(`Stopped waiting for post ${id} (--timeout); it goes on at the service.`, { hint, data: last, cause: err });
     }
-    if (err instanceof InterruptedError || inv.ctx.signal.aborted) {
+    if (isInterruption(err, signal)) {
       throw new InterruptedError(`Interrupted: stopped waiting for post ${id}; it goes on at the service.`, { hint, data: last, cause: err });
     }
     throw err;
@@ -177,16 +178,16 @@ export async function waitForPost(inv: Invocation, client: ApiClient, result: Po
  * "Published." once every destination is.
  */
 export async function followPost(
-  inv: Invocation,
+  session: Session,
   client: ApiClient,
   r: PostResult,
   opts: { wait: boolean; timeoutMs: number; deadlineMs?: number },
 ): Promise<PostResult> {
   if (isFinished(r.post)) return settle({ ...r, headline: r.headline && 'Published.' });
   if (!opts.wait) {
-    inv.log.info(`Follow it with: vidpub status ${r.post.id} --wait`);
+    session.log.info(`Follow it with: vidpub status ${r.post.id} --wait`);
     return r;
   }
-  const final = await waitForPost(inv, client, r, { deadlineMs: opts.deadlineMs ?? inv.ctx.clock.now() + opts.timeoutMs, timeoutMs: opts.timeoutMs });
+  const final = await waitForPost(session, client, r, { deadlineMs: opts.deadlineMs ?? session.clock.now() + opts.timeoutMs, timeoutMs: opts.timeoutMs });
   return settle({ ...final, headline: final.headline && 'Published.' });
 }

@@ -8,7 +8,8 @@ import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import { Writable } from 'node:stream';
 import type * as CliProgress from 'cli-progress';
 import type oraFactory from 'ora';
-import type { Clock, IO } from '../cli/context.js';
+import type { Clock } from '../core/clock.js';
+import type { IO } from '../core/io.js';
 
 export interface Progress {
   /** Starts a byte count: `label` like "Uploading clip.mp4". */

@@ -1,11 +1,28 @@
-import type { Context, Prompter } from '../cli/context.js';
+import type { IO } from '../core/io.js';
+
+export interface Choice<T> {
+  name: string;
+  value: T;
+  description?: string;
+}
+
+/**
+ * Everything that asks a person something. The real one is @inquirer/prompts,
+ * loaded lazily; tests inject a scripted one.
+ */
+export interface Prompter {
+  password(opts: { message: string; mask?: string }): Promise<string>;
+  select<T>(opts: { message: string; choices: Choice<T>[]; default?: T }): Promise<T>;
+  confirm(opts: { message: string; default?: boolean }): Promise<boolean>;
+  input(opts: { message: string; default?: string }): Promise<string>;
+}
 
 /**
  * The real prompter: @inquirer/prompts, loaded only when a command asks
  * something. Prompts render on stderr so stdout stays data only, and each is
  * cancelled by the invocation's signal (Ctrl-C).
  */
-export async function createInquirerPrompter(ctx: Context): Promise<Prompter> {
+export async function createInquirerPrompter(ctx: { io: Pick<IO, 'stdin' | 'stderr'>; signal: AbortSignal }): Promise<Prompter> {
   const inquirer = await import('@inquirer/prompts');
   const context = { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal, clearPromptOnDone: false };
   return {

@@ -1,10 +1,15 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { STALE_MS } from '../../src/config/lock.js';
 import { configDir, openConfigStore } from '../../src/config/store.js';
 import { VidpubError } from '../../src/errors.js';
-import { rejection } from './helpers.js';
+import { expectError } from '../support/errors.js';
+import { BIN, ensureBuilt, runAsync } from '../support/build.js';
+import { runCli } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'vidpub-store-'));
 const mode = (p: string) => statSync(p).mode & 0o777;
@@ -81,7 +86,7 @@ describe('config store', () => {
       const path = join(dir, 'config.json');
       writeFileSync(path, content);
       for (const writable of [false, true]) {
-        const err = await rejection(openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable }));
+        const err = await expectError(VidpubError, () => openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable }));
         expect(err).toBeInstanceOf(VidpubError);
         expect(err.exitCode).toBe(1);
         expect(err.message).toContain(path);
@@ -105,7 +110,7 @@ describe('config store', () => {
   test('a config path that cannot be read (a file where the directory should be): an error naming it', async () => {
     const parent = tmp();
     writeFileSync(join(parent, 'file'), '');
-    const err = await rejection(openConfigStore({ VIDPUB_CONFIG_DIR: join(parent, 'file', 'sub') }, { writable: true }));
+    const err = await expectError(VidpubError, () => openConfigStore({ VIDPUB_CONFIG_DIR: join(parent, 'file', 'sub') }, { writable: true }));
     expect(err).toBeInstanceOf(VidpubError);
     expect(err.message).toMatch(/^Cannot read the config file .*file\/sub\/config.json \(ENOTDIR\)/);
   });
@@ -118,5 +123,172 @@ describe('config store', () => {
     const store = await openConfigStore({ XDG_CONFIG_HOME: xdg }, { writable: true });
     expect(store.path).toBe(join(dir, 'config.json'));
     expect(mode(dir)).toBe(0o700);
+  });
+});
+
+
+describe('config store: read-only file, byte order mark, symlink', () => {
+  test('a UTF-8 byte order mark is accepted, and the next write keeps the profiles', async () => {
+    const dir = tmp();
+    const path = join(dir, 'config.json');
+    writeFileSync(path, '\uFEFF' + JSON.stringify({ profiles: { default: { api_key: 'vp_live_bom' } } }));
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
+    expect(store.getProfile('default')).toEqual({ api_key: 'vp_live_bom' });
+    store.setProfile('ci', { api_key: 'vp_live_ci' });
+    expect(JSON.parse(readFileSync(path, 'utf8')).profiles).toEqual({ default: { api_key: 'vp_live_bom' }, ci: { api_key: 'vp_live_ci' } });
+  });
+
+  test('a read-only config.json (chmod 444) is refused when opened for writing, naming the file and what to do, and left as it was', async () => {
+    const dir = tmp();
+    const path = join(dir, 'config.json');
+    const content = JSON.stringify({ profiles: { default: { api_key: 'vp_live_keep' } } });
+    writeFileSync(path, content);
+    chmodSync(path, 0o444);
+    // Reading still works.
+    expect((await openConfigStore({ VIDPUB_CONFIG_DIR: dir })).getProfile('default')).toEqual({ api_key: 'vp_live_keep' });
+    const err = await expectError(VidpubError, () => openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true }));
+    expect(err.exitCode).toBe(1);
+    expect(err.message).toBe(`The config file ${path} is read-only (mode 444); vidpub does not replace it, so nothing was stored.`);
+    expect(err.hint).toContain(`chmod 600 ${path}`);
+    expect(readFileSync(path, 'utf8')).toBe(content);
+    expect(mode(path)).toBe(0o444);
+  });
+
+  test('a file made read-only after opening is not replaced by the write', async () => {
+    const dir = tmp();
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
+    store.setProfile('default', { api_key: 'vp_live_x' });
+    chmodSync(store.path, 0o400);
+    expect(() => store.setProfile('ci', { api_key: 'vp_live_y' })).toThrow(/is read-only \(mode 400\)/);
+    expect(JSON.parse(readFileSync(store.path, 'utf8')).profiles).toEqual({ default: { api_key: 'vp_live_x' } });
+  });
+
+  test('a config.json that is a symlink: the file it points to is updated, the link stays', async () => {
+    const dir = tmp();
+    const real = join(tmp(), 'real-config.json');
+    writeFileSync(real, JSON.stringify({ profiles: {} }));
+    symlinkSync(real, join(dir, 'config.json'));
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
+    store.setProfile('default', { api_key: 'vp_live_x' });
+    expect(statSync(join(dir, 'config.json'), { throwIfNoEntry: true }).isFile()).toBe(true);
+    expect(JSON.parse(readFileSync(real, 'utf8')).profiles).toEqual({ default: { api_key: 'vp_live_x' } });
+    expect(mode(real)).toBe(0o600);
+  });
+
+  test('a write leaves no temporary or lock file behind', async () => {
+    const dir = tmp();
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
+    store.setProfile('a', { api_key: 'vp_live_a' });
+    store.deleteProfile('a');
+    expect(readdirSync(dir)).toEqual(['config.json']);
+  });
+});
+
+describe('config store: the lock', () => {
+  const lockInfo = (pid: number) => JSON.stringify({ pid, host: hostname(), at: Date.now() });
+
+  test('a lock held by a live process: the write waits, then gives up naming the lock file; config.json is untouched', async () => {
+    const dir = tmp();
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true, lockWaitMs: 150 });
+    store.setProfile('default', { api_key: 'vp_live_x' });
+    const before = readFileSync(store.path, 'utf8');
+    // Held by the parent of this test process (alive for the whole test).
+    writeFileSync(`${store.path}.lock`, lockInfo(process.ppid));
+    let err: unknown;
+    try {
+      store.setProfile('ci', { api_key: 'vp_live_y' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(VidpubError);
+    expect((err as VidpubError).message).toBe(`The config file ${store.path} is locked by process ${process.ppid} (another vidpub login or logout); nothing was stored.`);
+    expect((err as VidpubError).hint).toContain(`remove ${store.path}.lock`);
+    expect(readFileSync(store.path, 'utf8')).toBe(before);
+  });
+
+  test('a lock left by a process that has exited is taken over', async () => {
+    const dir = tmp();
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true, lockWaitMs: 150 });
+    writeFileSync(`${store.path}.lock`, lockInfo(dead));
+    store.setProfile('default', { api_key: 'vp_live_x' });
+    expect(JSON.parse(readFileSync(store.path, 'utf8')).profiles).toEqual({ default: { api_key: 'vp_live_x' } });
+    expect(existsSync(`${store.path}.lock`)).toBe(false);
+  });
+
+  test('a lock older than the stale limit is taken over even if its process is alive; an unreadable lock is judged by age', async () => {
+    const dir = tmp();
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true, lockWaitMs: 150 });
+    for (const content of [lockInfo(process.ppid), 'not json']) {
+      writeFileSync(`${store.path}.lock`, content);
+      const old = (Date.now() - STALE_MS - 5_000) / 1000;
+      utimesSync(`${store.path}.lock`, old, old);
+      store.setProfile(String(content.length), { api_key: 'vp_live_x' });
+    }
+    expect(store.listProfiles()).toEqual(['8', String(lockInfo(process.ppid).length)].sort());
+    expect(existsSync(`${store.path}.lock`)).toBe(false);
+  });
+});
+
+describe('concurrent logins (separate processes, the built CLI, against the emulator)', () => {
+  const emu = useEmulator();
+  beforeAll(() => ensureBuilt());
+  const TRIALS = 20;
+  const AT_ONCE = 4;
+
+  test(`${TRIALS} trials of ${AT_ONCE} logins for different profiles at the same instant keep every profile`, async () => {
+    const lost: string[] = [];
+    for (let trial = 0; trial < TRIALS; trial++) {
+      await emu.reset(); // the per-minute request limit of the key
+      const dir = tmp();
+      // An existing profile, which every login must keep as well.
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { existing: { api_key: 'vp_live_existing' } } }));
+      chmodSync(join(dir, 'config.json'), 0o600);
+      const env = { ...process.env, VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_API_KEY: '', NO_COLOR: '1' };
+      const runs = await Promise.all(
+        Array.from({ length: AT_ONCE }, (_, i) => runAsync(process.execPath, [BIN, 'login', '--with-key', '--profile', `p${i}`, '--json'], { env, input: emu.key() + '\n' })),
+      );
+      for (const r of runs) expect(r.stderr).toBe('');
+      expect(runs.map((r) => r.status)).toEqual(Array(AT_ONCE).fill(0));
+      const profiles = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles as Record<string, { api_key: string }>;
+      const names = Object.keys(profiles).sort();
+      const expected = ['existing', ...Array.from({ length: AT_ONCE }, (_, i) => `p${i}`)];
+      if (names.join() !== expected.join()) lost.push(`trial ${trial}: ${names.join(',')}`);
+      for (const [name, p] of Object.entries(profiles)) expect(p.api_key).toBe(name === 'existing' ? 'vp_live_existing' : emu.key());
+      expect(mode(join(dir, 'config.json'))).toBe(0o600);
+      expect(readdirSync(dir)).toEqual(['config.json']);
+    }
+    expect(lost).toEqual([]);
+  }, 120_000);
+
+  test('a stale lock (its process has exited) met by 4 logins at once: one takes it over, all profiles are kept', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    for (let trial = 0; trial < 5; trial++) {
+      await emu.reset();
+      const dir = tmp();
+      writeFileSync(join(dir, 'config.json.lock'), JSON.stringify({ pid: dead, host: hostname(), at: Date.now() }));
+      const env = { ...process.env, VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_API_KEY: '', NO_COLOR: '1' };
+      const runs = await Promise.all(
+        Array.from({ length: AT_ONCE }, (_, i) => runAsync(process.execPath, [BIN, 'login', '--with-key', '--profile', `p${i}`, '--json'], { env, input: emu.key() + '\n' })),
+      );
+      expect(runs.map((r) => [r.status, r.stderr])).toEqual(Array(AT_ONCE).fill([0, '']));
+      expect(Object.keys(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles).sort()).toEqual(['p0', 'p1', 'p2', 'p3']);
+      expect(readdirSync(dir)).toEqual(['config.json']);
+    }
+  }, 60_000);
+
+  test('vidpub login with a read-only config.json: exit 1, the message names the file and the fix, before the key is read', async () => {
+    await emu.reset();
+    const dir = tmp();
+    const path = join(dir, 'config.json');
+    writeFileSync(path, JSON.stringify({ profiles: { default: { api_key: 'vp_live_keep' } } }));
+    chmodSync(path, 0o444);
+    const r = await runCli(['login', '--with-key', '--profile', 'ci'], { stdin: emu.key() + '\n', env: { VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`The config file ${path} is read-only (mode 444); vidpub does not replace it, so nothing was stored.`);
+    expect(r.stderr).toContain(`chmod 600 ${path}`);
+    expect(JSON.parse(readFileSync(path, 'utf8')).profiles).toEqual({ default: { api_key: 'vp_live_keep' } });
+    expect((await emu.requests()).length).toBe(0);
   });
 });

@@ -5,22 +5,42 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { ClientSettings } from '../../src/api/client.js';
-import { createApiClient } from '../../src/api/http-client.js';
-import { AuthError, ExitCode, InterruptedError, RateLimitError, ServiceError } from '../../src/errors.js';
-import { rejection, virtualClock } from './helpers.js';
-import { makeContext, runCli, scaledClock, type RunOptions } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { afterEach, describe, expect, test } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { responseMeta, type ClientSettings } from '../../src/api/client.js';
+import { createApiClient, type ClientDeps } from '../../src/api/http-client.js';
+import type { Clock } from '../../src/core/clock.js';
+import { AuthError, ExitCode, InterruptedError, RateLimitError, ServiceError, VidpubError } from '../../src/errors.js';
+import { streamNotices } from '../../src/ui/notices.js';
+import { runCli } from '../support/cli.js';
+import { scaledClock, virtualClock } from '../support/clock.js';
+import { expectError } from '../support/errors.js';
+import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator();
-beforeEach(() => emu.reset());
 
 const SETTINGS: ClientSettings = { profile: 'default', debug: false, maxWaitMs: 600_000, waitForQuota: false, quiet: false };
 
-async function client(opts: RunOptions & { settings?: Partial<ClientSettings> } = {}) {
-  const made = makeContext({ clock: scaledClock(100), ...opts, env: { ...emu.env(), ...opts.env } });
-  const c = await createApiClient(made.ctx, { ...SETTINGS, ...opts.settings });
+/** What a client runs on, without any CLI Context: a clock, a signal, env and a stderr to read back. */
+function clientDeps(opts: { clock?: Clock; env?: Record<string, string | undefined>; debug?: boolean } = {}): { deps: ClientDeps; stderr: () => string } {
+  const err = new PassThrough();
+  let text = '';
+  err.on('data', (c: Buffer) => (text += c.toString()));
+  const deps: ClientDeps = {
+    clock: opts.clock ?? scaledClock(100),
+    signal: new AbortController().signal,
+    version: 'test',
+    notices: streamNotices(err, false),
+    debugOut: opts.debug ? err : undefined,
+    credentials: { env: opts.env ?? {}, cwd: process.cwd(), readProfile: async () => undefined },
+  };
+  return { deps, stderr: () => text };
+}
+
+async function client(opts: { clock?: Clock; env?: Record<string, string | undefined>; settings?: Partial<ClientSettings> } = {}) {
+  const settings = { ...SETTINGS, ...opts.settings };
+  const made = clientDeps({ clock: opts.clock, env: { ...emu.env(), ...opts.env }, debug: settings.debug });
+  const c = await createApiClient(settings, made.deps);
   return { c, ...made };
 }
 
@@ -89,7 +109,7 @@ describe('retries', () => {
     const { c } = await client();
     const media = await c.createImport({ url: 'https://videos.example.com/clip.mp4' });
     expect(media.id).toMatch(/\S/);
-    expect(c.lastResponse?.replayed).toBe(true);
+    expect(responseMeta(media)?.replayed).toBe(true);
     const posts = (await emu.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/media/imports');
     expect(posts).toHaveLength(2);
     expect(posts[0]!.idempotency_key).toMatch(/^[0-9a-f-]{36}$/);
@@ -103,7 +123,8 @@ describe('retries', () => {
     const a = await c.createImport({ url: 'https://videos.example.com/a.mp4' }, { idempotencyKey: 'my-key-1' });
     const again = await c.createImport({ url: 'https://videos.example.com/a.mp4' }, { idempotencyKey: 'my-key-1' });
     expect(again.id).toBe(a.id);
-    expect(c.lastResponse?.replayed).toBe(true);
+    expect(responseMeta(a)?.replayed).toBe(false);
+    expect(responseMeta(again)?.replayed).toBe(true);
     await c.createImport({ url: 'https://videos.example.com/b.mp4' });
     await c.createImport({ url: 'https://videos.example.com/c.mp4' });
     const keys = (await emu.requests()).filter((q) => q.method === 'POST').map((q) => q.idempotency_key);
@@ -132,8 +153,8 @@ describe('retries', () => {
 
   test('a response that does not come in time is retried', async () => {
     await emu.fault({ method: 'GET', path: '/v1/me', action: 'delay', ms: 1_000, times: 1 });
-    const made = makeContext({ clock: scaledClock(100), env: emu.env() });
-    const c = await createApiClient(made.ctx, { ...SETTINGS, debug: true }, { headersTimeoutMs: 100 });
+    const made = clientDeps({ env: emu.env(), debug: true });
+    const c = await createApiClient({ ...SETTINGS, debug: true }, made.deps, { headersTimeoutMs: 100 });
     const me = await c.getMe();
     expect(me.workspace.name).toBe('Demo');
     expect(made.stderr()).toMatch(/\[debug\] ← ERR GET .*\/v1\/me .*UND_ERR_HEADERS_TIMEOUT/);
@@ -225,11 +246,10 @@ describe('rate limits', () => {
   const post = { media_id: 'med_demo_sample', caption: 'hi', destinations: [{ destination_id: 'dst_demo_linkedin' }] };
 
   test('daily_post_limit fails at once (exit 4) with the reset time in local time and UTC', async () => {
-    const { ctx } = makeContext();
-    const resetAt = new Date(ctx.clock.now() + 5 * 3600_000).toISOString();
+    const resetAt = new Date(Date.now() + 5 * 3600_000).toISOString();
     await emu.fault(dailyFault(resetAt));
     const { c } = await client();
-    const e = await rejection(c.createPost(post));
+    const e = await expectError(RateLimitError, () => c.createPost(post));
     expect(e).toBeInstanceOf(RateLimitError);
     expect(e.exitCode).toBe(ExitCode.RATE_LIMITED);
     expect(e.message).toContain(resetAt.replace(/\.\d{3}Z$/, 'Z'));
@@ -277,8 +297,8 @@ describe('rate limits', () => {
     const clock = virtualClock();
     const sleeps = clock.sleeps;
     const { c, stderr } = await client({ clock, env: { VIDPUB_BASE_URL: base + '/v1' } });
-    await c.getMe();
-    expect(c.lastResponse?.rateLimit).toEqual({ limit: 60, remaining: 0, resetSec: 7 });
+    const first = await c.getMe();
+    expect(responseMeta(first)?.rateLimit).toEqual({ limit: 60, remaining: 0, resetSec: 7 });
     expect(sleeps).toEqual([]);
     await c.getMe();
     expect(sleeps).toEqual([7000]);
@@ -293,18 +313,18 @@ describe('rate limits', () => {
 describe('authentication and permission', () => {
   test('a read-only key on a write: exit 3 saying a read_write key is needed', async () => {
     const { c } = await client({ env: { VIDPUB_API_KEY: emu.key('Demo', 'read') } });
-    const e = await rejection(c.createPost({ media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_linkedin' }] }));
+    const e = await expectError(AuthError, () => c.createPost({ media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_linkedin' }] }));
     expect(e).toBeInstanceOf(AuthError);
     expect(e.exitCode).toBe(3);
     expect(e.message).toMatch(/read-only; a read_write key is needed to create a post/);
-    const e2 = await rejection(c.createImport({ url: 'https://videos.example.com/clip.mp4' }));
+    const e2 = await expectError(AuthError, () => c.createImport({ url: 'https://videos.example.com/clip.mp4' }));
     expect(e2.message).toMatch(/a read_write key is needed to import a video/);
     await c.close();
   });
 
   test('--workspace that does not match GET /me: exit 3 naming both, and nothing is written', async () => {
     const { c } = await client({ settings: { workspace: 'Studio' } });
-    const e = await rejection(c.createImport({ url: 'https://videos.example.com/clip.mp4' }));
+    const e = await expectError(AuthError, () => c.createImport({ url: 'https://videos.example.com/clip.mp4' }));
     expect(e).toBeInstanceOf(AuthError);
     expect(e.message).toMatch(/belongs to workspace "Demo", not "Studio"/);
     expect((await emu.requests()).map((q) => `${q.method} ${q.path}`)).toEqual(['GET /v1/me']);
@@ -339,8 +359,8 @@ describe('authentication and permission', () => {
   });
 
   test('no key anywhere: AuthError at creation', async () => {
-    const { ctx } = makeContext({ env: { VIDPUB_BASE_URL: emu.baseUrl } });
-    const e = await rejection(createApiClient(ctx, SETTINGS));
+    const { deps } = clientDeps({ env: { VIDPUB_BASE_URL: emu.baseUrl } });
+    const e = await expectError(VidpubError, () => createApiClient(SETTINGS, deps));
     expect(e.exitCode).toBe(3);
     expect(e.hint).toMatch(/vidpub login.*VIDPUB_API_KEY/);
   });
@@ -453,7 +473,7 @@ describe('interrupts', () => {
     const ac = new AbortController();
     const p = c.getMe({ signal: ac.signal });
     setTimeout(() => ac.abort(), 50);
-    const e = await rejection(p);
+    const e = await expectError(InterruptedError, () => p);
     expect(e).toBeInstanceOf(InterruptedError);
     expect(e.exitCode).toBe(130);
     await c.close();
@@ -461,7 +481,7 @@ describe('interrupts', () => {
 
   test('a network failure is a ServiceError with http details', async () => {
     const { c } = await client({ env: { VIDPUB_BASE_URL: 'http://127.0.0.1:9/v1' }, settings: {} });
-    const e = await rejection(c.getMe());
+    const e = await expectError(ServiceError, () => c.getMe());
     expect(e).toBeInstanceOf(ServiceError);
     expect(e.http).toMatchObject({ status: 0, method: 'GET', path: '/v1/me' });
     await c.close();

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { poll } from '../../src/api/poll.js';
 import { ExitCode, InterruptedError, TimeoutError, WorkFailedError } from '../../src/errors.js';
-import { virtualClock } from './helpers.js';
+import { virtualClock } from '../support/clock.js';
 
 describe('poll', () => {
   test('fetches until done, reporting each value; intervals start at 1 s and back off to 5 s', async () => {

@@ -1,11 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import type { Destination } from '../../src/api/types.js';
-import { describeOption, renderDestinationOptions, resolveDestination } from '../../src/cli/destinations.js';
+import { describeOption, renderDestinationOptions, resolveDestination } from '../../src/posts/destinations.js';
 import { UsageError } from '../../src/errors.js';
-import { runCli } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { runCli } from '../support/cli.js';
+import { expectError } from '../support/errors.js';
+import { useEmulator } from '../support/emulator.js';
 
-const emu = useEmulator();
+const emu = useEmulator({ resetEachTest: false });
 
 const d = (id: string, platform: string, handle: string, status = 'active'): Destination => ({ id, platform, handle, display_name: id, status });
 const ALL = [
@@ -15,16 +16,6 @@ const ALL = [
   d('dst_ig', 'instagram', '@shorts.one', 'disconnected'),
   d('dst_yt2', 'youtube', '@other', 'expired'),
 ];
-
-function usageErrorOf(fn: () => unknown): UsageError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(UsageError);
-    return e as UsageError;
-  }
-  throw new Error('expected a UsageError');
-}
 
 describe('resolveDestination', () => {
   test('by id, by handle with or without @ in any case, by platform with one active account', () => {
@@ -47,7 +38,7 @@ describe('resolveDestination', () => {
   });
 
   test('unknown: UsageError listing every candidate as id (platform @handle, status)', () => {
-    const err = usageErrorOf(() => resolveDestination('@nobody', ALL));
+    const err = expectError(UsageError, () => resolveDestination('@nobody', ALL));
     expect(err.exitCode).toBe(2);
     expect(err.message).toBe('unknown destination "@nobody": give its id, its @handle, or its platform');
     expect(err.hint).toBe(
@@ -75,7 +66,7 @@ describe('resolveDestination', () => {
   });
 
   test('a server handle with control characters is sanitized in the candidates', () => {
-    expect(usageErrorOf(() => resolveDestination('zzz', [d('x', 'tiktok', '@ev\u001b[31mil')])).hint).toBe('Candidates:\n  x (tiktok @evil, active)');
+    expect(expectError(UsageError, () => resolveDestination('zzz', [d('x', 'tiktok', '@ev\u001b[31mil')])).hint).toBe('Candidates:\n  x (tiktok @evil, active)');
   });
 });
 

@@ -1,19 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, scaledClock } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cliRunner } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 30 });
 const LINK = 'https://cdn.example.com/videos/launch.mp4';
 
-function run(argv: string[], opts: Parameters<typeof runCli>[1] = {}) {
-  return runCli(argv, { clock: scaledClock(10), ...opts, env: { ...emu.env(), ...opts.env } });
-}
+const run = cliRunner(() => ({ clock: scaledClock(10), env: emu.env() }));
 
 const importRequests = async () => (await emu.requests()).filter((r) => r.method === 'POST' && r.path === '/v1/media/imports');
 
-beforeEach(async () => {
-  await emu.reset();
-});
 afterEach(async () => {
   await emu.admin('POST', '/settings', { processing_ms: 30 });
 });

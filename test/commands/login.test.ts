@@ -1,12 +1,12 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { Prompter } from '../../src/cli/context.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { runCli, tempConfigDir } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
+import { noPrompter, scriptedPrompter } from '../support/prompter.js';
 
 const emu = useEmulator();
-beforeEach(() => emu.reset());
 
 const FREE_KEY = 'vp_live_free_rw_Z5c1Rm7Ue3Kp8Dw4';
 const REVOKED_KEY = 'vp_live_demo_revoked_X2v6Bn4Ts8Hj';
@@ -20,19 +20,6 @@ async function login(key: string, extra: string[] = [], env: Record<string, stri
   const dir = env.VIDPUB_CONFIG_DIR ?? tempConfigDir();
   const r = await runCli(['login', '--with-key', ...extra], { stdin: key + '\n', env: { VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_CONFIG_DIR: dir, ...env } });
   return { ...r, dir };
-}
-
-function scriptedPassword(answer: string, calls: { message: string; mask?: string }[] = []): Prompter {
-  const no = () => Promise.reject(new Error('unexpected prompt'));
-  return {
-    password: async (o) => {
-      calls.push(o);
-      return answer;
-    },
-    select: no,
-    confirm: no,
-    input: no,
-  };
 }
 
 describe('vidpub login', () => {
@@ -65,11 +52,11 @@ describe('vidpub login', () => {
   });
 
   test('a masked prompt on a terminal', async () => {
-    const calls: { message: string; mask?: string }[] = [];
+    const { prompter, asked } = scriptedPrompter([emu.key()]);
     const dir = tempConfigDir();
-    const r = await runCli(['login'], { tty: true, prompter: scriptedPassword(emu.key(), calls), env: { VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_CONFIG_DIR: dir, NO_COLOR: '1' } });
+    const r = await runCli(['login'], { tty: true, prompter, env: { VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_CONFIG_DIR: dir, NO_COLOR: '1' } });
     expect(r.code).toBe(0);
-    expect(calls).toEqual([{ message: 'API key (input is hidden)', mask: '*' }]);
+    expect(asked).toEqual([{ kind: 'password', message: 'API key (input is hidden)', mask: '*' }]);
     expect(r.stdout).toMatch(/Logged in to workspace Demo/);
     expect(config(dir).profiles!.default!.api_key).toBe(emu.key());
   });
@@ -89,7 +76,7 @@ describe('vidpub login', () => {
   test('Ctrl-C at the prompt: exit 130, nothing stored', async () => {
     const dir = tempConfigDir();
     const cancelled: Prompter = {
-      ...scriptedPassword(''),
+      ...noPrompter,
       password: () => Promise.reject(Object.assign(new Error('User force closed the prompt'), { name: 'ExitPromptError' })),
     };
     const r = await runCli(['login'], { tty: true, prompter: cancelled, env: { VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_CONFIG_DIR: dir, NO_COLOR: '1' } });
@@ -105,7 +92,7 @@ describe('vidpub login', () => {
       [['login'], { VIDPUB_NO_INPUT: '1' }],
     ] as [string[], Record<string, string>][]) {
       const tty = argv.includes('--no-input') || env.VIDPUB_NO_INPUT ? true : false;
-      const r = await runCli([...argv, '--no-color'], { tty, prompter: scriptedPassword(emu.key()), env: { VIDPUB_BASE_URL: emu.baseUrl, ...env } });
+      const r = await runCli([...argv, '--no-color'], { tty, prompter: scriptedPrompter([emu.key()]).prompter, env: { VIDPUB_BASE_URL: emu.baseUrl, ...env } });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/Error: no terminal to ask for the key/);
       expect(r.stderr).toMatch(/vidpub login --with-key < key.txt/);

@@ -2,12 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { beforeEach, describe, expect, test } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { describe, expect, test } from 'vitest';
+import { runCli, tempConfigDir } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator();
-beforeEach(() => emu.reset());
 
 async function closedPortUrl(): Promise<string> {
   const s = createServer();
@@ -124,11 +123,18 @@ describe('vidpub me', () => {
     expect(empty.stderr).toMatch(/Error: the API key file .*empty\.txt is empty/);
   });
 
-  test('a key with a space or control character in it: exit 2 without echoing it', async () => {
+  test('a key with a space or control character in it: its own sentence, exit 3, without echoing it or sending it', async () => {
     const r = await runCli(['me'], { env: { VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_API_KEY: 'vp_live_ab cd\u0007ef' } });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/the API key from VIDPUB_API_KEY contains spaces or characters a key cannot have/);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/The API key from VIDPUB_API_KEY has a space or line break inside it \(character 11 of 16\)/);
     expect(r.stderr).not.toContain('ab cd');
+    expect(await emu.requests()).toEqual([]);
+  });
+
+  test('a key with a non-ASCII character (a curly quote from a document): its own sentence, exit 3', async () => {
+    const r = await runCli(['me'], { env: { VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_API_KEY: 'vp_live_abc\u2019def' } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/The API key from VIDPUB_API_KEY has a character that is not plain ASCII \(character 12 of 15\)/);
   });
 
   test('--base-url wins over VIDPUB_BASE_URL, which wins over the profile', async () => {

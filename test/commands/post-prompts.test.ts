@@ -2,18 +2,16 @@
  * `vidpub post` on a terminal: what it asks, in which order, and what it does
  * with the answers (an injected prompter plays the person).
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/types.js';
 import type { Prompter } from '../../src/cli/context.js';
-import { runCli, scaledClock } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
-import { api, scriptedPrompter, type Asked } from '../posts/helpers.js';
+import { runCli } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
+import { scriptedPrompter, type Asked } from '../support/prompter.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
-beforeEach(async () => {
-  await emu.reset();
-});
 
 /** Runs on a terminal, noting how much of stderr had been written when each question was asked. */
 async function runTty(args: string[], answers: unknown[]) {
@@ -61,7 +59,7 @@ describe('vidpub post on a terminal', () => {
     expect(r.seenAt[1]).not.toMatch(/Uploading/);
 
     const id = /^Post:? +(post_\w+)$/m.exec(r.stdout)![1]!;
-    const post = (await api<Post>(emu, 'GET', `/posts/${id}`)).body;
+    const post = (await emu.api.get<Post>(`/posts/${id}`)).body;
     expect(post.destinations.find((d) => d.destination_id === 'dst_demo_tiktok')!.options.privacy).toBe('FOLLOWER_OF_CREATOR');
     expect(r.stdout).toMatch(/DESTINATION +STATUS +DETAILS/);
   });

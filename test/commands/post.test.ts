@@ -1,15 +1,13 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Post, RecordedRequest } from '../../src/api/types.js';
-import { runCli, scaledClock, type RunOptions } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
-import { api, exhaustDailyAllowance } from '../posts/helpers.js';
+import { cliRunner } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { exhaustDailyAllowance, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 const TZ = 'Europe/Paris';
 
-function run(args: string[], opts: RunOptions = {}) {
-  return runCli(args, { clock: scaledClock(50), ...opts, env: { ...emu.env(), TZ, ...opts.env } });
-}
+const run = cliRunner(() => ({ clock: scaledClock(50), env: { ...emu.env(), TZ } }));
 
 const apiRequests = async (): Promise<RecordedRequest[]> => (await emu.requests()).filter((r) => r.path.startsWith('/v1/'));
 const writes = async () => (await apiRequests()).filter((r) => r.method !== 'GET');
@@ -18,9 +16,6 @@ const count = (reqs: RecordedRequest[], method: string, path: string | RegExp) =
 
 const PRIVACY = ['--option', '@vidpub.demo:privacy=SELF_ONLY'];
 
-beforeEach(async () => {
-  await emu.reset();
-});
 
 describe('vidpub post: success', () => {
   it('uploads, posts now to two destinations, waits until each is published and prints each url (exit 0)', async () => {
@@ -36,7 +31,7 @@ describe('vidpub post: success', () => {
     expect(r.stderr).toMatch(/^@vidpub.demo \(tiktok\): published/m);
 
     const id = /^id\t(\S+)$/m.exec(r.stdout)![1]!;
-    const post = (await api<Post>(emu, 'GET', `/posts/${id}`)).body;
+    const post = (await emu.api.get<Post>(`/posts/${id}`)).body;
     expect(post.caption).toBe('Hello');
     const tiktok = post.destinations.find((d) => d.destination_id === 'dst_demo_tiktok')!;
     const youtube = post.destinations.find((d) => d.destination_id === 'dst_demo_youtube')!;
@@ -63,7 +58,7 @@ describe('vidpub post: success', () => {
     const body = (await emu.requests()).find((q) => q.method === 'POST' && q.path === '/v1/posts');
     expect(body?.status).toBe(201);
     const id = /^id\t(\S+)$/m.exec(r.stdout)![1]!;
-    const post = (await api<Post>(emu, 'GET', `/posts/${id}`)).body;
+    const post = (await emu.api.get<Post>(`/posts/${id}`)).body;
     expect(Date.parse(post.publish_at!)).toBe(Date.parse('2027-03-01T08:30:00Z'));
     expect(post.destinations[0]!.options.allow_comments).toBe(false);
   });

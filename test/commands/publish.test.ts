@@ -1,28 +1,23 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/types.js';
-import { runCli, scaledClock, type RunOptions } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
-import { api, exhaustDailyAllowance } from '../posts/helpers.js';
+import { cliRunner } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { exhaustDailyAllowance, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
-function run(args: string[], opts: RunOptions = {}) {
-  return runCli(args, { clock: scaledClock(50), ...opts, env: { ...emu.env(), TZ: 'Europe/Paris', ...opts.env } });
-}
+const run = cliRunner(() => ({ clock: scaledClock(50), env: { ...emu.env(), TZ: 'Europe/Paris' } }));
 
 /** A draft made straight through the API. */
 async function draft(destinations: { destination_id: string; options?: Record<string, unknown> }[] = [{ destination_id: 'dst_demo_linkedin' }]): Promise<Post> {
-  const r = await api<Post>(emu, 'POST', '/posts', { media_id: 'med_demo_sample', caption: 'draft', destinations });
+  const r = await emu.api.post<Post>('/posts', { media_id: 'med_demo_sample', caption: 'draft', destinations });
   expect(r.status).toBe(201);
   expect(r.body.status).toBe('draft');
   return r.body;
 }
 
-const getPost = async (id: string) => (await api<Post>(emu, 'GET', `/posts/${id}`)).body;
+const getPost = async (id: string) => (await emu.api.get<Post>(`/posts/${id}`)).body;
 
-beforeEach(async () => {
-  await emu.reset();
-});
 
 describe('vidpub publish', () => {
   it('publishes a draft now and waits until every destination is published (exit 0)', async () => {

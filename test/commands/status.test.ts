@@ -1,17 +1,15 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/types.js';
-import { runCli, scaledClock, type RunOptions } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
-import { api } from '../posts/helpers.js';
+import { cliRunner } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 300 });
 
-function run(args: string[], opts: RunOptions = {}) {
-  return runCli(args, { clock: scaledClock(50), ...opts, env: { ...emu.env(), TZ: 'UTC', ...opts.env } });
-}
+const run = cliRunner(() => ({ clock: scaledClock(50), env: { ...emu.env(), TZ: 'UTC' } }));
 
 async function publishNow(destinations: string[]): Promise<Post> {
-  const r = await api<Post>(emu, 'POST', '/posts', {
+  const r = await emu.api.post<Post>('/posts', {
     media_id: 'med_demo_sample',
     caption: 'status',
     destinations: destinations.map((destination_id) => ({ destination_id })),
@@ -21,9 +19,6 @@ async function publishNow(destinations: string[]): Promise<Post> {
   return r.body;
 }
 
-beforeEach(async () => {
-  await emu.reset();
-});
 
 describe('vidpub status', () => {
   it('shows the post and each destination once, without waiting (exit 0)', async () => {
@@ -37,7 +32,7 @@ describe('vidpub status', () => {
 
   it('--wait follows it to the end: urls and warnings shown (exit 0)', async () => {
     const long = 'x'.repeat(3100); // longer than the LinkedIn caption limit: a warning when published
-    const created = await api<Post>(emu, 'POST', '/posts', { media_id: 'med_demo_sample', caption: long, destinations: [{ destination_id: 'dst_demo_linkedin' }], publish_at: 'now' });
+    const created = await emu.api.post<Post>('/posts', { media_id: 'med_demo_sample', caption: long, destinations: [{ destination_id: 'dst_demo_linkedin' }], publish_at: 'now' });
     const r = await run(['status', created.body.id, '--wait']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^status\tcompleted$/m);
@@ -75,7 +70,7 @@ describe('vidpub status', () => {
   });
 
   it('a draft with --wait: nothing to wait for', async () => {
-    const d = await api<Post>(emu, 'POST', '/posts', { media_id: 'med_demo_sample', caption: 'd', destinations: [{ destination_id: 'dst_demo_linkedin' }] });
+    const d = await emu.api.post<Post>('/posts', { media_id: 'med_demo_sample', caption: 'd', destinations: [{ destination_id: 'dst_demo_linkedin' }] });
     const r = await run(['status', d.body.id, '--wait']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/is a draft: nothing to wait for\. Publish it with: vidpub publish/);

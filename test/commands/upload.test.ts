@@ -1,9 +1,10 @@
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, truncateSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, scaledClock } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { cliRunner } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 30 });
 const dir = mkdtempSync(join(tmpdir(), 'vidpub-upload-'));
@@ -19,16 +20,11 @@ function copyOf(name: string, from = CLIP): string {
   return p;
 }
 
-function run(argv: string[], opts: Parameters<typeof runCli>[1] = {}) {
-  return runCli(argv, { clock: fast(), ...opts, env: { ...emu.env(), ...opts.env } });
-}
+const run = cliRunner(() => ({ clock: fast(), env: emu.env() }));
 
 const puts = async () => (await emu.requests()).filter((r) => r.method === 'PUT');
 const creates = async () => (await emu.requests()).filter((r) => r.method === 'POST' && r.path === '/v1/media/uploads');
 
-beforeEach(async () => {
-  await emu.reset();
-});
 
 describe('vidpub upload: the happy path', () => {
   it('creates, PUTs without Authorization, completes, waits until ready, and prints the media id', async () => {

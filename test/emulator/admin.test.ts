@@ -1,16 +1,18 @@
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { KEYS, http, type Json, startTest, useEmulatorSuite } from './helpers.js';
+import { startTestEmulator, useEmulator } from '../support/emulator.js';
+import { sleep } from '../support/poll.js';
+import { KEYS, http, type Json } from '../support/rest.js';
 
-const t = useEmulatorSuite();
+const emu = useEmulator();
 
 describe('handle and start info', () => {
   it('exposes base_url, admin_url, port and the usable keys', () => {
-    expect(t.emu.baseUrl).toBe(`http://127.0.0.1:${t.emu.port}/v1`);
-    expect(t.emu.adminUrl).toBe(`http://127.0.0.1:${t.emu.port}/_emulator`);
-    expect(t.emu.info).toEqual({ base_url: t.emu.baseUrl, admin_url: t.emu.adminUrl, keys: t.emu.keys });
-    expect(t.emu.keys).toEqual([
+    expect(emu.baseUrl).toBe(`http://127.0.0.1:${emu.port}/v1`);
+    expect(emu.adminUrl).toBe(`http://127.0.0.1:${emu.port}/_emulator`);
+    expect(emu.info).toEqual({ base_url: emu.baseUrl, admin_url: emu.adminUrl, keys: emu.keys });
+    expect(emu.keys).toEqual([
       { key: KEYS.demo_rw, workspace: 'Demo', plan: 'standard', access: 'read_write' },
       { key: KEYS.demo_read, workspace: 'Demo', plan: 'standard', access: 'read' },
       { key: KEYS.second_rw, workspace: 'Demo Second', plan: 'standard', access: 'read_write' },
@@ -20,22 +22,22 @@ describe('handle and start info', () => {
   });
 
   it('GET /_emulator describes the controls', async () => {
-    const r = await t.api.admin('GET', '');
+    const r = await emu.api.admin('GET', '');
     expect(r.status).toBe(200);
-    expect(r.body.base_url).toBe(t.emu.baseUrl);
+    expect(r.body.base_url).toBe(emu.baseUrl);
     expect(r.body.controls).toContain('POST /_emulator/reset');
   });
 });
 
 describe('request log', () => {
   it('records /v1 and upload requests in order, without /_emulator, query strings or key values', async () => {
-    await t.api.get('/me');
-    await t.api.get('/me', { key: null });
-    const up = await t.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 3, content_type: 'video/mp4' }, { idem: 'abc' });
+    await emu.api.get('/me');
+    await emu.api.get('/me', { key: null });
+    const up = await emu.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 3, content_type: 'video/mp4' }, { idem: 'abc' });
     await http('PUT', up.body.upload.url, { headers: up.body.upload.headers, body: 'xyz' });
-    await http('GET', `${t.emu.baseUrl}/nope?x=1`);
-    await t.api.admin('GET', '/state');
-    const log = await t.api.requests();
+    await http('GET', `${emu.baseUrl}/nope?x=1`);
+    await emu.api.admin('GET', '/state');
+    const log = await emu.api.requests();
     expect(log).toEqual([
       { method: 'GET', path: '/v1/me', status: 200, authorization: true, idempotency_key: null, replayed: false, fault: null },
       { method: 'GET', path: '/v1/me', status: 401, authorization: false, idempotency_key: null, replayed: false, fault: null },
@@ -45,52 +47,52 @@ describe('request log', () => {
     ]);
     expect(JSON.stringify(log)).not.toContain('vp_live_');
     expect(JSON.stringify(log)).not.toContain('sig=');
-    expect((await t.api.admin('DELETE', '/requests')).status).toBe(200);
-    expect(await t.api.requests()).toEqual([]);
+    expect((await emu.api.admin('DELETE', '/requests')).status).toBe(200);
+    expect(await emu.api.requests()).toEqual([]);
   });
 });
 
 describe('clock, reset, settings, state', () => {
   it('POST /_emulator/clock moves the clock forward and returns the new time; 400 for bad input', async () => {
-    const t0 = Date.parse((await t.api.admin('GET', '/clock')).body.now);
-    const r = await t.api.advance(86_400);
+    const t0 = Date.parse((await emu.api.admin('GET', '/clock')).body.now);
+    const r = await emu.api.advance(86_400);
     expect(r.status).toBe(200);
     expect(r.body.offset_sec).toBe(86_400);
     expect(Date.parse(r.body.now) - t0).toBeGreaterThanOrEqual(86_400_000);
     expect(Date.parse(r.body.now) - t0).toBeLessThan(86_400_000 + 5000);
     for (const body of [{ advance_sec: -5 }, { advance_sec: 'soon' }, {}]) {
-      const bad = await t.api.admin('POST', '/clock', body);
+      const bad = await emu.api.admin('POST', '/clock', body);
       expect(bad.status).toBe(400);
       expect(bad.body.error.param).toBe('advance_sec');
     }
-    const malformed = await http('POST', `${t.emu.adminUrl}/clock`, { headers: { 'content-type': 'application/json' }, body: '{' });
+    const malformed = await http('POST', `${emu.adminUrl}/clock`, { headers: { 'content-type': 'application/json' }, body: '{' });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.code).toBe('invalid_json');
   });
 
   it('POST /_emulator/reset restores fixture state, counters, clock, faults, settings and log', async () => {
-    await t.api.post('/posts', { media_id: 'med_demo_sample', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' });
-    await t.api.advance(100);
-    await t.api.fault({ media_fail: 'x' });
-    await t.api.admin('POST', '/settings', { processing_ms: 999 });
-    await t.api.admin('POST', '/destinations/dst_demo_instagram', { status: 'active' });
-    const r = await t.api.reset();
+    await emu.api.post('/posts', { media_id: 'med_demo_sample', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' });
+    await emu.api.advance(100);
+    await emu.api.fault({ media_fail: 'x' });
+    await emu.api.admin('POST', '/settings', { processing_ms: 999 });
+    await emu.api.admin('POST', '/destinations/dst_demo_instagram', { status: 'active' });
+    const r = await emu.api.reset();
     expect(r.status).toBe(200);
-    expect((await t.api.admin('GET', '/clock')).body.offset_sec).toBe(0);
-    expect((await t.api.admin('GET', '/faults')).body.media_fail).toEqual([]);
-    expect((await t.api.admin('GET', '/settings')).body).toEqual({ processing_ms: 30, publish_ms: 30, upload_link_ttl_sec: 3600 });
-    expect(await t.api.requests()).toEqual([]);
-    const me = await t.api.get('/me');
+    expect((await emu.api.admin('GET', '/clock')).body.offset_sec).toBe(0);
+    expect((await emu.api.admin('GET', '/faults')).body.media_fail).toEqual([]);
+    expect((await emu.api.admin('GET', '/settings')).body).toEqual({ processing_ms: 30, publish_ms: 30, upload_link_ttl_sec: 3600 });
+    expect(await emu.api.requests()).toEqual([]);
+    const me = await emu.api.get('/me');
     expect(me.body.usage).toEqual({ posts_today: 0, media_count: 2, post_count: 0 });
     expect(me.body.limits.api_posts_per_day.used).toBe(0);
     expect(me.body.limits.requests_per_minute.write.used).toBe(0);
-    expect((await t.api.get('/destinations')).body.data[3].status).toBe('disconnected');
+    expect((await emu.api.get('/destinations')).body.data[3].status).toBe('disconnected');
   });
 
   it('GET /_emulator/state summarizes each workspace', async () => {
-    await t.api.post('/posts', { media_id: 'med_demo_sample', destinations: [{ destination_id: 'dst_demo_youtube' }] });
-    await t.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 3, content_type: 'video/mp4' });
-    const s = await t.api.admin('GET', '/state');
+    await emu.api.post('/posts', { media_id: 'med_demo_sample', destinations: [{ destination_id: 'dst_demo_youtube' }] });
+    await emu.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 3, content_type: 'video/mp4' });
+    const s = await emu.api.admin('GET', '/state');
     expect(s.body.settings).toEqual({ processing_ms: 30, publish_ms: 30, upload_link_ttl_sec: 3600 });
     const demo = s.body.workspaces.find((w: Json) => w.id === 'ws_demo');
     expect(demo).toMatchObject({
@@ -106,25 +108,25 @@ describe('clock, reset, settings, state', () => {
   });
 
   it('POST /_emulator/settings validates its input', async () => {
-    expect((await t.api.admin('POST', '/settings', { processing_ms: -1 })).status).toBe(400);
-    expect((await t.api.admin('POST', '/settings', { speed: 2 })).body.error.param).toBe('speed');
-    expect((await t.api.admin('POST', '/settings', { upload_link_ttl_sec: 60 })).body.upload_link_ttl_sec).toBe(60);
-    const up = await t.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 3, content_type: 'video/mp4' });
+    expect((await emu.api.admin('POST', '/settings', { processing_ms: -1 })).status).toBe(400);
+    expect((await emu.api.admin('POST', '/settings', { speed: 2 })).body.error.param).toBe('speed');
+    expect((await emu.api.admin('POST', '/settings', { upload_link_ttl_sec: 60 })).body.upload_link_ttl_sec).toBe(60);
+    const up = await emu.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 3, content_type: 'video/mp4' });
     expect(Date.parse(up.body.upload.expires_at) - Date.parse(up.body.media.created_at)).toBeLessThanOrEqual(60_000);
   });
 
   it('POST /_emulator/destinations/{id} changes a destination status; 404 / 400 otherwise', async () => {
-    const r = await t.api.admin('POST', '/destinations/dst_demo_youtube', { status: 'expired' });
+    const r = await emu.api.admin('POST', '/destinations/dst_demo_youtube', { status: 'expired' });
     expect(r.body).toEqual({ id: 'dst_demo_youtube', workspace: 'ws_demo', status: 'expired' });
-    expect((await t.api.get('/destinations')).body.data[1].status).toBe('expired');
-    expect((await t.api.admin('POST', '/destinations/dst_nope', { status: 'active' })).status).toBe(404);
-    expect((await t.api.admin('POST', '/destinations/dst_demo_youtube', { status: 'gone' })).status).toBe(400);
+    expect((await emu.api.get('/destinations')).body.data[1].status).toBe('expired');
+    expect((await emu.api.admin('POST', '/destinations/dst_nope', { status: 'active' })).status).toBe(404);
+    expect((await emu.api.admin('POST', '/destinations/dst_demo_youtube', { status: 'gone' })).status).toBe(400);
   });
 });
 
 describe('HTTP robustness', () => {
   it('unknown paths are a JSON 404, for /v1, the root and a wrong method', async () => {
-    for (const [method, path] of [['GET', `${t.emu.baseUrl}/unknown`], ['GET', `http://127.0.0.1:${t.emu.port}/`], ['POST', `${t.emu.baseUrl}/me`], ['DELETE', `${t.emu.baseUrl}/posts/x`]] as const) {
+    for (const [method, path] of [['GET', `${emu.baseUrl}/unknown`], ['GET', `http://127.0.0.1:${emu.port}/`], ['POST', `${emu.baseUrl}/me`], ['DELETE', `${emu.baseUrl}/posts/x`]] as const) {
       const r = await http(method, path);
       expect(r.status, `${method} ${path}`).toBe(404);
       expect(r.headers['content-type']).toContain('application/json');
@@ -133,48 +135,48 @@ describe('HTTP robustness', () => {
   });
 
   it('malformed JSON is a 400 invalid_json; an empty JSON body on create is a 400 missing_field', async () => {
-    const r = await t.api.call('POST', '/media/uploads', { raw: '{"filename": ' });
+    const r = await emu.api.call('POST', '/media/uploads', { raw: '{"filename": ' });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ type: 'invalid_request', code: 'invalid_json' });
-    const empty = await t.api.call('POST', '/media/uploads', { raw: '', headers: { 'content-type': 'application/json' } });
+    const empty = await emu.api.call('POST', '/media/uploads', { raw: '', headers: { 'content-type': 'application/json' } });
     expect(empty.status).toBe(400);
     expect(empty.body.error.code).toBe('missing_field');
   });
 
   it('a body over 1 MiB is a 413; an invalid Content-Type header a 400', async () => {
-    const big = await t.api.call('POST', '/posts', { raw: JSON.stringify({ caption: 'x'.repeat(1_100_000) }) });
+    const big = await emu.api.call('POST', '/posts', { raw: JSON.stringify({ caption: 'x'.repeat(1_100_000) }) });
     expect(big.status).toBe(413);
     expect(big.body.error).toMatchObject({ type: 'invalid_request', code: 'body_too_large' });
-    const badCt = await t.api.call('POST', '/posts', { raw: '{}', headers: { 'content-type': '???' } });
+    const badCt = await emu.api.call('POST', '/posts', { raw: '{}', headers: { 'content-type': '???' } });
     expect(badCt.status).toBe(400);
     expect(badCt.body.error.type).toBe('invalid_request');
   });
 
   it('close() does not hang on keep-alive connections, in-flight delays, uploads or background work', async () => {
-    const other = await startTest({ processingMs: 10_000, publishMs: 10_000 });
+    const other = await startTestEmulator({ processingMs: 10_000, publishMs: 10_000 });
     await other.api.get('/me'); // keep-alive socket stays open
     await other.api.post('/media/imports', { url: 'https://cdn.example.com/slow.mp4' });
     await other.api.post('/posts', { media_id: 'med_demo_sample', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' });
     const up = await other.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 1_000_000, content_type: 'video/mp4' });
     async function* slow(): AsyncIterable<Buffer> {
       yield Buffer.alloc(1000);
-      await new Promise((r) => setTimeout(r, 5000));
+      await sleep(5000);
     }
     const hanging = request(up.body.upload.url, { method: 'PUT', headers: up.body.upload.headers, body: Readable.from(slow()) }).catch((e: Error) => e);
     await other.api.fault({ method: 'GET', path: '/v1/destinations', action: 'delay', ms: 10_000 });
     const delayed = other.api.get('/destinations').catch((e: Error) => e);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
     const t0 = Date.now();
-    await other.emu.close();
+    await other.close();
     expect(Date.now() - t0).toBeLessThan(1000);
     expect(await delayed).toBeInstanceOf(Error);
     expect(await hanging).toBeInstanceOf(Error);
-    await other.emu.close(); // twice is fine
+    await other.close(); // twice is fine
   });
 
   it('startEmulator refuses a port in use with a clear message', async () => {
     const { startEmulator } = await import('../../src/emulator/index.js');
-    await expect(startEmulator({ port: t.emu.port })).rejects.toThrow(/port is already in use \(EADDRINUSE\)/);
-    await expect(startEmulator({ port: t.emu.port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    await expect(startEmulator({ port: emu.port })).rejects.toThrow(/port is already in use \(EADDRINUSE\)/);
+    await expect(startEmulator({ port: emu.port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
   });
 });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { KEYS, useEmulatorSuite } from './helpers.js';
+import { useEmulator } from '../support/emulator.js';
+import { KEYS } from '../support/rest.js';
 
-const t = useEmulatorSuite();
+const emu = useEmulator();
 
 describe('authentication', () => {
   it('401 missing_key without an Authorization header, with no rate-limit headers', async () => {
-    const r = await t.api.get('/me', { key: null });
+    const r = await emu.api.get('/me', { key: null });
     expect(r.status).toBe(401);
     expect(r.body).toEqual({ error: { type: 'authentication_error', code: 'missing_key', message: expect.stringContaining('Authorization') } });
     expect(r.headers['www-authenticate']).toMatch(/^Bearer/);
@@ -13,33 +14,33 @@ describe('authentication', () => {
   });
 
   it('401 invalid_key for an unknown key, a key without _live_, and a non-Bearer header', async () => {
-    const unknown = await t.api.get('/me', { key: 'vp_live_doesnotexist123' });
+    const unknown = await emu.api.get('/me', { key: 'vp_live_doesnotexist123' });
     expect(unknown.status).toBe(401);
     expect(unknown.body.error.code).toBe('invalid_key');
-    const test = await t.api.get('/me', { key: 'vp_test_demo_rw_k7Qm2Xc4Lp9Hs3Td' });
+    const test = await emu.api.get('/me', { key: 'vp_test_demo_rw_k7Qm2Xc4Lp9Hs3Td' });
     expect(test.status).toBe(401);
     expect(test.body.error.code).toBe('invalid_key');
     expect(test.body.error.message).toContain('_live_');
-    const basic = await t.api.get('/me', { key: null, headers: { authorization: `Basic ${KEYS.demo_rw}` } });
+    const basic = await emu.api.get('/me', { key: null, headers: { authorization: `Basic ${KEYS.demo_rw}` } });
     expect(basic.status).toBe(401);
     expect(basic.body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_key' });
     expect(unknown.headers['x-ratelimit-remaining']).toBeUndefined();
   });
 
   it('401 revoked_key for a revoked key', async () => {
-    const r = await t.api.get('/destinations', { key: KEYS.demo_revoked });
+    const r = await emu.api.get('/destinations', { key: KEYS.demo_revoked });
     expect(r.status).toBe(401);
     expect(r.body.error).toMatchObject({ type: 'authentication_error', code: 'revoked_key' });
   });
 
   it('accepts the scheme case-insensitively', async () => {
-    const r = await t.api.get('/me', { key: null, headers: { authorization: `bearer ${KEYS.demo_rw}` } });
+    const r = await emu.api.get('/me', { key: null, headers: { authorization: `bearer ${KEYS.demo_rw}` } });
     expect(r.status).toBe(200);
   });
 
   it('403 plan_without_api_access on every call with a Free-plan key', async () => {
     for (const [method, path] of [['GET', '/me'], ['GET', '/destinations'], ['POST', '/posts']] as const) {
-      const r = await t.api.as(KEYS.free_rw).call(method, path, { body: method === 'POST' ? {} : undefined });
+      const r = await emu.api.as(KEYS.free_rw).call(method, path, { body: method === 'POST' ? {} : undefined });
       expect(r.status).toBe(403);
       expect(r.body.error).toMatchObject({ type: 'permission_error', code: 'plan_without_api_access' });
       expect(r.headers['x-ratelimit-limit']).toBeUndefined();
@@ -47,7 +48,7 @@ describe('authentication', () => {
   });
 
   it('403 read_only_key for a POST with a read key; GET works', async () => {
-    const ro = t.api.as(KEYS.demo_read);
+    const ro = emu.api.as(KEYS.demo_read);
     const get = await ro.get('/destinations');
     expect(get.status).toBe(200);
     for (const path of ['/posts', '/media/uploads', '/media/imports', '/media/med_demo_sample/complete', '/posts/x/publish']) {
@@ -59,14 +60,14 @@ describe('authentication', () => {
   });
 
   it('authenticates before reading the body: a malformed body with a bad key is a 401', async () => {
-    const r = await t.api.call('POST', '/posts', { key: 'vp_live_nope_nope_nope', raw: '{oops' });
+    const r = await emu.api.call('POST', '/posts', { key: 'vp_live_nope_nope_nope', raw: '{oops' });
     expect(r.status).toBe(401);
   });
 });
 
 describe('GET /me', () => {
   it('returns key, workspace, plan, usage and limits for a Standard key', async () => {
-    const r = await t.api.get('/me');
+    const r = await emu.api.get('/me');
     expect(r.status).toBe(200);
     expect(r.body.key).toEqual({
       id: 'key_ws_demo_1',
@@ -91,22 +92,22 @@ describe('GET /me', () => {
   });
 
   it('reports Studio limits with workspace scope, and the read key access', async () => {
-    const studio = await t.api.as(KEYS.studio_rw).get('/me');
+    const studio = await emu.api.as(KEYS.studio_rw).get('/me');
     expect(studio.body.plan.name).toBe('studio');
     expect(studio.body.limits.requests_per_minute.read.limit).toBe(120);
     expect(studio.body.limits.requests_per_minute.write.limit).toBe(30);
     expect(studio.body.limits.api_posts_per_day).toMatchObject({ limit: 100, scope: 'workspace' });
-    const ro = await t.api.as(KEYS.demo_read).get('/me');
+    const ro = await emu.api.as(KEYS.demo_read).get('/me');
     expect(ro.body.key.access).toBe('read');
     expect(ro.body.workspace.name).toBe('Demo');
-    const second = await t.api.as(KEYS.second_rw).get('/me');
+    const second = await emu.api.as(KEYS.second_rw).get('/me');
     expect(second.body.workspace).toEqual({ id: 'ws_demo_second', name: 'Demo Second' });
   });
 });
 
 describe('destinations', () => {
   it('lists every destination of the workspace with all statuses and video limits', async () => {
-    const r = await t.api.get('/destinations');
+    const r = await emu.api.get('/destinations');
     expect(r.status).toBe(200);
     expect(r.body.data.map((d: { id: string }) => d.id)).toEqual(['dst_demo_tiktok', 'dst_demo_youtube', 'dst_demo_linkedin', 'dst_demo_instagram']);
     expect(r.body.data[0]).toEqual({
@@ -118,12 +119,12 @@ describe('destinations', () => {
       video_limits: { max_duration_sec: 600, max_size_bytes: 1_000_000_000, content_types: ['video/mp4', 'video/quicktime', 'video/webm'] },
     });
     expect(r.body.data[3].status).toBe('disconnected');
-    const second = await t.api.as(KEYS.second_rw).get('/destinations');
+    const second = await emu.api.as(KEYS.second_rw).get('/destinations');
     expect(second.body.data.map((d: { id: string; status: string }) => `${d.id}:${d.status}`)).toEqual(['dst_second_youtube:active', 'dst_second_tiktok:expired']);
   });
 
   it('options of a creator-disclosure destination: required privacy without default, creator, max_duration_sec', async () => {
-    const r = await t.api.get('/destinations/dst_demo_tiktok/options');
+    const r = await emu.api.get('/destinations/dst_demo_tiktok/options');
     expect(r.status).toBe(200);
     expect(r.body.options[0]).toEqual({
       key: 'privacy',
@@ -138,17 +139,17 @@ describe('destinations', () => {
   });
 
   it('options of the long-form destination: a required option with a default; no creator', async () => {
-    const r = await t.api.get('/destinations/dst_demo_youtube/options');
+    const r = await emu.api.get('/destinations/dst_demo_youtube/options');
     expect(r.body.options.find((o: { key: string }) => o.key === 'visibility')).toMatchObject({ required: true, default: 'private' });
     expect(r.body.creator).toBeUndefined();
     expect(r.body.max_duration_sec).toBeUndefined();
-    const li = await t.api.get('/destinations/dst_demo_linkedin/options');
+    const li = await emu.api.get('/destinations/dst_demo_linkedin/options');
     expect(li.body.options.every((o: { required: boolean }) => !o.required)).toBe(true);
   });
 
   it('404 not_found for an unknown destination or one of another workspace', async () => {
     for (const id of ['dst_nope', 'dst_second_youtube']) {
-      const r = await t.api.get(`/destinations/${id}/options`);
+      const r = await emu.api.get(`/destinations/${id}/options`);
       expect(r.status).toBe(404);
       expect(r.body.error).toMatchObject({ type: 'not_found', code: 'not_found' });
       expect(r.body.error.message).toContain(id);

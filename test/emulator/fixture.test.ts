@@ -3,11 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultFixture, loadFixtureFile, startEmulator, validateFixture, type Fixture } from '../../src/emulator/index.js';
-import { Client, type Json } from './helpers.js';
+import { runCli } from '../support/cli.js';
+import { startTestEmulator } from '../support/emulator.js';
+import type { Json } from '../support/rest.js';
 
 let dir: string;
+/** A file that is not there, one that is not JSON, one whose content is invalid. */
+const broken = { missing: '', badJson: '', invalid: '' };
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'vidpub-fixture-'));
+  broken.missing = join(dir, 'nope.json');
+  broken.badJson = join(dir, 'bad.json');
+  await writeFile(broken.badJson, '{"workspaces": [');
+  broken.invalid = join(dir, 'invalid.json');
+  await writeFile(broken.invalid, JSON.stringify({ workspaces: [{ name: 'X', plan: 'standard', keys: [{ key: 'vp_live_abcdefgh', access: 'admin' }] }] }));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -119,24 +128,39 @@ describe('loadFixtureFile', () => {
     expect(f.workspaces[0]!.name).toBe('Mine');
   });
 
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const problems = () => [
+    { file: broken.missing, message: `${broken.missing}: cannot read the fixture (file not found)` },
+    { file: broken.badJson, message: new RegExp(`^${escape(broken.badJson)}: is not valid JSON \\(`) },
+    { file: broken.invalid, message: `${broken.invalid}: workspaces[0].keys[0].access must be "read" or "read_write", got "admin"` },
+  ];
+
   it('names the file and the problem: missing file, bad JSON, invalid content', async () => {
-    await expect(loadFixtureFile(join(dir, 'nope.json'))).rejects.toThrow(`${join(dir, 'nope.json')}: cannot read the fixture (file not found)`);
-    const badJson = join(dir, 'bad.json');
-    await writeFile(badJson, '{"workspaces": [');
-    await expect(loadFixtureFile(badJson)).rejects.toThrow(new RegExp(`^${badJson.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: is not valid JSON \\(`));
-    const invalid = join(dir, 'invalid.json');
-    await writeFile(invalid, JSON.stringify({ workspaces: [{ name: 'X', plan: 'standard', keys: [{ key: 'vp_live_abcdefgh', access: 'admin' }] }] }));
-    await expect(loadFixtureFile(invalid)).rejects.toThrow(`${invalid}: workspaces[0].keys[0].access must be "read" or "read_write", got "admin"`);
+    for (const { file, message } of problems()) await expect(loadFixtureFile(file)).rejects.toThrow(message);
     await expect(loadFixtureFile(dir)).rejects.toThrow('is a directory');
+  });
+
+  it('vidpub emulator --fixture: each of them is a usage error (exit 2) naming the file and the problem, and nothing starts', async () => {
+    for (const { file, message } of problems()) {
+      // Already aborted: were the fixture accepted, the emulator would stop at once instead of serving.
+      const r = await runCli(['emulator', '--port', '0', '--fixture', file], { signal: AbortSignal.abort() });
+      expect(r.code, file).toBe(2);
+      expect(r.stdout).toBe('');
+      const first = r.stderr.split('\n')[0]!;
+      expect(first.startsWith('Error: invalid fixture: '), r.stderr).toBe(true);
+      const detail = first.slice('Error: invalid fixture: '.length);
+      expect(detail).toMatch(message);
+      expect(r.stderr).toContain('See "Fixture files" in the README for the format.');
+    }
   });
 });
 
 describe('startEmulator with a custom fixture', () => {
   it('serves the fixture instead of the default', async () => {
-    const emu = await startEmulator({ port: 0, processingMs: 10, publishMs: 10, fixture: MINIMAL });
+    const emu = await startTestEmulator({ processingMs: 10, publishMs: 10, fixture: MINIMAL });
     try {
       expect(emu.keys).toEqual([{ key: 'vp_live_mine_12345678', workspace: 'Mine', plan: 'studio', access: 'read_write' }]);
-      const api = new Client(emu, 'vp_live_mine_12345678');
+      const api = emu.api.as('vp_live_mine_12345678');
       const me = await api.get('/me');
       expect(me.body.workspace).toEqual({ id: 'ws_1', name: 'Mine' });
       expect(me.body.plan.name).toBe('studio');

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { KEYS, waitFor, useEmulatorSuite } from './helpers.js';
+import { useEmulator } from '../support/emulator.js';
+import { waitFor } from '../support/poll.js';
+import { KEYS } from '../support/rest.js';
 
-const t = useEmulatorSuite();
+const emu = useEmulator();
 
-const imp = (url: unknown, filename?: string) => t.api.post('/media/imports', filename === undefined ? { url } : { url, filename });
+const imp = (url: unknown, filename?: string) => emu.api.post('/media/imports', filename === undefined ? { url } : { url, filename });
 
 describe('POST /media/imports validation', () => {
   it('400 invalid_url for links that are not a public HTTPS link straight to a video file', async () => {
@@ -32,18 +34,18 @@ describe('POST /media/imports validation', () => {
   });
 
   it('400 missing_field / invalid_field for a missing url or a bad filename', async () => {
-    const missing = await t.api.post('/media/imports', {});
+    const missing = await emu.api.post('/media/imports', {});
     expect(missing.body.error).toMatchObject({ code: 'missing_field', param: 'url' });
     const notString = await imp(42);
     expect(notString.body.error).toMatchObject({ code: 'invalid_field', param: 'url' });
-    const badName = await t.api.post('/media/imports', { url: 'https://cdn.example.com/a.mp4', filename: 7 });
+    const badName = await emu.api.post('/media/imports', { url: 'https://cdn.example.com/a.mp4', filename: 7 });
     expect(badName.body.error).toMatchObject({ code: 'invalid_field', param: 'filename' });
   });
 });
 
 describe('import sequence', () => {
   it('uploading (downloading) -> processing -> ready, returned at once', async () => {
-    await t.api.admin('POST', '/settings', { processing_ms: 1000 });
+    await emu.api.admin('POST', '/settings', { processing_ms: 1000 });
     const r = await imp('https://cdn.example.com/media/Summer%20Clip.MOV?duration_sec=42');
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
@@ -55,12 +57,12 @@ describe('import sequence', () => {
       progress: { phase: 'downloading', percent: 0 },
     });
     const id = r.body.id;
-    const mid = await waitFor(() => t.api.get(`/media/${id}`), (m) => m.body.progress?.percent >= 25);
+    const mid = await waitFor(() => emu.api.get(`/media/${id}`), (m) => m.body.progress?.percent >= 25);
     expect(mid.body).toMatchObject({ status: 'uploading', progress: { phase: 'downloading' } });
-    const processing = await waitFor(() => t.api.get(`/media/${id}`), (m) => m.body.status === 'processing');
+    const processing = await waitFor(() => emu.api.get(`/media/${id}`), (m) => m.body.status === 'processing');
     expect(processing.body.progress.phase).toBe('processing');
     expect(processing.body.size_bytes).toBe(10_000_000);
-    const ready = await waitFor(() => t.api.get(`/media/${id}`), (m) => m.body.status === 'ready');
+    const ready = await waitFor(() => emu.api.get(`/media/${id}`), (m) => m.body.status === 'ready');
     expect(ready.body.duration_sec).toBe(42);
     expect(ready.body.progress).toBeUndefined();
   });
@@ -69,14 +71,14 @@ describe('import sequence', () => {
     const r = await imp('https://cdn.example.com/a.webm', 'my video.webm');
     expect(r.body.filename).toBe('my video.webm');
     expect(r.body.content_type).toBe('video/webm');
-    const ready = await waitFor(() => t.api.get(`/media/${r.body.id}`), (m) => m.body.status === 'ready');
+    const ready = await waitFor(() => emu.api.get(`/media/${r.body.id}`), (m) => m.body.status === 'ready');
     expect(ready.body.duration_sec).toBe(30);
   });
 
   it('a host that cannot be reached (.invalid) ends failed with a clear message', async () => {
     const r = await imp('https://videos.example.invalid/clip.mp4');
     expect(r.status).toBe(201);
-    const failed = await waitFor(() => t.api.get(`/media/${r.body.id}`), (m) => m.body.status === 'failed');
+    const failed = await waitFor(() => emu.api.get(`/media/${r.body.id}`), (m) => m.body.status === 'failed');
     expect(failed.body.error.code).toBe('download_failed');
     expect(failed.body.error.message).toContain('videos.example.invalid was not found');
   });
@@ -85,18 +87,18 @@ describe('import sequence', () => {
     for (const url of ['https://cdn.example.com/player/clip.mp4', 'https://www.dropbox.com/s/abc/clip.mp4?dl=0']) {
       const r = await imp(url);
       expect(r.status).toBe(201);
-      const failed = await waitFor(() => t.api.get(`/media/${r.body.id}`), (m) => m.body.status === 'failed');
+      const failed = await waitFor(() => emu.api.get(`/media/${r.body.id}`), (m) => m.body.status === 'failed');
       expect(failed.body.error).toMatchObject({ code: 'not_a_video_file' });
       expect(failed.body.error.message).toContain('web page');
     }
     const direct = await imp('https://www.dropbox.com/s/abc/clip.mp4?dl=1');
-    expect((await waitFor(() => t.api.get(`/media/${direct.body.id}`), (m) => m.body.status === 'ready')).body.status).toBe('ready');
+    expect((await waitFor(() => emu.api.get(`/media/${direct.body.id}`), (m) => m.body.status === 'ready')).body.status).toBe('ready');
   });
 
   it('the media_fail fault makes a matching import fail in processing', async () => {
-    await t.api.fault({ media_fail: 'cdn.example.com/bad' });
+    await emu.api.fault({ media_fail: 'cdn.example.com/bad' });
     const r = await imp('https://cdn.example.com/bad/clip.mp4');
-    const failed = await waitFor(() => t.api.get(`/media/${r.body.id}`), (m) => m.body.status === 'failed');
+    const failed = await waitFor(() => emu.api.get(`/media/${r.body.id}`), (m) => m.body.status === 'failed');
     expect(failed.body.error.code).toBe('processing_failed');
     expect(failed.body.size_bytes).toBe(10_000_000);
   });
@@ -105,10 +107,10 @@ describe('import sequence', () => {
 describe('imports in flight', () => {
   it('at most 5 downloading per workspace: the sixth gets 429 imports_in_flight, Retry-After 30; not counted once no longer downloading', async () => {
     // the first download takes 1 s, the others a minute: the cap is reached for a while
-    await t.api.admin('POST', '/settings', { processing_ms: 1000 });
+    await emu.api.admin('POST', '/settings', { processing_ms: 1000 });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      if (i === 1) await t.api.admin('POST', '/settings', { processing_ms: 60_000 });
+      if (i === 1) await emu.api.admin('POST', '/settings', { processing_ms: 60_000 });
       const r = await imp(`https://cdn.example.com/v${i}.mp4`);
       expect(r.status).toBe(201);
       ids.push(r.body.id);
@@ -119,25 +121,25 @@ describe('imports in flight', () => {
     expect(sixth.headers['retry-after']).toBe('30');
     // the 429 gave its write back: 5 writes used
     expect(sixth.headers['x-ratelimit-remaining']).toBe('15');
-    expect((await t.api.admin('GET', '/state')).body.workspaces[0].media.imports_downloading).toBe(5);
+    expect((await emu.api.admin('GET', '/state')).body.workspaces[0].media.imports_downloading).toBe(5);
 
     // uploads do not count, nor do other workspaces
-    expect((await t.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 1, content_type: 'video/mp4' })).status).toBe(201);
-    expect((await t.api.as(KEYS.second_rw).post('/media/imports', { url: 'https://cdn.example.com/other.mp4' })).status).toBe(201);
+    expect((await emu.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 1, content_type: 'video/mp4' })).status).toBe(201);
+    expect((await emu.api.as(KEYS.second_rw).post('/media/imports', { url: 'https://cdn.example.com/other.mp4' })).status).toBe(201);
 
-    await waitFor(() => t.api.get(`/media/${ids[0]}`), (m) => m.body.status !== 'uploading');
+    await waitFor(() => emu.api.get(`/media/${ids[0]}`), (m) => m.body.status !== 'uploading');
     const seventh = await imp('https://cdn.example.com/v7.mp4');
     expect(seventh.status).toBe(201);
   });
 
   it('failed downloads stop counting too', async () => {
-    await t.api.admin('POST', '/settings', { processing_ms: 5000 });
+    await emu.api.admin('POST', '/settings', { processing_ms: 5000 });
     for (let i = 0; i < 4; i++) expect((await imp(`https://cdn.example.com/slow${i}.mp4`)).status).toBe(201);
-    await t.api.admin('POST', '/settings', { processing_ms: 30 });
+    await emu.api.admin('POST', '/settings', { processing_ms: 30 });
     const fails = await imp('https://gone.invalid/x.mp4');
     expect(fails.status).toBe(201);
-    await waitFor(() => t.api.get(`/media/${fails.body.id}`), (m) => m.body.status === 'failed');
-    await t.api.admin('POST', '/settings', { processing_ms: 5000 });
+    await waitFor(() => emu.api.get(`/media/${fails.body.id}`), (m) => m.body.status === 'failed');
+    await emu.api.admin('POST', '/settings', { processing_ms: 5000 });
     expect((await imp('https://cdn.example.com/fifth.mp4')).status).toBe(201);
     expect((await imp('https://cdn.example.com/sixth.mp4')).status).toBe(429);
   });

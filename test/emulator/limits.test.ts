@@ -1,43 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { defaultFixture } from '../../src/emulator/index.js';
-import { type Client, KEYS, nextMinuteSec, type Json, startTest, useEmulatorSuite } from './helpers.js';
+import { startTestEmulator, useEmulator } from '../support/emulator.js';
+import { type Rest, KEYS, type Json } from '../support/rest.js';
 
-const t = useEmulatorSuite();
+const emu = useEmulator();
 
-async function clockNow(c: Client): Promise<number> {
-  return Date.parse((await c.admin('GET', '/clock')).body.now);
-}
-
-/** Moves the clock just past the next minute boundary: a whole fresh window for the test. */
-async function alignMinute(c: Client): Promise<void> {
-  await c.advance(nextMinuteSec(new Date(await clockNow(c)).toISOString()));
-}
-
-/** Moves the clock to 00:00:05 UTC of the next day. */
-async function toNextMidnight(c: Client): Promise<void> {
-  const now = await clockNow(c);
-  const d = new Date(now);
-  const midnight = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
-  await c.advance(Math.ceil((midnight - now) / 1000) + 5);
-}
-
-async function schedule(c: Client, media: string, dest: string): Promise<Json> {
-  const at = new Date((await clockNow(c)) + 2 * 3600_000).toISOString();
+async function schedule(c: Rest, media: string, dest: string): Promise<Json> {
+  const at = new Date((await c.clockNow()) + 2 * 3600_000).toISOString();
   return c.post('/posts', { media_id: media, caption: 'scheduled', destinations: [{ destination_id: dest }], publish_at: at });
 }
 
 describe('per-minute request counters', () => {
   it('Standard: 60 reads per minute, headers on every response, 429 requests_per_minute not counted, reset by the clock', async () => {
-    await alignMinute(t.api);
+    await emu.api.freshMinute();
     for (let i = 1; i <= 60; i++) {
-      const r = await t.api.get('/destinations');
+      const r = await emu.api.get('/destinations');
       expect(r.status).toBe(200);
       expect(r.headers['x-ratelimit-limit']).toBe('60');
       expect(r.headers['x-ratelimit-remaining']).toBe(String(60 - i));
       expect(Number(r.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(1);
       expect(Number(r.headers['x-ratelimit-reset'])).toBeLessThanOrEqual(60);
     }
-    const refused = await t.api.get('/me');
+    const refused = await emu.api.get('/me');
     expect(refused.status).toBe(429);
     expect(refused.body.error).toMatchObject({ type: 'rate_limited', code: 'requests_per_minute' });
     expect(refused.headers['retry-after']).toBe(refused.headers['x-ratelimit-reset']);
@@ -45,41 +29,41 @@ describe('per-minute request counters', () => {
     expect(refused.headers['x-ratelimit-limit']).toBe('60');
 
     // reads and writes are separate counters: a write still goes through
-    const write = await t.api.post('/posts', { media_id: 'med_demo_sample', destinations: [{ destination_id: 'dst_demo_youtube' }] });
+    const write = await emu.api.post('/posts', { media_id: 'med_demo_sample', destinations: [{ destination_id: 'dst_demo_youtube' }] });
     expect(write.status).toBe(201);
     expect(write.headers['x-ratelimit-limit']).toBe('20');
     expect(write.headers['x-ratelimit-remaining']).toBe('19');
 
     // other keys have their own counters
-    expect((await t.api.as(KEYS.demo_read).get('/me')).status).toBe(200);
+    expect((await emu.api.as(KEYS.demo_read).get('/me')).status).toBe(200);
 
-    await t.api.advance(Number(refused.headers['retry-after']));
-    const after = await t.api.get('/me');
+    await emu.api.advance(Number(refused.headers['retry-after']));
+    const after = await emu.api.get('/me');
     expect(after.status).toBe(200);
     expect(after.headers['x-ratelimit-remaining']).toBe('59');
     expect(after.body.limits.requests_per_minute.read.used).toBe(1);
   });
 
   it('Standard: 20 writes per minute; refused writes do not spend the counter', async () => {
-    await alignMinute(t.api);
+    await emu.api.freshMinute();
     for (let i = 0; i < 20; i++) {
-      const r = await t.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 10, content_type: 'video/mp4' });
+      const r = await emu.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 10, content_type: 'video/mp4' });
       expect(r.status).toBe(201);
     }
     for (let i = 0; i < 3; i++) {
-      const r = await t.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 10, content_type: 'video/mp4' });
+      const r = await emu.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 10, content_type: 'video/mp4' });
       expect(r.status).toBe(429);
       expect(r.body.error.code).toBe('requests_per_minute');
       expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
     }
-    const me = await t.api.get('/me');
+    const me = await emu.api.get('/me');
     expect(me.body.limits.requests_per_minute.write).toMatchObject({ used: 20, remaining: 0, limit: 20 });
     expect(me.body.usage.media_count).toBe(22);
   });
 
   it('Studio: 120 reads and 30 writes per minute', async () => {
-    await alignMinute(t.api);
-    const studio = t.api.as(KEYS.studio_rw);
+    await emu.api.freshMinute();
+    const studio = emu.api.as(KEYS.studio_rw);
     for (let i = 0; i < 30; i++) expect((await studio.post('/posts', { media_id: 'med_studio_sample', destinations: [{ destination_id: 'dst_studio_youtube' }] })).status).toBe(201);
     const w = await studio.post('/posts', { media_id: 'med_studio_sample', destinations: [{ destination_id: 'dst_studio_youtube' }] });
     expect(w.status).toBe(429);
@@ -93,78 +77,78 @@ describe('per-minute request counters', () => {
 
 describe('daily post allowance', () => {
   it('Standard: 30 per day shared by the workspaces of the account; drafts free; reset at midnight UTC', async () => {
-    await toNextMidnight(t.api);
-    const second = t.api.as(KEYS.second_rw);
-    for (let i = 0; i < 15; i++) expect((await schedule(t.api, 'med_demo_sample', 'dst_demo_youtube')).status).toBe(201);
+    await emu.api.nextDay();
+    const second = emu.api.as(KEYS.second_rw);
+    for (let i = 0; i < 15; i++) expect((await schedule(emu.api, 'med_demo_sample', 'dst_demo_youtube')).status).toBe(201);
     for (let i = 0; i < 15; i++) expect((await schedule(second, 'med_second_sample', 'dst_second_youtube')).status).toBe(201);
 
-    const me = await t.api.get('/me');
+    const me = await emu.api.get('/me');
     expect(me.body.limits.api_posts_per_day).toMatchObject({ limit: 30, used: 30, remaining: 0, scope: 'account' });
     expect(me.body.usage.posts_today).toBe(15);
 
-    const before = await t.api.admin('GET', '/state');
-    const refused = await schedule(t.api, 'med_demo_sample', 'dst_demo_youtube');
+    const before = await emu.api.admin('GET', '/state');
+    const refused = await schedule(emu.api, 'med_demo_sample', 'dst_demo_youtube');
     expect(refused.status).toBe(429);
     expect(refused.body.error).toMatchObject({ type: 'rate_limited', code: 'daily_post_limit' });
     const resetAt = Date.parse(refused.body.error.reset_at);
     expect(new Date(resetAt).toISOString()).toMatch(/T00:00:00\.000Z$/);
-    const now = await clockNow(t.api);
+    const now = await emu.api.clockNow();
     expect(Number(refused.headers['retry-after'])).toBe(Math.ceil((resetAt - now) / 1000));
     // a 429 does not spend the per-minute write counter
     expect(refused.headers['x-ratelimit-remaining']).toBe('5'); // 15 writes used, the refused one given back
     // refused create leaves no post behind
-    const after = await t.api.admin('GET', '/state');
+    const after = await emu.api.admin('GET', '/state');
     expect(after.body.workspaces[0].posts.total).toBe(before.body.workspaces[0].posts.total);
     // the other workspace of the account is refused too
     expect((await schedule(second, 'med_second_sample', 'dst_second_youtube')).body.error.code).toBe('daily_post_limit');
     // publish now is refused as well
-    const now1 = await t.api.post('/posts', { media_id: 'med_demo_sample', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' });
+    const now1 = await emu.api.post('/posts', { media_id: 'med_demo_sample', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' });
     expect(now1.status).toBe(429);
 
     // drafts are still saved
-    const draft = await t.api.post('/posts', { media_id: 'med_demo_sample', caption: 'd', destinations: [{ destination_id: 'dst_demo_youtube' }] });
+    const draft = await emu.api.post('/posts', { media_id: 'med_demo_sample', caption: 'd', destinations: [{ destination_id: 'dst_demo_youtube' }] });
     expect(draft.status).toBe(201);
     expect(draft.body.status).toBe('draft');
     // publishing the draft is refused and it stays a draft
-    const pub = await t.api.post(`/posts/${draft.body.id}/publish`, { publish_at: 'now' });
+    const pub = await emu.api.post(`/posts/${draft.body.id}/publish`, { publish_at: 'now' });
     expect(pub.status).toBe(429);
     expect(pub.body.error.code).toBe('daily_post_limit');
     expect(pub.headers['retry-after']).toBeDefined();
-    expect((await t.api.get(`/posts/${draft.body.id}`)).body.status).toBe('draft');
+    expect((await emu.api.get(`/posts/${draft.body.id}`)).body.status).toBe('draft');
 
-    await toNextMidnight(t.api);
-    const fresh = await t.api.get('/me');
+    await emu.api.nextDay();
+    const fresh = await emu.api.get('/me');
     expect(fresh.body.limits.api_posts_per_day).toMatchObject({ used: 0, remaining: 30 });
     expect(fresh.body.usage.posts_today).toBe(0);
-    const ok = await t.api.post(`/posts/${draft.body.id}/publish`, { publish_at: 'now' });
+    const ok = await emu.api.post(`/posts/${draft.body.id}/publish`, { publish_at: 'now' });
     expect(ok.status).toBe(200);
     expect(ok.body.status).toBe('publishing');
-    expect((await t.api.get('/me')).body.limits.api_posts_per_day.used).toBe(1);
+    expect((await emu.api.get('/me')).body.limits.api_posts_per_day.used).toBe(1);
   });
 
   it('rescheduling and sending a scheduled post now do not spend the allowance', async () => {
-    await toNextMidnight(t.api);
-    const s = await schedule(t.api, 'med_demo_sample', 'dst_demo_youtube');
-    expect((await t.api.get('/me')).body.limits.api_posts_per_day.used).toBe(1);
-    const later = new Date((await clockNow(t.api)) + 5 * 3600_000).toISOString();
-    const moved = await t.api.post(`/posts/${s.body.id}/publish`, { publish_at: later });
+    await emu.api.nextDay();
+    const s = await schedule(emu.api, 'med_demo_sample', 'dst_demo_youtube');
+    expect((await emu.api.get('/me')).body.limits.api_posts_per_day.used).toBe(1);
+    const later = new Date((await emu.api.clockNow()) + 5 * 3600_000).toISOString();
+    const moved = await emu.api.post(`/posts/${s.body.id}/publish`, { publish_at: later });
     expect(moved.status).toBe(200);
     expect(moved.body.status).toBe('scheduled');
     expect(moved.body.publish_at).toBe(later);
-    const now = await t.api.post(`/posts/${s.body.id}/publish`, { publish_at: 'now' });
+    const now = await emu.api.post(`/posts/${s.body.id}/publish`, { publish_at: 'now' });
     expect(now.body.status).toBe('publishing');
-    expect((await t.api.get('/me')).body.limits.api_posts_per_day.used).toBe(1);
+    expect((await emu.api.get('/me')).body.limits.api_posts_per_day.used).toBe(1);
   });
 
   it('a scheduled post can still be rescheduled when the allowance is used up', async () => {
-    await toNextMidnight(t.api);
-    const second = t.api.as(KEYS.second_rw);
-    const first = await schedule(t.api, 'med_demo_sample', 'dst_demo_youtube');
-    for (let i = 0; i < 14; i++) await schedule(t.api, 'med_demo_sample', 'dst_demo_youtube');
+    await emu.api.nextDay();
+    const second = emu.api.as(KEYS.second_rw);
+    const first = await schedule(emu.api, 'med_demo_sample', 'dst_demo_youtube');
+    for (let i = 0; i < 14; i++) await schedule(emu.api, 'med_demo_sample', 'dst_demo_youtube');
     for (let i = 0; i < 15; i++) await schedule(second, 'med_second_sample', 'dst_second_youtube');
-    expect((await schedule(t.api, 'med_demo_sample', 'dst_demo_youtube')).status).toBe(429);
-    const later = new Date((await clockNow(t.api)) + 3 * 3600_000).toISOString();
-    const moved = await t.api.post(`/posts/${first.body.id}/publish`, { publish_at: later });
+    expect((await schedule(emu.api, 'med_demo_sample', 'dst_demo_youtube')).status).toBe(429);
+    const later = new Date((await emu.api.clockNow()) + 3 * 3600_000).toISOString();
+    const moved = await emu.api.post(`/posts/${first.body.id}/publish`, { publish_at: later });
     expect(moved.status).toBe(200);
     expect(moved.body.status).toBe('scheduled');
   });
@@ -179,11 +163,11 @@ describe('daily post allowance', () => {
       destinations: [{ ...fixture.workspaces[2]!.destinations[3]!, id: 'dst_b_youtube' }],
       media: [{ ...fixture.workspaces[2]!.media[0]!, id: 'med_b' }],
     });
-    const other = await startTest({ fixture });
+    const other = await startTestEmulator({ fixture });
     try {
       const a = other.api.as(KEYS.studio_rw);
       const b = other.api.as('vp_live_studio_b_rw_12345678');
-      await toNextMidnight(a);
+      await a.nextDay();
       for (let i = 0; i < 100; i++) {
         if (i > 0 && i % 30 === 0) await a.advance(60);
         expect((await schedule(a, 'med_studio_sample', 'dst_studio_youtube')).status).toBe(201);
@@ -198,7 +182,7 @@ describe('daily post allowance', () => {
       expect(okB.status).toBe(201);
       expect((await b.get('/me')).body.limits.api_posts_per_day).toMatchObject({ used: 1, remaining: 99 });
     } finally {
-      await other.emu.close();
+      await other.close();
     }
   });
 });

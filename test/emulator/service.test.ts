@@ -1,34 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type EmulatorHandle } from '../../src/emulator/index.js';
-import { Client, KEYS, http } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { useEmulator } from '../support/emulator.js';
+import { KEYS, http } from '../support/rest.js';
 
-let emu: EmulatorHandle;
-let api: Client;
-beforeAll(async () => {
-  emu = await startEmulator({
-    port: 0,
-    processingMs: 30,
-    publishMs: 30,
-    plugins: [
-      ({ app, service }) => {
-        app.post('/mcp', async (req, reply) => {
-          const r = await service.getMe({ authorization: req.headers.authorization });
-          return reply.code(r.status).headers(r.headers).send({ tool: 'whoami', result: r.body });
-        });
-      },
-    ],
-  });
-  api = new Client(emu);
+const emu = useEmulator({
+  resetEachTest: false,
+  plugins: [
+    ({ app, service }) => {
+      app.post('/mcp', async (req, reply) => {
+        const r = await service.getMe({ authorization: req.headers.authorization });
+        return reply.code(r.status).headers(r.headers).send({ tool: 'whoami', result: r.body });
+      });
+    },
+  ],
 });
-afterAll(() => emu.close());
-
 describe('service layer shared by REST and other entry points', () => {
   it('in-process calls share the per-minute counters, daily allowance and idempotency with REST', async () => {
     const auth = { authorization: `Bearer ${KEYS.demo_rw}` };
     const me = await emu.service.getMe(auth);
     expect(me.status).toBe(200);
     expect(me.headers['X-RateLimit-Remaining']).toBe('59');
-    const rest = await api.get('/me');
+    const rest = await emu.api.get('/me');
     expect(rest.body.limits.requests_per_minute.read.used).toBe(2);
 
     const body = { json: { media_id: 'med_demo_sample', caption: 'mcp', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' } };
@@ -38,7 +29,7 @@ describe('service layer shared by REST and other entry points', () => {
     expect(replay.replayed).toBe(true);
     expect(replay.headers['Idempotent-Replayed']).toBe('true');
     expect((replay.body as { id: string }).id).toBe((created.body as { id: string }).id);
-    expect((await api.get('/me')).body.limits.api_posts_per_day.used).toBe(1);
+    expect((await emu.api.get('/me')).body.limits.api_posts_per_day.used).toBe(1);
 
     const noKey = await emu.service.listDestinations({});
     expect(noKey.status).toBe(401);
@@ -49,6 +40,6 @@ describe('service layer shared by REST and other entry points', () => {
     expect(r.status).toBe(200);
     expect(r.body.result.key.access).toBe('read');
     expect(r.headers['x-ratelimit-limit']).toBe('60');
-    expect((await api.requests()).at(-1)).toMatchObject({ method: 'POST', path: '/mcp', status: 200, authorization: true });
+    expect((await emu.api.requests()).at(-1)).toMatchObject({ method: 'POST', path: '/mcp', status: 200, authorization: true });
   });
 });

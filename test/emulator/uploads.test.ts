@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { http, waitFor, type Json, useEmulatorSuite } from './helpers.js';
+import { useEmulator } from '../support/emulator.js';
+import { sleep, waitFor } from '../support/poll.js';
+import { http, type Json } from '../support/rest.js';
 
-const t = useEmulatorSuite();
+const emu = useEmulator();
 
 async function create(size = 1000, filename = 'clip.mp4', contentType = 'video/mp4'): Promise<Json> {
-  const r = await t.api.post('/media/uploads', { filename, size_bytes: size, content_type: contentType });
+  const r = await emu.api.post('/media/uploads', { filename, size_bytes: size, content_type: contentType });
   expect(r.status).toBe(201);
   return r.body;
 }
@@ -26,7 +28,7 @@ async function* chunks(total: number, chunkSize: number, between?: (sent: number
 
 describe('POST /media/uploads', () => {
   it('returns the media (uploading) and a signed PUT target', async () => {
-    const r = await t.api.post('/media/uploads', { filename: 'clip.mp4', size_bytes: 1234, content_type: 'VIDEO/MP4' });
+    const r = await emu.api.post('/media/uploads', { filename: 'clip.mp4', size_bytes: 1234, content_type: 'VIDEO/MP4' });
     expect(r.status).toBe(201);
     expect(r.body.media).toMatchObject({
       status: 'uploading',
@@ -40,7 +42,7 @@ describe('POST /media/uploads', () => {
     const up = r.body.upload;
     expect(up.method).toBe('PUT');
     expect(up.headers).toEqual({ 'Content-Type': 'video/mp4', 'X-Upload-Length': '1234' });
-    expect(up.url).toMatch(new RegExp(`^${t.emu.baseUrl.replace('/v1', '')}/_uploads/${r.body.media.id}\\?expires=\\d+&sig=[0-9a-f]{64}$`));
+    expect(up.url).toMatch(new RegExp(`^${emu.baseUrl.replace('/v1', '')}/_uploads/${r.body.media.id}\\?expires=\\d+&sig=[0-9a-f]{64}$`));
     const ttl = Date.parse(up.expires_at) - Date.parse(r.body.media.created_at);
     expect(ttl).toBeGreaterThan(3595_000);
     expect(ttl).toBeLessThanOrEqual(3600_000);
@@ -59,21 +61,21 @@ describe('POST /media/uploads', () => {
       [{ filename: 'a.mp4', size_bytes: 10 }, 400, 'missing_field', 'content_type'],
     ];
     for (const [body, status, code, param] of cases) {
-      const r = await t.api.post('/media/uploads', body);
+      const r = await emu.api.post('/media/uploads', body);
       expect(r.status, JSON.stringify(body)).toBe(status);
       expect(r.body.error).toMatchObject({ type: 'invalid_request', code, param });
     }
-    const tooBig = await t.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 1_000_000_001, content_type: 'video/mp4' });
+    const tooBig = await emu.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 1_000_000_001, content_type: 'video/mp4' });
     expect(tooBig.body.error.message).toContain('1 GB');
-    const unsupported = await t.api.post('/media/uploads', { filename: 'a.mkv', size_bytes: 10, content_type: 'video/x-matroska' });
+    const unsupported = await emu.api.post('/media/uploads', { filename: 'a.mkv', size_bytes: 10, content_type: 'video/x-matroska' });
     expect(unsupported.body.error.message).toContain('video/mp2t');
   });
 
   it('accepts exactly 1 GB (1 byte to 1 000 000 000) and every supported type', async () => {
-    expect((await t.api.post('/media/uploads', { filename: 'big.mp4', size_bytes: 1_000_000_000, content_type: 'video/mp4' })).status).toBe(201);
-    expect((await t.api.post('/media/uploads', { filename: 'one.mp4', size_bytes: 1, content_type: 'video/mp4' })).status).toBe(201);
+    expect((await emu.api.post('/media/uploads', { filename: 'big.mp4', size_bytes: 1_000_000_000, content_type: 'video/mp4' })).status).toBe(201);
+    expect((await emu.api.post('/media/uploads', { filename: 'one.mp4', size_bytes: 1, content_type: 'video/mp4' })).status).toBe(201);
     for (const ct of ['video/quicktime', 'video/webm', 'video/x-msvideo', 'video/mp2t']) {
-      expect((await t.api.post('/media/uploads', { filename: 'x', size_bytes: 5, content_type: ct })).status).toBe(201);
+      expect((await emu.api.post('/media/uploads', { filename: 'x', size_bytes: 5, content_type: ct })).status).toBe(201);
     }
   });
 });
@@ -83,25 +85,25 @@ describe('upload sequence', () => {
     const file = await readFile(new URL('../fixtures/clip.mp4', import.meta.url));
     const up = await create(file.length);
     const id = up.media.id;
-    const early = await t.api.post(`/media/${id}/complete`);
+    const early = await emu.api.post(`/media/${id}/complete`);
     expect(early.status).toBe(409);
     expect(early.body.error).toMatchObject({ type: 'conflict', code: 'upload_incomplete' });
 
     const p = await put(up, file);
     expect(p.status).toBe(200);
     expect(p.body).toEqual({ media_id: id, received_bytes: file.length });
-    const uploaded = await t.api.get(`/media/${id}`);
+    const uploaded = await emu.api.get(`/media/${id}`);
     expect(uploaded.body).toMatchObject({ status: 'uploading', progress: { phase: 'uploading', percent: 100 } });
 
-    const done = await t.api.post(`/media/${id}/complete`);
+    const done = await emu.api.post(`/media/${id}/complete`);
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ id, status: 'processing', progress: { phase: 'processing', percent: 0 } });
-    const ready = await waitFor(() => t.api.get(`/media/${id}`), (r) => r.body.status === 'ready');
+    const ready = await waitFor(() => emu.api.get(`/media/${id}`), (r) => r.body.status === 'ready');
     expect(ready.body.progress).toBeUndefined();
     expect(ready.body.error).toBeUndefined();
     expect(ready.body.duration_sec).toBe(2);
     // complete again: nothing to do, the video as it is
-    const again = await t.api.post(`/media/${id}/complete`);
+    const again = await emu.api.post(`/media/${id}/complete`);
     expect(again.status).toBe(200);
     expect(again.body.status).toBe('ready');
   });
@@ -110,15 +112,15 @@ describe('upload sequence', () => {
     const long = await readFile(new URL('../fixtures/long.mp4', import.meta.url));
     const up = await create(long.length, 'long.mp4');
     expect((await put(up, long)).status).toBe(200);
-    await t.api.post(`/media/${up.media.id}/complete`);
-    const ready = await waitFor(() => t.api.get(`/media/${up.media.id}`), (r) => r.body.status === 'ready');
+    await emu.api.post(`/media/${up.media.id}/complete`);
+    const ready = await waitFor(() => emu.api.get(`/media/${up.media.id}`), (r) => r.body.status === 'ready');
     expect(ready.body.duration_sec).toBe(700);
 
     const webm = await readFile(new URL('../fixtures/clip.webm', import.meta.url));
     const w = await create(webm.length, 'clip.webm', 'video/webm');
     expect((await put(w, webm)).status).toBe(200);
-    await t.api.post(`/media/${w.media.id}/complete`);
-    const wr = await waitFor(() => t.api.get(`/media/${w.media.id}`), (r) => r.body.status === 'ready');
+    await emu.api.post(`/media/${w.media.id}/complete`);
+    const wr = await waitFor(() => emu.api.get(`/media/${w.media.id}`), (r) => r.body.status === 'ready');
     expect(wr.body.duration_sec).toBeUndefined();
   });
 
@@ -128,9 +130,9 @@ describe('upload sequence', () => {
     const seen: Json[] = [];
     const p = await put(up, chunks(400_000, 100_000, async (sent) => {
       if (sent !== 200_000) return;
-      await waitFor(() => t.api.get(`/media/${id}`), (r) => r.body.progress?.percent === 50);
-      seen.push((await t.api.get(`/media/${id}`)).body);
-      seen.push((await t.api.post(`/media/${id}/complete`)).body);
+      await waitFor(() => emu.api.get(`/media/${id}`), (r) => r.body.progress?.percent === 50);
+      seen.push((await emu.api.get(`/media/${id}`)).body);
+      seen.push((await emu.api.post(`/media/${id}/complete`)).body);
       seen.push((await put(up, Buffer.alloc(400_000))).body);
     }));
     expect(p.status).toBe(200);
@@ -142,21 +144,21 @@ describe('upload sequence', () => {
   });
 
   it('processing ends failed with error.message when the media_fail fault matches the filename', async () => {
-    expect((await t.api.fault({ media_fail: 'broken' })).status).toBe(201);
+    expect((await emu.api.fault({ media_fail: 'broken' })).status).toBe(201);
     const up = await create(100, 'my-broken-video.mp4');
     await put(up, Buffer.alloc(100));
-    await t.api.post(`/media/${up.media.id}/complete`);
-    const failed = await waitFor(() => t.api.get(`/media/${up.media.id}`), (r) => r.body.status !== 'processing');
+    await emu.api.post(`/media/${up.media.id}/complete`);
+    const failed = await waitFor(() => emu.api.get(`/media/${up.media.id}`), (r) => r.body.status !== 'processing');
     expect(failed.body.status).toBe('failed');
     expect(failed.body.error).toEqual({ code: 'processing_failed', message: expect.stringContaining('could not be processed') });
     expect(failed.body.progress).toBeUndefined();
     // others are not affected
-    const okId = await t.api.uploadReady('fine.mp4', 100);
-    expect((await t.api.get(`/media/${okId}`)).body.status).toBe('ready');
+    const okId = await emu.api.uploadReady('fine.mp4', 100);
+    expect((await emu.api.get(`/media/${okId}`)).body.status).toBe('ready');
   });
 
   it('404 for complete or GET of an unknown video, or one of another workspace', async () => {
-    for (const r of [await t.api.post('/media/med_nope/complete'), await t.api.get('/media/med_nope'), await t.api.get('/media/med_second_sample')]) {
+    for (const r of [await emu.api.post('/media/med_nope/complete'), await emu.api.get('/media/med_nope'), await emu.api.get('/media/med_second_sample')]) {
       expect(r.status).toBe(404);
       expect(r.body.error.code).toBe('not_found');
     }
@@ -166,7 +168,7 @@ describe('upload sequence', () => {
 describe('the signed upload link', () => {
   it('403 upload_link_expired once the emulator clock passes expires_at', async () => {
     const up = await create(10);
-    await t.api.advance(3601);
+    await emu.api.advance(3601);
     const r = await put(up, Buffer.alloc(10));
     expect(r.status).toBe(403);
     expect(r.body.error).toMatchObject({ type: 'permission_error', code: 'upload_link_expired' });
@@ -174,7 +176,7 @@ describe('the signed upload link', () => {
 
   it('still works just before expiry (advance 3590 s)', async () => {
     const up = await create(10);
-    await t.api.advance(3590);
+    await emu.api.advance(3590);
     expect((await put(up, Buffer.alloc(10))).status).toBe(200);
   });
 
@@ -198,10 +200,10 @@ describe('the signed upload link', () => {
 
   it('400 authorization_not_allowed when the PUT carries an Authorization header', async () => {
     const up = await create(10);
-    const r = await put(up, Buffer.alloc(10), { ...up.upload.headers, Authorization: `Bearer ${t.api.key}` });
+    const r = await put(up, Buffer.alloc(10), { ...up.upload.headers, Authorization: `Bearer ${emu.api.key}` });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ type: 'invalid_request', code: 'authorization_not_allowed' });
-    expect((await t.api.requests()).at(-1)).toMatchObject({ method: 'PUT', authorization: true, status: 400 });
+    expect((await emu.api.requests()).at(-1)).toMatchObject({ method: 'PUT', authorization: true, status: 400 });
   });
 
   it('400 content_type_mismatch for a different or missing Content-Type', async () => {
@@ -241,7 +243,7 @@ describe('the signed upload link', () => {
     const more = await put(up, chunks(1500, 500));
     expect(more.status).toBe(400);
     expect(more.body.error.code).toBe('size_mismatch');
-    expect((await t.api.post(`/media/${up.media.id}/complete`)).status).toBe(409);
+    expect((await emu.api.post(`/media/${up.media.id}/complete`)).status).toBe(409);
     const right = await put(up, chunks(1000, 250));
     expect(right.status).toBe(200);
     expect(right.body.received_bytes).toBe(1000);
@@ -259,11 +261,11 @@ describe('the signed upload link', () => {
     const up = await create(200_000);
     async function* broken(): AsyncIterable<Buffer> {
       yield Buffer.alloc(100_000);
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
       throw new Error('client gave up');
     }
     await expect(put(up, broken())).rejects.toThrow();
-    await waitFor(() => t.api.post(`/media/${up.media.id}/complete`), (r) => r.body.error?.message?.includes('not been sent'));
+    await waitFor(() => emu.api.post(`/media/${up.media.id}/complete`), (r) => r.body.error?.message?.includes('not been sent'));
     expect((await put(up, Buffer.alloc(200_000))).status).toBe(200);
   });
 
@@ -285,6 +287,6 @@ describe('the signed upload link', () => {
     expect(r.status).toBe(200);
     expect(r.body.received_bytes).toBe(size);
     expect(peak - before).toBeLessThan(40_000_000);
-    expect((await t.api.post(`/media/${up.media.id}/complete`)).body.status).toBe('processing');
+    expect((await emu.api.post(`/media/${up.media.id}/complete`)).body.status).toBe('processing');
   });
 });

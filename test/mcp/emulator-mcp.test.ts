@@ -4,10 +4,12 @@
  * refusals as REST, and the per-minute counters, idempotency store and daily
  * post allowance shared with REST.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { useEmulator } from '../helpers/emulator.js';
-import { call, connect, fails, freshMinute, mcpUrl, nextDay, ok, rest, until, type Json } from './helpers.js';
+import { useEmulator } from '../support/emulator.js';
+import { call, connect, fails, mcpUrl, ok } from '../support/mcp.js';
+import { waitFor } from '../support/poll.js';
+import type { Json, Res } from '../support/rest.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 const SERVICE_TOOLS = ['get_me', 'list_destinations', 'get_destination_options', 'import_media', 'get_media', 'create_post', 'publish_post', 'get_post'];
@@ -19,9 +21,6 @@ async function client(key?: string | null): Promise<Client> {
   return c;
 }
 
-beforeEach(async () => {
-  await emu.reset();
-});
 afterEach(async () => {
   await Promise.all(clients.map((c) => c.close()));
   clients = [];
@@ -61,7 +60,7 @@ describe('tools', () => {
 
     const dests = await ok(c, 'list_destinations');
     expect(dests.data.map((d: Json) => d.id)).toContain('dst_demo_youtube');
-    expect(dests).toEqual((await rest(emu, 'GET', '/destinations')).body);
+    expect(dests).toEqual((await emu.api.call('GET', '/destinations')).body);
 
     const options = await ok(c, 'get_destination_options', { destination_id: 'dst_demo_tiktok' });
     expect(options.creator.handle).toBe('@vidpub.demo');
@@ -69,7 +68,7 @@ describe('tools', () => {
 
     const imported = await ok(c, 'import_media', { url: 'https://cdn.example.com/videos/launch.mp4', filename: 'launch.mp4' });
     expect(imported).toMatchObject({ status: 'uploading', source: 'import', filename: 'launch.mp4' });
-    const ready = await until(c, 'get_media', { media_id: imported.id }, (m) => m.status === 'ready');
+    const ready = await waitFor(() => ok(c, 'get_media', { media_id: imported.id }), (m) => m.status === 'ready');
     expect(ready.duration_sec).toBe(30);
 
     const d = await ok(c, 'create_post', draft(imported.id, 'dst_demo_tiktok', { destinations: [{ destination_id: 'dst_demo_tiktok', options: { privacy: 'SELF_ONLY' } }] }));
@@ -80,9 +79,9 @@ describe('tools', () => {
 
     const now = await ok(c, 'create_post', draft(imported.id, 'dst_demo_youtube', { publish_at: 'now' }));
     expect(now.status).toBe('publishing');
-    const done = await until(c, 'get_post', { post_id: now.id }, (p) => p.status === 'completed');
+    const done = await waitFor(() => ok(c, 'get_post', { post_id: now.id }), (p) => p.status === 'completed');
     expect(done.destinations[0]).toMatchObject({ destination_id: 'dst_demo_youtube', status: 'published' });
-    expect(done).toEqual((await rest(emu, 'GET', `/posts/${now.id}`)).body);
+    expect(done).toEqual((await emu.api.call('GET', `/posts/${now.id}`)).body);
     expect((await ok(c, 'get_me')).limits.api_posts_per_day.used).toBe(2);
   });
 
@@ -110,7 +109,7 @@ describe('tools', () => {
     expect(r.isError).toBe(true);
     expect((r.content[0] as { text: string }).text).toMatch(/Input validation error.*destinations/s);
     expect((await emu.requests()).filter((q) => q.path === '/mcp').length).toBeGreaterThan(0);
-    expect((await rest(emu, 'GET', '/me')).body.limits.requests_per_minute.write.used).toBe(0);
+    expect((await emu.api.call('GET', '/me')).body.limits.requests_per_minute.write.used).toBe(0);
   });
 
   it('a read-only key can read but every write tool is refused with read_only_key', async () => {
@@ -122,14 +121,14 @@ describe('tools', () => {
 
   it('idempotency_key: a repeated call returns the first post; REST with the same key and body replays it too', async () => {
     const c = await client();
-    const posts = async () => (await rest(emu, 'GET', '/me')).body.usage.post_count as number;
+    const posts = async () => (await emu.api.call('GET', '/me')).body.usage.post_count as number;
     const before = await posts();
     const first = await ok(c, 'create_post', { ...draft(), idempotency_key: 'mcp-once' });
     const again = await ok(c, 'create_post', { ...draft(), idempotency_key: 'mcp-once' });
     expect(again.id).toBe(first.id);
-    const viaRest = await rest(emu, 'POST', '/posts', { body: draft(), idem: 'mcp-once' });
+    const viaRest = await emu.api.call('POST', '/posts', { body: draft(), idem: 'mcp-once' });
     expect(viaRest.status).toBe(201);
-    expect(viaRest.headers.get('idempotent-replayed')).toBe('true');
+    expect(viaRest.headers['idempotent-replayed']).toBe('true');
     expect(viaRest.body.id).toBe(first.id);
     const reused = await fails(c, 'create_post', { ...draft('med_demo_long'), idempotency_key: 'mcp-once' });
     expect(reused.code).toBe('idempotency_key_reused');
@@ -146,7 +145,7 @@ describe('authentication: the same refusals as REST, before any MCP handling', (
     const r = await post({});
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect(await r.json()).toEqual((await rest(emu, 'GET', '/me', { key: null })).body);
+    expect(await r.json()).toEqual((await emu.api.call('GET', '/me', { key: null })).body);
     await expect(connect(emu, null)).rejects.toThrow(/401|missing_key|No API key/);
   });
 
@@ -178,26 +177,26 @@ describe('authentication: the same refusals as REST, before any MCP handling', (
 });
 
 describe('per-minute counters shared with REST', () => {
-  const remaining = (r: { headers: Headers }) => Number(r.headers.get('x-ratelimit-remaining'));
+  const remaining = (r: Res) => Number(r.headers['x-ratelimit-remaining'] ?? 0);
 
   it('MCP tool calls spend the key’s read counter (protocol messages do not): REST X-RateLimit-Remaining falls', async () => {
-    await freshMinute(emu);
-    const before = remaining(await rest(emu, 'GET', '/me'));
+    await emu.api.freshMinute();
+    const before = remaining(await emu.api.call('GET', '/me'));
     const c = await client();
     await c.listTools();
-    expect(remaining(await rest(emu, 'GET', '/me'))).toBe(before - 1); // only the REST call itself
+    expect(remaining(await emu.api.call('GET', '/me'))).toBe(before - 1); // only the REST call itself
     await ok(c, 'get_me');
     await ok(c, 'list_destinations');
     await ok(c, 'get_post', { post_id: (await ok(c, 'create_post', draft())).id });
-    expect(remaining(await rest(emu, 'GET', '/me'))).toBe(before - 5);
+    expect(remaining(await emu.api.call('GET', '/me'))).toBe(before - 5);
     // the write counter moved by the one create_post
-    expect((await rest(emu, 'GET', '/me')).body.limits.requests_per_minute.write).toMatchObject({ limit: 20, used: 1, remaining: 19 });
+    expect((await emu.api.call('GET', '/me')).body.limits.requests_per_minute.write).toMatchObject({ limit: 20, used: 1, remaining: 19 });
   });
 
   it('writes spent through REST: an MCP write is refused with requests_per_minute and a retry time; reads still work', async () => {
-    await freshMinute(emu);
+    await emu.api.freshMinute();
     for (let i = 0; i < 20; i++) {
-      const r = await rest(emu, 'POST', '/posts', { body: draft() });
+      const r = await emu.api.call('POST', '/posts', { body: draft() });
       expect(r.status).toBe(201);
     }
     const c = await client();
@@ -208,25 +207,25 @@ describe('per-minute counters shared with REST', () => {
     expect(refused.message).toMatch(/20 write requests per minute/);
     expect((await ok(c, 'get_me')).limits.requests_per_minute.write).toMatchObject({ used: 20, remaining: 0 });
     // a new minute gives the allowance back
-    await freshMinute(emu);
+    await emu.api.freshMinute();
     expect((await ok(c, 'create_post', draft())).status).toBe('draft');
   });
 
   it('writes spent through MCP: REST gets 429 requests_per_minute with Retry-After', async () => {
-    await freshMinute(emu);
+    await emu.api.freshMinute();
     const c = await client();
     for (let i = 0; i < 20; i++) await ok(c, 'create_post', draft());
-    const r = await rest(emu, 'POST', '/posts', { body: draft() });
+    const r = await emu.api.call('POST', '/posts', { body: draft() });
     expect(r.status).toBe(429);
     expect(r.body.error.code).toBe('requests_per_minute');
-    expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(r.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(r.headers['x-ratelimit-remaining']).toBe('0');
     // and MCP itself is refused as well; the refusal is not counted
     expect((await fails(c, 'publish_post', { post_id: 'post_any', publish_at: 'now' })).code).toBe('requests_per_minute');
   });
 
   it('the counters are per key: another key of the workspace is not affected', async () => {
-    await freshMinute(emu);
+    await emu.api.freshMinute();
     const c = await client();
     for (let i = 0; i < 20; i++) await ok(c, 'create_post', draft());
     const other = await client(emu.key('Demo Second'));
@@ -245,13 +244,13 @@ describe('the daily post allowance shared with REST (Standard: 30 per day for th
       const c = via === 'mcp' ? await client(key) : undefined;
       for (let i = 0; i < 15; i++) {
         if (c) expect((await ok(c, 'create_post', body)).status).toBe('publishing');
-        else expect((await rest(emu, 'POST', '/posts', { key, body })).status).toBe(201);
+        else expect((await emu.api.call('POST', '/posts', { key, body })).status).toBe(201);
       }
     }
   }
 
   it('spent through REST: MCP create_post and publish_post are refused with daily_post_limit, reset_at and the retry time', async () => {
-    await nextDay(emu);
+    await emu.api.nextDay();
     const c = await client();
     const d = await ok(c, 'create_post', draft()); // drafts do not spend it
     await spendAll('rest');
@@ -267,12 +266,12 @@ describe('the daily post allowance shared with REST (Standard: 30 per day for th
   });
 
   it('spent through MCP: REST POST /posts with publish_at gets 429 daily_post_limit', async () => {
-    await nextDay(emu);
+    await emu.api.nextDay();
     await spendAll('mcp');
-    const r = await rest(emu, 'POST', '/posts', { body: draft('med_demo_sample', 'dst_demo_youtube', { publish_at: 'now' }) });
+    const r = await emu.api.call('POST', '/posts', { body: draft('med_demo_sample', 'dst_demo_youtube', { publish_at: 'now' }) });
     expect(r.status).toBe(429);
     expect(r.body.error).toMatchObject({ code: 'daily_post_limit', reset_at: expect.stringMatching(/T00:00:00\.000Z$/) });
-    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(23 * 3600);
-    expect((await rest(emu, 'GET', '/me')).body.limits.api_posts_per_day).toMatchObject({ used: 30, remaining: 0 });
+    expect(Number(r.headers['retry-after'])).toBeGreaterThan(23 * 3600);
+    expect((await emu.api.call('GET', '/me')).body.limits.api_posts_per_day).toMatchObject({ used: 30, remaining: 0 });
   });
 });

@@ -8,14 +8,16 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, ROOT, ensureBuilt } from '../helpers/build.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
-import { connect, fails, freshMinute, nextDay, ok, rest, until, type Json } from './helpers.js';
+import { BIN, ROOT, ensureBuilt } from '../support/build.js';
+import { runCli, tempConfigDir } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
+import { connect, fails, ok } from '../support/mcp.js';
+import { waitFor } from '../support/poll.js';
+import type { Json } from '../support/rest.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 const CLIP = join(ROOT, 'test', 'fixtures', 'clip.mp4');
@@ -56,9 +58,6 @@ beforeAll(() => {
   ensureBuilt();
 }, 120_000);
 
-beforeEach(async () => {
-  await emu.reset();
-});
 
 afterEach(async () => {
   await Promise.all(servers.map((s) => s.client.close()));
@@ -106,7 +105,7 @@ describe('vidpub mcp: tools over stdio', () => {
 
     const post = await ok(client, 'create_post', youtubeNow(media.id));
     expect(post).toMatchObject({ status: 'publishing', media_id: media.id });
-    const done = await until(client, 'get_post', { post_id: post.id }, (p) => p.status === 'completed');
+    const done = await waitFor(() => ok(client, 'get_post', { post_id: post.id }), (p) => p.status === 'completed');
     expect(done.destinations[0]).toMatchObject({ destination_id: 'dst_demo_youtube', status: 'published' });
 
     // the other tools answer the records REST returns
@@ -230,8 +229,8 @@ describe('vidpub mcp: keys and workspaces', () => {
 
 describe('vidpub mcp: allowances', () => {
   it('per-minute writes used up: a rate_limited tool error with retry_after_sec at once, not a wait that outlives the call', async () => {
-    await freshMinute(emu);
-    for (let i = 0; i < 20; i++) expect((await rest(emu, 'POST', '/posts', { body: { ...youtubeNow('med_demo_sample'), publish_at: undefined } })).status).toBe(201);
+    await emu.api.freshMinute();
+    for (let i = 0; i < 20; i++) expect((await emu.api.call('POST', '/posts', { body: { ...youtubeNow('med_demo_sample'), publish_at: undefined } })).status).toBe(201);
     const { client } = await start();
     const err = await fails(client, 'create_post', youtubeNow('med_demo_sample'));
     expect(err).toMatchObject({ class: 'rate_limited', exit_code: 4, code: 'requests_per_minute', status: 429 });
@@ -240,8 +239,8 @@ describe('vidpub mcp: allowances', () => {
   });
 
   it('an explicit --max-wait replaces the 30 s cap', async () => {
-    await freshMinute(emu);
-    for (let i = 0; i < 20; i++) expect((await rest(emu, 'POST', '/posts', { body: { ...youtubeNow('med_demo_sample'), publish_at: undefined } })).status).toBe(201);
+    await emu.api.freshMinute();
+    for (let i = 0; i < 20; i++) expect((await emu.api.call('POST', '/posts', { body: { ...youtubeNow('med_demo_sample'), publish_at: undefined } })).status).toBe(201);
     const { client } = await start({ args: ['--max-wait', '45s', 'mcp'] });
     const err = await fails(client, 'create_post', youtubeNow('med_demo_sample'));
     expect(err).toMatchObject({ class: 'rate_limited', exit_code: 4, code: 'requests_per_minute', status: 429 });
@@ -250,10 +249,10 @@ describe('vidpub mcp: allowances', () => {
   });
 
   it('daily allowance used up: daily_post_limit with reset_at, even with --wait-for-quota (a call never sleeps until midnight)', async () => {
-    await nextDay(emu);
+    await emu.api.nextDay();
     for (const [ws, media, dest] of [['Demo', 'med_demo_sample', 'dst_demo_youtube'], ['Demo Second', 'med_second_sample', 'dst_second_youtube']] as const) {
       for (let i = 0; i < 15; i++) {
-        const r = await rest(emu, 'POST', '/posts', { key: emu.key(ws), body: { media_id: media, destinations: [{ destination_id: dest }], publish_at: 'now' } });
+        const r = await emu.api.call('POST', '/posts', { key: emu.key(ws), body: { media_id: media, destinations: [{ destination_id: dest }], publish_at: 'now' } });
         expect(r.status).toBe(201);
       }
     }

@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import type { Context } from '../../src/cli/context.js';
-import { makeContext, runCli } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { makeContext, runCli } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
 
-const emu = useEmulator();
+const emu = useEmulator({ resetEachTest: false });
 
 const lines = (...messages: unknown[]) => messages.map((m) => JSON.stringify(m) + '\n').join('');
 const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkVideoFile, sniffContainer } from '../../src/media/check.js';
 import { UsageError } from '../../src/errors.js';
+import { expectError } from '../support/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vidpub-check-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,13 +34,9 @@ function ts(packet: number, count: number, offset = 0): Buffer {
 }
 
 async function usageError(path: string): Promise<UsageError> {
-  const err = await checkVideoFile(path).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(UsageError);
-  expect((err as UsageError).exitCode).toBe(2);
-  return err as UsageError;
+  const err = await expectError(UsageError, () => checkVideoFile(path));
+  expect(err.exitCode).toBe(2);
+  return err;
 }
 
 describe('checkVideoFile', () => {

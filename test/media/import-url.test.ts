@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { checkImportFilename, checkImportUrl } from '../../src/media/import-url.js';
 import { UsageError } from '../../src/errors.js';
+import { expectError } from '../support/errors.js';
 
-function refused(fn: () => unknown): UsageError {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(UsageError);
-  return err as UsageError;
-}
+const refused = (fn: () => unknown): UsageError => expectError(UsageError, fn);
 
 describe('checkImportUrl', () => {
   it('accepts https links straight to a supported file, whatever the case or query', () => {

@@ -2,6 +2,7 @@ import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { PlainProgress, createProgress, silentProgress } from '../../src/ui/progress.js';
+import { virtualClock } from '../support/clock.js';
 
 function sink() {
   const stream = new PassThrough();
@@ -10,17 +11,13 @@ function sink() {
   return { stream, text: () => text };
 }
 
-function fakeClock(start = 1_000_000) {
-  let t = start;
-  return { now: () => t, tick: (ms: number) => (t += ms) };
-}
 
 const flush = () => new Promise((r) => setImmediate(r));
 
 describe('PlainProgress (stderr is not a terminal)', () => {
   it('writes a line every 10 % of the bytes, with MB and MB/s', async () => {
     const out = sink();
-    const clock = fakeClock();
+    const clock = virtualClock(1_000_000);
     const p = new PlainProgress(out.stream, clock);
     p.startBytes('Uploading clip.mp4', 100_000_000);
     for (let sent = 0; sent <= 100_000_000; sent += 1_000_000) {
@@ -36,7 +33,7 @@ describe('PlainProgress (stderr is not a terminal)', () => {
 
   it('writes a line every 10 s when progress is slow, and starts over after a retry', async () => {
     const out = sink();
-    const clock = fakeClock();
+    const clock = virtualClock(1_000_000);
     const p = new PlainProgress(out.stream, clock);
     p.startBytes('Uploading big.mov', 1000);
     clock.tick(4000);
@@ -56,7 +53,7 @@ describe('PlainProgress (stderr is not a terminal)', () => {
 
   it("writes the service's phase when it changes, then every 10 % or 10 s", async () => {
     const out = sink();
-    const clock = fakeClock();
+    const clock = virtualClock(1_000_000);
     const p = new PlainProgress(out.stream, clock);
     p.status('Downloading', 0);
     p.status('Downloading', 5);
@@ -74,26 +71,27 @@ describe('PlainProgress (stderr is not a terminal)', () => {
 describe('createProgress', () => {
   it('is silent with --quiet, even on a terminal', async () => {
     const out = sink();
-    const p = await createProgress({ io: { stderr: out.stream, stderrIsTTY: true }, quiet: true, clock: fakeClock() });
+    const p = await createProgress({ io: { stderr: out.stream, stderrIsTTY: true }, quiet: true, clock: virtualClock(1_000_000) });
     expect(p).toBe(silentProgress);
   });
 
   it('gives plain lines without a terminal', async () => {
     const out = sink();
-    const p = await createProgress({ io: { stderr: out.stream, stderrIsTTY: false }, quiet: false, clock: fakeClock() });
+    const p = await createProgress({ io: { stderr: out.stream, stderrIsTTY: false }, quiet: false, clock: virtualClock(1_000_000) });
     expect(p).toBeInstanceOf(PlainProgress);
   });
 
   it('draws a bar with percent, MB/s and ETA, then a spinner, on the stream it is given', async () => {
     const out = sink();
-    const clock = fakeClock();
+    // The bar and the spinner redraw on timers of their own: the clock runs those too.
+    const clock = virtualClock(1_000_000, { timers: true });
     const p = await createProgress({ io: { stderr: out.stream, stderrIsTTY: true, columns: 100 }, quiet: false, clock });
     p.startBytes('Uploading clip.mp4', 10_000_000);
     clock.tick(1000);
     p.bytes(5_000_000);
-    await new Promise((r) => setTimeout(r, 250));
+    clock.tick(250);
     p.status('Processing', 50);
-    await new Promise((r) => setTimeout(r, 150));
+    clock.tick(150);
     p.stop();
     await flush();
     const text = out.text();
@@ -111,12 +109,13 @@ describe('createProgress', () => {
       moveCursor: (dx: number, dy: number) => moveCursor(out.stream, dx, dy),
       clearLine: (dir: -1 | 0 | 1) => clearLine(out.stream, dir),
     });
-    const p = await createProgress({ io: { stderr: out.stream, stderrIsTTY: true }, quiet: false, clock: fakeClock() });
+    const clock = virtualClock(1_000_000, { timers: true });
+    const p = await createProgress({ io: { stderr: out.stream, stderrIsTTY: true }, quiet: false, clock });
     p.status('Processing', 10);
-    await new Promise((r) => setTimeout(r, 300));
+    clock.tick(300);
     p.note('A line of its own.');
     p.status('Processing', 60);
-    await new Promise((r) => setTimeout(r, 100));
+    clock.tick(100);
     p.stop();
     await flush();
     expect(out.text()).toMatch(/Processing 60%/);

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { makeContext, scaledClock } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { makeContext } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
+import { http } from '../support/rest.js';
 import { makeInvocation } from '../../src/cli/main.js';
 import type { GlobalOptions } from '../../src/cli/command.js';
 import type { CreateUploadResponse, Media } from '../../src/api/types.js';
@@ -26,30 +28,18 @@ const globals: GlobalOptions = {
   waitForQuota: false,
 };
 
-function invocation() {
+/** The Session the CLI hands the flows (quiet, no prompts). */
+function session() {
   const { ctx } = makeContext({ env: emu.env(), clock: scaledClock(10) });
-  return makeInvocation(ctx, globals);
+  return makeInvocation(ctx, globals).session;
 }
-
-async function api(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; json: CreateUploadResponse }> {
-  const res = await fetch(emu.baseUrl + path, {
-    method,
-    headers: { authorization: `Bearer ${emu.key()}`, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as CreateUploadResponse };
-}
-
-beforeEach(async () => {
-  await emu.reset();
-});
 
 describe('uploadFile with an idempotency base', () => {
   it('a rerun replays: one upload, one PUT, one complete, the same media', async () => {
     const file = await checkVideoFile(CLIP);
     const seen: string[] = [];
-    const first = await uploadFile(invocation(), file, { idempotencyBase: 'run-1', wait: true, onMedia: (m) => seen.push(m.id) });
-    const second = await uploadFile(invocation(), file, { idempotencyBase: 'run-1', wait: true });
+    const first = await uploadFile(session(), file, { idempotencyBase: 'run-1', wait: true, onMedia: (m) => seen.push(m.id) });
+    const second = await uploadFile(session(), file, { idempotencyBase: 'run-1', wait: true });
     expect(first.status).toBe('ready');
     expect(second).toMatchObject({ id: first.id, status: 'ready' });
     expect(seen).toEqual([first.id]);
@@ -66,19 +56,19 @@ describe('uploadFile with an idempotency base', () => {
   it('a rerun after the bytes were sent but before complete: completes without sending again', async () => {
     const file = await checkVideoFile(CLIP);
     // The first run: created and PUT, then it died.
-    const created = await api('POST', '/media/uploads', { filename: file.filename, size_bytes: file.size, content_type: file.contentType }, 'run-2:upload');
+    const created = await emu.api.post<CreateUploadResponse>('/media/uploads', { filename: file.filename, size_bytes: file.size, content_type: file.contentType }, { idem: 'run-2:upload' });
     expect(created.status).toBe(201);
-    const put = await fetch(created.json.upload.url, { method: 'PUT', headers: created.json.upload.headers, body: readFileSync(CLIP) });
+    const put = await http('PUT', created.body.upload.url, { headers: created.body.upload.headers, body: readFileSync(CLIP) });
     expect(put.status).toBe(200);
-    const media = await uploadFile(invocation(), file, { idempotencyBase: 'run-2', wait: true });
-    expect(media).toMatchObject({ id: created.json.media.id, status: 'ready' });
+    const media = await uploadFile(session(), file, { idempotencyBase: 'run-2', wait: true });
+    expect(media).toMatchObject({ id: created.body.media.id, status: 'ready' });
     const puts = (await emu.requests()).filter((r) => r.method === 'PUT');
     expect(puts.map((r) => r.status)).toEqual([200, 409]);
     expect((await emu.requests()).filter((r) => r.path === '/v1/media/uploads').map((r) => r.replayed)).toEqual([false, true]);
   });
 
   it('without a base, every POST still carries its own Idempotency-Key', async () => {
-    await uploadFile(invocation(), await checkVideoFile(CLIP), { wait: false });
+    await uploadFile(session(), await checkVideoFile(CLIP), { wait: false });
     const posts = (await emu.requests()).filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(2);
     expect(posts.every((r) => typeof r.idempotency_key === 'string' && r.idempotency_key.length > 0)).toBe(true);
@@ -88,14 +78,14 @@ describe('uploadFile with an idempotency base', () => {
 
 describe('importLink and waitForMedia', () => {
   it('importLink with a base replays on a rerun', async () => {
-    const a = await importLink(invocation(), 'https://cdn.example.com/a.mp4', { idempotencyBase: 'imp', wait: false });
-    const b = await importLink(invocation(), 'https://cdn.example.com/a.mp4', { idempotencyBase: 'imp', wait: false });
+    const a = await importLink(session(), 'https://cdn.example.com/a.mp4', { idempotencyBase: 'imp', wait: false });
+    const b = await importLink(session(), 'https://cdn.example.com/a.mp4', { idempotencyBase: 'imp', wait: false });
     expect(b.id).toBe(a.id);
     expect((await emu.requests()).filter((r) => r.path === '/v1/media/imports').map((r) => r.replayed)).toEqual([false, true]);
   });
 
   it('waitForMedia: ready, failed (WorkFailedError with the record), past the deadline (TimeoutError)', async () => {
-    const inv = invocation();
+    const inv = session();
     const ok = await importLink(inv, 'https://cdn.example.com/ok.mp4', { wait: false });
     expect((await waitForMedia(inv, ok.id)).status).toBe('ready');
 
@@ -107,7 +97,7 @@ describe('importLink and waitForMedia', () => {
 
     await emu.admin('POST', '/settings', { processing_ms: 60_000 });
     const slow = await importLink(inv, 'https://cdn.example.com/slow.mp4', { wait: false });
-    const timedOut = await waitForMedia(inv, slow.id, { deadlineMs: inv.ctx.clock.now() + 3000 }).catch((e: unknown) => e);
+    const timedOut = await waitForMedia(inv, slow.id, { deadlineMs: inv.clock.now() + 3000 }).catch((e: unknown) => e);
     await emu.admin('POST', '/settings', { processing_ms: 30 });
     expect(timedOut).toBeInstanceOf(TimeoutError);
     expect((timedOut as TimeoutError).message).toContain(slow.id);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InterruptedError } from '../../src/errors.js';
-import { expectUsageError, scriptedPrompter } from './helpers.js';
+import { InterruptedError, UsageError } from '../../src/errors.js';
+import { expectError } from '../support/errors.js';
+import { scriptedPrompter } from '../support/prompter.js';
 import type { DestinationOption, OptionValue } from '../../src/api/types.js';
 import {
   coerceValue,
@@ -46,7 +47,7 @@ const youtube: ChosenDestination = {
 };
 const find = (name: string, chosen: ChosenDestination[]) => chosen.find((c) => c.name === name || c.destination.id === name);
 
-const usage = expectUsageError;
+const usage = (fn: () => unknown): UsageError => expectError(UsageError, fn);
 
 describe('parseOptionFlag', () => {
   it('splits KEY=VALUE and DEST:KEY=VALUE on the last ":" before the first "="', () => {

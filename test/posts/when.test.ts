@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { expectUsageError } from './helpers.js';
+import { UsageError } from '../../src/errors.js';
+import { expectError } from '../support/errors.js';
 import { describeMoment, isoInZone, isoUtc, parseWhen, resolveTimeZone } from '../../src/posts/when.js';
 
 // 2026-06-15T10:00:00Z: summer in Paris (+02:00) and New York (-04:00).
@@ -7,7 +8,7 @@ const NOW = Date.UTC(2026, 5, 15, 10, 0, 0);
 const paris = { now: NOW, zone: 'Europe/Paris' };
 const ny = { now: NOW, zone: 'America/New_York' };
 
-const usage = expectUsageError;
+const usage = (fn: () => unknown): UsageError => expectError(UsageError, fn);
 
 describe('parseWhen', () => {
   it('"now" is sent as now and shown in the zone and in UTC', () => {

@@ -10,29 +10,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/types.js';
-import { ROOT, ensureBuilt } from '../helpers/build.js';
-import { useEmulator } from '../helpers/emulator.js';
-import { api } from '../posts/helpers.js';
+import { ROOT, ensureBuilt } from '../support/build.js';
+import { useEmulator } from '../support/emulator.js';
+import { waitFor } from '../support/poll.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const SOCKET = `vidpub-test-${process.pid}`;
 const SESSION = 'post';
 
-const emu = useEmulator({ processingMs: 20, publishMs: 20 });
+const emu = useEmulator({ processingMs: 20, publishMs: 20, resetEachTest: false });
 
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
 const screen = () => tmux('capture-pane', '-p', '-J', '-t', SESSION, '-S', '-200');
 
-async function waitForScreen(re: RegExp, timeoutMs = 15_000): Promise<string> {
-  const end = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < end) {
-    last = screen();
-    if (re.test(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${re} on the screen:\n${last}`);
-}
+const waitForScreen = (re: RegExp, timeoutMs = 15_000): Promise<string> => waitFor(screen, (text) => re.test(text), timeoutMs);
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -82,7 +73,7 @@ describe.skipIf(!hasTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
     expect(id, done).toBeDefined();
     expect(done).toMatch(/@vidpub\.demo \(tiktok\) +published +http/);
 
-    const post = (await api<Post>(emu, 'GET', `/posts/${id}`)).body;
+    const post = (await emu.api.get<Post>(`/posts/${id}`)).body;
     expect(post.destinations[0]).toMatchObject({ destination_id: 'dst_demo_tiktok', status: 'published', options: { privacy: 'SELF_ONLY' } });
   }, 60_000);
 });

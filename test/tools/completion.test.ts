@@ -7,12 +7,12 @@ import { COMMANDS } from '../../src/cli/commands/index.js';
 import { completionScript } from '../../src/cli/completion/index.js';
 import { completionModel, type CompletionModel } from '../../src/cli/completion/model.js';
 import { GLOBAL_FLAGS } from '../../src/cli/flags.js';
-import { runCli } from '../helpers/cli.js';
-import { useEmulator } from '../helpers/emulator.js';
-import { BIN, ensureBuilt, runAsync } from './built.js';
+import { runCli } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
+import { BIN, ensureBuilt, runAsync } from '../support/build.js';
 import { startTmuxShell } from './tmux.js';
 
-const emu = useEmulator();
+const emu = useEmulator({ resetEachTest: false });
 
 function has(shell: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { mediaIdFrom, postIdFrom, shellLine } from '../../src/demo/run.js';
-import { sampleVideoCandidates } from '../../src/demo/sample.js';
+import { runCli } from '../support/cli.js';
+import { mediaIdFrom, postIdFrom, shellLine } from '../../src/cli/demo/run.js';
+import { sampleVideoCandidates } from '../../src/cli/demo/sample.js';
 
 const FAST = ['--processing-ms', '30', '--publish-ms', '30'];
 

@@ -7,8 +7,8 @@ import { loadCommand } from '../../src/cli/commands/load.js';
 import { fastPath } from '../../src/cli/fast-path.js';
 import { GLOBAL_FLAGS, flagTerm } from '../../src/cli/flags.js';
 import { ROOT_EXAMPLES, renderRootHelp } from '../../src/cli/root-help.js';
-import { runCli } from '../helpers/cli.js';
-import { ROOT, ensureBuilt, runAsync, BIN } from './built.js';
+import { runCli } from '../support/cli.js';
+import { ROOT, ensureBuilt, runAsync, BIN } from '../support/build.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 

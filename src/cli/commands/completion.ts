@@ -4,7 +4,7 @@ import { defineCommand, type Invocation } from '../command.js';
 import { completionScript, SHELLS, type Shell } from '../completion/index.js';
 import { DESTINATIONS_TIMEOUT_MS } from '../completion/model.js';
 import type { Context } from '../context.js';
-import { atHandle } from '../destinations.js';
+import { atHandle } from '../../posts/destinations.js';
 
 interface CompletionOpts {
   shell: Shell;

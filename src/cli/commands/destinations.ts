@@ -2,7 +2,7 @@ import type { Destination } from '../../api/types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
 import { defineCommand } from '../command.js';
-import { atHandle } from '../destinations.js';
+import { atHandle } from '../../posts/destinations.js';
 
 interface DestinationsOpts {
   platform?: string;

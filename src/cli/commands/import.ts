@@ -1,7 +1,8 @@
 import type { Media } from '../../api/types.js';
 import { UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
-import { parseWaitFlags, runMediaFlow, type WaitFlags } from './upload.js';
+import { parseWaitFlags, type WaitFlags } from '../../flows/wait-flags.js';
+import { runMediaFlow } from './upload.js';
 
 interface ImportOpts extends WaitFlags {
   url: string;
@@ -30,7 +31,7 @@ export default defineCommand<ImportOpts, Media>({
   },
   async run(opts, inv) {
     const { importLink } = await import('../../media/import.js');
-    return runMediaFlow(inv, opts, (o) => importLink(inv, opts.url, { ...o, filename: opts.filename }), (m) => `Imported ${m.filename ?? opts.url}`);
+    return runMediaFlow(inv, opts, (o) => importLink(inv.session, opts.url, { ...o, filename: opts.filename }), (m) => `Imported ${m.filename ?? opts.url}`);
   },
   print(media, inv) {
     inv.print(media.id);

@@ -10,7 +10,7 @@
  * path (dist/fast.cjs), which the build keeps small and dependency-free.
  */
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS } from '../../emulator/defaults.js';
-import { DEFAULT_TIMEOUT as DEFAULT_POST_TIMEOUT } from '../../posts/flags.js';
+import { DEFAULT_TIMEOUT } from '../../flows/wait-flags.js';
 import { argsTerm, type ArgSpec, type FlagSpec } from '../flags.js';
 
 export interface CommandEntry {
@@ -24,8 +24,6 @@ export interface CommandEntry {
   flags?: readonly FlagSpec[];
 }
 
-/** Default --timeout of upload and import: long enough for a 1 GB video, short enough that a CI job does not hang. */
-export const DEFAULT_MEDIA_TIMEOUT = '30m';
 /** Default --processing-ms and --publish-ms of `vidpub demo`. */
 export const DEFAULT_DEMO_STEP_MS = 1500;
 
@@ -40,7 +38,7 @@ function mediaWaitFlags(what: string): FlagSpec[] {
       value: 'dur',
       kind: 'duration',
       description: 'longest wait until the video is ready (90s, 5m, 1h; a bare number is seconds)',
-      default: DEFAULT_MEDIA_TIMEOUT,
+      default: DEFAULT_TIMEOUT,
     },
   ];
 }
@@ -115,7 +113,7 @@ const ENTRIES = [
       TZ,
       { name: 'draft', description: 'save a draft instead of publishing (prints its review link and issues)' },
       { name: 'no-wait', description: 'return once the post is created, without waiting for each destination' },
-      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the video and the post (90s, 5m, 1h)', default: DEFAULT_POST_TIMEOUT },
+      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the video and the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key within 24 h creates no second video or post' },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
     ],
@@ -129,7 +127,7 @@ const ENTRIES = [
       { name: 'at', value: 'when', description: 'when to publish (default: now); for a scheduled post, its new time' },
       TZ,
       { name: 'no-wait', description: 'return once it is publishing, without waiting for each destination' },
-      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the post (90s, 5m, 1h)', default: DEFAULT_POST_TIMEOUT },
+      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
     ],
   },
   {
@@ -139,7 +137,7 @@ const ENTRIES = [
     args: [{ name: 'post-id', kind: 'text', required: true }],
     flags: [
       { name: 'wait', description: 'poll until every destination is published, failed or cancelled' },
-      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait with --wait (90s, 5m, 1h)', default: DEFAULT_POST_TIMEOUT },
+      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait with --wait (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
     ],
   },
   {

@@ -2,7 +2,8 @@ import { KEY_PREFIX_MARKER } from '../../api/types.js';
 import { AuthError, InterruptedError, UsageError, sanitize } from '../../errors.js';
 import { renderFields } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../command.js';
-import { readKeyFile } from '../../api/http-client.js';
+import { readKeyFile } from '../../api/credentials.js';
+import { keyCharacterError } from '../../api/http-errors.js';
 import { maskKey } from './me.js';
 
 interface LoginOpts {
@@ -25,8 +26,11 @@ export interface LoginResult {
 /** A live key: `<prefix>_live_<secret>`, printable ASCII, no spaces. */
 const KEY_SHAPE = new RegExp(`^[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*${KEY_PREFIX_MARKER}[\\x21-\\x7e]+$`);
 
-export function checkKeyShape(key: string): void {
+export function checkKeyShape(key: string, source = 'the key'): void {
   if (key === '') throw new UsageError('no API key was given', { hint: 'Paste the key at the prompt, or pipe it: vidpub login --with-key < key.txt' });
+  // A space, a curly quote or a control character inside the key gets its own sentence.
+  const characters = keyCharacterError(key, source);
+  if (characters) throw characters;
   if (!KEY_SHAPE.test(key)) {
     // Never echo what was given: it may be a real secret pasted in the wrong place.
     throw new AuthError(`that is not a live API key: keys start with a prefix ending in "${KEY_PREFIX_MARKER}" (such as vp${KEY_PREFIX_MARKER}…)`, {
@@ -83,8 +87,8 @@ export default defineCommand<LoginOpts, LoginResult>({
     const { openConfigStore } = await import('../../config/store.js');
     const store = await openConfigStore(ctx.env, { writable: true });
 
-    const key = opts.withKey ? await readStdin(inv) : opts.keyFile ? await readKeyFile(ctx, opts.keyFile) : await askKey(inv);
-    checkKeyShape(key);
+    const key = opts.withKey ? await readStdin(inv) : opts.keyFile ? await readKeyFile(ctx.cwd, opts.keyFile) : await askKey(inv);
+    checkKeyShape(key, opts.withKey ? 'The key on stdin' : opts.keyFile ? `The key in ${sanitize(opts.keyFile)}` : 'The key you typed');
 
     const client = await ctx.createClient({ ...inv.clientSettings, apiKey: key, apiKeyFile: undefined });
     let me;

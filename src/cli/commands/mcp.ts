@@ -1,5 +1,7 @@
 import type { ApiClient } from '../../api/client.js';
 import { sanitize } from '../../errors.js';
+import type { Session } from '../../flows/session.js';
+import { silentProgress } from '../../ui/progress.js';
 import { defineCommand, type Invocation } from '../command.js';
 
 /**
@@ -11,33 +13,36 @@ import { defineCommand, type Invocation } from '../command.js';
 export const MCP_MAX_RATE_WAIT_MS = 30_000;
 
 /**
- * The invocation the tools run with: never prompts, never writes to stdout
- * (the protocol channel), quiet on stderr unless --debug, rate-limit waits
- * capped unless --max-wait says otherwise (no --wait-for-quota: a call must not sleep until midnight), and a
- * client that is built again on the next call if building it failed (a key
- * stored by `vidpub login` meanwhile is then picked up).
+ * The session the tools run with: never prompts, never writes to stdout (the
+ * protocol channel), quiet on stderr unless --debug, rate-limit waits capped
+ * unless --max-wait says otherwise (no --wait-for-quota: a call must not
+ * sleep until midnight), and a client that is built again on the next call if
+ * building it failed (a key stored by `vidpub login` meanwhile is then picked up).
  */
-function serverInvocation(inv: Invocation): { inv: Invocation; dispose(): Promise<void> } {
-  const quiet = !inv.globals.debug;
-  const maxWaitMs = inv.globals.maxWaitGiven ? inv.globals.maxWaitMs : Math.min(inv.globals.maxWaitMs, MCP_MAX_RATE_WAIT_MS);
-  const clientSettings = { ...inv.clientSettings, quiet, maxWaitMs, waitForQuota: false };
+function serverSession(inv: Invocation): { session: Session; dispose(): Promise<void> } {
+  const { ctx, globals } = inv;
+  const maxWaitMs = globals.maxWaitGiven ? globals.maxWaitMs : Math.min(globals.maxWaitMs, MCP_MAX_RATE_WAIT_MS);
+  const clientSettings = { ...inv.clientSettings, quiet: !globals.debug, maxWaitMs, waitForQuota: false };
   let client: Promise<ApiClient> | undefined;
   const debugOnly = (line: string) => inv.log.debug(line);
-  const server: Invocation = {
-    ...inv,
-    globals: { ...inv.globals, quiet, input: false, json: false, maxWaitMs, waitForQuota: false },
-    interactive: false,
-    log: { info: debugOnly, warn: debugOnly, debug: debugOnly },
-    print: () => {},
-    clientSettings,
+  const session: Session = {
     client: () => {
-      client ??= inv.ctx.createClient(clientSettings);
+      client ??= ctx.createClient(clientSettings);
       client.catch(() => (client = undefined));
       return client;
     },
+    clock: ctx.clock,
+    signal: ctx.signal,
+    log: { info: debugOnly, warn: debugOnly, debug: debugOnly },
+    quiet: true,
+    interactive: false,
+    prompter: () => ctx.prompter(),
+    progress: async () => silentProgress,
+    screen: { write: () => {}, tty: false, colors: inv.colors.stderr },
+    debugOut: inv.session.debugOut,
   };
   return {
-    inv: server,
+    session,
     dispose: async () => {
       const c = await client?.catch(() => undefined);
       await c?.close();
@@ -51,21 +56,23 @@ export default defineCommand<Record<string, never>, undefined>({
     'Cursor, ...) to publish videos with your stored profile or VIDPUB_API_KEY. It offers the service tools ' +
     '(get_me, list_destinations, get_destination_options, import_media, get_media, create_post, publish_post, get_post) ' +
     'plus upload_file, which uploads a local video file. Writes honour --workspace. It never prompts; it logs to ' +
-    'stderr only with --debug, and runs until its input closes or Ctrl-C. Register it in the MCP client with command ' +
+    'stderr only with --debug (and always for a message it refuses: not JSON, over 4 MiB, bad params, each answered ' +
+    'with a JSON-RPC error), and runs until its input closes or Ctrl-C. Register it in the MCP client with command ' +
     '"vidpub" and args ["mcp"] (see the README, section MCP).',
   examples: [
     'vidpub mcp',
     'vidpub --profile work --workspace Marketing mcp',
-    'VIDPUB_API_KEY=vp_live_... vidpub mcp --debug 2> vidpub-mcp.log',
+    'vidpub --api-key-file ~/.secrets/vidpub-key mcp --debug 2> vidpub-mcp.log',
   ],
   parse() {
     return {};
   },
   async run(_opts, parent) {
     const { ctx } = parent;
-    const { inv, dispose } = serverInvocation(parent);
-    const [{ StdioServerTransport }, { createLocalMcpServer }, { PendingTrackingTransport }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/server/stdio.js'),
+    const { session, dispose } = serverSession(parent);
+    const inv = parent;
+    const [{ LineTransport }, { createLocalMcpServer }, { PendingTrackingTransport }] = await Promise.all([
+      import('../../mcp/stdio-transport.js'),
       import('../../mcp/local-server.js'),
       import('../../mcp/pending.js'),
     ]);
@@ -75,13 +82,15 @@ export default defineCommand<Record<string, never>, undefined>({
     }
     // Say at once when tools cannot work (no key, a bad base URL): MCP clients keep the server's stderr in their logs.
     try {
-      await inv.client();
+      await session.client();
     } catch (err) {
       ctx.io.stderr.write(`vidpub mcp: ${sanitize(err instanceof Error ? err.message : String(err))} Tools will answer with this error until it is fixed.\n`);
     }
 
-    const server = createLocalMcpServer(inv);
-    const transport = new PendingTrackingTransport(new StdioServerTransport(ctx.io.stdin, ctx.io.stdout));
+    const server = createLocalMcpServer(session, { version: ctx.version, cwd: ctx.cwd, home: ctx.env.HOME || undefined });
+    // A refused message (not JSON, too large, bad params) is answered with a JSON-RPC error and always logged on stderr.
+    const lines = new LineTransport(ctx.io.stdin, ctx.io.stdout, { log: (line) => ctx.io.stderr.write(`${line}\n`) });
+    const transport = new PendingTrackingTransport(lines);
     let stopped: () => void = () => {};
     const done = new Promise<'input-closed' | 'interrupted'>((resolve) => {
       const closed = () => resolve('input-closed');

@@ -1,6 +1,6 @@
 import type { Destination, DestinationOptions } from '../../api/types.js';
 import { UsageError } from '../../errors.js';
-import { describeDestination, renderDestinationOptions, resolveDestination } from '../destinations.js';
+import { describeDestination, renderDestinationOptions, resolveDestination } from '../../posts/destinations.js';
 import { defineCommand } from '../command.js';
 
 interface OptionsOpts {

@@ -3,7 +3,8 @@ import { parseOptionFlag } from '../../posts/options.js';
 import { printPost, type PostResult } from '../../posts/render.js';
 import type { PostOpts, PostSource } from '../../posts/post-flow.js';
 import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
-import { parseIdempotencyKey, parseTimeout } from '../../posts/flags.js';
+import { parseTimeout } from '../../flows/wait-flags.js';
+import { parseIdempotencyKey } from '../../posts/flags.js';
 import { defineCommand, type Invocation } from '../command.js';
 
 const MAX_CAPTION_FILE_BYTES = 100_000;
@@ -114,8 +115,8 @@ export default defineCommand<PostOpts, PostResult>({
   },
   async run(opts, inv) {
     const { runPost } = await import('../../posts/post-flow.js');
-    return runPost(opts, inv);
+    return runPost(opts, inv.session);
   },
-  print: printPost,
+  print: (r, inv) => printPost(r, inv.out),
   json: (r) => r.post,
 });

@@ -1,4 +1,5 @@
-import { parsePostId, parseTimeout } from '../../posts/flags.js';
+import { parseTimeout } from '../../flows/wait-flags.js';
+import { parsePostId } from '../../posts/flags.js';
 import { runPublish, type PublishOpts } from '../../posts/publish-flow.js';
 import { printPost, type PostResult } from '../../posts/render.js';
 import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
@@ -24,7 +25,7 @@ export default defineCommand<PublishOpts, PostResult>({
       zone,
     };
   },
-  run: runPublish,
-  print: printPost,
+  run: (opts, inv) => runPublish(opts, inv.session),
+  print: (r, inv) => printPost(r, inv.out),
   json: (r) => r.post,
 });

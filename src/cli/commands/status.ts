@@ -1,4 +1,5 @@
-import { parsePostId, parseTimeout } from '../../posts/flags.js';
+import { parseTimeout } from '../../flows/wait-flags.js';
+import { parsePostId } from '../../posts/flags.js';
 import { runStatus, type StatusOpts } from '../../posts/publish-flow.js';
 import { printPost, type PostResult } from '../../posts/render.js';
 import { resolveTimeZone } from '../../posts/when.js';
@@ -17,7 +18,7 @@ export default defineCommand<StatusOpts, PostResult>({
       zone: resolveTimeZone(undefined, inv.ctx.env),
     };
   },
-  run: runStatus,
-  print: printPost,
+  run: (opts, inv) => runStatus(opts, inv.session),
+  print: (r, inv) => printPost(r, inv.out),
   json: (r) => r.post,
 });

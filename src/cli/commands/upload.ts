@@ -2,27 +2,14 @@ import type { Media } from '../../api/types.js';
 import { UsageError } from '../../errors.js';
 import type { VideoFile } from '../../media/check.js';
 import type { Progress } from '../../ui/progress.js';
-import { parseDuration } from '../../util/duration.js';
+import { parseWaitFlags, type WaitFlags } from '../../flows/wait-flags.js';
 import { defineCommand, type Invocation } from '../command.js';
-import { DEFAULT_MEDIA_TIMEOUT } from './index.js';
-
-export interface WaitFlags {
-  wait: boolean;
-  /** --timeout in ms. */
-  timeoutMs: number;
-}
 
 interface UploadOpts extends WaitFlags {
   file: VideoFile;
 }
 
 // --no-wait and --timeout of upload and import are defined in the registry (./index.ts).
-
-export function parseWaitFlags(flags: Record<string, unknown>): WaitFlags {
-  const timeoutMs = parseDuration(String(flags.timeout ?? DEFAULT_MEDIA_TIMEOUT), '--timeout');
-  if (timeoutMs <= 0) throw new UsageError('--timeout must be longer than 0s');
-  return { wait: flags.wait !== false, timeoutMs };
-}
 
 /**
  * Runs a media flow with progress on stderr and a deadline from --timeout,
@@ -34,10 +21,8 @@ export async function runMediaFlow(
   flow: (o: { wait: boolean; deadlineMs: number; progress: Progress }) => Promise<Media>,
   done: (media: Media) => string,
 ): Promise<Media> {
-  const { ctx, globals } = inv;
-  const { createProgress } = await import('../../ui/progress.js');
-  const progress = await createProgress({ io: ctx.io, quiet: globals.quiet, clock: ctx.clock });
-  const media = await flow({ wait: flags.wait, deadlineMs: ctx.clock.now() + flags.timeoutMs, progress });
+  const progress = await inv.session.progress();
+  const media = await flow({ wait: flags.wait, deadlineMs: inv.ctx.clock.now() + flags.timeoutMs, progress });
   reportMedia(media, inv, done(media));
   return media;
 }
@@ -75,7 +60,7 @@ export default defineCommand<UploadOpts, Media>({
   },
   async run(opts, inv) {
     const { uploadFile } = await import('../../media/upload.js');
-    return runMediaFlow(inv, opts, (o) => uploadFile(inv, opts.file, o), () => `Uploaded ${opts.file.filename}`);
+    return runMediaFlow(inv, opts, (o) => uploadFile(inv.session, opts.file, o), () => `Uploaded ${opts.file.filename}`);
   },
   print(media, inv) {
     inv.print(media.id);

@@ -10,7 +10,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../api/types.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from './types.js';
 
 /** Name and version announced by both MCP servers. */
 export const MCP_SERVER_NAME = 'vidpub';

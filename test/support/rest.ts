@@ -1,7 +1,12 @@
-import { afterAll, beforeAll, beforeEach } from 'vitest';
-/** Black-box HTTP helpers for the emulator tests. */
+/**
+ * The one REST helper: plain HTTP calls (`http`) and a client of the emulated
+ * service and its /_emulator test controls (`Rest`), for setting up and
+ * checking tests without going through vidpub.
+ */
 import { request } from 'undici';
-import { DEFAULT_KEYS, startEmulator, type EmulatorHandle, type EmulatorOptions } from '../../src/emulator/index.js';
+import { DEFAULT_KEYS } from '../../src/emulator/index.js';
+import type { RecordedRequest } from '../../src/api/types.js';
+import { waitFor } from './poll.js';
 
 export const KEYS = DEFAULT_KEYS;
 
@@ -11,13 +16,17 @@ export type Json = any;
 
 export interface Res<T = Json> {
   status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
+  /** The parsed JSON, the text when it is not JSON, null when empty. */
   body: T;
   text: string;
 }
 
 export interface CallOptions {
+  /** Bearer key (default: the client's; null: no Authorization header). */
   key?: string | null;
+  /** Sent as JSON. */
   body?: unknown;
   /** Sent as is (no JSON encoding). */
   raw?: string;
@@ -43,14 +52,32 @@ export async function http(method: string, url: string, opts: { headers?: Record
   return { status: r.statusCode, headers: flatHeaders(r.headers), body, text };
 }
 
-export class Client {
-  constructor(readonly emu: EmulatorHandle, readonly key: string = KEYS.demo_rw) {}
+const jsonBody = (body: unknown): { headers: Record<string, string>; body?: string } =>
+  body === undefined ? { headers: {} } : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 
-  as(key: string): Client {
-    return new Client(this.emu, key);
+/** Seconds from `nowMs` to just past the next whole minute (+1 s). */
+export function toNextMinuteSec(nowMs: number): number {
+  return Math.ceil((Math.floor(nowMs / 60_000) * 60_000 + 60_000 - nowMs) / 1000) + 1;
+}
+
+/** Seconds from `nowMs` to 00:00:05 UTC of the next day. */
+export function toNextDaySec(nowMs: number): number {
+  const d = new Date(nowMs);
+  return Math.ceil((Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) - nowMs) / 1000) + 5;
+}
+
+export class Rest {
+  constructor(
+    readonly urls: { readonly baseUrl: string; readonly adminUrl: string },
+    readonly key: string = KEYS.demo_rw,
+  ) {}
+
+  /** The same client with another key. */
+  as(key: string): Rest {
+    return new Rest(this.urls, key);
   }
 
-  call<T = Json>(method: 'GET' | 'POST', path: string, opts: CallOptions = {}): Promise<Res<T>> {
+  call<T = Json>(method: string, path: string, opts: CallOptions = {}): Promise<Res<T>> {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     const key = opts.key === undefined ? this.key : opts.key;
     if (key !== null) headers.authorization = `Bearer ${key}`;
@@ -59,7 +86,7 @@ export class Client {
     if (opts.raw !== undefined) body = opts.raw;
     else if (opts.body !== undefined) body = JSON.stringify(opts.body);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-    return http(method, `${this.emu.baseUrl}${path}`, { headers, body }) as Promise<Res<T>>;
+    return http(method, `${this.urls.baseUrl}${path}`, { headers, body }) as Promise<Res<T>>;
   }
 
   get<T = Json>(path: string, opts: CallOptions = {}): Promise<Res<T>> {
@@ -70,18 +97,17 @@ export class Client {
     return this.call<T>('POST', path, { ...opts, body });
   }
 
-  // ------------------------------------------------------------- admin
-  admin<T = Json>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<Res<T>> {
-    return http(method, `${this.emu.adminUrl}${path}`, {
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }) as Promise<Res<T>>;
+  // ------------------------------------------------------------- test controls (/_emulator)
+  admin<T = Json>(method: string, path: string, body?: unknown): Promise<Res<T>> {
+    return http(method, `${this.urls.adminUrl}${path}`, jsonBody(body)) as Promise<Res<T>>;
   }
 
+  /** Back to the fixture. */
   reset(): Promise<Res> {
     return this.admin('POST', '/reset');
   }
 
+  /** Moves the emulator clock on. */
   advance(sec: number): Promise<Res> {
     return this.admin('POST', '/clock', { advance_sec: sec });
   }
@@ -90,11 +116,27 @@ export class Client {
     return this.admin('POST', '/faults', spec);
   }
 
-  requests(): Promise<Json[]> {
-    return this.admin('GET', '/requests').then((r) => r.body as Json[]);
+  async requests(): Promise<RecordedRequest[]> {
+    return (await this.admin('GET', '/requests')).body as RecordedRequest[];
+  }
+
+  /** The emulator clock, ms since the epoch. */
+  async clockNow(): Promise<number> {
+    return Date.parse((await this.admin('GET', '/clock')).body.now);
+  }
+
+  /** Moves the emulator clock just past the next minute boundary: a whole fresh per-minute window. */
+  async freshMinute(): Promise<void> {
+    await this.advance(toNextMinuteSec(await this.clockNow()));
+  }
+
+  /** Moves the emulator clock to 00:00:05 UTC of the next day: a fresh daily allowance and minute window. */
+  async nextDay(): Promise<void> {
+    await this.advance(toNextDaySec(await this.clockNow()));
   }
 
   // ------------------------------------------------------------- flows
+  /** Creates an upload, sends `size` bytes, completes it and waits until the video is ready: its id. */
   async uploadReady(filename = 'clip.mp4', size = 1000, contentType = 'video/mp4'): Promise<string> {
     const c = await this.post('/media/uploads', { filename, size_bytes: size, content_type: contentType });
     if (c.status !== 201) throw new Error(`upload create ${c.status} ${c.text}`);
@@ -105,62 +147,4 @@ export class Client {
     await waitFor(() => this.get(`/media/${c.body.media.id}`), (r) => r.body.status === 'ready');
     return c.body.media.id as string;
   }
-}
-
-export async function startTest(opts: EmulatorOptions = {}): Promise<{ emu: EmulatorHandle; api: Client }> {
-  const emu = await startEmulator({ port: 0, processingMs: 30, publishMs: 30, ...opts });
-  return { emu, api: new Client(emu) };
-}
-
-/**
- * The emulator of one test file: started before its tests, reset to the
- * fixture before each test, closed after them. Read `emu` and `api` inside
- * tests and hooks (they exist once beforeAll has run).
- */
-export function useEmulatorSuite(opts: EmulatorOptions = {}): { readonly emu: EmulatorHandle; readonly api: Client } {
-  let started: { emu: EmulatorHandle; api: Client } | undefined;
-  beforeAll(async () => {
-    started = await startTest(opts);
-  });
-  afterAll(() => started?.emu.close());
-  beforeEach(async () => {
-    await suite.api.reset();
-  });
-  const get = () => {
-    if (!started) throw new Error('the emulator is not started yet: use emu and api inside tests and hooks');
-    return started;
-  };
-  const suite = {
-    get emu() {
-      return get().emu;
-    },
-    get api() {
-      return get().api;
-    },
-  };
-  return suite;
-}
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Polls fn until pred holds (or fails after timeoutMs): every 10 ms at first, backing off
- * to every 150 ms, so that a long wait stays well inside the 60 reads per minute of a key.
- */
-export async function waitFor<T>(fn: () => Promise<T>, pred: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let pause = 10;
-  for (;;) {
-    const v = await fn();
-    if (pred(v)) return v;
-    if (Date.now() > end) throw new Error(`waitFor timed out; last value: ${JSON.stringify(v)}`);
-    await sleep(pause);
-    pause = Math.min(150, Math.round(pause * 1.5));
-  }
-}
-
-/** Seconds until the next whole minute of the emulator clock, + 1. */
-export function nextMinuteSec(nowIso: string): number {
-  const ms = Date.parse(nowIso);
-  return Math.ceil((Math.floor(ms / 60_000) * 60_000 + 60_000 - ms) / 1000) + 1;
 }

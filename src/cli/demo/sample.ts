@@ -8,11 +8,11 @@
 import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { VidpubError } from '../errors.js';
+import { VidpubError } from '../../errors.js';
 
 /** Where the sample may be, in order: beside the bundle, then in a checkout. */
 export function sampleVideoCandidates(): string[] {
-  return [new URL('./assets/clip.mp4', import.meta.url), new URL('../../test/fixtures/clip.mp4', import.meta.url)].map((u) => fileURLToPath(u));
+  return [new URL('./assets/clip.mp4', import.meta.url), new URL('../../../test/fixtures/clip.mp4', import.meta.url)].map((u) => fileURLToPath(u));
 }
 
 /** Writes the sample video into `dir` as `name`; returns its path. */

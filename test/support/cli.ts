@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
 import { realClock, type Clock, type Context, type Prompter } from '../../src/cli/context.js';
+import { noPrompter } from './prompter.js';
 
 export interface RunOptions {
   env?: Record<string, string | undefined>;
@@ -45,13 +46,6 @@ function collector(onChunk?: (s: string) => void): { stream: PassThrough; text: 
   return { stream, text: () => chunks.join('') };
 }
 
-const noPrompter: Prompter = {
-  password: () => Promise.reject(new Error('test: unexpected password prompt')),
-  select: () => Promise.reject(new Error('test: unexpected select prompt')),
-  confirm: () => Promise.reject(new Error('test: unexpected confirm prompt')),
-  input: () => Promise.reject(new Error('test: unexpected input prompt')),
-};
-
 export function makeContext(opts: RunOptions = {}): { ctx: Context; stdout: () => string; stderr: () => string } {
   const tty = typeof opts.tty === 'boolean' ? { stdin: opts.tty, stdout: opts.tty, stderr: opts.tty } : (opts.tty ?? {});
   const out = collector();
@@ -71,7 +65,7 @@ export function makeContext(opts: RunOptions = {}): { ctx: Context; stdout: () =
     clock: opts.clock ?? realClock,
     config: async () => (await import('../../src/config/store.js')).openConfigStore(env),
     prompter: async () => opts.prompter ?? noPrompter,
-    createClient: async (settings) => (await import('../../src/api/http-client.js')).createApiClient(ctx, settings),
+    createClient: async (settings) => (await import('../../src/cli/client-factory.js')).createClientFor(ctx, settings),
     signal: opts.signal ?? new AbortController().signal,
     cwd: process.cwd(),
     version: '0.0.0-test',
@@ -88,13 +82,13 @@ export async function runCli(argv: string[], opts: RunOptions = {}): Promise<Run
 }
 
 /**
- * A clock that runs `factor` times faster than real time: sleep(ms) really
- * waits ms/factor, and now() advances by factor for each real millisecond.
+ * runCli with a test file's defaults, read afresh at each run (a new clock,
+ * the emulator's env once it is started): a run's own options win, its env
+ * is merged over the default env.
  */
-export function scaledClock(factor: number): Clock {
-  const start = Date.now();
-  return {
-    now: () => start + (Date.now() - start) * factor,
-    sleep: (ms, signal) => realClock.sleep(ms / factor, signal),
+export function cliRunner(defaults: () => RunOptions): (argv: string[], opts?: RunOptions) => Promise<RunResult> {
+  return (argv, opts = {}) => {
+    const d = defaults();
+    return runCli(argv, { ...d, ...opts, env: { ...d.env, ...opts.env } });
   };
 }

@@ -9,8 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CallContext, EmulatorService, ServiceResult } from '../emulator/service.js';
-import { SERVICE_TOOLS, registerTools, toolError, toolResult, type ServiceToolName, type ToolErrorInfo, type ToolHandlers } from './tools.js';
+import type { CallContext, EmulatorService, ServiceResult } from './service.js';
+import { SERVICE_TOOLS, registerTools, toolError, toolResult, type ServiceToolName, type ToolErrorInfo, type ToolHandlers } from '../api/mcp-tools.js';
 
 /** What the emulator's MCP server announces (v1: the API version it emulates). */
 export const EMULATOR_MCP_SERVER = { name: 'video-publishing-service-emulator', version: '1.0.0' };

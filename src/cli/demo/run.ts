@@ -12,11 +12,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { ApiClient } from '../api/client.js';
-import type { Destination, Post } from '../api/types.js';
-import { ExitCode, InterruptedError, VidpubError, type ExitCodeValue } from '../errors.js';
-import type { Invocation } from '../cli/command.js';
-import type { Context } from '../cli/context.js';
+import type { ApiClient } from '../../api/client.js';
+import type { Destination, Post } from '../../api/types.js';
+import { ExitCode, InterruptedError, VidpubError, type ExitCodeValue } from '../../errors.js';
+import type { Invocation } from '../command.js';
+import type { Context } from '../context.js';
 import { writeSampleVideo } from './sample.js';
 
 export interface DemoOptions {
@@ -91,8 +91,8 @@ function pickValue(values: readonly unknown[]): string | undefined {
 export async function runDemo(opts: DemoOptions, inv: Invocation): Promise<DemoResult> {
   const { ctx, globals } = inv;
   const c = inv.colors.stderr;
-  const { startEmulator } = await import('../emulator/index.js');
-  const { main } = await import('../cli/main.js');
+  const { startEmulator } = await import('../../emulator/index.js');
+  const { main } = await import('../main.js');
 
   const dir = await mkdtemp(join(tmpdir(), 'vidpub-demo-'));
   inv.log.info(c.bold('vidpub demo') + ': the whole job against an emulator of the service, started in this process.');
@@ -112,8 +112,8 @@ export async function runDemo(opts: DemoOptions, inv: Invocation): Promise<DemoR
         io: { ...ctx.io, stdout: stdout as Context['io']['stdout'] },
         env,
         cwd: dir,
-        config: async () => (await import('../config/store.js')).openConfigStore(env),
-        createClient: async (settings) => (await import('../api/http-client.js')).createApiClient(subCtx, settings),
+        config: async () => (await import('../../config/store.js')).openConfigStore(env),
+        createClient: async (settings) => (await import('../client-factory.js')).createClientFor(subCtx, settings),
       };
       return subCtx;
     };

@@ -1,0 +1,141 @@
+/**
+ * Where the client's base URL and key come from: flags, then the environment,
+ * then the stored profile (read only when needed); `http://` only on loopback;
+ * a key file; the sentence for a key that cannot be a key.
+ */
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve as resolvePath } from 'node:path';
+import type { Profile } from '../config/types.js';
+import { AuthError, UsageError, sanitize } from '../errors.js';
+import type { ClientSettings, KeySource } from './client.js';
+import { redactUrl } from './debug.js';
+import { keyCharacterError } from './http-errors.js';
+
+/** The built-in default base URL (documented in the README). */
+export const DEFAULT_BASE_URL = 'https://api.videopublishing.example/v1';
+
+/** What credentials are read from: the environment, the working directory, a stored profile. */
+export interface CredentialSources {
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  readProfile(name: string): Promise<Profile | undefined>;
+}
+
+export type CredentialSettings = Pick<ClientSettings, 'profile' | 'baseUrl' | 'apiKeyFile' | 'apiKey'>;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
+
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  if (LOOPBACK_HOSTS.has(h) || h.endsWith('.localhost')) return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/**
+ * Validates a base URL: https, or http on a loopback address only (an API key
+ * must not cross a network in clear text). Returns it without a trailing slash.
+ */
+export function normalizeBaseUrl(raw: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new UsageError(`invalid base URL "${sanitize(raw)}" (from ${source}): write it like https://api.example.com/v1`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`invalid base URL "${redactUrl(sanitize(raw))}" (from ${source}): use https://`);
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new UsageError(`refusing the http:// base URL ${redactUrl(url.href)} (from ${source}): the API key would travel unencrypted`, {
+      hint: 'Use https://, or http:// only on this machine (localhost, 127.0.0.1, ::1) such as the emulator.',
+    });
+  }
+  if (url.username || url.password) {
+    throw new UsageError(`the base URL (from ${source}) must not contain a user name or password`);
+  }
+  if (url.search || url.hash) {
+    throw new UsageError(`the base URL ${redactUrl(url.href)} (from ${source}) must not have a query string or fragment`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** Where the base URL and key come from, in order; the profile is read only when needed. */
+export async function resolveCredentials(
+  src: CredentialSources,
+  settings: CredentialSettings,
+): Promise<{ baseUrl: string; baseUrlSource: string; apiKey?: string; keySource?: KeySource; profile?: Profile }> {
+  let profile: Profile | undefined;
+  let profileRead = false;
+  const readProfile = async () => {
+    if (!profileRead) {
+      profileRead = true;
+      profile = await src.readProfile(settings.profile);
+    }
+    return profile;
+  };
+
+  let baseUrl: string;
+  let baseUrlSource: string;
+  const envBase = src.env.VIDPUB_BASE_URL?.trim();
+  if (settings.baseUrl !== undefined) {
+    baseUrl = settings.baseUrl;
+    baseUrlSource = '--base-url';
+  } else if (envBase) {
+    baseUrl = envBase;
+    baseUrlSource = 'VIDPUB_BASE_URL';
+  } else if ((await readProfile())?.base_url) {
+    baseUrl = profile!.base_url!;
+    baseUrlSource = `profile "${settings.profile}"`;
+  } else {
+    baseUrl = DEFAULT_BASE_URL;
+    baseUrlSource = 'the built-in default';
+  }
+  baseUrl = normalizeBaseUrl(baseUrl, baseUrlSource);
+
+  let apiKey: string | undefined;
+  let keySource: KeySource | undefined;
+  if (settings.apiKey !== undefined) {
+    apiKey = settings.apiKey.trim();
+    keySource = 'settings';
+  } else if (settings.apiKeyFile !== undefined) {
+    apiKey = await readKeyFile(src.cwd, settings.apiKeyFile);
+    keySource = '--api-key-file';
+  } else if (src.env.VIDPUB_API_KEY?.trim()) {
+    apiKey = src.env.VIDPUB_API_KEY.trim();
+    keySource = 'VIDPUB_API_KEY';
+  } else if ((await readProfile())?.api_key) {
+    apiKey = profile!.api_key!.trim();
+    keySource = 'profile';
+  }
+  if (apiKey !== undefined) checkKeyCharacters(apiKey, keySource!);
+  return { baseUrl, baseUrlSource, apiKey, keySource, profile };
+}
+
+/** Reads a key file (--api-key-file): trimmed; a missing or empty file is a usage error naming it. */
+export async function readKeyFile(cwd: string, file: string): Promise<string> {
+  const path = isAbsolute(file) ? file : resolvePath(cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read the API key file ${sanitize(path)}${code ? ` (${code})` : ''}`, {
+      hint: 'Give --api-key-file a file that holds only the key.',
+    });
+  }
+  const key = text.trim();
+  if (!key) throw new UsageError(`the API key file ${sanitize(path)} is empty`);
+  return key;
+}
+
+function checkKeyCharacters(key: string, source: string): void {
+  // A header value cannot hold spaces or control characters; saying which beats the HTTP library's error.
+  const err = keyCharacterError(key, `The API key from ${source}`);
+  if (err) throw err;
+}
+
+export function noKeyError(profile: string): AuthError {
+  return new AuthError('No API key: none was given and none is stored' + (profile === 'default' ? '.' : ` in profile "${profile}".`), {
+    hint: 'Run "vidpub login" to store one, or set VIDPUB_API_KEY (or pass --api-key-file PATH).',
+  });
+}

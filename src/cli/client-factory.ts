@@ -1,0 +1,24 @@
+import type { ApiClient, ClientSettings } from '../api/client.js';
+import type { Context } from './context.js';
+
+/**
+ * Builds the API client for a Context: the client itself knows nothing of
+ * the CLI; this hands it the clock, the signal, stderr as its notice and
+ * debug sinks, and the Context's env, cwd and stored profiles as credential
+ * sources. Loaded lazily with the client.
+ */
+export async function createClientFor(ctx: Context, settings: ClientSettings): Promise<ApiClient> {
+  const [{ createApiClient }, { silentNotices }, { streamNotices }] = await Promise.all([
+    import('../api/http-client.js'),
+    import('../api/retry.js'),
+    import('../ui/notices.js'),
+  ]);
+  return createApiClient(settings, {
+    clock: ctx.clock,
+    signal: ctx.signal,
+    version: ctx.version,
+    notices: settings.quiet ? silentNotices : streamNotices(ctx.io.stderr, ctx.io.stderrIsTTY),
+    debugOut: settings.debug ? ctx.io.stderr : undefined,
+    credentials: { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (await ctx.config()).getProfile(name) },
+  });
+}

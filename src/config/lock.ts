@@ -1,0 +1,160 @@
+/**
+ * A cross-process lock on one file, for short read-modify-write sections
+ * (the config store's login/logout). Synchronous, because the sections are a
+ * few milliseconds of file I/O.
+ *
+ * The lock is a file `<path>.lock` created with O_CREAT|O_EXCL (`wx`), so
+ * exactly one process creates it; it holds {"pid", "host", "at"} for the
+ * diagnosis. A process that finds it waits, with jittered sleeps, for at most
+ * `waitMs` (default 10 s), then gives up with an error naming the lock file.
+ *
+ * Stale locks (a vidpub killed while holding one) are taken over: a lock whose
+ * process no longer exists on this host, or that is older than STALE_MS
+ * whatever its owner, is moved aside with a rename (one process wins it), and
+ * removed if what was moved is the file judged stale (same inode); if another
+ * process had already replaced it with a live lock, that lock is put back.
+ *
+ * Why not a library: proper-lockfile (the usual choice) is asynchronous,
+ * mkdir-based with the same mtime staleness rule, and pulls in three
+ * dependencies; the ConfigStore interface is synchronous and the section
+ * is tiny, so the ~80 lines here are simpler to keep right.
+ */
+import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { kill, pid } from 'node:process'; // the lock's owner: this OS process, not Context state
+import { VidpubError, sanitize } from '../errors.js';
+
+/** A lock older than this is stale even if its process seems alive (no section takes this long). */
+export const STALE_MS = 30_000;
+export const DEFAULT_LOCK_WAIT_MS = 10_000;
+
+interface LockInfo {
+  pid?: number;
+  host?: string;
+  at?: number;
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+function sleepSync(ms: number): void {
+  Atomics.wait(sleeper, 0, 0, ms);
+}
+
+function readInfo(lockPath: string): LockInfo {
+  try {
+    const v: unknown = JSON.parse(readFileSync(lockPath, 'utf8'));
+    return v && typeof v === 'object' ? (v as LockInfo) : {};
+  } catch {
+    return {}; // being written, or not ours: judged by age only
+  }
+}
+
+function processAlive(other: number): boolean {
+  try {
+    kill(other, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
+  }
+}
+
+/** True when the lock file (inode `ino`, modified at `mtimeMs`) is stale. */
+function isStale(info: LockInfo, mtimeMs: number, now: number): boolean {
+  if (now - mtimeMs > STALE_MS) return true;
+  if (info.host === hostname() && typeof info.pid === 'number' && info.pid !== pid && !processAlive(info.pid)) return true;
+  return false;
+}
+
+/** Moves a stale lock aside; restores it if it turned out to be a fresh one. */
+function breakStale(lockPath: string, staleIno: number): void {
+  const aside = `${lockPath}.stale.${pid}.${Date.now()}`;
+  try {
+    renameSync(lockPath, aside);
+  } catch {
+    return; // someone else broke it first
+  }
+  try {
+    if (statSync(aside).ino !== staleIno) {
+      // Another process broke the stale lock and took a new one in between: give it back.
+      try {
+        linkSync(aside, lockPath);
+      } catch {
+        // a third process holds the lock now; the one moved aside is lost, as if it expired
+      }
+    }
+  } finally {
+    try {
+      unlinkSync(aside);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function tryAcquire(lockPath: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(lockPath, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  try {
+    writeSync(fd, JSON.stringify({ pid: pid, host: hostname(), at: Date.now() }));
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+export interface LockOptions {
+  /** Longest wait for the lock, ms (default 10 s). */
+  waitMs?: number;
+}
+
+/** Runs `fn` while holding the lock on `path` (the lock file is `<path>.lock`). */
+export function withFileLock<T>(path: string, opts: LockOptions, fn: () => T): T {
+  const lockPath = `${path}.lock`;
+  const waitMs = opts.waitMs ?? DEFAULT_LOCK_WAIT_MS;
+  const start = Date.now();
+  let delay = 2;
+  for (;;) {
+    let acquired: boolean;
+    try {
+      acquired = tryAcquire(lockPath);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new VidpubError(`Cannot create the lock file ${sanitize(lockPath)} (${code ?? 'error'}); the config file was left as it was.`, {
+        hint: 'Check the permissions of the config directory.',
+      });
+    }
+    if (acquired) break;
+    let st: { ino: number; mtimeMs: number } | undefined;
+    try {
+      st = statSync(lockPath);
+    } catch {
+      continue; // released meanwhile: try again at once
+    }
+    const info = readInfo(lockPath);
+    if (isStale(info, st.mtimeMs, Date.now())) {
+      breakStale(lockPath, st.ino);
+      continue;
+    }
+    if (Date.now() - start >= waitMs) {
+      const who = typeof info.pid === 'number' ? ` by process ${info.pid}${info.host && info.host !== hostname() ? ` on ${sanitize(info.host)}` : ''}` : '';
+      throw new VidpubError(`The config file ${sanitize(path)} is locked${who} (another vidpub login or logout); nothing was stored.`, {
+        hint: `Run the command again when it has finished. If no other vidpub is running, remove ${sanitize(lockPath)}.`,
+      });
+    }
+    sleepSync(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, 50);
+  }
+  try {
+    return fn();
+  } finally {
+    try {
+      unlinkSync(lockPath);
+    } catch {
+      // broken as stale by another process (only after STALE_MS): nothing to release
+    }
+  }
+}

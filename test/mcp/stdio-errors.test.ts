@@ -1,0 +1,109 @@
+/**
+ * `vidpub mcp` on bad input: every refused message gets a JSON-RPC error
+ * (-32700 parse error, -32600 invalid request, -32602 invalid params) and a
+ * line on stderr, and the server goes on answering the next messages.
+ */
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { LineTransport, MAX_MESSAGE_BYTES } from '../../src/mcp/stdio-transport.js';
+import { runCli } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
+
+const emu = useEmulator();
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+const lines = (...messages: unknown[]) => messages.map((m) => (typeof m === 'string' ? m : JSON.stringify(m)) + '\n').join('');
+const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
+const toolsList = { jsonrpc: '2.0', id: 9, method: 'tools/list' };
+
+/** Runs `vidpub mcp` with initialize, the bad line, then tools/list; returns the answers by id and stderr. */
+async function serve(bad: string) {
+  const r = await runCli(['mcp'], { env: emu.env(), stdin: lines(initialize, bad, toolsList) });
+  const out: Json[] = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  return { code: r.code, stderr: r.stderr, out, byId: (id: unknown) => out.filter((m) => m.id === id) };
+}
+
+describe('vidpub mcp: refused messages are answered and logged', () => {
+  const cases: [string, string, number, unknown, string, RegExp][] = [
+    ['a line that is not JSON', 'this is not json', -32700, null, 'Parse error: the line is not JSON (one JSON-RPC message per line).', /line 2 \(16 bytes\) refused: not JSON; answered with JSON-RPC error -32700\./],
+    [
+      'tools/call with arguments: null',
+      JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_me', arguments: null } }),
+      -32602, 5, 'Invalid params: "arguments" of tools/call must be an object (or left out), not null.',
+      /line 2 \(\d+ bytes\) refused: tools\/call arguments not an object; answered with JSON-RPC error -32602\./,
+    ],
+    [
+      'tools/call with arguments that are a string',
+      JSON.stringify({ jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'get_me', arguments: 'x' } }),
+      -32602, 'a', 'Invalid params: "arguments" of tools/call must be an object (or left out).',
+      /refused: tools\/call arguments not an object; answered with JSON-RPC error -32602\./,
+    ],
+    [
+      'params: null',
+      JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: null }),
+      -32602, 6, 'Invalid params: "params" of tools/call must be an object, not null.',
+      /refused: params not an object in tools\/call; answered with JSON-RPC error -32602\./,
+    ],
+    ['a batch', '[{"jsonrpc":"2.0","id":7,"method":"ping"}]', -32600, null, 'Invalid Request: the message is a batch (an array), which MCP does not use.', /refused: a batch; answered with JSON-RPC error -32600\./],
+    ['no jsonrpc member', '{"id":8,"method":"ping"}', -32600, 8, 'Invalid Request: "jsonrpc" must be "2.0".', /refused: no "jsonrpc": "2.0"; answered with JSON-RPC error -32600\./],
+  ];
+  for (const [name, bad, code, id, message, log] of cases) {
+    it(`${name}: error ${code}, a log line, and the next request is still answered`, async () => {
+      const r = await serve(bad);
+      expect(r.code).toBe(0);
+      expect(r.byId(id)).toContainEqual({ jsonrpc: '2.0', id, error: { code, message } });
+      expect(r.stderr).toMatch(log);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.byId(1)[0].result.serverInfo.name).toBe('vidpub');
+      expect(r.byId(9)[0].result.tools).toHaveLength(9);
+    });
+  }
+
+  it('the log line never quotes the message (it may hold a key or a caption)', async () => {
+    const r = await serve('vp_live_supersecret_not_json');
+    expect(r.stderr).not.toContain('supersecret');
+    expect(r.out.map((m) => JSON.stringify(m)).join()).not.toContain('supersecret');
+  });
+
+  it('a notification with bad params gets only the log line (a notification has no answer)', async () => {
+    const r = await serve(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: null }));
+    expect(r.out.filter((m) => m.error)).toEqual([]);
+    expect(r.stderr).toMatch(/refused: params not an object in notifications\/cancelled \(a notification: no answer\)\./);
+    expect(r.byId(9)[0].result.tools).toHaveLength(9);
+  });
+
+  it(`a message over ${MAX_MESSAGE_BYTES} bytes: -32700 with id null, skipped without being kept, then the server goes on`, async () => {
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_me', arguments: { pad: 'x'.repeat(MAX_MESSAGE_BYTES) } } });
+    const r = await serve(huge);
+    expect(r.code).toBe(0);
+    expect(r.byId(null)).toEqual([{ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: the message is larger than ${MAX_MESSAGE_BYTES} bytes (the limit of vidpub mcp); it was skipped.` } }]);
+    expect(r.byId(4)).toEqual([]);
+    expect(r.stderr).toBe(`vidpub mcp: message on input line 2 (over ${MAX_MESSAGE_BYTES} bytes) refused: over the size limit; answered with JSON-RPC error -32700.\n`);
+    expect(r.byId(9)[0].result.tools).toHaveLength(9);
+  });
+});
+
+describe('the line transport, fed in chunks', () => {
+  it('a too-long line split across chunks is skipped up to its newline; the message after it, in the same chunk, is delivered', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const logged: string[] = [];
+    const received: unknown[] = [];
+    const t = new LineTransport(stdin, stdout, { maxMessageBytes: 100, log: (l) => logged.push(l) });
+    t.onmessage = (m) => received.push(m);
+    await t.start();
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' });
+    stdin.write('{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"' + 'y'.repeat(60));
+    stdin.write('y'.repeat(60));
+    stdin.write('y'.repeat(500));
+    stdin.write(`"}}\n${ping.slice(0, 10)}`);
+    stdin.write(`${ping.slice(10)}\r\n\n`);
+    stdin.end(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping' })); // the last line, without its newline
+    await new Promise((r) => setImmediate(r));
+    expect(received).toEqual([{ jsonrpc: '2.0', id: 3, method: 'ping' }, { jsonrpc: '2.0', id: 4, method: 'ping' }]);
+    expect(logged).toEqual(['vidpub mcp: message on input line 1 (over 100 bytes) refused: over the size limit; answered with JSON-RPC error -32700.']);
+    expect(JSON.parse(String(stdout.read()))).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the message is larger than 100 bytes (the limit of vidpub mcp); it was skipped.' } });
+    await t.close();
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * The one emulator harness: the real emulator on an ephemeral port, with the
+ * keys of its fixture, a REST client (`api`) and its /_emulator test controls.
+ *
+ * - `useEmulator(opts)`: one emulator for a test file, started before its
+ *   tests and closed after them; reset to the fixture before each test unless
+ *   `resetEachTest: false`. Use it inside tests and hooks.
+ * - `startTestEmulator(opts)`: one more emulator inside a test; close it.
+ */
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { startEmulator, type EmulatorHandle, type EmulatorOptions } from '../../src/emulator/index.js';
+import type { EmulatorKeyInfo, EmulatorStartInfo, FaultSpec, RecordedRequest } from '../../src/api/types.js';
+import { Rest, toNextDaySec, type Json, type Res } from './rest.js';
+
+export interface HarnessOptions extends EmulatorOptions {
+  /** Reset the emulator to its fixture before each test of the file (default: true). */
+  resetEachTest?: boolean;
+}
+
+type Access = 'read' | 'read_write';
+
+export class TestEmulator {
+  /** REST client with the Demo read/write key; `.as(key)` for another. */
+  readonly api: Rest;
+
+  constructor(readonly handle: EmulatorHandle) {
+    this.api = new Rest(handle);
+  }
+
+  get baseUrl(): string {
+    return this.handle.baseUrl;
+  }
+  get adminUrl(): string {
+    return this.handle.adminUrl;
+  }
+  get port(): number {
+    return this.handle.port;
+  }
+  get keys(): EmulatorKeyInfo[] {
+    return this.handle.keys;
+  }
+  get info(): EmulatorStartInfo {
+    return this.handle.info;
+  }
+  get service(): EmulatorHandle['service'] {
+    return this.handle.service;
+  }
+
+  close(): Promise<void> {
+    return this.handle.close();
+  }
+
+  /** The key of a workspace with the given access (default: Demo, read_write). */
+  key(workspace = 'Demo', access: Access = 'read_write'): string {
+    const k = this.keys.find((x) => x.workspace === workspace && x.access === access);
+    if (!k) throw new Error(`no ${access} key for workspace ${workspace}`);
+    return k.key;
+  }
+
+  /** Env for runCli: base URL and key of the chosen workspace. */
+  env(workspace?: string, access?: Access): Record<string, string> {
+    return { VIDPUB_BASE_URL: this.baseUrl, VIDPUB_API_KEY: this.key(workspace, access) };
+  }
+
+  /** A test control that must succeed: its parsed JSON. */
+  async admin(method: string, path: string, body?: unknown): Promise<Json> {
+    const r: Res = await this.api.admin(method, path, body);
+    if (r.status < 200 || r.status > 299) throw new Error(`emulator admin ${method} ${path}: ${r.status} ${r.text}`);
+    return r.body;
+  }
+
+  async reset(): Promise<void> {
+    await this.admin('POST', '/reset');
+  }
+
+  async fault(spec: FaultSpec | Record<string, unknown>): Promise<void> {
+    await this.admin('POST', '/faults', spec);
+  }
+
+  async advance(seconds: number): Promise<void> {
+    await this.admin('POST', '/clock', { advance_sec: seconds });
+  }
+
+  requests(): Promise<RecordedRequest[]> {
+    return this.api.requests();
+  }
+}
+
+/** Background steps of 30 ms unless said otherwise: fast, yet each state can be seen. */
+export async function startTestEmulator(opts: EmulatorOptions = {}): Promise<TestEmulator> {
+  return new TestEmulator(await startEmulator({ port: 0, processingMs: 30, publishMs: 30, ...opts }));
+}
+
+export function useEmulator(opts: HarnessOptions = {}): TestEmulator {
+  const { resetEachTest = true, ...emulatorOpts } = opts;
+  let started: TestEmulator | undefined;
+  beforeAll(async () => {
+    started = await startTestEmulator(emulatorOpts);
+  });
+  afterAll(() => started?.close());
+  if (resetEachTest) beforeEach(() => started?.reset());
+  const get = (): TestEmulator => {
+    if (!started) throw new Error('the emulator is not started yet: use it inside tests and hooks');
+    return started;
+  };
+  // Stands for the emulator started in beforeAll.
+  return new Proxy({} as TestEmulator, {
+    get(_target, prop) {
+      const emu = get();
+      const value: unknown = Reflect.get(emu, prop, emu);
+      return typeof value === 'function' ? value.bind(emu) : value;
+    },
+  });
+}
+
+/**
+ * Spends the Demo account's whole daily post allowance (Standard: 30, shared
+ * by the Demo and Demo Second workspaces) with direct API calls, 20 + 10 to
+ * stay under each key's 20 writes a minute, moving the emulator clock a
+ * minute on before and after so the per-minute counters start afresh.
+ */
+export async function exhaustDailyAllowance(emu: TestEmulator): Promise<void> {
+  const post = (workspace: string, media: string, destination: string, caption: string) =>
+    emu.api.as(emu.key(workspace)).post('/posts', { media_id: media, caption, destinations: [{ destination_id: destination }], publish_at: 'now' });
+  const spend = async (workspace: string, media: string, destination: string, n: number) => {
+    for (let i = 0; i < n; i++) {
+      const r = await post(workspace, media, destination, `filler ${i}`);
+      if (r.status !== 201) throw new Error(`filler post ${workspace} ${i}: ${r.status} ${r.text}`);
+    }
+  };
+  // Close to midnight UTC the allowance would reset under the test: start just after it instead.
+  const toNextDay = toNextDaySec(await emu.api.clockNow());
+  if (toNextDay < 605) await emu.advance(toNextDay);
+  await emu.advance(61); // writes made before this minute do not count
+  await spend('Demo', 'med_demo_sample', 'dst_demo_linkedin', 20);
+  await spend('Demo Second', 'med_second_sample', 'dst_second_youtube', 10);
+  const last = await post('Demo Second', 'med_second_sample', 'dst_second_youtube', 'x');
+  expect(last.status).toBe(429);
+  await emu.advance(61);
+}
