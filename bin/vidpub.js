@@ -3,7 +3,8 @@
 //
 // CommonJS on purpose (bin/package.json), like the bundle it loads (see
 // scripts/build.mjs): `vidpub --version` and `vidpub --help` are answered by
-// dist/fast.cjs (the command registry and the help renderer, no dependency);
+// dist/fast.cjs (src/cli/fast-path.ts: the command registry, which is data,
+// and the help renderer; no dependency, and the build checks it stays so);
 // everything else loads the CLI, dist/main.js. Node's ESM loader is never
 // started unless a command imports an ES module dependency (prompts, progress
 // bars, the emulator's server). See docs/performance.md.

@@ -1,8 +1,11 @@
 // Builds dist/ with esbuild. Start-up time is a feature (bench/startup.bench.mjs;
 // the measurements behind each choice are in docs/performance.md):
 //
-// - dist/fast.cjs: the command registry and the root help renderer, no
-//   dependency. bin/vidpub.js answers --version and --help from it alone.
+// - dist/fast.cjs: the command registry (data) and the root help renderer
+//   (src/cli/fast-path.ts), no dependency. bin/vidpub.js answers --version and
+//   --help from it alone. The registry holds no loader (those are in
+//   src/cli/commands/load.ts, which only main.js imports), so nothing has to be
+//   kept out by path; checkFastPath() fails the build if it ever grows imports.
 // - dist/main.js: the CLI (src/index.ts) as ONE CommonJS bundle, commander and
 //   chalk included. Node 20 loads one CommonJS file much faster than the same
 //   code as ES modules split into chunks: the ESM loader resolves, links and
@@ -68,15 +71,25 @@ const emulatorApart = {
   },
 };
 
-/** The registry's load() functions import the command modules; the fast path never calls them. */
-const registryLoadersStayOut = {
-  name: 'registry-loaders-stay-out',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/[\w-]+\.js$/ }, (args) =>
-      /[\\/]src[\\/]cli[\\/]commands[\\/]index\.ts$/.test(args.importer) ? { path: args.path, external: true } : undefined,
-    );
-  },
-};
+/**
+ * The fast path must stay small: it is the registry and the help renderer, data
+ * and string functions. Rather than steering the bundler away from files by
+ * path, the build checks what came out: no require() of anything (a dependency,
+ * a command module, a Node built-in) and no more than FAST_PATH_MAX_BYTES.
+ */
+const FAST_PATH_MAX_BYTES = 24 * 1024;
+
+function checkFastPath(result, outfile) {
+  const output = result.metafile.outputs[outfile];
+  const problems = [];
+  if (output.imports.length) problems.push(`it imports ${output.imports.map((i) => i.path).join(', ')}`);
+  if (output.bytes > FAST_PATH_MAX_BYTES) problems.push(`it is ${output.bytes} bytes, more than ${FAST_PATH_MAX_BYTES}`);
+  if (problems.length) {
+    const inputs = Object.keys(output.inputs).join(', ');
+    throw new Error(`dist/fast.cjs (the --version/--help fast path) must stay small and self-contained, but ${problems.join(' and ')}.
+Its inputs: ${inputs}`);
+  }
+}
 
 await rm(new URL(out, root), { recursive: true, force: true });
 try {
@@ -86,15 +99,15 @@ try {
     build({
       ...common,
       stdin: {
-        contents: "export { fastPath } from './src/cli/root-help.ts';\nexport const VERSION = __VIDPUB_VERSION__;\n",
+        contents: "export { fastPath } from './src/cli/fast-path.ts';\nexport const VERSION = __VIDPUB_VERSION__;\n",
         resolveDir: new URL('.', root).pathname,
         sourcefile: 'fast-entry.ts',
         loader: 'ts',
       },
       banner: undefined,
       outfile: `${out}/fast.cjs`,
-      plugins: [registryLoadersStayOut],
-    }),
+      metafile: true,
+    }).then((result) => checkFastPath(result, `${out}/fast.cjs`)),
   ]);
   await writeFile(new URL(`${out}/package.json`, root), JSON.stringify({ type: 'commonjs' }, null, 2) + '\n');
   await mkdir(new URL(`${out}/assets`, root), { recursive: true });

@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import type { Context } from './context.js';
 import type { Logger } from '../core/log.js';
@@ -53,14 +52,13 @@ export interface Invocation {
  * returns data, then printers that turn the data into output.
  */
 export interface CommandSpec<O = unknown, D = unknown> {
-  // Name, positional arguments and the one-line summary live in the registry
-  // (src/cli/commands/index.ts) so `vidpub --help` needs no command module.
+  // Name, summary, positional arguments and flags are data in the registry
+  // (src/cli/commands/index.ts): help, the fast path and completion read them
+  // without loading the command's module.
   /** Longer text for `vidpub NAME --help` (defaults to the registry's summary). */
   description?: string;
   /** Shown under "Examples:" in `vidpub NAME --help`. */
   examples: string[];
-  /** Adds the command's own flags. */
-  configure?(cmd: Command): void;
   /**
    * Validates arguments and flags before any request; throws UsageError.
    * `args` are commander's positional values, `flags` the command's own options.

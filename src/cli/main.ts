@@ -4,21 +4,12 @@ import type { ApiClient, ClientSettings } from '../api/client.js';
 import { colorLevel, makeColors } from '../ui/color.js';
 import { parseDuration } from '../util/duration.js';
 import type { CommandSpec, GlobalOptions, Invocation, Logger } from './command.js';
-import { COMMANDS, findCommand, type CommandEntry } from './commands/index.js';
+import { COMMANDS, commandTerm, findCommand, type CommandEntry } from './commands/index.js';
+import { loadCommand } from './commands/load.js';
 import type { Context } from './context.js';
-import {
-  DEFAULT_MAX_WAIT,
-  GLOBAL_OPTIONS,
-  GLOBAL_VALUE_FLAGS,
-  HELP_DESCRIPTION,
-  HELP_FLAGS,
-  ROOT_DESCRIPTION,
-  VERSION_DESCRIPTION,
-  VERSION_FLAGS,
-  examplesText,
-  helpWidth,
-  renderRootHelp,
-} from './root-help.js';
+import { addFlags } from './declare.js';
+import { DEFAULT_MAX_WAIT, GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS, HELP_FLAG, VERSION_FLAG, flagTerm } from './flags.js';
+import { ROOT_DESCRIPTION, examplesText, helpWidth, renderRootHelp } from './root-help.js';
 
 export type { Context } from './context.js';
 
@@ -43,7 +34,7 @@ function truthy(v: string | undefined): boolean {
 }
 
 function addGlobalOptions(program: Command): void {
-  for (const o of GLOBAL_OPTIONS) program.option(o.flags, o.description, o.default);
+  addFlags(program, GLOBAL_FLAGS);
 }
 
 function resolveGlobals(all: Record<string, unknown>, ctx: Context, given: (option: string) => boolean): GlobalOptions {
@@ -181,8 +172,8 @@ function buildProgram(ctx: Context): Command {
   const program = new Command('vidpub');
   program
     .description(ROOT_DESCRIPTION)
-    .version(ctx.version, VERSION_FLAGS, VERSION_DESCRIPTION)
-    .helpOption(HELP_FLAGS, HELP_DESCRIPTION)
+    .version(ctx.version, flagTerm(VERSION_FLAG), VERSION_FLAG.description)
+    .helpOption(flagTerm(HELP_FLAG), HELP_FLAG.description)
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
@@ -200,7 +191,7 @@ function buildProgram(ctx: Context): Command {
 }
 
 function declare(program: Command, entry: CommandEntry): Command {
-  const cmd = program.command(entry.args ? `${entry.name} ${entry.args}` : entry.name).description(entry.summary);
+  const cmd = program.command(commandTerm(entry)).description(entry.summary);
   cmd.exitOverride();
   cmd.configureOutput({
     writeOut: (s) => program.configureOutput().writeOut!(s),
@@ -227,10 +218,10 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     declare(program, entry);
   }
   if (target) {
-    const spec = (await target.load()).default;
+    const spec = await loadCommand(target.name);
     const cmd = declare(program, target);
     if (spec.description) cmd.description(spec.description);
-    spec.configure?.(cmd);
+    addFlags(cmd, target.flags);
     cmd.addHelpText('after', examplesText(spec.examples));
     cmd.action(async (...actionArgs: unknown[]) => {
       const self = actionArgs[actionArgs.length - 1] as Command;

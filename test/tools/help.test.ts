@@ -2,8 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../src/cli/commands/index.js';
-import { GLOBAL_OPTIONS, ROOT_EXAMPLES, fastPath, renderRootHelp } from '../../src/cli/root-help.js';
+import { COMMANDS, commandTerm } from '../../src/cli/commands/index.js';
+import { loadCommand } from '../../src/cli/commands/load.js';
+import { fastPath } from '../../src/cli/fast-path.js';
+import { GLOBAL_FLAGS, flagTerm } from '../../src/cli/flags.js';
+import { ROOT_EXAMPLES, renderRootHelp } from '../../src/cli/root-help.js';
 import { runCli } from '../support/cli.js';
 import { ROOT, ensureBuilt, runAsync, BIN } from '../support/build.js';
 
@@ -21,8 +24,8 @@ function fast(argv: string[], columns?: number): { code: number | undefined; out
 describe('vidpub --help (the root help)', () => {
   it('lists every command with its summary, every global flag, examples and the exit codes', () => {
     const text = renderRootHelp(100);
-    for (const c of COMMANDS) expect(text).toMatch(new RegExp(`^  ${c.name}${c.args ? ` ${c.args.replace(/[[\]]/g, '\\$&')}` : ''} +${c.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
-    for (const o of GLOBAL_OPTIONS) expect(text).toContain(`  ${o.flags} `);
+    for (const c of COMMANDS) expect(text).toMatch(new RegExp(`^  ${commandTerm(c).replace(/[[\]]/g, '\\$&')} +${c.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    for (const o of GLOBAL_FLAGS) expect(text).toContain(`  ${flagTerm(o)} `);
     expect(text).toMatch(/^ {2}-V, --version +print the version$/m);
     expect(text).toMatch(/^ {2}-h, --help +show help for a command$/m);
     expect(text).toMatch(/--max-wait <dur> +longest total wait for rate limits \(90s, 5m, 1h\) \(default: "10m"\)/);
@@ -79,7 +82,7 @@ describe('vidpub COMMAND --help', () => {
   for (const entry of COMMANDS) {
     it(`${entry.name}: a one-line summary, a description, its flags and at least one example`, async () => {
       expect(entry.summary).toMatch(/^[A-Z][^\n]{9,70}$/);
-      const spec = (await entry.load()).default;
+      const spec = await loadCommand(entry.name);
       expect(spec.examples.length).toBeGreaterThan(0);
       // Each example runs this command (global flags may come first, a pipe or an assignment around it).
       for (const e of spec.examples) expect(e).toMatch(new RegExp(`\\bvidpub\\b[^|;]*?(?:^|\\s)${entry.name}(?:\\s|$|\\))`));

@@ -1,8 +1,7 @@
 import { UsageError } from '../../errors.js';
 import { printDemoResult, runDemo, type DemoOptions, type DemoResult } from '../demo/run.js';
 import { defineCommand } from '../command.js';
-
-const DEFAULT_STEP_MS = 1500;
+import { DEFAULT_DEMO_STEP_MS as DEFAULT_STEP_MS } from './index.js';
 const MAX_STEP_MS = 600_000;
 
 function stepMs(value: unknown, flag: string): number {
@@ -19,12 +18,6 @@ export default defineCommand<DemoOptions, DemoResult>({
     'post to several accounts (the privacy is asked on a terminal, chosen with --option otherwise), the wait ' +
     'until each is published, the final status; then the commands that do the same against the real service.',
   examples: ['vidpub demo', 'vidpub demo --yes --processing-ms 500 --publish-ms 500', 'vidpub demo --no-input --json | jq .post.status'],
-  configure(cmd) {
-    cmd
-      .option('--processing-ms <n>', `how long the emulator takes to process the video (default ${DEFAULT_STEP_MS})`)
-      .option('--publish-ms <n>', `how long each destination takes to publish, one after another (default ${DEFAULT_STEP_MS})`)
-      .option('-y, --yes', 'post without asking for confirmation');
-  },
   parse(_args, flags) {
     return {
       processingMs: stepMs(flags.processingMs, '--processing-ms'),

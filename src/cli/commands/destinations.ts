@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import type { Destination } from '../../api/types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
@@ -23,9 +22,6 @@ export default defineCommand<DestinationsOpts, DestinationsResult>({
     'Only active ones, which can be posted to, unless --all. A destination is named elsewhere by its id, ' +
     'its @handle, or its platform when the workspace has one active account there.',
   examples: ['vidpub destinations', 'vidpub destinations --platform tiktok', 'vidpub destinations --all --json', 'vidpub destinations | cut -f1'],
-  configure(cmd: Command) {
-    cmd.option('--platform <name>', 'only accounts on this platform (e.g. tiktok, youtube)').option('--all', 'include disconnected and expired accounts');
-  },
   parse(_args, flags) {
     let platform: string | undefined;
     if (flags.platform !== undefined) {

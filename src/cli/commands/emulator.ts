@@ -1,8 +1,6 @@
-import type { Command } from 'commander';
 import { UsageError, VidpubError } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../command.js';
-import { DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS } from '../../emulator/defaults.js';
 
 interface EmulatorOpts {
   host: string;
@@ -32,14 +30,6 @@ export default defineCommand<EmulatorOpts, void>({
     'vidpub emulator --processing-ms 200 --publish-ms 200',
     'vidpub emulator --fixture my-accounts.json',
   ],
-  configure(cmd: Command) {
-    cmd
-      .option('--host <host>', 'address to listen on', '127.0.0.1')
-      .option('--port <port>', 'port to listen on (0 takes a free one)', '4010')
-      .option('--processing-ms <n>', `how long each background step takes (an import's download, a video's processing) (default: ${DEFAULT_PROCESSING_MS})`)
-      .option('--publish-ms <n>', `how long each destination of a post takes to publish, one after another (default: ${DEFAULT_PUBLISH_MS})`)
-      .option('--fixture <file>', 'JSON file of plans, workspaces, keys and destinations to start from');
-  },
   parse(_args, flags) {
     return {
       host: String(flags.host),

@@ -2,7 +2,7 @@ import type { Media } from '../../api/types.js';
 import { UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { parseWaitFlags, type WaitFlags } from '../../flows/wait-flags.js';
-import { addWaitOptions, runMediaFlow } from './upload.js';
+import { runMediaFlow } from './upload.js';
 
 interface ImportOpts extends WaitFlags {
   url: string;
@@ -21,10 +21,6 @@ export default defineCommand<ImportOpts, Media>({
     'vidpub import https://cdn.example.com/videos/launch.mp4 --no-wait --json',
     'vidpub import https://cdn.example.com/videos/launch.mp4 --timeout 15m --max-wait 5m',
   ],
-  configure(cmd) {
-    cmd.option('--filename <name>', 'name the video gets at the service (default: the file name in the link)');
-    addWaitOptions(cmd, 'the service has accepted the link');
-  },
   async parse(args, flags) {
     const raw = args[0];
     if (typeof raw !== 'string' || raw === '') throw new UsageError('give the https link of a video file: vidpub import URL');

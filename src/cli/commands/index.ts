@@ -1,36 +1,204 @@
-import type { CommandSpec } from '../command.js';
-
 /**
- * Every command: its name, positional arguments, one-line summary, and how to
- * load it. Only the command being run is loaded, so `vidpub --version` and
- * `vidpub --help` import no command module and no heavy dependency.
+ * The command registry: every command's name, summary, positional arguments
+ * and flags, as data. Help, the `--version` / `--help` fast path and the shell
+ * completion scripts read it without loading any command module; main.ts
+ * declares the flags to commander from it. A command's code (validation, the
+ * work, the printers) is its module, ./NAME.ts, loaded by ./load.ts only when
+ * the command runs.
+ *
+ * Nothing here imports code that runs: this file is bundled into the fast
+ * path (dist/fast.cjs), which the build keeps small and dependency-free.
  */
+import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS } from '../../emulator/defaults.js';
+import { DEFAULT_TIMEOUT } from '../../flows/wait-flags.js';
+import { argsTerm, type ArgSpec, type FlagSpec } from '../flags.js';
+
 export interface CommandEntry {
   name: string;
-  args?: string;
+  /** One line for `vidpub --help` (and the default description of `vidpub NAME --help`). */
   summary: string;
+  /** The section of `vidpub --help` it is listed in. */
   group: 'account' | 'media' | 'posts' | 'tools';
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  load(): Promise<{ default: CommandSpec<any, any> }>;
+  args?: readonly ArgSpec[];
+  /** The command's own flags, in help order (the global flags are in ../flags.ts). */
+  flags?: readonly FlagSpec[];
 }
 
-export const COMMANDS: CommandEntry[] = [
-  { name: 'login', summary: 'Check an API key and store it in a profile', group: 'account', load: () => import('./login.js') },
-  { name: 'logout', summary: "Forget a profile's stored API key", group: 'account', load: () => import('./logout.js') },
-  { name: 'me', summary: 'Show the key, workspace, plan, usage and limits', group: 'account', load: () => import('./me.js') },
-  { name: 'destinations', summary: 'List the connected accounts you can post to', group: 'account', load: () => import('./destinations.js') },
-  { name: 'options', args: '<destination>', summary: "Show a destination's posting options", group: 'account', load: () => import('./options.js') },
-  { name: 'upload', args: '<file>', summary: 'Upload a local video and wait until it is ready', group: 'media', load: () => import('./upload.js') },
-  { name: 'import', args: '<url>', summary: 'Import a video from a direct https link', group: 'media', load: () => import('./import.js') },
-  { name: 'post', args: '[file-or-url]', summary: 'Upload or import a video and post it to destinations', group: 'posts', load: () => import('./post.js') },
-  { name: 'publish', args: '<post-id>', summary: 'Publish a draft now or later, or move a scheduled post', group: 'posts', load: () => import('./publish.js') },
-  { name: 'status', args: '<post-id>', summary: "Show a post and each destination's status", group: 'posts', load: () => import('./status.js') },
-  { name: 'emulator', summary: 'Run the local emulator of the Video Publishing Service', group: 'tools', load: () => import('./emulator.js') },
-  { name: 'demo', summary: 'Run the whole job against a built-in emulator', group: 'tools', load: () => import('./demo.js') },
-  { name: 'completion', args: '<shell>', summary: 'Print shell completion for bash, zsh or fish', group: 'tools', load: () => import('./completion.js') },
-  { name: 'mcp', summary: 'Run a local MCP server (stdio) for AI assistants', group: 'tools', load: () => import('./mcp.js') },
-];
+/** Default --processing-ms and --publish-ms of `vidpub demo`. */
+export const DEFAULT_DEMO_STEP_MS = 1500;
+
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+
+/** --no-wait and --timeout of upload and import. */
+function mediaWaitFlags(what: string): FlagSpec[] {
+  return [
+    { name: 'no-wait', description: `return once ${what}, without waiting until the video is ready` },
+    {
+      name: 'timeout',
+      value: 'dur',
+      kind: 'duration',
+      description: 'longest wait until the video is ready (90s, 5m, 1h; a bare number is seconds)',
+      default: DEFAULT_TIMEOUT,
+    },
+  ];
+}
+
+const TZ: FlagSpec = { name: 'tz', value: 'zone', description: "IANA time zone for a local --at time (default: TZ or this machine's zone)" };
+
+const ENTRIES = [
+  {
+    name: 'login',
+    summary: 'Check an API key and store it in a profile',
+    group: 'account',
+    flags: [{ name: 'with-key', description: 'read the key from stdin (trimmed) instead of prompting' }],
+  },
+  { name: 'logout', summary: "Forget a profile's stored API key", group: 'account' },
+  { name: 'me', summary: 'Show the key, workspace, plan, usage and limits', group: 'account' },
+  {
+    name: 'destinations',
+    summary: 'List the connected accounts you can post to',
+    group: 'account',
+    flags: [
+      { name: 'platform', value: 'name', description: 'only accounts on this platform (e.g. tiktok, youtube)' },
+      { name: 'all', description: 'include disconnected and expired accounts' },
+    ],
+  },
+  {
+    name: 'options',
+    summary: "Show a destination's posting options",
+    group: 'account',
+    args: [{ name: 'destination', kind: 'destination', required: true }],
+  },
+  {
+    name: 'upload',
+    summary: 'Upload a local video and wait until it is ready',
+    group: 'media',
+    args: [{ name: 'file', kind: 'file', required: true }],
+    flags: mediaWaitFlags('the file is sent'),
+  },
+  {
+    name: 'import',
+    summary: 'Import a video from a direct https link',
+    group: 'media',
+    args: [{ name: 'url', kind: 'url', required: true }],
+    flags: [
+      { name: 'filename', value: 'name', description: 'name the video gets at the service (default: the file name in the link)' },
+      ...mediaWaitFlags('the service has accepted the link'),
+    ],
+  },
+  {
+    name: 'post',
+    summary: 'Upload or import a video and post it to destinations',
+    group: 'posts',
+    args: [{ name: 'file-or-url', kind: 'file', required: false }],
+    flags: [
+      { name: 'media', value: 'id', description: 'post a video already at the service instead of a file or link' },
+      {
+        name: 'to',
+        value: 'dest',
+        kind: 'destination',
+        repeatable: true,
+        commaList: true,
+        description: 'destination(s) to post to, by id, @handle or platform; comma-separated or repeated',
+      },
+      { name: 'caption', value: 'text', description: 'the caption' },
+      { name: 'caption-file', value: 'path', kind: 'file', description: 'read the caption from a file ("-" for stdin)' },
+      {
+        name: 'option',
+        value: 'key=value',
+        repeatable: true,
+        description: 'a destination option: KEY=VALUE (every destination that has KEY) or DEST:KEY=VALUE; repeatable',
+      },
+      { name: 'at', value: 'when', description: 'when to publish: now, an ISO time with offset, a local "YYYY-MM-DD HH:MM", or +30m / +2h / +1d' },
+      TZ,
+      { name: 'draft', description: 'save a draft instead of publishing (prints its review link and issues)' },
+      { name: 'no-wait', description: 'return once the post is created, without waiting for each destination' },
+      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the video and the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
+      { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key within 24 h creates no second video or post' },
+      { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+    ],
+  },
+  {
+    name: 'publish',
+    summary: 'Publish a draft now or later, or move a scheduled post',
+    group: 'posts',
+    args: [{ name: 'post-id', kind: 'text', required: true }],
+    flags: [
+      { name: 'at', value: 'when', description: 'when to publish (default: now); for a scheduled post, its new time' },
+      TZ,
+      { name: 'no-wait', description: 'return once it is publishing, without waiting for each destination' },
+      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
+    ],
+  },
+  {
+    name: 'status',
+    summary: "Show a post and each destination's status",
+    group: 'posts',
+    args: [{ name: 'post-id', kind: 'text', required: true }],
+    flags: [
+      { name: 'wait', description: 'poll until every destination is published, failed or cancelled' },
+      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait with --wait (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
+    ],
+  },
+  {
+    name: 'emulator',
+    summary: 'Run the local emulator of the Video Publishing Service',
+    group: 'tools',
+    flags: [
+      { name: 'host', value: 'host', description: 'address to listen on', default: DEFAULT_HOST },
+      { name: 'port', value: 'port', kind: 'number', description: 'port to listen on (0 takes a free one)', default: String(DEFAULT_PORT) },
+      {
+        name: 'processing-ms',
+        value: 'n',
+        kind: 'number',
+        description: `how long each background step takes (an import's download, a video's processing) (default: ${DEFAULT_PROCESSING_MS})`,
+      },
+      {
+        name: 'publish-ms',
+        value: 'n',
+        kind: 'number',
+        description: `how long each destination of a post takes to publish, one after another (default: ${DEFAULT_PUBLISH_MS})`,
+      },
+      { name: 'fixture', value: 'file', kind: 'file', description: 'JSON file of plans, workspaces, keys and destinations to start from' },
+    ],
+  },
+  {
+    name: 'demo',
+    summary: 'Run the whole job against a built-in emulator',
+    group: 'tools',
+    flags: [
+      { name: 'processing-ms', value: 'n', kind: 'number', description: `how long the emulator takes to process the video (default ${DEFAULT_DEMO_STEP_MS})` },
+      {
+        name: 'publish-ms',
+        value: 'n',
+        kind: 'number',
+        description: `how long each destination takes to publish, one after another (default ${DEFAULT_DEMO_STEP_MS})`,
+      },
+      { name: 'yes', short: 'y', description: 'post without asking for confirmation' },
+    ],
+  },
+  {
+    name: 'completion',
+    summary: 'Print shell completion for bash, zsh or fish',
+    group: 'tools',
+    args: [{ name: 'shell', kind: 'choice', choices: SHELLS, required: true }],
+    flags: [{ name: 'destinations', hidden: true, description: 'print destination names, one per line (used by the scripts)' }],
+  },
+  { name: 'mcp', summary: 'Run a local MCP server (stdio) for AI assistants', group: 'tools' },
+] as const satisfies readonly CommandEntry[];
+
+/** Every command, in the order `vidpub --help` lists them within a group. */
+export const COMMANDS: readonly CommandEntry[] = ENTRIES;
+
+/** The registry's command names: ./load.ts must have a module for each. */
+export type CommandName = (typeof ENTRIES)[number]['name'];
 
 export function findCommand(name: string): CommandEntry | undefined {
   return COMMANDS.find((c) => c.name === name);
+}
+
+/** `name <args>` as usage and the root help write it. */
+export function commandTerm(c: CommandEntry): string {
+  const args = argsTerm(c.args);
+  return args ? `${c.name} ${args}` : c.name;
 }

@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { KEY_PREFIX_MARKER } from '../../api/types.js';
 import { AuthError, InterruptedError, UsageError, sanitize } from '../../errors.js';
 import { renderFields } from '../../ui/table.js';
@@ -71,9 +70,6 @@ export default defineCommand<LoginOpts, LoginResult>({
     'printenv VIDPUB_KEY_FOR_CI | vidpub login --with-key --profile ci',
     'vidpub login --base-url http://127.0.0.1:4010/v1 --profile emulator',
   ],
-  configure(cmd: Command) {
-    cmd.option('--with-key', 'read the key from stdin (trimmed) instead of prompting');
-  },
   parse(_args, flags, inv) {
     const withKey = flags.withKey === true;
     const keyFile = inv.globals.apiKeyFile;

@@ -1,16 +1,13 @@
-import type { Command } from 'commander';
 import { UsageError, sanitize } from '../../errors.js';
 import { parseOptionFlag } from '../../posts/options.js';
 import { printPost, type PostResult } from '../../posts/render.js';
 import type { PostOpts, PostSource } from '../../posts/post-flow.js';
 import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
-import { DEFAULT_TIMEOUT, parseTimeout } from '../../flows/wait-flags.js';
+import { parseTimeout } from '../../flows/wait-flags.js';
 import { parseIdempotencyKey } from '../../posts/flags.js';
 import { defineCommand, type Invocation } from '../command.js';
 
 const MAX_CAPTION_FILE_BYTES = 100_000;
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 async function readAll(stream: NodeJS.ReadableStream, limit: number, what: string): Promise<string> {
   const chunks: Buffer[] = [];
@@ -92,21 +89,6 @@ export default defineCommand<PostOpts, PostResult>({
     'vidpub post clip.mp4 --to youtube --caption "Draft" --draft',
     'vidpub post clip.mp4 --to youtube --caption "Nightly" --idempotency-key "nightly-$(date +%F)" --no-input --json',
   ],
-  configure(cmd: Command) {
-    cmd
-      .option('--media <id>', 'post a video already at the service instead of a file or link')
-      .option('--to <dest>', 'destination(s) to post to, by id, @handle or platform; comma-separated or repeated', collect)
-      .option('--caption <text>', 'the caption')
-      .option('--caption-file <path>', 'read the caption from a file ("-" for stdin)')
-      .option('--option <key=value>', 'a destination option: KEY=VALUE (every destination that has KEY) or DEST:KEY=VALUE; repeatable', collect)
-      .option('--at <when>', 'when to publish: now, an ISO time with offset, a local "YYYY-MM-DD HH:MM", or +30m / +2h / +1d')
-      .option('--tz <zone>', 'IANA time zone for a local --at time (default: TZ or this machine\'s zone)')
-      .option('--draft', 'save a draft instead of publishing (prints its review link and issues)')
-      .option('--no-wait', 'return once the post is created, without waiting for each destination')
-      .option('--timeout <dur>', 'longest wait for the video and the post (90s, 5m, 1h)', DEFAULT_TIMEOUT)
-      .option('--idempotency-key <key>', 'rerunning with the same key within 24 h creates no second video or post')
-      .option('-y, --yes', 'do not ask for confirmation');
-  },
   async parse(args, flags, inv) {
     const zone = resolveTimeZone(flags.tz as string | undefined, inv.ctx.env);
     const draft = flags.draft === true;

@@ -1,5 +1,4 @@
-import type { Command } from 'commander';
-import { DEFAULT_TIMEOUT, parseTimeout } from '../../flows/wait-flags.js';
+import { parseTimeout } from '../../flows/wait-flags.js';
 import { parsePostId } from '../../posts/flags.js';
 import { runPublish, type PublishOpts } from '../../posts/publish-flow.js';
 import { printPost, type PostResult } from '../../posts/render.js';
@@ -16,13 +15,6 @@ export default defineCommand<PublishOpts, PostResult>({
     'vidpub publish post_123 --at +2h',
     'vidpub publish post_123 --no-wait --json',
   ],
-  configure(cmd: Command) {
-    cmd
-      .option('--at <when>', 'when to publish (default: now); for a scheduled post, its new time')
-      .option('--tz <zone>', "IANA time zone for a local --at time (default: TZ or this machine's zone)")
-      .option('--no-wait', 'return once it is publishing, without waiting for each destination')
-      .option('--timeout <dur>', 'longest wait for the post (90s, 5m, 1h)', DEFAULT_TIMEOUT);
-  },
   parse(args, flags, inv) {
     const zone = resolveTimeZone(flags.tz as string | undefined, inv.ctx.env);
     return {

@@ -1,5 +1,4 @@
-import type { Command } from 'commander';
-import { DEFAULT_TIMEOUT, parseTimeout } from '../../flows/wait-flags.js';
+import { parseTimeout } from '../../flows/wait-flags.js';
 import { parsePostId } from '../../posts/flags.js';
 import { runStatus, type StatusOpts } from '../../posts/publish-flow.js';
 import { printPost, type PostResult } from '../../posts/render.js';
@@ -11,11 +10,6 @@ export default defineCommand<StatusOpts, PostResult>({
     "Show a post and each destination's status, url, warning and failure. With --wait, follow it until every " +
     'destination is published, failed or cancelled, and exit as post does (0 published, 6 failed, 7 timed out).',
   examples: ['vidpub status post_123', 'vidpub status post_123 --wait', 'vidpub status post_123 --wait --timeout 10m --json'],
-  configure(cmd: Command) {
-    cmd
-      .option('--wait', 'poll until every destination is published, failed or cancelled')
-      .option('--timeout <dur>', 'longest wait with --wait (90s, 5m, 1h)', DEFAULT_TIMEOUT);
-  },
   parse(args, flags, inv) {
     return {
       postId: parsePostId(args[0]),

@@ -1,21 +1,15 @@
-import type { Command } from 'commander';
 import type { Media } from '../../api/types.js';
 import { UsageError } from '../../errors.js';
 import type { VideoFile } from '../../media/check.js';
 import type { Progress } from '../../ui/progress.js';
-import { DEFAULT_TIMEOUT, parseWaitFlags, type WaitFlags } from '../../flows/wait-flags.js';
+import { parseWaitFlags, type WaitFlags } from '../../flows/wait-flags.js';
 import { defineCommand, type Invocation } from '../command.js';
 
 interface UploadOpts extends WaitFlags {
   file: VideoFile;
 }
 
-/** --no-wait and --timeout, shared by upload and import. */
-export function addWaitOptions(cmd: Command, what: string): void {
-  cmd
-    .option('--no-wait', `return once ${what}, without waiting until the video is ready`)
-    .option('--timeout <dur>', 'longest wait until the video is ready (90s, 5m, 1h; a bare number is seconds)', DEFAULT_TIMEOUT);
-}
+// --no-wait and --timeout of upload and import are defined in the registry (./index.ts).
 
 /**
  * Runs a media flow with progress on stderr and a deadline from --timeout,
@@ -57,9 +51,6 @@ export default defineCommand<UploadOpts, Media>({
     'vidpub upload big.mp4 --no-wait',
     'MEDIA=$(vidpub upload clip.mp4 --timeout 10m --quiet)',
   ],
-  configure(cmd) {
-    addWaitOptions(cmd, 'the file is sent');
-  },
   async parse(args, flags, inv) {
     const path = args[0];
     if (typeof path !== 'string' || path === '') throw new UsageError('give the path of a video file: vidpub upload FILE');

@@ -1,0 +1,127 @@
+import { GLOBAL_VALUE_FLAGS, flagNames } from '../flags.js';
+import { choicesOf, header, isKind, shq, valueFlagNames, type CompletionModel } from './model.js';
+
+/** `__vidpub_choices CMD FLAG` (FLAG empty for the positional argument): the fixed values it takes. */
+function choicesFunction(m: CompletionModel): string {
+  const cases: string[] = [];
+  for (const c of m.commands) {
+    if (c.positional?.kind === 'choice') cases.push(`    ${shq(`${c.name} `)}) echo ${shq(choicesOf(c.positional, m).join(' '))} ;;`);
+    for (const f of c.flags.filter(isKind('choice'))) {
+      for (const n of flagNames(f)) cases.push(`    ${shq(`${c.name} ${n}`)}) echo ${shq(choicesOf(f, m).join(' '))} ;;`);
+    }
+  }
+  for (const f of m.globals.filter(isKind('choice'))) {
+    for (const n of flagNames(f)) cases.push(`    *${shq(` ${n}`)}) echo ${shq(choicesOf(f, m).join(' '))} ;;`);
+  }
+  return `__vidpub_choices() {
+  case "$1 $2" in
+${cases.join('\n')}
+  esac
+}`;
+}
+
+export function bashScript(m: CompletionModel, version: string): string {
+  const globalWords = m.globals.flatMap(flagNames).join(' ');
+  const commandWords = m.commands.map((c) => c.name).join(' ');
+  const skipGlobals = [...GLOBAL_VALUE_FLAGS].join('|');
+  const cases = m.commands
+    .map((c) => {
+      const lines = [
+        `flags=${shq(c.flags.flatMap(flagNames).join(' '))}`,
+        `value_flags+=${shq(' ' + valueFlagNames(c.flags).join(' '))}`,
+        `dest_flags=${shq(valueFlagNames(c.flags, isKind('destination')).join(' '))}`,
+        `file_flags+=${shq(' ' + valueFlagNames(c.flags, isKind('file')).join(' '))}`,
+        `choice_flags+=${shq(' ' + valueFlagNames(c.flags, isKind('choice')).join(' '))}`,
+        `list_flags=${shq(valueFlagNames(c.flags, (f) => f.commaList === true).join(' '))}`,
+        `positional=${c.positional?.kind ?? 'none'}`,
+      ];
+      return `    ${c.name}) ${lines.join('; ')} ;;`;
+    })
+    .join('\n');
+  return `${header('bash', version, ['Load it in this shell:    source <(vidpub completion bash)', "Load it in every shell:   echo 'source <(vidpub completion bash)' >> ~/.bashrc"])}
+
+__vidpub_destinations() {
+  command vidpub completion bash --destinations 2>/dev/null
+}
+
+${choicesFunction(m)}
+
+__vidpub_in() {
+  local word="$1" w
+  shift
+  for w in "$@"; do [[ "$w" == "$word" ]] && return 0; done
+  return 1
+}
+
+_vidpub() {
+  local line="\${COMP_LINE:0:COMP_POINT}" cur="" prev="" cmd="" i n=0
+  local -a toks=()
+  read -ra toks <<< "$line"
+  if [[ -n "$line" && "$line" != *[[:space:]] && \${#toks[@]} -gt 0 ]]; then
+    cur="\${toks[\${#toks[@]}-1]}"
+    unset 'toks[\${#toks[@]}-1]'
+  fi
+  (( \${#toks[@]} > 0 )) && prev="\${toks[\${#toks[@]}-1]}"
+
+  local flags="" dest_flags="" list_flags="" positional=none
+  local value_flags=${shq([...GLOBAL_VALUE_FLAGS].join(' '))}
+  local file_flags=${shq(valueFlagNames(m.globals, isKind('file')).join(' '))}
+  local choice_flags=${shq(valueFlagNames(m.globals, isKind('choice')).join(' '))}
+  for ((i = 1; i < \${#toks[@]}; i++)); do
+    case "\${toks[i]}" in
+      ${skipGlobals}) ((i++)) ;;
+      -*) ;;
+      *) cmd="\${toks[i]}"; break ;;
+    esac
+  done
+  case "$cmd" in
+${cases}
+  esac
+  if [[ -n "$cmd" ]]; then
+    # positional arguments already given after the command
+    for ((i = i + 1; i < \${#toks[@]}; i++)); do
+      if __vidpub_in "\${toks[i]}" $value_flags; then ((i++)); elif [[ "\${toks[i]}" != -* ]]; then ((n++)); fi
+    done
+  fi
+
+  local words=""
+  if __vidpub_in "$prev" $dest_flags; then
+    words="$(__vidpub_destinations)"
+  elif __vidpub_in "$prev" $file_flags; then
+    compopt -o default 2>/dev/null; COMPREPLY=(); return 0
+  elif __vidpub_in "$prev" $choice_flags; then
+    words="$(__vidpub_choices "$cmd" "$prev")"
+  elif __vidpub_in "$prev" $value_flags; then
+    COMPREPLY=(); return 0
+  elif [[ "$cur" == -* ]]; then
+    words=${shq(globalWords)}" $flags"
+  elif [[ -z "$cmd" ]]; then
+    words=${shq(commandWords)}
+  elif (( n == 0 )); then
+    case "$positional" in
+      destination) words="$(__vidpub_destinations)" ;;
+      file) compopt -o default 2>/dev/null; COMPREPLY=(); return 0 ;;
+      choice) words="$(__vidpub_choices "$cmd" "")" ;;
+      command) words=${shq(commandWords)} ;;
+    esac
+  fi
+  # A comma-separated value (--to a,b): complete the name after the last comma,
+  # and add no space after it, so that a comma can follow.
+  local head=""
+  if __vidpub_in "$prev" $list_flags; then
+    compopt -o nospace 2>/dev/null
+    [[ "$cur" == *,* ]] && head="\${cur%,*},"
+  fi
+  COMPREPLY=($(compgen -P "$head" -W "$words" -- "\${cur#"$head"}"))
+  # Bash splits words at @ : = (COMP_WORDBREAKS): replace only what follows the last break.
+  local part="\${COMP_WORDS[COMP_CWORD]}"
+  if [[ "$cur" != "$part" && "$cur" == *"$part" ]]; then
+    local prefix="\${cur%"$part"}"
+    COMPREPLY=("\${COMPREPLY[@]#"$prefix"}")
+  fi
+  return 0
+}
+
+complete -F _vidpub vidpub
+`;
+}

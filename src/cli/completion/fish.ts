@@ -1,0 +1,100 @@
+import { GLOBAL_VALUE_FLAGS, type ArgSpec, type FlagSpec } from '../flags.js';
+import { choicesOf, header, valueKind, type CompletionModel } from './model.js';
+
+function fishq(s: string): string {
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** The `-a` of a value: what completes it (nothing for free text). */
+function valueArguments(v: FlagSpec | ArgSpec, m: CompletionModel): string | undefined {
+  const kind = 'required' in v ? v.kind : valueKind(v);
+  const list = 'commaList' in v && v.commaList === true;
+  const words = (source: string) => (list ? `'(${source} | __vidpub_list)'` : `'(${source})'`);
+  if (kind === 'destination') return `-f -a ${words('__vidpub_destinations')}`;
+  if (kind === 'file') return '-F';
+  const choices = choicesOf({ kind, choices: v.choices }, m);
+  if (choices.length) return list ? `-f -a ${words(`string join \\n ${choices.join(' ')}`)}` : `-f -a ${fishq(choices.join(' '))}`;
+  return undefined;
+}
+
+function fishFlag(f: FlagSpec, m: CompletionModel, condition?: string): string {
+  const parts = ['complete -c vidpub'];
+  if (condition) parts.push(`-n ${fishq(condition)}`);
+  if (f.short) parts.push(`-s ${f.short}`);
+  parts.push(`-l ${f.name}`);
+  if (f.value !== undefined) parts.push('-r', valueArguments(f, m) ?? '-f');
+  parts.push(`-d ${fishq(f.description)}`);
+  return parts.join(' ');
+}
+
+export function fishScript(m: CompletionModel, version: string): string {
+  const skipGlobals = [...GLOBAL_VALUE_FLAGS].join(' ');
+  const lines: string[] = [];
+  for (const c of m.commands) lines.push(`complete -c vidpub -n __vidpub_needs_command -f -a ${c.name} -d ${fishq(c.summary)}`);
+  for (const f of m.globals) lines.push(fishFlag(f, m));
+  for (const c of m.commands) {
+    const cond = `__vidpub_using_command ${c.name}`;
+    for (const f of c.flags) lines.push(fishFlag(f, m, cond));
+    const positional = c.positional && valueArguments(c.positional, m);
+    if (positional) lines.push(`complete -c vidpub -n ${fishq(cond)} ${positional}`);
+  }
+  return `${header('fish', version, ['Load it in this shell:  vidpub completion fish | source', 'Install it:             vidpub completion fish > ~/.config/fish/completions/vidpub.fish'])}
+
+function __vidpub_destinations
+    command vidpub completion fish --destinations 2>/dev/null
+end
+
+# A comma-separated value (--to a,b): each word on stdin that fits what
+# follows the token's last comma, after what precedes it. A single
+# fit is offered alone and followed by a comma: fish then inserts it with no
+# space after it, so that a comma can follow.
+function __vidpub_list
+    set -l token (string replace -r -- '^--[^=]*=' '' (commandline -ct))
+    set -l head (string match -r -- '^.*,' "$token")
+    set -l part (string replace -r -- '^.*,' '' "$token")
+    set -l fits
+    while read -l word
+        string match -q -- "$part*" "$word"; and set -a fits "$word"
+    end
+    for word in $fits
+        echo "$head$word"
+    end
+    test (count $fits) -eq 1; and echo "$head$fits[1],"
+    return 0
+end
+
+# The command word typed so far (global flags and their values skipped), or nothing.
+function __vidpub_command
+    set -l toks (commandline -opc)
+    set -e toks[1]
+    set -l skip 0
+    for t in $toks
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        switch $t
+            case ${skipGlobals}
+                set skip 1
+            case '-*'
+            case '*'
+                echo $t
+                return 0
+        end
+    end
+    return 1
+end
+
+function __vidpub_needs_command
+    not __vidpub_command >/dev/null
+end
+
+function __vidpub_using_command
+    set -l cmd (__vidpub_command)
+    and test "$cmd" = "$argv[1]"
+end
+
+complete -c vidpub -f
+${lines.join('\n')}
+`;
+}

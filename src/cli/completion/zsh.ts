@@ -1,0 +1,126 @@
+import { GLOBAL_VALUE_FLAGS, flagNames, type FlagSpec } from '../flags.js';
+import { choicesOf, header, isKind, shq, valueFlagNames, type CompletionModel } from './model.js';
+
+function described(items: { name: string; description: string }[]): string {
+  return items.map((i) => shq(`${i.name.replace(/:/g, '\\:')}:${i.description}`)).join(' ');
+}
+
+function flagItems(flags: FlagSpec[]): { name: string; description: string }[] {
+  return flags.flatMap((f) => flagNames(f).map((n) => ({ name: n, description: f.description })));
+}
+
+/** `__vidpub_choices CMD FLAG` (FLAG empty for the positional argument): the fixed values it takes. */
+function choicesFunction(m: CompletionModel): string {
+  const cases: string[] = [];
+  for (const c of m.commands) {
+    if (c.positional?.kind === 'choice') cases.push(`    (${shq(`${c.name} `)}) print -r -- ${shq(choicesOf(c.positional, m).join(' '))} ;;`);
+    for (const f of c.flags.filter(isKind('choice'))) {
+      for (const n of flagNames(f)) cases.push(`    (${shq(`${c.name} ${n}`)}) print -r -- ${shq(choicesOf(f, m).join(' '))} ;;`);
+    }
+  }
+  for (const f of m.globals.filter(isKind('choice'))) {
+    for (const n of flagNames(f)) cases.push(`    (*${shq(` ${n}`)}) print -r -- ${shq(choicesOf(f, m).join(' '))} ;;`);
+  }
+  return `__vidpub_choices() {
+  case "$1 $2" in
+${cases.join('\n')}
+  esac
+}`;
+}
+
+export function zshScript(m: CompletionModel, version: string): string {
+  const skipGlobals = [...GLOBAL_VALUE_FLAGS].join('|');
+  const cases = m.commands
+    .map((c) => {
+      const lines = [
+        `flags=(${described(flagItems(c.flags))})`,
+        `value_flags+=(${valueFlagNames(c.flags).join(' ')})`,
+        `dest_flags=(${valueFlagNames(c.flags, isKind('destination')).join(' ')})`,
+        `file_flags+=(${valueFlagNames(c.flags, isKind('file')).join(' ')})`,
+        `choice_flags+=(${valueFlagNames(c.flags, isKind('choice')).join(' ')})`,
+        `list_flags=(${valueFlagNames(c.flags, (f) => f.commaList === true).join(' ')})`,
+        `positional=${c.positional?.kind ?? 'none'}`,
+      ];
+      return `    (${c.name}) ${lines.join('; ')} ;;`;
+    })
+    .join('\n');
+  return `#compdef vidpub
+${header('zsh', version, ['Load it in this shell (after compinit):  source <(vidpub completion zsh)', 'Install it:  vidpub completion zsh > "${fpath[1]}/_vidpub"   (then start a new shell)'])}
+
+# Offers the words after the first argument. For a comma-separated value (the
+# first argument is 1) only what follows the last comma is completed, and no
+# space is added after a word, so that a comma can follow.
+__vidpub_add() {
+  local list=$1
+  shift
+  (( $# )) || return 1
+  if (( list )); then
+    [[ $PREFIX == *,* ]] && compset -P '*,'
+    compadd -S '' -- "$@"
+  else
+    compadd -- "$@"
+  fi
+}
+
+__vidpub_destinations() {
+  local -a dests
+  dests=(\${(f)"$(command vidpub completion zsh --destinations 2>/dev/null)"})
+  __vidpub_add $1 $dests
+}
+
+${choicesFunction(m)}
+
+_vidpub() {
+  local -a commands globals flags value_flags dest_flags file_flags choice_flags list_flags
+  local cmd="" positional=none i n=0
+  commands=(${described(m.commands.map((c) => ({ name: c.name, description: c.summary })))})
+  globals=(${described(flagItems(m.globals))})
+  value_flags=(${[...GLOBAL_VALUE_FLAGS].join(' ')})
+  file_flags=(${valueFlagNames(m.globals, isKind('file')).join(' ')})
+  choice_flags=(${valueFlagNames(m.globals, isKind('choice')).join(' ')})
+  for ((i = 2; i < CURRENT; i++)); do
+    case \${words[i]} in
+      (${skipGlobals}) ((i++)) ;;
+      (-*) ;;
+      (*) cmd=\${words[i]}; break ;;
+    esac
+  done
+  case $cmd in
+${cases}
+  esac
+  if [[ -n $cmd ]]; then
+    for ((i = i + 1; i < CURRENT; i++)); do
+      if (( \${value_flags[(Ie)\${words[i]}]} )); then ((i++)); elif [[ \${words[i]} != -* ]]; then ((n++)); fi
+    done
+  fi
+  local prev=\${words[CURRENT-1]} cur=\${words[CURRENT]} list=0
+  (( \${list_flags[(Ie)$prev]} )) && list=1
+  if (( \${dest_flags[(Ie)$prev]} )); then
+    __vidpub_destinations $list
+  elif (( \${file_flags[(Ie)$prev]} )); then
+    _files
+  elif (( \${choice_flags[(Ie)$prev]} )); then
+    __vidpub_add $list \${=$(__vidpub_choices $cmd $prev)}
+  elif (( \${value_flags[(Ie)$prev]} )); then
+    return 1
+  elif [[ $cur == -* ]]; then
+    _describe -t options 'option' globals -- flags
+  elif [[ -z $cmd ]]; then
+    _describe -t commands 'command' commands
+  elif (( n == 0 )); then
+    case $positional in
+      (destination) __vidpub_destinations 0 ;;
+      (file) _files ;;
+      (choice) __vidpub_add 0 \${=$(__vidpub_choices $cmd '')} ;;
+      (command) _describe -t commands 'command' commands ;;
+    esac
+  fi
+}
+
+if [[ "\${funcstack[1]}" == _vidpub ]]; then
+  _vidpub "$@"
+else
+  compdef _vidpub vidpub
+fi
+`;
+}

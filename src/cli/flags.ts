@@ -1,0 +1,86 @@
+/**
+ * What a flag or a positional argument is, as data, and the flags every
+ * command accepts. Help (commander's and the root help), the `--version` /
+ * `--help` fast path and the shell completion scripts all read these
+ * definitions; nothing here imports commander or any other dependency.
+ */
+
+/**
+ * What a value is. Completion offers destination names for `destination`,
+ * files for `file`, the `choices` for `choice` and command names for
+ * `command`; the other kinds are free text to the shells.
+ */
+export type ValueKind = 'text' | 'number' | 'duration' | 'url' | 'file' | 'destination' | 'choice' | 'command';
+
+export interface FlagSpec {
+  /** Long name without the dashes: "caption-file"; "no-wait" for a switch that turns a default off. */
+  name: string;
+  /** One-letter alias without the dash: "y" for -y. */
+  short?: string;
+  description: string;
+  /** The value's name in help ("dest" shows as `--to <dest>`); a flag without one is a switch. */
+  value?: string;
+  /** What the value is (default "text"). */
+  kind?: ValueKind;
+  /** The values a `choice` takes. */
+  choices?: readonly string[];
+  /** Default value, shown as `(default: "...")`. */
+  default?: string;
+  /** May be given more than once: the command gets every value, in order (an array). */
+  repeatable?: boolean;
+  /** The value is a comma-separated list: completion goes on after a comma and adds no space after a name. */
+  commaList?: boolean;
+  /** Accepted, but not shown in help or offered by completion. */
+  hidden?: boolean;
+}
+
+export interface ArgSpec {
+  /** As shown in usage: "file-or-url" shows as `[file-or-url]` or `<file-or-url>`. */
+  name: string;
+  kind: ValueKind;
+  choices?: readonly string[];
+  /** Required (`<name>`) or optional (`[name]`). */
+  required: boolean;
+}
+
+/** The flag as commander and help write it: "-y, --yes", "--to <dest>". */
+export function flagTerm(f: FlagSpec): string {
+  const long = `--${f.name}${f.value === undefined ? '' : ` <${f.value}>`}`;
+  return f.short === undefined ? long : `-${f.short}, ${long}`;
+}
+
+/** The names a shell offers for a flag: "-y", "--yes". */
+export function flagNames(f: FlagSpec): string[] {
+  return f.short === undefined ? [`--${f.name}`] : [`-${f.short}`, `--${f.name}`];
+}
+
+/** Positional arguments as usage writes them: "<destination>", "[file-or-url]". */
+export function argsTerm(args: readonly ArgSpec[] | undefined): string {
+  return (args ?? []).map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' ');
+}
+
+export const DEFAULT_MAX_WAIT = '10m';
+
+export const VERSION_FLAG: FlagSpec = { name: 'version', short: 'V', description: 'print the version' };
+export const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', description: 'show help for a command' };
+
+/** Flags every command accepts. */
+export const GLOBAL_FLAGS: readonly FlagSpec[] = [
+  { name: 'json', description: 'print one JSON document on stdout' },
+  { name: 'quiet', short: 'q', description: 'print only data and errors (no progress or hints)' },
+  {
+    name: 'no-input',
+    description: 'never prompt; fail with a usage error instead (also VIDPUB_NO_INPUT=1, automatic when stdin is not a terminal)',
+  },
+  { name: 'no-color', description: 'no colour (NO_COLOR and FORCE_COLOR are honoured too)' },
+  { name: 'profile', value: 'name', description: 'stored profile to use (VIDPUB_PROFILE; default "default")' },
+  { name: 'base-url', value: 'url', kind: 'url', description: 'service base URL, including /v1 (VIDPUB_BASE_URL)' },
+  { name: 'api-key-file', value: 'path', kind: 'file', description: 'read the API key from this file (else VIDPUB_API_KEY, else the profile)' },
+  { name: 'workspace', value: 'name', description: 'refuse to write unless the key belongs to this workspace (VIDPUB_WORKSPACE)' },
+  { name: 'max-wait', value: 'dur', kind: 'duration', description: 'longest total wait for rate limits (90s, 5m, 1h)', default: DEFAULT_MAX_WAIT },
+  { name: 'wait-for-quota', description: 'when the daily post allowance is used up, sleep until it resets instead of failing' },
+  { name: 'debug', description: 'log each request and response on stderr, secrets redacted (VIDPUB_DEBUG=1)' },
+];
+
+/** Long names of the global flags that take a value ("--profile", ...). */
+export const GLOBAL_VALUE_FLAGS: ReadonlySet<string> = new Set(GLOBAL_FLAGS.filter((f) => f.value !== undefined).map((f) => `--${f.name}`));
