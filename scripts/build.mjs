@@ -16,7 +16,7 @@
 //   emulator` and `vidpub demo`; kept out of main.js, which would otherwise
 //   compile it on every run.
 // - Heavy dependencies stay in node_modules and are imported lazily by the code
-//   path that needs them (HEAVY): prompts, progress bars, conf, undici, the
+//   path that needs them (HEAVY): prompts, progress bars, undici, the
 //   emulator's fastify, the MCP SDK.
 // - dist/assets/clip.mp4: the demo's sample video (test/fixtures/clip.mp4).
 //
@@ -34,7 +34,6 @@ const HEAVY = [
   '@inquirer/prompts',
   'cli-progress',
   'ora',
-  'conf',
   'undici',
   'undici/*',
   'fastify',

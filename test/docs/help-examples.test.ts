@@ -12,8 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMANDS, findCommand } from '../../src/cli/commands/index.js';
-import { GLOBAL_OPTIONS, ROOT_EXAMPLES } from '../../src/cli/root-help.js';
+import { COMMANDS, commandTerm, findCommand } from '../../src/cli/commands/index.js';
+import { loadCommand } from '../../src/cli/commands/load.js';
+import { addFlags } from '../../src/cli/declare.js';
+import { GLOBAL_FLAGS } from '../../src/cli/flags.js';
+import { ROOT_EXAMPLES } from '../../src/cli/root-help.js';
 import { commandNameOf } from '../../src/cli/main.js';
 import { ROOT, ensureBuilt } from '../support/build.js';
 import { Session, shellQuote } from './doctest.js';
@@ -41,7 +44,7 @@ interface Example {
 async function allExamples(): Promise<Example[]> {
   const out: Example[] = ROOT_EXAMPLES.map((text) => ({ where: 'vidpub --help', text }));
   for (const entry of COMMANDS) {
-    const spec = (await entry.load()).default;
+    const spec = await loadCommand(entry.name);
     for (const text of spec.examples ?? []) out.push({ where: `vidpub ${entry.name} --help`, text });
   }
   return out;
@@ -52,12 +55,11 @@ async function parseError(argv: string[]): Promise<string | undefined> {
   const name = commandNameOf(argv);
   const entry = name ? findCommand(name) : undefined;
   if (!entry) return `no such command: ${name}`;
-  const spec = (await entry.load()).default;
   let err = '';
   const program = new Command('vidpub').exitOverride().configureOutput({ writeOut: () => {}, writeErr: (s) => (err += s) });
-  for (const o of GLOBAL_OPTIONS) program.option(o.flags, o.description, o.default);
-  const cmd = program.command(entry.args ? `${entry.name} ${entry.args}` : entry.name).exitOverride();
-  spec.configure?.(cmd);
+  addFlags(program, GLOBAL_FLAGS);
+  const cmd = program.command(commandTerm(entry)).exitOverride();
+  addFlags(cmd, entry.flags);
   cmd.action(() => {});
   try {
     await program.parseAsync(argv, { from: 'user' });
