@@ -45,6 +45,8 @@ export interface Invocation {
   clientSettings: ClientSettings;
   /** The API client, built once per invocation. */
   client(): Promise<ApiClient>;
+  /** Runs another vidpub command line in-process with its own Context (the demo's steps): main(), injected. */
+  rerun(argv: string[], ctx: Context): Promise<number>;
 }
 
 /**

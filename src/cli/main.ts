@@ -120,6 +120,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
     },
     clientSettings,
     client: getClient,
+    rerun: (argv, subCtx) => main(argv, subCtx),
   };
   disposers.set(inv, async () => {
     if (client) await (await client.catch(() => undefined))?.close();

@@ -1,7 +1,7 @@
 /**
  * `vidpub demo`: the main job, run for real against an emulator started in
  * this process. Each step is an ordinary vidpub command (main() called again
- * with a Context of its own), so what is shown is exactly what a user gets:
+ * through inv.rerun, with a Context of its own), so what is shown is exactly what a user gets:
  * progress, tables, the privacy question on a terminal, the wait to the end.
  *
  * The run never touches the user's stored profile: the sub-commands get the
@@ -92,7 +92,6 @@ export async function runDemo(opts: DemoOptions, inv: Invocation): Promise<DemoR
   const { ctx, globals } = inv;
   const c = inv.colors.stderr;
   const { startEmulator } = await import('../../emulator/index.js');
-  const { main } = await import('../main.js');
 
   const dir = await mkdtemp(join(tmpdir(), 'vidpub-demo-'));
   inv.log.info(c.bold('vidpub demo') + ': the whole job against an emulator of the service, started in this process.');
@@ -128,7 +127,7 @@ export async function runDemo(opts: DemoOptions, inv: Invocation): Promise<DemoR
       inv.log.info(c.bold(`Step ${n}/${total}: ${title}`));
       inv.log.info(c.dim(`$ ${shellLine(['vidpub', ...argv])}`));
       const copy = tee(out);
-      const code = await main([...passOn, ...argv], sub(copy.stream));
+      const code = await inv.rerun([...passOn, ...argv], sub(copy.stream));
       if (ctx.signal.aborted) throw new InterruptedError('Interrupted: the demo stopped and its emulator with it.');
       if (code !== ExitCode.OK) throw new DemoStepError(`the demo stopped at step ${n}: "vidpub ${argv[0]}" exited with code ${code}`, code as ExitCodeValue);
       return copy.text();
