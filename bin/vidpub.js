@@ -11,18 +11,23 @@
 'use strict';
 /* global require */
 
-/** Loads a file of dist/, or says how to get it (a checkout that was never built). */
-function load(path) {
+/** The path of a file of dist/, or says how to get it (a checkout that was never built). */
+function built(path) {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose, see above
-    return require(path);
+    return require.resolve(path);
   } catch (err) {
-    if (err && err.code === 'MODULE_NOT_FOUND' && String(err.message).includes(path.slice(3))) {
+    if (err && err.code === 'MODULE_NOT_FOUND') {
       process.stderr.write(`Error: vidpub is not built (${path.slice(3)} is missing).\nRun "npm run build" in the checkout, or reinstall vidpub.\n`);
       process.exit(1);
     }
     throw err;
   }
+}
+
+/** Loads a file of dist/. */
+function load(path) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose, see above
+  return require(built(path));
 }
 
 const argv = process.argv.slice(2);
@@ -45,6 +50,13 @@ if (fastCode !== undefined) {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  const { main, createProcessContext } = load('../dist/main.js');
-  main(argv, createProcessContext({ signal: controller.signal })).then((code) => process.exit(code));
+  // Through the V8 code cache (bin/compile-cache.js).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose, see above
+  const { requireCached } = require('./compile-cache.js');
+  const loaded = requireCached(built('../dist/main.js'), process.env);
+  const { main, createProcessContext } = loaded.exports;
+  main(argv, createProcessContext({ signal: controller.signal })).then((code) => {
+    loaded.save();
+    process.exit(code);
+  });
 }

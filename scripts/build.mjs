@@ -71,6 +71,27 @@ const emulatorApart = {
 };
 
 /**
+ * bin/compile-cache.js runs dist/main.js from V8's code cache (vm.Script).
+ * On Node 20 an import() in code restored from that cache fails ("A dynamic
+ * import callback was not specified"), so every import() of main.js goes
+ * through __vidpubImport: the cache loader defines it outside the script,
+ * where import() works; a plain require() of main.js falls back to import().
+ * The banner (the first line) defines it and is left as it is.
+ */
+const IMPORT_ROUTER = 'const __vidpubImport = globalThis.__vidpubImport || ((specifier) => import(specifier));';
+
+async function routeDynamicImports(outfile) {
+  const url = new URL(outfile, root);
+  const code = await readFile(url, 'utf8');
+  const nl = code.indexOf('\n');
+  let routed = 0;
+  const rest = code.slice(nl + 1).replace(/\bimport\(/g, () => (routed++, '__vidpubImport('));
+  if (!code.slice(0, nl).includes(IMPORT_ROUTER)) throw new Error(`${outfile}: the banner does not define __vidpubImport`);
+  await writeFile(url, code.slice(0, nl + 1) + rest);
+  return routed;
+}
+
+/**
  * The fast path must stay small: it is the registry and the help renderer, data
  * and string functions. Rather than steering the bundler away from files by
  * path, the build checks what came out: no require() of anything (a dependency,
@@ -93,7 +114,13 @@ Its inputs: ${inputs}`);
 await rm(new URL(out, root), { recursive: true, force: true });
 try {
   await Promise.all([
-    build({ ...common, entryPoints: ['src/index.ts'], outfile: `${out}/main.js`, plugins: [emulatorApart] }),
+    build({
+      ...common,
+      entryPoints: ['src/index.ts'],
+      outfile: `${out}/main.js`,
+      plugins: [emulatorApart],
+      banner: { js: `${common.banner.js} ${IMPORT_ROUTER}` },
+    }).then(() => routeDynamicImports(`${out}/main.js`)),
     build({ ...common, entryPoints: ['src/emulator/index.ts'], outfile: `${out}/emulator.js` }),
     build({
       ...common,

@@ -1,0 +1,77 @@
+/**
+ * The V8 code cache of the built CLI (bin/compile-cache.js): written once,
+ * 0600 in a 0700 directory under the XDG cache dir; later runs restore the
+ * bundle from it, dynamic imports included (undici for an upload); a damaged
+ * cache is replaced; a cache that cannot be written never fails a command.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
+import { useEmulator } from '../support/emulator.js';
+
+const emu = useEmulator();
+const CLIP = join(ROOT, 'test', 'fixtures', 'clip.mp4');
+
+beforeAll(() => ensureBuilt());
+
+function envWith(cacheHome: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.VIDPUB_CACHE_DIR;
+  delete env.VIDPUB_NO_COMPILE_CACHE;
+  return { ...env, ...emu.env(), XDG_CACHE_HOME: cacheHome, VIDPUB_CONFIG_DIR: join(cacheHome, 'config'), VIDPUB_NO_JOURNAL: '1', ...extra };
+}
+
+const cacheFiles = (dir: string) => readdirSync(dir).filter((f) => f.startsWith('v8-main-') && f.endsWith('.bin'));
+
+describe('compile cache', () => {
+  test('the first run writes it (0600 in 0700); the next run, restored from it, still loads modules on demand', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'vidpub-cc-'));
+    const first = await runAsync(process.execPath, [BIN, 'me', '--json'], { env: envWith(home) });
+    expect(first.status).toBe(0);
+    const dir = join(home, 'vidpub');
+    const files = cacheFiles(dir);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toContain(process.version);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, files[0]!)).mode & 0o777).toBe(0o600);
+    const written = statSync(join(dir, files[0]!)).mtimeMs;
+
+    // An upload imports undici on demand: from cached code that import() must work.
+    const second = await runAsync(process.execPath, [BIN, 'upload', CLIP, '--no-wait', '--quiet'], { env: envWith(home) });
+    expect(second.stderr).toBe('');
+    expect(second.status).toBe(0);
+    expect(second.stdout.trim()).toMatch(/^med_\w+$/);
+    // Accepted, so not written again.
+    expect(statSync(join(dir, files[0]!)).mtimeMs).toBe(written);
+  });
+
+  test('a damaged cache file is rejected by V8 and replaced; the command is unaffected', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'vidpub-cc-'));
+    expect((await runAsync(process.execPath, [BIN, 'me', '--json'], { env: envWith(home) })).status).toBe(0);
+    const dir = join(home, 'vidpub');
+    const file = join(dir, cacheFiles(dir)[0]!);
+    writeFileSync(file, 'not a V8 code cache');
+    const r = await runAsync(process.execPath, [BIN, 'me', '--json'], { env: envWith(home) });
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).workspace.name).toBe('Demo');
+    expect(statSync(file).size).toBeGreaterThan(1000);
+  });
+
+  test('a cache directory that cannot be written, or VIDPUB_NO_COMPILE_CACHE=1: no cache, the command still works', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'vidpub-cc-'));
+    const blocked = join(home, 'blocked');
+    writeFileSync(blocked, 'a file where the cache directory would go');
+    const r = await runAsync(process.execPath, [BIN, 'me', '--json'], { env: envWith(home, { VIDPUB_CACHE_DIR: join(blocked, 'vidpub') }) });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+
+    const off = mkdtempSync(join(tmpdir(), 'vidpub-cc-'));
+    mkdirSync(join(off, 'vidpub'), { mode: 0o700 });
+    chmodSync(join(off, 'vidpub'), 0o700);
+    const r2 = await runAsync(process.execPath, [BIN, 'me', '--json'], { env: envWith(off, { VIDPUB_NO_COMPILE_CACHE: '1' }) });
+    expect(r2.status).toBe(0);
+    expect(cacheFiles(join(off, 'vidpub'))).toEqual([]);
+  });
+});
