@@ -47,6 +47,7 @@ describe('npm pack', () => {
     const paths = packed.files.map((f) => f.path).sort();
     const expected = [
       'README.md',
+      'bin/compile-cache.js',
       'bin/package.json',
       'bin/vidpub.js',
       'dist/assets/clip.mp4',
