@@ -5,6 +5,7 @@ import { colorLevel, makeColors } from '../ui/color.js';
 import { parseDuration } from '../util/duration.js';
 import type { CommandSpec, GlobalOptions, Invocation, Logger } from './command.js';
 import { COMMANDS, findCommand, type CommandEntry } from './commands/index.js';
+import { lazyJournal } from './journal-session.js';
 import type { Context } from './context.js';
 import {
   DEFAULT_MAX_WAIT,
@@ -64,6 +65,7 @@ function resolveGlobals(all: Record<string, unknown>, ctx: Context, given: (opti
     maxWaitMs: parseDuration(String(all.maxWait ?? DEFAULT_MAX_WAIT), '--max-wait'),
     maxWaitGiven: given('maxWait'),
     waitForQuota: all.waitForQuota === true,
+    journal: all.journal !== false && !truthy(ctx.env.VIDPUB_NO_JOURNAL),
   };
 }
 
@@ -126,6 +128,10 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
         colors: colors.stderr,
       },
       debugOut: globals.debug ? io.stderr : undefined,
+      journal:
+        globals.journal === false
+          ? undefined
+          : lazyJournal({ env, profile: globals.profile, client: getClient, clock: ctx.clock, signal: ctx.signal, warn: log.warn }),
     },
     clientSettings,
     client: getClient,
@@ -201,6 +207,7 @@ function buildProgram(ctx: Context): Command {
 
 function declare(program: Command, entry: CommandEntry): Command {
   const cmd = program.command(entry.args ? `${entry.name} ${entry.args}` : entry.name).description(entry.summary);
+  for (const alias of entry.aliases ?? []) cmd.alias(alias);
   cmd.exitOverride();
   cmd.configureOutput({
     writeOut: (s) => program.configureOutput().writeOut!(s),

@@ -41,6 +41,7 @@ export const GLOBAL_OPTIONS: readonly GlobalOptionSpec[] = [
   { flags: '--api-key-file <path>', description: 'read the API key from this file (else VIDPUB_API_KEY, else the profile)' },
   { flags: '--workspace <name>', description: 'refuse to write unless the key belongs to this workspace (VIDPUB_WORKSPACE)' },
   { flags: '--max-wait <dur>', description: 'longest total wait for rate limits (90s, 5m, 1h)', default: DEFAULT_MAX_WAIT },
+  { flags: '--no-journal', description: 'keep no record of this run in the local journal (also VIDPUB_NO_JOURNAL=1)' },
   { flags: '--wait-for-quota', description: 'when the daily post allowance is used up, sleep until it resets instead of failing' },
   { flags: '--debug', description: 'log each request and response on stderr, secrets redacted (VIDPUB_DEBUG=1)' },
 ];

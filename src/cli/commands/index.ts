@@ -9,6 +9,8 @@ export interface CommandEntry {
   name: string;
   args?: string;
   summary: string;
+  /** Other names the command answers to. */
+  aliases?: string[];
   group: 'account' | 'media' | 'posts' | 'tools';
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   load(): Promise<{ default: CommandSpec<any, any> }>;
@@ -24,7 +26,9 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'import', args: '<url>', summary: 'Import a video from a direct https link', group: 'media', load: () => import('./import.js') },
   { name: 'post', args: '[file-or-url]', summary: 'Upload or import a video and post it to destinations', group: 'posts', load: () => import('./post.js') },
   { name: 'publish', args: '<post-id>', summary: 'Publish a draft now or later, or move a scheduled post', group: 'posts', load: () => import('./publish.js') },
-  { name: 'status', args: '<post-id>', summary: "Show a post and each destination's status", group: 'posts', load: () => import('./status.js') },
+  { name: 'status', args: '[id]', summary: "Show a post and each destination's status (the last one made here), or a video's", group: 'posts', load: () => import('./status.js') },
+  { name: 'history', aliases: ['posts'], summary: 'List the posts made from this machine, newest first', group: 'posts', load: () => import('./history.js') },
+  { name: 'retry', args: '<post-id>', summary: 'Post again to the destinations of a post that failed', group: 'posts', load: () => import('./retry.js') },
   { name: 'emulator', summary: 'Run the local emulator of the Video Publishing Service', group: 'tools', load: () => import('./emulator.js') },
   { name: 'demo', summary: 'Run the whole job against a built-in emulator', group: 'tools', load: () => import('./demo.js') },
   { name: 'completion', args: '<shell>', summary: 'Print shell completion for bash, zsh or fish', group: 'tools', load: () => import('./completion.js') },
@@ -32,5 +36,5 @@ export const COMMANDS: CommandEntry[] = [
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {
-  return COMMANDS.find((c) => c.name === name);
+  return COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
 }

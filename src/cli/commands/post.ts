@@ -104,7 +104,8 @@ export default defineCommand<PostOpts, PostResult>({
       .option('--draft', 'save a draft instead of publishing (prints its review link and issues)')
       .option('--no-wait', 'return once the post is created, without waiting for each destination')
       .option('--timeout <dur>', 'longest wait for the video and the post (90s, 5m, 1h)', DEFAULT_TIMEOUT)
-      .option('--idempotency-key <key>', 'rerunning with the same key within 24 h creates no second video or post')
+      .option('--idempotency-key <key>', 'rerunning with the same key creates no second video or post (this machine: always; any machine: 24 h)')
+      .option('--force-new', 'post again although this machine already posted under --idempotency-key')
       .option('-y, --yes', 'do not ask for confirmation');
   },
   async parse(args, flags, inv) {
@@ -122,6 +123,8 @@ export default defineCommand<PostOpts, PostResult>({
     const options = ((flags.option as string[] | undefined) ?? []).map(parseOptionFlag);
     const timeoutMs = parseTimeout(flags);
     const idempotencyKey = parseIdempotencyKey(flags.idempotencyKey);
+    const forceNew = flags.forceNew === true;
+    if (forceNew && idempotencyKey === undefined) throw new UsageError('--force-new goes with --idempotency-key: without a key every run posts anew');
     const caption = await readCaption(flags, inv);
     if (caption === undefined && !inv.interactive) {
       throw new UsageError('--caption is required when there is no terminal to ask on', {
@@ -129,7 +132,7 @@ export default defineCommand<PostOpts, PostResult>({
       });
     }
     const source = await parseSource(args, flags, inv);
-    return { source, to, caption, options, when, draft, wait: flags.wait !== false, timeoutMs, idempotencyKey, yes: flags.yes === true, zone };
+    return { source, to, caption, options, when, draft, wait: flags.wait !== false, timeoutMs, idempotencyKey, forceNew, yes: flags.yes === true, zone };
   },
   async run(opts, inv) {
     const { runPost } = await import('../../posts/post-flow.js');
