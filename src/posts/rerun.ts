@@ -18,13 +18,16 @@ export interface EarlierOpts {
   timeoutMs: number;
   deadlineMs: number;
   zone: string;
+  /** The sentence said before the post is shown (default: the one for --idempotency-key). */
+  message?: string;
 }
 
 export async function reportEarlier(session: Session, client: ApiClient, earlier: JournalPost, opts: EarlierOpts): Promise<PostResult> {
   const { signal } = session;
   session.log.info(
-    `--idempotency-key ${opts.key} was used for post ${earlier.post_id} on ${earlier.at} (this machine's journal): ` +
-      'nothing new is created; reporting that post as it is now. To post again under this key, add --force-new.',
+    opts.message ??
+      `--idempotency-key ${opts.key} was used for post ${earlier.post_id} on ${earlier.at} (this machine's journal): ` +
+        'nothing new is created; reporting that post as it is now. To post again under this key, add --force-new.',
   );
   const post = await client.getPost(earlier.post_id, { signal });
   let names: Record<string, string> = {};

@@ -4,7 +4,7 @@
  * state, progress and error; --wait waits like upload does), or a post id.
  */
 import type { Media } from '../api/types.js';
-import { UsageError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import type { Session } from '../flows/session.js';
 import { journalOff } from './history-flow.js';
 import { runStatus, type StatusOpts } from './publish-flow.js';
@@ -28,7 +28,7 @@ export async function runAnyStatus(opts: AnyStatusOpts, session: Session): Promi
     if (!session.journal) throw journalOff('vidpub status without an id');
     const last = await session.journal.lastPost();
     if (!last) {
-      throw new UsageError(`no post made from this machine is in the journal (${session.journal.dir}) for this profile`, {
+      throw new NotFoundError(`no post made from this machine is in the journal (${session.journal.dir}) for this profile`, {
         hint: 'Give the post id: vidpub status POST_ID ("vidpub history --all-profiles" lists the posts of every profile).',
       });
     }
