@@ -37,6 +37,8 @@ export interface RecordedDestination {
   /** "@vidpub.demo (tiktok)" when known. */
   name?: string;
   options?: Record<string, OptionValue>;
+  /** Its status when the record was written. */
+  status?: string;
 }
 
 /** A post vidpub created (or found already created by an earlier run). */
