@@ -124,6 +124,8 @@ export class JournalStore {
     for (const file of this.files()) {
       let buf: Buffer;
       try {
+        // Only a regular file is read (a device such as /dev/full would never end).
+        if (!statSync(file).isFile()) continue;
         buf = readFileSync(file);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
