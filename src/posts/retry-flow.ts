@@ -66,7 +66,7 @@ export async function runRetry(opts: RetryOpts, session: Session): Promise<Retry
     const message =
       `${chosen.length === 1 ? 'This destination' : 'These destinations'} of post ${original.id} ${chosen.length === 1 ? 'was' : 'were'} already retried ` +
       `as post ${earlier.post_id} on ${earlier.at} (this machine's journal): nothing new is created; reporting that post as it is now.` +
-      (failedDestinations(original).length > 0 ? ` If it failed too, retry it: vidpub retry ${earlier.post_id}` : '');
+      (earlier.state === 'failed' ? ` It failed too: vidpub retry ${earlier.post_id}` : '');
     const r = await reportEarlier(session, client, earlier, { key, wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs, zone: opts.zone, message });
     return { ...r, retryOf: original.id };
   }
