@@ -37,13 +37,13 @@ export default defineCommand<Opts, HistoryResult & { zone: string }>({
   description:
     'List the posts made from this machine (the local journal), newest first: id, time, status, each destination\'s ' +
     'state, caption. Only what vidpub recorded here, with the state last seen; --refresh reads the posts still in ' +
-    'progress again from the service. --workspace (global) keeps the posts of that workspace.',
+    'progress again from the service. --workspace (global) keeps the posts of that workspace. Also: vidpub posts.',
   examples: [
     'vidpub history',
     'vidpub history --status failed --since 7d',
     'vidpub history --destination @vidpub.demo --limit 5',
     'vidpub history --refresh --json',
-    'vidpub posts --all-profiles',
+    'vidpub history --all-profiles',
   ],
   configure(cmd: Command) {
     cmd
