@@ -34,7 +34,7 @@ async function start(opts: { args?: string[]; env?: Record<string, string> } = {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, ...(opts.args ?? ['mcp'])],
-    env: { VIDPUB_CONFIG_DIR: tempConfigDir(), ...emu.env(), ...opts.env },
+    env: { VIDPUB_CONFIG_DIR: tempConfigDir(), VIDPUB_STATE_DIR: join(tempConfigDir(), 'state'), ...emu.env(), ...opts.env },
     cwd: ROOT,
     stderr: 'pipe',
   });
