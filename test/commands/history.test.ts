@@ -112,6 +112,27 @@ describe('vidpub history', () => {
     expect((await emu.requests()).filter((q) => q.method === 'GET' && q.path === `/v1/posts/${p.id}`).length).toBe(gets);
   });
 
+  it('--refresh stops short of the minute\'s read allowance and says how many it left', async () => {
+    await emu.advance(61); // a fresh minute
+    const a = await post(['--to', 'linkedin', '--at', '+2h']);
+    const b = await post(['--to', 'linkedin', '--at', '+3h']);
+    // Spend reads until 6 are left: the first refresh leaves 5, the reserve.
+    for (;;) {
+      const res = await fetch(emu.baseUrl + '/me', { headers: { authorization: `Bearer ${emu.key()}` } });
+      await res.text();
+      if (Number(res.headers.get('x-ratelimit-remaining')) <= 6) break;
+    }
+    const before = (await emu.requests()).filter((q) => q.method === 'GET' && q.path.startsWith('/v1/posts/')).length;
+    const r = await run(['history', '--refresh', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/1 post was not refreshed \(another profile's service or key, or to leave 5 reads of this minute's allowance\); run again to refresh it\./);
+    expect((await emu.requests()).filter((q) => q.method === 'GET' && q.path.startsWith('/v1/posts/')).length).toBe(before + 1);
+    expect((JSON.parse(r.stdout) as { post_id: string; state: string }[]).map((p) => [p.post_id, p.state])).toEqual([
+      [b.id, 'scheduled'],
+      [a.id, 'scheduled'],
+    ]);
+  });
+
   it('a damaged line: one warning naming the file and line, the rest listed', async () => {
     const a = await post(['--to', 'linkedin']);
     appendFileSync(join(stateDir, 'journal.jsonl'), '{"v":1,"kind":"po\n');
