@@ -175,7 +175,15 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
   // Rerun safety beyond the service's 24 hours: a key this machine has posted under is reported, not posted again.
   if (opts.idempotencyKey && !opts.forceNew && session.journal) {
     const earlier = await session.journal.findByKey(opts.idempotencyKey);
-    if (earlier) return reportEarlier(session, client, earlier, { key: opts.idempotencyKey, wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs, zone: opts.zone });
+    if (earlier) {
+      if (opts.caption !== undefined && opts.caption.slice(0, 200) !== earlier.caption) {
+        session.log.warn(
+          `This command's caption differs from that of post ${earlier.post_id}, made earlier with --idempotency-key ${opts.idempotencyKey}: ` +
+            'nothing is posted with it. For a new post use a new key, or add --force-new.',
+        );
+      }
+      return reportEarlier(session, client, earlier, { key: opts.idempotencyKey, wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs, zone: opts.zone });
+    }
   }
 
   // Destinations, their options, what is missing: all before any upload.

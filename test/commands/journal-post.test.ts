@@ -86,6 +86,7 @@ describe('rerun safety beyond 24 hours', () => {
     const id = /^id\t(\S+)$/m.exec(first.stdout)![1]!;
     expect(second.stdout).toMatch(new RegExp(`^id\\t${id}$`, 'm'));
     expect(second.stderr).toMatch(new RegExp(`Post again to that destination with: vidpub retry ${id}`));
+    expect(second.stderr).toMatch(new RegExp(`! This command's caption differs from that of post ${id}, made earlier with --idempotency-key nightly-42: nothing is posted with it\\. For a new post use a new key, or add --force-new\\.`));
     expect((await emu.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/posts')).toHaveLength(1);
   });
 
