@@ -44,9 +44,10 @@ export default tseslint.config(
     'src/api/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'ui', 'emulator'],
     'src/ui/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'config', 'emulator'],
     'src/config/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'emulator'],
+    'src/journal/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'ui', 'emulator'],
     'src/emulator/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'ui', 'config'],
-    'src/{core,util}/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'config', 'emulator'],
-    'src/errors.ts': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'config', 'emulator', 'core'],
+    'src/{core,util}/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'config', 'journal', 'emulator'],
+    'src/errors.ts': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'config', 'journal', 'emulator', 'core'],
   }),
 );
 

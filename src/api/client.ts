@@ -74,6 +74,8 @@ export function responseMeta(result: unknown): ResponseMeta | undefined {
 
 export interface ApiClient {
   readonly baseUrl: string;
+  /** A short hash of the API key (never the key), naming it in the local journal. */
+  readonly keyId?: string;
   getMe(o?: CallOptions): Promise<Me>;
   listDestinations(o?: CallOptions): Promise<Destination[]>;
   getDestinationOptions(destinationId: string, o?: CallOptions): Promise<DestinationOptions>;

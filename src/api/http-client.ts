@@ -20,7 +20,7 @@
  *
  * It needs no CLI Context: a clock, a signal and two sinks (ClientDeps).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { AuthError, InterruptedError, RateLimitError, ServiceError, sanitize } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
@@ -106,6 +106,7 @@ export async function createApiClient(settings: ClientSettings, deps: ClientDeps
 
 class HttpApiClient implements ApiClient {
   readonly baseUrl: string;
+  readonly keyId: string;
   readonly #key: string;
   readonly #origin: URL;
   readonly #debug: DebugLogger;
@@ -127,6 +128,7 @@ class HttpApiClient implements ApiClient {
   ) {
     this.baseUrl = baseUrl;
     this.#key = key;
+    this.keyId = createHash('sha256').update(key).digest('hex').slice(0, 12);
     this.#origin = new URL(baseUrl);
     this.#debug = createDebugLogger({ out: deps.debugOut, now: () => deps.clock.now(), secrets: () => [this.#key] });
     this.#pacer = new Pacer(deps.clock);

@@ -22,6 +22,8 @@ export interface GlobalOptions {
   /** --max-wait was given on the command line (not its default): a command that caps waits must honour it. */
   maxWaitGiven?: boolean;
   waitForQuota: boolean;
+  /** false with --no-journal or VIDPUB_NO_JOURNAL=1. */
+  journal?: boolean;
 }
 
 export type { Logger } from '../core/log.js';

@@ -6,6 +6,7 @@ import { parseDuration } from '../util/duration.js';
 import type { CommandSpec, GlobalOptions, Invocation, Logger } from './command.js';
 import { COMMANDS, commandTerm, findCommand, type CommandEntry } from './commands/index.js';
 import { loadCommand } from './commands/load.js';
+import { lazyJournal } from './journal-session.js';
 import type { Context } from './context.js';
 import { addFlags } from './declare.js';
 import { DEFAULT_MAX_WAIT, GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS, HELP_FLAG, VERSION_FLAG, flagTerm } from './flags.js';
@@ -55,6 +56,7 @@ function resolveGlobals(all: Record<string, unknown>, ctx: Context, given: (opti
     maxWaitMs: parseDuration(String(all.maxWait ?? DEFAULT_MAX_WAIT), '--max-wait'),
     maxWaitGiven: given('maxWait'),
     waitForQuota: all.waitForQuota === true,
+    journal: all.journal !== false && !truthy(ctx.env.VIDPUB_NO_JOURNAL),
   };
 }
 
@@ -117,6 +119,10 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
         colors: colors.stderr,
       },
       debugOut: globals.debug ? io.stderr : undefined,
+      journal:
+        globals.journal === false
+          ? undefined
+          : lazyJournal({ env, profile: globals.profile, client: getClient, clock: ctx.clock, signal: ctx.signal, warn: log.warn }),
     },
     clientSettings,
     client: getClient,
@@ -193,6 +199,7 @@ function buildProgram(ctx: Context): Command {
 
 function declare(program: Command, entry: CommandEntry): Command {
   const cmd = program.command(commandTerm(entry)).description(entry.summary);
+  for (const alias of entry.aliases ?? []) cmd.alias(alias);
   cmd.exitOverride();
   cmd.configureOutput({
     writeOut: (s) => program.configureOutput().writeOut!(s),

@@ -7,6 +7,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
+import type { Journal } from '../journal/types.js';
 import type { Colors } from '../ui/color.js';
 import type { Progress } from '../ui/progress.js';
 import type { Prompter } from '../ui/prompter.js';
@@ -38,6 +39,8 @@ export interface Session {
   screen: Screen;
   /** Where --debug lines of the upload go (secrets redacted); absent without --debug. */
   debugOut?: { write(text: string): unknown };
+  /** The local journal of what was created and seen (src/journal/); absent with --no-journal / VIDPUB_NO_JOURNAL=1. */
+  journal?: Journal;
 }
 
 /**

@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ApiClient } from '../api/client.js';
+import { responseMeta, type ApiClient } from '../api/client.js';
 import type { CreatePostRequest } from '../api/types.js';
 import { ExitCode, RateLimitError, VidpubError, sanitize } from '../errors.js';
 import type { Session } from '../flows/session.js';
@@ -150,13 +150,27 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
     get_me: call((c, _a, { signal }) => c.getMe({ signal })),
     list_destinations: call(async (c, _a, { signal }) => ({ data: await c.listDestinations({ signal }) })),
     get_destination_options: call((c, a, { signal }) => c.getDestinationOptions(a.destination_id, { signal })),
-    import_media: call((c, { idempotency_key, ...body }, { signal }) => c.createImport(body, { idempotencyKey: idempotency_key, signal })),
+    import_media: call(async (c, { idempotency_key, ...body }, { signal }) => {
+      const media = await c.createImport(body, { idempotencyKey: idempotency_key, signal });
+      await session.journal?.media({ media, link: body.url, idem: idempotency_key, outcome: String(media.status) });
+      return media;
+    }),
     get_media: call((c, a, { signal }) => c.getMedia(a.media_id, { signal })),
-    create_post: call((c, { idempotency_key, ...body }, { signal }) =>
-      c.createPost(body as CreatePostRequest, { idempotencyKey: idempotency_key, signal }),
-    ),
-    publish_post: call((c, { idempotency_key, post_id, ...body }, { signal }) => c.publishPost(post_id, body, { idempotencyKey: idempotency_key, signal })),
-    get_post: call((c, a, { signal }) => c.getPost(a.post_id, { signal })),
+    create_post: call(async (c, { idempotency_key, ...body }, { signal }) => {
+      const post = await c.createPost(body as CreatePostRequest, { idempotencyKey: idempotency_key, signal });
+      await session.journal?.post({ post, idem: idempotency_key, outcome: responseMeta(post)?.replayed ? 'replayed' : 'created' });
+      return post;
+    }),
+    publish_post: call(async (c, { idempotency_key, post_id, ...body }, { signal }) => {
+      const post = await c.publishPost(post_id, body, { idempotencyKey: idempotency_key, signal });
+      await session.journal?.status(post, post.status === 'scheduled' ? 'scheduled' : 'publishing');
+      return post;
+    }),
+    get_post: call(async (c, a, { signal }) => {
+      const post = await c.getPost(a.post_id, { signal });
+      await session.journal?.status(post);
+      return post;
+    }),
   };
 
   const local: ToolHandlers<LocalToolName> = {

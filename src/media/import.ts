@@ -9,6 +9,7 @@ import { InterruptedError, isInterruption } from '../errors.js';
 import { stepKey, type Session } from '../flows/session.js';
 import { silentProgress } from '../ui/progress.js';
 import { checkImportUrl } from './import-url.js';
+import { noteWait } from './upload.js';
 import { waitForMedia, type MediaFlowOptions } from './wait.js';
 
 export interface ImportLinkOptions extends MediaFlowOptions {
@@ -39,9 +40,11 @@ export async function importLink(session: Session, url: string, opts: ImportLink
     throw err;
   }
   opts.onMedia?.(media);
+  const note = async (m: Media, outcome: string) => session.journal?.media({ media: m, link: link.url, idem: opts.idempotencyBase, outcome });
   if (!opts.wait || media.status === 'ready') {
     progress.stop();
+    await note(media, String(media.status));
     return media;
   }
-  return waitForMedia(session, media.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media });
+  return noteWait(media, () => waitForMedia(session, media.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media }), note);
 }

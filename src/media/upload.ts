@@ -34,6 +34,10 @@ export async function uploadFile(session: Session, file: VideoFile, opts: Upload
 
   let media: Media | undefined;
   let sent = 0;
+  /** The video in the local journal, with how this flow ended for it. */
+  const note = async (m: Media | undefined, outcome: string) => {
+    if (m) await session.journal?.media({ media: m, file: file.path, size: file.size, idem: opts.idempotencyBase, outcome });
+  };
   const create = async (step: string): Promise<{ res: CreateUploadResponse; replayed: boolean }> => {
     const res = await client.createUpload(request, { idempotencyKey: stepKey(opts.idempotencyBase, step), signal });
     const replayed = responseMeta(res)?.replayed === true;
@@ -95,6 +99,7 @@ export async function uploadFile(session: Session, file: VideoFile, opts: Upload
     }
   } catch (err) {
     progress.stop();
+    await note(media, isInterruption(err, signal) ? 'interrupted' : 'error');
     if (isInterruption(err, signal)) {
       const where = media
         ? `during the upload of ${file.filename} (video ${media.id}, ${file.size ? Math.floor((sent / file.size) * 100) : 0}% sent); it was not completed`
@@ -106,7 +111,22 @@ export async function uploadFile(session: Session, file: VideoFile, opts: Upload
 
   if (!opts.wait || media!.status === 'ready') {
     progress.stop();
+    await note(media, String(media!.status));
     return media!;
   }
-  return waitForMedia(session, media!.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media });
+  return noteWait(media!, () => waitForMedia(session, media!.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media }), note);
+}
+
+/** Runs a wait for a video and notes how it ended (ready, failed, timeout, interrupted). */
+export async function noteWait(media: Media, wait: () => Promise<Media>, note: (m: Media, outcome: string) => Promise<void>): Promise<Media> {
+  try {
+    const ready = await wait();
+    await note(ready, String(ready.status));
+    return ready;
+  } catch (err) {
+    const data = (err as { data?: unknown }).data as Media | undefined;
+    const outcome = err instanceof VidpubError ? ({ 6: 'failed', 7: 'timeout', 130: 'interrupted' } as Record<number, string>)[err.exitCode] ?? 'error' : 'error';
+    await note(data && typeof data === 'object' && data.id ? data : media, outcome);
+    throw err;
+  }
 }

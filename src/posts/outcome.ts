@@ -18,7 +18,9 @@ export function settle(r: PostResult): PostResult {
     .join('; ');
   throw new WorkFailedError(`Post ${r.post.id}: ${failed.length} of ${total} destination${total === 1 ? '' : 's'} did not publish: ${what}`, {
     data: { ...r, headline: undefined },
-    hint: r.post.review_url ? `Review it in the web app: ${r.post.review_url}` : undefined,
+    hint: [`Post again to ${failed.length === 1 ? 'that destination' : 'those destinations'} with: vidpub retry ${r.post.id}`, r.post.review_url ? `Review it in the web app: ${r.post.review_url}` : '']
+      .filter(Boolean)
+      .join('\n'),
   });
 }
 

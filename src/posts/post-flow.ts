@@ -25,6 +25,8 @@ import {
 import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
 import { blockingIssues, destinationLabel, namesOf, type PostResult } from './render.js';
 import { summaryLines, whenLine } from './summary.js';
+import { recordingEnd } from './journal-notes.js';
+import { reportEarlier } from './rerun.js';
 import { followPost } from './watch.js';
 import type { ResolvedWhen } from './when.js';
 
@@ -47,6 +49,8 @@ export interface PostOpts {
   wait: boolean;
   timeoutMs: number;
   idempotencyKey?: string;
+  /** --force-new: post again although the journal knows --idempotency-key. */
+  forceNew?: boolean;
   yes: boolean;
   zone: string;
 }
@@ -128,7 +132,7 @@ async function confirm(opts: PostOpts, session: Session, summary: string[]): Pro
 async function obtainMedia(opts: PostOpts, session: Session, known: Media | undefined, ready: boolean, deadlineMs: number): Promise<Media> {
   const progress = await session.progress();
   const s = opts.source;
-  const common = { idempotencyBase: opts.idempotencyKey, wait: ready, deadlineMs, progress };
+  const common = { idempotencyBase: serviceKeyBase(opts, session), wait: ready, deadlineMs, progress };
   if (s.kind === 'file') {
     const { uploadFile } = await import('../media/upload.js');
     return uploadFile(session, s.file, common);
@@ -146,10 +150,41 @@ async function obtainMedia(opts: PostOpts, session: Session, known: Media | unde
   return waitForMedia(session, media.id, { deadlineMs, progress, current: media });
 }
 
+const forcedBases = new WeakMap<PostOpts, string>();
+
+/**
+ * The base of the service's Idempotency-Keys: --idempotency-key, or with
+ * --force-new that key made new for this run (the service would replay the
+ * known key's post for 24 hours).
+ */
+function serviceKeyBase(opts: PostOpts, session: Session): string | undefined {
+  if (!opts.idempotencyKey || !opts.forceNew) return opts.idempotencyKey;
+  let base = forcedBases.get(opts);
+  if (!base) {
+    base = `${opts.idempotencyKey}~${session.clock.now().toString(36)}`;
+    forcedBases.set(opts, base);
+  }
+  return base;
+}
+
 export async function runPost(opts: PostOpts, session: Session): Promise<PostResult> {
   const client = await session.client();
   const { clock, signal } = session;
   const deadlineMs = clock.now() + opts.timeoutMs;
+
+  // Rerun safety beyond the service's 24 hours: a key this machine has posted under is reported, not posted again.
+  if (opts.idempotencyKey && !opts.forceNew && session.journal) {
+    const earlier = await session.journal.findByKey(opts.idempotencyKey);
+    if (earlier) {
+      if (opts.caption !== undefined && opts.caption.slice(0, 200) !== earlier.caption) {
+        session.log.warn(
+          `This command's caption differs from that of post ${earlier.post_id}, made earlier with --idempotency-key ${opts.idempotencyKey}: ` +
+            'nothing is posted with it. For a new post use a new key, or add --force-new.',
+        );
+      }
+      return reportEarlier(session, client, earlier, { key: opts.idempotencyKey, wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs, zone: opts.zone });
+    }
+  }
 
   // Destinations, their options, what is missing: all before any upload.
   const { chosen, names } = await chooseDestinations(opts, session);
@@ -217,7 +252,7 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
 
   let post: Post;
   try {
-    post = await client.createPost(body, { idempotencyKey: stepKey(opts.idempotencyKey, 'post'), signal });
+    post = await client.createPost(body, { idempotencyKey: stepKey(serviceKeyBase(opts, session), 'post'), signal });
   } catch (err) {
     if (isDailyLimit(err)) {
       throw dailyLimitError(
@@ -230,22 +265,51 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
     }
     if (err instanceof BlockedError) throw blockedCreate(err, names);
     if (err instanceof UsageError && err.http?.code === 'idempotency_key_reused' && opts.idempotencyKey) {
-      throw new UsageError(`--idempotency-key ${opts.idempotencyKey} was used within the last 24 hours for a different post (another caption, destinations, options or time)`, {
-        hint: 'Use a new key for a new post. A relative --at (such as +2h) gives a new time on every run: use an absolute time with a key.',
-        http: err.http,
-        cause: err,
-      });
+      throw await keyReusedError(opts.idempotencyKey, session, err);
     }
     throw err;
   }
-  if (responseMeta(post)?.replayed === true) {
+  const replayed = responseMeta(post)?.replayed === true;
+  if (replayed) {
     session.log.info(`Post ${post.id} was already created by an earlier run with this --idempotency-key; reporting it.`);
     post = await client.getPost(post.id, { signal });
   }
+  const s = opts.source;
+  await session.journal?.post({
+    post,
+    names,
+    ...(s.kind === 'file' ? { file: s.file.path, size: s.file.size } : s.kind === 'url' ? { link: s.url } : {}),
+    ...(s.kind !== 'file' && typeof media.size_bytes === 'number' ? { size: media.size_bytes } : {}),
+    idem: opts.idempotencyKey,
+    outcome: replayed ? 'replayed' : 'created',
+  });
 
   const result: PostResult = { post, names, zone: opts.zone };
-  if (opts.draft) return { ...result, headline: 'Draft saved.' };
-  if (blockingIssues(post.issues).length > 0) throw blockedPost(result, 'published');
-  if (post.status === 'scheduled') return { ...result, headline: 'Scheduled.' };
-  return followPost(session, client, { ...result, headline: 'Publishing.' }, { wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs });
+  return recordingEnd(
+    session,
+    async () => {
+      if (opts.draft) return { ...result, headline: 'Draft saved.' };
+      if (blockingIssues(post.issues).length > 0) throw blockedPost(result, 'published');
+      if (post.status === 'scheduled') return { ...result, headline: 'Scheduled.' };
+      return followPost(session, client, { ...result, headline: 'Publishing.' }, { wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs });
+    },
+    post,
+  );
+}
+
+/** The refusal of a key the service saw for another request: names the post when this machine made it. */
+async function keyReusedError(key: string, session: Session, err: UsageError): Promise<UsageError> {
+  const earlier = await session.journal?.findByKey(key).catch(() => undefined);
+  const what = earlier ? ` (post ${earlier.post_id}, made on ${earlier.at})` : '';
+  const retry = earlier
+    ? `To post again to the destinations of ${earlier.post_id} that failed: vidpub retry ${earlier.post_id}.`
+    : 'To post again to the destinations of that post that failed: vidpub retry POST_ID ("vidpub history" lists the posts made here).';
+  return new UsageError(
+    `--idempotency-key ${key} was used within the last 24 hours for a different post${what} (another caption, destinations, options or time)`,
+    {
+      hint: `${retry} Use a new key for a new post. A relative --at (such as +2h) gives a new time on every run: use an absolute time with a key.`,
+      http: err.http,
+      cause: err,
+    },
+  );
 }

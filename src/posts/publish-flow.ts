@@ -7,6 +7,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Post } from '../api/types.js';
 import { BlockedError } from '../errors.js';
 import type { Session } from '../flows/session.js';
+import { recordingEnd } from './journal-notes.js';
 import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
 import { blockingIssues, namesOf, type PostResult } from './render.js';
 import { whenLine } from './summary.js';
@@ -58,15 +59,24 @@ export async function runPublish(opts: PublishOpts, session: Session): Promise<P
     }
     if (err instanceof BlockedError) {
       const current = await client.getPost(opts.postId, { signal }).catch(() => undefined);
-      if (current) throw blockedPost({ post: current, names, zone: opts.zone }, 'published');
+      if (current) {
+        await session.journal?.status(current, 'blocked');
+        throw blockedPost({ post: current, names, zone: opts.zone }, 'published');
+      }
       throw blockedCreate(err, names);
     }
     throw err;
   }
   const r: PostResult = { post, names, zone: opts.zone };
-  if (blockingIssues(post.issues).length > 0 && post.status === 'draft') throw blockedPost(r, 'published');
-  if (post.status === 'scheduled') return { ...r, headline: 'Scheduled.' };
-  return followPost(session, client, { ...r, headline: 'Publishing.' }, opts);
+  return recordingEnd(
+    session,
+    async () => {
+      if (blockingIssues(post.issues).length > 0 && post.status === 'draft') throw blockedPost(r, 'published');
+      if (post.status === 'scheduled') return { ...r, headline: 'Scheduled.' };
+      return followPost(session, client, { ...r, headline: 'Publishing.' }, opts);
+    },
+    post,
+  );
 }
 
 export async function runStatus(opts: StatusOpts, session: Session): Promise<PostResult> {
@@ -74,10 +84,14 @@ export async function runStatus(opts: StatusOpts, session: Session): Promise<Pos
   const { signal } = session;
   const post = await client.getPost(opts.postId, { signal });
   const r: PostResult = { post, names: await destinationNames(client, signal), zone: opts.zone };
-  if (!opts.wait) return r;
+  if (!opts.wait) {
+    await session.journal?.status(post);
+    return r;
+  }
   if (post.status === 'draft') {
+    await session.journal?.status(post);
     session.log.info(`Post ${post.id} is a draft: nothing to wait for. Publish it with: vidpub publish ${post.id}`);
     return r;
   }
-  return followPost(session, client, r, opts);
+  return recordingEnd(session, () => followPost(session, client, r, opts), post);
 }

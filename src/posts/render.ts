@@ -88,6 +88,12 @@ function whenText(post: Post, zone: string): string | undefined {
   return Number.isNaN(ms) ? post.publish_at : describeMoment(ms, zone);
 }
 
+/** "privacy=PUBLIC, duet=false" (or "-" when none). */
+export function optionsText(options: PostDestination['options'] | undefined): string {
+  const entries = Object.entries(options ?? {});
+  return entries.length === 0 ? '-' : entries.map(([k, v]) => `${k}=${String(v)}`).join(', ');
+}
+
 /** Prints a post on stdout: fields, the destination table, then the issues. */
 export function printPost(r: PostResult, out: DataOut): void {
   const { tty, colors: c } = out;
@@ -101,6 +107,9 @@ export function printPost(r: PostResult, out: DataOut): void {
   const when = whenText(post, r.zone);
   if (when) fields.push([tty ? (post.status === 'scheduled' ? 'Scheduled for' : 'Publish at') : 'publish_at', when]);
   if (post.review_url) fields.push([tty ? 'Review' : 'review_url', post.review_url]);
+  // A draft is what is about to go out: its caption and each destination's options are shown too.
+  const draft = post.status === 'draft';
+  if (draft) fields.push([tty ? 'Caption' : 'caption', String(post.caption ?? '')]);
   for (const line of renderFields(fields, { tty, dim: c.dim })) out.print(line);
 
   const dests = Array.isArray(post.destinations) ? post.destinations : [];
@@ -112,6 +121,7 @@ export function printPost(r: PostResult, out: DataOut): void {
         { header: 'Destination', value: (d) => r.names[d.destination_id] ?? d.destination_id },
         { header: 'Status', value: (d) => String(d.status ?? 'unknown'), style: (s, d) => statusStyle(String(d.status), c)(s) },
         { header: 'Details', value: (d) => destinationDetails(d) },
+        ...(draft ? [{ header: 'Options', value: (d: PostDestination) => optionsText(d.options) }] : []),
       ],
       { tty, bold: c.bold },
     );

@@ -36,7 +36,7 @@ async function start(opts: { args?: string[]; env?: Record<string, string> } = {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, ...(opts.args ?? ['mcp'])],
-    env: { VIDPUB_CONFIG_DIR: tempConfigDir(), ...emu.env(), ...opts.env },
+    env: { VIDPUB_CONFIG_DIR: tempConfigDir(), VIDPUB_STATE_DIR: join(tempConfigDir(), 'state'), ...emu.env(), ...opts.env },
     cwd: ROOT,
     stderr: 'pipe',
   });
@@ -267,7 +267,7 @@ describe('vidpub mcp: allowances', () => {
 describe('vidpub mcp: the process', () => {
   const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
   const spawnServer = () =>
-    spawn(process.execPath, [BIN, 'mcp'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', VIDPUB_CONFIG_DIR: tempConfigDir(), ...emu.env() }, stdio: ['pipe', 'pipe', 'pipe'] });
+    spawn(process.execPath, [BIN, 'mcp'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', VIDPUB_CONFIG_DIR: tempConfigDir(), VIDPUB_STATE_DIR: join(tempConfigDir(), 'state'), ...emu.env() }, stdio: ['pipe', 'pipe', 'pipe'] });
   const exited = (p: ReturnType<typeof spawnServer>) => new Promise<number | null>((resolve) => p.once('exit', (code) => resolve(code)));
 
   it('input closed while a call runs: the call is answered, then it exits 0; stdout holds only JSON-RPC lines', async () => {

@@ -40,6 +40,7 @@ describe.skipIf(!hasTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
     const env = {
       ...emu.env(),
       VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-pty-')),
+      VIDPUB_NO_JOURNAL: '1',
       TZ: 'Europe/Paris',
       NO_COLOR: '1',
     };

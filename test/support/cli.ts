@@ -50,7 +50,9 @@ export function makeContext(opts: RunOptions = {}): { ctx: Context; stdout: () =
   const tty = typeof opts.tty === 'boolean' ? { stdin: opts.tty, stdout: opts.tty, stderr: opts.tty } : (opts.tty ?? {});
   const out = collector();
   const err = collector(opts.onStderr);
-  const env: Record<string, string | undefined> = { VIDPUB_CONFIG_DIR: opts.env?.VIDPUB_CONFIG_DIR ?? tempConfigDir(), ...opts.env };
+  const configDir = opts.env?.VIDPUB_CONFIG_DIR ?? tempConfigDir();
+  // The journal too lives in a private dir unless a test names one.
+  const env: Record<string, string | undefined> = { VIDPUB_CONFIG_DIR: configDir, VIDPUB_STATE_DIR: join(configDir, 'state'), ...opts.env };
   const ctx: Context = {
     io: {
       stdin: Readable.from(opts.stdin === undefined ? [] : [Buffer.from(opts.stdin)]),

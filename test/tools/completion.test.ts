@@ -210,8 +210,8 @@ t() { words=("$@"); CURRENT=\${#words}; _vidpub }
 function modelWithChoiceList(): CompletionModel {
   const m = completionModel();
   m.commands.push({
-    name: 'history',
-    summary: 'List past runs',
+    name: 'runs',
+    summary: 'List past runs (a command made up for this test)',
     flags: [{ name: 'status', value: 'status', kind: 'choice', choices: ['published', 'failed', 'scheduled'], commaList: true, description: 'only runs with these statuses' }],
   });
   return m;
@@ -220,9 +220,9 @@ function modelWithChoiceList(): CompletionModel {
 describe('completion follows the kind of a flag, not its name', () => {
   it('bash: a comma-separated choice completes its values, after a comma too', async () => {
     const code = completionScript('bash', '0.0.0-test', modelWithChoiceList());
-    expect(await bashComplete(code, 'vidpub history --status ')).toEqual(['published', 'failed', 'scheduled']);
-    expect(await bashComplete(code, 'vidpub history --status published,f')).toEqual(['published,failed']);
-    expect(await bashComplete(code, 'vidpub history --st')).toEqual(['--status']);
+    expect(await bashComplete(code, 'vidpub runs --status ')).toEqual(['published', 'failed', 'scheduled']);
+    expect(await bashComplete(code, 'vidpub runs --status published,f')).toEqual(['published,failed']);
+    expect(await bashComplete(code, 'vidpub runs --st')).toEqual(['--status']);
   });
 
   it.skipIf(!has('zsh'))('zsh: a choice flag offers its values', async () => {
@@ -233,7 +233,7 @@ ${code}
 compadd() { while [[ $1 == -* && $1 != -- ]]; do [[ $1 == -S ]] && shift; shift; done; [[ $1 == -- ]] && shift; print -r -- "compadd: $*" }
 t() { words=("$@"); CURRENT=\${#words}; _vidpub }
 `;
-    const r = await runAsync('zsh', ['-f', '-c', `${stubs}\nt vidpub history --status ''`], { env: shellEnv() });
+    const r = await runAsync('zsh', ['-f', '-c', `${stubs}\nt vidpub runs --status ''`], { env: shellEnv() });
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('compadd: published failed scheduled');
   });
@@ -241,7 +241,7 @@ t() { words=("$@"); CURRENT=\${#words}; _vidpub }
   it.skipIf(!has('fish'))('fish: a comma-separated choice completes after a comma', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vidpub-fish-'));
     writeFileSync(join(dir, 'vidpub.fish'), completionScript('fish', '0.0.0-test', modelWithChoiceList()));
-    const r = await runAsync('fish', ['--no-config', '-c', `source ${join(dir, 'vidpub.fish')}; complete -C 'vidpub history --status published,'`], { env: shellEnv() });
+    const r = await runAsync('fish', ['--no-config', '-c', `source ${join(dir, 'vidpub.fish')}; complete -C 'vidpub runs --status published,'`], { env: shellEnv() });
     expect(r.stderr).toBe('');
     expect(r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['published,failed', 'published,published', 'published,scheduled']);
   });

@@ -17,6 +17,8 @@ export interface CommandEntry {
   name: string;
   /** One line for `vidpub --help` (and the default description of `vidpub NAME --help`). */
   summary: string;
+  /** Other names the command answers to (`vidpub posts` is `vidpub history`). */
+  aliases?: readonly string[];
   /** The section of `vidpub --help` it is listed in. */
   group: 'account' | 'media' | 'posts' | 'tools';
   args?: readonly ArgSpec[];
@@ -114,7 +116,8 @@ const ENTRIES = [
       { name: 'draft', description: 'save a draft instead of publishing (prints its review link and issues)' },
       { name: 'no-wait', description: 'return once the post is created, without waiting for each destination' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the video and the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
-      { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key within 24 h creates no second video or post' },
+      { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key creates no second video or post (this machine: always; any machine: 24 h)' },
+      { name: 'force-new', description: 'post again although this machine already posted under --idempotency-key' },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
     ],
   },
@@ -132,12 +135,47 @@ const ENTRIES = [
   },
   {
     name: 'status',
-    summary: "Show a post and each destination's status",
+    summary: "Show a post and each destination's status, or a video's",
+    group: 'posts',
+    args: [{ name: 'id', kind: 'text', required: false }],
+    flags: [
+      { name: 'wait', description: 'poll until every destination is published, failed or cancelled (a video: ready or failed)' },
+      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait with --wait (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
+    ],
+  },
+  {
+    name: 'history',
+    aliases: ['posts'],
+    summary: 'List the posts made from this machine, newest first',
+    group: 'posts',
+    flags: [
+      { name: 'limit', value: 'n', kind: 'number', description: 'at most this many posts', default: '20' },
+      { name: 'status', value: 'state', kind: 'choice', choices: ['draft', 'scheduled', 'publishing', 'completed', 'failed'], description: 'only posts in this state: draft, scheduled, publishing, completed, failed' },
+      { name: 'since', value: 'when', description: 'only posts made since: a duration back from now (7d, 12h) or a date (2026-11-01)' },
+      { name: 'destination', value: 'name', kind: 'destination', description: 'only posts to this destination (id, @handle or platform)' },
+      { name: 'all-profiles', description: 'posts of every profile (default: only --profile / VIDPUB_PROFILE)' },
+      { name: 'refresh', description: 'read the current state of the posts still in progress from the service, and record it' },
+    ],
+  },
+  {
+    name: 'retry',
+    summary: 'Post again to the destinations of a post that failed',
     group: 'posts',
     args: [{ name: 'post-id', kind: 'text', required: true }],
     flags: [
-      { name: 'wait', description: 'poll until every destination is published, failed or cancelled' },
-      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait with --wait (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
+      {
+        name: 'to',
+        value: 'dest',
+        kind: 'destination',
+        repeatable: true,
+        commaList: true,
+        description: 'retry only these of the failed destinations (id, @handle or platform); comma-separated or repeated',
+      },
+      { name: 'at', value: 'when', description: 'when to publish the new post (default: now)' },
+      TZ,
+      { name: 'no-wait', description: 'return once the new post is created, without waiting for each destination' },
+      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the new post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
+      { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
     ],
   },
   {
@@ -194,7 +232,7 @@ export const COMMANDS: readonly CommandEntry[] = ENTRIES;
 export type CommandName = (typeof ENTRIES)[number]['name'];
 
 export function findCommand(name: string): CommandEntry | undefined {
-  return COMMANDS.find((c) => c.name === name);
+  return COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
 }
 
 /** `name <args>` as usage and the root help write it. */

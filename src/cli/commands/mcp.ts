@@ -3,6 +3,7 @@ import { sanitize } from '../../errors.js';
 import type { Session } from '../../flows/session.js';
 import { silentProgress } from '../../ui/progress.js';
 import { defineCommand, type Invocation } from '../command.js';
+import { lazyJournal } from '../journal-session.js';
 
 /**
  * The longest a tool call waits out a 429 unless --max-wait is given (MCP
@@ -25,12 +26,13 @@ function serverSession(inv: Invocation): { session: Session; dispose(): Promise<
   const clientSettings = { ...inv.clientSettings, quiet: !globals.debug, maxWaitMs, waitForQuota: false };
   let client: Promise<ApiClient> | undefined;
   const debugOnly = (line: string) => inv.log.debug(line);
+  const getClient = () => {
+    client ??= ctx.createClient(clientSettings);
+    client.catch(() => (client = undefined));
+    return client;
+  };
   const session: Session = {
-    client: () => {
-      client ??= ctx.createClient(clientSettings);
-      client.catch(() => (client = undefined));
-      return client;
-    },
+    client: getClient,
     clock: ctx.clock,
     signal: ctx.signal,
     log: { info: debugOnly, warn: debugOnly, debug: debugOnly },
@@ -40,6 +42,11 @@ function serverSession(inv: Invocation): { session: Session; dispose(): Promise<
     progress: async () => silentProgress,
     screen: { write: () => {}, tty: false, colors: inv.colors.stderr },
     debugOut: inv.session.debugOut,
+    // What the tools create is recorded like the CLI's posts; a journal that cannot be written says so once on stderr (the client's log).
+    journal:
+      globals.journal === false
+        ? undefined
+        : lazyJournal({ env: ctx.env, profile: globals.profile, client: getClient, clock: ctx.clock, signal: ctx.signal, warn: (line) => ctx.io.stderr.write(`vidpub mcp: ${line}\n`) }),
   };
   return {
     session,

@@ -104,6 +104,8 @@ export default defineCommand<PostOpts, PostResult>({
     const options = ((flags.option as string[] | undefined) ?? []).map(parseOptionFlag);
     const timeoutMs = parseTimeout(flags);
     const idempotencyKey = parseIdempotencyKey(flags.idempotencyKey);
+    const forceNew = flags.forceNew === true;
+    if (forceNew && idempotencyKey === undefined) throw new UsageError('--force-new goes with --idempotency-key: without a key every run posts anew');
     const caption = await readCaption(flags, inv);
     if (caption === undefined && !inv.interactive) {
       throw new UsageError('--caption is required when there is no terminal to ask on', {
@@ -111,7 +113,7 @@ export default defineCommand<PostOpts, PostResult>({
       });
     }
     const source = await parseSource(args, flags, inv);
-    return { source, to, caption, options, when, draft, wait: flags.wait !== false, timeoutMs, idempotencyKey, yes: flags.yes === true, zone };
+    return { source, to, caption, options, when, draft, wait: flags.wait !== false, timeoutMs, idempotencyKey, forceNew, yes: flags.yes === true, zone };
   },
   async run(opts, inv) {
     const { runPost } = await import('../../posts/post-flow.js');

@@ -1,24 +1,68 @@
+import { sanitize } from '../../errors.js';
 import { parseTimeout } from '../../flows/wait-flags.js';
 import { parsePostId } from '../../posts/flags.js';
-import { runStatus, type StatusOpts } from '../../posts/publish-flow.js';
+import type { Media } from '../../api/types.js';
 import { printPost, type PostResult } from '../../posts/render.js';
+import type { AnyStatusOpts, StatusData } from '../../posts/status-flow.js';
 import { resolveTimeZone } from '../../posts/when.js';
+import { renderFields } from '../../ui/table.js';
 import { defineCommand } from '../command.js';
 
-export default defineCommand<StatusOpts, PostResult>({
+/** Errors carry the bare post result or media record as their data: the same printers take both. */
+function normalize(d: StatusData | PostResult | Media): StatusData {
+  if ('kind' in d && (d.kind === 'post' || d.kind === 'media')) return d as StatusData;
+  if ('post' in d) return { kind: 'post', result: d };
+  return { kind: 'media', media: d as Media };
+}
+
+export default defineCommand<AnyStatusOpts, StatusData>({
   description:
-    "Show a post and each destination's status, url, warning and failure. With --wait, follow it until every " +
-    'destination is published, failed or cancelled, and exit as post does (0 published, 6 failed, 7 timed out).',
-  examples: ['vidpub status post_123', 'vidpub status post_123 --wait', 'vidpub status post_123 --wait --timeout 10m --json'],
+    "Show a post and each destination's status, url, warning and failure (a draft: its caption and each destination's " +
+    'options). Without an id, the last post made from this machine with this profile (from the local journal). With a ' +
+    "video id (med_...), the video's state, progress and error. With --wait, follow it to its end and exit as post " +
+    'does (0 published or ready, 6 failed, 7 timed out).',
+  examples: [
+    'vidpub status',
+    'vidpub status post_123',
+    'vidpub status post_123 --wait',
+    'vidpub status med_123 --wait',
+    'vidpub status post_123 --wait --timeout 10m --json',
+  ],
   parse(args, flags, inv) {
+    const raw = args[0] as string | undefined;
+    const id = raw === undefined ? undefined : parsePostId(raw);
     return {
-      postId: parsePostId(args[0]),
+      target: id === undefined ? { kind: 'last' } : id.startsWith('med_') ? { kind: 'media', id } : { kind: 'post', id },
       wait: flags.wait === true,
       timeoutMs: parseTimeout(flags),
       zone: resolveTimeZone(undefined, inv.ctx.env),
     };
   },
-  run: (opts, inv) => runStatus(opts, inv.session),
-  print: (r, inv) => printPost(r, inv.out),
-  json: (r) => r.post,
+  async run(opts, inv) {
+    const { runAnyStatus } = await import('../../posts/status-flow.js');
+    return runAnyStatus(opts, inv.session);
+  },
+  print(data, inv) {
+    const d = normalize(data);
+    if (d.kind === 'post') return printPost(d.result, inv.out);
+    const m = d.media;
+    const tty = inv.out.tty;
+    const fields: [string, string][] = [
+      [tty ? 'Video' : 'id', m.id],
+      [tty ? 'Status' : 'status', String(m.status)],
+    ];
+    const pct = m.progress?.percent;
+    if (m.progress && (m.status === 'uploading' || m.status === 'processing')) {
+      fields.push([tty ? 'Progress' : 'progress', `${m.progress.phase ?? m.status}${typeof pct === 'number' ? ` ${Math.round(pct)}%` : ''}`]);
+    }
+    if (m.filename) fields.push([tty ? 'File' : 'filename', m.filename]);
+    if (typeof m.size_bytes === 'number') fields.push([tty ? 'Size' : 'size_bytes', String(m.size_bytes)]);
+    if (typeof m.duration_sec === 'number') fields.push([tty ? 'Duration' : 'duration_sec', `${m.duration_sec}`]);
+    if (m.error) fields.push([tty ? 'Error' : 'error', sanitize(`${m.error.message ?? ''}${m.error.code ? ` (${m.error.code})` : ''}`)]);
+    for (const line of renderFields(fields, { tty, dim: inv.out.colors.dim })) inv.print(line);
+  },
+  json: (data) => {
+    const d = normalize(data);
+    return d.kind === 'post' ? d.result.post : d.media;
+  },
 });

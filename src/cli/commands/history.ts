@@ -1,0 +1,97 @@
+import { UsageError, sanitize } from '../../errors.js';
+import { captionExcerpt, destinationsText, runHistory, type HistoryOpts, type HistoryResult } from '../../posts/history-flow.js';
+import { resolveTimeZone, isoInZone } from '../../posts/when.js';
+import { renderTable } from '../../ui/table.js';
+import { parseDuration } from '../../util/duration.js';
+import { defineCommand } from '../command.js';
+
+const STATES = ['draft', 'scheduled', 'publishing', 'completed', 'failed'];
+const MAX_LIMIT = 100_000;
+
+/** --since: a duration back from now (7d, 12h) or a date / time (2026-11-01, an ISO time). */
+export function parseSince(text: string, now: number): number {
+  const s = text.trim();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(s)) {
+    const ms = Date.parse(`${s}T00:00:00Z`);
+    if (!Number.isNaN(ms)) return ms;
+  }
+  if (/^\d{4}-\d{2}-\d{2}[T ]/.test(s)) {
+    const ms = Date.parse(s.replace(' ', 'T'));
+    if (!Number.isNaN(ms)) return ms;
+  } else {
+    try {
+      return now - parseDuration(s, '--since');
+    } catch {
+      // below
+    }
+  }
+  throw new UsageError(`invalid --since "${sanitize(text)}": give a duration back from now (7d, 12h, 30m) or a date (2026-11-01, 2026-11-01T09:00:00Z)`);
+}
+
+interface Opts extends HistoryOpts {
+  zone: string;
+}
+
+export default defineCommand<Opts, HistoryResult & { zone: string }>({
+  description:
+    'List the posts made from this machine (the local journal), newest first: id, time, status, each destination\'s ' +
+    'state, caption. Only what vidpub recorded here, with the state last seen; --refresh reads the posts still in ' +
+    'progress again from the service. --workspace (global) keeps the posts of that workspace. Also: vidpub posts.',
+  examples: [
+    'vidpub history',
+    'vidpub history --status failed --since 7d',
+    'vidpub history --destination @vidpub.demo --limit 5',
+    'vidpub history --refresh --json',
+    'vidpub history --all-profiles',
+  ],
+  parse(_args, flags, inv) {
+    const limit = Number(flags.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+      throw new UsageError(`invalid --limit "${sanitize(String(flags.limit))}": give a whole number from 1 to ${MAX_LIMIT.toLocaleString('en-US')}`);
+    }
+    const state = flags.status as string | undefined;
+    if (state !== undefined && !STATES.includes(state)) {
+      throw new UsageError(`invalid --status "${sanitize(state)}": use one of ${STATES.join(', ')}`);
+    }
+    return {
+      limit,
+      state,
+      sinceMs: flags.since === undefined ? undefined : parseSince(String(flags.since), inv.ctx.clock.now()),
+      destination: flags.destination as string | undefined,
+      workspace: inv.globals.workspace,
+      profile: flags.allProfiles === true ? undefined : inv.globals.profile,
+      refresh: flags.refresh === true,
+      zone: resolveTimeZone(undefined, inv.ctx.env),
+    };
+  },
+  async run(opts, inv) {
+    const r = await runHistory(opts, inv.session);
+    if (r.posts.length === 0) {
+      const filtered = opts.state || opts.sinceMs !== undefined || opts.destination || opts.workspace;
+      inv.log.info(`No posts ${filtered ? 'match' : 'recorded yet'} in the journal (${r.dir})${opts.profile ? ` for profile "${opts.profile}"` : ''}.`);
+    }
+    return { ...r, zone: opts.zone };
+  },
+  print(r, inv) {
+    const { tty, colors: c } = inv.out;
+    const when = (p: { at: string }) => (tty ? isoInZone(Date.parse(p.at), r.zone).slice(0, 16).replace('T', ' ') : p.at);
+    const style = (state: string) =>
+      state === 'completed' ? c.green : state === 'failed' ? c.red : state === 'publishing' || state === 'scheduled' ? c.cyan : (s: string) => s;
+    const rows = renderTable(
+      r.posts,
+      [
+        { header: 'Id', value: (p) => p.post_id },
+        { header: 'When', value: when },
+        { header: 'Status', value: (p) => p.state, style: (s, p) => style(p.state)(s) },
+        {
+          header: 'Destinations',
+          value: (p) => (tty ? destinationsText(p) : p.destinations.map((d) => `${d.id}:${d.status ?? '?'}`).join(',')),
+        },
+        { header: 'Caption', value: (p) => captionExcerpt(p.caption, tty ? 40 : 200) },
+      ],
+      { tty, bold: c.bold },
+    );
+    for (const line of rows) inv.print(line);
+  },
+  json: (r) => r.posts,
+});

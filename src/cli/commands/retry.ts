@@ -1,0 +1,38 @@
+import { parseTimeout } from '../../flows/wait-flags.js';
+import { parsePostId } from '../../posts/flags.js';
+import { printPost } from '../../posts/render.js';
+import type { RetryOpts, RetryResult } from '../../posts/retry-flow.js';
+import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
+import { defineCommand } from '../command.js';
+
+
+export default defineCommand<RetryOpts, RetryResult>({
+  description:
+    'Post the same video, caption and options again, as a new post, to the destinations of POST_ID that failed or ' +
+    'were cancelled (or --to some of them), now or --at a time. It shows what it retries and why they failed, asks ' +
+    'at a terminal (--yes skips it), uses the daily allowance like any post, and follows the new post like post does. ' +
+    'Running it again creates nothing new: it reports the retry already made. A post with nothing failed: exit 0, ' +
+    `nothing sent. WHEN: ${WHEN_FORMATS}.`,
+  examples: ['vidpub retry post_123', 'vidpub retry post_123 --to @vidpub.demo --yes', 'vidpub retry post_123 --at +2h --no-wait --json'],
+  parse(args, flags, inv) {
+    const zone = resolveTimeZone(flags.tz as string | undefined, inv.ctx.env);
+    return {
+      postId: parsePostId(args[0]),
+      to: ((flags.to as string[] | undefined) ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== ''),
+      when: parseWhen(String(flags.at ?? 'now'), { now: inv.ctx.clock.now(), zone }),
+      yes: flags.yes === true,
+      wait: flags.wait !== false,
+      timeoutMs: parseTimeout(flags),
+      zone,
+    };
+  },
+  async run(opts, inv) {
+    const { runRetry } = await import('../../posts/retry-flow.js');
+    return runRetry(opts, inv.session);
+  },
+  print: (r, inv) => {
+    if (r.nothing) return;
+    printPost(r, inv.out);
+  },
+  json: (r) => (r.nothing ? { retried: false, post: r.post } : r.post),
+});

@@ -1,0 +1,175 @@
+/**
+ * The local journal's records and the recorder flows write through
+ * (Session.journal). Types only: a flow that records loads nothing until the
+ * first record is written.
+ */
+import type { OptionValue, Post } from '../api/types.js';
+
+/** Who wrote a record: the profile, the service, the key (a short hash, never the key) and its workspace. */
+export interface RecordContext {
+  profile: string;
+  base_url: string;
+  /** First 12 hex digits of SHA-256 of the key. */
+  key?: string;
+  workspace_id?: string;
+  workspace?: string;
+}
+
+/** A video vidpub uploaded or imported. */
+export interface MediaRecord extends RecordContext {
+  v: 1;
+  kind: 'media';
+  /** ISO time the record was written. */
+  at: string;
+  media_id: string;
+  source: 'upload' | 'import';
+  file?: string;
+  link?: string;
+  size?: number;
+  status: string;
+  idem?: string;
+  /** ready, processing, failed, timeout, interrupted… */
+  outcome: string;
+}
+
+export interface RecordedDestination {
+  id: string;
+  /** "@vidpub.demo (tiktok)" when known. */
+  name?: string;
+  options?: Record<string, OptionValue>;
+  /** Its status when the record was written. */
+  status?: string;
+}
+
+/** A post vidpub created (or found already created by an earlier run). */
+export interface PostRecord extends RecordContext {
+  v: 1;
+  kind: 'post';
+  at: string;
+  post_id: string;
+  media_id: string;
+  file?: string;
+  link?: string;
+  size?: number;
+  /** The first 200 characters. */
+  caption: string;
+  destinations: RecordedDestination[];
+  publish_at: string | null;
+  draft: boolean;
+  /** The --idempotency-key given (or the one retry derived). */
+  idem?: string;
+  /** created, or replayed (the service answered an earlier run's request). */
+  outcome: string;
+  status: string;
+  /** retry: the post whose failed destinations this one posts again. */
+  retry_of?: string;
+}
+
+export interface SeenDestination {
+  id: string;
+  status: string;
+  url?: string;
+  failure?: string;
+}
+
+/** A state of a post vidpub saw later (status, the end of a wait, history --refresh, publish). */
+export interface StatusRecord {
+  v: 1;
+  kind: 'status';
+  at: string;
+  profile: string;
+  post_id: string;
+  status: string;
+  publish_at?: string | null;
+  destinations: SeenDestination[];
+  /** How the command that saw it ended: published, failed, timeout, interrupted, blocked, scheduled… */
+  outcome?: string;
+}
+
+export type JournalRecord = MediaRecord | PostRecord | StatusRecord;
+
+/** A post as history shows it: its post record folded with every status seen since. */
+export interface JournalPost {
+  post_id: string;
+  /** When it was created (the post record's time). */
+  at: string;
+  profile: string;
+  base_url: string;
+  key?: string;
+  workspace_id?: string;
+  workspace?: string;
+  media_id: string;
+  file?: string;
+  link?: string;
+  size?: number;
+  caption: string;
+  publish_at: string | null;
+  draft: boolean;
+  idem?: string;
+  /** The post's status as last seen: draft, scheduled, publishing, completed. */
+  status: string;
+  /** draft, scheduled, publishing, completed, or failed (a destination failed or was cancelled). */
+  state: string;
+  /** The last outcome recorded (created, published, failed, timeout…). */
+  outcome: string;
+  /** When vidpub last saw it. */
+  seen_at: string;
+  destinations: (RecordedDestination & { status?: string; url?: string; failure?: string })[];
+  retry_of?: string;
+  retried_by?: string[];
+}
+
+export interface HistoryQuery {
+  limit: number;
+  /** Only this profile (undefined: every profile). */
+  profile?: string;
+  state?: string;
+  /** Created at or after (ms). */
+  sinceMs?: number;
+  /** A destination id, or a name / handle matched case-insensitively. */
+  destination?: string;
+  /** A workspace name or id. */
+  workspace?: string;
+}
+
+/** What the media flows tell the journal. */
+export interface MediaEvent {
+  media: { id: string; status: string; source?: string; size_bytes?: number | null };
+  file?: string;
+  link?: string;
+  size?: number;
+  idem?: string;
+  outcome: string;
+}
+
+/** What post and retry tell the journal once the service has created the post. */
+export interface PostEvent {
+  post: Post;
+  names?: Record<string, string>;
+  file?: string;
+  link?: string;
+  size?: number;
+  idem?: string;
+  outcome: 'created' | 'replayed';
+  retryOf?: string;
+}
+
+/**
+ * The recorder on Session.journal. Every method swallows its own failures:
+ * a journal that cannot be written warns once and never fails a command.
+ */
+export interface Journal {
+  /** Where the journal lives (for messages). */
+  readonly dir: string;
+  media(e: MediaEvent): Promise<void>;
+  post(e: PostEvent): Promise<void>;
+  /** A state of a post seen now, with the command's outcome when it ends there. */
+  status(post: Post, outcome?: string): Promise<void>;
+  /** The newest post made with this --idempotency-key at this service, in this workspace. */
+  findByKey(key: string): Promise<JournalPost | undefined>;
+  /** The newest post made with this profile. */
+  lastPost(): Promise<JournalPost | undefined>;
+  /** One post by id (any profile). */
+  find(postId: string): Promise<JournalPost | undefined>;
+  history(q: HistoryQuery): Promise<JournalPost[]>;
+}

@@ -1,0 +1,158 @@
+/**
+ * `vidpub retry POST_ID`: the same video, caption and options posted again,
+ * as a new post, to the destinations of POST_ID that failed or were
+ * cancelled (or --to some of them). Its Idempotency-Key comes from the
+ * original post and the destination set, so running the retry again creates
+ * nothing: the service replays it for 24 hours, the journal after that.
+ */
+import { createHash } from 'node:crypto';
+import { responseMeta } from '../api/client.js';
+import type { CreatePostRequest, Post, PostDestination } from '../api/types.js';
+import { BlockedError, InterruptedError, UsageError, sanitize } from '../errors.js';
+import type { Session } from '../flows/session.js';
+import { recordingEnd } from './journal-notes.js';
+import { ask } from './options.js';
+import { resolveDestination } from './destinations.js';
+import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
+import { blockingIssues, failedDestinations, namesOf, type PostResult } from './render.js';
+import { reportEarlier } from './rerun.js';
+import { whenLine } from './summary.js';
+import { followPost } from './watch.js';
+import { describeMoment, type ResolvedWhen } from './when.js';
+
+export interface RetryOpts {
+  postId: string;
+  /** --to: names of some of the failed destinations (empty: all of them). */
+  to: string[];
+  when: ResolvedWhen;
+  yes: boolean;
+  wait: boolean;
+  timeoutMs: number;
+  zone: string;
+}
+
+export type RetryResult = PostResult & { nothing?: boolean; retryOf: string };
+
+/** The Idempotency-Key of a retry: the original post and the destinations retried. */
+export function retryKey(postId: string, destinationIds: string[]): string {
+  const ids = [...new Set(destinationIds)].sort().join(',');
+  const key = `vidpub-retry:${postId}:${ids}`;
+  return key.length <= 200 ? key : `vidpub-retry:${postId}:${createHash('sha256').update(ids).digest('hex').slice(0, 24)}`;
+}
+
+export async function runRetry(opts: RetryOpts, session: Session): Promise<RetryResult> {
+  const client = await session.client();
+  const { signal, clock } = session;
+  const deadlineMs = clock.now() + opts.timeoutMs;
+  const original = await client.getPost(opts.postId, { signal });
+  let names: Record<string, string> = {};
+  const all = await client.listDestinations({ signal }).catch(() => []);
+  names = namesOf(all);
+  const failed = failedDestinations(original);
+  if (failed.length === 0) {
+    const total = original.destinations?.length ?? 0;
+    session.log.info(
+      `Post ${original.id} has no destination that failed or was cancelled (${total} destination${total === 1 ? '' : 's'}, post ${sanitize(String(original.status))}): nothing to retry, nothing was sent.`,
+    );
+    return { post: original, names, zone: opts.zone, nothing: true, retryOf: original.id };
+  }
+
+  const chosen = pick(failed, opts.to, all, names, original.id);
+  const key = retryKey(original.id, chosen.map((d) => d.destination_id));
+
+  // Retried before from this machine (any age): report that post, create nothing.
+  const earlier = await session.journal?.findByKey(key);
+  if (earlier) {
+    const message =
+      `${chosen.length === 1 ? 'This destination' : 'These destinations'} of post ${original.id} ${chosen.length === 1 ? 'was' : 'were'} already retried ` +
+      `as post ${earlier.post_id} on ${earlier.at} (this machine's journal): nothing new is created; reporting that post as it is now.` +
+      (earlier.state === 'failed' ? ` It failed too: vidpub retry ${earlier.post_id}` : '');
+    const r = await reportEarlier(session, client, earlier, { key, wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs, zone: opts.zone, message });
+    return { ...r, retryOf: original.id };
+  }
+
+  const lines = [`Retry of post ${original.id}: a new post of video ${sanitize(String(original.media_id))} with the same caption and options to:`];
+  for (const d of chosen) {
+    const why = d.failure?.message ? `: ${sanitize(d.failure.message)}${d.failure.code ? ` (${sanitize(d.failure.code)})` : ''}` : '';
+    lines.push(`  ${sanitize(names[d.destination_id] ?? d.destination_id)}  ${d.status}${why}`);
+  }
+  lines.push(`When: ${whenLine(opts.when)}`);
+  lines.push(await allowanceLine(session, opts.zone));
+  if (session.interactive && !opts.yes) {
+    for (const line of lines) session.screen.write(line + '\n');
+    const prompter = await session.prompter();
+    const yes = await ask(() => prompter.confirm({ message: opts.when.now ? 'Post it now?' : 'Schedule it?', default: true }));
+    if (!yes) throw new InterruptedError('Cancelled: nothing was posted.');
+  } else {
+    for (const line of lines) session.log.info(line);
+  }
+
+  const body: CreatePostRequest = {
+    media_id: original.media_id,
+    caption: original.caption ?? '',
+    destinations: chosen.map((d) => ({ destination_id: d.destination_id, options: d.options ?? {} })),
+    publish_at: opts.when.publishAt,
+  };
+  if (!opts.when.now && opts.when.ms <= clock.now()) throw new UsageError(`the time ${opts.when.local} for --at has passed; nothing was posted`);
+  let post: Post;
+  try {
+    post = await client.createPost(body, { idempotencyKey: key, signal });
+  } catch (err) {
+    if (isDailyLimit(err)) {
+      throw dailyLimitError(err, 'no post was created', `Run "vidpub retry ${original.id}" again after the reset, or add --wait-for-quota to wait for it.`, opts.zone, clock.now());
+    }
+    if (err instanceof BlockedError) throw blockedCreate(err, names);
+    throw err;
+  }
+  const replayed = responseMeta(post)?.replayed === true;
+  if (replayed) {
+    session.log.info(`Post ${post.id} was already created by an earlier retry of ${original.id}; reporting it.`);
+    post = await client.getPost(post.id, { signal });
+  }
+  await session.journal?.post({ post, names, idem: key, outcome: replayed ? 'replayed' : 'created', retryOf: original.id });
+  const result: PostResult = { post, names, zone: opts.zone };
+  const r = await recordingEnd(
+    session,
+    async () => {
+      if (blockingIssues(post.issues).length > 0) throw blockedPost(result, 'published');
+      if (post.status === 'scheduled') return { ...result, headline: 'Scheduled.' };
+      return followPost(session, client, { ...result, headline: 'Publishing.' }, { wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs });
+    },
+    post,
+  );
+  return { ...r, retryOf: original.id };
+}
+
+/** The failed destinations --to names (all of them without --to). */
+function pick(failed: PostDestination[], to: string[], all: Parameters<typeof namesOf>[0], names: Record<string, string>, postId: string): PostDestination[] {
+  if (to.length === 0) return failed;
+  const list = failed.map((d) => `${names[d.destination_id] ?? d.destination_id} (${d.status})`).join(', ');
+  const out: PostDestination[] = [];
+  for (const name of to) {
+    // An id, @handle or platform, resolved as post --to does (an unknown name is refused there).
+    const id = all.some((d) => d.id === name) || all.length === 0 ? name : resolveDestination(name, all).id;
+    const d = failed.find((f) => f.destination_id === id);
+    if (!d) {
+      throw new UsageError(`${sanitize(name)} is not a destination of post ${postId} that failed or was cancelled`, {
+        hint: `Its destinations to retry: ${sanitize(list)}.`,
+      });
+    }
+    if (!out.includes(d)) out.push(d);
+  }
+  return out;
+}
+
+/** "Uses 1 of the 28 posts left today (the allowance resets at …)." */
+async function allowanceLine(session: Session, zone: string): Promise<string> {
+  try {
+    const me = await (await session.client()).getMe({ signal: session.signal });
+    const day = me?.limits?.api_posts_per_day;
+    if (day && typeof day.remaining === 'number') {
+      const reset = Date.parse(day.reset_at);
+      return `Allowance: this uses 1 of the ${day.remaining} posts left today${Number.isNaN(reset) ? '' : ` (it resets at ${describeMoment(reset, zone)})`}.`;
+    }
+  } catch {
+    // the post itself says when the allowance is used up
+  }
+  return 'Allowance: this uses 1 post of the daily allowance.';
+}

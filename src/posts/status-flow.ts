@@ -1,0 +1,52 @@
+/**
+ * `vidpub status` in its three forms: no id (the last post made from this
+ * machine with this profile, from the journal), a video id (med_…: its
+ * state, progress and error; --wait waits like upload does), or a post id.
+ */
+import type { Media } from '../api/types.js';
+import { NotFoundError } from '../errors.js';
+import type { Session } from '../flows/session.js';
+import { journalOff } from './history-flow.js';
+import { runStatus, type StatusOpts } from './publish-flow.js';
+import type { PostResult } from './render.js';
+
+export type StatusTarget = { kind: 'last' } | { kind: 'media'; id: string } | { kind: 'post'; id: string };
+
+export type StatusData = { kind: 'post'; result: PostResult } | { kind: 'media'; media: Media };
+
+export interface AnyStatusOpts extends Omit<StatusOpts, 'postId'> {
+  target: StatusTarget;
+}
+
+export async function runAnyStatus(opts: AnyStatusOpts, session: Session): Promise<StatusData> {
+  const t = opts.target;
+  if (t.kind === 'media') return { kind: 'media', media: await mediaStatus(t.id, opts, session) };
+  let postId: string;
+  if (t.kind === 'post') {
+    postId = t.id;
+  } else {
+    if (!session.journal) throw journalOff('vidpub status without an id');
+    const last = await session.journal.lastPost();
+    if (!last) {
+      throw new NotFoundError(`no post made from this machine is in the journal (${session.journal.dir}) for this profile`, {
+        hint: 'Give the post id: vidpub status POST_ID ("vidpub history --all-profiles" lists the posts of every profile).',
+      });
+    }
+    session.log.info(`The last post made here: ${last.post_id} (${last.at}).`);
+    postId = last.post_id;
+  }
+  return { kind: 'post', result: await runStatus({ ...opts, postId }, session) };
+}
+
+async function mediaStatus(id: string, opts: AnyStatusOpts, session: Session): Promise<Media> {
+  const client = await session.client();
+  const media = await client.getMedia(id, { signal: session.signal });
+  const { isMediaSettled, mediaFailedError, waitForMedia } = await import('../media/wait.js');
+  if (!opts.wait) return media;
+  if (isMediaSettled(media)) {
+    if (media.status === 'failed') throw mediaFailedError(media);
+    return media;
+  }
+  const progress = await session.progress();
+  return waitForMedia(session, id, { deadlineMs: session.clock.now() + opts.timeoutMs, progress, current: media });
+}

@@ -1,0 +1,205 @@
+/**
+ * vidpub history (alias posts) over what post recorded, and the forms of
+ * vidpub status: no id (the last post made here), a video id, a draft.
+ */
+import { mkdtempSync, appendFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Post } from '../../src/api/types.js';
+import { runCli, type RunOptions } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 100 });
+let stateDir: string;
+
+function run(args: string[], opts: RunOptions = {}) {
+  return runCli(args, { clock: scaledClock(20), ...opts, env: { ...emu.env(), TZ: 'UTC', VIDPUB_STATE_DIR: stateDir, ...opts.env } });
+}
+
+async function post(args: string[], opts: RunOptions = {}): Promise<Post> {
+  const r = await run(['post', '--media', 'med_demo_sample', '--caption', 'hello', ...args, '--json'], opts);
+  expect([0, 6]).toContain(r.code);
+  return JSON.parse(r.stdout) as Post;
+}
+
+/** Waits (reading the service directly, not through vidpub) until the post has finished publishing. */
+async function settled(id: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if ((await emu.api.call<Post>('GET', `/posts/${id}`)).body.status === 'completed') return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`post ${id} did not finish`);
+}
+
+beforeEach(async () => {
+  await emu.reset();
+  stateDir = join(mkdtempSync(join(tmpdir(), 'vidpub-state-')), 'vidpub');
+});
+
+describe('vidpub history', () => {
+  it('newest first: tab-separated lines in a pipe, a table at a terminal, an array with --json', async () => {
+    const a = await post(['--to', 'linkedin', '--caption', 'first one']);
+    await emu.fault({ destination_fail: 'dst_demo_youtube' });
+    const b = await post(['--to', 'linkedin,youtube', '--caption', 'second\nline two']);
+
+    const pipe = await run(['history']);
+    expect(pipe.code).toBe(0);
+    const lines = pipe.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(new RegExp(`^${b.id}\\t\\d{4}-\\d\\d-\\d\\dT\\S+Z\\tfailed\\tdst_demo_linkedin:published,dst_demo_youtube:failed\\tsecond$`));
+    expect(lines[1]).toMatch(new RegExp(`^${a.id}\\t\\S+\\tcompleted\\tdst_demo_linkedin:published\\tfirst one$`));
+
+    const tty = await run(['posts'], { tty: true, env: { NO_COLOR: '1' } });
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toMatch(/^ID +WHEN +STATUS +DESTINATIONS +CAPTION$/m);
+    expect(tty.stdout).toMatch(new RegExp(`^${b.id} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +failed +@vidpub-demo \\(linkedin\\) published, @vidpubdemo \\(youtube\\) failed +second$`, 'm'));
+
+    const json = JSON.parse((await run(['history', '--json'])).stdout);
+    expect(json.map((p: { post_id: string }) => p.post_id)).toEqual([b.id, a.id]);
+    expect(json[0]).toMatchObject({ state: 'failed', outcome: 'failed', caption: 'second\nline two', workspace: 'Demo' });
+  });
+
+  it('filters: --status, --destination, --limit, --since, --workspace, and the profile', async () => {
+    const a = await post(['--to', 'linkedin']);
+    const b = await post(['--to', 'youtube', '--option', 'visibility=public']);
+    const c = await post(['--to', 'linkedin'], { env: { VIDPUB_PROFILE: 'other' } });
+    const ids = async (args: string[]) => (JSON.parse((await run(['history', '--json', ...args])).stdout) as { post_id: string }[]).map((p) => p.post_id);
+    expect(await ids([])).toEqual([b.id, a.id]);
+    expect(await ids(['--all-profiles'])).toEqual([c.id, b.id, a.id]);
+    expect(await ids(['--destination', 'youtube'])).toEqual([b.id]);
+    expect(await ids(['--destination', '@vidpub-demo'])).toEqual([a.id]);
+    expect(await ids(['--limit', '1'])).toEqual([b.id]);
+    expect(await ids(['--status', 'failed'])).toEqual([]);
+    expect(await ids(['--since', '1h'])).toEqual([b.id, a.id]);
+    expect(await ids(['--since', '2999-01-01'])).toEqual([]);
+    expect(await ids(['--workspace', 'Demo'])).toEqual([b.id, a.id]);
+    expect(await ids(['--workspace', 'Studio'])).toEqual([]);
+  });
+
+  it('bad flags: exit 2 with the message', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--status', 'done'], /Error: invalid --status "done": use one of draft, scheduled, publishing, completed, failed/],
+      [['--limit', '0'], /Error: invalid --limit "0": give a whole number from 1 to 100,000/],
+      [['--since', 'yesterday'], /Error: invalid --since "yesterday": give a duration back from now/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await run(['history', ...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+  });
+
+  it('an empty journal: nothing on stdout, a sentence on stderr (exit 0)', async () => {
+    const r = await run(['history']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/No posts recorded yet in the journal \(.*\) for profile "default"\./);
+  });
+
+  it('--refresh reads the posts still in progress again and records what it saw', async () => {
+    const p = await post(['--to', 'linkedin', '--no-wait']);
+    const before = JSON.parse((await run(['history', '--json'])).stdout);
+    expect(before[0]).toMatchObject({ post_id: p.id, state: 'publishing' });
+    await settled(p.id);
+    const r = await run(['history', '--refresh', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)[0]).toMatchObject({ post_id: p.id, state: 'completed' });
+    // recorded: a plain read now shows it without asking the service
+    const gets = (await emu.requests()).filter((q) => q.method === 'GET' && q.path === `/v1/posts/${p.id}`).length;
+    expect(JSON.parse((await run(['history', '--json'])).stdout)[0].state).toBe('completed');
+    expect((await emu.requests()).filter((q) => q.method === 'GET' && q.path === `/v1/posts/${p.id}`).length).toBe(gets);
+  });
+
+  it('--refresh stops short of the minute\'s read allowance and says how many it left', async () => {
+    await emu.advance(61); // a fresh minute
+    const a = await post(['--to', 'linkedin', '--at', '+2h']);
+    const b = await post(['--to', 'linkedin', '--at', '+3h']);
+    // Spend reads until 6 are left: the first refresh leaves 5, the reserve.
+    for (;;) {
+      const res = await fetch(emu.baseUrl + '/me', { headers: { authorization: `Bearer ${emu.key()}` } });
+      await res.text();
+      if (Number(res.headers.get('x-ratelimit-remaining')) <= 6) break;
+    }
+    const before = (await emu.requests()).filter((q) => q.method === 'GET' && q.path.startsWith('/v1/posts/')).length;
+    const r = await run(['history', '--refresh', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/1 post was not refreshed \(another profile's service or key, or to leave 5 reads of this minute's allowance\); run again to refresh it\./);
+    expect((await emu.requests()).filter((q) => q.method === 'GET' && q.path.startsWith('/v1/posts/')).length).toBe(before + 1);
+    expect((JSON.parse(r.stdout) as { post_id: string; state: string }[]).map((p) => [p.post_id, p.state])).toEqual([
+      [b.id, 'scheduled'],
+      [a.id, 'scheduled'],
+    ]);
+  });
+
+  it('a damaged line: one warning naming the file and line, the rest listed', async () => {
+    const a = await post(['--to', 'linkedin']);
+    appendFileSync(join(stateDir, 'journal.jsonl'), '{"v":1,"kind":"po\n');
+    const b = await post(['--to', 'linkedin']);
+    const r = await run(['history']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trimEnd().split('\n').map((l) => l.split('\t')[0])).toEqual([b.id, a.id]);
+    expect(r.stderr.match(/Skipped a damaged line/g)).toHaveLength(1);
+    expect(r.stderr).toMatch(new RegExp(`! Skipped a damaged line in the journal: ${join(stateDir, 'journal.jsonl')} line \\d+ \\(the file is left as it is\\)\\.`));
+  });
+});
+
+describe('vidpub status: no id, a video id, a draft', () => {
+  it('no id: the last post made here with this profile', async () => {
+    await post(['--to', 'linkedin']);
+    const last = await post(['--to', 'youtube', '--option', 'visibility=public']);
+    await post(['--to', 'linkedin'], { env: { VIDPUB_PROFILE: 'other' } });
+    const r = await run(['status', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).id).toBe(last.id);
+    expect(r.stderr).toMatch(new RegExp(`The last post made here: ${last.id}`));
+  });
+
+  it('no id and nothing made with this profile: exit 5', async () => {
+    await post(['--to', 'linkedin'], { env: { VIDPUB_PROFILE: 'other' } });
+    const r = await run(['status']);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/Error: no post made from this machine is in the journal \(.*\) for this profile/);
+    expect(r.stderr).toMatch(/vidpub history --all-profiles/);
+  });
+
+  it('a video id: its state and progress; --wait waits until it is ready (exit 0)', async () => {
+    const up = await run(['upload', 'test/fixtures/clip.mp4', '--no-wait', '--json']);
+    const id = JSON.parse(up.stdout).id as string;
+    const now = await run(['status', id]);
+    expect(now.code).toBe(0);
+    expect(now.stdout).toMatch(new RegExp(`^id\\t${id}$`, 'm'));
+    expect(now.stdout).toMatch(/^status\t(processing|ready)$/m);
+    expect(now.stdout).toMatch(/^filename\tclip\.mp4$/m);
+    const waited = await run(['status', id, '--wait', '--json']);
+    expect(waited.code).toBe(0);
+    expect(JSON.parse(waited.stdout)).toMatchObject({ id, status: 'ready' });
+  });
+
+  it('a video that failed: its error; with --wait exit 6', async () => {
+    await emu.fault({ media_fail: 'clip.mp4' });
+    const up = await run(['upload', 'test/fixtures/clip.mp4', '--no-wait', '--json']);
+    const id = JSON.parse(up.stdout).id as string;
+    const waited = await run(['status', id, '--wait']);
+    expect(waited.code).toBe(6);
+    expect(waited.stderr).toMatch(new RegExp(`Error: Video ${id} \\(clip\\.mp4\\) failed: `));
+    const look = await run(['status', id]);
+    expect(look.code).toBe(0);
+    expect(look.stdout).toMatch(/^status\tfailed$/m);
+    expect(look.stdout).toMatch(/^error\t.+/m);
+  });
+
+  it('an unknown video: exit 5', async () => {
+    const r = await run(['status', 'med_nope']);
+    expect(r.code).toBe(5);
+  });
+
+  it('a draft: its caption and each destination\'s options', async () => {
+    const d = await post(['--to', 'youtube', '--option', 'visibility=unlisted', '--draft', '--caption', 'draft words']);
+    const r = await run(['status', d.id]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^caption\tdraft words$/m);
+    expect(r.stdout).toMatch(/^@vidpubdemo \(youtube\)\t\w+\t[^\t]*\t.*visibility=unlisted/m);
+  });
+});

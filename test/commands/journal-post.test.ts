@@ -1,0 +1,161 @@
+/**
+ * What post records in the journal, and the guard it gives --idempotency-key
+ * beyond the service's 24 hours (the emulator's clock moved past them); a
+ * journal that cannot be written; --no-journal.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Post } from '../../src/api/types.js';
+import { runCli, type RunOptions } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 100 });
+let stateDir: string;
+
+function run(args: string[], opts: RunOptions = {}) {
+  return runCli(args, { clock: scaledClock(20), ...opts, env: { ...emu.env(), TZ: 'UTC', VIDPUB_STATE_DIR: stateDir, ...opts.env } });
+}
+
+const creates = async () => (await emu.requests()).filter((q) => q.method === 'POST' && (q.path === '/v1/posts' || q.path.startsWith('/v1/media')));
+const records = (dir = stateDir) => readFileSync(join(dir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+
+beforeEach(async () => {
+  await emu.reset();
+  stateDir = join(mkdtempSync(join(tmpdir(), 'vidpub-state-')), 'vidpub');
+});
+
+const NIGHTLY = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'nightly build', '--idempotency-key', 'nightly-42'];
+
+describe('post records what it made', () => {
+  it('the video and the post, with profile, service, workspace, key hash (never the key), file, size, caption, options, key and outcome', async () => {
+    const r = await run([...NIGHTLY, '--json']);
+    expect(r.code).toBe(0);
+    const post = JSON.parse(r.stdout) as Post;
+    const text = readFileSync(join(stateDir, 'journal.jsonl'), 'utf8');
+    expect(text).not.toContain(emu.key());
+    const [media, created, end] = records();
+    expect(media).toMatchObject({ kind: 'media', media_id: post.media_id, source: 'upload', size: 13734, status: 'ready', idem: 'nightly-42', outcome: 'ready' });
+    expect(media!.file).toMatch(/test\/fixtures\/clip\.mp4$/);
+    expect(created).toMatchObject({
+      kind: 'post',
+      profile: 'default',
+      base_url: emu.baseUrl,
+      workspace: 'Demo',
+      workspace_id: expect.stringMatching(/\S/),
+      key: expect.stringMatching(/^[0-9a-f]{12}$/),
+      post_id: post.id,
+      caption: 'nightly build',
+      idem: 'nightly-42',
+      outcome: 'created',
+      destinations: [{ id: 'dst_demo_linkedin', name: '@vidpub-demo (linkedin)', options: expect.any(Object) }],
+    });
+    expect(end).toMatchObject({ kind: 'status', post_id: post.id, status: 'completed', outcome: 'published' });
+  });
+
+  it('keeps the first 200 characters of a caption', async () => {
+    const r = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'c'.repeat(500), '--no-wait']);
+    expect(r.code).toBe(0);
+    expect(records().find((x) => x.kind === 'post')!.caption).toBe('c'.repeat(200));
+  });
+});
+
+describe('rerun safety beyond 24 hours', () => {
+  it('the next-day rerun with the same key creates nothing and reports the first post', async () => {
+    const first = await run([...NIGHTLY, '--json']);
+    expect(first.code).toBe(0);
+    const a = JSON.parse(first.stdout) as Post;
+    const before = (await creates()).length;
+    await emu.advance(25 * 3600); // the service has forgotten the key
+    const second = await run([...NIGHTLY, '--json']);
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.stdout).id).toBe(a.id);
+    expect(second.stderr).toMatch(new RegExp(`--idempotency-key nightly-42 was used for post ${a.id} on \\S+ \\(this machine's journal\\): nothing new is created; reporting that post as it is now\\. To post again under this key, add --force-new\\.`));
+    expect((await creates()).length).toBe(before);
+    expect((await emu.requests()).filter((q) => q.method === 'PUT')).toHaveLength(1);
+  });
+
+  it('reports a first post whose destination failed by its outcome (exit 6) with the retry command', async () => {
+    await emu.fault({ destination_fail: 'dst_demo_linkedin' });
+    const first = await run(NIGHTLY);
+    expect(first.code).toBe(6);
+    await emu.advance(25 * 3600);
+    const second = await run([...NIGHTLY.slice(0, 4), '--caption', 'another caption', ...NIGHTLY.slice(6)]);
+    expect(second.code).toBe(6);
+    const id = /^id\t(\S+)$/m.exec(first.stdout)![1]!;
+    expect(second.stdout).toMatch(new RegExp(`^id\\t${id}$`, 'm'));
+    expect(second.stderr).toMatch(new RegExp(`Post again to that destination with: vidpub retry ${id}`));
+    expect(second.stderr).toMatch(new RegExp(`! This command's caption differs from that of post ${id}, made earlier with --idempotency-key nightly-42: nothing is posted with it\\. For a new post use a new key, or add --force-new\\.`));
+    expect((await emu.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/posts')).toHaveLength(1);
+  });
+
+  it('--force-new posts again under a known key', async () => {
+    expect((await run(NIGHTLY)).code).toBe(0);
+    const r = await run([...NIGHTLY, '--force-new', '--json']);
+    expect(r.code).toBe(0);
+    const posts = (await emu.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/posts' && !q.replayed);
+    expect(posts).toHaveLength(2);
+    expect(records().filter((x) => x.kind === 'post').map((x) => x.idem)).toEqual(['nightly-42', 'nightly-42']);
+  });
+
+  it('--force-new without --idempotency-key: exit 2', async () => {
+    const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--force-new']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Error: --force-new goes with --idempotency-key/);
+    expect(await creates()).toHaveLength(0);
+  });
+
+  it('another workspace with the same key is not the same post', async () => {
+    const second = ['post', '--media', 'med_second_sample', '--to', 'youtube', '--caption', 'x', '--option', 'visibility=public', '--idempotency-key', 'shared-key', '--no-wait'];
+    expect((await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--idempotency-key', 'shared-key', '--no-wait'])).code).toBe(0);
+    const r = await run(second, { env: emu.env('Demo Second') });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/this machine's journal/);
+    expect((await emu.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/posts')).toHaveLength(2);
+  });
+
+  it('a key refused by the service for a different post (no record here) shows the retry command', async () => {
+    expect((await run(NIGHTLY, { env: { VIDPUB_STATE_DIR: join(stateDir, 'other') } })).code).toBe(0);
+    const r = await run([...NIGHTLY.slice(0, 4), '--caption', 'different', ...NIGHTLY.slice(6)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Error: --idempotency-key nightly-42 was used within the last 24 hours for a different post/);
+    expect(r.stderr).toMatch(/vidpub retry POST_ID \("vidpub history" lists the posts made here\)/);
+  });
+});
+
+describe('a journal that cannot be written never fails a post', () => {
+  it('a full disk: one warning, the post is made (exit 0)', async () => {
+    mkdirSync(stateDir, { recursive: true });
+    symlinkSync('/dev/full', join(stateDir, 'journal.jsonl'));
+    const r = await run([...NIGHTLY, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).status).toBe('completed');
+    const warnings = r.stderr.split('\n').filter((l) => l.startsWith('! '));
+    expect(warnings).toEqual([expect.stringMatching(/^! Could not write to the journal in \S+ \(ENOSPC\): this run is not recorded there\./)]);
+  });
+
+  it('a directory that cannot be made (read-only place): one warning, the post is made (exit 0)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'vidpub-ro-')), 'not-a-dir');
+    writeFileSync(file, '');
+    const r = await run(NIGHTLY, { env: { VIDPUB_STATE_DIR: join(file, 'vidpub') } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^status\tcompleted$/m);
+    expect(r.stderr.match(/Could not write to the journal/g)).toHaveLength(1);
+  });
+});
+
+describe('--no-journal', () => {
+  it('--no-journal and VIDPUB_NO_JOURNAL=1 keep nothing', async () => {
+    expect((await run(['--no-journal', ...NIGHTLY])).code).toBe(0);
+    expect((await run(NIGHTLY, { env: { VIDPUB_NO_JOURNAL: '1' } })).code).toBe(0);
+    expect(existsSync(stateDir)).toBe(false);
+  });
+
+  it('history with the journal off: exit 2 saying why', async () => {
+    const r = await run(['history'], { env: { VIDPUB_NO_JOURNAL: '1' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Error: vidpub history reads the local journal, which --no-journal or VIDPUB_NO_JOURNAL=1 turns off/);
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * vidpub retry: a new post to the failed destinations only, confirmation at a
+ * terminal, and a rerun that creates nothing (within the service's 24 hours
+ * and past them).
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Post } from '../../src/api/types.js';
+import { runCli, type RunOptions } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
+import { scriptedPrompter } from '../support/prompter.js';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 100 });
+let stateDir: string;
+
+function run(args: string[], opts: RunOptions = {}) {
+  return runCli(args, { clock: scaledClock(20), ...opts, env: { ...emu.env(), TZ: 'UTC', VIDPUB_STATE_DIR: stateDir, ...opts.env } });
+}
+
+const postsCreated = async () => (await emu.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/posts' && q.status === 201 && !q.replayed);
+const writes = async () => (await emu.requests()).filter((q) => q.path.startsWith('/v1/') && q.method !== 'GET');
+
+/** A post to LinkedIn and YouTube whose YouTube destination failed; the fault is cleared afterwards. */
+async function halfFailed(): Promise<string> {
+  await emu.fault({ destination_fail: 'dst_demo_youtube' });
+  const r = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin,youtube', '--caption', 'launch', '--option', 'youtube:visibility=unlisted']);
+  expect(r.code).toBe(6);
+  await emu.admin('DELETE', '/faults');
+  return /^id\t(\S+)$/m.exec(r.stdout)![1]!;
+}
+
+beforeEach(async () => {
+  await emu.reset();
+  stateDir = join(mkdtempSync(join(tmpdir(), 'vidpub-state-')), 'vidpub');
+});
+
+describe('vidpub retry', () => {
+  it('after an injected failure: exactly one new post, for the failed destination only, with its options; its rerun creates none', async () => {
+    const id = await halfFailed();
+    const before = (await postsCreated()).length;
+    const r = await run(['retry', id, '--json']);
+    expect(r.code).toBe(0);
+    const post = JSON.parse(r.stdout) as Post;
+    expect(post.id).not.toBe(id);
+    expect(post.destinations.map((d) => d.destination_id)).toEqual(['dst_demo_youtube']);
+    expect(post.destinations[0]!.options).toMatchObject({ visibility: 'unlisted' });
+    expect(post.destinations[0]!.status).toBe('published');
+    expect(post.caption).toBe('launch');
+    expect((await postsCreated()).length).toBe(before + 1);
+    expect(r.stderr).toMatch(new RegExp(`Retry of post ${id}: a new post of video med_demo_sample with the same caption and options to:`));
+    expect(r.stderr).toMatch(/@vidpubdemo \(youtube\) {2}failed: youtube refused the video/);
+    expect(r.stderr).toMatch(/Allowance: this uses 1 of the \d+ posts left today/);
+
+    const again = await run(['retry', id, '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).id).toBe(post.id);
+    expect(again.stderr).toMatch(new RegExp(`This destination of post ${id} was already retried as post ${post.id}`));
+    await emu.advance(25 * 3600);
+    const nextDay = await run(['retry', id, '--json']);
+    expect(JSON.parse(nextDay.stdout).id).toBe(post.id);
+    expect((await postsCreated()).length).toBe(before + 1);
+
+    const lines = readFileSync(join(stateDir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.kind === 'post' && l.retry_of === id).map((l) => l.post_id)).toEqual([post.id]);
+    const history = JSON.parse((await run(['history', '--json'])).stdout);
+    expect(history.find((p: { post_id: string }) => p.post_id === id)).toMatchObject({ state: 'failed', retried_by: [post.id] });
+  });
+
+  it('a post with nothing failed: exit 0 with a sentence, nothing sent', async () => {
+    const p = await emu.api.post<Post>('/posts', { media_id: 'med_demo_sample', caption: 'ok', destinations: [{ destination_id: 'dst_demo_linkedin' }], publish_at: 'now' });
+    const r = await run(['retry', p.body.id]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(new RegExp(`Post ${p.body.id} has no destination that failed or was cancelled \\(1 destination, post \\w+\\): nothing to retry, nothing was sent\\.`));
+    expect((await writes()).filter((q) => q.path === '/v1/posts')).toHaveLength(1); // only the test's own
+  });
+
+  it('--to a destination that did not fail: exit 2 naming those that did', async () => {
+    const id = await halfFailed();
+    const r = await run(['retry', id, '--to', 'linkedin']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`Error: linkedin is not a destination of post ${id} that failed or was cancelled`));
+    expect(r.stderr).toMatch(/Its destinations to retry: @vidpubdemo \(youtube\) \(failed\)\./);
+  });
+
+  it('asks at a terminal; "no" sends nothing (exit 130)', async () => {
+    const id = await halfFailed();
+    const before = (await postsCreated()).length;
+    const { prompter, asked } = scriptedPrompter([false]);
+    const r = await run(['retry', id], { tty: true, prompter });
+    expect(r.code).toBe(130);
+    expect(asked).toMatchObject([{ kind: 'confirm', message: 'Post it now?' }]);
+    expect(r.stderr).toMatch(/Cancelled: nothing was posted\./);
+    expect((await postsCreated()).length).toBe(before);
+  });
+
+  it('an unknown post: exit 5', async () => {
+    const r = await run(['retry', 'post_nope']);
+    expect(r.code).toBe(5);
+    expect((await writes())).toHaveLength(0);
+  });
+});
