@@ -24,6 +24,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'import', args: '<url>', summary: 'Import a video from a direct https link', group: 'media', load: () => import('./import.js') },
   { name: 'post', args: '[file-or-url]', summary: 'Upload or import a video and post it to destinations', group: 'posts', load: () => import('./post.js') },
   { name: 'publish', args: '<post-id>', summary: 'Publish a draft now or later, or move a scheduled post', group: 'posts', load: () => import('./publish.js') },
+  { name: 'batch', args: '<manifest>', summary: 'Post many videos from one manifest (YAML, CSV, JSON, JSON Lines)', group: 'posts', load: () => import('./batch.js') },
   { name: 'status', args: '<post-id>', summary: "Show a post and each destination's status", group: 'posts', load: () => import('./status.js') },
   { name: 'emulator', summary: 'Run the local emulator of the Video Publishing Service', group: 'tools', load: () => import('./emulator.js') },
   { name: 'demo', summary: 'Run the whole job against a built-in emulator', group: 'tools', load: () => import('./demo.js') },
