@@ -24,6 +24,8 @@ import { flattenOptions, type Manifest, type Problem, type RawItem } from './man
 import type { PacedClient } from './pacing.js';
 
 const MAX_CAPTION_FILE_BYTES = 100_000;
+/** The service schedules at most 365 days ahead (400 invalid_publish_at beyond). */
+const MAX_AHEAD_MS = 365 * 86_400_000;
 
 export type ItemVideo =
   | { kind: 'file'; file: VideoFile; shown: string; durationSec?: number }
@@ -235,7 +237,11 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
     if (it.draft) return null;
     try {
       const z = it.tz !== undefined && isValidTimeZone(it.tz) ? it.tz : zone;
-      return parseWhen(it.at ?? 'now', { now, zone: z });
+      const when = parseWhen(it.at ?? 'now', { now, zone: z });
+      if (!when.now && when.ms - now > MAX_AHEAD_MS) {
+        throw new UsageError(`the time ${when.local} (${when.utc}) is more than 365 days ahead; the service schedules at most a year out`);
+      }
+      return when;
     } catch (err) {
       problems.push({ n: it.raw.n, line: it.raw.line, message: messageOf(err).replace(/ for --at/g, '') });
       return undefined;
