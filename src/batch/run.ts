@@ -175,7 +175,7 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
       const elapsed = clock.now() - since;
       const p = typeof m.progress?.percent === 'number' ? m.progress.percent : undefined;
       let wait: number;
-      if (firstLook && learned.media.length > 0) wait = Math.min(...learned.media) * 0.95 - elapsed;
+      if (firstLook && learned.media.length > 0) wait = Math.min(...learned.media) + 50 - elapsed;
       else if (p !== undefined && p > 0 && p < 100 && elapsed > 0) wait = ((elapsed * (100 - p)) / p) * 0.75;
       else wait = interval;
       firstLook = false;
@@ -188,16 +188,27 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
     return m;
   };
 
-  /** Polls a post until every destination has ended. */
+  /**
+   * Polls a post until every destination has ended: first when the run's
+   * earlier posts took to finish, else from how fast its destinations are
+   * ending, else on a doubling interval.
+   */
   const follow = async (post: Post, since: number): Promise<Post> => {
     let p = post;
     let interval = 1000;
     let firstLook = true;
     while (!isFinished(p)) {
       const elapsed = clock.now() - since;
-      const wait = firstLook && learned.post.length > 0 ? Math.min(...learned.post) * 0.95 - elapsed : interval;
+      const dests = Array.isArray(p.destinations) ? p.destinations : [];
+      const done = dests.filter((d) => ['published', 'failed', 'cancelled'].includes(String(d.status))).length;
+      let wait: number;
+      if (firstLook && learned.post.length > 0) wait = Math.min(...learned.post) + 50 - elapsed;
+      else if (done > 0 && done < dests.length) wait = (elapsed / done) * (dests.length - done) * 0.5;
+      else {
+        wait = interval;
+        interval = Math.min(MAX_POLL_MS, interval * 2);
+      }
       firstLook = false;
-      interval = Math.min(MAX_POLL_MS, interval * 1.5);
       await sleep(clamp(wait, MIN_POLL_MS, MAX_POLL_MS));
       p = await client.getPost(p.id, { signal });
     }
