@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Post, RecordedRequest } from '../../src/api/types.js';
 import { cliRunner, runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
+import { scriptedPrompter } from '../support/prompter.js';
 import { exhaustDailyAllowance, startTestEmulator, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
@@ -322,5 +323,57 @@ describe('vidpub batch: running', () => {
     } finally {
       await fast.close();
     }
+  });
+
+  it('at a terminal: the plan, one confirmation, a line per item redrawn in place; declining sends nothing (exit 130)', async () => {
+    const dir = workdir({ 'x.jsonl': ['{"file":"a.mp4","to":"linkedin","caption":"one"}', '{"file":"b.mp4","to":"youtube","caption":"two"}'].join('\n') });
+    const no = scriptedPrompter([false]);
+    const declined = await run(['batch', join(dir, 'x.jsonl')], { tty: true, prompter: no.prompter });
+    expect(declined.code).toBe(130);
+    expect(no.asked.map((a) => a.message)).toEqual(['Send these 2 items?']);
+    expect(declined.stderr).toMatch(/Plan for .*x\.jsonl: 2 items.*\(2 to post\)/);
+    expect(declined.stderr).toMatch(/Cancelled: nothing was uploaded or posted\./);
+    expect(writesOf(await api())).toEqual([]);
+
+    const yes = scriptedPrompter([true]);
+    const r = await run(['batch', join(dir, 'x.jsonl')], { tty: true, prompter: yes.prompter });
+    expect(r.code).toBe(0);
+    // the live view moves the cursor up to redraw its lines, and ends with every item's final state
+    expect(r.stderr).toContain('\u001b[2A');
+    expect(r.stderr).toMatch(/ {2}1 {2}a\.mp4 +.*published post_\w+/);
+    expect(r.stderr).toMatch(/ {2}2 {2}b\.mp4 +.*published post_\w+/);
+    expect(lines(r.stdout).map((o) => o.status)).toEqual(['published', 'published']);
+  });
+
+  it('--yes skips the confirmation at a terminal; bad flags are refused (exit 2)', async () => {
+    const dir = workdir({ 'x.jsonl': '{"file":"a.mp4","to":"linkedin","caption":"one"}\n' });
+    const r = await run(['batch', join(dir, 'x.jsonl'), '--yes'], { tty: true });
+    expect(r.code).toBe(0);
+    const c = await run(['batch', join(dir, 'x.jsonl'), '--concurrency', '0']);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toMatch(/--concurrency must be a whole number from 1 to 16, not "0"/);
+    const f = await run(['batch', join(dir, 'x.txt')]);
+    expect(f.code).toBe(2);
+    expect(f.stderr).toMatch(/cannot tell the format of .*x\.txt from its extension/);
+    const m = await run(['batch', join(dir, 'nope.yaml')]);
+    expect(m.code).toBe(2);
+    expect(m.stderr).toMatch(/nope\.yaml cannot be read: no such file/);
+  });
+
+  it('keys come from each item: editing one item changes only its keys; another batch_key changes them all', async () => {
+    const manifest = (caption2: string, batchKey: string) =>
+      JSON.stringify({ batch_key: batchKey, items: ['a.mp4', 'b.mp4', 'c.mp4'].map((file, i) => ({ file, to: 'linkedin', caption: i === 1 ? caption2 : file })) });
+    const keysOf = async (text: string) => {
+      const dir = workdir({ 'x.json': text });
+      const r = await run(['batch', join(dir, 'x.json'), '--dry-run', '--json']);
+      expect(r.code).toBe(0);
+      return (JSON.parse(r.stdout) as { items: { idempotency_key: string }[] }).items.map((i) => i.idempotency_key);
+    };
+    const a = await keysOf(manifest('two', 'w1'));
+    const b = await keysOf(manifest('two, edited', 'w1'));
+    const c = await keysOf(manifest('two', 'w2'));
+    expect(new Set(a).size).toBe(3);
+    expect([b[0] === a[0], b[1] === a[1], b[2] === a[2]]).toEqual([true, false, true]);
+    expect(c.filter((k, i) => k === a[i])).toEqual([]);
   });
 });
