@@ -319,7 +319,7 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
         const http = err instanceof VidpubError ? err.http : undefined;
         out.error =
           http?.code === 'idempotency_key_reused'
-            ? 'an earlier run sent this item with the same keys but another request (a relative time such as +2h gives a new time on every run); give the item a "key" or an absolute time'
+            ? 'an earlier run already sent this item with another request under the same keys (a relative time such as +2h is a new time on every run), so it was not posted again; use an absolute time, or a new batch_key to post it as a new post'
             : sanitize(msg);
         troubles.set(it.n, err instanceof BlockedError ? 'blocked' : err instanceof RateLimitError ? 'rate' : 'failed');
       }
