@@ -49,6 +49,10 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
 
   const paced = pacedClient(await session.client(), session.clock, session.signal);
   const plan = await buildPlan({ manifest, source: opts.source, baseDir: opts.baseDir, zone: opts.zone, waitForQuota: opts.waitForQuota }, session, paced);
+  if (opts.recorder?.wasPosted) {
+    for (const it of plan.items) if (!it.draft && (await opts.recorder.wasPosted(it.key))) it.alreadyPosted = true;
+    plan.postsNeeded = plan.items.filter((it) => !it.draft && !it.alreadyPosted).length;
+  }
   const short = allowanceError(plan);
   const planned: BatchResult = { dryRun: true, source: opts.source, plan, items: [] };
   if (short && !opts.waitForQuota) throw opts.dryRun ? Object.assign(short, { data: planned }) : short;

@@ -46,6 +46,8 @@ export interface PlannedItem {
   key: string;
   /** Option keys (KEY or DEST:KEY) that came from the defaults block. */
   fromDefaults: Set<string>;
+  /** A journal says an earlier run posted it: its replay spends no allowance. */
+  alreadyPosted?: boolean;
 }
 
 export interface BatchPlan {
@@ -416,7 +418,7 @@ export function allowanceError(plan: BatchPlan): RateLimitError | undefined {
   let fit = 0;
   let count = 0;
   for (const it of plan.items) {
-    if (!it.draft) count++;
+    if (!it.draft && !it.alreadyPosted) count++;
     if (count > left) break;
     fit++;
   }

@@ -39,10 +39,11 @@ function origin(it: PlannedItem, destName: string, key: string, source: string):
 /** The plan, for --dry-run and the summary before the confirmation. */
 export function planLines(plan: BatchPlan, source: string, c: Colors): string[] {
   const lines: string[] = [];
-  const drafts = plan.items.length - plan.postsNeeded;
+  const drafts = plan.items.filter((it) => it.draft).length;
+  const replays = plan.items.filter((it) => it.alreadyPosted).length;
   lines.push(
     c.bold(`Plan for ${sanitize(source)}: ${plan.items.length} item${plan.items.length === 1 ? '' : 's'}`) +
-      ` (${plan.postsNeeded} to post${drafts ? `, ${drafts} draft${drafts === 1 ? '' : 's'}` : ''}); times in ${plan.zone}`,
+      ` (${plan.postsNeeded} to post${replays ? `, ${replays} already posted` : ''}${drafts ? `, ${drafts} draft${drafts === 1 ? '' : 's'}` : ''}); times in ${plan.zone}`,
   );
   lines.push(
     `Daily post allowance: ${plan.postsNeeded} needed, ${plan.postsLeft ?? '?'} left${plan.postsLimit !== undefined ? ` of ${plan.postsLimit}` : ''}` +

@@ -62,6 +62,12 @@ export interface ItemOutcome {
  */
 export interface BatchRecorder {
   record(event: BatchEvent): void | Promise<void>;
+  /**
+   * Whether an earlier run posted the item with this key (its rerun is a
+   * replay that spends no daily allowance). Without it, every item that
+   * publishes or schedules is counted against what GET /me says is left.
+   */
+  wasPosted?(key: string): boolean | Promise<boolean>;
 }
 
 export type BatchEvent =
