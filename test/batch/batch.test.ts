@@ -376,4 +376,29 @@ describe('vidpub batch: running', () => {
     expect([b[0] === a[0], b[1] === a[1], b[2] === a[2]]).toEqual([true, false, true]);
     expect(c.filter((k, i) => k === a[i])).toEqual([]);
   });
+
+  it('links are imported, at most 5 downloading at once, with no imports_in_flight refusal', async () => {
+    const items = Array.from({ length: 7 }, (_, i) => ({ url: `https://cdn.example.com/v${i}.mp4`, to: 'linkedin', caption: `link ${i}` }));
+    const dir = workdir({ 'x.json': JSON.stringify(items) });
+    const r = await run(['batch', join(dir, 'x.json'), '--concurrency', '7']);
+    expect(r.code).toBe(0);
+    expect(lines(r.stdout).map((o) => o.status)).toEqual(Array(7).fill('published'));
+    const reqs = await api();
+    expect(fresh(reqs, 'POST', '/v1/media/imports')).toHaveLength(7);
+    expect(reqs.filter((q) => q.status === 429)).toEqual([]);
+  });
+
+  it('--timeout for the whole batch: items still waiting end as failed, exit 7', async () => {
+    const slow = await startTestEmulator({ processingMs: 20, publishMs: 3000 });
+    try {
+      const dir = workdir({ 'x.jsonl': '{"file":"a.mp4","to":"linkedin","caption":"slow"}\n' });
+      const r = await runCli(['batch', join(dir, 'x.jsonl'), '--timeout', '2s'], { env: { ...slow.env(), TZ } });
+      expect(r.code).toBe(7);
+      const [o] = lines(r.stdout);
+      expect(o).toMatchObject({ status: 'failed', error: expect.stringMatching(/^stopped waiting \(--timeout\); (follow it with: vidpub status post_\w+ --wait|video med_\w+ goes on at the service)$/) });
+      expect(r.stderr).toMatch(/Error: Stopped waiting \(--timeout\) for 1 of 1 items; they go on at the service\./);
+    } finally {
+      await slow.close();
+    }
+  });
 });
