@@ -18,6 +18,8 @@ export interface BatchView {
 }
 
 const BAR = 20;
+/** The most lines the live view takes. */
+const MAX_LINES = 12;
 
 class LiveView implements BatchView {
   private rows = new Map<number, { label: string; state: string; sent?: number; total?: number }>();
@@ -78,9 +80,23 @@ class LiveView implements BatchView {
   }
   private draw(): void {
     this.dirty = false;
-    const lines = [...this.rows.entries()].map(([n, r]) => this.line(n, r));
+    let entries = [...this.rows.entries()];
+    let summary: string | undefined;
+    if (entries.length > MAX_LINES) {
+      // A long batch: the items under way, and a count of the rest (a view taller than the terminal cannot be redrawn).
+      const final = (st: string) => /^(published|scheduled|draft|failed|blocked|skipped|publishing post)/.test(st);
+      const done = entries.filter(([, r]) => final(r.state)).length;
+      const waiting = entries.filter(([, r]) => r.state === 'waiting').length;
+      entries = entries.filter(([, r]) => !final(r.state) && r.state !== 'waiting').slice(0, MAX_LINES - 1);
+      summary = this.screen.colors.dim(`  ${done} done, ${entries.length} under way, ${waiting} waiting`);
+    }
+    const lines = entries.map(([n, r]) => this.line(n, r));
+    if (summary) lines.push(summary);
     let out = this.drawn > 0 ? `\u001b[${this.drawn}A` : '';
     for (const l of lines) out += `\r\u001b[2K${l}\n`;
+    // Fewer lines than last time: clear what is left below, and come back up.
+    for (let i = lines.length; i < this.drawn; i++) out += '\r\u001b[2K\n';
+    if (this.drawn > lines.length) out += `\u001b[${this.drawn - lines.length}A`;
     this.screen.write(out);
     this.drawn = lines.length;
   }

@@ -401,4 +401,16 @@ describe('vidpub batch: running', () => {
       await slow.close();
     }
   });
+
+  it('a long batch at a terminal: the view shows the items under way and counts the rest', async () => {
+    const items = Array.from({ length: 14 }, (_, i) => ({ media: 'med_demo_sample', to: 'linkedin', caption: `c${i}` }));
+    const dir = workdir({ 'x.json': JSON.stringify(items) }, []);
+    const r = await run(['batch', join(dir, 'x.json'), '--yes'], { tty: true });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/14 done, 0 under way, 0 waiting/);
+    // never more than 12 lines redrawn at once
+    // eslint-disable-next-line no-control-regex
+    const ups = [...r.stderr.matchAll(/\u001b\[(\d+)A/g)].map((m) => Number(m[1]));
+    expect(Math.max(...ups)).toBeLessThanOrEqual(12);
+  });
 });
