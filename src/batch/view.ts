@@ -114,6 +114,8 @@ class PlainView implements BatchView {
   state(n: number, text: string): void {
     // Percentages change often: a line per state, not per percent.
     const word = text.replace(/\s*\(?\d+%\)?$/, '');
+    // Sparse: the steps that take time and the end, not every state in between.
+    if (word === 'ready' || word === 'publishing' || word === 'waiting') return;
     if (this.last.get(n) === word) return;
     this.last.set(n, word);
     this.say(`item ${n}: ${text}`);
