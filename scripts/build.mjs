@@ -42,6 +42,9 @@ const HEAVY = [
   '@modelcontextprotocol/sdk/*',
   'zod',
   'zod/*',
+  'yaml',
+  'csv-parse',
+  'csv-parse/*',
 ];
 
 const out = `dist.tmp-${process.pid}`;

@@ -134,6 +134,21 @@ const ENTRIES = [
     ],
   },
   {
+    name: 'batch',
+    summary: 'Post many videos from one manifest (YAML, CSV, JSON, JSON Lines)',
+    group: 'posts',
+    args: [{ name: 'manifest', kind: 'file', required: true }],
+    flags: [
+      { name: 'dry-run', description: 'check everything and show the plan; send nothing' },
+      { name: 'concurrency', value: 'n', kind: 'number', description: 'uploads and imports at a time', default: '3' },
+      { name: 'format', value: 'fmt', kind: 'choice', choices: ['yaml', 'csv', 'json', 'jsonl'], description: 'yaml, csv, json or jsonl (default: from the extension; needed for "-")' },
+      { name: 'tz', value: 'zone', description: "IANA time zone for items' local times without tz (default: TZ or this machine's zone)" },
+      { name: 'no-wait', description: 'do not follow posts sent now to their end' },
+      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole batch waits for videos and posts (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
+      { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+    ],
+  },
+  {
     name: 'status',
     summary: "Show a post and each destination's status, or a video's",
     group: 'posts',

@@ -19,6 +19,7 @@ const LOADERS: Record<CommandName, Loader> = {
   import: () => import('./import.js'),
   post: () => import('./post.js'),
   publish: () => import('./publish.js'),
+  batch: () => import('./batch.js'),
   status: () => import('./status.js'),
   history: () => import('./history.js'),
   retry: () => import('./retry.js'),

@@ -1,0 +1,112 @@
+/**
+ * `vidpub batch`, after its flags are read: parse the manifest, check every
+ * item (plan.ts; nothing is sent until all pass), check the daily allowance,
+ * then show the plan (--dry-run), or confirm once at a terminal and run it
+ * (run.ts), and say how each item ended.
+ */
+import { InterruptedError, sanitize } from '../errors.js';
+import type { Session } from '../flows/session.js';
+import { ask } from '../posts/options.js';
+import type { ManifestFormat } from './manifest.js';
+import { pacedClient } from './pacing.js';
+import type { BatchPlan } from './plan.js';
+import type { BatchRecorder, ItemOutcome, RunStats } from './run.js';
+
+export interface BatchOpts {
+  /** The manifest's text. */
+  text: string;
+  format: ManifestFormat;
+  /** The manifest as named (a path, or "stdin"). */
+  source: string;
+  /** Where the manifest's relative paths start. */
+  baseDir: string;
+  zone: string;
+  dryRun: boolean;
+  concurrency: number;
+  wait: boolean;
+  timeoutMs: number;
+  yes: boolean;
+  waitForQuota: boolean;
+  /** The journal's hook: told of every item's steps as they happen. */
+  recorder?: BatchRecorder;
+}
+
+export interface BatchResult {
+  dryRun: boolean;
+  source: string;
+  plan?: BatchPlan;
+  items: ItemOutcome[];
+  stats?: RunStats;
+}
+
+export async function runBatchCommand(opts: BatchOpts, session: Session): Promise<BatchResult> {
+  const { parseManifest } = await import('./manifest.js');
+  const { buildPlan, allowanceError, problemsError } = await import('./plan.js');
+  const { planLines, outcomeTable } = await import('./render.js');
+  const manifest = await parseManifest(opts.text, opts.format);
+  // A manifest that does not parse has no items to check against the service.
+  if (manifest.items.length === 0 && manifest.problems.length > 0) throw problemsError(manifest.problems, opts.source);
+
+  const paced = pacedClient(await session.client(), session.clock, session.signal);
+  const plan = await buildPlan({ manifest, source: opts.source, baseDir: opts.baseDir, zone: opts.zone, waitForQuota: opts.waitForQuota }, session, paced);
+  // Items this machine already posted (the journal, by the item's key) replay and spend no allowance.
+  const wasPosted = opts.recorder?.wasPosted?.bind(opts.recorder) ?? (session.journal ? async (key: string) => (await session.journal!.findByKey(key)) !== undefined : undefined);
+  if (wasPosted) {
+    for (const it of plan.items) if (!it.draft && (await wasPosted(it.key))) it.alreadyPosted = true;
+    plan.postsNeeded = plan.items.filter((it) => !it.draft && !it.alreadyPosted).length;
+  }
+  const short = allowanceError(plan);
+  const planned: BatchResult = { dryRun: true, source: opts.source, plan, items: [] };
+  if (short && !opts.waitForQuota) throw opts.dryRun ? Object.assign(short, { data: planned }) : short;
+  if (short) session.log.warn(`${short.message.replace(/ Nothing was sent\.$/, '')} --wait-for-quota: the rest wait for the reset.`);
+  if (opts.dryRun) return planned;
+
+  for (const it of plan.items) if (it.when?.note) session.log.warn(`item ${it.n}: ${sanitize(it.when.note)}`);
+  if (session.interactive && !opts.yes) {
+    for (const line of planLines(plan, opts.source, session.screen.colors)) session.screen.write(line + '\n');
+    const prompter = await session.prompter();
+    const n = plan.items.length;
+    const yes = await ask(() => prompter.confirm({ message: `Send these ${n} item${n === 1 ? '' : 's'}?`, default: true }));
+    if (!yes) throw new InterruptedError('Cancelled: nothing was uploaded or posted.');
+  } else {
+    session.log.info(
+      `Sending ${plan.items.length} item${plan.items.length === 1 ? '' : 's'} from ${sanitize(opts.source)} (${plan.postsNeeded} of ${plan.postsLeft ?? '?'} posts left today), ${opts.concurrency} at a time.`,
+    );
+  }
+
+  const { runBatch, troubleError } = await import('./run.js');
+  const run = await runBatch(plan, session, paced, { concurrency: opts.concurrency, wait: opts.wait, timeoutMs: opts.timeoutMs, recorder: opts.recorder });
+  if (!session.quiet) {
+    session.screen.write('\n');
+    for (const line of outcomeTable(run.outcomes, run.stats, session.screen.colors, session.screen.tty)) session.screen.write(line + '\n');
+  }
+  const result: BatchResult = { dryRun: false, source: opts.source, items: run.outcomes, stats: run.stats };
+  const err = troubleError(run, result);
+  if (err) throw err;
+  return result;
+}
+
+/** The plan as data (--dry-run --json). */
+export function planJson(plan: BatchPlan): unknown {
+  return {
+    dry_run: true,
+    posts_needed: plan.postsNeeded,
+    posts_left: plan.postsLeft ?? null,
+    zone: plan.zone,
+    items: plan.items.map((it) => ({
+      item: it.n,
+      ...(it.line !== undefined ? { line: it.line } : {}),
+      video: it.video.kind === 'file' ? { file: it.video.shown, size_bytes: it.video.file.size, duration_sec: it.video.durationSec ?? null } : it.video.kind === 'url' ? { url: it.video.url } : { media: it.video.id },
+      caption: it.caption,
+      draft: it.draft,
+      publish_at: it.when === null ? null : it.when.publishAt,
+      publish_at_utc: it.when === null ? null : it.when.now ? 'now' : it.when.utc,
+      destinations: it.plans.map((p) => ({
+        destination_id: p.destination.id,
+        name: plan.names[p.destination.id] ?? p.destination.id,
+        options: Object.fromEntries(p.values.map((v) => [v.key, { value: v.value, from: v.source === 'default' ? 'destination default' : it.fromDefaults.has(v.key) || it.fromDefaults.has(`${p.name}:${v.key}`) ? 'defaults' : 'item' }])),
+      })),
+      idempotency_key: it.key,
+    })),
+  };
+}

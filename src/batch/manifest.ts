@@ -1,0 +1,274 @@
+/**
+ * Reading a batch manifest: YAML (`.yaml`/`.yml`), CSV with a header row
+ * (`.csv`), a JSON array (`.json`) or JSON Lines (`.jsonl`). Every item
+ * keeps its number and, where the format has lines (YAML, CSV, JSON Lines),
+ * the line it starts on, so every problem can point at it. YAML and JSON may
+ * wrap the items as `{ batch_key, defaults, items }`; items inherit
+ * `defaults`. Nothing here sends a request.
+ *
+ * Parsers: `yaml` (eemeli/yaml: YAML 1.2, no code execution, source ranges for
+ * line numbers) and `csv-parse` (quoted fields, embedded line breaks, the line
+ * of each record). Both are loaded only by `vidpub batch`.
+ */
+import { UsageError, sanitize } from '../errors.js';
+
+export type ManifestFormat = 'yaml' | 'csv' | 'json' | 'jsonl';
+
+export const FORMATS: ManifestFormat[] = ['yaml', 'csv', 'json', 'jsonl'];
+
+/** One item as written (defaults merged in), with where it came from. */
+export interface RawItem {
+  /** 1-based position in the manifest. */
+  n: number;
+  /** 1-based line the item starts on (YAML, CSV, JSON Lines). */
+  line?: number;
+  fields: Record<string, unknown>;
+  /** Option keys (`KEY` or `DEST:KEY`) that came from the `defaults:` block. */
+  fromDefaults: Set<string>;
+}
+
+/** A problem found in the manifest, before any request. */
+export interface Problem {
+  n?: number;
+  line?: number;
+  message: string;
+}
+
+export interface Manifest {
+  format: ManifestFormat;
+  items: RawItem[];
+  batchKey?: string;
+  problems: Problem[];
+}
+
+export const ITEM_FIELDS = ['file', 'url', 'media', 'to', 'caption', 'caption_file', 'options', 'at', 'tz', 'draft', 'key'];
+const TOP_FIELDS = ['items', 'defaults', 'batch_key'];
+
+export function formatOfPath(path: string): ManifestFormat | undefined {
+  const m = /\.([A-Za-z]+)$/.exec(path);
+  const ext = m?.[1]?.toLowerCase();
+  if (ext === 'yaml' || ext === 'yml') return 'yaml';
+  if (ext === 'csv') return 'csv';
+  if (ext === 'json') return 'json';
+  if (ext === 'jsonl' || ext === 'ndjson') return 'jsonl';
+  return undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Option entries as `KEY` / `DEST:KEY` -> value, from `{KEY: v, DEST: {KEY: v}}` or `{"DEST:KEY": v}`. */
+export function flattenOptions(value: unknown, problems: string[]): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  if (value === undefined || value === null) return out;
+  if (!isObject(value)) {
+    problems.push('options must be a map of KEY: VALUE (or DEST: {KEY: VALUE})');
+    return out;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (isObject(v)) {
+      for (const [k2, v2] of Object.entries(v)) {
+        if (isObject(v2) || Array.isArray(v2)) problems.push(`option ${k}:${k2} must be a single value`);
+        else out.set(`${k}:${k2}`, v2);
+      }
+    } else if (Array.isArray(v)) {
+      problems.push(`option ${k} must be a single value`);
+    } else {
+      out.set(k, v);
+    }
+  }
+  return out;
+}
+
+/** Merges the defaults into one item: item fields win; options merge key by key. */
+function withDefaults(item: Record<string, unknown>, defaults: Record<string, unknown> | undefined): { fields: Record<string, unknown>; fromDefaults: Set<string> } {
+  const fromDefaults = new Set<string>();
+  if (!defaults) return { fields: item, fromDefaults };
+  const fields: Record<string, unknown> = { ...defaults, ...item };
+  // One video per item: a default video never joins an item's own.
+  if (['file', 'url', 'media'].some((k) => item[k] !== undefined)) for (const k of ['file', 'url', 'media']) if (item[k] === undefined) delete fields[k];
+  if (item.caption !== undefined || item.caption_file !== undefined) {
+    if (item.caption === undefined) delete fields.caption;
+    if (item.caption_file === undefined) delete fields.caption_file;
+  }
+  if (isObject(defaults.options) || isObject(item.options)) {
+    const ignored: string[] = [];
+    const d = flattenOptions(defaults.options, ignored);
+    const own = flattenOptions(item.options, ignored);
+    const merged: Record<string, unknown> = {};
+    for (const [k, v] of d) {
+      if (!own.has(k)) {
+        merged[k] = v;
+        fromDefaults.add(k);
+      }
+    }
+    for (const [k, v] of own) merged[k] = v;
+    fields.options = merged;
+  }
+  return { fields, fromDefaults };
+}
+
+function checkFields(fields: Record<string, unknown>, where: Omit<Problem, 'message'>, problems: Problem[], what = 'field'): void {
+  for (const k of Object.keys(fields)) {
+    if (!ITEM_FIELDS.includes(k)) problems.push({ ...where, message: `unknown ${what} "${sanitize(k)}" (fields: ${ITEM_FIELDS.join(', ')})` });
+  }
+}
+
+function fromDocument(doc: unknown, format: ManifestFormat, lineOf: (i: number) => number | undefined): Manifest {
+  const problems: Problem[] = [];
+  let list: unknown;
+  let defaults: Record<string, unknown> | undefined;
+  let batchKey: string | undefined;
+  if (Array.isArray(doc)) {
+    list = doc;
+  } else if (isObject(doc)) {
+    for (const k of Object.keys(doc)) if (!TOP_FIELDS.includes(k)) problems.push({ message: `unknown top-level field "${sanitize(k)}" (expected ${TOP_FIELDS.join(', ')})` });
+    list = doc.items;
+    if (doc.defaults !== undefined) {
+      if (!isObject(doc.defaults)) problems.push({ message: 'defaults must be a map of item fields' });
+      else {
+        defaults = doc.defaults;
+        checkFields(defaults, {}, problems, 'field in defaults:');
+        if (['file', 'url', 'media', 'key'].some((k) => defaults![k] !== undefined)) problems.push({ message: 'defaults may not hold file, url, media or key: each item has its own' });
+      }
+    }
+    if (doc.batch_key !== undefined) {
+      if (typeof doc.batch_key !== 'string' && typeof doc.batch_key !== 'number') problems.push({ message: 'batch_key must be a string' });
+      else batchKey = String(doc.batch_key);
+    }
+    if (list === undefined) problems.push({ message: 'the manifest has no items: give a list, or an "items:" list' });
+  } else {
+    problems.push({ message: 'the manifest must be a list of items (or a map with "items:")' });
+  }
+  const items: RawItem[] = [];
+  if (Array.isArray(list)) {
+    list.forEach((raw, i) => {
+      const where = { n: i + 1, line: lineOf(i) };
+      if (!isObject(raw)) {
+        problems.push({ ...where, message: 'an item must be a map of fields (file, to, caption…)' });
+        return;
+      }
+      checkFields(raw, where, problems);
+      items.push({ ...where, ...withDefaults(raw, defaults) });
+    });
+  } else if (list !== undefined) {
+    problems.push({ message: '"items" must be a list' });
+  }
+  return { format, items, batchKey, problems };
+}
+
+async function parseYaml(text: string): Promise<Manifest> {
+  const { parseDocument, LineCounter, isSeq, isMap } = await import('yaml');
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    return {
+      format: 'yaml',
+      items: [],
+      problems: doc.errors.map((e) => ({ line: lc.linePos(e.pos[0]).line, message: `not valid YAML: ${sanitize(e.message.split('\n')[0] ?? '')}` })),
+    };
+  }
+  const root = doc.contents;
+  const seq = isSeq(root) ? root : isMap(root) ? root.get('items', true) : undefined;
+  const lineOf = (i: number): number | undefined => {
+    const node = isSeq(seq) ? (seq.items[i] as { range?: [number, number, number] } | undefined) : undefined;
+    return node?.range ? lc.linePos(node.range[0]).line : undefined;
+  };
+  return fromDocument(doc.toJS({ maxAliasCount: 100 }), 'yaml', lineOf);
+}
+
+function parseJson(text: string): Manifest {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    return { format: 'json', items: [], problems: [{ message: `not valid JSON: ${sanitize((err as Error).message)}` }] };
+  }
+  return fromDocument(doc, 'json', () => undefined);
+}
+
+function parseJsonLines(text: string): Manifest {
+  const problems: Problem[] = [];
+  const items: RawItem[] = [];
+  let n = 0;
+  text.split(/\r?\n/).forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    const where = { n: ++n, line: i + 1 };
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      problems.push({ ...where, message: `not valid JSON: ${sanitize((err as Error).message)}` });
+      return;
+    }
+    if (!isObject(value)) {
+      problems.push({ ...where, message: 'each line must be one JSON object (an item)' });
+      return;
+    }
+    checkFields(value, where, problems);
+    items.push({ ...where, fields: value, fromDefaults: new Set() });
+  });
+  return { format: 'jsonl', items, problems };
+}
+
+const TRUE_TEXT = /^(true|yes|y|1)$/i;
+const FALSE_TEXT = /^(false|no|n|0|)$/i;
+
+async function parseCsv(text: string): Promise<Manifest> {
+  const { parse } = await import('csv-parse/sync');
+  let rows: { record: string[]; info: { lines: number } }[];
+  try {
+    rows = parse(text, { info: true, relax_column_count: false, skip_empty_lines: true, bom: true, trim: false }) as unknown as typeof rows;
+  } catch (err) {
+    const e = err as Error & { lines?: number };
+    return { format: 'csv', items: [], problems: [{ line: e.lines, message: `not valid CSV: ${sanitize(e.message)}` }] };
+  }
+  const problems: Problem[] = [];
+  if (rows.length === 0) return { format: 'csv', items: [], problems: [{ message: 'the CSV manifest is empty: it needs a header row and one row per item' }] };
+  const header = rows[0]!.record.map((h) => h.trim());
+  for (const h of header) {
+    if (h === '' ) problems.push({ line: 1, message: 'an empty column name in the header row' });
+    else if (!h.startsWith('option:') && !ITEM_FIELDS.includes(h)) problems.push({ line: 1, message: `unknown column "${sanitize(h)}" (columns: ${ITEM_FIELDS.filter((f) => f !== 'options').join(', ')}, option:KEY, option:DEST:KEY)` });
+  }
+  const items: RawItem[] = [];
+  rows.slice(1).forEach((row, i) => {
+    const where = { n: i + 1, line: row.info.lines };
+    const fields: Record<string, unknown> = {};
+    const options: Record<string, unknown> = {};
+    header.forEach((h, c) => {
+      const cell = row.record[c] ?? '';
+      if (cell.trim() === '') return;
+      if (h.startsWith('option:')) options[h.slice('option:'.length)] = cell;
+      else if (h === 'draft') {
+        if (TRUE_TEXT.test(cell.trim())) fields.draft = true;
+        else if (!FALSE_TEXT.test(cell.trim())) problems.push({ ...where, message: `draft must be true or false, not "${sanitize(cell)}"` });
+      } else fields[h] = cell;
+    });
+    if (Object.keys(options).length > 0) fields.options = options;
+    items.push({ ...where, fields, fromDefaults: new Set() });
+  });
+  return { format: 'csv', items, problems };
+}
+
+/** Parses a manifest's text. Syntax problems come back in `problems` (with lines where known). */
+export async function parseManifest(text: string, format: ManifestFormat): Promise<Manifest> {
+  switch (format) {
+    case 'yaml':
+      return parseYaml(text);
+    case 'csv':
+      return parseCsv(text);
+    case 'json':
+      return parseJson(text);
+    case 'jsonl':
+      return parseJsonLines(text);
+  }
+}
+
+export function parseFormat(text: unknown): ManifestFormat {
+  const f = String(text).toLowerCase();
+  if (f === 'yml') return 'yaml';
+  if (f === 'ndjson') return 'jsonl';
+  if ((FORMATS as string[]).includes(f)) return f as ManifestFormat;
+  throw new UsageError(`unknown --format "${sanitize(String(text))}": give yaml, csv, json or jsonl`);
+}

@@ -1,0 +1,89 @@
+/**
+ * What a batch prints: the plan (--dry-run, and the summary before the one
+ * confirmation), a JSON line per item on stdout, and the final table on stderr.
+ */
+import { sanitize } from '../errors.js';
+import { formatSize } from '../posts/summary.js';
+import { destinationLabel } from '../posts/render.js';
+import type { Colors } from '../ui/color.js';
+import { renderTable } from '../ui/table.js';
+import { formatDuration } from '../util/duration.js';
+import type { BatchPlan, PlannedItem } from './plan.js';
+import type { ItemOutcome, RunStats } from './run.js';
+
+const CAPTION_PREVIEW = 80;
+
+function videoText(it: PlannedItem): string {
+  const v = it.video;
+  if (v.kind === 'file') {
+    const facts = [formatSize(v.file.size), v.durationSec !== undefined ? formatDuration(v.durationSec * 1000) : ''].filter(Boolean).join(', ');
+    return `${sanitize(v.shown)} (${facts})`;
+  }
+  if (v.kind === 'url') return `${sanitize(v.url)} (imported)`;
+  return `video ${v.id}${v.media.filename ? ` (${sanitize(v.media.filename)})` : ''}`;
+}
+
+function whenText(it: PlannedItem): string {
+  if (!it.when) return 'draft (not published)';
+  if (it.when.now) return 'now';
+  return `${it.when.local} (${it.when.utc})`;
+}
+
+/** One value's origin: the item, the defaults block, or the destination's own default. */
+function origin(it: PlannedItem, destName: string, key: string, source: string): string {
+  if (source === 'default') return ' (destination default)';
+  if (it.fromDefaults.has(key) || it.fromDefaults.has(`${destName}:${key}`)) return ' (from defaults)';
+  return '';
+}
+
+/** The plan, for --dry-run and the summary before the confirmation. */
+export function planLines(plan: BatchPlan, source: string, c: Colors): string[] {
+  const lines: string[] = [];
+  const drafts = plan.items.filter((it) => it.draft).length;
+  const replays = plan.items.filter((it) => it.alreadyPosted).length;
+  lines.push(
+    c.bold(`Plan for ${sanitize(source)}: ${plan.items.length} item${plan.items.length === 1 ? '' : 's'}`) +
+      ` (${plan.postsNeeded} to post${replays ? `, ${replays} already posted` : ''}${drafts ? `, ${drafts} draft${drafts === 1 ? '' : 's'}` : ''}); times in ${plan.zone}`,
+  );
+  lines.push(
+    `Daily post allowance: ${plan.postsNeeded} needed, ${plan.postsLeft ?? '?'} left${plan.postsLimit !== undefined ? ` of ${plan.postsLimit}` : ''}` +
+      (plan.dailyResetAt ? ` (resets ${plan.dailyResetAt})` : ''),
+  );
+  for (const it of plan.items) {
+    lines.push('');
+    lines.push(c.bold(`item ${it.n}${it.line !== undefined ? ` (line ${it.line})` : ''}: ${videoText(it)}`));
+    const cap = sanitize(it.caption);
+    lines.push(`  caption: ${cap === '' ? '(empty)' : cap.length > CAPTION_PREVIEW ? cap.slice(0, CAPTION_PREVIEW - 1) + '…' : cap}`);
+    lines.push(`  when:    ${whenText(it)}`);
+    if (it.when?.note) lines.push(`           ${c.yellow(sanitize(it.when.note))}`);
+    for (const p of it.plans) {
+      const opts = p.values.map((v) => `${sanitize(v.key)}=${sanitize(String(v.value))}${c.dim(origin(it, p.name, v.key, v.source))}`);
+      lines.push(`  to ${sanitize(destinationLabel(p.destination))}${opts.length ? `: ${opts.join(', ')}` : ''}`);
+    }
+  }
+  return lines;
+}
+
+/** The final table (stderr). */
+export function outcomeTable(outcomes: ItemOutcome[], stats: RunStats, c: Colors, tty: boolean): string[] {
+  const style = (s: string, o: ItemOutcome) =>
+    o.status === 'failed' || o.status === 'blocked' ? c.red(s) : o.status === 'skipped' ? c.yellow(s) : c.green(s);
+  const rows = renderTable(
+    outcomes,
+    [
+      { header: 'item', value: (o) => String(o.item) },
+      { header: 'status', value: (o) => o.status, style },
+      { header: 'video', value: (o) => o.media_id ?? '—' },
+      { header: 'post', value: (o) => o.post_id ?? '—' },
+      {
+        header: 'destinations',
+        value: (o) => (o.error ? o.error : o.destinations.map((d) => `${d.name} ${d.status}`).join(', ')),
+      },
+    ],
+    { tty: true, bold: tty ? c.bold : undefined },
+  );
+  const count = (s: string) => outcomes.filter((o) => o.status === s).length;
+  const parts = ['published', 'publishing', 'scheduled', 'draft', 'blocked', 'failed', 'skipped'].filter((s) => count(s) > 0).map((s) => `${count(s)} ${s}`);
+  const perItem = outcomes.length ? ` (${(stats.reads / outcomes.length).toFixed(1)} reads, ${(stats.writes / outcomes.length).toFixed(1)} writes per item)` : '';
+  return [...rows, '', `${parts.join(', ') || 'nothing done'} in ${formatDuration(stats.elapsedMs)}; ${stats.reads + stats.writes} requests${perItem}.`];
+}

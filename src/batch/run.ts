@@ -1,0 +1,377 @@
+/**
+ * Running a checked batch plan: uploads and imports `concurrency` at a time
+ * (at most 5 imports downloading at once, the service's cap), each item's
+ * post created as soon as its video is ready, every request paced within the
+ * key's per-minute allowance (pacing.ts), and posts sent "now" followed until
+ * every destination ends (unless --no-wait). Each item's Idempotency-Keys
+ * derive from its content (keys.ts): a rerun replays what was done.
+ *
+ * Polling is frugal: a video is looked at again when its progress says it
+ * should be about ready, and a post when the earlier posts of the run took
+ * about that long to publish.
+ */
+import { responseMeta, type ApiClient } from '../api/client.js';
+import type { CreatePostRequest, Media, Post } from '../api/types.js';
+import {
+  BlockedError,
+  InterruptedError,
+  RateLimitError,
+  TimeoutError,
+  UsageError,
+  VidpubError,
+  WorkFailedError,
+  isInterruption,
+  sanitize,
+} from '../errors.js';
+import { stepKey, type Session } from '../flows/session.js';
+import { optionsBody } from '../posts/options.js';
+import { blockingIssues, isFinished } from '../posts/render.js';
+import type { PacedClient } from './pacing.js';
+import type { BatchPlan, PlannedItem } from './plan.js';
+import { createView, itemProgress } from './view.js';
+
+export type ItemStatus = 'published' | 'publishing' | 'scheduled' | 'draft' | 'failed' | 'skipped' | 'blocked';
+
+export interface DestinationOutcome {
+  destination_id: string;
+  name: string;
+  status: string;
+  url?: string;
+  failure?: string;
+}
+
+/** One item's line of output. */
+export interface ItemOutcome {
+  item: number;
+  line?: number;
+  status: ItemStatus;
+  media_id: string | null;
+  post_id: string | null;
+  review_url: string | null;
+  publish_at: string | null;
+  destinations: DestinationOutcome[];
+  /** The post (or video) was already made by an earlier run and replayed. */
+  replayed?: boolean;
+  error?: string;
+}
+
+/**
+ * Where a batch reports what it did, item by item, as it happens: the hook a
+ * local journal plugs into. Every call is awaited; a recorder that throws
+ * does not stop the batch.
+ */
+export interface BatchRecorder {
+  record(event: BatchEvent): void | Promise<void>;
+  /**
+   * Whether an earlier run posted the item with this key (its rerun is a
+   * replay that spends no daily allowance). Without it, every item that
+   * publishes or schedules is counted against what GET /me says is left.
+   */
+  wasPosted?(key: string): boolean | Promise<boolean>;
+}
+
+export type BatchEvent =
+  | { type: 'item-started'; item: number; key: string }
+  | { type: 'media'; item: number; key: string; media_id: string; status: string }
+  | { type: 'post'; item: number; key: string; post_id: string; replayed: boolean }
+  | { type: 'item-finished'; item: number; key: string; outcome: ItemOutcome };
+
+export interface RunOptions {
+  concurrency: number;
+  wait: boolean;
+  timeoutMs: number;
+  recorder?: BatchRecorder;
+}
+
+export interface RunStats {
+  reads: number;
+  writes: number;
+  elapsedMs: number;
+  /** Times the pacing held a request back. */
+  pacedWaits: number;
+}
+
+/** A counting semaphore. */
+class Slots {
+  private waiting: (() => void)[] = [];
+  constructor(private free: number) {}
+  async take(signal: AbortSignal): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason ?? new Error('aborted'));
+      this.waiting.push(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
+/** The longest the service's imports may download at once (imports_in_flight beyond it). */
+const MAX_IMPORTS_IN_FLIGHT = 5;
+const MIN_POLL_MS = 300;
+const MAX_POLL_MS = 5000;
+
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+
+function destinationsOf(post: Post, names: Record<string, string>): DestinationOutcome[] {
+  return (post.destinations ?? []).map((d) => ({
+    destination_id: d.destination_id,
+    name: names[d.destination_id] ?? d.destination_id,
+    status: String(d.status ?? post.status ?? 'unknown'),
+    ...(d.url ? { url: d.url } : {}),
+    ...(d.failure?.message ? { failure: d.failure.message } : {}),
+  }));
+}
+
+/** Why an item did not end well, for the exit code. */
+type Trouble = 'failed' | 'blocked' | 'timeout' | 'rate' | 'interrupted';
+
+export interface BatchRun {
+  outcomes: ItemOutcome[];
+  stats: RunStats;
+  /** The exit-code error, or undefined when every item ended well. */
+  troubles: Map<number, Trouble>;
+}
+
+export async function runBatch(plan: BatchPlan, session: Session, paced: PacedClient, opts: RunOptions): Promise<BatchRun> {
+  const { clock, signal } = session;
+  const client: ApiClient = paced.client;
+  const started = clock.now();
+  const deadlineMs = started + opts.timeoutMs;
+  const s: Session = { ...session, client: async () => client };
+  const labels = new Map(plan.items.map((it) => [it.n, it.video.kind === 'file' ? it.video.shown : it.video.kind === 'url' ? it.video.url : `video ${it.video.id}`]));
+  const view = createView(session, labels);
+  const slots = new Slots(Math.max(1, opts.concurrency));
+  const imports = new Slots(MAX_IMPORTS_IN_FLIGHT);
+  const learned = { media: [] as number[], post: [] as number[] };
+  const outcomes = new Map<number, ItemOutcome>();
+  const troubles = new Map<number, Trouble>();
+  const startReads = paced.counts.read;
+  const startWrites = paced.counts.write;
+  const record = async (e: BatchEvent) => {
+    try {
+      await opts.recorder?.record(e);
+    } catch {
+      // a journal that cannot write does not stop the posting
+    }
+  };
+
+  const sleep = async (ms: number) => {
+    const left = deadlineMs - clock.now();
+    if (left <= 0) throw new TimeoutError('--timeout reached');
+    await clock.sleep(Math.min(ms, left), signal);
+  };
+
+  /** Polls a video until it is ready (or failed), looking again when its progress says it should be done. */
+  const waitReady = async (it: PlannedItem, first: Media, since: number): Promise<Media> => {
+    let m = first;
+    let interval = 1000;
+    let firstLook = true;
+    while (m.status === 'uploading' || m.status === 'processing') {
+      const elapsed = clock.now() - since;
+      const p = typeof m.progress?.percent === 'number' ? m.progress.percent : undefined;
+      let wait: number;
+      if (firstLook && learned.media.length > 0) wait = Math.min(...learned.media) + 50 - elapsed;
+      else if (p !== undefined && p > 0 && p < 100 && elapsed > 0) wait = ((elapsed * (100 - p)) / p) * 0.75;
+      else wait = interval;
+      firstLook = false;
+      interval = Math.min(MAX_POLL_MS, interval * 1.5);
+      await sleep(clamp(wait, MIN_POLL_MS, MAX_POLL_MS));
+      m = await client.getMedia(m.id, { signal });
+      view.state(it.n, `${m.status === 'processing' ? 'processing' : m.status}${typeof m.progress?.percent === 'number' && m.status !== 'ready' ? ` ${Math.round(m.progress.percent)}%` : ''}`);
+    }
+    if (m.status === 'ready') learned.media.push(clock.now() - since);
+    return m;
+  };
+
+  /**
+   * Polls a post until every destination has ended: first when the run's
+   * earlier posts took to finish, else from how fast its destinations are
+   * ending, else on a doubling interval.
+   */
+  const follow = async (post: Post, since: number): Promise<Post> => {
+    let p = post;
+    let interval = 1000;
+    let firstLook = true;
+    while (!isFinished(p)) {
+      const elapsed = clock.now() - since;
+      const dests = Array.isArray(p.destinations) ? p.destinations : [];
+      const done = dests.filter((d) => ['published', 'failed', 'cancelled'].includes(String(d.status))).length;
+      let wait: number;
+      if (firstLook && learned.post.length > 0) wait = Math.min(...learned.post) + 50 - elapsed;
+      else if (done > 0 && done < dests.length) wait = (elapsed / done) * (dests.length - done) * 0.5;
+      else {
+        wait = interval;
+        interval = Math.min(MAX_POLL_MS, interval * 2);
+      }
+      firstLook = false;
+      await sleep(clamp(wait, MIN_POLL_MS, MAX_POLL_MS));
+      p = await client.getPost(p.id, { signal });
+    }
+    learned.post.push(clock.now() - since);
+    return p;
+  };
+
+  const runItem = async (it: PlannedItem): Promise<void> => {
+    const out: ItemOutcome = {
+      item: it.n,
+      ...(it.line !== undefined ? { line: it.line } : {}),
+      status: 'skipped',
+      media_id: it.video.kind === 'media' ? it.video.id : null,
+      post_id: null,
+      review_url: null,
+      publish_at: it.when === null ? null : it.when.publishAt === 'now' ? 'now' : it.when.local,
+      destinations: it.plans.map((p) => ({ destination_id: p.destination.id, name: plan.names[p.destination.id] ?? p.destination.id, status: 'not posted' })),
+    };
+    outcomes.set(it.n, out);
+    let holdingSlot = false;
+    let holdingImport = false;
+    try {
+      await slots.take(signal);
+      holdingSlot = true;
+      await record({ type: 'item-started', item: it.n, key: it.key });
+      let media: Media;
+      let since = clock.now();
+      const v = it.video;
+      if (v.kind === 'file') {
+        view.state(it.n, 'uploading');
+        const { uploadFile } = await import('../media/upload.js');
+        media = await uploadFile(s, v.file, { idempotencyBase: it.key, wait: false, progress: itemProgress(view, it.n), deadlineMs });
+        since = clock.now();
+      } else if (v.kind === 'url') {
+        await imports.take(signal);
+        holdingImport = true;
+        view.state(it.n, 'importing');
+        const { importLink } = await import('../media/import.js');
+        media = await importLink(s, v.url, { idempotencyBase: it.key, wait: false, deadlineMs });
+      } else {
+        media = v.media;
+      }
+      out.media_id = media.id;
+      await record({ type: 'media', item: it.n, key: it.key, media_id: media.id, status: String(media.status) });
+      slots.give();
+      holdingSlot = false;
+      view.state(it.n, media.status === 'ready' ? 'ready' : String(media.status));
+      if (media.status !== 'ready') media = await waitReady(it, media, since);
+      if (holdingImport) {
+        imports.give();
+        holdingImport = false;
+      }
+      if (media.status === 'failed') {
+        throw new WorkFailedError(`video ${media.id} failed: ${sanitize(media.error?.message ?? 'the service gave no reason')}`);
+      }
+
+      if (it.when && !it.when.now && it.when.ms <= clock.now()) {
+        throw new UsageError(`its time ${it.when.local} (${it.when.utc}) passed while the video was being uploaded; nothing was posted (video ${media.id})`);
+      }
+      const body: CreatePostRequest = {
+        media_id: media.id,
+        caption: it.caption,
+        destinations: it.plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })),
+      };
+      if (it.when) body.publish_at = it.when.publishAt;
+      view.state(it.n, it.draft ? 'saving draft' : 'posting');
+      let post = await client.createPost(body, { idempotencyKey: stepKey(it.key, 'post'), signal });
+      const created = clock.now();
+      const replayed = responseMeta(post)?.replayed === true;
+      if (replayed) {
+        out.replayed = true;
+        post = await client.getPost(post.id, { signal });
+      }
+      out.post_id = post.id;
+      out.review_url = post.review_url ?? null;
+      out.destinations = destinationsOf(post, plan.names);
+      await record({ type: 'post', item: it.n, key: it.key, post_id: post.id, replayed });
+      // The journal keeps the post under the item's key, so history shows it and a rerun finds it.
+      const source = v.kind === 'file' ? { file: v.file.path, size: v.file.size } : v.kind === 'url' ? { link: v.url } : {};
+      await s.journal?.post({ post, names: plan.names, idem: it.key, outcome: replayed ? 'replayed' : 'created', ...source });
+
+      if (it.draft) out.status = 'draft';
+      else if (blockingIssues(post.issues).length > 0) {
+        out.status = 'blocked';
+        out.error = `${blockingIssues(post.issues).length} issue(s) of severity error block it; fix them at ${post.review_url}`;
+        troubles.set(it.n, 'blocked');
+      } else if (post.status === 'scheduled') out.status = 'scheduled';
+      else if (isFinished(post) || opts.wait) {
+        if (!isFinished(post)) view.state(it.n, 'publishing');
+        post = await follow(post, created);
+        out.destinations = destinationsOf(post, plan.names);
+        const bad = out.destinations.filter((d) => d.status === 'failed' || d.status === 'cancelled');
+        if (bad.length > 0) {
+          out.status = 'failed';
+          out.error = `${bad.length} of ${out.destinations.length} destinations did not publish: ${bad.map((d) => `${d.name} ${d.status}${d.failure ? ` (${d.failure})` : ''}`).join('; ')}`;
+          troubles.set(it.n, 'failed');
+        } else out.status = 'published';
+        await s.journal?.status(post, out.status);
+      } else out.status = 'publishing';
+    } catch (err) {
+      if (isInterruption(err, signal) || signal.aborted) {
+        out.status = 'skipped';
+        out.error = 'interrupted: run the batch again to finish it (what was done is replayed, not repeated)';
+        troubles.set(it.n, 'interrupted');
+      } else if (err instanceof TimeoutError) {
+        out.status = 'failed';
+        out.error = `stopped waiting (--timeout)${out.post_id ? `; follow it with: vidpub status ${out.post_id} --wait` : out.media_id ? `; video ${out.media_id} goes on at the service` : ''}`;
+        troubles.set(it.n, 'timeout');
+      } else {
+        out.status = err instanceof BlockedError ? 'blocked' : 'failed';
+        const msg = err instanceof VidpubError ? err.message : err instanceof Error ? err.message : String(err);
+        const http = err instanceof VidpubError ? err.http : undefined;
+        out.error =
+          http?.code === 'idempotency_key_reused'
+            ? 'an earlier run already sent this item with another request under the same keys (a relative time such as +2h is a new time on every run), so it was not posted again; use an absolute time, or a new batch_key to post it as a new post'
+            : sanitize(msg);
+        troubles.set(it.n, err instanceof BlockedError ? 'blocked' : err instanceof RateLimitError ? 'rate' : 'failed');
+      }
+    } finally {
+      if (holdingSlot) slots.give();
+      if (holdingImport) imports.give();
+      view.state(it.n, `${out.status}${out.post_id ? ` ${out.post_id}` : ''}${out.error && out.status !== 'skipped' ? `: ${out.error}` : ''}`);
+      await record({ type: 'item-finished', item: it.n, key: it.key, outcome: out });
+    }
+  };
+
+  try {
+    await Promise.all(plan.items.map((it) => runItem(it)));
+  } finally {
+    view.stop();
+  }
+  return {
+    outcomes: plan.items.map((it) => outcomes.get(it.n)!),
+    troubles,
+    stats: {
+      reads: paced.counts.read - startReads,
+      writes: paced.counts.write - startWrites,
+      elapsedMs: clock.now() - started,
+      pacedWaits: paced.stats.read.waits + paced.stats.write.waits,
+    },
+  };
+}
+
+/** The exit code's error for a run's troubles (undefined: every item ended well). */
+export function troubleError(run: BatchRun, data: unknown): VidpubError | undefined {
+  const kinds = new Set(run.troubles.values());
+  const count = (k: Trouble) => [...run.troubles.values()].filter((t) => t === k).length;
+  const total = run.outcomes.length;
+  if (kinds.has('interrupted')) {
+    return new InterruptedError(`Interrupted: ${count('interrupted')} of ${total} items unfinished.`, {
+      data,
+      hint: 'Run the same command again: finished steps are replayed by the service, not repeated.',
+    });
+  }
+  if (kinds.has('rate')) return new RateLimitError(`${count('rate')} of ${total} items were refused by the daily post allowance.`, { data, code: 'daily_post_limit' });
+  if (kinds.has('timeout')) return new TimeoutError(`Stopped waiting (--timeout) for ${count('timeout')} of ${total} items; they go on at the service.`, { data });
+  if (kinds.has('blocked')) return new BlockedError(`${count('blocked')} of ${total} items are blocked by issues of severity error.`, { data });
+  if (kinds.has('failed')) return new WorkFailedError(`${count('failed')} of ${total} items failed.`, { data, hint: 'Fix what the table says and run the batch again: items that went out are not posted twice.' });
+  return undefined;
+}

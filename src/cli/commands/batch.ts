@@ -1,0 +1,100 @@
+import { UsageError, sanitize } from '../../errors.js';
+import { planJson, type BatchOpts, type BatchResult } from '../../batch/batch-flow.js';
+import { planLines } from '../../batch/render.js';
+import { parseTimeout } from '../../flows/wait-flags.js';
+import { resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
+import { defineCommand, type Invocation } from '../command.js';
+
+const MAX_MANIFEST_BYTES = 10_000_000;
+const MAX_CONCURRENCY = 16;
+
+async function readManifest(path: string, inv: Invocation): Promise<{ text: string; baseDir: string; source: string }> {
+  const { dirname, resolve } = await import('node:path');
+  if (path === '-') {
+    if (inv.ctx.io.stdinIsTTY) inv.log.info('Reading the manifest from the terminal; end it with Ctrl-D.');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of inv.ctx.io.stdin) {
+      const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      size += b.length;
+      if (size > MAX_MANIFEST_BYTES) throw new UsageError(`the manifest on stdin is longer than ${MAX_MANIFEST_BYTES.toLocaleString('en-US')} bytes`);
+      chunks.push(b);
+    }
+    return { text: Buffer.concat(chunks).toString('utf8'), baseDir: inv.ctx.cwd, source: 'stdin' };
+  }
+  const { readFile, stat } = await import('node:fs/promises');
+  const abs = resolve(inv.ctx.cwd, path);
+  try {
+    const st = await stat(abs);
+    if (!st.isFile()) throw new UsageError(`${sanitize(path)} is not a file`);
+    if (st.size > MAX_MANIFEST_BYTES) throw new UsageError(`${sanitize(path)} is longer than ${MAX_MANIFEST_BYTES.toLocaleString('en-US')} bytes`);
+    return { text: await readFile(abs, 'utf8'), baseDir: dirname(abs), source: path };
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`${sanitize(path)} cannot be read${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
+  }
+}
+
+export default defineCommand<BatchOpts, BatchResult>({
+  description:
+    'Post many videos from one manifest (YAML, CSV, JSON or JSON Lines): every item is checked first (files, destinations, ' +
+    'options, times, duplicates, the daily allowance) and nothing is sent unless all pass. Then uploads run a few at a time, ' +
+    'each post is created as its video is ready, requests stay within the per-minute allowance, and posts sent now are ' +
+    'followed to the end. Rerunning the same manifest creates nothing twice. stdout: a JSON line per item. ' +
+    `Item fields: file | url | media, to, caption | caption_file, options, at, tz, draft, key. AT: ${WHEN_FORMATS}.`,
+  examples: [
+    'vidpub batch week.yaml --dry-run',
+    'vidpub batch week.yaml --yes',
+    'vidpub batch posts.csv --concurrency 4 --no-wait',
+    'generate-items | vidpub batch - --format jsonl --yes --json',
+  ],
+  async parse(args, flags, inv) {
+    const path = String(args[0] ?? '').trim();
+    if (path === '') throw new UsageError('which manifest? Give its path, or "-" to read it from stdin (with --format)');
+    const { formatOfPath, parseFormat } = await import('../../batch/manifest.js');
+    const format = flags.format !== undefined ? parseFormat(flags.format) : path === '-' ? undefined : formatOfPath(path);
+    if (!format) {
+      throw new UsageError(
+        path === '-' ? 'reading the manifest from stdin needs --format yaml, csv, json or jsonl' : `cannot tell the format of ${sanitize(path)} from its extension`,
+        { hint: 'Name it .yaml, .yml, .csv, .json or .jsonl, or pass --format.' },
+      );
+    }
+    const concurrency = Number(flags.concurrency ?? 3);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+      throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not "${sanitize(String(flags.concurrency))}"`);
+    }
+    const timeoutMs = parseTimeout(flags);
+    const zone = resolveTimeZone(flags.tz as string | undefined, inv.ctx.env);
+    const { text, baseDir, source } = await readManifest(path, inv);
+    return {
+      text,
+      format,
+      source,
+      baseDir,
+      zone,
+      dryRun: flags.dryRun === true,
+      concurrency,
+      wait: flags.wait !== false,
+      timeoutMs,
+      yes: flags.yes === true,
+      waitForQuota: inv.globals.waitForQuota,
+    };
+  },
+  async run(opts, inv) {
+    const { runBatchCommand } = await import('../../batch/batch-flow.js');
+    return runBatchCommand(opts, inv.session);
+  },
+  print(r, inv) {
+    if (r.dryRun && r.plan) {
+      for (const line of planLines(r.plan, r.source, inv.out.colors)) inv.out.print(line);
+      return;
+    }
+    for (const o of r.items) inv.out.print(JSON.stringify(o));
+  },
+  json(r) {
+    if (r.dryRun && r.plan) return planJson(r.plan);
+    return { items: r.items, stats: r.stats ?? null };
+  },
+});
+
