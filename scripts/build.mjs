@@ -40,6 +40,8 @@ const HEAVY = [
   '@modelcontextprotocol/sdk/*',
   'zod',
   'zod/*',
+  // jq compiled to WebAssembly, loaded only by --jq.
+  'jq-wasm',
 ];
 
 const out = `dist.tmp-${process.pid}`;

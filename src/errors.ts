@@ -5,7 +5,8 @@
  *   0 ok · 1 unexpected or service error · 2 usage or invalid input ·
  *   3 authentication or permission · 4 rate limited and not waited out ·
  *   5 not found · 6 the work finished but failed · 7 stopped waiting (timeout) ·
- *   8 post blocked by issues of severity error · 130 interrupted
+ *   8 post blocked by issues of severity error ·
+ *   9 the post's state does not allow it (publishing a completed post) · 130 interrupted
  */
 
 export const ExitCode = {
@@ -18,6 +19,7 @@ export const ExitCode = {
   FAILED: 6,
   TIMEOUT: 7,
   BLOCKED: 8,
+  CONFLICT: 9,
   INTERRUPTED: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -87,6 +89,11 @@ export class TimeoutError extends VidpubError {
 /** The post has issues of severity error and cannot be published. */
 export class BlockedError extends VidpubError {
   override readonly exitCode = ExitCode.BLOCKED;
+}
+
+/** The post is in a state that does not allow the request (a 409 such as publishing a completed post). */
+export class ConflictError extends VidpubError {
+  override readonly exitCode = ExitCode.CONFLICT;
 }
 
 /** Ctrl-C / SIGINT / SIGTERM. */

@@ -29,7 +29,8 @@ export const HELP_DESCRIPTION = 'show help for a command';
 
 /** Flags every command accepts. */
 export const GLOBAL_OPTIONS: readonly GlobalOptionSpec[] = [
-  { flags: '--json', description: 'print one JSON document on stdout' },
+  { flags: '--json', description: 'print one JSON document on stdout (--json id,status keeps those fields); errors as one JSON object on stderr' },
+  { flags: '--jq <expr>', description: 'filter the JSON document with a jq expression (built in, nothing to install)' },
   { flags: '-q, --quiet', description: 'print only data and errors (no progress or hints)' },
   {
     flags: '--no-input',
