@@ -21,6 +21,10 @@ export interface SummaryInput {
   when: ResolvedWhen | null;
   /** The current time, for "in 2 h" beside the time. */
   now?: number;
+  /** The first line (default "About to post"). */
+  heading?: string;
+  /** What it spends of the daily API post allowance. */
+  allowance?: string;
 }
 
 /** "12.3 MB" / "820 kB" / "512 B", decimal like the service's 1 GB limit. */
@@ -54,12 +58,13 @@ export function summaryLines(s: SummaryInput, c: Colors): string[] {
     .join(', ');
   const caption = sanitize(s.caption);
   const lines = [
-    c.bold('About to post'),
+    c.bold(s.heading ?? 'About to post'),
     `${label('Video')}${sanitize(s.video)}${facts ? ` (${facts})` : ''}`,
     `${label('Caption')}${caption === '' ? c.dim('(empty)') : caption.length > CAPTION_PREVIEW ? caption.slice(0, CAPTION_PREVIEW - 1) + '…' : caption}`,
     `${label('When')}${whenLine(s.when, s.now)}`,
   ];
   if (s.when?.note) lines.push(`${' '.repeat(9)}${c.yellow(sanitize(s.when.note))}`);
+  if (s.allowance) lines.push(`${label('Spends')}${s.allowance}`);
   lines.push(`${label('To')}`.trimEnd());
   for (const p of s.plans) {
     const d = p.destination;
