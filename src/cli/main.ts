@@ -17,6 +17,7 @@ import {
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import { colorLevel, makeColors } from '../ui/color.js';
 import { parseDuration } from '../util/duration.js';
+import { wrapCommand } from '../ui/wrap.js';
 import type { CommandSpec, GlobalOptions, Invocation, Logger } from './command.js';
 import { COMMANDS, findCommand, type CommandEntry } from './commands/index.js';
 import type { Context } from './context.js';
@@ -324,7 +325,8 @@ function buildProgram(ctx: Context, args: string[] = []): Command {
     .helpOption(HELP_FLAGS, HELP_DESCRIPTION)
     .exitOverride()
     .showSuggestionAfterError(true)
-    .configureHelp({ showGlobalOptions: true, helpWidth: helpWidth(ctx.io.columns) })
+    // Descriptions wrap at word boundaries even in a narrow column (commander's default gives up below 40).
+    .configureHelp({ showGlobalOptions: true, helpWidth: helpWidth(ctx.io.columns), minWidthToWrap: 20 })
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       writeErr: (s) => ctx.io.stderr.write(s),
@@ -372,7 +374,8 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     const cmd = declare(program, target);
     if (spec.description) cmd.description(spec.description);
     spec.configure?.(cmd);
-    cmd.addHelpText('after', examplesText(spec.examples));
+    const width = helpWidth(ctx.io.columns) - 4;
+    cmd.addHelpText('after', examplesText(spec.examples.map((e) => wrapCommand(e, width, 6).replace(/\n/g, '\n  '))));
     cmd.action(async (...actionArgs: unknown[]) => {
       const self = actionArgs[actionArgs.length - 1] as Command;
       const positional = actionArgs.slice(0, -2);

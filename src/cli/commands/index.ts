@@ -17,6 +17,7 @@ export interface CommandEntry {
 export const COMMANDS: CommandEntry[] = [
   { name: 'login', summary: 'Check an API key and store it in a profile', group: 'account', load: () => import('./login.js') },
   { name: 'logout', summary: "Forget a profile's stored API key", group: 'account', load: () => import('./logout.js') },
+  { name: 'profiles', summary: 'List the stored profiles (base URL, workspace, masked key, last login)', group: 'account', load: () => import('./profiles.js') },
   { name: 'me', summary: 'Show the key, workspace, plan, usage and limits', group: 'account', load: () => import('./me.js') },
   { name: 'destinations', summary: 'List the connected accounts you can post to', group: 'account', load: () => import('./destinations.js') },
   { name: 'options', args: '<destination>', summary: "Show a destination's posting options", group: 'account', load: () => import('./options.js') },
@@ -28,6 +29,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'emulator', summary: 'Run the local emulator of the Video Publishing Service', group: 'tools', load: () => import('./emulator.js') },
   { name: 'demo', summary: 'Run the whole job against a built-in emulator', group: 'tools', load: () => import('./demo.js') },
   { name: 'completion', args: '<shell>', summary: 'Print shell completion for bash, zsh or fish', group: 'tools', load: () => import('./completion.js') },
+  { name: 'version', summary: 'Print the versions of vidpub and Node.js, and the platform', group: 'tools', load: () => import('./version.js') },
   { name: 'mcp', summary: 'Run a local MCP server (stdio) for AI assistants', group: 'tools', load: () => import('./mcp.js') },
 ];
 
