@@ -430,8 +430,11 @@ export function zoneAbbreviation(ms: number, zone: string): string {
 /** "in 11 h 46 m", "3 m 20 s ago", "in 2 d 4 h", "now". */
 export function relativePhrase(ms: number, now: number): string {
   const diff = ms - now;
-  let secs = Math.round(Math.abs(diff) / 1000);
-  if (secs < 1) return 'now';
+  const abs = Math.abs(diff) / 1000;
+  if (abs < 0.5) return 'now';
+  // Rounded to the smallest unit shown: hours past a day, minutes past an hour, else seconds.
+  const unit = abs >= 86_400 ? 3600 : abs >= 3600 ? 60 : 1;
+  let secs = Math.round(abs / unit) * unit;
   const d = Math.floor(secs / 86_400);
   secs -= d * 86_400;
   const h = Math.floor(secs / 3600);

@@ -54,10 +54,20 @@ export function wrapLine(line: string, width: number | undefined, indent: number
     .join('\n');
 }
 
-/** A shell command broken at spaces outside quotes, with " \" line continuations, each piece within `width`. */
+/**
+ * A shell command broken at spaces outside quotes, before a flag (a flag keeps
+ * its value on its line), with " \" line continuations, each piece within
+ * `width` when it can be.
+ */
 export function wrapCommand(command: string, width: number, indent = 4): string {
   if (command.length <= width || width < 30) return command;
-  const words = command.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g) ?? [command];
+  const tokens = command.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g) ?? [command];
+  const words: string[] = [];
+  for (const t of tokens) {
+    const last = words[words.length - 1];
+    if (last !== undefined && !t.startsWith('-') && /^-[^ ]*$/.test(last)) words[words.length - 1] = `${last} ${t}`;
+    else words.push(t);
+  }
   const lines: string[] = [];
   let line = '';
   for (const word of words) {

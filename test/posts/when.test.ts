@@ -183,8 +183,8 @@ describe('describeRelative', () => {
     const now = Date.UTC(2026, 10, 22, 20, 14, 0); // Sunday 21:14 in Berlin
     expect(describeRelative(Date.UTC(2026, 10, 23, 8, 0, 0), 'Europe/Berlin', now)).toBe('tomorrow 09:00 CET, in 11 h 46 m (2026-11-23T08:00:00Z)');
     expect(describeRelative(Date.UTC(2026, 10, 22, 20, 44, 30), 'Europe/Berlin', now)).toBe('today 21:44:30 CET, in 30 m 30 s (2026-11-22T20:44:30Z)');
-    expect(describeRelative(Date.UTC(2026, 10, 25, 8, 0, 0), 'America/New_York', now)).toBe('Wed 03:00 EST, in 2 d 11 h (2026-11-25T08:00:00Z)');
-    expect(describeRelative(Date.UTC(2026, 11, 25, 8, 0, 0), 'UTC', now)).toBe('2026-12-25 08:00 UTC, in 32 d 11 h (2026-12-25T08:00:00Z)');
+    expect(describeRelative(Date.UTC(2026, 10, 25, 8, 0, 0), 'America/New_York', now)).toBe('Wed 03:00 EST, in 2 d 12 h (2026-11-25T08:00:00Z)');
+    expect(describeRelative(Date.UTC(2026, 11, 25, 8, 0, 0), 'UTC', now)).toBe('2026-12-25 08:00 UTC, in 32 d 12 h (2026-12-25T08:00:00Z)');
     expect(describeRelative(now - 90_000, 'Asia/Tokyo', now)).toBe('today 05:12:30 GMT+9, 1 m 30 s ago (2026-11-22T20:12:30Z)');
   });
 });
