@@ -75,6 +75,9 @@ describe.skipIf(!hasTmux)('at a terminal (tmux)', () => {
 
   it('at 60 columns, the live view of post fits the width and leaves no copies in the scrollback', async () => {
     start('narrow', 60, 'post test/fixtures/clip.mp4 --to linkedin,youtube --caption hi --yes');
+    // the live view is up (and will repaint for a while)
+    const live = await waitForScreen('narrow', /Waiting for post/, 30_000);
+    for (const l of live.split('\n').filter((x) => /Waiting for post/.test(x))) expect(l.trimEnd().length, l).toBeLessThanOrEqual(60);
     const done = await waitForScreen('narrow', /EXIT:\d+/, 40_000);
     expect(done).toMatch(/EXIT:0/);
     const lines = done.split('\n');
