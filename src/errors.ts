@@ -109,6 +109,9 @@ export function isInterruption(err: unknown, signal: AbortSignal): boolean {
   return err instanceof InterruptedError || (signal.aborted && !(err instanceof VidpubError));
 }
 
+/** The person said no (a declined confirmation, Ctrl-C at a question): exit 130, said plainly, not as an error. */
+export class CancelledError extends InterruptedError {}
+
 /** A service error (5xx after retries, unexpected response) or a network failure. */
 export class ServiceError extends VidpubError {
   override readonly exitCode = ExitCode.ERROR;

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import {
   AuthError,
   BlockedError,
+  CancelledError,
   ConflictError,
   ExitCode,
   InterruptedError,
@@ -246,6 +247,7 @@ const ERROR_TYPES: [new (...a: never[]) => VidpubError, string][] = [
   [TimeoutError, 'timeout'],
   [BlockedError, 'blocked'],
   [ConflictError, 'conflict'],
+  [CancelledError, 'cancelled'],
   [InterruptedError, 'interrupted'],
   [ServiceError, 'service'],
 ];
@@ -280,8 +282,8 @@ async function report(err: unknown, ctx: Context, inv: Invocation | undefined, s
       write(errorJson(error, error.exitCode));
       return error.exitCode;
     }
-    // Stopping on purpose (a declined confirmation, Ctrl-C) is said plainly, not as an error.
-    write(error instanceof InterruptedError ? sanitize(error.message) : `${red('Error:')} ${sanitize(error.message)}`);
+    // A person saying no (a declined confirmation, Ctrl-C at a question) is said plainly, not as an error.
+    write(error instanceof CancelledError ? sanitize(error.message) : `${red('Error:')} ${sanitize(error.message)}`);
     if (error.hint) write(dim(error.hint));
     if (debug && error.stack) write(dim(error.stack));
     return error.exitCode;

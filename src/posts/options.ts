@@ -5,7 +5,7 @@
  * /destinations/{id}/options), defaults applied, and what is still missing
  * either asked for (on a terminal) or listed as the exact flags to pass.
  */
-import { InterruptedError, UsageError, sanitize } from '../errors.js';
+import { CancelledError, UsageError, sanitize } from '../errors.js';
 import type { Destination, DestinationOption, DestinationOptions, OptionValue } from '../api/types.js';
 import type { Prompter } from '../ui/prompter.js';
 
@@ -228,7 +228,7 @@ export async function ask<T>(fn: () => Promise<T>, cancelled = 'Cancelled: nothi
   try {
     return await fn();
   } catch (err) {
-    if (isPromptCancel(err)) throw new InterruptedError(cancelled, { hint });
+    if (isPromptCancel(err)) throw new CancelledError(cancelled, { hint });
     throw err;
   }
 }

@@ -9,7 +9,7 @@
 import { responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Media, Post } from '../api/types.js';
 import type { VideoFile } from '../media/check.js';
-import { BlockedError, InterruptedError, UsageError, sanitize } from '../errors.js';
+import { BlockedError, CancelledError, UsageError, sanitize } from '../errors.js';
 import { stepKey, type Session } from '../flows/session.js';
 import { formatDuration } from '../util/duration.js';
 import {
@@ -181,7 +181,7 @@ async function confirm(opts: PostOpts, session: Session, summary: string[], agai
   const message = opts.draft ? 'Save this draft?' : opts.when?.now !== false ? 'Post it now?' : 'Schedule it?';
   const hint = `To post it later without questions: ${again} --yes`;
   const yes = await ask(() => prompter.confirm({ message, default: true }), cancelledText(opts), hint);
-  if (!yes) throw new InterruptedError(cancelledText(opts), { hint });
+  if (!yes) throw new CancelledError(cancelledText(opts), { hint });
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import type { Destination, Me, Post } from '../api/types.js';
-import { BlockedError, ConflictError, InterruptedError, VidpubError, sanitize } from '../errors.js';
+import { BlockedError, CancelledError, ConflictError, VidpubError, sanitize } from '../errors.js';
 import type { Session } from '../flows/session.js';
 import { ask, type DestinationPlan } from './options.js';
 import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
@@ -102,7 +102,7 @@ async function confirmPublish(opts: PublishOpts, session: Session, client: ApiCl
   const message = post.status === 'scheduled' ? (opts.when.now ? 'Send it now?' : 'Move it to this time?') : opts.when.now ? 'Publish it now?' : 'Schedule it?';
   const cancelled = `Cancelled: post ${post.id} was not published; it is still ${sanitize(String(post.status))}.`;
   const yes = await ask(() => prompter.confirm({ message, default: true }), cancelled);
-  if (!yes) throw new InterruptedError(cancelled, { hint: `Publish it without the question: vidpub publish ${post.id}${opts.atText ? ` --at ${JSON.stringify(opts.atText)}` : ''} --yes` });
+  if (!yes) throw new CancelledError(cancelled, { hint: `Publish it without the question: vidpub publish ${post.id}${opts.atText ? ` --at ${JSON.stringify(opts.atText)}` : ''} --yes` });
 }
 
 export async function runPublish(opts: PublishOpts, session: Session): Promise<PostResult> {

@@ -172,7 +172,9 @@ describe('identity', () => {
     const r = await run(['me'], { tty: true, columns: 200 });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Key: +vp_live_\S*…\w{4} \(read_write\) "Demo read\/write", from the environment \(VIDPUB_API_KEY\)$/m);
-    expect(r.stdout).toContain(`Service:    ${emu.baseUrl} (the local emulator, not the real service) (from VIDPUB_BASE_URL)`);
+    expect(r.stdout).toContain(`Service:    ${emu.baseUrl} (the local emulator, not the real service), from VIDPUB_BASE_URL`);
+    const pipe = await run(['me']);
+    expect(pipe.stdout).toContain(`Key from\tthe environment (VIDPUB_API_KEY)\nService\t${emu.baseUrl}\nEmulator\tyes\n`);
     const json = await run(['me', '--json']);
     expect(JSON.parse(json.stdout)).not.toHaveProperty('origin');
   });

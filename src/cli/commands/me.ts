@@ -99,11 +99,20 @@ export default defineCommand<Record<string, never>, Me & { origin?: Origin }>({
     const key = me?.key;
     const scope = daily?.scope === 'account' ? ' (shared by every workspace of the account)' : daily?.scope === 'workspace' ? ' (this workspace)' : '';
     const origin = me.origin;
+    const tty = inv.ctx.io.stdoutIsTTY;
+    // On a terminal, where the key and the service come from read as sentences; to a pipe, one value per field.
+    const originFields: [string, string][] = !origin
+      ? []
+      : tty
+        ? [['Service', `${origin.base_url}${origin.emulator ? ' (the local emulator, not the real service)' : ''}, from ${origin.base_url_source}`]]
+        : [
+            ['Key from', origin.key_source],
+            ['Service', origin.base_url],
+            ['Emulator', origin.emulator ? 'yes' : 'no'],
+          ];
     const fields: [string, string][] = [
-      ['Key', `${maskKey(key)}${key?.access ? ` (${key.access})` : ''}${key?.name ? ` "${key.name}"` : ''}${origin ? `, from ${origin.key_source}` : ''}`],
-      ...(origin
-        ? ([['Service', `${origin.base_url}${origin.emulator ? ' (the local emulator, not the real service)' : ''} (from ${origin.base_url_source})`]] as [string, string][])
-        : []),
+      ['Key', `${maskKey(key)}${key?.access ? ` (${key.access})` : ''}${key?.name ? ` "${key.name}"` : ''}${origin && tty ? `, from ${origin.key_source}` : ''}`],
+      ...originFields,
       ['Workspace', `${me?.workspace?.name ?? 'unknown'}${me?.workspace?.id ? ` (${me.workspace.id})` : ''}`],
       ['Plan', String(me?.plan?.name ?? 'unknown')],
       ['Usage', usage ? `${n(usage.posts_today)} posts today, ${n(usage.media_count)} videos, ${n(usage.post_count)} posts` : 'unknown'],
@@ -111,7 +120,6 @@ export default defineCommand<Record<string, never>, Me & { origin?: Origin }>({
       ['Writes/min', counter(rpm?.write, now)],
       ['Posts/day', daily ? `${n(daily.used)} used of ${n(daily.limit)}, ${n(daily.remaining)} left, resets ${localTime(daily.reset_at, now)}${scope}` : 'unknown'],
     ];
-    const tty = inv.ctx.io.stdoutIsTTY;
     const indent = Math.max(...fields.map(([k]) => k.length)) + 2;
     for (const line of renderFields(fields, { tty, dim: c.dim })) inv.print(tty ? wrapLine(line, inv.ctx.io.columns, indent) : line);
   },
