@@ -12,6 +12,7 @@ import type { VideoFile } from '../media/check.js';
 import { BlockedError, CancelledError, UsageError, sanitize } from '../errors.js';
 import { stepKey, type Session } from '../flows/session.js';
 import { formatDuration } from '../util/duration.js';
+import { wrapLine } from '../ui/wrap.js';
 import {
   ask,
   missingOptionsError,
@@ -176,7 +177,7 @@ function checkDuration(durationSec: number | undefined, plans: DestinationPlan[]
 }
 
 async function confirm(opts: PostOpts, session: Session, summary: string[], again: string): Promise<void> {
-  for (const line of summary) session.screen.write(line + '\n');
+  for (const line of summary) session.screen.write(wrapLine(line, session.screen.columns, 9, 9) + '\n');
   const prompter = await session.prompter();
   const message = opts.draft ? 'Save this draft?' : opts.when?.now !== false ? 'Post it now?' : 'Schedule it?';
   const hint = `To post it later without questions: ${again} --yes`;

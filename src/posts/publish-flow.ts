@@ -12,6 +12,7 @@ import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './out
 import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './render.js';
 import { summaryLines, whenLine } from './summary.js';
 import { describeRelative } from './when.js';
+import { wrapLine } from '../ui/wrap.js';
 import { followPost } from './watch.js';
 import type { ResolvedWhen } from './when.js';
 
@@ -97,7 +98,7 @@ async function confirmPublish(opts: PublishOpts, session: Session, client: ApiCl
     },
     session.screen.colors,
   );
-  for (const line of lines) session.screen.write(line + '\n');
+  for (const line of lines) session.screen.write(wrapLine(line, session.screen.columns, 9, 9) + '\n');
   const prompter = await session.prompter();
   const message = post.status === 'scheduled' ? (opts.when.now ? 'Send it now?' : 'Move it to this time?') : opts.when.now ? 'Publish it now?' : 'Schedule it?';
   const cancelled = `Cancelled: post ${post.id} was not published; it is still ${sanitize(String(post.status))}.`;

@@ -45,12 +45,39 @@ export function wrapWords(text: string, width: number, opts: { indent?: number; 
   return lines.map((l, i) => (i === 0 ? l : ' '.repeat(indent) + l));
 }
 
-/** A line for a terminal `width` wide: "label value" with the value wrapped under itself. */
-export function wrapLine(line: string, width: number | undefined, indent: number): string {
+/** The index in `text` where `n` visible columns end (colour codes skipped). */
+function indexAfterColumns(text: string, n: number): number {
+  let seen = 0;
+  let i = 0;
+  while (i < text.length && seen < n) {
+    // eslint-disable-next-line no-control-regex
+    const esc = /^\u001b\[[0-9;]*m/.exec(text.slice(i));
+    if (esc) {
+      i += esc[0].length;
+      continue;
+    }
+    i++;
+    seen++;
+  }
+  // colour codes right after the columns belong to them (a label's closing code)
+  // eslint-disable-next-line no-control-regex
+  const tail = /^(?:\u001b\[[0-9;]*m)+/.exec(text.slice(i));
+  return i + (tail ? tail[0].length : 0);
+}
+
+/**
+ * A line for a terminal `width` wide, wrapped under itself: the first `keep`
+ * columns (a padded label, leading spaces) stay as they are, the rest wraps
+ * at spaces, continuation lines start at column `indent`.
+ */
+export function wrapLine(line: string, width: number | undefined, indent: number, keep?: number): string {
   if (!width || visibleLength(line) <= width) return line;
-  const lead = /^ */.exec(line)![0].length;
-  return wrapWords(line.slice(lead), width, { indent, first: lead })
-    .map((l, i) => (i === 0 ? ' '.repeat(lead) + l : l))
+  const lead = keep ?? /^ */.exec(line)![0].length;
+  const cut = indexAfterColumns(line, lead);
+  const head = line.slice(0, cut);
+  const rest = line.slice(cut);
+  return wrapWords(rest, width, { indent, first: lead })
+    .map((l, i) => (i === 0 ? head + l : l))
     .join('\n');
 }
 
