@@ -331,5 +331,7 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
   if (opts.draft) return { ...result, headline: 'Draft saved.', next: nextCommand(post) };
   if (blockingIssues(post.issues).length > 0) throw blockedPost(result, 'published');
   if (post.status === 'scheduled') return { ...result, headline: 'Scheduled.', next: nextCommand(post) };
-  return followPost(session, client, { ...result, headline: 'Publishing.' }, { wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs });
+  const followed = await followPost(session, client, { ...result, headline: 'Publishing.' }, { wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs });
+  // Times are shown relative to when the wait ended.
+  return { ...followed, now: clock.now() };
 }

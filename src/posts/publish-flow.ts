@@ -141,7 +141,8 @@ export async function runPublish(opts: PublishOpts, session: Session): Promise<P
   const r: PostResult = { post, names, zone: opts.zone, now: session.clock.now() };
   if (blockingIssues(post.issues).length > 0 && post.status === 'draft') throw blockedPost(r, 'published');
   if (post.status === 'scheduled') return { ...r, headline: 'Scheduled.', next: nextCommand(post) };
-  return followPost(session, client, { ...r, headline: 'Publishing.' }, opts);
+  const followed = await followPost(session, client, { ...r, headline: 'Publishing.' }, opts);
+  return { ...followed, now: session.clock.now() };
 }
 
 export async function runStatus(opts: StatusOpts, session: Session): Promise<PostResult> {
