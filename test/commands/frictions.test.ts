@@ -123,6 +123,17 @@ describe('one error style', () => {
   });
 });
 
+describe('hints are commands built from what was typed', () => {
+  it('no --to in a script, no video: the command as typed, with what is missing', async () => {
+    const noTo = await run(['post', 'test/fixtures/clip.mp4', '--caption', 'Big one', '--at', 'tomorrow 9:00']);
+    expect(noTo.code).toBe(2);
+    expect(noTo.stderr).toContain(`List the destinations with "vidpub destinations", then run: vidpub post test/fixtures/clip.mp4 --caption 'Big one' --at 'tomorrow 9:00' --to DEST[,DEST...]`);
+    const noVideo = await run(['post', '--to', 'youtube', '--caption', 'Big one']);
+    expect(noVideo.code).toBe(2);
+    expect(noVideo.stderr).toContain(`For example: vidpub post clip.mp4 --to youtube --caption 'Big one'`);
+  });
+});
+
 describe('output for scripts', () => {
   it('--json FIELDS keeps those fields; an unknown one lists the known ones', async () => {
     const d = await draft();

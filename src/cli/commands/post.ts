@@ -63,7 +63,7 @@ async function parseSource(args: unknown[], flags: Record<string, unknown>, inv:
   }
   if (arg === undefined || arg.trim() === '') {
     throw new UsageError('what should be posted? Give a video file, an https link to one, or --media ID', {
-      hint: 'vidpub post clip.mp4 --to DEST --caption "..."',
+      hint: `For example: vidpub post clip.mp4 ${typedWords([], flags).join(' ')}`.trimEnd(),
     });
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg.trim())) {
@@ -83,6 +83,8 @@ function typedWords(args: unknown[], flags: Record<string, unknown>): string[] {
   const words: string[] = [];
   if (typeof args[0] === 'string') words.push(args[0]);
   if (typeof flags.media === 'string') words.push('--media', flags.media);
+  const to = (flags.to as string[] | undefined) ?? [];
+  if (to.length > 0) words.push('--to', to.join(','));
   if (typeof flags.caption === 'string') words.push('--caption', flags.caption);
   if (typeof flags.captionFile === 'string') words.push('--caption-file', flags.captionFile);
   for (const o of (flags.option as string[] | undefined) ?? []) words.push('--option', o);
