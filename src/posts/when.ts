@@ -252,7 +252,7 @@ export function parseWhen(input: string, opts: { now: number; zone: string }): R
     const instants = instantsForWall(wall, zone);
     if (instants.length === 0) {
       throw new UsageError(`the time "${sanitize(text)}" does not exist in ${zone} (clocks move forward that day)`, {
-        hint: 'Pick a time outside the skipped hour, or give an explicit offset, e.g. 2026-03-29T03:30:00+02:00.',
+        hint: gapHint(wall, zone),
       });
     }
     ms = instants[0]!;
@@ -322,6 +322,12 @@ function timeOfDay(text: string, whole: string): { h: number; mi: number; s: num
   return { h, mi, s };
 }
 
+/** For a wall time in a DST gap: the instant it names with the offset before the change, written as it exists (03:30+02:00 for 02:30). */
+function gapHint(wall: Wall, zone: string): string {
+  const ms = wallAsUtc(wall) - offsetAt(wallAsUtc(wall) - 86_400_000, zone);
+  return `Pick a time outside the skipped hour, such as ${isoInZone(ms, zone)}, or give an explicit offset.`;
+}
+
 /** The calendar day `days` after the wall date of `from` (month and year roll over). */
 function addDays(from: Wall, days: number): Pick<Wall, 'y' | 'mo' | 'd'> {
   const d = new Date(Date.UTC(from.y, from.mo - 1, from.d + days));
@@ -334,7 +340,7 @@ function resolveWall(whole: string, wall: Wall, zone: string): { ms: number; not
   const shown = `${pad(wall.y, 4)}-${pad(wall.mo)}-${pad(wall.d)} ${pad(wall.h)}:${pad(wall.mi)}`;
   if (instants.length === 0) {
     throw new UsageError(`the time "${sanitize(whole)}" (${shown}) does not exist in ${zone} (clocks move forward that day)`, {
-      hint: 'Pick a time outside the skipped hour, or give an explicit offset.',
+      hint: gapHint(wall, zone),
     });
   }
   const ms = instants[0]!;
