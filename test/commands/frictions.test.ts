@@ -134,6 +134,24 @@ describe('hints are commands built from what was typed', () => {
   });
 });
 
+describe('the caption at a terminal', () => {
+  it('with $EDITOR set, it is written there: several lines, its last line break dropped', async () => {
+    const { prompter, asked } = scriptedPrompter([]);
+    const editor: NonNullable<typeof prompter.editor> = async (o) => {
+      asked.push({ kind: 'input', message: `editor:${o.message}` });
+      return 'First line\nsecond line\n';
+    };
+    const r = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--yes', '--json', '--no-wait'], {
+      tty: true,
+      prompter: { ...prompter, editor },
+      env: { EDITOR: 'nano', VISUAL: undefined },
+    });
+    expect(r.code).toBe(0);
+    expect(asked.map((a) => a.message)).toEqual(['editor:Caption (opens nano)']);
+    expect((JSON.parse(r.stdout) as Post).caption).toBe('First line\nsecond line');
+  });
+});
+
 describe('output for scripts', () => {
   it('--json FIELDS keeps those fields; an unknown one lists the known ones', async () => {
     const d = await draft();
