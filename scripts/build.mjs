@@ -45,6 +45,8 @@ const HEAVY = [
   'yaml',
   'csv-parse',
   'csv-parse/*',
+  // jq compiled to WebAssembly, loaded only by --jq.
+  'jq-wasm',
 ];
 
 const out = `dist.tmp-${process.pid}`;

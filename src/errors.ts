@@ -5,7 +5,8 @@
  *   0 ok · 1 unexpected or service error · 2 usage or invalid input ·
  *   3 authentication or permission · 4 rate limited and not waited out ·
  *   5 not found · 6 the work finished but failed · 7 stopped waiting (timeout) ·
- *   8 post blocked by issues of severity error · 130 interrupted
+ *   8 post blocked by issues of severity error ·
+ *   9 the post's state does not allow it (publishing a completed post) · 130 interrupted
  */
 
 export const ExitCode = {
@@ -18,6 +19,7 @@ export const ExitCode = {
   FAILED: 6,
   TIMEOUT: 7,
   BLOCKED: 8,
+  CONFLICT: 9,
   INTERRUPTED: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -89,6 +91,11 @@ export class BlockedError extends VidpubError {
   override readonly exitCode = ExitCode.BLOCKED;
 }
 
+/** The post is in a state that does not allow the request (a 409 such as publishing a completed post). */
+export class ConflictError extends VidpubError {
+  override readonly exitCode = ExitCode.CONFLICT;
+}
+
 /** Ctrl-C / SIGINT / SIGTERM. */
 export class InterruptedError extends VidpubError {
   override readonly exitCode = ExitCode.INTERRUPTED;
@@ -101,6 +108,9 @@ export class InterruptedError extends VidpubError {
 export function isInterruption(err: unknown, signal: AbortSignal): boolean {
   return err instanceof InterruptedError || (signal.aborted && !(err instanceof VidpubError));
 }
+
+/** The person said no (a declined confirmation, Ctrl-C at a question): exit 130, said plainly, not as an error. */
+export class CancelledError extends InterruptedError {}
 
 /** A service error (5xx after retries, unexpected response) or a network failure. */
 export class ServiceError extends VidpubError {

@@ -100,6 +100,11 @@ export async function resolveCredentials(
   } else if (settings.apiKeyFile !== undefined) {
     apiKey = await readKeyFile(src.cwd, settings.apiKeyFile);
     keySource = '--api-key-file';
+  } else if (src.env.VIDPUB_API_KEY !== undefined && src.env.VIDPUB_API_KEY.trim() === '') {
+    // Set but empty: the usual sign of a CI secret that is missing. Using the stored profile instead would hide it.
+    throw new AuthError('VIDPUB_API_KEY is set but empty, so there is no key to use (is a CI secret missing?)', {
+      hint: 'Set VIDPUB_API_KEY to the key, or unset it (unset VIDPUB_API_KEY) to use the stored profile.',
+    });
   } else if (src.env.VIDPUB_API_KEY?.trim()) {
     apiKey = src.env.VIDPUB_API_KEY.trim();
     keySource = 'VIDPUB_API_KEY';

@@ -8,6 +8,10 @@ import type { DataOut } from '../ui/output.js';
 /** Flags every command accepts (see main.ts for their definitions). */
 export interface GlobalOptions {
   json: boolean;
+  /** `--json id,status`: the fields to keep. */
+  jsonFields?: string[];
+  /** `--jq EXPR`: a jq filter over the JSON document (implies --json). */
+  jq?: string;
   quiet: boolean;
   /** false with --no-input or VIDPUB_NO_INPUT=1. */
   input: boolean;

@@ -26,5 +26,7 @@ export interface Context {
   signal: AbortSignal;
   cwd: string;
   version: string;
+  /** The Node.js version, platform and architecture (for `vidpub version`); absent in tests that do not set it. */
+  runtime?: { node: string; platform: string; arch: string };
 }
 

@@ -66,7 +66,8 @@ export const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', description: 'sho
 
 /** Flags every command accepts. */
 export const GLOBAL_FLAGS: readonly FlagSpec[] = [
-  { name: 'json', description: 'print one JSON document on stdout' },
+  { name: 'json', description: 'print one JSON document on stdout (--json id,status keeps those fields); errors as one JSON object on stderr' },
+  { name: 'jq', value: 'expr', description: 'filter the JSON document with a jq expression (built in, nothing to install)' },
   { name: 'quiet', short: 'q', description: 'print only data and errors (no progress or hints)' },
   {
     name: 'no-input',

@@ -1,8 +1,24 @@
 import { Command, CommanderError } from 'commander';
-import { ExitCode, InterruptedError, UsageError, VidpubError, sanitize } from '../errors.js';
+import {
+  AuthError,
+  BlockedError,
+  CancelledError,
+  ConflictError,
+  ExitCode,
+  InterruptedError,
+  NotFoundError,
+  RateLimitError,
+  ServiceError,
+  TimeoutError,
+  UsageError,
+  VidpubError,
+  WorkFailedError,
+  sanitize,
+} from '../errors.js';
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import { colorLevel, makeColors } from '../ui/color.js';
 import { parseDuration } from '../util/duration.js';
+import { wrapCommand } from '../ui/wrap.js';
 import type { CommandSpec, GlobalOptions, Invocation, Logger } from './command.js';
 import { COMMANDS, commandTerm, findCommand, type CommandEntry } from './commands/index.js';
 import { loadCommand } from './commands/load.js';
@@ -38,13 +54,48 @@ function addGlobalOptions(program: Command): void {
   addFlags(program, GLOBAL_FLAGS);
 }
 
+/** A field list after --json (`--json id,status`): lower-case names, dots for nesting, commas between; never a command name. */
+const FIELD_LIST = /^[a-z_]+(?:\.[a-z_]+)*(?:,[a-z_]+(?:\.[a-z_]+)*)*$/;
+
+/**
+ * Takes `--json FIELDS` / `--json=FIELDS` out of argv (commander sees a plain
+ * --json). The word after --json is a field list when it looks like one
+ * (lower-case letters, "_", "." and ",", no digits: ids such as post_123 and
+ * file names are not) and is not a command name.
+ */
+export function splitJsonFields(argv: string[]): { args: string[]; fields?: string[] } {
+  const args: string[] = [];
+  let fields: string[] | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      args.push(...argv.slice(i));
+      break;
+    }
+    if (a.startsWith('--json=')) {
+      fields = a.slice('--json='.length).split(',').map((f) => f.trim()).filter(Boolean);
+      args.push('--json');
+      continue;
+    }
+    args.push(a);
+    const next = argv[i + 1];
+    if (a === '--json' && next !== undefined && FIELD_LIST.test(next) && !findCommand(next)) {
+      fields = next.split(',');
+      i++;
+    }
+  }
+  return { args, fields };
+}
+
 function resolveGlobals(all: Record<string, unknown>, ctx: Context, given: (option: string) => boolean): GlobalOptions {
   const profile = (all.profile as string | undefined) ?? ctx.env.VIDPUB_PROFILE ?? 'default';
   if (!PROFILE_NAME.test(profile)) {
     throw new UsageError(`invalid profile name "${sanitize(profile)}": use letters, digits, "-" and "_" (at most 64)`);
   }
+  const jq = all.jq as string | undefined;
   return {
-    json: all.json === true,
+    json: all.json === true || jq !== undefined,
+    jq,
     quiet: all.quiet === true,
     input: all.input !== false && !truthy(ctx.env.VIDPUB_NO_INPUT),
     color: all.color !== false,
@@ -137,18 +188,80 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
 /** Closes what an invocation opened (the client's sockets), if anything. */
 const disposers = new WeakMap<Invocation, () => Promise<void>>();
 
-function emit<D>(spec: CommandSpec<unknown, D>, data: D, inv: Invocation): void {
+/** Keeps the named fields of a record (of each record of a list); an unknown name is a usage error listing the known ones. */
+export function pickFields(doc: unknown, fields: string[]): unknown {
+  if (Array.isArray(doc)) return doc.map((d) => pickFields(d, fields));
+  if (!doc || typeof doc !== 'object') return doc;
+  const record = doc as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    const path = f.split('.');
+    let v: unknown = record;
+    for (const k of path) v = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[k] : undefined;
+    if (v === undefined && !(path[0]! in record)) {
+      throw new UsageError(`unknown JSON field "${sanitize(f)}"`, { hint: `Available fields: ${Object.keys(record).join(', ')}.` });
+    }
+    let target = out;
+    for (const k of path.slice(0, -1)) target = (target[k] ??= {}) as Record<string, unknown>;
+    target[path[path.length - 1]!] = v ?? null;
+  }
+  return out;
+}
+
+/** Runs a jq filter over a document with jq compiled to WebAssembly (nothing to install); strings print raw, as gh's --jq does. */
+async function applyJq(doc: unknown, expr: string): Promise<string> {
+  const jq = await import('jq-wasm');
+  try {
+    return (await jq.raw(doc as object, expr, ['-r'])).replace(/\n$/, '');
+  } catch (err) {
+    const text = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
+    throw new UsageError(`--jq ${sanitize(expr)}: ${sanitize(text)}`, { hint: 'See https://jqlang.org/manual/ for the filter language.' });
+  }
+}
+
+async function emit<D>(spec: CommandSpec<unknown, D>, data: D, inv: Invocation): Promise<void> {
   if (inv.globals.json) {
-    const doc = spec.json ? spec.json(data) : data;
-    if (doc !== undefined) inv.print(JSON.stringify(doc, null, 2));
+    let doc = spec.json ? spec.json(data) : data;
+    if (doc === undefined) return;
+    if (inv.globals.jsonFields) doc = pickFields(doc, inv.globals.jsonFields);
+    if (inv.globals.jq !== undefined) {
+      const text = await applyJq(doc, inv.globals.jq);
+      if (text !== '') inv.print(text);
+      return;
+    }
+    inv.print(JSON.stringify(doc, null, 2));
     return;
   }
   if (spec.print) spec.print(data, inv);
   else if (data !== undefined) inv.print(JSON.stringify(data, null, 2));
 }
 
+const ERROR_TYPES: [new (...a: never[]) => VidpubError, string][] = [
+  [UsageError, 'usage'],
+  [AuthError, 'auth'],
+  [RateLimitError, 'rate_limited'],
+  [NotFoundError, 'not_found'],
+  [WorkFailedError, 'failed'],
+  [TimeoutError, 'timeout'],
+  [BlockedError, 'blocked'],
+  [ConflictError, 'conflict'],
+  [CancelledError, 'cancelled'],
+  [InterruptedError, 'interrupted'],
+  [ServiceError, 'service'],
+];
+
+/** The one JSON object an error becomes on stderr with --json: {"error":{type, code, message, exit_code, hint}}. */
+export function errorJson(error: unknown, exitCode: number): string {
+  const known = error instanceof VidpubError;
+  const type = known ? (ERROR_TYPES.find(([cls]) => error instanceof cls)?.[1] ?? 'error') : 'unexpected';
+  const code = known ? ((error as { code?: string }).code ?? error.http?.code ?? null) : null;
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = known ? (error.hint ?? null) : 'Run again with --debug for details; if it keeps happening, please report it.';
+  return JSON.stringify({ error: { type, code, message: sanitize(message), exit_code: exitCode, hint } });
+}
+
 /** The one place an error becomes output and an exit code. */
-function report(err: unknown, ctx: Context, inv: Invocation | undefined, spec?: CommandSpec<unknown, unknown>): number {
+async function report(err: unknown, ctx: Context, inv: Invocation | undefined, spec?: CommandSpec<unknown, unknown>, json = false): Promise<number> {
   let error = err;
   if (!(error instanceof VidpubError) && ctx.signal.aborted) error = new InterruptedError('Interrupted.');
   const debug = inv?.globals.debug ?? truthy(ctx.env.VIDPUB_DEBUG);
@@ -158,36 +271,66 @@ function report(err: unknown, ctx: Context, inv: Invocation | undefined, spec?: 
   if (error instanceof VidpubError) {
     if (error.data !== undefined && spec && inv) {
       try {
-        emit(spec, error.data, inv);
+        await emit(spec, error.data, inv);
       } catch {
         // the error line below still says what happened
       }
     }
-    write(`${red('Error:')} ${sanitize(error.message)}`);
+    if (json || inv?.globals.json) {
+      write(errorJson(error, error.exitCode));
+      return error.exitCode;
+    }
+    // A person saying no (a declined confirmation, Ctrl-C at a question) is said plainly, not as an error.
+    write(error instanceof CancelledError ? sanitize(error.message) : `${red('Error:')} ${sanitize(error.message)}`);
     if (error.hint) write(dim(error.hint));
     if (debug && error.stack) write(dim(error.stack));
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
+  if (json || inv?.globals.json) {
+    write(errorJson(error, ExitCode.ERROR));
+    if (debug && error instanceof Error && error.stack) write(dim(error.stack));
+    return ExitCode.ERROR;
+  }
   write(`${red('Error:')} unexpected: ${sanitize(message)}`);
   if (debug && error instanceof Error && error.stack) write(dim(error.stack));
   else write(dim('Run again with --debug for details; if it keeps happening, please report it.'));
   return ExitCode.ERROR;
 }
 
-function buildProgram(ctx: Context): Command {
+/**
+ * Commander's own errors (unknown option, missing argument) in vidpub's one
+ * style: `Error: unknown option '--tx' (Did you mean --to?)` and a hint; with
+ * --json, the same JSON object as any other error.
+ */
+function parserErrorWriter(ctx: Context, args: string[], json: boolean, color: boolean) {
+  return (str: string, write: (s: string) => void) => {
+    const message = str.trim().replace(/^error:\s*/i, '').replace(/\s*\n\s*/g, ' ');
+    const name = commandNameOf(args);
+    const hint = `Run "vidpub ${name && findCommand(name) ? `${name} ` : ''}--help" for usage.`;
+    if (json) {
+      write(JSON.stringify({ error: { type: 'usage', code: null, message, exit_code: ExitCode.USAGE, hint } }) + '\n');
+      return;
+    }
+    const c = makeColors(colorLevel({ isTTY: ctx.io.stderrIsTTY, flag: color, env: ctx.env }));
+    write(`${c.red('Error:')} ${message}\n${c.dim(hint)}\n`);
+  };
+}
+
+function buildProgram(ctx: Context, args: string[] = []): Command {
   const program = new Command('vidpub');
   program
     .description(ROOT_DESCRIPTION)
     .version(ctx.version, flagTerm(VERSION_FLAG), VERSION_FLAG.description)
     .helpOption(flagTerm(HELP_FLAG), HELP_FLAG.description)
     .exitOverride()
-    .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
-    .configureHelp({ showGlobalOptions: true, helpWidth: helpWidth(ctx.io.columns) })
+    // Descriptions wrap at word boundaries even in a narrow column (commander's default gives up below 40).
+    .configureHelp({ showGlobalOptions: true, helpWidth: helpWidth(ctx.io.columns), minWidthToWrap: 20 })
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       writeErr: (s) => ctx.io.stderr.write(s),
+      outputError: parserErrorWriter(ctx, args, args.includes('--json') || args.some((a) => a.startsWith('--jq')), !args.includes('--no-color')),
     })
     .addHelpCommand(false);
   addGlobalOptions(program);
@@ -216,7 +359,9 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
   let args = argv;
   // `vidpub help X` is `vidpub X --help`.
   if (args[0] === 'help') args = args.length > 1 ? [...args.slice(1), '--help'] : ['--help'];
-  const program = buildProgram(ctx);
+  const split = splitJsonFields(args);
+  args = split.args;
+  const program = buildProgram(ctx, args);
   const name = commandNameOf(args);
   const target = name ? findCommand(name) : undefined;
 
@@ -230,7 +375,8 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     const cmd = declare(program, target);
     if (spec.description) cmd.description(spec.description);
     addFlags(cmd, target.flags);
-    cmd.addHelpText('after', examplesText(spec.examples));
+    const width = helpWidth(ctx.io.columns) - 4;
+    cmd.addHelpText('after', examplesText(spec.examples.map((e) => wrapCommand(e, width, 6).replace(/\n/g, '\n  '))));
     cmd.action(async (...actionArgs: unknown[]) => {
       const self = actionArgs[actionArgs.length - 1] as Command;
       const positional = actionArgs.slice(0, -2);
@@ -240,13 +386,13 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
           const source = self.getOptionValueSourceWithGlobals(option);
           return source !== undefined && source !== 'default';
         };
-        inv = makeInvocation(ctx, resolveGlobals(self.optsWithGlobals(), ctx, given));
+        inv = makeInvocation(ctx, { ...resolveGlobals(self.optsWithGlobals(), ctx, given), jsonFields: split.fields });
         const opts = await spec.parse(positional, self.opts(), inv);
         const data = await spec.run(opts, inv);
-        emit(spec, data, inv);
+        await emit(spec, data, inv);
         exitCode = ExitCode.OK;
       } catch (err) {
-        exitCode = report(err, ctx, inv, spec);
+        exitCode = await report(err, ctx, inv, spec, args.includes('--json'));
       } finally {
         if (inv) await closeClient(inv);
       }
@@ -264,7 +410,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return ExitCode.OK;
       return ExitCode.USAGE;
     }
-    return report(err, ctx, undefined);
+    return report(err, ctx, undefined, undefined, args.includes('--json'));
   }
   return exitCode;
 }

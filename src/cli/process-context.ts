@@ -27,6 +27,7 @@ export function createProcessContext(opts: { signal: AbortSignal }): Context {
     signal: opts.signal,
     cwd: process.cwd(),
     version: VERSION,
+    runtime: { node: process.versions.node, platform: process.platform, arch: process.arch },
   };
   return ctx;
 }

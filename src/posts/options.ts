@@ -5,7 +5,7 @@
  * /destinations/{id}/options), defaults applied, and what is still missing
  * either asked for (on a terminal) or listed as the exact flags to pass.
  */
-import { InterruptedError, UsageError, sanitize } from '../errors.js';
+import { CancelledError, UsageError, sanitize } from '../errors.js';
 import type { Destination, DestinationOption, DestinationOptions, OptionValue } from '../api/types.js';
 import type { Prompter } from '../ui/prompter.js';
 
@@ -219,14 +219,44 @@ function isPromptCancel(err: unknown): boolean {
   return name === 'ExitPromptError' || name === 'AbortPromptError' || name === 'AbortError' || name === 'CancelPromptError';
 }
 
-/** Runs a prompt; Ctrl-C inside it becomes exit 130 with nothing sent. */
-export async function ask<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs a prompt; Ctrl-C inside it becomes exit 130 with nothing sent, said
+ * with `cancelled` (what is true at that point) and `hint` (the command to
+ * run instead, built from what was typed).
+ */
+export async function ask<T>(fn: () => Promise<T>, cancelled = 'Cancelled: nothing was uploaded or posted.', hint?: string): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (isPromptCancel(err)) throw new InterruptedError('Cancelled: nothing was uploaded or posted.');
+    if (isPromptCancel(err)) throw new CancelledError(cancelled, { hint });
     throw err;
   }
+}
+
+/** Readable names of well-known option values; others are spelled out from the value (PUBLIC_TO_EVERYONE: "Public to everyone"). */
+const VALUE_LABELS: Record<string, string> = {
+  PUBLIC_TO_EVERYONE: 'Everyone',
+  MUTUAL_FOLLOW_FRIENDS: 'Friends (followers you follow back)',
+  FOLLOWER_OF_CREATOR: 'Followers',
+  SELF_ONLY: 'Only me',
+  public: 'Public',
+  unlisted: 'Unlisted: anyone with the link',
+  private: 'Private: only you',
+};
+
+export function valueLabel(v: OptionValue): string {
+  if (typeof v === 'boolean') return v ? 'Yes' : 'No';
+  const text = showValue(v);
+  const known = VALUE_LABELS[text];
+  if (known) return known;
+  const words = text.replace(/[_-]+/g, ' ').trim().toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** `privacy for @vidpub.demo (tiktok): Who can view this video`: the option and the account, whatever was typed in --to. */
+export function promptMessage(option: DestinationOption, accountLabel: string): string {
+  const label = option.label && option.label !== option.key ? `: ${sanitize(option.label)}` : '';
+  return `${sanitize(option.key)} for ${sanitize(accountLabel)}${label}`;
 }
 
 /**
@@ -234,31 +264,41 @@ export async function ask<T>(fn: () => Promise<T>): Promise<T> {
  * the destination's default pre-selected when it has one; the creator details
  * first for a creator-disclosure destination). Fills `plans` in place.
  */
-export async function promptMissing(plans: DestinationPlan[], prompter: Prompter, say: (line: string) => void): Promise<void> {
+export async function promptMissing(
+  plans: DestinationPlan[],
+  prompter: Prompter,
+  say: (line: string) => void,
+  more: { accountLabel?: (p: ChosenDestination) => string; cancelled?: () => { message: string; hint?: string } } = {},
+): Promise<void> {
   for (const p of plans) {
     if (p.missing.length === 0) continue;
     for (const line of creatorLines(p)) say(line);
     for (const option of p.missing) {
-      const message = `${p.name}: ${sanitize(option.label || option.key)}`;
+      const message = promptMessage(option, more.accountLabel?.(p) ?? p.name);
+      const stop = more.cancelled?.();
       // A default is only ever pre-selected: the person still confirms it (privacy included).
       const def = option.default ?? undefined;
       let value: OptionValue;
       const values = Array.isArray(option.values) && option.values.length > 0 ? option.values : option.type === 'boolean' ? [true, false] : null;
       if (values) {
-        value = await ask(() =>
-          prompter.select<OptionValue>({
-            message,
-            choices: values.map((v) => ({ name: sanitize(showValue(v)), value: v })),
-            default: def,
-          }),
+        value = await ask(
+          () =>
+            prompter.select<OptionValue>({
+              message,
+              choices: values.map((v) => ({ name: `${sanitize(valueLabel(v))} (${sanitize(showValue(v))})`, value: v })),
+              default: def,
+            }),
+          stop?.message,
+          stop?.hint,
         );
       } else {
         let text = '';
         while (text.trim() === '') {
-          text = await ask(() => prompter.input({ message, default: def === undefined ? undefined : showValue(def) }));
+          text = await ask(() => prompter.input({ message, default: def === undefined ? undefined : showValue(def) }), stop?.message, stop?.hint);
         }
         value = text;
       }
+      say(`  Next time, skip this question with: --option ${shellWord(`${p.name}:${option.key}=${showValue(value)}`)}`);
       const at = p.options.options.findIndex((o) => o.key === option.key);
       const entry: ChosenValue = { key: option.key, label: option.label, value, source: 'prompt' };
       // keep the destination's order of options

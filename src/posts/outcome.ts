@@ -6,7 +6,7 @@
 import type { Issue } from '../api/types.js';
 import { BlockedError, RateLimitError, WorkFailedError, type VidpubError, sanitize } from '../errors.js';
 import { blockingIssues, failedDestinations, issueLines, type PostResult } from './render.js';
-import { describeMoment } from './when.js';
+import { describeRelative } from './when.js';
 
 /** Returns the result when every destination was published; throws WorkFailedError (exit 6) otherwise. */
 export function settle(r: PostResult): PostResult {
@@ -60,7 +60,7 @@ export function isDailyLimit(err: unknown): err is RateLimitError {
 /** The reset time of a daily-limit error, in the zone and in UTC. */
 export function resetText(err: RateLimitError, zone: string, now: number): string {
   const ms = err.resetAt ? Date.parse(err.resetAt) : err.retryAfterSec !== undefined ? now + err.retryAfterSec * 1000 : NaN;
-  return Number.isNaN(ms) ? 'the next midnight UTC' : describeMoment(ms, zone);
+  return Number.isNaN(ms) ? 'the next midnight UTC' : describeRelative(ms, zone, now);
 }
 
 /** exit 4 with what it means for this command: `outcome` says what happened to the post. */

@@ -9,12 +9,14 @@
 import { responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Media, Post } from '../api/types.js';
 import type { VideoFile } from '../media/check.js';
-import { BlockedError, InterruptedError, UsageError, sanitize } from '../errors.js';
+import { BlockedError, CancelledError, UsageError, sanitize } from '../errors.js';
 import { stepKey, type Session } from '../flows/session.js';
 import { formatDuration } from '../util/duration.js';
+import { wrapLine } from '../ui/wrap.js';
 import {
   ask,
   missingOptionsError,
+  shellWord,
   optionsBody,
   planOptions,
   promptMissing,
@@ -23,7 +25,7 @@ import {
   type OptionAssignment,
 } from './options.js';
 import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
-import { blockingIssues, destinationLabel, namesOf, type PostResult } from './render.js';
+import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './render.js';
 import { summaryLines, whenLine } from './summary.js';
 import { recordingEnd } from './journal-notes.js';
 import { reportEarlier } from './rerun.js';
@@ -53,6 +55,39 @@ export interface PostOpts {
   forceNew?: boolean;
   yes: boolean;
   zone: string;
+  /** --at as typed, for the commands suggested in messages. */
+  atText?: string;
+  /** $VISUAL or $EDITOR, to write a caption that was not given. */
+  editor?: string;
+}
+
+/**
+ * The command that does what this run was doing, built from what was typed
+ * plus what was chosen since (destinations picked, options and caption
+ * answered): the hint after Ctrl-C or a declined confirmation.
+ */
+export function postCommandLine(opts: PostOpts, chosen: { to?: string[]; options?: string[]; caption?: string } = {}): string {
+  const argv = ['vidpub', 'post'];
+  const s = opts.source;
+  if (s.kind === 'media') argv.push('--media', s.id);
+  else argv.push(s.kind === 'file' ? s.shown : s.url);
+  const to = chosen.to ?? opts.to;
+  if (to.length > 0) argv.push('--to', to.join(','));
+  const caption = chosen.caption ?? opts.caption;
+  if (caption !== undefined) argv.push('--caption', caption);
+  for (const o of opts.options) argv.push('--option', o.text);
+  for (const o of chosen.options ?? []) argv.push('--option', o);
+  if (opts.draft) argv.push('--draft');
+  else if (opts.atText !== undefined) argv.push('--at', opts.atText);
+  if (opts.idempotencyKey) argv.push('--idempotency-key', opts.idempotencyKey);
+  return argv.map(shellWord).join(' ');
+}
+
+/** What is true when a person stops before anything was sent. */
+function cancelledText(opts: PostOpts): string {
+  return opts.source.kind === 'media'
+    ? `Cancelled: nothing was posted (the video ${opts.source.id} stays at the service).`
+    : 'Cancelled: nothing was uploaded or posted.';
 }
 
 function sourceText(s: PostSource): string {
@@ -79,8 +114,33 @@ async function chooseDestinations(opts: PostOpts, session: Session): Promise<{ c
   const client = await session.client();
   const signal = session.signal;
   const all = await client.listDestinations({ signal });
-  const { resolveDestination } = await import('./destinations.js');
+  const { resolveDestination, atHandle } = await import('./destinations.js');
   const picked: { name: string; destination: (typeof all)[number] }[] = [];
+  if (opts.to.length === 0) {
+    // parse() lets a missing --to through only on a terminal: offer the active destinations.
+    const active = all.filter((d) => d.status === 'active');
+    const prompter = await session.prompter();
+    if (active.length === 0 || !prompter.checkbox) {
+      throw new UsageError('--to is required: where should it be posted?', { hint: `Run "vidpub destinations", then: ${postCommandLine(opts)} --to DEST[,DEST...]` });
+    }
+    const ids = await ask(
+      () =>
+        prompter.checkbox!({
+          message: 'Post to (space selects, enter accepts)',
+          choices: active.map((d) => ({ name: `${destinationLabel(d)}${d.display_name ? ` · ${sanitize(d.display_name)}` : ''}`, value: d.id })),
+          required: true,
+        }),
+      cancelledText(opts),
+    );
+    for (const id of ids) {
+      const d = active.find((x) => x.id === id)!;
+      // The name a person would type: the handle when it names this destination alone, else the id.
+      const handle = atHandle(d.handle);
+      const name = handle && all.filter((x) => atHandle(x.handle) === handle).length === 1 ? handle : d.id;
+      picked.push({ name, destination: d });
+    }
+    session.screen.write(`  Next time, skip this question with: --to ${shellWord(picked.map((p) => p.name).join(','))}\n`);
+  }
   for (const name of opts.to) {
     const d = resolveDestination(name, all);
     if (!picked.some((p) => p.destination.id === d.id)) picked.push({ name, destination: d });
@@ -120,12 +180,27 @@ function checkDuration(durationSec: number | undefined, plans: DestinationPlan[]
   });
 }
 
-async function confirm(opts: PostOpts, session: Session, summary: string[]): Promise<void> {
-  for (const line of summary) session.screen.write(line + '\n');
+async function confirm(opts: PostOpts, session: Session, summary: string[], again: string): Promise<void> {
+  for (const line of summary) session.screen.write(wrapLine(line, session.screen.columns, 9, 9) + '\n');
   const prompter = await session.prompter();
   const message = opts.draft ? 'Save this draft?' : opts.when?.now !== false ? 'Post it now?' : 'Schedule it?';
-  const yes = await ask(() => prompter.confirm({ message, default: true }));
-  if (!yes) throw new InterruptedError('Cancelled: nothing was uploaded or posted.');
+  const hint = `To post it later without questions: ${again} --yes`;
+  const yes = await ask(() => prompter.confirm({ message, default: true }), cancelledText(opts), hint);
+  if (!yes) throw new CancelledError(cancelledText(opts), { hint });
+}
+
+/**
+ * The caption, asked on a terminal: written in $VISUAL / $EDITOR when one is
+ * set (several lines, as gh does), else one line typed at the prompt.
+ */
+async function askCaption(opts: PostOpts, session: Session, again: string): Promise<string> {
+  const prompter = await session.prompter();
+  const hint = `Run it again with a caption: ${again} --caption "..." (or --caption-file PATH)`;
+  if (opts.editor && prompter.editor) {
+    const text = await ask(() => prompter.editor!({ message: `Caption (opens ${opts.editor})` }), cancelledText(opts), hint);
+    return text.replace(/\r?\n$/, '');
+  }
+  return ask(() => prompter.input({ message: 'Caption (one line; set $EDITOR to write several, or use --caption-file)' }), cancelledText(opts), hint);
 }
 
 /** Uploads, imports or takes the video; waits until it is ready when `ready` is needed. */
@@ -189,6 +264,14 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
   // Destinations, their options, what is missing: all before any upload.
   const { chosen, names } = await chooseDestinations(opts, session);
   const plans = planOptions(chosen, opts.options, await chosenMatcher());
+  const chosenTo = chosen.map((c) => c.name);
+  // What was typed plus what was answered so far, as the command that repeats it.
+  const again = (caption?: string) =>
+    postCommandLine(opts, {
+      to: chosenTo,
+      options: plans.flatMap((p) => p.values.filter((v) => v.source === 'prompt').map((v) => `${p.name}:${v.key}=${String(v.value)}`)),
+      caption,
+    });
 
   let known: Media | undefined;
   if (opts.source.kind === 'media') {
@@ -202,17 +285,17 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
   if (plans.some((p) => p.missing.length > 0)) {
     if (!session.interactive) throw missingOptionsError(plans);
     const prompter = await session.prompter();
-    await promptMissing(plans, prompter, (line) => session.screen.write(line + '\n'));
+    await promptMissing(plans, prompter, (line) => session.screen.write(line + '\n'), {
+      accountLabel: (p) => destinationLabel(p.destination),
+      cancelled: () => ({ message: cancelledText(opts), hint: `Run it again with what was chosen so far: ${again()}` }),
+    });
   }
 
   const durationSec = opts.source.kind === 'file' ? opts.source.durationSec : known?.duration_sec;
   checkDuration(durationSec, plans, sourceText(opts.source));
 
   let caption = opts.caption;
-  if (caption === undefined) {
-    const prompter = await session.prompter();
-    caption = await ask(() => prompter.input({ message: 'Caption' }));
-  }
+  if (caption === undefined) caption = await askCaption(opts, session, again());
 
   const summary = summaryLines(
     {
@@ -222,15 +305,16 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
       caption,
       plans,
       when: opts.when,
+      now: clock.now(),
     },
     session.screen.colors,
   );
   if (session.interactive && !opts.yes) {
-    await confirm(opts, session, summary);
+    await confirm(opts, session, summary, again(caption));
   } else {
     // Scripts see the resolved time (with its offset and in UTC) before anything is sent.
     const to = plans.map((p) => destinationLabel(p.destination)).join(', ');
-    session.log.info(`Posting ${sanitize(sourceText(opts.source))} to ${sanitize(to)}: ${whenLine(opts.when)}`);
+    session.log.info(`Posting ${sanitize(sourceText(opts.source))} to ${sanitize(to)}: ${whenLine(opts.when, clock.now())}`);
     if (opts.when?.note) session.log.warn(sanitize(opts.when.note));
   }
 
@@ -284,14 +368,16 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
     outcome: replayed ? 'replayed' : 'created',
   });
 
-  const result: PostResult = { post, names, zone: opts.zone };
+  const result: PostResult = { post, names, zone: opts.zone, now: clock.now() };
   return recordingEnd(
     session,
     async () => {
-      if (opts.draft) return { ...result, headline: 'Draft saved.' };
+      if (opts.draft) return { ...result, headline: 'Draft saved.', next: nextCommand(post) };
       if (blockingIssues(post.issues).length > 0) throw blockedPost(result, 'published');
-      if (post.status === 'scheduled') return { ...result, headline: 'Scheduled.' };
-      return followPost(session, client, { ...result, headline: 'Publishing.' }, { wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs });
+      if (post.status === 'scheduled') return { ...result, headline: 'Scheduled.', next: nextCommand(post) };
+      const followed = await followPost(session, client, { ...result, headline: 'Publishing.' }, { wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs });
+      // Times are shown relative to when the wait ended.
+      return { ...followed, now: clock.now() };
     },
     post,
   );

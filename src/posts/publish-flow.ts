@@ -4,19 +4,26 @@
  * parsed.
  */
 import type { ApiClient } from '../api/client.js';
-import type { Post } from '../api/types.js';
-import { BlockedError } from '../errors.js';
+import type { Destination, Me, Post } from '../api/types.js';
+import { BlockedError, CancelledError, ConflictError, VidpubError, sanitize } from '../errors.js';
 import type { Session } from '../flows/session.js';
 import { recordingEnd } from './journal-notes.js';
+import { ask, type DestinationPlan } from './options.js';
 import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
-import { blockingIssues, namesOf, type PostResult } from './render.js';
-import { whenLine } from './summary.js';
+import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './render.js';
+import { summaryLines, whenLine } from './summary.js';
+import { describeRelative } from './when.js';
+import { wrapLine } from '../ui/wrap.js';
 import { followPost } from './watch.js';
 import type { ResolvedWhen } from './when.js';
 
 export interface PublishOpts {
   postId: string;
   when: ResolvedWhen;
+  /** --at as typed, for the commands suggested in messages. */
+  atText?: string;
+  /** --yes: no confirmation on a terminal. */
+  yes?: boolean;
   wait: boolean;
   timeoutMs: number;
   zone: string;
@@ -38,16 +45,84 @@ async function destinationNames(client: ApiClient, signal: AbortSignal): Promise
   }
 }
 
+/** exit 9: the post is neither a draft nor scheduled, so there is nothing to publish. */
+function notPublishable(post: Pick<Post, 'id' | 'status'>, cause?: VidpubError): ConflictError {
+  const state = sanitize(String(post.status));
+  const what = state === 'completed' ? 'it has already been published (completed)' : state === 'publishing' ? 'it is being published right now' : `it is ${state}`;
+  return new ConflictError(`Post ${post.id} cannot be published: ${what}; only a draft or a scheduled post can be.`, {
+    hint: `See each destination with: vidpub status ${post.id}`,
+    http: cause?.http,
+    cause,
+  });
+}
+
+/** The allowance line of the publish summary: what publishing spends of today's API posts. */
+function allowanceLine(post: Post, me: Me | undefined, zone: string, now: number): string {
+  if (post.status === 'scheduled') return 'none: it was counted when it was scheduled';
+  const daily = me?.limits?.api_posts_per_day;
+  if (!daily || typeof daily.remaining !== 'number') return '1 API post of today\'s allowance';
+  const reset = Date.parse(daily.reset_at);
+  return `1 API post of ${daily.remaining} left today (of ${daily.limit}${Number.isNaN(reset) ? '' : `; resets ${describeRelative(reset, zone, now)}`})`;
+}
+
+/** On a terminal: what is about to be published, and a confirmation. Declining sends nothing. */
+async function confirmPublish(opts: PublishOpts, session: Session, client: ApiClient, all: Destination[]): Promise<void> {
+  const { signal } = session;
+  const post = await client.getPost(opts.postId, { signal });
+  if (post.status !== 'draft' && post.status !== 'scheduled') throw notPublishable(post);
+  const [media, me] = await Promise.all([
+    client.getMedia(post.media_id, { signal }).catch(() => undefined),
+    client.getMe({ signal }).catch(() => undefined),
+  ]);
+  const plans: DestinationPlan[] = (post.destinations ?? []).map((d) => {
+    const destination = all.find((x) => x.id === d.destination_id) ?? ({ id: d.destination_id } as Destination);
+    return {
+      name: destinationLabel(destination),
+      destination,
+      options: { options: [] } as unknown as DestinationPlan['options'],
+      values: Object.entries(d.options ?? {}).map(([key, value]) => ({ key, label: key, value, source: 'flag' as const })),
+      missing: [],
+    };
+  });
+  const now = session.clock.now();
+  const lines = summaryLines(
+    {
+      video: media ? `${media.filename ?? media.id} (video ${media.id})` : `video ${post.media_id}`,
+      sizeBytes: media?.size_bytes ?? undefined,
+      durationSec: media?.duration_sec ?? undefined,
+      caption: post.caption ?? '',
+      plans,
+      when: opts.when,
+      now,
+      heading: `About to ${post.status === 'scheduled' ? (opts.when.now ? 'send now' : 'move') : 'publish'} ${post.id} (${sanitize(String(post.status))})`,
+      allowance: allowanceLine(post, me, opts.zone, now),
+    },
+    session.screen.colors,
+  );
+  for (const line of lines) session.screen.write(wrapLine(line, session.screen.columns, 9, 9) + '\n');
+  const prompter = await session.prompter();
+  const message = post.status === 'scheduled' ? (opts.when.now ? 'Send it now?' : 'Move it to this time?') : opts.when.now ? 'Publish it now?' : 'Schedule it?';
+  const cancelled = `Cancelled: post ${post.id} was not published; it is still ${sanitize(String(post.status))}.`;
+  const yes = await ask(() => prompter.confirm({ message, default: true }), cancelled);
+  if (!yes) throw new CancelledError(cancelled, { hint: `Publish it without the question: vidpub publish ${post.id}${opts.atText ? ` --at ${JSON.stringify(opts.atText)}` : ''} --yes` });
+}
+
 export async function runPublish(opts: PublishOpts, session: Session): Promise<PostResult> {
   const client = await session.client();
   const { signal } = session;
-  const names = await destinationNames(client, signal);
-  session.log.info(`Publishing post ${opts.postId}: ${whenLine(opts.when)}`);
+  const all = await client.listDestinations({ signal }).catch(() => [] as Destination[]);
+  const names = namesOf(all);
+  if (session.interactive && !opts.yes) await confirmPublish(opts, session, client, all);
+  session.log.info(`Publishing post ${opts.postId}: ${whenLine(opts.when, session.clock.now())}`);
   if (opts.when.note) session.log.warn(opts.when.note);
   let post: Post;
   try {
     post = await client.publishPost(opts.postId, { publish_at: opts.when.publishAt }, { signal });
   } catch (err) {
+    if (err instanceof VidpubError && err.http?.status === 409 && err.http.code !== 'post_has_blocking_issues' && err.http.code !== 'media_not_ready') {
+      const current = await client.getPost(opts.postId, { signal }).catch(() => undefined);
+      if (current && current.status !== 'draft' && current.status !== 'scheduled') throw notPublishable(current, err);
+    }
     if (isDailyLimit(err)) {
       throw dailyLimitError(
         err,
@@ -67,13 +142,14 @@ export async function runPublish(opts: PublishOpts, session: Session): Promise<P
     }
     throw err;
   }
-  const r: PostResult = { post, names, zone: opts.zone };
+  const r: PostResult = { post, names, zone: opts.zone, now: session.clock.now() };
   return recordingEnd(
     session,
     async () => {
       if (blockingIssues(post.issues).length > 0 && post.status === 'draft') throw blockedPost(r, 'published');
-      if (post.status === 'scheduled') return { ...r, headline: 'Scheduled.' };
-      return followPost(session, client, { ...r, headline: 'Publishing.' }, opts);
+      if (post.status === 'scheduled') return { ...r, headline: 'Scheduled.', next: nextCommand(post) };
+      const followed = await followPost(session, client, { ...r, headline: 'Publishing.' }, opts);
+      return { ...followed, now: session.clock.now() };
     },
     post,
   );
@@ -83,7 +159,7 @@ export async function runStatus(opts: StatusOpts, session: Session): Promise<Pos
   const client = await session.client();
   const { signal } = session;
   const post = await client.getPost(opts.postId, { signal });
-  const r: PostResult = { post, names: await destinationNames(client, signal), zone: opts.zone };
+  const r: PostResult = { post, names: await destinationNames(client, signal), zone: opts.zone, now: session.clock.now() };
   if (!opts.wait) {
     await session.journal?.status(post);
     return r;

@@ -11,7 +11,7 @@ import { atHandle } from './destinations.js';
 import { sanitize } from '../errors.js';
 import type { Colors } from '../ui/color.js';
 import { renderFields, renderTable } from '../ui/table.js';
-import { describeMoment } from './when.js';
+import { describeMoment, describeRelative } from './when.js';
 
 /** What post, publish and status return: the post and what is needed to show it. */
 export interface PostResult {
@@ -22,6 +22,10 @@ export interface PostResult {
   zone: string;
   /** A line said before the record (e.g. "Draft saved."). */
   headline?: string;
+  /** The command to run next, said after the record on a terminal ("vidpub publish post_1"). */
+  next?: string;
+  /** The current time when the result was made: times are shown relative to it ("in 2 h 5 m"). */
+  now?: number;
 }
 
 /** "@vidpub.demo (tiktok)" for a destination. */
@@ -82,10 +86,11 @@ export function issueLines(issues: Issue[], names: Record<string, string>, tty: 
   });
 }
 
-function whenText(post: Post, zone: string): string | undefined {
+function whenText(post: Post, zone: string, now: number | undefined): string | undefined {
   if (!post.publish_at) return undefined;
   const ms = Date.parse(post.publish_at);
-  return Number.isNaN(ms) ? post.publish_at : describeMoment(ms, zone);
+  if (Number.isNaN(ms)) return post.publish_at;
+  return now === undefined ? describeMoment(ms, zone) : describeRelative(ms, zone, now);
 }
 
 /** "privacy=PUBLIC, duet=false" (or "-" when none). */
@@ -104,7 +109,8 @@ export function printPost(r: PostResult, out: DataOut): void {
     [tty ? 'Post' : 'id', post.id],
     [tty ? 'Status' : 'status', String(post.status)],
   ];
-  const when = whenText(post, r.zone);
+  // A pipe gets one value per field: the record's publish_at as the service gave it.
+  const when = tty ? whenText(post, r.zone, r.now) : post.publish_at ?? undefined;
   if (when) fields.push([tty ? (post.status === 'scheduled' ? 'Scheduled for' : 'Publish at') : 'publish_at', when]);
   if (post.review_url) fields.push([tty ? 'Review' : 'review_url', post.review_url]);
   // A draft is what is about to go out: its caption and each destination's options are shown too.
@@ -135,4 +141,19 @@ export function printPost(r: PostResult, out: DataOut): void {
     }
     for (const line of issueLines(issues, r.names, tty, c)) out.print(line);
   }
+  if (r.next && tty) {
+    out.print('');
+    out.print(r.next);
+  }
+}
+
+/** What to run after a draft was saved or a post scheduled: the exact commands. */
+export function nextCommand(post: Post): string | undefined {
+  if (post.status === 'draft') {
+    return `Publish it with: vidpub publish ${post.id}  (or at a time: vidpub publish ${post.id} --at "tomorrow 9:00")`;
+  }
+  if (post.status === 'scheduled') {
+    return `Send it now with: vidpub publish ${post.id}  (or move it: vidpub publish ${post.id} --at "tomorrow 9:00")`;
+  }
+  return undefined;
 }

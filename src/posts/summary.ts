@@ -8,7 +8,7 @@ import type { Colors } from '../ui/color.js';
 import { formatDuration } from '../util/duration.js';
 import type { DestinationPlan } from './options.js';
 import { destinationLabel } from './render.js';
-import type { ResolvedWhen } from './when.js';
+import { describeRelative, isValidTimeZone, relativePhrase, type ResolvedWhen } from './when.js';
 
 export interface SummaryInput {
   /** What is posted: a file path, a link, or "media med_123". */
@@ -19,6 +19,12 @@ export interface SummaryInput {
   plans: DestinationPlan[];
   /** null: a draft. */
   when: ResolvedWhen | null;
+  /** The current time, for "in 2 h" beside the time. */
+  now?: number;
+  /** The first line (default "About to post"). */
+  heading?: string;
+  /** What it spends of the daily API post allowance. */
+  allowance?: string;
 }
 
 /** "12.3 MB" / "820 kB" / "512 B", decimal like the service's 1 GB limit. */
@@ -29,10 +35,18 @@ export function formatSize(bytes: number): string {
   return `${bytes} B`;
 }
 
-export function whenLine(when: ResolvedWhen | null): string {
+/**
+ * When it goes out, as a person reads it: "now (2026-11-22T20:14:00Z)" or
+ * "tomorrow 09:00 CET, in 11 h 46 m (2026-11-23T08:00:00Z)". Without `now`,
+ * the time with its offset and in UTC.
+ */
+export function whenLine(when: ResolvedWhen | null, now?: number): string {
   if (!when) return 'saved as a draft, not published';
   if (when.now) return `now, ${when.local} (${when.utc})`;
-  return `${when.local} (${when.utc})`;
+  if (now === undefined) return `${when.local} (${when.utc})`;
+  // A time written with an explicit offset keeps it; a zone name gives the day and the zone's name.
+  if (!isValidTimeZone(when.zone)) return `${when.local}, ${relativePhrase(when.ms, now)} (${when.utc})`;
+  return describeRelative(when.ms, when.zone, now);
 }
 
 const CAPTION_PREVIEW = 200;
@@ -44,12 +58,13 @@ export function summaryLines(s: SummaryInput, c: Colors): string[] {
     .join(', ');
   const caption = sanitize(s.caption);
   const lines = [
-    c.bold('About to post'),
+    c.bold(s.heading ?? 'About to post'),
     `${label('Video')}${sanitize(s.video)}${facts ? ` (${facts})` : ''}`,
     `${label('Caption')}${caption === '' ? c.dim('(empty)') : caption.length > CAPTION_PREVIEW ? caption.slice(0, CAPTION_PREVIEW - 1) + '…' : caption}`,
-    `${label('When')}${whenLine(s.when)}`,
+    `${label('When')}${whenLine(s.when, s.now)}`,
   ];
   if (s.when?.note) lines.push(`${' '.repeat(9)}${c.yellow(sanitize(s.when.note))}`);
+  if (s.allowance) lines.push(`${label('Spends')}${s.allowance}`);
   lines.push(`${label('To')}`.trimEnd());
   for (const p of s.plans) {
     const d = p.destination;

@@ -29,7 +29,18 @@ export interface ResolvedWhen {
 }
 
 export const WHEN_FORMATS =
-  'now; 2026-11-21T09:00:00+01:00 (ISO 8601 with offset or Z); 2026-11-21 09:00 (local time, or in --tz ZONE); +30m, +2h, +1d, +1h30m (from now)';
+  'now; "in 2h", +30m, +1h30m, +1d (from now); 9:00 or 9am (its next occurrence); "tomorrow 9:00", "today 18:30", ' +
+  '"mon 09:00", "monday 9am" (the next such day); "YYYY-MM-DD 9:00" (local time, or in --tz ZONE); ISO 8601 with an offset or Z';
+
+/**
+ * Examples of WHEN that are valid at `now` (relative forms, and a date a week
+ * ahead), for error messages: never a date already past.
+ */
+export function whenExamples(now: number, zone: string): string {
+  const w = wallAt(now + 7 * 86_400_000, zone);
+  const date = `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)}`;
+  return `now, "in 2h", +30m, 9:00, "tomorrow 9:00", "mon 09:00", "monday 9am", "${date} 09:00", ${date}T09:00:00Z (ISO 8601)`;
+}
 
 const MINUTE = 60_000;
 const UNIT_MS: Record<string, number> = { s: 1000, m: MINUTE, h: 60 * MINUTE, d: 24 * 60 * MINUTE, w: 7 * 24 * 60 * MINUTE };
@@ -172,9 +183,15 @@ const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:T|\s+)(\d{2}):(\d{2})(?::(\d{2}))?$/i;
 const RELATIVE = /^\+\s*((?:\d+\s*[smhdw]\s*)+)$/i;
 
+// The time and zone of the parseWhen call under way (parsing is synchronous), so
+// the examples in an error are valid then.
+let examplesAt: { now: number; zone: string } | undefined;
+
 function malformed(text: string, why?: string): UsageError {
   return new UsageError(`invalid time "${sanitize(text)}" for --at${why ? `: ${why}` : ''}`, {
-    hint: `Write it as ${WHEN_FORMATS}.`,
+    hint: examplesAt
+      ? `For example: ${whenExamples(examplesAt.now, examplesAt.zone)}. Local times are read in ${examplesAt.zone} (--tz ZONE changes it).`
+      : `Write it as ${WHEN_FORMATS}.`,
   });
 }
 
@@ -205,6 +222,7 @@ function parseOffset(text: string, raw: string): number {
 export function parseWhen(input: string, opts: { now: number; zone: string }): ResolvedWhen {
   const text = String(input).trim();
   const { now, zone } = opts;
+  examplesAt = opts;
   if (/^now$/i.test(text)) {
     return { now: true, ms: now, publishAt: 'now', local: isoInZone(now, zone), utc: isoUtc(now), zone };
   }
@@ -233,13 +251,8 @@ export function parseWhen(input: string, opts: { now: number; zone: string }): R
     const wall = checkedWall(text, local);
     const instants = instantsForWall(wall, zone);
     if (instants.length === 0) {
-      // The same wall time read with the offset in force before the gap lands
-      // just after it (02:30 in a 02:00-03:00 gap is 03:30 in the new offset):
-      // suggest that moment, in the date and year that were written.
-      const asUtc = wallAsUtc(wall);
-      const after = asUtc - offsetAt(asUtc - 86_400_000, zone);
       throw new UsageError(`the time "${sanitize(text)}" does not exist in ${zone} (clocks move forward that day)`, {
-        hint: `Pick a time outside the skipped hour, e.g. ${isoInZone(after, zone)}, or give an explicit offset.`,
+        hint: gapHint(wall, zone),
       });
     }
     ms = instants[0]!;
@@ -252,7 +265,11 @@ export function parseWhen(input: string, opts: { now: number; zone: string }): R
     shownOffset = offsetAt(ms, zone);
   } else {
     if (/^\d{4}-\d{2}-\d{2}$/.test(text)) throw malformed(text, 'add a time of day, e.g. "' + text + ' 09:00"');
-    throw malformed(text);
+    const natural = parseNatural(text, now, zone);
+    if (!natural) throw malformed(text);
+    ms = natural.ms;
+    note = natural.note;
+    shownOffset = offsetAt(ms, zone);
   }
 
   if (ms < now) {
@@ -262,4 +279,198 @@ export function parseWhen(input: string, opts: { now: number; zone: string }): R
   }
   const shown = isoWithOffset(ms, shownOffset);
   return { now: false, ms, publishAt: shown, local: shown, utc: isoUtc(ms), zone: shownZone, note };
+}
+
+// ------------------------------------------------------------------ the forms people type
+
+const UNIT_WORDS: Record<string, string> = {
+  s: 's', sec: 's', secs: 's', second: 's', seconds: 's',
+  m: 'm', min: 'm', mins: 'm', minute: 'm', minutes: 'm',
+  h: 'h', hr: 'h', hrs: 'h', hour: 'h', hours: 'h',
+  d: 'd', day: 'd', days: 'd',
+  w: 'w', week: 'w', weeks: 'w',
+};
+
+const WEEKDAYS: Record<string, number> = {
+  sun: 0, sunday: 0,
+  mon: 1, monday: 1,
+  tue: 2, tues: 2, tuesday: 2,
+  wed: 3, weds: 3, wednesday: 3,
+  thu: 4, thur: 4, thurs: 4, thursday: 4,
+  fri: 5, friday: 5,
+  sat: 6, saturday: 6,
+};
+
+/** `9:00`, `09:00:30`, `9am`, `9:30 pm`, `noon`; undefined when it is not a time of day. */
+function timeOfDay(text: string, whole: string): { h: number; mi: number; s: number } | undefined {
+  if (text === 'noon') return { h: 12, mi: 0, s: 0 };
+  if (text === 'midnight') throw malformed(whole, 'midnight belongs to two days: write "00:00" with the day after, or "23:59"');
+  const m = /^(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$/.exec(text);
+  if (!m) return undefined;
+  const meridiem = m[4]?.replace(/\./g, '');
+  if (m[2] === undefined && !meridiem) {
+    throw malformed(whole, `"${m[1]}" alone could be a day, an hour or a duration: write ${m[1]}:00, ${m[1]}am or "in ${m[1]}h"`);
+  }
+  let h = Number(m[1]);
+  const mi = m[2] === undefined ? 0 : Number(m[2]);
+  const s = m[3] === undefined ? 0 : Number(m[3]);
+  if (meridiem) {
+    if (h < 1 || h > 12) throw malformed(whole, `with ${meridiem} the hour goes from 1 to 12`);
+    h = (h % 12) + (meridiem === 'pm' ? 12 : 0);
+  }
+  if (h > 23 || mi > 59 || s > 59) throw malformed(whole, 'hours go to 23, minutes and seconds to 59');
+  return { h, mi, s };
+}
+
+/** For a wall time in a DST gap: the instant it names with the offset before the change, written as it exists (03:30+02:00 for 02:30). */
+/**
+ * The same wall time read with the offset in force before the gap lands just
+ * after it (02:30 in a 02:00-03:00 gap is 03:30 in the new offset): suggest
+ * that moment, in the date and year that were written.
+ */
+function gapHint(wall: Wall, zone: string): string {
+  const ms = wallAsUtc(wall) - offsetAt(wallAsUtc(wall) - 86_400_000, zone);
+  return `Pick a time outside the skipped hour, e.g. ${isoInZone(ms, zone)}, or give an explicit offset.`;
+}
+
+/** The calendar day `days` after the wall date of `from` (month and year roll over). */
+function addDays(from: Wall, days: number): Pick<Wall, 'y' | 'mo' | 'd'> {
+  const d = new Date(Date.UTC(from.y, from.mo - 1, from.d + days));
+  return { y: d.getUTCFullYear(), mo: d.getUTCMonth() + 1, d: d.getUTCDate() };
+}
+
+/** The instant of a wall time in `zone`, with the DST rules of local date-times (gap refused, overlap: the earlier). */
+function resolveWall(whole: string, wall: Wall, zone: string): { ms: number; note?: string } {
+  const instants = instantsForWall(wall, zone);
+  const shown = `${pad(wall.y, 4)}-${pad(wall.mo)}-${pad(wall.d)} ${pad(wall.h)}:${pad(wall.mi)}`;
+  if (instants.length === 0) {
+    throw new UsageError(`the time "${sanitize(whole)}" (${shown}) does not exist in ${zone} (clocks move forward that day)`, {
+      hint: gapHint(wall, zone),
+    });
+  }
+  const ms = instants[0]!;
+  if (instants.length === 1) return { ms };
+  const later = instants[instants.length - 1]!;
+  return {
+    ms,
+    note:
+      `${whole} (${shown}) happens twice in ${zone} (clocks move back that day): using the earlier one, ` +
+      `${isoInZone(ms, zone)}; for the later one write ${isoInZone(later, zone)}`,
+  };
+}
+
+/**
+ * The forms people type: `in 2h` / `in 1 hour 30 minutes`; a time of day
+ * alone (its next occurrence); `today`, `tomorrow` or a weekday (the next day
+ * with that name, today included while the time is still ahead) followed by a
+ * time; a date with a one-digit hour or am/pm (`2026-11-23 9:00`). Undefined
+ * when the text is none of these; UsageError when it is one of them but
+ * ambiguous.
+ */
+function parseNatural(whole: string, now: number, zone: string): { ms: number; note?: string } | undefined {
+  const text = whole.toLowerCase().replace(/\s+/g, ' ').trim();
+
+  const rel = /^in ((?:\d+ ?[a-z]+ ?(?:and )?)+)$/.exec(text);
+  if (rel) {
+    let delta = 0;
+    for (const part of rel[1]!.matchAll(/(\d+) ?([a-z]+)/g)) {
+      if (part[2] === 'and') continue;
+      const unit = UNIT_WORDS[part[2]!];
+      if (!unit) throw malformed(whole, `"${part[2]}" is not a unit: use s, m, h, d or w (or seconds, minutes, hours, days, weeks)`);
+      delta += Number(part[1]) * UNIT_MS[unit]!;
+    }
+    if (delta === 0) throw malformed(whole, 'a relative time must be later than now (use "now" to post now)');
+    return { ms: now + delta };
+  }
+
+  if (/^next\b/.test(text)) {
+    throw malformed(whole, '"next" is ambiguous (this coming one, or the one after?): write the day alone, e.g. "mon 09:00" for the next Monday, or a date');
+  }
+
+  const today = wallAt(now, zone);
+  const words = text.split(' ');
+  const first = words[0]!;
+  const rest = words.slice(1).join(' ');
+
+  // A date with a time vidpub's strict local form does not take (9:00, 9am).
+  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(first);
+  if (date && rest) {
+    const t = timeOfDay(rest, whole);
+    if (!t) return undefined;
+    const wall = checkedWall(whole, [whole, date[1], date[2], date[3], String(t.h), String(t.mi), String(t.s)] as unknown as RegExpMatchArray);
+    return resolveWall(whole, wall, zone);
+  }
+
+  const isDayWord = first === 'today' || first === 'tomorrow' || first in WEEKDAYS;
+  if (isDayWord && !rest) {
+    throw malformed(whole, `give a time of day too, e.g. "${first} 9:00"`);
+  }
+  const t = timeOfDay(isDayWord ? rest : text, whole);
+  if (!t) return undefined;
+  const at = (offsetDays: number): { ms: number; note?: string } => resolveWall(whole, { ...addDays(today, offsetDays), h: t.h, mi: t.mi, s: t.s }, zone);
+  const ahead = (offsetDays: number) => {
+    // A wall time in a DST gap counts as ahead only when the day is in the future.
+    const instants = instantsForWall({ ...addDays(today, offsetDays), h: t.h, mi: t.mi, s: t.s }, zone);
+    return instants.length === 0 ? offsetDays > 0 : instants[0]! > now;
+  };
+
+  if (!isDayWord) return at(ahead(0) ? 0 : 1);
+  if (first === 'today') return at(0);
+  if (first === 'tomorrow') return at(1);
+  const weekday = WEEKDAYS[first]!;
+  const todayDow = new Date(Date.UTC(today.y, today.mo - 1, today.d)).getUTCDay();
+  let days = (weekday - todayDow + 7) % 7;
+  if (days === 0 && !ahead(0)) days = 7;
+  return at(days);
+}
+
+// ------------------------------------------------------------------ how a time is shown to a person
+
+const DAY_NAMES = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+/** The zone's short name at `ms` (CET, EST, UTC), or its GMT offset (GMT+9) when it has none. */
+export function zoneAbbreviation(ms: number, zone: string): string {
+  const name = (locale: string) =>
+    new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: 'short' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  const us = name('en-US');
+  if (!/^GMT[+-]/.test(us)) return us || zone;
+  const gb = name('en-GB');
+  return /^[A-Z]{2,5}$/.test(gb) ? gb : us;
+}
+
+/** "in 11 h 46 m", "3 m 20 s ago", "in 2 d 4 h", "now". */
+export function relativePhrase(ms: number, now: number): string {
+  const diff = ms - now;
+  const abs = Math.abs(diff) / 1000;
+  if (abs < 0.5) return 'now';
+  // Rounded to the smallest unit shown: hours past a day, minutes past an hour, else seconds.
+  const unit = abs >= 86_400 ? 3600 : abs >= 3600 ? 60 : 1;
+  let secs = Math.round(abs / unit) * unit;
+  const d = Math.floor(secs / 86_400);
+  secs -= d * 86_400;
+  const h = Math.floor(secs / 3600);
+  secs -= h * 3600;
+  const m = Math.floor(secs / 60);
+  const s = secs - m * 60;
+  const parts = d > 0 ? [[d, 'd'], [h, 'h']] : h > 0 ? [[h, 'h'], [m, 'm']] : m > 0 ? [[m, 'm'], [s, 's']] : [[s, 's']];
+  const text = parts
+    .filter(([n], i) => i === 0 || (n as number) > 0)
+    .map(([n, u]) => `${n} ${u}`)
+    .join(' ');
+  return diff > 0 ? `in ${text}` : `${text} ago`;
+}
+
+/**
+ * A moment as a person reads it, relative to `now`: "tomorrow 09:00 CET, in
+ * 11 h 46 m (2026-11-23T08:00:00Z)". The day is today, tomorrow, yesterday, a
+ * weekday within the coming week, or the date.
+ */
+export function describeRelative(ms: number, zone: string, now: number): string {
+  const w = wallAt(ms, zone);
+  const n = wallAt(now, zone);
+  const days = Math.round((Date.UTC(w.y, w.mo - 1, w.d) - Date.UTC(n.y, n.mo - 1, n.d)) / 86_400_000);
+  const day =
+    days === 0 ? 'today' : days === 1 ? 'tomorrow' : days === -1 ? 'yesterday' : days > 1 && days < 7 ? DAY_NAMES[new Date(Date.UTC(w.y, w.mo - 1, w.d)).getUTCDay()]! : `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)}`;
+  const time = `${pad(w.h)}:${pad(w.mi)}${w.s ? `:${pad(w.s)}` : ''}`;
+  return `${day} ${time} ${zoneAbbreviation(ms, zone)}, ${relativePhrase(ms, now)} (${isoUtc(ms)})`;
 }

@@ -15,6 +15,10 @@ export interface Prompter {
   select<T>(opts: { message: string; choices: Choice<T>[]; default?: T }): Promise<T>;
   confirm(opts: { message: string; default?: boolean }): Promise<boolean>;
   input(opts: { message: string; default?: string }): Promise<string>;
+  /** Several of the choices (space toggles, enter accepts); at least one when `required`. */
+  checkbox?<T>(opts: { message: string; choices: Choice<T>[]; required?: boolean }): Promise<T[]>;
+  /** Text written in $VISUAL / $EDITOR (several lines), as gh does for a body. */
+  editor?(opts: { message: string; default?: string }): Promise<string>;
 }
 
 /**
@@ -38,5 +42,15 @@ export async function createInquirerPrompter(ctx: { io: Pick<IO, 'stdin' | 'stde
       ),
     confirm: (o) => inquirer.confirm({ message: o.message, default: o.default }, context),
     input: (o) => inquirer.input({ message: o.message, default: o.default }, context),
+    checkbox: (o) =>
+      inquirer.checkbox(
+        {
+          message: o.message,
+          choices: o.choices.map((c) => ({ name: c.name, value: c.value, description: c.description })),
+          required: o.required,
+        },
+        context,
+      ),
+    editor: (o) => inquirer.editor({ message: o.message, default: o.default, waitForUserInput: false }, context),
   };
 }

@@ -154,7 +154,7 @@ describe('vidpub destinations', () => {
 
 describe('vidpub options', () => {
   test('a creator-disclosure destination named by platform: options, creator, maximum duration, privacy line', async () => {
-    const r = await runCli(['options', 'tiktok'], { env: emu.env() });
+    const r = await runCli(['options', 'tiktok'], { env: { ...emu.env(), NO_COLOR: '1' }, tty: { stdout: true }, columns: 200 });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Options for dst_demo_tiktok (tiktok @vidpub.demo, active):\n');
     expect(r.stdout).toContain(
@@ -167,7 +167,7 @@ describe('vidpub options', () => {
   });
 
   test('a destination without creator disclosure: options only', async () => {
-    const r = await runCli(['options', '@vidpubdemo'], { env: emu.env() });
+    const r = await runCli(['options', '@vidpubdemo'], { env: { ...emu.env(), NO_COLOR: '1' }, tty: { stdout: true }, columns: 200 });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('  visibility (required): public | unlisted | private; default private — Visibility\n');
     expect(r.stdout).toContain('  title: any string; no default — Title (defaults to the caption)\n');
@@ -176,7 +176,7 @@ describe('vidpub options', () => {
 
   test('by handle without @, in another case, and by id', async () => {
     for (const name of ['VIDPUB.DEMO', 'vidpub.demo', 'dst_demo_tiktok']) {
-      const r = await runCli(['options', name], { env: emu.env() });
+      const r = await runCli(['options', name], { env: { ...emu.env(), NO_COLOR: '1' }, tty: { stdout: true }, columns: 200 });
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^Options for dst_demo_tiktok /);
     }

@@ -21,7 +21,7 @@ describe('vidpub me', () => {
     const r = await runCli(['me'], { env: emu.env() });
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines.map((l) => l.split('\t')[0])).toEqual(['Key', 'Workspace', 'Plan', 'Usage', 'Reads/min', 'Writes/min', 'Posts/day']);
+    expect(lines.map((l) => l.split('\t')[0])).toEqual(['Key', 'Key from', 'Service', 'Emulator', 'Workspace', 'Plan', 'Usage', 'Reads/min', 'Writes/min', 'Posts/day']);
     expect(r.stdout).toMatch(/^Key\tvp_live_…s3Td \(read_write\) "Demo read\/write"$/m);
     expect(r.stdout).toMatch(/^Workspace\tDemo \(ws_demo\)$/m);
     expect(r.stdout).toMatch(/^Plan\tstandard$/m);

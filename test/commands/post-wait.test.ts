@@ -40,6 +40,12 @@ describe('vidpub post while waiting', () => {
     expect(r.code).toBe(7);
     const post = JSON.parse(r.stdout) as Post;
     expect(post.status).toBe('publishing');
-    expect(r.stderr).toMatch(new RegExp(`Error: Stopped waiting for post ${post.id} after 5s \\(--timeout\\); it goes on at the service\\.\\nCheck on it later with: vidpub status ${post.id} --wait`));
+    // with --json the error is one JSON object on stderr
+    const { error } = JSON.parse(r.stderr.trim().split('\n').pop()!) as { error: { message: string; hint: string; exit_code: number } };
+    expect(error).toMatchObject({
+      message: `Stopped waiting for post ${post.id} after 5s (--timeout); it goes on at the service.`,
+      hint: `Check on it later with: vidpub status ${post.id} --wait`,
+      exit_code: 7,
+    });
   });
 });

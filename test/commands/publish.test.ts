@@ -34,7 +34,7 @@ describe('vidpub publish', () => {
     const first = await run(['publish', d.id, '--at', '2027-05-01 10:00']);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^status\tscheduled$/m);
-    expect(first.stdout).toMatch(/^publish_at\t2027-05-01T10:00:00\+02:00 \(2027-05-01T08:00:00Z\)$/m);
+    expect(Date.parse(/^publish_at\t(\S+)$/m.exec(first.stdout)![1]!)).toBe(Date.parse('2027-05-01T08:00:00Z'));
     expect(Date.parse((await getPost(d.id)).publish_at!)).toBe(Date.parse('2027-05-01T08:00:00Z'));
 
     const moved = await run(['publish', d.id, '--at', '2027-05-02T07:30:00Z', '--json']);
@@ -69,7 +69,7 @@ describe('vidpub publish', () => {
     await exhaustDailyAllowance(emu);
     const r = await run(['publish', d.id]);
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(new RegExp(`Error: The daily post allowance is used up; post ${d.id} was not published and stays as it was \\(a draft stays a draft\\)\\. It resets at \\S+T01:00:00\\+01:00 \\(\\S+T00:00:00Z\\)\\.`));
+    expect(r.stderr).toMatch(new RegExp(`Error: The daily post allowance is used up; post ${d.id} was not published and stays as it was \\(a draft stays a draft\\)\\. It resets at \\S+ 01:00 CET, in [^(]+ \\(\\S+T00:00:00Z\\)\\.`));
     expect((await getPost(d.id)).status).toBe('draft');
   });
 

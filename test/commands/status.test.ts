@@ -46,7 +46,10 @@ describe('vidpub status', () => {
     expect(r.code).toBe(6);
     const post = JSON.parse(r.stdout) as Post;
     expect(post.destinations.find((d) => d.destination_id === 'dst_demo_linkedin')).toMatchObject({ status: 'failed', failure: { code: 'platform_rejected' } });
-    expect(r.stderr).toMatch(/Error: Post post_\w+: 1 of 2 destinations did not publish: @vidpub-demo \(linkedin\) failed \(linkedin refused the video/);
+    // with --json the error is one JSON object on stderr
+    const { error } = JSON.parse(r.stderr.trim().split('\n').pop()!) as { error: { type: string; message: string; exit_code: number } };
+    expect(error).toMatchObject({ type: 'failed', exit_code: 6 });
+    expect(error.message).toMatch(/^Post post_\w+: 1 of 2 destinations did not publish: @vidpub-demo \(linkedin\) failed \(linkedin refused the video/);
   });
 
   it('--wait on a cancelled destination: exit 6', async () => {

@@ -32,7 +32,7 @@ interface Server {
 let servers: Server[] = [];
 
 /** Starts `vidpub [globals] mcp [flags]` with env (no VIDPUB_* is inherited) and connects the SDK's stdio client. */
-async function start(opts: { args?: string[]; env?: Record<string, string> } = {}): Promise<Server> {
+async function start(opts: { args?: string[]; env?: Record<string, string | undefined> } = {}): Promise<Server> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, ...(opts.args ?? ['mcp'])],
@@ -205,7 +205,8 @@ describe('vidpub mcp: keys and workspaces', () => {
   });
 
   it('no key anywhere: it says so on stderr at start, and every tool answers with the auth error', async () => {
-    const s = await start({ env: { VIDPUB_API_KEY: '' } });
+    // unset, not empty: an empty VIDPUB_API_KEY is refused with its own sentence
+    const s = await start({ env: { VIDPUB_API_KEY: undefined } });
     const err = await fails(s.client, 'get_me');
     expect(err).toMatchObject({ class: 'auth_error', exit_code: 3 });
     expect(err.message).toMatch(/No API key/);

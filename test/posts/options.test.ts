@@ -140,7 +140,7 @@ describe('promptMissing', () => {
     await promptMissing(plans, prompter, (l) => said.push(`${asked.length}:${l}`));
     expect(said[0]).toBe('0:Posting to tiktok as vidpub Demo (@vidpub.demo)');
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ kind: 'select', message: '@vidpub.demo: Who can view this video', default: undefined });
+    expect(asked[0]).toMatchObject({ kind: 'select', message: 'privacy for @vidpub.demo: Who can view this video', default: undefined });
     expect(asked[0]!.choices!.map((c) => c.value)).toEqual(['PUBLIC_TO_EVERYONE', 'SELF_ONLY']);
     expect(optionsBody(plans[0]!)).toEqual({ privacy: 'SELF_ONLY' });
     expect(plans[0]!.values[0]!.source).toBe('prompt');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { expectError } from '../support/errors.js';
-import { describeMoment, isoInZone, isoUtc, parseWhen, resolveTimeZone } from '../../src/posts/when.js';
+import { describeMoment, describeRelative, isoInZone, isoUtc, parseWhen, resolveTimeZone } from '../../src/posts/when.js';
 
 // 2026-06-15T10:00:00Z: summer in Paris (+02:00) and New York (-04:00).
 const NOW = Date.UTC(2026, 5, 15, 10, 0, 0);
@@ -45,6 +45,8 @@ describe('parseWhen', () => {
     const err = usage(() => parseWhen('2026-03-29 02:30', { now: Date.UTC(2026, 0, 1), zone: 'Europe/Paris' }));
     expect(err.message).toMatch(/does not exist in Europe\/Paris \(clocks move forward/);
     expect(err.exitCode).toBe(2);
+    // the example in the hint is that day's time as it exists, not a fixed date
+    expect(err.hint).toBe('Pick a time outside the skipped hour, such as 2026-03-29T03:30:00+02:00, or give an explicit offset.');
     // the minute before and the hour after exist
     expect(parseWhen('2026-03-29 01:59', { now: Date.UTC(2026, 0, 1), zone: 'Europe/Paris' }).publishAt).toBe('2026-03-29T01:59:00+01:00');
     expect(parseWhen('2026-03-29 03:00', { now: Date.UTC(2026, 0, 1), zone: 'Europe/Paris' }).publishAt).toBe('2026-03-29T03:00:00+02:00');
@@ -101,5 +103,91 @@ describe('zones', () => {
     expect(isoInZone(ms, 'Asia/Kolkata')).toBe('2026-11-21T13:30:00+05:30');
     expect(isoUtc(ms)).toBe('2026-11-21T08:00:00Z');
     expect(describeMoment(ms, 'UTC')).toBe('2026-11-21T08:00:00+00:00 (2026-11-21T08:00:00Z)');
+  });
+});
+
+describe('the forms people type', () => {
+  // NOW is Monday 2026-06-15, 12:00 in Paris.
+  const at = (t: string, o = paris) => parseWhen(t, o).publishAt;
+
+  it('reads a time alone as its next occurrence', () => {
+    expect(at('13:00')).toBe('2026-06-15T13:00:00+02:00');
+    expect(at('9:00')).toBe('2026-06-16T09:00:00+02:00');
+    expect(at('9am')).toBe('2026-06-16T09:00:00+02:00');
+    expect(at('9:30 PM')).toBe('2026-06-15T21:30:00+02:00');
+    expect(at('12am')).toBe('2026-06-16T00:00:00+02:00');
+    expect(at('noon')).toBe('2026-06-16T12:00:00+02:00');
+  });
+
+  it('reads today, tomorrow and weekdays with a time', () => {
+    expect(at('tomorrow 9:00')).toBe('2026-06-16T09:00:00+02:00');
+    expect(at('Tomorrow 09:00')).toBe('2026-06-16T09:00:00+02:00');
+    expect(at('today 18:30')).toBe('2026-06-15T18:30:00+02:00');
+    expect(at('mon 09:00')).toBe('2026-06-22T09:00:00+02:00'); // today is Monday, 09:00 has passed
+    expect(at('monday 1pm')).toBe('2026-06-15T13:00:00+02:00'); // still ahead today
+    expect(at('monday 9am')).toBe('2026-06-22T09:00:00+02:00');
+    expect(at('fri 9:00')).toBe('2026-06-19T09:00:00+02:00');
+    expect(at('sunday 23:59')).toBe('2026-06-21T23:59:00+02:00');
+    expect(at('tomorrow 9:00', ny)).toBe('2026-06-16T09:00:00-04:00');
+  });
+
+  it('reads a date with a one-digit hour or am/pm', () => {
+    expect(at('2026-11-23 9:00')).toBe('2026-11-23T09:00:00+01:00');
+    expect(at('2026-11-23 9:05pm')).toBe('2026-11-23T21:05:00+01:00');
+  });
+
+  it('reads "in 2h" and its spelled-out forms', () => {
+    expect(parseWhen('in 2h', paris).utc).toBe('2026-06-15T12:00:00Z');
+    expect(parseWhen('in 90 minutes', paris).utc).toBe('2026-06-15T11:30:00Z');
+    expect(parseWhen('in 1 hour and 30 mins', paris).utc).toBe('2026-06-15T11:30:00Z');
+    expect(parseWhen('IN 1d', paris).utc).toBe('2026-06-16T10:00:00Z');
+  });
+
+  it('keeps the DST rules: a gap is refused, an overlap takes the earlier one with a note', () => {
+    // Saturday 2026-03-28 in Paris: tomorrow 02:30 does not exist.
+    const sat = { now: Date.UTC(2026, 2, 28, 10), zone: 'Europe/Paris' };
+    expect(usage(() => parseWhen('tomorrow 2:30', sat)).message).toMatch(/"tomorrow 2:30" \(2026-03-29 02:30\) does not exist in Europe\/Paris/);
+    expect(parseWhen('tomorrow 3:30', sat).publishAt).toBe('2026-03-29T03:30:00+02:00');
+    const eve = { now: Date.UTC(2026, 9, 24, 10), zone: 'Europe/Paris' };
+    const w = parseWhen('sun 2:30', eve);
+    expect(w.publishAt).toBe('2026-10-25T02:30:00+02:00');
+    expect(w.note).toMatch(/happens twice in Europe\/Paris.*2026-10-25T02:30:00\+01:00/);
+  });
+
+  it('refuses ambiguous input with examples valid now', () => {
+    const cases: [string, RegExp][] = [
+      ['9', /"9" alone could be a day, an hour or a duration: write 9:00, 9am or "in 9h"/],
+      ['tomorrow', /give a time of day too, e.g. "tomorrow 9:00"/],
+      ['next monday 9:00', /"next" is ambiguous/],
+      ['13pm', /with pm the hour goes from 1 to 12/],
+      ['midnight', /midnight belongs to two days/],
+      ['in 2 fortnights', /"fortnights" is not a unit/],
+      ['someday', /^invalid time "someday" for --at$/],
+    ];
+    for (const [t, re] of cases) {
+      const err = usage(() => parseWhen(t, paris));
+      expect(err.message).toMatch(re);
+      expect(err.exitCode).toBe(2);
+      expect(err.hint).toContain('For example: now, "in 2h", +30m, 9:00, "tomorrow 9:00", "mon 09:00", "monday 9am", "2026-06-22 09:00", 2026-06-22T09:00:00Z (ISO 8601). Local times are read in Europe/Paris');
+    }
+    // every example in the hint is accepted at that moment
+    for (const ex of ['now', 'in 2h', '+30m', '9:00', 'tomorrow 9:00', 'mon 09:00', 'monday 9am', '2026-06-22 09:00', '2026-06-22T09:00:00Z']) {
+      expect(() => parseWhen(ex, paris)).not.toThrow();
+    }
+  });
+
+  it('a past "today" is refused as past', () => {
+    expect(usage(() => parseWhen('today 9:00', paris)).message).toMatch(/is in the past/);
+  });
+});
+
+describe('describeRelative', () => {
+  it('says the day, the time in the zone with its name, how far, and UTC', () => {
+    const now = Date.UTC(2026, 10, 22, 20, 14, 0); // Sunday 21:14 in Berlin
+    expect(describeRelative(Date.UTC(2026, 10, 23, 8, 0, 0), 'Europe/Berlin', now)).toBe('tomorrow 09:00 CET, in 11 h 46 m (2026-11-23T08:00:00Z)');
+    expect(describeRelative(Date.UTC(2026, 10, 22, 20, 44, 30), 'Europe/Berlin', now)).toBe('today 21:44:30 CET, in 30 m 30 s (2026-11-22T20:44:30Z)');
+    expect(describeRelative(Date.UTC(2026, 10, 25, 8, 0, 0), 'America/New_York', now)).toBe('Wed 03:00 EST, in 2 d 12 h (2026-11-25T08:00:00Z)');
+    expect(describeRelative(Date.UTC(2026, 11, 25, 8, 0, 0), 'UTC', now)).toBe('2026-12-25 08:00 UTC, in 32 d 12 h (2026-12-25T08:00:00Z)');
+    expect(describeRelative(now - 90_000, 'Asia/Tokyo', now)).toBe('today 05:12:30 GMT+9, 1 m 30 s ago (2026-11-22T20:12:30Z)');
   });
 });

@@ -53,17 +53,20 @@ describe.skipIf(!hasTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
     ].join(' ');
     tmux('new-session', '-d', '-x', '120', '-y', '40', '-s', SESSION, '-c', ROOT, command);
 
-    const asked = await waitForScreen(/Who can view this video/);
+    const asked = await waitForScreen(/privacy for @vidpub\.demo \(tiktok\): Who can view this video/);
     // the creator details come before the question
     expect(asked).toMatch(/Posting to tiktok as vidpub Demo \(@vidpub\.demo\)[\s\S]*Who can view this video/);
-    expect(asked).toMatch(/PUBLIC_TO_EVERYONE[\s\S]*SELF_ONLY/);
+    // readable labels beside the values
+    expect(asked).toMatch(/Everyone \(PUBLIC_TO_EVERYONE\)[\s\S]*Only me \(SELF_ONLY\)/);
 
     // PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, FOLLOWER_OF_CREATOR, SELF_ONLY: three down is SELF_ONLY
     tmux('send-keys', '-t', SESSION, 'Down', 'Down', 'Down');
-    await waitForScreen(/❯ SELF_ONLY|> SELF_ONLY/);
+    await waitForScreen(/[❯>] Only me \(SELF_ONLY\)/);
     tmux('send-keys', '-t', SESSION, 'Enter');
 
     const summary = await waitForScreen(/Post it now\?/);
+    // after the answer, the flag that skips the question next time
+    expect(summary).toContain('Next time, skip this question with: --option @vidpub.demo:privacy=SELF_ONLY');
     expect(summary).toMatch(/About to post[\s\S]*privacy: SELF_ONLY[\s\S]*Post it now\?/);
     expect(summary).toMatch(/When: +now, \S+\+0[12]:00 \(\S+Z\)/);
     tmux('send-keys', '-t', SESSION, 'y', 'Enter');

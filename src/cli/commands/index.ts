@@ -55,6 +55,7 @@ const ENTRIES = [
     flags: [{ name: 'with-key', description: 'read the key from stdin (trimmed) instead of prompting' }],
   },
   { name: 'logout', summary: "Forget a profile's stored API key", group: 'account' },
+  { name: 'profiles', summary: 'List the stored profiles (base URL, workspace, masked key, last login)', group: 'account' },
   { name: 'me', summary: 'Show the key, workspace, plan, usage and limits', group: 'account' },
   {
     name: 'destinations',
@@ -111,7 +112,7 @@ const ENTRIES = [
         repeatable: true,
         description: 'a destination option: KEY=VALUE (every destination that has KEY) or DEST:KEY=VALUE; repeatable',
       },
-      { name: 'at', value: 'when', description: 'when to publish: now, an ISO time with offset, a local "YYYY-MM-DD HH:MM", or +30m / +2h / +1d' },
+      { name: 'at', value: 'when', description: 'when to publish: now, "in 2h", 9:00, "tomorrow 9:00", "mon 09:00", a local "YYYY-MM-DD 9:00", or ISO 8601 with an offset' },
       TZ,
       { name: 'draft', description: 'save a draft instead of publishing (prints its review link and issues)' },
       { name: 'no-wait', description: 'return once the post is created, without waiting for each destination' },
@@ -131,6 +132,7 @@ const ENTRIES = [
       TZ,
       { name: 'no-wait', description: 'return once it is publishing, without waiting for each destination' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
+      { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
     ],
   },
   {
@@ -193,6 +195,7 @@ const ENTRIES = [
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
     ],
   },
+  { name: 'version', summary: 'Print the versions of vidpub and Node.js, and the platform', group: 'tools' },
   {
     name: 'emulator',
     summary: 'Run the local emulator of the Video Publishing Service',

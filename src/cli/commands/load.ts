@@ -12,6 +12,7 @@ type Loader = () => Promise<{ default: CommandSpec<any, any> }>;
 const LOADERS: Record<CommandName, Loader> = {
   login: () => import('./login.js'),
   logout: () => import('./logout.js'),
+  profiles: () => import('./profiles.js'),
   me: () => import('./me.js'),
   destinations: () => import('./destinations.js'),
   options: () => import('./options.js'),
@@ -23,6 +24,7 @@ const LOADERS: Record<CommandName, Loader> = {
   status: () => import('./status.js'),
   history: () => import('./history.js'),
   retry: () => import('./retry.js'),
+  version: () => import('./version.js'),
   emulator: () => import('./emulator.js'),
   demo: () => import('./demo.js'),
   completion: () => import('./completion.js'),

@@ -1,6 +1,8 @@
 import type { KeyInfo, Me, MinuteCounter } from '../../api/types.js';
+import { isLoopbackHost, resolveCredentials } from '../../api/credentials.js';
 import { sanitize } from '../../errors.js';
 import { renderFields } from '../../ui/table.js';
+import { wrapLine } from '../../ui/wrap.js';
 import { defineCommand } from '../command.js';
 
 /** `vp_live_…a1b2`: the prefix and the last 4, never more. */
@@ -30,9 +32,32 @@ function counter(c: Partial<MinuteCounter> | undefined, now: number): string {
   return `${n(c.used)} used of ${n(c.limit)}, ${n(c.remaining)} left, resets ${localTime(c.reset_at, now)}`;
 }
 
-export default defineCommand<Record<string, never>, Me>({
+/** Where this run's key and base URL come from, and whether the service is the local emulator. */
+export interface Origin {
+  key_source: string;
+  base_url: string;
+  base_url_source: string;
+  emulator: boolean;
+}
+
+/** An emulator answers GET /_emulator on its own origin; only asked of a service on this machine. */
+async function isEmulator(baseUrl: string, signal: AbortSignal): Promise<boolean> {
+  const url = new URL(baseUrl);
+  if (!isLoopbackHost(url.hostname)) return false;
+  try {
+    const res = await fetch(new URL('/_emulator', url.origin), { signal: AbortSignal.any([signal, AbortSignal.timeout(2000)]) });
+    if (!res.ok) return false;
+    const body = (await res.json()) as { controls?: unknown };
+    return Array.isArray(body.controls);
+  } catch {
+    return false;
+  }
+}
+
+export default defineCommand<Record<string, never>, Me & { origin?: Origin }>({
   description:
-    'Show the API key in use (masked), its workspace, plan, usage, and both limits: requests per minute ' +
+    'Show the API key in use (masked) and where it came from (--api-key-file, VIDPUB_API_KEY or a profile), ' +
+    'the base URL (marked when it is the local emulator), the workspace, plan, usage, and both limits: requests per minute ' +
     '(read and write) and API posts per day, each with used, remaining and reset time (local). ' +
     '--json prints the GET /me record.',
   examples: ['vidpub me', 'vidpub me --json', "vidpub me --json | jq '.limits.api_posts_per_day.remaining'"],
@@ -40,7 +65,30 @@ export default defineCommand<Record<string, never>, Me>({
     return {};
   },
   async run(_opts, inv) {
-    return (await inv.client()).getMe();
+    const client = await inv.client();
+    const me = await client.getMe();
+    const { ctx, globals } = inv;
+    const creds = await resolveCredentials(
+      { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (await ctx.config()).getProfile(name) },
+      { profile: globals.profile, baseUrl: globals.baseUrl, apiKeyFile: globals.apiKeyFile },
+    ).catch(() => undefined);
+    const keySource =
+      creds?.keySource === '--api-key-file'
+        ? `--api-key-file ${globals.apiKeyFile}`
+        : creds?.keySource === 'VIDPUB_API_KEY'
+          ? 'the environment (VIDPUB_API_KEY)'
+          : creds?.keySource === 'profile'
+            ? `profile "${globals.profile}"`
+            : 'unknown';
+    const origin: Origin = {
+      key_source: keySource,
+      base_url: client.baseUrl,
+      base_url_source: creds?.baseUrlSource ?? 'unknown',
+      emulator: await isEmulator(client.baseUrl, ctx.signal),
+    };
+    // The record stays the GET /me record for --json; where it came from is for people.
+    Object.defineProperty(me, 'origin', { value: origin, enumerable: false });
+    return me as Me & { origin?: Origin };
   },
   print(me, inv) {
     const now = inv.ctx.clock.now();
@@ -50,8 +98,21 @@ export default defineCommand<Record<string, never>, Me>({
     const usage = me?.usage;
     const key = me?.key;
     const scope = daily?.scope === 'account' ? ' (shared by every workspace of the account)' : daily?.scope === 'workspace' ? ' (this workspace)' : '';
+    const origin = me.origin;
+    const tty = inv.ctx.io.stdoutIsTTY;
+    // On a terminal, where the key and the service come from read as sentences; to a pipe, one value per field.
+    const originFields: [string, string][] = !origin
+      ? []
+      : tty
+        ? [['Service', `${origin.base_url}${origin.emulator ? ' (the local emulator, not the real service)' : ''}, from ${origin.base_url_source}`]]
+        : [
+            ['Key from', origin.key_source],
+            ['Service', origin.base_url],
+            ['Emulator', origin.emulator ? 'yes' : 'no'],
+          ];
     const fields: [string, string][] = [
-      ['Key', `${maskKey(key)}${key?.access ? ` (${key.access})` : ''}${key?.name ? ` "${key.name}"` : ''}`],
+      ['Key', `${maskKey(key)}${key?.access ? ` (${key.access})` : ''}${key?.name ? ` "${key.name}"` : ''}${origin && tty ? `, from ${origin.key_source}` : ''}`],
+      ...originFields,
       ['Workspace', `${me?.workspace?.name ?? 'unknown'}${me?.workspace?.id ? ` (${me.workspace.id})` : ''}`],
       ['Plan', String(me?.plan?.name ?? 'unknown')],
       ['Usage', usage ? `${n(usage.posts_today)} posts today, ${n(usage.media_count)} videos, ${n(usage.post_count)} posts` : 'unknown'],
@@ -59,6 +120,7 @@ export default defineCommand<Record<string, never>, Me>({
       ['Writes/min', counter(rpm?.write, now)],
       ['Posts/day', daily ? `${n(daily.used)} used of ${n(daily.limit)}, ${n(daily.remaining)} left, resets ${localTime(daily.reset_at, now)}${scope}` : 'unknown'],
     ];
-    for (const line of renderFields(fields, { tty: inv.ctx.io.stdoutIsTTY, dim: c.dim })) inv.print(line);
+    const indent = Math.max(...fields.map(([k]) => k.length)) + 2;
+    for (const line of renderFields(fields, { tty, dim: c.dim })) inv.print(tty ? wrapLine(line, inv.ctx.io.columns, indent, indent) : line);
   },
 });

@@ -1,5 +1,5 @@
 import { UsageError, sanitize } from '../../errors.js';
-import { parseOptionFlag } from '../../posts/options.js';
+import { parseOptionFlag, shellWord } from '../../posts/options.js';
 import { printPost, type PostResult } from '../../posts/render.js';
 import type { PostOpts, PostSource } from '../../posts/post-flow.js';
 import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
@@ -60,7 +60,7 @@ async function parseSource(args: unknown[], flags: Record<string, unknown>, inv:
   }
   if (arg === undefined || arg.trim() === '') {
     throw new UsageError('what should be posted? Give a video file, an https link to one, or --media ID', {
-      hint: 'vidpub post clip.mp4 --to DEST --caption "..."',
+      hint: `For example: vidpub post clip.mp4 ${typedWords([], flags).join(' ')}`.trimEnd(),
     });
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg.trim())) {
@@ -75,6 +75,21 @@ async function parseSource(args: unknown[], flags: Record<string, unknown>, inv:
   return { kind: 'file', file, shown: arg, durationSec };
 }
 
+/** The words typed for `post` (source, caption, options, time), quoted for a shell: the start of a suggested command. */
+function typedWords(args: unknown[], flags: Record<string, unknown>): string[] {
+  const words: string[] = [];
+  if (typeof args[0] === 'string') words.push(args[0]);
+  if (typeof flags.media === 'string') words.push('--media', flags.media);
+  const to = (flags.to as string[] | undefined) ?? [];
+  if (to.length > 0) words.push('--to', to.join(','));
+  if (typeof flags.caption === 'string') words.push('--caption', flags.caption);
+  if (typeof flags.captionFile === 'string') words.push('--caption-file', flags.captionFile);
+  for (const o of (flags.option as string[] | undefined) ?? []) words.push('--option', o);
+  if (typeof flags.at === 'string') words.push('--at', flags.at);
+  if (flags.draft === true) words.push('--draft');
+  return words.map(shellWord);
+}
+
 export default defineCommand<PostOpts, PostResult>({
   description:
     'Upload a local video (or import one from an https link, or take one already uploaded with --media) and post it ' +
@@ -84,8 +99,8 @@ export default defineCommand<PostOpts, PostResult>({
   examples: [
     'vidpub post clip.mp4 --to @vidpub.demo --caption "Hello"',
     'vidpub post clip.mp4 --to @vidpub.demo,dst_demo_youtube --option @vidpub.demo:privacy=SELF_ONLY --caption-file caption.txt',
-    'vidpub post https://example.com/clip.mp4 --to youtube --caption "Talk" --at "$(date -d tomorrow +%F) 09:00" --tz Europe/Paris',
-    'vidpub post --media med_123 --to linkedin --caption "Hi" --at +2h',
+    'vidpub post https://example.com/clip.mp4 --to youtube --caption "Talk" --at "tomorrow 9:00" --tz Europe/Paris',
+    'vidpub post --media med_123 --to linkedin --caption "Hi" --at "in 2h"',
     'vidpub post clip.mp4 --to youtube --caption "Draft" --draft',
     'vidpub post clip.mp4 --to youtube --caption "Nightly" --idempotency-key "nightly-$(date +%F)" --no-input --json',
   ],
@@ -98,8 +113,10 @@ export default defineCommand<PostOpts, PostResult>({
       .flatMap((t) => t.split(','))
       .map((t) => t.trim())
       .filter((t) => t !== '');
-    if (to.length === 0) {
-      throw new UsageError('--to is required: where should it be posted?', { hint: 'List the destinations with "vidpub destinations", then pass --to DEST[,DEST...].' });
+    if (to.length === 0 && !inv.interactive) {
+      // The command as typed, with the flag that is missing.
+      const typed = ['vidpub', 'post', ...typedWords(args, flags)].join(' ');
+      throw new UsageError('--to is required: where should it be posted?', { hint: `List the destinations with "vidpub destinations", then run: ${typed} --to DEST[,DEST...]` });
     }
     const options = ((flags.option as string[] | undefined) ?? []).map(parseOptionFlag);
     const timeoutMs = parseTimeout(flags);
@@ -113,12 +130,28 @@ export default defineCommand<PostOpts, PostResult>({
       });
     }
     const source = await parseSource(args, flags, inv);
-    return { source, to, caption, options, when, draft, wait: flags.wait !== false, timeoutMs, idempotencyKey, forceNew, yes: flags.yes === true, zone };
+    const editor = inv.ctx.env.VISUAL || inv.ctx.env.EDITOR || undefined;
+    return {
+      source,
+      to,
+      caption,
+      options,
+      when,
+      draft,
+      wait: flags.wait !== false,
+      timeoutMs,
+      idempotencyKey,
+      forceNew,
+      yes: flags.yes === true,
+      zone,
+      atText: flags.at as string | undefined,
+      editor,
+    };
   },
   async run(opts, inv) {
     const { runPost } = await import('../../posts/post-flow.js');
     return runPost(opts, inv.session);
   },
-  print: (r, inv) => printPost(r, inv.out),
+  print: (r, inv) => (inv.globals.quiet ? inv.print(r.post.id) : printPost(r, inv.out)),
   json: (r) => r.post,
 });

@@ -8,11 +8,13 @@ import { defineCommand } from '../command.js';
 export default defineCommand<PublishOpts, PostResult>({
   description:
     'Publish a draft now or at a time, or move a scheduled post to a new time (or send it now). ' +
+    'On a terminal it first shows the post (video, caption, destinations and their options, when, the allowance it spends) and asks for a confirmation; --yes skips it, scripts are never asked. ' +
+    'A post that is neither a draft nor scheduled (already published) is refused with its state (exit 9). ' +
     `Issues of severity error block it (exit 8, listed with the review link); a used-up daily allowance leaves the draft a draft (exit 4). WHEN: ${WHEN_FORMATS}.`,
   examples: [
     'vidpub publish post_123',
-    'vidpub publish post_123 --at "$(date -d tomorrow +%F) 09:00" --tz Europe/Paris',
-    'vidpub publish post_123 --at +2h',
+    'vidpub publish post_123 --at "tomorrow 9:00" --tz Europe/Paris',
+    'vidpub publish post_123 --at "in 2h" --yes',
     'vidpub publish post_123 --no-wait --json',
   ],
   parse(args, flags, inv) {
@@ -20,6 +22,8 @@ export default defineCommand<PublishOpts, PostResult>({
     return {
       postId: parsePostId(args[0]),
       when: parseWhen(String(flags.at ?? 'now'), { now: inv.ctx.clock.now(), zone }),
+      atText: flags.at as string | undefined,
+      yes: flags.yes === true,
       wait: flags.wait !== false,
       timeoutMs: parseTimeout(flags),
       zone,

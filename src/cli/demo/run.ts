@@ -73,7 +73,9 @@ const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 
 /** The post id in what `vidpub post` printed: `id<TAB>post_…` to a pipe, `Post: post_…` on a terminal. */
 export function postIdFrom(output: string): string | undefined {
-  return /^(?:id\t|Post:?[ \t]+)([A-Za-z0-9_-]+)[ \t]*$/m.exec(output.replace(ANSI, ''))?.[1];
+  const text = output.replace(ANSI, '');
+  // `post --quiet` prints the id alone.
+  return /^(?:id\t|Post:?[ \t]+)([A-Za-z0-9_-]+)[ \t]*$/m.exec(text)?.[1] ?? /^\s*([A-Za-z0-9_-]+)\s*$/.exec(text)?.[1];
 }
 
 /** The video id `vidpub upload` printed (its last line). */

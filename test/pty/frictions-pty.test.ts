@@ -1,0 +1,90 @@
+/**
+ * The built binary in a real pseudo-terminal (tmux), for what only a terminal
+ * shows: the destination picker when --to is missing, and the live view of
+ * `post` in a 60-column terminal (each line cut to the width, never wrapped,
+ * so repainting leaves no copies behind).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Post } from '../../src/api/types.js';
+import { ROOT, ensureBuilt } from '../support/build.js';
+import { useEmulator } from '../support/emulator.js';
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const SOCKET = `vidpub-frictions-${process.pid}`;
+
+// Publishing takes long enough for the live view to repaint many times.
+const emu = useEmulator({ processingMs: 20, publishMs: 2500 });
+
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+const screen = (session: string) => tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-500');
+
+async function waitForScreen(session: string, re: RegExp, timeoutMs = 20_000): Promise<string> {
+  const end = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < end) {
+    last = screen(session);
+    if (re.test(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${re} on the screen:\n${last}`);
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+function start(session: string, columns: number, args: string): void {
+  const env = { ...emu.env(), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-pty-')), TZ: 'Europe/Berlin', NO_COLOR: '1' };
+  const command = [
+    'env',
+    ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)),
+    quote(process.execPath),
+    `bin/vidpub.js ${args}`,
+    '; echo "EXIT:$?"; sleep 120',
+  ].join(' ');
+  tmux('new-session', '-d', '-x', String(columns), '-y', '30', '-s', session, '-c', ROOT, command);
+}
+
+describe.skipIf(!hasTmux)('at a terminal (tmux)', () => {
+  beforeAll(() => {
+    ensureBuilt();
+  }, 120_000);
+
+  afterAll(() => {
+    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
+  });
+
+  it('without --to, a picker of the active destinations; the flag for next time follows', async () => {
+    start('picker', 120, 'post test/fixtures/clip.mp4 --caption hi --yes --no-wait');
+    const shown = await waitForScreen('picker', /Post to \(space selects, enter accepts\)/);
+    // active destinations only: the disconnected Instagram account is not offered
+    expect(shown).toMatch(/@vidpub\.demo \(tiktok\)[\s\S]*@vidpubdemo \(youtube\)[\s\S]*@vidpub-demo \(linkedin\)/);
+    expect(shown).not.toMatch(/instagram/);
+    // the third one: LinkedIn
+    tmux('send-keys', '-t', 'picker', 'Down', 'Down', 'Space', 'Enter');
+    const done = await waitForScreen('picker', /EXIT:\d+/, 30_000);
+    expect(done).toContain('Next time, skip this question with: --to @vidpub-demo');
+    expect(done).toMatch(/EXIT:0/);
+    const id = /Post: +(post_\w+)/.exec(done)?.[1];
+    const post = (await emu.api.call<Post>('GET', `/posts/${id}`)).body;
+    expect(post.destinations.map((d) => d.destination_id)).toEqual(['dst_demo_linkedin']);
+  }, 60_000);
+
+  it('at 60 columns, the live view of post fits the width and leaves no copies in the scrollback', async () => {
+    start('narrow', 60, 'post test/fixtures/clip.mp4 --to linkedin,youtube --caption hi --yes');
+    // the live view is up (and will repaint for a while)
+    const live = await waitForScreen('narrow', /Waiting for post/, 30_000);
+    for (const l of live.split('\n').filter((x) => /Waiting for post/.test(x))) expect(l.trimEnd().length, l).toBeLessThanOrEqual(60);
+    const done = await waitForScreen('narrow', /EXIT:\d+/, 40_000);
+    expect(done).toMatch(/EXIT:0/);
+    const lines = done.split('\n');
+    // the header was repainted in place many times: at most once in the whole scrollback, and
+    // cut to the width (-J joins wrapped lines, so a wrapped header would show longer than 60)
+    const headers = lines.filter((l) => /Waiting for post/.test(l));
+    expect(headers.length).toBeLessThanOrEqual(1);
+    for (const h of headers) expect(h.trimEnd().length, h).toBeLessThanOrEqual(60);
+    expect(done).toMatch(/@vidpub-demo \(linkedin\) +published/);
+  }, 60_000);
+});
