@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ExitCode, InterruptedError, UsageError, VidpubError, sanitize } from '../errors.js';
+import { ExitCode, InterruptedError, OutcomeUnknownError, UsageError, VidpubError, exitCodeOf, sanitize } from '../errors.js';
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import { colorLevel, makeColors } from '../ui/color.js';
 import { parseDuration } from '../util/duration.js';
@@ -149,14 +149,62 @@ function emit<D>(spec: CommandSpec<unknown, D>, data: D, inv: Invocation): void 
   else if (data !== undefined) inv.print(JSON.stringify(data, null, 2));
 }
 
+/** An argument as a POSIX shell reads it back. */
+export function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command line that reruns `argv` with `key` as its --idempotency-key (any other one dropped). */
+export function rerunCommand(argv: string[], key: string): string {
+  const kept: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      kept.push(...argv.slice(i));
+      break;
+    }
+    if (a === '--idempotency-key') {
+      i++;
+      continue;
+    }
+    if (a.startsWith('--idempotency-key=')) continue;
+    kept.push(a);
+  }
+  const at = kept.indexOf('--');
+  const args = at < 0 ? [...kept, '--idempotency-key', key] : [...kept.slice(0, at), '--idempotency-key', key, ...kept.slice(at)];
+  return ['vidpub', ...args].map(shellQuote).join(' ');
+}
+
+/**
+ * An unknown outcome: what is known goes to stdout (the ids, or a JSON
+ * document with --json), the rerun command that settles it to stderr.
+ */
+function reportUnknown(error: OutcomeUnknownError, ctx: Context, inv: Invocation | undefined, argv: string[], write: (line: string) => void): void {
+  const rerun = error.idempotencyKey !== undefined ? rerunCommand(argv, error.idempotencyKey) : undefined;
+  const out = (line: string) => ctx.io.stdout.write(line + '\n');
+  if (inv?.globals.json) {
+    out(JSON.stringify({ outcome: 'unknown', request: error.request, reason: error.reason, ...error.known, idempotency_key: error.idempotencyKey ?? null, rerun: rerun ?? null }, null, 2));
+  } else {
+    for (const id of Object.values(error.known)) out(id);
+  }
+  if (rerun) write(`Rerun to settle it (nothing is done twice): ${rerun}`);
+}
+
 /** The one place an error becomes output and an exit code. */
-function report(err: unknown, ctx: Context, inv: Invocation | undefined, spec?: CommandSpec<unknown, unknown>): number {
+function report(err: unknown, ctx: Context, inv: Invocation | undefined, spec?: CommandSpec<unknown, unknown>, argv: string[] = []): number {
   let error = err;
   if (!(error instanceof VidpubError) && ctx.signal.aborted) error = new InterruptedError('Interrupted.');
   const debug = inv?.globals.debug ?? truthy(ctx.env.VIDPUB_DEBUG);
   const red = inv?.colors.stderr.red ?? ((s: string) => s);
   const dim = inv?.colors.stderr.dim ?? ((s: string) => s);
   const write = (line: string) => ctx.io.stderr.write(line + '\n');
+  if (error instanceof OutcomeUnknownError) {
+    write(`${red('Error:')} ${sanitize(error.message)}`);
+    reportUnknown(error, ctx, inv, argv, write);
+    if (error.hint) write(dim(error.hint));
+    if (debug && error.stack) write(dim(error.stack));
+    return exitCodeOf(error, ctx.signal);
+  }
   if (error instanceof VidpubError) {
     if (error.data !== undefined && spec && inv) {
       try {
@@ -168,7 +216,7 @@ function report(err: unknown, ctx: Context, inv: Invocation | undefined, spec?: 
     write(`${red('Error:')} ${sanitize(error.message)}`);
     if (error.hint) write(dim(error.hint));
     if (debug && error.stack) write(dim(error.stack));
-    return error.exitCode;
+    return exitCodeOf(error, ctx.signal);
   }
   const message = error instanceof Error ? error.message : String(error);
   write(`${red('Error:')} unexpected: ${sanitize(message)}`);
@@ -247,7 +295,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
         emit(spec, data, inv);
         exitCode = ExitCode.OK;
       } catch (err) {
-        exitCode = report(err, ctx, inv, spec);
+        exitCode = report(err, ctx, inv, spec, args);
       } finally {
         if (inv) await closeClient(inv);
       }

@@ -7,7 +7,9 @@ import { responseMeta } from '../api/client.js';
 import { createDebugLogger } from '../api/debug.js';
 import type { CreateUploadResponse, Media } from '../api/types.js';
 import { putFile, UploadLinkRefusedError } from '../api/upload.js';
-import { InterruptedError, VidpubError, isInterruption } from '../errors.js';
+import { InterruptedError, OutcomeUnknownError, TimeoutError, VidpubError, isInterruption } from '../errors.js';
+import { bindDeadline, withGrace } from '../flows/deadline.js';
+import { runKey } from '../flows/run-key.js';
 import { stepKey, type Session } from '../flows/session.js';
 import { silentProgress } from '../ui/progress.js';
 import { formatDuration } from '../util/duration.js';
@@ -16,6 +18,11 @@ import { waitForMedia, type MediaFlowOptions } from './wait.js';
 
 /** New links we ask for when the storage refuses one (expired, used, tampered). */
 const MAX_LINK_RENEWALS = 2;
+/**
+ * Once every byte has arrived, the complete still gets this long after Ctrl-C,
+ * SIGTERM or the deadline: the upload is finished rather than left half-done.
+ */
+export const COMPLETE_GRACE_MS = 700;
 
 export type UploadFileOptions = MediaFlowOptions;
 
@@ -25,9 +32,19 @@ export type UploadFileOptions = MediaFlowOptions;
  * (exit 6), TimeoutError (exit 7), InterruptedError (exit 130, naming the
  * media id), UsageError (the file changed size, exit 2) or a client error.
  */
-export async function uploadFile(session: Session, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
+export async function uploadFile(outer: Session, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
+  const bound = bindDeadline(outer, opts.deadlineMs);
+  try {
+    return await uploadWithin(bound.session, file, opts);
+  } finally {
+    bound.dispose();
+  }
+}
+
+async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
   const client = await session.client();
   const signal = opts.signal ? AbortSignal.any([session.signal, opts.signal]) : session.signal;
+  const base = opts.idempotencyBase ?? runKey(undefined).key;
   const progress = opts.progress ?? silentProgress;
   const debug = createDebugLogger({ out: session.debugOut, now: () => session.clock.now() });
   const request = { filename: file.filename, size_bytes: file.size, content_type: file.contentType };
@@ -35,7 +52,7 @@ export async function uploadFile(session: Session, file: VideoFile, opts: Upload
   let media: Media | undefined;
   let sent = 0;
   const create = async (step: string): Promise<{ res: CreateUploadResponse; replayed: boolean }> => {
-    const res = await client.createUpload(request, { idempotencyKey: stepKey(opts.idempotencyBase, step), signal });
+    const res = await client.createUpload(request, { idempotencyKey: stepKey(base, step), signal });
     const replayed = responseMeta(res)?.replayed === true;
     media = res.media;
     opts.onMedia?.(res.media);
@@ -76,7 +93,13 @@ export async function uploadFile(session: Session, file: VideoFile, opts: Upload
           },
           onRetry: ({ attempt, reason, delayMs }) => progress.note(`Upload interrupted (${reason}); sending it again from the start in ${formatDuration(delayMs)} (attempt ${attempt}).`),
         });
-        media = await client.completeUpload(m.id, { idempotencyKey: stepKey(opts.idempotencyBase, `complete:${m.id}`), signal });
+        // Every byte arrived: the complete is sent even if Ctrl-C or the deadline comes now.
+        const grace = withGrace(signal, COMPLETE_GRACE_MS);
+        try {
+          media = await client.completeUpload(m.id, { idempotencyKey: stepKey(base, `complete:${m.id}`), signal: grace.signal });
+        } finally {
+          grace.dispose();
+        }
         break;
       } catch (err) {
         if (!(err instanceof UploadLinkRefusedError)) throw err;
@@ -95,6 +118,24 @@ export async function uploadFile(session: Session, file: VideoFile, opts: Upload
     }
   } catch (err) {
     progress.stop();
+    if (err instanceof OutcomeUnknownError) {
+      const id = media?.id;
+      const what = id
+        ? `video ${id} (${file.filename}) may or may not have been completed`
+        : `the upload of ${file.filename} may have been created at the service`;
+      throw err.retold(`The outcome is unknown: ${what}; ${err.why}.`, {
+        idempotencyKey: base,
+        known: id ? { media_id: id } : {},
+        data: media,
+        hint: 'Run the same command again with this --idempotency-key: what was done is reported, not done twice.',
+      });
+    }
+    if (err instanceof TimeoutError) {
+      const where = media
+        ? `during the upload of ${file.filename} (video ${media.id}, ${file.size ? Math.floor((sent / file.size) * 100) : 0}% sent); it was not completed`
+        : `before the upload of ${file.filename} started; nothing was uploaded`;
+      throw new TimeoutError(`Stopped (--timeout reached) ${where}.`, { hint: 'Run the command again, with a longer --timeout.', data: media, cause: err });
+    }
     if (isInterruption(err, signal)) {
       const where = media
         ? `during the upload of ${file.filename} (video ${media.id}, ${file.size ? Math.floor((sent / file.size) * 100) : 0}% sent); it was not completed`
@@ -110,3 +151,4 @@ export async function uploadFile(session: Session, file: VideoFile, opts: Upload
   }
   return waitForMedia(session, media!.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media });
 }
+

@@ -9,7 +9,9 @@
 import { responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Media, Post } from '../api/types.js';
 import type { VideoFile } from '../media/check.js';
-import { BlockedError, InterruptedError, UsageError, sanitize } from '../errors.js';
+import { BlockedError, InterruptedError, OutcomeUnknownError, TimeoutError, UsageError, VidpubError, sanitize } from '../errors.js';
+import { bindDeadline } from '../flows/deadline.js';
+import { runKey, type RunKey } from '../flows/run-key.js';
 import { stepKey, type Session } from '../flows/session.js';
 import { formatDuration } from '../util/duration.js';
 import {
@@ -124,11 +126,49 @@ async function confirm(opts: PostOpts, session: Session, summary: string[]): Pro
   if (!yes) throw new InterruptedError('Cancelled: nothing was uploaded or posted.');
 }
 
+/** The most characters a caption may have; the service counts Unicode code points (an emoji is one). */
+export const MAX_CAPTION_CHARS = 10_000;
+
+/** Characters of a caption as the service counts them: code points, not UTF-16 units. */
+export function captionLength(caption: string): number {
+  let n = 0;
+  for (const _ of caption) n++;
+  return n;
+}
+
+/** The caption fits what the service takes: said before anything is sent. */
+export function checkCaption(caption: string | undefined): void {
+  if (caption === undefined) return;
+  const n = captionLength(caption);
+  if (n > MAX_CAPTION_CHARS) {
+    throw new UsageError(`the caption has ${n.toLocaleString('en-US')} characters; the service takes at most ${MAX_CAPTION_CHARS.toLocaleString('en-US')}`, {
+      hint: 'Shorten it; nothing was uploaded or posted.',
+    });
+  }
+}
+
+/**
+ * A refusal that comes after the video was uploaded names it, so the next
+ * run posts it with --media instead of uploading it again.
+ */
+function namingMedia(err: unknown, media: Media, uploaded: boolean): unknown {
+  if (!uploaded || !(err instanceof VidpubError) || err instanceof OutcomeUnknownError || err instanceof InterruptedError) return err;
+  if (err.message.includes(media.id) || err.hint?.includes(media.id)) return err;
+  const Ctor = err.constructor as new (message: string, o: ConstructorParameters<typeof VidpubError>[1]) => VidpubError;
+  const copy = new Ctor(`${err.message} (the video is uploaded: ${media.id}; post it with --media ${media.id})`, {
+    hint: err.hint,
+    data: err.data,
+    http: err.http,
+    cause: err,
+  });
+  return Object.assign(copy, { code: (err as { code?: unknown }).code, resetAt: (err as { resetAt?: unknown }).resetAt, retryAfterSec: (err as { retryAfterSec?: unknown }).retryAfterSec });
+}
+
 /** Uploads, imports or takes the video; waits until it is ready when `ready` is needed. */
-async function obtainMedia(opts: PostOpts, session: Session, known: Media | undefined, ready: boolean, deadlineMs: number): Promise<Media> {
+async function obtainMedia(opts: PostOpts, session: Session, known: Media | undefined, ready: boolean, deadlineMs: number, key: RunKey): Promise<Media> {
   const progress = await session.progress();
   const s = opts.source;
-  const common = { idempotencyBase: opts.idempotencyKey, wait: ready, deadlineMs, progress };
+  const common = { idempotencyBase: key.key, wait: ready, deadlineMs, progress };
   if (s.kind === 'file') {
     const { uploadFile } = await import('../media/upload.js');
     return uploadFile(session, s.file, common);
@@ -146,10 +186,48 @@ async function obtainMedia(opts: PostOpts, session: Session, known: Media | unde
   return waitForMedia(session, media.id, { deadlineMs, progress, current: media });
 }
 
-export async function runPost(opts: PostOpts, session: Session): Promise<PostResult> {
+export async function runPost(opts: PostOpts, outer: Session): Promise<PostResult> {
+  // Every local check before any request.
+  checkCaption(opts.caption);
+  // One deadline for the whole command: destinations, upload, post, publish, watch.
+  const deadlineMs = outer.clock.now() + opts.timeoutMs;
+  const bound = bindDeadline(outer, deadlineMs, opts.timeoutMs);
+  const key = runKey(opts.idempotencyKey);
+  let phase = 'reading the destinations';
+  let media: Media | undefined;
+  try {
+    return await postWithin(opts, bound.session, deadlineMs, key, (p, m) => {
+      phase = p;
+      media = m ?? media;
+    });
+  } catch (err) {
+    if (err instanceof OutcomeUnknownError) {
+      const id = media?.id;
+      throw err.retold(
+        `The outcome is unknown: ${phase === 'creating the post' ? `the post may have been created${id ? ` (video ${id})` : ''}` : `the video may have been ${phase.startsWith('import') ? 'imported' : 'uploaded'}`}; ${err.why}.`,
+        {
+          idempotencyKey: key.key,
+          known: id ? { media_id: id } : {},
+          hint: 'Run the same command again with this --idempotency-key: what was done is reported, not done twice.',
+        },
+      );
+    }
+    if (err instanceof TimeoutError && err.data === undefined) {
+      const nothing = media ? `nothing was posted; the video is uploaded: ${media.id} (post it with --media ${media.id})` : 'nothing was uploaded or posted';
+      throw new TimeoutError(`Stopped (--timeout reached) while ${phase}; ${nothing}.`, {
+        hint: 'Run the command again, with a longer --timeout.',
+        cause: err,
+      });
+    }
+    throw err;
+  } finally {
+    bound.dispose();
+  }
+}
+
+async function postWithin(opts: PostOpts, session: Session, deadlineMs: number, key: RunKey, at: (phase: string, media?: Media) => void): Promise<PostResult> {
   const client = await session.client();
-  const { clock, signal } = session;
-  const deadlineMs = clock.now() + opts.timeoutMs;
+  const { signal } = session;
 
   // Destinations, their options, what is missing: all before any upload.
   const { chosen, names } = await chooseDestinations(opts, session);
@@ -177,6 +255,7 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
   if (caption === undefined) {
     const prompter = await session.prompter();
     caption = await ask(() => prompter.input({ message: 'Caption' }));
+    checkCaption(caption);
   }
 
   const summary = summaryLines(
@@ -200,7 +279,35 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
   }
 
   // A draft may be saved before the video is ready; publishing needs it ready.
-  const media = await obtainMedia(opts, session, known, !(opts.draft && !opts.wait), deadlineMs);
+  at(opts.source.kind === 'url' ? 'importing the video' : opts.source.kind === 'file' ? 'uploading the video' : 'waiting for the video');
+  const media = await obtainMedia(opts, session, known, !(opts.draft && !opts.wait), deadlineMs, key);
+  const uploaded = opts.source.kind !== 'media';
+  at('creating the post', media);
+  let created = false;
+  try {
+    return await createAndFollow(opts, session, media, caption, plans, names, key, deadlineMs, (phase) => {
+      created = true;
+      at(phase);
+    });
+  } catch (err) {
+    // Once the post exists, its own id is what the messages name.
+    throw created ? err : namingMedia(err, media, uploaded);
+  }
+}
+
+async function createAndFollow(
+  opts: PostOpts,
+  session: Session,
+  media: Media,
+  caption: string,
+  plans: DestinationPlan[],
+  names: Record<string, string>,
+  key: RunKey,
+  deadlineMs: number,
+  at: (phase: string) => void,
+): Promise<PostResult> {
+  const client = await session.client();
+  const { clock, signal } = session;
 
   const body: CreatePostRequest = {
     media_id: media.id,
@@ -217,7 +324,7 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
 
   let post: Post;
   try {
-    post = await client.createPost(body, { idempotencyKey: stepKey(opts.idempotencyKey, 'post'), signal });
+    post = await client.createPost(body, { idempotencyKey: stepKey(key.key, 'post'), signal });
   } catch (err) {
     if (isDailyLimit(err)) {
       throw dailyLimitError(
@@ -238,8 +345,13 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
     }
     throw err;
   }
+  at('following the post');
   if (responseMeta(post)?.replayed === true) {
-    session.log.info(`Post ${post.id} was already created by an earlier run with this --idempotency-key; reporting it.`);
+    session.log.info(
+      key.given
+        ? `Post ${post.id} was already created by an earlier run with this --idempotency-key; reporting it.`
+        : `Post ${post.id} was created by an earlier attempt of this run whose answer was lost; reporting it.`,
+    );
     post = await client.getPost(post.id, { signal });
   }
 

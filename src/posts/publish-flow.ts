@@ -5,7 +5,8 @@
  */
 import type { ApiClient } from '../api/client.js';
 import type { Post } from '../api/types.js';
-import { BlockedError } from '../errors.js';
+import { BlockedError, OutcomeUnknownError, TimeoutError } from '../errors.js';
+import { bindDeadline } from '../flows/deadline.js';
 import type { Session } from '../flows/session.js';
 import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
 import { blockingIssues, namesOf, type PostResult } from './render.js';
@@ -37,7 +38,26 @@ async function destinationNames(client: ApiClient, signal: AbortSignal): Promise
   }
 }
 
-export async function runPublish(opts: PublishOpts, session: Session): Promise<PostResult> {
+/** Runs `fn` with the session bound to the command's deadline (--timeout), told in words when reached. */
+async function withinTimeout<T>(outer: Session, timeoutMs: number, what: string, fn: (session: Session) => Promise<T>): Promise<T> {
+  const bound = bindDeadline(outer, outer.clock.now() + timeoutMs, timeoutMs);
+  try {
+    return await fn(bound.session);
+  } catch (err) {
+    if (err instanceof TimeoutError && err.data === undefined) {
+      throw new TimeoutError(`Stopped (--timeout reached) ${what}.`, { hint: 'Run the command again, with a longer --timeout.', cause: err });
+    }
+    throw err;
+  } finally {
+    bound.dispose();
+  }
+}
+
+export function runPublish(opts: PublishOpts, outer: Session): Promise<PostResult> {
+  return withinTimeout(outer, opts.timeoutMs, `before post ${opts.postId} was sent to publish; it stays as it was`, (session) => publishWithin(opts, session));
+}
+
+async function publishWithin(opts: PublishOpts, session: Session): Promise<PostResult> {
   const client = await session.client();
   const { signal } = session;
   const names = await destinationNames(client, signal);
@@ -56,6 +76,12 @@ export async function runPublish(opts: PublishOpts, session: Session): Promise<P
         session.clock.now(),
       );
     }
+    if (err instanceof OutcomeUnknownError) {
+      throw err.retold(`The outcome is unknown: post ${opts.postId} may have been sent to publish; ${err.why}.`, {
+        known: { post_id: opts.postId },
+        hint: `See where it stands with: vidpub status ${opts.postId}`,
+      });
+    }
     if (err instanceof BlockedError) {
       const current = await client.getPost(opts.postId, { signal }).catch(() => undefined);
       if (current) throw blockedPost({ post: current, names, zone: opts.zone }, 'published');
@@ -69,7 +95,12 @@ export async function runPublish(opts: PublishOpts, session: Session): Promise<P
   return followPost(session, client, { ...r, headline: 'Publishing.' }, opts);
 }
 
-export async function runStatus(opts: StatusOpts, session: Session): Promise<PostResult> {
+export function runStatus(opts: StatusOpts, outer: Session): Promise<PostResult> {
+  if (!opts.wait) return statusWithin(opts, outer);
+  return withinTimeout(outer, opts.timeoutMs, `before post ${opts.postId} could be read`, (session) => statusWithin(opts, session));
+}
+
+async function statusWithin(opts: StatusOpts, session: Session): Promise<PostResult> {
   const client = await session.client();
   const { signal } = session;
   const post = await client.getPost(opts.postId, { signal });

@@ -8,13 +8,15 @@ import { defineCommand, type Invocation } from '../command.js';
 
 interface UploadOpts extends WaitFlags {
   file: VideoFile;
+  idempotencyKey?: string;
 }
 
 /** --no-wait and --timeout, shared by upload and import. */
 export function addWaitOptions(cmd: Command, what: string): void {
   cmd
     .option('--no-wait', `return once ${what}, without waiting until the video is ready`)
-    .option('--timeout <dur>', 'longest wait until the video is ready (90s, 5m, 1h; a bare number is seconds)', DEFAULT_TIMEOUT);
+    .option('--timeout <dur>', 'longest the whole command may take (90s, 5m, 1h; a bare number is seconds)', DEFAULT_TIMEOUT)
+    .option('--idempotency-key <key>', 'rerunning with the same key within 24 h creates no second video');
 }
 
 /**
@@ -23,12 +25,12 @@ export function addWaitOptions(cmd: Command, what: string): void {
  */
 export async function runMediaFlow(
   inv: Invocation,
-  flags: WaitFlags,
-  flow: (o: { wait: boolean; deadlineMs: number; progress: Progress }) => Promise<Media>,
+  flags: WaitFlags & { idempotencyKey?: string },
+  flow: (o: { wait: boolean; deadlineMs: number; progress: Progress; idempotencyBase?: string }) => Promise<Media>,
   done: (media: Media) => string,
 ): Promise<Media> {
   const progress = await inv.session.progress();
-  const media = await flow({ wait: flags.wait, deadlineMs: inv.ctx.clock.now() + flags.timeoutMs, progress });
+  const media = await flow({ wait: flags.wait, deadlineMs: inv.ctx.clock.now() + flags.timeoutMs, progress, idempotencyBase: flags.idempotencyKey });
   reportMedia(media, inv, done(media));
   return media;
 }
@@ -65,7 +67,8 @@ export default defineCommand<UploadOpts, Media>({
     if (typeof path !== 'string' || path === '') throw new UsageError('give the path of a video file: vidpub upload FILE');
     const wait = parseWaitFlags(flags);
     const { checkVideoFile } = await import('../../media/check.js');
-    return { file: await checkVideoFile(path, inv.ctx.cwd), ...wait };
+    const { parseIdempotencyKey } = await import('../../posts/flags.js');
+    return { file: await checkVideoFile(path, inv.ctx.cwd), ...wait, idempotencyKey: parseIdempotencyKey(flags.idempotencyKey) };
   },
   async run(opts, inv) {
     const { uploadFile } = await import('../../media/upload.js');
