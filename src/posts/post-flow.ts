@@ -201,10 +201,11 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
       media = m ?? media;
     });
   } catch (err) {
-    if (err instanceof OutcomeUnknownError) {
+    // The media flows tell their own unknown outcomes (with this run's key); the post's is told here.
+    if (err instanceof OutcomeUnknownError && phase === 'creating the post') {
       const id = media?.id;
       throw err.retold(
-        `The outcome is unknown: ${phase === 'creating the post' ? `the post may have been created${id ? ` (video ${id})` : ''}` : `the video may have been ${phase.startsWith('import') ? 'imported' : 'uploaded'}`}; ${err.why}.`,
+        `The outcome is unknown: the post may have been created${id ? ` (video ${id})` : ''}; ${err.why}.`,
         {
           idempotencyKey: key.key,
           known: id ? { media_id: id } : {},

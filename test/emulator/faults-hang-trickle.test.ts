@@ -31,7 +31,7 @@ describe('request faults: hang and trickle', () => {
     const bad = await t.api.fault({ method: 'GET', path: '/v1/me', action: 'trickle', ms: 0 });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'invalid_field', param: 'ms' });
-    const ok = await t.api.fault({ method: 'PUT', path: '/upload/*', action: 'hang', times: 2 });
+    const ok = await t.api.fault({ method: 'PUT', path: '/_uploads/*', action: 'hang', times: 2 });
     expect(ok.status).toBe(201);
     expect(ok.body.added[0]).toMatchObject({ action: 'hang', times: 2 });
   });
