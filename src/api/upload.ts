@@ -100,6 +100,11 @@ export class UploadLinkRefusedError extends ServiceError {
     this.code = opts.code;
     this.bytesMayHaveArrived = opts.bytesMayHaveArrived;
   }
+
+  /** 409 "in progress": another upload to this link is being received right now (not a dropped connection). */
+  get inUse(): boolean {
+    return this.status === 409 && /in progress|in use|one upload at a time/i.test(this.message);
+  }
 }
 
 /** The file grew or shrank while it was being sent. */

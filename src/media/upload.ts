@@ -7,7 +7,8 @@ import { responseMeta } from '../api/client.js';
 import { createDebugLogger } from '../api/debug.js';
 import type { CreateUploadResponse, Media } from '../api/types.js';
 import { putFile, UploadLinkRefusedError } from '../api/upload.js';
-import { InterruptedError, OutcomeUnknownError, TimeoutError, VidpubError, isInterruption } from '../errors.js';
+import { InterruptedError, OutcomeUnknownError, ServiceError, TimeoutError, VidpubError, isInterruption } from '../errors.js';
+import { interruptibleSleep } from '../api/retry.js';
 import { bindDeadline, withGrace } from '../flows/deadline.js';
 import { runKey } from '../flows/run-key.js';
 import { stepKey, type Session } from '../flows/session.js';
@@ -23,6 +24,9 @@ const MAX_LINK_RENEWALS = 2;
  * SIGTERM or the deadline: the upload is finished rather than left half-done.
  */
 export const COMPLETE_GRACE_MS = 700;
+/** While the link is in use by another upload: looks at the video this often, this many times, before sending once more. */
+const IN_USE_LOOK_MS = 2_000;
+const IN_USE_LOOKS = 3;
 
 export type UploadFileOptions = MediaFlowOptions;
 
@@ -68,6 +72,7 @@ async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileO
     }
   };
 
+  let inUseRounds = 0;
   try {
     let current = await create('upload');
     for (let round = 0; ; round++) {
@@ -103,6 +108,25 @@ async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileO
         break;
       } catch (err) {
         if (!(err instanceof UploadLinkRefusedError)) throw err;
+        if (err.inUse) {
+          // Not a dropped connection: another upload to this very link is being received (another run with this
+          // --idempotency-key, or an attempt of ours the storage has not let go yet). Wait for it; do not send again.
+          progress.note(`The upload link of video ${m.id} is in use by another upload; waiting for it rather than sending the file again.`);
+          for (let look = 0; look < IN_USE_LOOKS; look++) {
+            await interruptibleSleep(session.clock, IN_USE_LOOK_MS, signal);
+            const now = await client.getMedia(m.id, { signal });
+            if (now.status !== 'uploading') {
+              media = now;
+              break;
+            }
+          }
+          if (media && media.status !== 'uploading') break;
+          if (inUseRounds++ === 0) continue; // let go by now: send once more on the same link
+          throw new ServiceError(`The upload link of video ${m.id} stayed in use by another upload; the file was not sent again.`, {
+            hint: 'If another vidpub run with the same --idempotency-key is uploading this file, let it finish; otherwise run the command again.',
+            data: media,
+          });
+        }
         // The bytes may be there already: the link was used, an earlier attempt sent them all, or this is a rerun.
         if (err.status === 409 || err.bytesMayHaveArrived || replayed) {
           const done = await tryComplete(m.id);
