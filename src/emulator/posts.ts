@@ -127,7 +127,7 @@ function readPostInput(ws: WorkspaceState, body: unknown, nowMs: number): PostIn
   const o = asObject(body);
   const mediaId = requiredString(o, 'media_id', 'the id of the video to post', 200);
   // Characters are Unicode code points (an emoji is one), not UTF-16 units.
-  const caption = optionalString(o, 'caption', 2 * MAX_CAPTION_LENGTH) ?? '';
+  const caption = optionalString(o, 'caption', Number.MAX_SAFE_INTEGER) ?? '';
   const chars = [...caption].length;
   if (chars > MAX_CAPTION_LENGTH) throw invalidField('caption', `caption must be at most ${MAX_CAPTION_LENGTH} characters long (got ${chars}).`);
   const list = o.destinations;

@@ -147,6 +147,21 @@ export function checkCaption(caption: string | undefined): void {
   }
 }
 
+/** The longest option value the service takes (docs/api-notes.md: a string over 1000 characters is 400 invalid_option_value). */
+export const MAX_OPTION_VALUE_CHARS = 1000;
+
+/** Every --option value fits what the service takes: said before anything is sent. */
+export function checkOptionValues(options: OptionAssignment[]): void {
+  for (const o of options) {
+    const n = captionLength(o.value);
+    if (n > MAX_OPTION_VALUE_CHARS) {
+      throw new UsageError(`the value of --option ${sanitize(o.key)} has ${n.toLocaleString('en-US')} characters; the service takes at most ${MAX_OPTION_VALUE_CHARS.toLocaleString('en-US')}`, {
+        hint: 'Shorten it; nothing was uploaded or posted.',
+      });
+    }
+  }
+}
+
 /**
  * A refusal that comes after the video was uploaded names it, so the next
  * run posts it with --media instead of uploading it again.
@@ -189,6 +204,7 @@ async function obtainMedia(opts: PostOpts, session: Session, known: Media | unde
 export async function runPost(opts: PostOpts, outer: Session): Promise<PostResult> {
   // Every local check before any request.
   checkCaption(opts.caption);
+  checkOptionValues(opts.options);
   // One deadline for the whole command: destinations, upload, post, publish, watch.
   const deadlineMs = outer.clock.now() + opts.timeoutMs;
   const bound = bindDeadline(outer, deadlineMs, opts.timeoutMs);
