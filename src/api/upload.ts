@@ -289,7 +289,7 @@ class Watchdog {
     if (!this.#sending || this.tripped) return;
     const now = Date.now();
     if (now - this.#lastAt >= this.limits.idleMs) {
-      return this.#trip(`the upload stalled: no data went out for ${Math.round(this.limits.idleMs / 1000)} s`);
+      return this.#trip(`the upload stalled: no data went out for ${seconds(this.limits.idleMs)}`);
     }
     const first = this.#samples[0]!;
     const span = now - first.at;
@@ -310,6 +310,11 @@ class Watchdog {
   stop(): void {
     clearInterval(this.#timer);
   }
+}
+
+/** "30 s", or "300 ms" under a second. */
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 async function ensureSize(path: string, name: string, expected: number): Promise<void> {
