@@ -243,6 +243,7 @@ class HttpApiClient implements ApiClient {
   }
 
   #signal(o: RequestOptions): AbortSignal {
+    if (o.signal && o.signalOnly) return o.signal;
     return o.signal ? AbortSignal.any([this.deps.signal, o.signal]) : this.deps.signal;
   }
 

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ExitCode, InterruptedError, OutcomeUnknownError, UsageError, VidpubError, exitCodeOf, sanitize } from '../errors.js';
+import { DeadlineReached, ExitCode, InterruptedError, OutcomeUnknownError, TimeoutError, UsageError, VidpubError, exitCodeOf, sanitize } from '../errors.js';
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import { colorLevel, makeColors } from '../ui/color.js';
 import { parseDuration } from '../util/duration.js';
@@ -193,6 +193,10 @@ function reportUnknown(error: OutcomeUnknownError, ctx: Context, inv: Invocation
 /** The one place an error becomes output and an exit code. */
 function report(err: unknown, ctx: Context, inv: Invocation | undefined, spec?: CommandSpec<unknown, unknown>, argv: string[] = []): number {
   let error = err;
+  // A library's abort error that escaped a flow: the deadline's reason says it was --timeout.
+  if (error instanceof DeadlineReached || (error as { cause?: unknown } | undefined)?.cause instanceof DeadlineReached) {
+    error = new TimeoutError('Stopped: the --timeout of the command was reached.', { cause: error });
+  }
   if (!(error instanceof VidpubError) && ctx.signal.aborted) error = new InterruptedError('Interrupted.');
   const debug = inv?.globals.debug ?? truthy(ctx.env.VIDPUB_DEBUG);
   const red = inv?.colors.stderr.red ?? ((s: string) => s);

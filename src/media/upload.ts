@@ -101,7 +101,7 @@ async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileO
         // Every byte arrived: the complete is sent even if Ctrl-C or the deadline comes now.
         const grace = withGrace(signal, COMPLETE_GRACE_MS);
         try {
-          media = await client.completeUpload(m.id, { idempotencyKey: stepKey(base, `complete:${m.id}`), signal: grace.signal });
+          media = await client.completeUpload(m.id, { idempotencyKey: stepKey(base, `complete:${m.id}`), signal: grace.signal, signalOnly: true });
         } finally {
           grace.dispose();
         }

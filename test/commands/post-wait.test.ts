@@ -34,13 +34,14 @@ describe('vidpub post while waiting', () => {
   });
 
   it('--timeout: exit 7 naming the post and "vidpub status <id> --wait"; --json still gives the record', async () => {
-    const r = await runCli(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--timeout', '5s', '--json'], {
+    // --timeout is the budget of the whole command (upload included): 20 s at 10x is 2 s of real time.
+    const r = await runCli(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--timeout', '20s', '--json'], {
       env: { ...emu.env(), TZ: 'UTC' },
-      clock: scaledClock(50),
+      clock: scaledClock(10),
     });
     expect(r.code).toBe(7);
     const post = JSON.parse(r.stdout) as Post;
     expect(post.status).toBe('publishing');
-    expect(r.stderr).toMatch(new RegExp(`Error: Stopped waiting for post ${post.id} after 5s \\(--timeout\\); it goes on at the service\\.\\nCheck on it later with: vidpub status ${post.id} --wait`));
+    expect(r.stderr).toMatch(new RegExp(`Error: Stopped waiting for post ${post.id} after 20s \\(--timeout\\); it goes on at the service\\.\\nCheck on it later with: vidpub status ${post.id} --wait`));
   });
 });

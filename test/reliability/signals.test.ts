@@ -17,7 +17,7 @@ beforeEach(async () => {
 });
 
 /** Runs vidpub, sends `signal` once stderr matches `when`, resolves with how it ended. */
-function runUntil(args: string[], when: RegExp, signal: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runUntil(args: string[], when: RegExp, signal: NodeJS.Signals, afterMs = 0): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
@@ -33,7 +33,7 @@ function runUntil(args: string[], when: RegExp, signal: NodeJS.Signals): Promise
       stderr += c;
       if (!sent && when.test(stderr)) {
         sent = true;
-        child.kill(signal);
+        setTimeout(() => child.kill(signal), afterMs);
       }
     });
     child.on('error', reject);
@@ -58,6 +58,16 @@ describe('signals', () => {
       expect(JSON.parse(r.stdout)).toMatchObject({ id: expect.stringMatching(/^post_/), status: 'publishing' });
     });
   }
+
+  it('SIGTERM once every byte has arrived: the complete still goes through, then exit 143 naming the video', async () => {
+    await emu.fault({ method: 'POST', path: '/v1/media/med_*', action: 'delay', ms: 400 });
+    const r = await runUntil(['upload', 'test/fixtures/clip.mp4'], /Uploading clip\.mp4: 100%/, 'SIGTERM', 100);
+    expect(r.stderr).toMatch(/Interrupted: stopped waiting for video (med_\w+)/);
+    expect(r.code).toBe(143);
+    const id = /video (med_\w+)/.exec(r.stderr)![1]!;
+    const completes = (await emu.requests()).filter((q) => q.path === `/v1/media/${id}/complete`);
+    expect(completes.map((c) => c.status)).toEqual([200]);
+  });
 
   it('SIGTERM while POST /posts is in flight: exit 9, the outcome unknown, the rerun with the key vidpub made', async () => {
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 1500 });
