@@ -10,6 +10,16 @@
 import { DeadlineReached } from '../errors.js';
 import type { Session } from './session.js';
 
+/** A bound session's signal → the signal it was bound from (Ctrl-C and the caller's own, without the deadline). */
+const withoutDeadline = new WeakMap<AbortSignal, AbortSignal>();
+
+/** `signal` without any deadline bound into it. */
+function unbound(signal: AbortSignal): AbortSignal {
+  let s = signal;
+  for (let next = withoutDeadline.get(s); next; next = withoutDeadline.get(s)) s = next;
+  return s;
+}
+
 export interface BoundSession {
   session: Session;
   /** Stops the deadline's timer (call it when the flow ends). */
@@ -36,6 +46,7 @@ export function bindDeadline(session: Session, deadlineMs: number | undefined, t
     );
   }
   const signal = AbortSignal.any([session.signal, expired.signal]);
+  withoutDeadline.set(signal, session.signal);
   return {
     session: { ...session, signal, deadlineMs },
     dispose: () => timer.abort(),
@@ -62,4 +73,22 @@ export function withGrace(signal: AbortSignal, graceMs: number): { signal: Abort
       signal.removeEventListener('abort', onAbort);
     },
   };
+}
+
+/** How long a look-up after an unknown outcome may take (past the deadline, within its second). */
+export const LOOKUP_MS = 500;
+
+/**
+ * One short look-up after an unknown outcome (the media or post GET the
+ * contract allows), without the session's deadline: that has passed, so it gets
+ * LOOKUP_MS of its own; Ctrl-C still stops it. Undefined when it did not answer.
+ */
+export async function lookUp<T>(outer: Session, fn: (signal: AbortSignal) => Promise<T>): Promise<T | undefined> {
+  const base = unbound(outer.signal);
+  if (base.aborted) return undefined;
+  try {
+    return await fn(AbortSignal.any([base, AbortSignal.timeout(LOOKUP_MS)]));
+  } catch {
+    return undefined;
+  }
 }

@@ -9,7 +9,7 @@ import type { CreateUploadResponse, Media } from '../api/types.js';
 import { putFile, UploadLinkRefusedError } from '../api/upload.js';
 import { InterruptedError, OutcomeUnknownError, ServiceError, TimeoutError, VidpubError, isInterruption } from '../errors.js';
 import { interruptibleSleep } from '../api/retry.js';
-import { bindDeadline, withGrace } from '../flows/deadline.js';
+import { bindDeadline, lookUp, withGrace } from '../flows/deadline.js';
 import { runKey } from '../flows/run-key.js';
 import { stepKey, type Session } from '../flows/session.js';
 import { silentProgress } from '../ui/progress.js';
@@ -40,9 +40,26 @@ export async function uploadFile(outer: Session, file: VideoFile, opts: UploadFi
   const bound = bindDeadline(outer, opts.deadlineMs);
   try {
     return await uploadWithin(bound.session, file, opts);
+  } catch (err) {
+    throw await settledComplete(outer, err);
   } finally {
     bound.dispose();
   }
+}
+
+/**
+ * A complete cut off by the deadline, looked up (GET /media/{id}): a video
+ * past "uploading" was completed, so the outcome is known after all (exit 7
+ * with the record); otherwise it stays unknown.
+ */
+async function settledComplete(outer: Session, err: unknown): Promise<unknown> {
+  const id = err instanceof OutcomeUnknownError ? err.known.media_id : undefined;
+  if (!id || !(err instanceof OutcomeUnknownError) || err.reason !== 'deadline') return err;
+  const client = await outer.client();
+  const media = await lookUp(outer, (signal) => client.getMedia(id, { signal }));
+  if (!media || media.status === 'uploading') return err;
+  const state = media.status === 'ready' ? 'is ready' : media.status === 'failed' ? 'failed' : 'was uploaded and is processing';
+  return new TimeoutError(`Stopped (--timeout reached): video ${id} ${state}; it goes on at the service.`, { hint: `Post it with: vidpub post --media ${id} --to <destination> --caption "..."`, data: media, cause: err });
 }
 
 async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileOptions): Promise<Media> {

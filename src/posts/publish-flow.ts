@@ -6,7 +6,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { Post } from '../api/types.js';
 import { BlockedError, OutcomeUnknownError, TimeoutError } from '../errors.js';
-import { bindDeadline } from '../flows/deadline.js';
+import { bindDeadline, lookUp } from '../flows/deadline.js';
 import type { Session } from '../flows/session.js';
 import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
 import { blockingIssues, namesOf, type PostResult } from './render.js';
@@ -53,8 +53,30 @@ async function withinTimeout<T>(outer: Session, timeoutMs: number, what: string,
   }
 }
 
-export function runPublish(opts: PublishOpts, outer: Session): Promise<PostResult> {
-  return withinTimeout(outer, opts.timeoutMs, `before post ${opts.postId} was sent to publish; it stays as it was`, (session) => publishWithin(opts, session));
+export async function runPublish(opts: PublishOpts, outer: Session): Promise<PostResult> {
+  try {
+    return await withinTimeout(outer, opts.timeoutMs, `before post ${opts.postId} was sent to publish; it stays as it was`, (session) => publishWithin(opts, session));
+  } catch (err) {
+    throw await settledPublish(outer, opts, err);
+  }
+}
+
+/**
+ * A publish cut off by the deadline, looked up (GET /posts/{id}): a post that
+ * is no longer a draft was sent to publish, so the outcome is known (exit 7
+ * with its record); otherwise it stays unknown.
+ */
+async function settledPublish(outer: Session, opts: PublishOpts, err: unknown): Promise<unknown> {
+  if (!(err instanceof OutcomeUnknownError) || err.reason !== 'deadline') return err;
+  const client = await outer.client();
+  const post = await lookUp(outer, (signal) => client.getPost(opts.postId, { signal }));
+  if (!post || post.status === 'draft') return err;
+  const r: PostResult = { post, names: {}, zone: opts.zone };
+  return new TimeoutError(`Stopped (--timeout reached): post ${post.id} was sent to publish (${post.status}); it goes on at the service.`, {
+    hint: `Check on it later with: vidpub status ${post.id} --wait`,
+    data: r,
+    cause: err,
+  });
 }
 
 async function publishWithin(opts: PublishOpts, session: Session): Promise<PostResult> {

@@ -224,6 +224,17 @@ export const MATRIX: Cell[] = [
     stderr: /Stopped waiting \(--timeout reached\): video med_\w+ is/,
   },
   {
+    command: 'upload',
+    phase: 'complete',
+    fault: 'POST /media/{id}/complete handled, its answer trickled past the deadline',
+    faults: [{ method: 'POST', path: '/v1/media/med_*', action: 'trickle', ms: 1000 }],
+    args: ['upload', 'test/fixtures/clip.mp4', ...T],
+    code: 7,
+    // Looked up (GET /media/{id}): completed after all, so the outcome is known.
+    stdout: /^med_\w+\n$/,
+    stderr: /Stopped \(--timeout reached\): video med_\w+ (was uploaded and is processing|is ready); it goes on at the service\./,
+  },
+  {
     command: 'import',
     phase: 'import',
     fault: 'POST /media/imports delayed past the deadline',
@@ -254,6 +265,18 @@ export const MATRIX: Cell[] = [
     code: 9,
     stdout: /^post_\w+\n$/,
     stderr: /The outcome is unknown: post post_\w+ may have been sent to publish; the --timeout was reached[\s\S]*See where it stands with: vidpub status post_\w+/,
+  },
+  {
+    command: 'publish',
+    phase: 'publish',
+    fault: 'POST /posts/{id}/publish handled, its answer trickled past the deadline',
+    faults: [{ method: 'POST', path: '/v1/posts/*', action: 'trickle', ms: 1000 }],
+    args: ['publish', 'ID', '--json', ...T],
+    setup: draftPost,
+    code: 7,
+    // Looked up (GET /posts/{id}): no longer a draft, so the outcome is known.
+    stdout: /"status": "(publishing|scheduled)"/,
+    stderr: /Stopped \(--timeout reached\): post post_\w+ was sent to publish \((publishing|scheduled)\); it goes on at the service\./,
   },
   {
     command: 'publish',
