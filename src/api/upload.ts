@@ -37,7 +37,10 @@ const MAX_DELAY_MS = 60_000;
  */
 export const PUT_LIMITS = {
   connectMs: 10_000,
-  /** From the last byte sent until the response headers. */
+  /**
+   * Until the response headers; undici also refreshes it at each chunk the
+   * connection takes, so while sending it is an idle limit per 1 MiB chunk.
+   */
   headersMs: 30_000,
   /** The response body (small JSON), between chunks. */
   responseBodyMs: 30_000,

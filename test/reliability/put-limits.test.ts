@@ -66,7 +66,7 @@ describe('PUT limits', () => {
         setTimeout(() => req.resume(), 100);
       });
     });
-    const { err } = await put(url, 64 * 1024 * 1024, { idleMs: 10_000, minBytesPerSec: 1024 * 1024 * 1024, floorWindowMs: 400 });
+    const { err } = await put(url, 64 * 1024 * 1024, { idleMs: 10_000, headersMs: 10_000, minBytesPerSec: 1024 * 1024 * 1024, floorWindowMs: 400 });
     expect((err as Error).message).toMatch(/^the upload failed after 2 attempts: the upload was too slow: \d+ KiB\/s over \d+ s, under the floor of 1048576 KiB\/s$/);
   });
 
