@@ -40,15 +40,23 @@ const fastCode = fast.fastPath(argv, {
 if (fastCode !== undefined) {
   process.exitCode = fastCode;
 } else {
+  // SIGINT (Ctrl-C), SIGTERM (cron, CI, timeout(1), docker stop) and SIGHUP (the
+  // terminal went away) all stop the command the same way: the work in flight
+  // is aborted, the message names the ids and the next command, and the exit
+  // code says which signal it was (130, 143, 129). A second signal does not
+  // wait for the clean-up.
   const controller = new AbortController();
+  const EXIT_CODES = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
   let interrupts = 0;
   const onSignal = (signal) => {
     interrupts += 1;
-    if (interrupts > 1) process.exit(130); // a second Ctrl-C does not wait for clean-up
+    if (interrupts > 1) {
+      if (process.stderr.isTTY) process.stderr.write('\u001b[?25h\n'); // the cursor back, whatever was drawing
+      process.exit(EXIT_CODES[signal] || 130);
+    }
     controller.abort(Object.assign(new Error(`received ${signal}`), { name: 'AbortError', signal }));
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  for (const signal of Object.keys(EXIT_CODES)) process.on(signal, onSignal);
 
   // Through the V8 code cache (bin/compile-cache.js).
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose, see above

@@ -5,8 +5,10 @@
  *   0 ok · 1 unexpected or service error · 2 usage or invalid input ·
  *   3 authentication or permission · 4 rate limited and not waited out ·
  *   5 not found · 6 the work finished but failed · 7 stopped waiting (timeout) ·
- *   8 post blocked by issues of severity error ·
- *   9 the post's state does not allow it (publishing a completed post) · 130 interrupted
+ *   8 post blocked by issues of severity error · 9 outcome unknown (a write
+ *   was sent and no answer came) · 10 the post's state does not allow it
+ *   (publishing a completed post) · 130 interrupted (SIGINT) · 143 (SIGTERM) ·
+ *   129 (SIGHUP)
  */
 
 export const ExitCode = {
@@ -19,8 +21,11 @@ export const ExitCode = {
   FAILED: 6,
   TIMEOUT: 7,
   BLOCKED: 8,
-  CONFLICT: 9,
+  OUTCOME_UNKNOWN: 9,
+  CONFLICT: 10,
   INTERRUPTED: 130,
+  HANGUP: 129,
+  TERMINATED: 143,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -96,17 +101,113 @@ export class ConflictError extends VidpubError {
   override readonly exitCode = ExitCode.CONFLICT;
 }
 
-/** Ctrl-C / SIGINT / SIGTERM. */
+/** Ctrl-C / SIGINT / SIGTERM / SIGHUP (the exit code per signal: exitCodeOf). */
 export class InterruptedError extends VidpubError {
   override readonly exitCode = ExitCode.INTERRUPTED;
 }
 
 /**
- * The work stopped because of Ctrl-C: an InterruptedError, or anything but
- * our own errors once the signal has aborted (a library's abort error).
+ * A write was sent and no answer came (a timeout, a dropped connection, the
+ * same request still being handled, Ctrl-C or the deadline during it): it may
+ * or may not have taken effect. Never reported as a refusal: the message says
+ * what may exist, `known` holds the ids there are, and the CLI prints the
+ * rerun command with `idempotencyKey`, which settles it without a duplicate.
+ */
+export class OutcomeUnknownError extends VidpubError {
+  override readonly exitCode = ExitCode.OUTCOME_UNKNOWN;
+  /** The request whose answer never came ("POST /v1/posts"). */
+  readonly request: string;
+  /** The base Idempotency-Key of the run (the value of --idempotency-key for a rerun), when there is one. */
+  readonly idempotencyKey?: string;
+  /** Ids already known (media_id, post_id), printed on stdout. */
+  readonly known: Record<string, string>;
+  /** What stopped it: 'deadline', 'interrupt', 'network', 'in-flight'. */
+  readonly reason: 'deadline' | 'interrupt' | 'network' | 'in-flight';
+  constructor(
+    message: string,
+    opts: VidpubErrorOptions & { request: string; reason: OutcomeUnknownError['reason']; idempotencyKey?: string; known?: Record<string, string> },
+  ) {
+    super(message, opts);
+    this.request = opts.request;
+    this.reason = opts.reason;
+    this.idempotencyKey = opts.idempotencyKey;
+    this.known = { ...(opts.known ?? {}) };
+  }
+
+  /** Why the outcome is unknown, in words. */
+  get why(): string {
+    switch (this.reason) {
+      case 'deadline':
+        return 'the --timeout was reached before the service answered';
+      case 'interrupt':
+        return 'it was interrupted before the service answered';
+      case 'in-flight':
+        return 'the service was still handling the request';
+      default:
+        return 'the connection failed before the service answered';
+    }
+  }
+
+  /** The same outcome, told for one flow: its own words, the run's key, the ids it knows. */
+  retold(message: string, opts: { idempotencyKey?: string; known?: Record<string, string>; hint?: string; data?: unknown }): OutcomeUnknownError {
+    return new OutcomeUnknownError(message, {
+      request: this.request,
+      reason: this.reason,
+      idempotencyKey: opts.idempotencyKey ?? this.idempotencyKey,
+      known: { ...this.known, ...(opts.known ?? {}) },
+      hint: opts.hint ?? this.hint,
+      data: opts.data ?? this.data,
+      http: this.http,
+      cause: this,
+    });
+  }
+}
+
+/**
+ * The reason an AbortSignal carries when a command's --timeout is reached
+ * (not a VidpubError: the flows turn it into TimeoutError or OutcomeUnknownError).
+ */
+export class DeadlineReached extends Error {
+  constructor(readonly timeoutMs?: number) {
+    super('the --timeout of the command was reached');
+    this.name = 'DeadlineReached';
+  }
+}
+
+/** True when `signal` was aborted by the command's deadline (not by Ctrl-C or a signal). */
+export function isDeadline(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true && signal.reason instanceof DeadlineReached;
+}
+
+/**
+ * The work stopped because of Ctrl-C (or SIGTERM, SIGHUP): an InterruptedError, or
+ * anything but our own errors once the signal has aborted (a library's abort
+ * error) — unless the abort was the command's deadline.
  */
 export function isInterruption(err: unknown, signal: AbortSignal): boolean {
-  return err instanceof InterruptedError || (signal.aborted && !(err instanceof VidpubError));
+  return err instanceof InterruptedError || (signal.aborted && !isDeadline(signal) && !(err instanceof VidpubError));
+}
+
+/** Which process signal an abort reason names (bin/vidpub.js sets `signal` on it). */
+export function signalOf(signal: AbortSignal | undefined): string | undefined {
+  const reason = signal?.aborted ? (signal.reason as { signal?: unknown } | undefined) : undefined;
+  return typeof reason?.signal === 'string' ? reason.signal : undefined;
+}
+
+/**
+ * The one mapping from an error to an exit code: the error's own code, except
+ * that an interruption says which signal stopped it (130 SIGINT, 143 SIGTERM,
+ * 129 SIGHUP). An unknown outcome stays 9 whatever stopped it: that a write
+ * may have happened matters more to a script than why it stopped.
+ */
+export function exitCodeOf(err: unknown, processSignal?: AbortSignal): number {
+  if (!(err instanceof VidpubError)) return ExitCode.ERROR;
+  if (err instanceof InterruptedError) {
+    const name = signalOf(processSignal);
+    if (name === 'SIGTERM') return ExitCode.TERMINATED;
+    if (name === 'SIGHUP') return ExitCode.HANGUP;
+  }
+  return err.exitCode;
 }
 
 /** The person said no (a declined confirmation, Ctrl-C at a question): exit 130, said plainly, not as an error. */

@@ -42,6 +42,11 @@ export interface CallOptions {
   /** Idempotency-Key for a write; generated once per call when absent, reused on retries. */
   idempotencyKey?: string;
   signal?: AbortSignal;
+  /**
+   * Only `signal` stops this call, not the client's own (Ctrl-C) signal: for a
+   * short step that `signal` lets finish after Ctrl-C (an upload's complete).
+   */
+  signalOnly?: boolean;
 }
 
 /** Response metadata a caller may want (pacing, replay detection). */

@@ -22,7 +22,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
-import { AuthError, InterruptedError, RateLimitError, ServiceError, sanitize } from '../errors.js';
+import { AuthError, OutcomeUnknownError, RateLimitError, ServiceError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
 import { attachMeta, type ApiClient, type ClientSettings, type HttpMethod, type RequestOptions, type ResponseMeta } from './client.js';
 import { noKeyError, resolveCredentials, type CredentialSources } from './credentials.js';
@@ -30,7 +30,7 @@ import { createDebugLogger, redactUrl, type DebugLogger } from './debug.js';
 import { errorFromResponse, formatResetTime, isRetryableNetworkError, networkError, parseErrorBody } from './http-errors.js';
 import { Pacer, kindOf } from './pacing.js';
 import { decideAfterAttempt, decideRateLimit, type RetryCounters } from './retry-decision.js';
-import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, waitWithNotice, type BackoffPolicy, type NoticeSink } from './retry.js';
+import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, stoppedError, waitWithNotice, type BackoffPolicy, type NoticeSink } from './retry.js';
 import type {
   CreateImportRequest,
   CreatePostRequest,
@@ -43,7 +43,7 @@ import type {
   Post,
   PublishPostRequest,
 } from './types.js';
-import { createTransport, type Transport } from './transport.js';
+import { createTransport, type MaybeSent, type Transport } from './transport.js';
 
 /** Retries after a connection error, a timeout or a 5xx (so at most 1 + this many attempts). */
 export const MAX_RETRIES = 3;
@@ -52,7 +52,10 @@ const MAX_IN_USE_RETRIES = 6;
 const MAX_REDIRECTS = 5;
 const CONNECT_TIMEOUT_MS = 10_000;
 const HEADERS_TIMEOUT_MS = 30_000;
-const BODY_TIMEOUT_MS = 60_000;
+/** The whole response body, from its headers (a total: a trickle cannot stretch it). */
+const BODY_TIMEOUT_MS = 30_000;
+/** The ceiling of one request, connect to last byte (VIDPUB_REQUEST_TIMEOUT overrides it). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /** What the client runs on: no CLI Context, only these. */
 export interface ClientDeps {
@@ -76,6 +79,8 @@ export interface ClientTuning {
   random?: () => number;
   /** How long to wait for response headers (ms) before the attempt counts as timed out. */
   headersTimeoutMs?: number;
+  /** The ceiling of one request (ms), connect to last byte (VIDPUB_REQUEST_TIMEOUT; default 60 s). */
+  requestTimeoutMs?: number;
 }
 
 function header(h: Record<string, string | string[] | undefined>, name: string): string | undefined {
@@ -116,6 +121,7 @@ class HttpApiClient implements ApiClient {
   readonly #maxRetries: number;
   readonly #random: () => number;
   readonly #headersTimeoutMs: number;
+  readonly #requestTimeoutMs: number;
   #transport?: Transport;
   #workspaceChecked?: Promise<void>;
 
@@ -136,7 +142,8 @@ class HttpApiClient implements ApiClient {
     this.#backoff = tuning.backoff ?? DEFAULT_BACKOFF;
     this.#maxRetries = tuning.maxRetries ?? MAX_RETRIES;
     this.#random = tuning.random ?? Math.random;
-    this.#headersTimeoutMs = tuning.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+    this.#requestTimeoutMs = tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#headersTimeoutMs = Math.min(tuning.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, this.#requestTimeoutMs);
   }
 
   // ------------------------------------------------------------ endpoints
@@ -229,19 +236,48 @@ class HttpApiClient implements ApiClient {
   }
 
   #transportFor(): Transport {
-    return (this.#transport ??= createTransport({ connectMs: CONNECT_TIMEOUT_MS, headersMs: this.#headersTimeoutMs, bodyMs: BODY_TIMEOUT_MS }));
+    return (this.#transport ??= createTransport({
+      connectMs: Math.min(CONNECT_TIMEOUT_MS, this.#requestTimeoutMs),
+      headersMs: this.#headersTimeoutMs,
+      bodyMs: Math.min(BODY_TIMEOUT_MS, this.#requestTimeoutMs),
+      totalMs: this.#requestTimeoutMs,
+    }));
   }
 
   #signal(o: RequestOptions): AbortSignal {
+    if (o.signal && o.signalOnly) return o.signal;
     return o.signal ? AbortSignal.any([this.deps.signal, o.signal]) : this.deps.signal;
   }
 
-  /** Sends one logical request: retries, rate limits, redirects; returns a 2xx response or throws. */
+  /**
+   * Sends one logical request; a write that may have reached the service but
+   * got no answer (timeout, dropped connection, still in flight, Ctrl-C or the
+   * deadline during it) ends in OutcomeUnknownError, never in a refusal.
+   */
   async #send(method: HttpMethod, path: string, o: RequestOptions): Promise<RawResponse> {
     const signal = this.#signal(o);
     const kind = kindOf(method);
     // A write carries one Idempotency-Key for all its attempts.
     const idempotencyKey = kind === 'write' ? (o.idempotencyKey ?? randomUUID()) : undefined;
+    const state = { uncertain: false };
+    try {
+      return await this.#attempts(method, path, o, signal, idempotencyKey, state);
+    } catch (err) {
+      if (kind !== 'write') throw err;
+      throw unknownOutcome(err, state.uncertain, signal, `${method} ${new URL(this.baseUrl + path).pathname}`, o.action) ?? err;
+    }
+  }
+
+  /** The attempts of one logical request: retries, rate limits, redirects; returns a 2xx response or throws. */
+  async #attempts(
+    method: HttpMethod,
+    path: string,
+    o: RequestOptions,
+    signal: AbortSignal,
+    idempotencyKey: string | undefined,
+    state: { uncertain: boolean },
+  ): Promise<RawResponse> {
+    const kind = kindOf(method);
     const body = o.body === undefined ? undefined : JSON.stringify(o.body);
     const limits = { maxRetries: this.#maxRetries, maxInUseRetries: MAX_IN_USE_RETRIES };
     const counters: RetryCounters = { retries: 0, inUseRetries: 0 };
@@ -249,7 +285,7 @@ class HttpApiClient implements ApiClient {
     let redirects = 0;
     let rateLimitWaitedMs = 0;
     for (let attempt = 1; ; attempt++) {
-      if (signal.aborted) throw new InterruptedError('Interrupted.');
+      if (signal.aborted) throw stoppedError(signal);
       await this.#pacer.before(kind, signal, (ms) => {
         const text = `Pacing: no ${kind} requests left this minute; waiting ${formatDuration(ms)} for the allowance to reset.`;
         if (ms >= 5_000) this.#sink.line(text);
@@ -260,7 +296,9 @@ class HttpApiClient implements ApiClient {
       try {
         res = await this.#once(method, url, body, idempotencyKey, signal, attempt);
       } catch (err) {
-        if (isAbortError(err, signal)) throw new InterruptedError('Interrupted.', { cause: err });
+        // The request may have reached the service (the connection was up): its outcome is open.
+        if ((err as MaybeSent | undefined)?.requestSent !== false) state.uncertain = true;
+        if (isAbortError(err, signal)) throw stoppedError(signal, err);
         const decision = decideAfterAttempt({ kind: 'network', retryable: isRetryableNetworkError(err) }, counters, limits);
         if (decision.action === 'retry') {
           await this.#backoffWait(counters[decision.counter]++, signal, `${method} ${redactUrl(url)} failed (${networkReason(err)})`);
@@ -280,6 +318,9 @@ class HttpApiClient implements ApiClient {
       };
       const info = { status, method, url, headers, bodyText: res.text, retryAfterSec, secrets: [this.#key] };
       const code = status >= 400 ? parseErrorBody(res.text, header(headers, 'content-type')).code : undefined;
+      // 409 idempotency_key_in_use: a request with this key is still being handled: its outcome is open.
+      if (status === 409 && code === 'idempotency_key_in_use') state.uncertain = true;
+      else if (status < 500 && status !== 429) state.uncertain = false;
       const decision = decideAfterAttempt({ kind: 'response', status, code, retryAfterSec }, counters, limits);
       switch (decision.action) {
         case 'accept':
@@ -418,6 +459,27 @@ class HttpApiClient implements ApiClient {
     await interruptibleSleep(this.deps.clock, ms, signal);
   }
 
+}
+
+/**
+ * A write's failure as OutcomeUnknownError when the service may have handled
+ * it without our hearing: an earlier attempt got no answer (or the same
+ * request is still in flight), and nothing definitive came since. Undefined
+ * when the failure says nothing was done (a 4xx, no connection at all).
+ */
+function unknownOutcome(err: unknown, uncertain: boolean, signal: AbortSignal, request: string, action?: string): OutcomeUnknownError | undefined {
+  if (!uncertain || err instanceof OutcomeUnknownError) return undefined;
+  const status = err instanceof VidpubError ? err.http?.status : undefined;
+  const inFlight = status === 409 && err instanceof VidpubError && err.http?.code === 'idempotency_key_in_use';
+  if (status !== undefined && status >= 400 && status < 500 && !inFlight) return undefined;
+  const reason: OutcomeUnknownError['reason'] = isDeadline(signal) || err instanceof TimeoutError ? 'deadline' : signal.aborted ? 'interrupt' : inFlight ? 'in-flight' : 'network';
+  const unknown = new OutcomeUnknownError(`The outcome of ${request}${action ? ` (${action})` : ''} is unknown`, {
+    request,
+    reason,
+    cause: err,
+    http: err instanceof VidpubError ? err.http : undefined,
+  });
+  return unknown.retold(`The outcome of ${request}${action ? ` (${action})` : ''} is unknown: ${unknown.why}; it may have been done.`, {});
 }
 
 function networkReason(err: unknown): string {

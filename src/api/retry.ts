@@ -4,7 +4,7 @@
  * used for rate limits.
  */
 import type { Clock } from '../core/clock.js';
-import { InterruptedError } from '../errors.js';
+import { InterruptedError, TimeoutError, isDeadline, type VidpubError } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
 
 export interface BackoffPolicy {
@@ -44,13 +44,22 @@ export function isAbortError(err: unknown, signal?: AbortSignal): boolean {
   return name === 'AbortError' || code === 'ABORT_ERR' || code === 'UND_ERR_ABORTED';
 }
 
-/** Sleeps on the clock; an abort becomes InterruptedError (exit 130). */
+/**
+ * The error for work stopped by `signal`: TimeoutError (exit 7) when the
+ * command's deadline aborted it, InterruptedError (Ctrl-C, exit 130) otherwise.
+ */
+export function stoppedError(signal: AbortSignal | undefined, cause?: unknown): VidpubError {
+  if (isDeadline(signal)) return new TimeoutError('Stopped: the --timeout of the command was reached.', { cause });
+  return new InterruptedError('Interrupted.', cause === undefined ? {} : { cause });
+}
+
+/** Sleeps on the clock; an abort becomes InterruptedError (exit 130), or TimeoutError at the deadline (exit 7). */
 export async function interruptibleSleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) throw new InterruptedError('Interrupted.');
+  if (signal?.aborted) throw stoppedError(signal);
   try {
     await clock.sleep(ms, signal);
   } catch (err) {
-    if (isAbortError(err, signal)) throw new InterruptedError('Interrupted.', { cause: err });
+    if (isAbortError(err, signal)) throw stoppedError(signal, err);
     throw err;
   }
 }

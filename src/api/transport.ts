@@ -23,8 +23,14 @@ export interface TransportTimeouts {
   connectMs: number;
   /** From the request sent until the response headers. */
   headersMs: number;
-  /** Longest pause between two chunks of the response body. */
+  /**
+   * From the response headers until the last byte of the body: a total, not
+   * a pause between chunks, so a body trickled a byte at a time cannot keep
+   * the request alive forever.
+   */
   bodyMs: number;
+  /** The ceiling of one request, connect to last byte (VIDPUB_REQUEST_TIMEOUT); none when absent. */
+  totalMs?: number;
 }
 
 export interface TransportRequest {
@@ -32,6 +38,15 @@ export interface TransportRequest {
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
+}
+
+/**
+ * Set on a failed request's error: true once the request may have reached the
+ * service (the connection was up when it was written), false when it surely
+ * did not (no connection). A write that may have arrived has an unknown outcome.
+ */
+export interface MaybeSent {
+  requestSent?: boolean;
 }
 
 export interface TransportResponse {
@@ -73,20 +88,38 @@ export function createTransport(timeouts: TransportTimeouts): Transport {
 
     return new Promise<TransportResponse>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
+      let ceiling: NodeJS.Timeout | undefined;
       let settled = false;
+      let sent = false;
+      let phase: 'connect' | 'headers' | 'body' = 'connect';
       const settle = (fn: () => void) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearTimeout(ceiling);
         fn();
       };
-      const fail = (err: Error) => settle(() => reject(err));
+      const fail = (err: Error) =>
+        settle(() => {
+          if (Object.isExtensible(err)) (err as Error & MaybeSent).requestSent = sent;
+          reject(err);
+        });
       const req = lib.request(target, { method: o.method, headers, agent, signal: o.signal });
       const arm = (ms: number, code: TransportTimeoutError['code'], what: string) => {
         clearTimeout(timer);
         timer = setTimeout(() => req.destroy(new TransportTimeoutError(code, `${what} (${ms} ms)`)), ms);
       };
-      const awaitHeaders = () => arm(timeouts.headersMs, 'UND_ERR_HEADERS_TIMEOUT', 'no response headers in time');
+      if (timeouts.totalMs !== undefined) {
+        ceiling = setTimeout(() => {
+          const code = phase === 'connect' ? 'UND_ERR_CONNECT_TIMEOUT' : phase === 'headers' ? 'UND_ERR_HEADERS_TIMEOUT' : 'UND_ERR_BODY_TIMEOUT';
+          req.destroy(new TransportTimeoutError(code, `the request took longer than its ceiling (${timeouts.totalMs} ms, VIDPUB_REQUEST_TIMEOUT)`));
+        }, timeouts.totalMs);
+      }
+      const awaitHeaders = () => {
+        sent = true;
+        phase = 'headers';
+        arm(timeouts.headersMs, 'UND_ERR_HEADERS_TIMEOUT', 'no response headers in time');
+      };
       req.on('socket', (socket) => {
         if (!socket.connecting) return awaitHeaders();
         arm(timeouts.connectMs, 'UND_ERR_CONNECT_TIMEOUT', 'could not connect in time');
@@ -94,11 +127,11 @@ export function createTransport(timeouts: TransportTimeouts): Transport {
       });
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
-        const awaitBody = () => arm(timeouts.bodyMs, 'UND_ERR_BODY_TIMEOUT', 'the response body stalled');
-        awaitBody();
+        phase = 'body';
+        // One timer for the whole body: a trickle does not re-arm it.
+        arm(timeouts.bodyMs, 'UND_ERR_BODY_TIMEOUT', 'the response body did not arrive in time');
         res.on('data', (chunk: Buffer) => {
           chunks.push(chunk);
-          awaitBody();
         });
         res.on('end', () =>
           settle(() => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') })),

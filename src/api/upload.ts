@@ -14,10 +14,10 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../core/clock.js';
-import { InterruptedError, ServiceError, UsageError, VidpubError } from '../errors.js';
+import { ServiceError, UsageError, VidpubError } from '../errors.js';
 import type { DebugLogger } from './debug.js';
 import { isRetryableNetworkError, networkCode, parseErrorBody } from './http-errors.js';
-import { backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, type BackoffPolicy } from './retry.js';
+import { backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, stoppedError, type BackoffPolicy } from './retry.js';
 import { loadUndici } from './undici.js';
 
 /** 1 MiB reads: with undici this is close to curl; 64 KiB reads lose about a third. */
@@ -28,6 +28,32 @@ const DEFAULT_MAX_ATTEMPTS = 4;
 const PUT_BACKOFF: BackoffPolicy = { baseMs: 1000, capMs: 8000 };
 /** The longest Retry-After of the storage we wait out between attempts. */
 const MAX_DELAY_MS = 60_000;
+
+/**
+ * The PUT's own limits, instead of undici's 300 s defaults: a stalled
+ * connection fails the attempt in seconds, never in five minutes. The body
+ * has no total (1 GB on a slow line takes what it takes) but an idle limit
+ * and a throughput floor, so a link that trickles cannot hold it forever.
+ */
+export const PUT_LIMITS = {
+  connectMs: 10_000,
+  /**
+   * Until the response headers; undici also refreshes it at each chunk the
+   * connection takes, so while sending it is an idle limit per 1 MiB chunk.
+   */
+  headersMs: 30_000,
+  /** The response body (small JSON), between chunks. */
+  responseBodyMs: 30_000,
+  /** No byte taken by the connection for this long: the attempt failed. */
+  idleMs: 30_000,
+  /** Fewer bytes than this per second, averaged over `floorWindowMs`: the attempt failed. */
+  minBytesPerSec: 16 * 1024,
+  floorWindowMs: 60_000,
+  /** A kept-alive socket of the storage is not kept longer than this. */
+  keepAliveMs: 4_000,
+};
+
+export type PutLimits = typeof PUT_LIMITS;
 
 function secToMs(sec: number | undefined): number | undefined {
   return sec === undefined ? undefined : sec * 1000;
@@ -56,6 +82,8 @@ export interface PutFileOptions {
   debug?: DebugLogger;
   /** Attempts in all, the first included (default 4). */
   maxAttempts?: number;
+  /** Overrides of PUT_LIMITS (tests). */
+  limits?: Partial<PutLimits>;
 }
 
 export interface PutFileResult {
@@ -74,6 +102,11 @@ export class UploadLinkRefusedError extends ServiceError {
     this.status = opts.status;
     this.code = opts.code;
     this.bytesMayHaveArrived = opts.bytesMayHaveArrived;
+  }
+
+  /** 409 "in progress": another upload to this link is being received right now (not a dropped connection). */
+  get inUse(): boolean {
+    return this.status === 409 && /in progress|in use|one upload at a time/i.test(this.message);
   }
 }
 
@@ -114,22 +147,33 @@ export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
   const maxAttempts = Math.max(1, opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const method = (opts.target.method || 'PUT').toUpperCase();
   const shownName = opts.name ?? opts.path;
+  const limits: PutLimits = { ...PUT_LIMITS, ...opts.limits };
   // A private pool: the signed URL is on the storage host, not the API's, and its sockets close with the upload.
-  const agent: Dispatcher = new Agent({ connections: 1 });
+  const agent: Dispatcher = new Agent({
+    connections: 1,
+    connect: { timeout: limits.connectMs },
+    headersTimeout: limits.headersMs,
+    bodyTimeout: limits.responseBodyMs,
+    keepAliveTimeout: limits.keepAliveMs,
+    keepAliveMaxTimeout: limits.keepAliveMs,
+  });
   let sentAllBefore = false;
   try {
     for (let attempt = 1; ; attempt++) {
-      if (opts.signal?.aborted) throw new InterruptedError('Interrupted.');
+      if (opts.signal?.aborted) throw stoppedError(opts.signal);
       await ensureSize(opts.path, shownName, opts.size);
       const chunks = new FileChunks(opts.path, shownName, opts.size);
       let sent = 0;
       opts.onProgress?.(0, opts.size);
+      const watchdog = new Watchdog(limits, opts.signal);
       const body = (async function* () {
         for await (const chunk of chunks.read()) {
           sent += chunk.length;
+          watchdog.progress(sent);
           opts.onProgress?.(sent, opts.size);
           yield chunk;
         }
+        watchdog.bodySent();
       })();
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(opts.target.headers ?? {})) {
@@ -146,7 +190,7 @@ export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
           headers,
           // undici streams any (async) iterable body (docs/api/Dispatcher.md); its types list only Readable.
           body: body as unknown as Readable,
-          signal: opts.signal,
+          signal: watchdog.signal,
           dispatcher: agent,
         });
         const text = await res.body.text().catch(() => '');
@@ -175,13 +219,20 @@ export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
           });
         }
       } catch (err) {
-        if (isAbortError(err, opts.signal)) throw new InterruptedError('Interrupted.', { cause: err });
-        if (err instanceof VidpubError) throw err;
-        const reason = networkReason(err);
-        if (!reason) throw err;
-        logResponse?.('failed', (err as Error).message);
-        failure = new TransientError(reason);
+        if (opts.signal?.aborted) throw stoppedError(opts.signal, err);
+        if (watchdog.tripped) {
+          logResponse?.('failed', watchdog.tripped);
+          failure = new TransientError(watchdog.tripped);
+        } else {
+          if (isAbortError(err)) throw stoppedError(opts.signal, err);
+          if (err instanceof VidpubError) throw err;
+          const reason = networkReason(err);
+          if (!reason) throw err;
+          logResponse?.('failed', (err as Error).message);
+          failure = new TransientError(reason);
+        }
       } finally {
+        watchdog.stop();
         await chunks.close();
       }
       if (sent === opts.size) sentAllBefore = true;
@@ -197,6 +248,76 @@ export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
   } finally {
     await agent.destroy().catch(() => undefined);
   }
+}
+
+/**
+ * Watches one PUT attempt: aborts it when no byte was taken for `idleMs`, or
+ * when fewer than `minBytesPerSec` went out over the last `floorWindowMs`,
+ * while the body is being sent. `tripped` says why, for the retry.
+ */
+class Watchdog {
+  readonly #controller = new AbortController();
+  readonly signal: AbortSignal;
+  readonly #timer: ReturnType<typeof setInterval>;
+  readonly #samples: { at: number; sent: number }[] = [];
+  #lastAt = Date.now();
+  #sending = true;
+  tripped?: string;
+
+  constructor(
+    private readonly limits: PutLimits,
+    outer?: AbortSignal,
+  ) {
+    this.signal = outer ? AbortSignal.any([outer, this.#controller.signal]) : this.#controller.signal;
+    this.#samples.push({ at: this.#lastAt, sent: 0 });
+    const tick = Math.max(20, Math.min(1000, Math.floor(limits.idleMs / 4)));
+    this.#timer = setInterval(() => this.#check(), tick);
+    this.#timer.unref?.();
+  }
+
+  progress(sent: number): void {
+    const now = Date.now();
+    this.#lastAt = now;
+    const last = this.#samples[this.#samples.length - 1]!;
+    if (now - last.at >= 250) this.#samples.push({ at: now, sent });
+    while (this.#samples.length > 2 && now - this.#samples[1]!.at >= this.limits.floorWindowMs) this.#samples.shift();
+  }
+
+  /** The last byte went out: now undici's headersTimeout watches the answer. */
+  bodySent(): void {
+    this.#sending = false;
+  }
+
+  #check(): void {
+    if (!this.#sending || this.tripped) return;
+    const now = Date.now();
+    if (now - this.#lastAt >= this.limits.idleMs) {
+      return this.#trip(`the upload stalled: no data went out for ${seconds(this.limits.idleMs)}`);
+    }
+    const first = this.#samples[0]!;
+    const span = now - first.at;
+    if (span >= this.limits.floorWindowMs) {
+      const last = this.#samples[this.#samples.length - 1]!;
+      const rate = ((last.sent - first.sent) * 1000) / span;
+      if (rate < this.limits.minBytesPerSec) {
+        this.#trip(`the upload was too slow: ${Math.round(rate / 1024)} KiB/s over ${Math.round(span / 1000)} s, under the floor of ${Math.round(this.limits.minBytesPerSec / 1024)} KiB/s`);
+      }
+    }
+  }
+
+  #trip(why: string): void {
+    this.tripped = why;
+    this.#controller.abort(Object.assign(new Error(why), { name: 'AbortError' }));
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
+
+/** "30 s", or "300 ms" under a second. */
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 async function ensureSize(path: string, name: string, expected: number): Promise<void> {

@@ -1,6 +1,17 @@
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import type { ClientTuning } from '../api/http-client.js';
+import { UsageError } from '../errors.js';
+import { parseDuration } from '../util/duration.js';
 import type { Context } from './context.js';
+
+/** VIDPUB_REQUEST_TIMEOUT: the ceiling of one request (90s, 2m; a bare number is seconds); undefined: the default (60 s). */
+export function requestTimeoutOf(env: Record<string, string | undefined>): number | undefined {
+  const raw = env.VIDPUB_REQUEST_TIMEOUT;
+  if (raw === undefined || raw === '') return undefined;
+  const ms = parseDuration(raw, 'VIDPUB_REQUEST_TIMEOUT');
+  if (ms < 1000) throw new UsageError('VIDPUB_REQUEST_TIMEOUT must be at least 1s');
+  return ms;
+}
 
 /**
  * Builds the API client for a Context: the client itself knows nothing of
@@ -14,6 +25,7 @@ export async function createClientFor(ctx: Context, settings: ClientSettings, tu
     import('../api/retry.js'),
     import('../ui/notices.js'),
   ]);
+  const requestTimeoutMs = requestTimeoutOf(ctx.env);
   return createApiClient(settings, {
     clock: ctx.clock,
     signal: ctx.signal,
@@ -21,5 +33,5 @@ export async function createClientFor(ctx: Context, settings: ClientSettings, tu
     notices: settings.quiet ? silentNotices : streamNotices(ctx.io.stderr, ctx.io.stderrIsTTY),
     debugOut: settings.debug ? ctx.io.stderr : undefined,
     credentials: { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (await ctx.config()).getProfile(name) },
-  }, tuning);
+  }, { requestTimeoutMs, ...tuning });
 }

@@ -4,15 +4,18 @@ import {
   BlockedError,
   CancelledError,
   ConflictError,
+  DeadlineReached,
   ExitCode,
   InterruptedError,
   NotFoundError,
+  OutcomeUnknownError,
   RateLimitError,
   ServiceError,
   TimeoutError,
   UsageError,
   VidpubError,
   WorkFailedError,
+  exitCodeOf,
   sanitize,
 } from '../errors.js';
 import type { ApiClient, ClientSettings } from '../api/client.js';
@@ -245,6 +248,7 @@ const ERROR_TYPES: [new (...a: never[]) => VidpubError, string][] = [
   [TimeoutError, 'timeout'],
   [BlockedError, 'blocked'],
   [ConflictError, 'conflict'],
+  [OutcomeUnknownError, 'outcome_unknown'],
   [CancelledError, 'cancelled'],
   [InterruptedError, 'interrupted'],
   [ServiceError, 'service'],
@@ -260,34 +264,85 @@ export function errorJson(error: unknown, exitCode: number): string {
   return JSON.stringify({ error: { type, code, message: sanitize(message), exit_code: exitCode, hint } });
 }
 
+/** An argument as a POSIX shell reads it back. */
+export function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command line that reruns `argv` with `key` as its --idempotency-key (any other one dropped). */
+export function rerunCommand(argv: string[], key: string): string {
+  const kept: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      kept.push(...argv.slice(i));
+      break;
+    }
+    if (a === '--idempotency-key') {
+      i++;
+      continue;
+    }
+    if (a.startsWith('--idempotency-key=')) continue;
+    kept.push(a);
+  }
+  const at = kept.indexOf('--');
+  const args = at < 0 ? [...kept, '--idempotency-key', key] : [...kept.slice(0, at), '--idempotency-key', key, ...kept.slice(at)];
+  return ['vidpub', ...args].map(shellQuote).join(' ');
+}
+
+/**
+ * An unknown outcome: what is known goes to stdout (the ids, or a JSON
+ * document with --json), the rerun command that settles it to stderr.
+ */
+function reportUnknown(error: OutcomeUnknownError, ctx: Context, inv: Invocation | undefined, argv: string[], write: (line: string) => void): void {
+  const rerun = error.idempotencyKey !== undefined ? rerunCommand(argv, error.idempotencyKey) : undefined;
+  const out = (line: string) => ctx.io.stdout.write(line + '\n');
+  if (inv?.globals.json) {
+    out(JSON.stringify({ outcome: 'unknown', request: error.request, reason: error.reason, ...error.known, idempotency_key: error.idempotencyKey ?? null, rerun: rerun ?? null }, null, 2));
+  } else {
+    for (const id of Object.values(error.known)) out(id);
+  }
+  if (rerun) write(`Rerun to settle it (nothing is done twice): ${rerun}`);
+}
+
 /** The one place an error becomes output and an exit code. */
-async function report(err: unknown, ctx: Context, inv: Invocation | undefined, spec?: CommandSpec<unknown, unknown>, json = false): Promise<number> {
+async function report(err: unknown, ctx: Context, inv: Invocation | undefined, spec?: CommandSpec<unknown, unknown>, argv: string[] = []): Promise<number> {
   let error = err;
+  // A library's abort error that escaped a flow: the deadline's reason says it was --timeout.
+  if (error instanceof DeadlineReached || (error as { cause?: unknown } | undefined)?.cause instanceof DeadlineReached) {
+    error = new TimeoutError('Stopped: the --timeout of the command was reached.', { cause: error });
+  }
   if (!(error instanceof VidpubError) && ctx.signal.aborted) error = new InterruptedError('Interrupted.');
+  // --json (or --jq): errors too are one JSON object on stderr, even when the flags could not be parsed.
+  const json = inv?.globals.json === true || argv.some((a) => a === '--json' || a.startsWith('--json=') || a === '--jq');
   const debug = inv?.globals.debug ?? truthy(ctx.env.VIDPUB_DEBUG);
   const red = inv?.colors.stderr.red ?? ((s: string) => s);
   const dim = inv?.colors.stderr.dim ?? ((s: string) => s);
   const write = (line: string) => ctx.io.stderr.write(line + '\n');
   if (error instanceof VidpubError) {
-    if (error.data !== undefined && spec && inv) {
+    const code = exitCodeOf(error, ctx.signal);
+    if (error instanceof OutcomeUnknownError) {
+      // What is known on stdout (with --json a document that holds the rerun command too).
+      reportUnknown(error, ctx, inv, argv, json ? () => {} : write);
+    } else if (error.data !== undefined && spec && inv) {
       try {
         await emit(spec, error.data, inv);
       } catch {
         // the error line below still says what happened
       }
     }
-    if (json || inv?.globals.json) {
-      write(errorJson(error, error.exitCode));
-      return error.exitCode;
+    if (json) {
+      write(errorJson(error, code));
+      return code;
     }
-    // A person saying no (a declined confirmation, Ctrl-C at a question) is said plainly, not as an error.
+    // A person saying no (a declined confirmation) is said plainly, not as an error.
     write(error instanceof CancelledError ? sanitize(error.message) : `${red('Error:')} ${sanitize(error.message)}`);
     if (error.hint) write(dim(error.hint));
     if (debug && error.stack) write(dim(error.stack));
-    return error.exitCode;
+    return code;
   }
   const message = error instanceof Error ? error.message : String(error);
-  if (json || inv?.globals.json) {
+  if (json) {
     write(errorJson(error, ExitCode.ERROR));
     if (debug && error instanceof Error && error.stack) write(dim(error.stack));
     return ExitCode.ERROR;
@@ -392,7 +447,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
         await emit(spec, data, inv);
         exitCode = ExitCode.OK;
       } catch (err) {
-        exitCode = await report(err, ctx, inv, spec, args.includes('--json'));
+        exitCode = await report(err, ctx, inv, spec, args);
       } finally {
         if (inv) await closeClient(inv);
       }
@@ -410,7 +465,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return ExitCode.OK;
       return ExitCode.USAGE;
     }
-    return report(err, ctx, undefined, undefined, args.includes('--json'));
+    return report(err, ctx, undefined, undefined, args);
   }
   return exitCode;
 }

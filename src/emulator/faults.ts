@@ -1,12 +1,14 @@
 /**
  * Fault injection for tests (POST /_emulator/faults): per-request faults
- * (connection reset before/after handling, a canned status, a delay) matched
+ * (connection reset before/after handling, a canned status, a delay, a
+ * request never answered — `hang`, the body of an upload not read either —
+ * and a response body trickled one byte every `ms` — `trickle`) matched
  * by method and path (a trailing "*" makes the path a prefix), and
  * persistent outcome faults for media processing and destinations.
  */
 import { ServiceError, errorBody } from './errors.js';
 
-export type RequestFaultAction = 'reset_after_handling' | 'reset_before_handling' | 'status' | 'delay';
+export type RequestFaultAction = 'reset_after_handling' | 'reset_before_handling' | 'status' | 'delay' | 'hang' | 'trickle';
 
 export interface RequestFault {
   id: number;
@@ -46,7 +48,7 @@ export const MAX_FAULT_BODY = 65_536;
 
 const tooLong = (name: string, max: number): ServiceError => invalid(`${name} must be at most ${max} characters.`, name);
 
-const ACTIONS: readonly RequestFaultAction[] = ['reset_after_handling', 'reset_before_handling', 'status', 'delay'];
+const ACTIONS: readonly RequestFaultAction[] = ['reset_after_handling', 'reset_before_handling', 'status', 'delay', 'hang', 'trickle'];
 
 export class Faults {
   private requestFaults: RequestFault[] = [];
@@ -131,6 +133,11 @@ export class Faults {
     } else if (fault.action === 'delay') {
       if (typeof s.ms !== 'number' || !Number.isFinite(s.ms) || s.ms < 0 || s.ms > 600_000) throw invalid('ms must be a number of milliseconds from 0 to 600000.', 'ms');
       fault.ms = s.ms;
+    } else if (fault.action === 'trickle') {
+      // The pause before each byte of the response body (the request is handled as usual).
+      const ms = s.ms === undefined ? 1000 : s.ms;
+      if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 1 || ms > 60_000) throw invalid('ms must be a number of milliseconds from 1 to 60000 (the pause before each byte).', 'ms');
+      fault.ms = ms;
     }
     this.checkRoom(1);
     this.requestFaults.push(fault);

@@ -86,7 +86,7 @@ export function computeIssues(ws: WorkspaceState, media: MediaState | undefined,
     if (media && !d.video_limits.content_types.includes(media.content_type)) {
       issues.push({ ...base, severity: 'warning', code: 'video_will_be_converted', message: `${who(d)} does not take ${media.content_type}; the video will be converted to MP4 when posted.` });
     }
-    if (d.caption_max_length !== null && caption.length > d.caption_max_length) {
+    if (d.caption_max_length !== null && [...caption].length > d.caption_max_length) {
       issues.push({ ...base, severity: 'warning', code: 'caption_too_long', message: `${who(d)} takes captions up to ${d.caption_max_length} characters; the caption will be cut.` });
     }
   }
@@ -126,7 +126,10 @@ function checkOptionValue(d: DestinationState, key: string, value: unknown, para
 function readPostInput(ws: WorkspaceState, body: unknown, nowMs: number): PostInput {
   const o = asObject(body);
   const mediaId = requiredString(o, 'media_id', 'the id of the video to post', 200);
-  const caption = optionalString(o, 'caption', MAX_CAPTION_LENGTH) ?? '';
+  // Characters are Unicode code points (an emoji is one), not UTF-16 units.
+  const caption = optionalString(o, 'caption', Number.MAX_SAFE_INTEGER) ?? '';
+  const chars = [...caption].length;
+  if (chars > MAX_CAPTION_LENGTH) throw invalidField('caption', `caption must be at most ${MAX_CAPTION_LENGTH} characters long (got ${chars}).`);
   const list = o.destinations;
   if (list === undefined || list === null) throw missingField('destinations', 'at least one {"destination_id": ...} to post to');
   if (!Array.isArray(list)) throw invalidField('destinations', 'destinations must be an array of {"destination_id", "options"} entries.');
@@ -260,7 +263,7 @@ export function releaseDuePosts(core: Core): number {
 function platformWarning(d: DestinationState, media: MediaState | undefined, caption: string): Notice | null {
   const notes: string[] = [];
   const codes: string[] = [];
-  if (d.caption_max_length !== null && caption.length > d.caption_max_length) {
+  if (d.caption_max_length !== null && [...caption].length > d.caption_max_length) {
     codes.push('caption_truncated');
     notes.push(`The caption was cut to ${d.caption_max_length} characters.`);
   }

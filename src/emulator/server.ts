@@ -96,8 +96,33 @@ function send(req: FastifyRequest, reply: FastifyReply, status: number, headers:
     req.raw.socket?.destroy();
     return reply;
   }
+  if (meta?.fault?.action === 'trickle') {
+    if (meta.entry) meta.entry.status = status;
+    trickle(req, reply, status, headers, body, meta.fault.ms ?? 1000);
+    return reply;
+  }
   reply.code(status).headers(headers);
   return reply.send(body);
+}
+
+/** A `trickle` fault: the real answer, its body one byte every `ms` (stops when the client goes away). */
+function trickle(req: FastifyRequest, reply: FastifyReply, status: number, headers: Record<string, string>, body: unknown, ms: number): void {
+  const bytes = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body ?? null), 'utf8');
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(status, { ...headers, 'content-type': headers['Content-Type'] ?? 'application/json; charset=utf-8', 'content-length': String(bytes.length) });
+  let i = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed || i >= bytes.length) {
+      clearInterval(timer);
+      if (!res.destroyed) res.end();
+      return;
+    }
+    res.write(bytes.subarray(i, i + 1));
+    i += 1;
+  }, ms);
+  timer.unref();
+  req.raw.socket?.once('close', () => clearInterval(timer));
 }
 
 export async function buildServer(
@@ -152,6 +177,12 @@ export async function buildServer(
     if (fault.action === 'reset_before_handling') {
       reply.hijack();
       req.raw.socket?.destroy();
+      return reply;
+    }
+    if (fault.action === 'hang') {
+      // Never answered, never handled; an upload's body is not read. The socket closes when the client gives up.
+      reply.hijack();
+      req.raw.pause();
       return reply;
     }
     if (fault.action === 'status') {

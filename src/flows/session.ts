@@ -25,8 +25,10 @@ export interface Session {
   /** The API client, built once. */
   client(): Promise<ApiClient>;
   clock: Clock;
-  /** Aborted on Ctrl-C (and, for a server, when its caller cancels). */
+  /** Aborted on Ctrl-C (and, for a server, when its caller cancels), and at the command's deadline (see deadline.ts). */
   signal: AbortSignal;
+  /** Absolute clock time at which `signal` aborts with DeadlineReached (--timeout); absent: no deadline. */
+  deadlineMs?: number;
   /** Notices and warnings (stderr; nothing for a server). */
   log: Logger;
   /** Nothing but errors and data (--quiet, a server): no live views, no progress. */

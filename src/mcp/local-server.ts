@@ -38,6 +38,8 @@ const ERROR_CLASSES: Record<number, string> = {
   [ExitCode.FAILED]: 'failed',
   [ExitCode.TIMEOUT]: 'timeout',
   [ExitCode.BLOCKED]: 'blocked',
+  [ExitCode.OUTCOME_UNKNOWN]: 'outcome_unknown',
+  [ExitCode.CONFLICT]: 'conflict',
   [ExitCode.INTERRUPTED]: 'interrupted',
 };
 

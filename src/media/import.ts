@@ -5,7 +5,9 @@
  * notice; past it, RateLimitError (exit 4).
  */
 import type { Media } from '../api/types.js';
-import { InterruptedError, isInterruption } from '../errors.js';
+import { InterruptedError, OutcomeUnknownError, TimeoutError, isInterruption } from '../errors.js';
+import { bindDeadline } from '../flows/deadline.js';
+import { runKey } from '../flows/run-key.js';
 import { stepKey, type Session } from '../flows/session.js';
 import { silentProgress } from '../ui/progress.js';
 import { checkImportUrl } from './import-url.js';
@@ -22,8 +24,18 @@ export interface ImportLinkOptions extends MediaFlowOptions {
  * first (UsageError, exit 2, no request); returns the media record
  * (downloading with `wait: false`, ready otherwise).
  */
-export async function importLink(session: Session, url: string, opts: ImportLinkOptions): Promise<Media> {
+export async function importLink(outer: Session, url: string, opts: ImportLinkOptions): Promise<Media> {
   const link = checkImportUrl(url);
+  const bound = bindDeadline(outer, opts.deadlineMs);
+  try {
+    return await importWithin(bound.session, link, opts);
+  } finally {
+    bound.dispose();
+  }
+}
+
+async function importWithin(session: Session, link: { url: string }, opts: ImportLinkOptions): Promise<Media> {
+  const base = opts.idempotencyBase ?? runKey(undefined).key;
   const client = await session.client();
   const signal = opts.signal ? AbortSignal.any([session.signal, opts.signal]) : session.signal;
   const progress = opts.progress ?? silentProgress;
@@ -31,9 +43,18 @@ export async function importLink(session: Session, url: string, opts: ImportLink
   try {
     media = await client.createImport(
       { url: link.url, ...(opts.filename ? { filename: opts.filename } : {}) },
-      { idempotencyKey: stepKey(opts.idempotencyBase, 'import'), signal },
+      { idempotencyKey: stepKey(base, 'import'), signal },
     );
   } catch (err) {
+    if (err instanceof OutcomeUnknownError) {
+      throw err.retold(`The outcome is unknown: the import of ${link.url} may have been started at the service; ${err.why}.`, {
+        idempotencyKey: base,
+        hint: 'Run the same command again with this --idempotency-key: an import already started is reported, not started twice.',
+      });
+    }
+    if (err instanceof TimeoutError) {
+      throw new TimeoutError('Stopped (--timeout reached) before the import was accepted; nothing was imported.', { hint: 'Run the command again, with a longer --timeout.', cause: err });
+    }
     if (isInterruption(err, signal)) {
       throw new InterruptedError('Interrupted while starting the import.', { cause: err });
     }

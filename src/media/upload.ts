@@ -7,7 +7,10 @@ import { responseMeta } from '../api/client.js';
 import { createDebugLogger } from '../api/debug.js';
 import type { CreateUploadResponse, Media } from '../api/types.js';
 import { putFile, UploadLinkRefusedError } from '../api/upload.js';
-import { InterruptedError, VidpubError, isInterruption } from '../errors.js';
+import { InterruptedError, OutcomeUnknownError, ServiceError, TimeoutError, VidpubError, isInterruption } from '../errors.js';
+import { interruptibleSleep } from '../api/retry.js';
+import { bindDeadline, lookUp, withGrace } from '../flows/deadline.js';
+import { runKey } from '../flows/run-key.js';
 import { stepKey, type Session } from '../flows/session.js';
 import { silentProgress } from '../ui/progress.js';
 import { formatDuration } from '../util/duration.js';
@@ -16,6 +19,14 @@ import { waitForMedia, type MediaFlowOptions } from './wait.js';
 
 /** New links we ask for when the storage refuses one (expired, used, tampered). */
 const MAX_LINK_RENEWALS = 2;
+/**
+ * Once every byte has arrived, the complete still gets this long after Ctrl-C,
+ * SIGTERM or the deadline: the upload is finished rather than left half-done.
+ */
+export const COMPLETE_GRACE_MS = 700;
+/** While the link is in use by another upload: looks at the video this often, this many times, before sending once more. */
+const IN_USE_LOOK_MS = 2_000;
+const IN_USE_LOOKS = 3;
 
 export type UploadFileOptions = MediaFlowOptions;
 
@@ -25,9 +36,36 @@ export type UploadFileOptions = MediaFlowOptions;
  * (exit 6), TimeoutError (exit 7), InterruptedError (exit 130, naming the
  * media id), UsageError (the file changed size, exit 2) or a client error.
  */
-export async function uploadFile(session: Session, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
+export async function uploadFile(outer: Session, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
+  const bound = bindDeadline(outer, opts.deadlineMs);
+  try {
+    return await uploadWithin(bound.session, file, opts);
+  } catch (err) {
+    throw await settledComplete(outer, err);
+  } finally {
+    bound.dispose();
+  }
+}
+
+/**
+ * A complete cut off by the deadline, looked up (GET /media/{id}): a video
+ * past "uploading" was completed, so the outcome is known after all (exit 7
+ * with the record); otherwise it stays unknown.
+ */
+async function settledComplete(outer: Session, err: unknown): Promise<unknown> {
+  const id = err instanceof OutcomeUnknownError ? err.known.media_id : undefined;
+  if (!id || !(err instanceof OutcomeUnknownError) || err.reason !== 'deadline') return err;
+  const client = await outer.client();
+  const media = await lookUp(outer, (signal) => client.getMedia(id, { signal }));
+  if (!media || media.status === 'uploading') return err;
+  const state = media.status === 'ready' ? 'is ready' : media.status === 'failed' ? 'failed' : 'was uploaded and is processing';
+  return new TimeoutError(`Stopped (--timeout reached): video ${id} ${state}; it goes on at the service.`, { hint: `Post it with: vidpub post --media ${id} --to <destination> --caption "..."`, data: media, cause: err });
+}
+
+async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
   const client = await session.client();
   const signal = opts.signal ? AbortSignal.any([session.signal, opts.signal]) : session.signal;
+  const base = opts.idempotencyBase ?? runKey(undefined).key;
   const progress = opts.progress ?? silentProgress;
   const debug = createDebugLogger({ out: session.debugOut, now: () => session.clock.now() });
   const request = { filename: file.filename, size_bytes: file.size, content_type: file.contentType };
@@ -39,7 +77,7 @@ export async function uploadFile(session: Session, file: VideoFile, opts: Upload
     if (m) await session.journal?.media({ media: m, file: file.path, size: file.size, idem: opts.idempotencyBase, outcome });
   };
   const create = async (step: string): Promise<{ res: CreateUploadResponse; replayed: boolean }> => {
-    const res = await client.createUpload(request, { idempotencyKey: stepKey(opts.idempotencyBase, step), signal });
+    const res = await client.createUpload(request, { idempotencyKey: stepKey(base, step), signal });
     const replayed = responseMeta(res)?.replayed === true;
     media = res.media;
     opts.onMedia?.(res.media);
@@ -55,6 +93,7 @@ export async function uploadFile(session: Session, file: VideoFile, opts: Upload
     }
   };
 
+  let inUseRounds = 0;
   try {
     let current = await create('upload');
     for (let round = 0; ; round++) {
@@ -80,10 +119,35 @@ export async function uploadFile(session: Session, file: VideoFile, opts: Upload
           },
           onRetry: ({ attempt, reason, delayMs }) => progress.note(`Upload interrupted (${reason}); sending it again from the start in ${formatDuration(delayMs)} (attempt ${attempt}).`),
         });
-        media = await client.completeUpload(m.id, { idempotencyKey: stepKey(opts.idempotencyBase, `complete:${m.id}`), signal });
+        // Every byte arrived: the complete is sent even if Ctrl-C or the deadline comes now.
+        const grace = withGrace(signal, COMPLETE_GRACE_MS);
+        try {
+          media = await client.completeUpload(m.id, { idempotencyKey: stepKey(base, `complete:${m.id}`), signal: grace.signal, signalOnly: true });
+        } finally {
+          grace.dispose();
+        }
         break;
       } catch (err) {
         if (!(err instanceof UploadLinkRefusedError)) throw err;
+        if (err.inUse) {
+          // Not a dropped connection: another upload to this very link is being received (another run with this
+          // --idempotency-key, or an attempt of ours the storage has not let go yet). Wait for it; do not send again.
+          progress.note(`The upload link of video ${m.id} is in use by another upload; waiting for it rather than sending the file again.`);
+          for (let look = 0; look < IN_USE_LOOKS; look++) {
+            await interruptibleSleep(session.clock, IN_USE_LOOK_MS, signal);
+            const now = await client.getMedia(m.id, { signal });
+            if (now.status !== 'uploading') {
+              media = now;
+              break;
+            }
+          }
+          if (media && media.status !== 'uploading') break;
+          if (inUseRounds++ === 0) continue; // let go by now: send once more on the same link
+          throw new ServiceError(`The upload link of video ${m.id} stayed in use by another upload; the file was not sent again.`, {
+            hint: 'If another vidpub run with the same --idempotency-key is uploading this file, let it finish; otherwise run the command again.',
+            data: media,
+          });
+        }
         // The bytes may be there already: the link was used, an earlier attempt sent them all, or this is a rerun.
         if (err.status === 409 || err.bytesMayHaveArrived || replayed) {
           const done = await tryComplete(m.id);
@@ -99,7 +163,25 @@ export async function uploadFile(session: Session, file: VideoFile, opts: Upload
     }
   } catch (err) {
     progress.stop();
-    await note(media, isInterruption(err, signal) ? 'interrupted' : 'error');
+    await note(media, isInterruption(err, signal) ? 'interrupted' : err instanceof OutcomeUnknownError ? 'unknown' : err instanceof TimeoutError ? 'timeout' : 'error');
+    if (err instanceof OutcomeUnknownError) {
+      const id = media?.id;
+      const what = id
+        ? `video ${id} (${file.filename}) may or may not have been completed`
+        : `the upload of ${file.filename} may have been created at the service`;
+      throw err.retold(`The outcome is unknown: ${what}; ${err.why}.`, {
+        idempotencyKey: base,
+        known: id ? { media_id: id } : {},
+        data: media,
+        hint: 'Run the same command again with this --idempotency-key: what was done is reported, not done twice.',
+      });
+    }
+    if (err instanceof TimeoutError) {
+      const where = media
+        ? `during the upload of ${file.filename} (video ${media.id}, ${file.size ? Math.floor((sent / file.size) * 100) : 0}% sent); it was not completed`
+        : `before the upload of ${file.filename} started; nothing was uploaded`;
+      throw new TimeoutError(`Stopped (--timeout reached) ${where}.`, { hint: 'Run the command again, with a longer --timeout.', data: media, cause: err });
+    }
     if (isInterruption(err, signal)) {
       const where = media
         ? `during the upload of ${file.filename} (video ${media.id}, ${file.size ? Math.floor((sent / file.size) * 100) : 0}% sent); it was not completed`
@@ -130,3 +212,4 @@ export async function noteWait(media: Media, wait: () => Promise<Media>, note: (
     throw err;
   }
 }
+

@@ -113,6 +113,14 @@ export async function waitForMedia(session: Session, mediaId: string, opts: Wait
         ),
     });
   } catch (err) {
+    // The deadline aborted a look in flight or a pause between looks: the same stop as between looks.
+    if (err instanceof TimeoutError && err.data === undefined) {
+      throw new TimeoutError(`Stopped waiting (--timeout reached): video ${mediaId} is ${last ? describeMediaState(last) : 'not ready yet'}.`, {
+        hint: laterHint(mediaId),
+        data: last ?? { id: mediaId },
+        cause: err,
+      });
+    }
     if (isInterruption(err, signal)) {
       throw new InterruptedError(`Interrupted: stopped waiting for video ${mediaId}${last ? `, which is ${describeMediaState(last)}` : ''}.`, {
         hint: laterHint(mediaId),

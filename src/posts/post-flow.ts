@@ -9,7 +9,9 @@
 import { responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Media, Post } from '../api/types.js';
 import type { VideoFile } from '../media/check.js';
-import { BlockedError, CancelledError, UsageError, sanitize } from '../errors.js';
+import { BlockedError, CancelledError, InterruptedError, OutcomeUnknownError, TimeoutError, UsageError, VidpubError, sanitize } from '../errors.js';
+import { bindDeadline } from '../flows/deadline.js';
+import { runKey, type RunKey } from '../flows/run-key.js';
 import { stepKey, type Session } from '../flows/session.js';
 import { formatDuration } from '../util/duration.js';
 import { wrapLine } from '../ui/wrap.js';
@@ -203,11 +205,64 @@ async function askCaption(opts: PostOpts, session: Session, again: string): Prom
   return ask(() => prompter.input({ message: 'Caption (one line; set $EDITOR to write several, or use --caption-file)' }), cancelledText(opts), hint);
 }
 
+/** The most characters a caption may have; the service counts Unicode code points (an emoji is one). */
+export const MAX_CAPTION_CHARS = 10_000;
+
+/** Characters of a caption as the service counts them: code points, not UTF-16 units. */
+export function captionLength(caption: string): number {
+  let n = 0;
+  for (const _ of caption) n++;
+  return n;
+}
+
+/** The caption fits what the service takes: said before anything is sent. */
+export function checkCaption(caption: string | undefined): void {
+  if (caption === undefined) return;
+  const n = captionLength(caption);
+  if (n > MAX_CAPTION_CHARS) {
+    throw new UsageError(`the caption has ${n.toLocaleString('en-US')} characters; the service takes at most ${MAX_CAPTION_CHARS.toLocaleString('en-US')}`, {
+      hint: 'Shorten it; nothing was uploaded or posted.',
+    });
+  }
+}
+
+/** The longest option value the service takes (docs/api-notes.md: a string over 1000 characters is 400 invalid_option_value). */
+export const MAX_OPTION_VALUE_CHARS = 1000;
+
+/** Every --option value fits what the service takes: said before anything is sent. */
+export function checkOptionValues(options: OptionAssignment[]): void {
+  for (const o of options) {
+    const n = captionLength(o.value);
+    if (n > MAX_OPTION_VALUE_CHARS) {
+      throw new UsageError(`the value of --option ${sanitize(o.key)} has ${n.toLocaleString('en-US')} characters; the service takes at most ${MAX_OPTION_VALUE_CHARS.toLocaleString('en-US')}`, {
+        hint: 'Shorten it; nothing was uploaded or posted.',
+      });
+    }
+  }
+}
+
+/**
+ * A refusal that comes after the video was uploaded names it, so the next
+ * run posts it with --media instead of uploading it again.
+ */
+function namingMedia(err: unknown, media: Media, uploaded: boolean): unknown {
+  if (!uploaded || !(err instanceof VidpubError) || err instanceof OutcomeUnknownError || err instanceof InterruptedError) return err;
+  if (err.message.includes(media.id) || err.hint?.includes(media.id)) return err;
+  const Ctor = err.constructor as new (message: string, o: ConstructorParameters<typeof VidpubError>[1]) => VidpubError;
+  const copy = new Ctor(`${err.message} (the video is uploaded: ${media.id}; post it with --media ${media.id})`, {
+    hint: err.hint,
+    data: err.data,
+    http: err.http,
+    cause: err,
+  });
+  return Object.assign(copy, { code: (err as { code?: unknown }).code, resetAt: (err as { resetAt?: unknown }).resetAt, retryAfterSec: (err as { retryAfterSec?: unknown }).retryAfterSec });
+}
+
 /** Uploads, imports or takes the video; waits until it is ready when `ready` is needed. */
-async function obtainMedia(opts: PostOpts, session: Session, known: Media | undefined, ready: boolean, deadlineMs: number): Promise<Media> {
+async function obtainMedia(opts: PostOpts, session: Session, known: Media | undefined, ready: boolean, deadlineMs: number, key: RunKey): Promise<Media> {
   const progress = await session.progress();
   const s = opts.source;
-  const common = { idempotencyBase: serviceKeyBase(opts, session), wait: ready, deadlineMs, progress };
+  const common = { idempotencyBase: key.key, wait: ready, deadlineMs, progress };
   if (s.kind === 'file') {
     const { uploadFile } = await import('../media/upload.js');
     return uploadFile(session, s.file, common);
@@ -225,27 +280,60 @@ async function obtainMedia(opts: PostOpts, session: Session, known: Media | unde
   return waitForMedia(session, media.id, { deadlineMs, progress, current: media });
 }
 
-const forcedBases = new WeakMap<PostOpts, string>();
-
 /**
- * The base of the service's Idempotency-Keys: --idempotency-key, or with
- * --force-new that key made new for this run (the service would replay the
- * known key's post for 24 hours).
+ * The --idempotency-key the service sees: the one given, or with --force-new
+ * that key made new for this run (the service would replay the known key's
+ * post for 24 hours). The journal keeps the key as given.
  */
-function serviceKeyBase(opts: PostOpts, session: Session): string | undefined {
+function serviceKey(opts: PostOpts, now: number): string | undefined {
   if (!opts.idempotencyKey || !opts.forceNew) return opts.idempotencyKey;
-  let base = forcedBases.get(opts);
-  if (!base) {
-    base = `${opts.idempotencyKey}~${session.clock.now().toString(36)}`;
-    forcedBases.set(opts, base);
-  }
-  return base;
+  return `${opts.idempotencyKey}~${now.toString(36)}`;
 }
 
-export async function runPost(opts: PostOpts, session: Session): Promise<PostResult> {
+export async function runPost(opts: PostOpts, outer: Session): Promise<PostResult> {
+  // Every local check before any request.
+  checkCaption(opts.caption);
+  checkOptionValues(opts.options);
+  // One deadline for the whole command: destinations, upload, post, publish, watch.
+  const deadlineMs = outer.clock.now() + opts.timeoutMs;
+  const bound = bindDeadline(outer, deadlineMs, opts.timeoutMs);
+  const key = runKey(serviceKey(opts, outer.clock.now()));
+  let phase = 'reading the destinations';
+  let media: Media | undefined;
+  try {
+    return await postWithin(opts, bound.session, deadlineMs, key, (p, m) => {
+      phase = p;
+      media = m ?? media;
+    });
+  } catch (err) {
+    // The media flows tell their own unknown outcomes (with this run's key); the post's is told here.
+    if (err instanceof OutcomeUnknownError && phase === 'creating the post') {
+      const id = media?.id;
+      throw err.retold(
+        `The outcome is unknown: the post may have been created${id ? ` (video ${id})` : ''}; ${err.why}.`,
+        {
+          idempotencyKey: key.key,
+          known: id ? { media_id: id } : {},
+          hint: 'Run the same command again with this --idempotency-key: what was done is reported, not done twice.',
+        },
+      );
+    }
+    if (err instanceof TimeoutError && err.data === undefined) {
+      const nothing = media ? `nothing was posted; the video is uploaded: ${media.id} (post it with --media ${media.id})` : 'nothing was uploaded or posted';
+      throw new TimeoutError(`Stopped (--timeout reached) while ${phase}; ${nothing}.`, {
+        hint: 'Run the command again, with a longer --timeout.',
+        cause: err,
+      });
+    }
+    throw err;
+  } finally {
+    bound.dispose();
+  }
+}
+
+async function postWithin(opts: PostOpts, session: Session, deadlineMs: number, key: RunKey, at: (phase: string, media?: Media) => void): Promise<PostResult> {
   const client = await session.client();
   const { clock, signal } = session;
-  const deadlineMs = clock.now() + opts.timeoutMs;
 
   // Rerun safety beyond the service's 24 hours: a key this machine has posted under is reported, not posted again.
   if (opts.idempotencyKey && !opts.forceNew && session.journal) {
@@ -295,7 +383,10 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
   checkDuration(durationSec, plans, sourceText(opts.source));
 
   let caption = opts.caption;
-  if (caption === undefined) caption = await askCaption(opts, session, again());
+  if (caption === undefined) {
+    caption = await askCaption(opts, session, again());
+    checkCaption(caption);
+  }
 
   const summary = summaryLines(
     {
@@ -319,7 +410,35 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
   }
 
   // A draft may be saved before the video is ready; publishing needs it ready.
-  const media = await obtainMedia(opts, session, known, !(opts.draft && !opts.wait), deadlineMs);
+  at(opts.source.kind === 'url' ? 'importing the video' : opts.source.kind === 'file' ? 'uploading the video' : 'waiting for the video');
+  const media = await obtainMedia(opts, session, known, !(opts.draft && !opts.wait), deadlineMs, key);
+  const uploaded = opts.source.kind !== 'media';
+  at('creating the post', media);
+  let created = false;
+  try {
+    return await createAndFollow(opts, session, media, caption, plans, names, key, deadlineMs, (phase) => {
+      created = true;
+      at(phase);
+    });
+  } catch (err) {
+    // Once the post exists, its own id is what the messages name.
+    throw created ? err : namingMedia(err, media, uploaded);
+  }
+}
+
+async function createAndFollow(
+  opts: PostOpts,
+  session: Session,
+  media: Media,
+  caption: string,
+  plans: DestinationPlan[],
+  names: Record<string, string>,
+  key: RunKey,
+  deadlineMs: number,
+  at: (phase: string) => void,
+): Promise<PostResult> {
+  const client = await session.client();
+  const { clock, signal } = session;
 
   const body: CreatePostRequest = {
     media_id: media.id,
@@ -336,7 +455,7 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
 
   let post: Post;
   try {
-    post = await client.createPost(body, { idempotencyKey: stepKey(serviceKeyBase(opts, session), 'post'), signal });
+    post = await client.createPost(body, { idempotencyKey: stepKey(key.key, 'post'), signal });
   } catch (err) {
     if (isDailyLimit(err)) {
       throw dailyLimitError(
@@ -353,9 +472,14 @@ export async function runPost(opts: PostOpts, session: Session): Promise<PostRes
     }
     throw err;
   }
+  at('following the post');
   const replayed = responseMeta(post)?.replayed === true;
   if (replayed) {
-    session.log.info(`Post ${post.id} was already created by an earlier run with this --idempotency-key; reporting it.`);
+    session.log.info(
+      key.given
+        ? `Post ${post.id} was already created by an earlier run with this --idempotency-key; reporting it.`
+        : `Post ${post.id} was created by an earlier attempt of this run whose answer was lost; reporting it.`,
+    );
     post = await client.getPost(post.id, { signal });
   }
   const s = opts.source;

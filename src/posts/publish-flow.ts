@@ -5,7 +5,8 @@
  */
 import type { ApiClient } from '../api/client.js';
 import type { Destination, Me, Post } from '../api/types.js';
-import { BlockedError, CancelledError, ConflictError, VidpubError, sanitize } from '../errors.js';
+import { BlockedError, CancelledError, ConflictError, OutcomeUnknownError, TimeoutError, VidpubError, sanitize } from '../errors.js';
+import { bindDeadline, lookUp } from '../flows/deadline.js';
 import type { Session } from '../flows/session.js';
 import { recordingEnd } from './journal-notes.js';
 import { ask, type DestinationPlan } from './options.js';
@@ -45,7 +46,7 @@ async function destinationNames(client: ApiClient, signal: AbortSignal): Promise
   }
 }
 
-/** exit 9: the post is neither a draft nor scheduled, so there is nothing to publish. */
+/** exit 10: the post is neither a draft nor scheduled, so there is nothing to publish. */
 function notPublishable(post: Pick<Post, 'id' | 'status'>, cause?: VidpubError): ConflictError {
   const state = sanitize(String(post.status));
   const what = state === 'completed' ? 'it has already been published (completed)' : state === 'publishing' ? 'it is being published right now' : `it is ${state}`;
@@ -107,7 +108,48 @@ async function confirmPublish(opts: PublishOpts, session: Session, client: ApiCl
   if (!yes) throw new CancelledError(cancelled, { hint: `Publish it without the question: vidpub publish ${post.id}${opts.atText ? ` --at ${JSON.stringify(opts.atText)}` : ''} --yes` });
 }
 
-export async function runPublish(opts: PublishOpts, session: Session): Promise<PostResult> {
+/** Runs `fn` with the session bound to the command's deadline (--timeout), told in words when reached. */
+async function withinTimeout<T>(outer: Session, timeoutMs: number, what: string, fn: (session: Session) => Promise<T>): Promise<T> {
+  const bound = bindDeadline(outer, outer.clock.now() + timeoutMs, timeoutMs);
+  try {
+    return await fn(bound.session);
+  } catch (err) {
+    if (err instanceof TimeoutError && err.data === undefined) {
+      throw new TimeoutError(`Stopped (--timeout reached) ${what}.`, { hint: 'Run the command again, with a longer --timeout.', cause: err });
+    }
+    throw err;
+  } finally {
+    bound.dispose();
+  }
+}
+
+export async function runPublish(opts: PublishOpts, outer: Session): Promise<PostResult> {
+  try {
+    return await withinTimeout(outer, opts.timeoutMs, `before post ${opts.postId} was sent to publish; it stays as it was`, (session) => publishWithin(opts, session));
+  } catch (err) {
+    throw await settledPublish(outer, opts, err);
+  }
+}
+
+/**
+ * A publish cut off by the deadline, looked up (GET /posts/{id}): a post that
+ * is no longer a draft was sent to publish, so the outcome is known (exit 7
+ * with its record); otherwise it stays unknown.
+ */
+async function settledPublish(outer: Session, opts: PublishOpts, err: unknown): Promise<unknown> {
+  if (!(err instanceof OutcomeUnknownError) || err.reason !== 'deadline') return err;
+  const client = await outer.client();
+  const post = await lookUp(outer, (signal) => client.getPost(opts.postId, { signal }));
+  if (!post || post.status === 'draft') return err;
+  const r: PostResult = { post, names: {}, zone: opts.zone };
+  return new TimeoutError(`Stopped (--timeout reached): post ${post.id} was sent to publish (${post.status}); it goes on at the service.`, {
+    hint: `Check on it later with: vidpub status ${post.id} --wait`,
+    data: r,
+    cause: err,
+  });
+}
+
+async function publishWithin(opts: PublishOpts, session: Session): Promise<PostResult> {
   const client = await session.client();
   const { signal } = session;
   const all = await client.listDestinations({ signal }).catch(() => [] as Destination[]);
@@ -132,6 +174,12 @@ export async function runPublish(opts: PublishOpts, session: Session): Promise<P
         session.clock.now(),
       );
     }
+    if (err instanceof OutcomeUnknownError) {
+      throw err.retold(`The outcome is unknown: post ${opts.postId} may have been sent to publish; ${err.why}.`, {
+        known: { post_id: opts.postId },
+        hint: `See where it stands with: vidpub status ${opts.postId}`,
+      });
+    }
     if (err instanceof BlockedError) {
       const current = await client.getPost(opts.postId, { signal }).catch(() => undefined);
       if (current) {
@@ -155,7 +203,12 @@ export async function runPublish(opts: PublishOpts, session: Session): Promise<P
   );
 }
 
-export async function runStatus(opts: StatusOpts, session: Session): Promise<PostResult> {
+export function runStatus(opts: StatusOpts, outer: Session): Promise<PostResult> {
+  if (!opts.wait) return statusWithin(opts, outer);
+  return withinTimeout(outer, opts.timeoutMs, `before post ${opts.postId} could be read`, (session) => statusWithin(opts, session));
+}
+
+async function statusWithin(opts: StatusOpts, session: Session): Promise<PostResult> {
   const client = await session.client();
   const { signal } = session;
   const post = await client.getPost(opts.postId, { signal });

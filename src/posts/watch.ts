@@ -163,7 +163,7 @@ export async function waitForPost(session: Session, client: ApiClient, result: P
   } catch (err) {
     if (err instanceof TimeoutError) {
       if (err.data !== undefined) throw err;
-      throw new TimeoutError(`Stopped waiting for post ${id} (--timeout); it goes on at the service.`, { hint, data: last, cause: err });
+      throw new TimeoutError(`Stopped waiting for post ${id}${opts.timeoutMs ? ` after ${formatDuration(opts.timeoutMs)}` : ''} (--timeout); it goes on at the service.`, { hint, data: last, cause: err });
     }
     if (isInterruption(err, signal)) {
       throw new InterruptedError(`Interrupted: stopped waiting for post ${id}; it goes on at the service.`, { hint, data: last, cause: err });

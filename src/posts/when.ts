@@ -219,6 +219,16 @@ function parseOffset(text: string, raw: string): number {
  * resolveTimeZone). Throws UsageError for a malformed time, a time that does
  * not exist in the zone, or a time in the past.
  */
+/** How far ahead the service takes a publish_at (docs/api-notes.md: more than 365 days → 400 invalid_publish_at). */
+export const MAX_DAYS_AHEAD = 365;
+
+/** --at beyond what the service takes: an invalid time (exit 2), said before anything is sent. */
+function tooFarAhead(text: string): UsageError {
+  return new UsageError(`invalid time "${sanitize(text)}" for --at: the service schedules at most ${MAX_DAYS_AHEAD} days ahead`, {
+    hint: `Give a time within ${MAX_DAYS_AHEAD} days, e.g. --at +30d, or save a draft (--draft) and publish it later.`,
+  });
+}
+
 export function parseWhen(input: string, opts: { now: number; zone: string }): ResolvedWhen {
   const text = String(input).trim();
   const { now, zone } = opts;
@@ -239,6 +249,7 @@ export function parseWhen(input: string, opts: { now: number; zone: string }): R
     let delta = 0;
     for (const part of rel[1]!.matchAll(/(\d+)\s*([smhdw])/gi)) delta += Number(part[1]) * UNIT_MS[part[2]!.toLowerCase()]!;
     if (delta === 0) throw malformed(text, 'a relative time must be later than now (use "now" to post now)');
+    if (!Number.isFinite(delta) || delta > MAX_DAYS_AHEAD * UNIT_MS.d!) throw tooFarAhead(text);
     ms = now + delta;
     shownOffset = offsetAt(ms, zone);
   } else if (iso) {
@@ -272,6 +283,7 @@ export function parseWhen(input: string, opts: { now: number; zone: string }): R
     shownOffset = offsetAt(ms, zone);
   }
 
+  if (!Number.isFinite(ms) || ms - now > MAX_DAYS_AHEAD * UNIT_MS.d!) throw tooFarAhead(text);
   if (ms < now) {
     throw new UsageError(`the time ${isoWithOffset(ms, shownOffset)} (${isoUtc(ms)}) for --at is in the past`, {
       hint: 'Give a later time, or "now" to post now.',

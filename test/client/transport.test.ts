@@ -96,3 +96,36 @@ test('an aborted signal stops the request with an AbortError; refused connection
   await expect(t.request(`http://127.0.0.1:${port}/`, { method: 'GET', headers: {} })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   await t.close();
 });
+
+test('a body trickled a byte at a time cannot outlast the body limit: it is a total, not a pause between chunks', async () => {
+  const { base } = await serve((_req, res) => {
+    res.writeHead(200, { 'content-length': '1000' });
+    const timer = setInterval(() => res.write('x'), 20);
+    res.on('close', () => clearInterval(timer));
+  });
+  const t = createTransport({ ...TIMEOUTS, bodyMs: 200 });
+  await expect(t.request(`${base}/trickle`, { method: 'GET', headers: {} })).rejects.toMatchObject({ code: 'UND_ERR_BODY_TIMEOUT', requestSent: true });
+  await t.close();
+});
+
+test('the ceiling of one request (VIDPUB_REQUEST_TIMEOUT) ends it whatever phase it is in', async () => {
+  const { base } = await serve(() => undefined);
+  const t = createTransport({ ...TIMEOUTS, totalMs: 150 });
+  await expect(t.request(`${base}/hang`, { method: 'GET', headers: {} })).rejects.toMatchObject({
+    code: 'UND_ERR_HEADERS_TIMEOUT',
+    message: expect.stringContaining('VIDPUB_REQUEST_TIMEOUT'),
+  });
+  await t.close();
+});
+
+test('a failure says whether the request may have reached the service (requestSent)', async () => {
+  const closed = createTcpServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  const port = (closed.address() as AddressInfo).port;
+  await new Promise<void>((r) => closed.close(() => r()));
+  const t = createTransport(TIMEOUTS);
+  await expect(t.request(`http://127.0.0.1:${port}/`, { method: 'POST', headers: {}, body: '{}' })).rejects.toMatchObject({ code: 'ECONNREFUSED', requestSent: false });
+  const { base } = await serve((req) => req.socket.destroy());
+  await expect(t.request(`${base}/reset`, { method: 'POST', headers: {}, body: '{}' })).rejects.toMatchObject({ requestSent: true });
+  await t.close();
+});

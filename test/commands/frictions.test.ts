@@ -80,15 +80,15 @@ describe('publish on a terminal', () => {
     expect(await publishes()).toBe(2);
   });
 
-  it('a completed post: a sentence with its state and exit 9 (terminal or script)', async () => {
+  it('a completed post: a sentence with its state and exit 10 (terminal or script)', async () => {
     const d = await draft();
     expect((await run(['publish', d.id])).code).toBe(0);
     const r = await run(['publish', d.id]);
-    expect(r.code).toBe(9);
+    expect(r.code).toBe(10);
     expect(r.stderr).toContain(`Error: Post ${d.id} cannot be published: it has already been published (completed); only a draft or a scheduled post can be.`);
     expect(r.stderr).toContain(`See each destination with: vidpub status ${d.id}`);
     const tty = await run(['publish', d.id], { tty: true });
-    expect(tty.code).toBe(9);
+    expect(tty.code).toBe(10);
     expect(tty.stderr).toContain('it has already been published (completed)');
   });
 });

@@ -32,9 +32,10 @@ describe('vidpub post while waiting', () => {
   });
 
   it('--timeout: exit 7 naming the post and "vidpub status <id> --wait"; --json still gives the record', async () => {
-    const r = await runCli(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--timeout', '5s', '--json'], {
+    // --timeout is the budget of the whole command (upload included): 20 s at 10x is 2 s of real time.
+    const r = await runCli(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--timeout', '20s', '--json'], {
       env: { ...emu.env(), TZ: 'UTC' },
-      // 5 s of this clock is 1 s of real time: enough for the upload on a busy machine, far short of the 30 s publish.
+      // 5 s of this clock is 1 s of real time: the 20 s budget is 4 s, enough for the upload on a busy machine, far short of the 30 s publish.
       clock: scaledClock(5),
     });
     expect(r.code).toBe(7);
@@ -43,7 +44,7 @@ describe('vidpub post while waiting', () => {
     // with --json the error is one JSON object on stderr
     const { error } = JSON.parse(r.stderr.trim().split('\n').pop()!) as { error: { message: string; hint: string; exit_code: number } };
     expect(error).toMatchObject({
-      message: `Stopped waiting for post ${post.id} after 5s (--timeout); it goes on at the service.`,
+      message: `Stopped waiting for post ${post.id} after 20s (--timeout); it goes on at the service.`,
       hint: `Check on it later with: vidpub status ${post.id} --wait`,
       exit_code: 7,
     });

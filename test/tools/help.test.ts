@@ -32,7 +32,7 @@ describe('vidpub --help (the root help)', () => {
     expect(text).toMatch(/^Examples:$/m);
     for (const e of ROOT_EXAMPLES) expect(text).toContain(`  $ ${e}\n`);
     expect(text).toMatch(/^Exit codes:$/m);
-    for (const code of ['0 ok', '1 error', '2 usage or invalid input', '3 authentication or permission', '4 rate limited', '5 not found', '6 finished but failed', '7 timed out waiting', '8 blocked by issues', '130 interrupted']) {
+    for (const code of ['0 ok', '1 error', '2 usage or invalid input', '3 authentication or permission', '4 rate limited', '5 not found', '6 finished but failed', '7 timed out waiting', '8 blocked by issues', '9 outcome unknown', '130 interrupted', '143 terminated', '129 hung up']) {
       expect(text).toContain(code);
     }
   });

@@ -7,6 +7,7 @@ import { runMediaFlow } from './upload.js';
 interface ImportOpts extends WaitFlags {
   url: string;
   filename?: string;
+  idempotencyKey?: string;
 }
 
 export default defineCommand<ImportOpts, Media>({
@@ -27,7 +28,8 @@ export default defineCommand<ImportOpts, Media>({
     const { checkImportUrl, checkImportFilename } = await import('../../media/import-url.js');
     const { url } = checkImportUrl(raw);
     const filename = flags.filename === undefined ? undefined : checkImportFilename(String(flags.filename));
-    return { url, filename, ...parseWaitFlags(flags) };
+    const { parseIdempotencyKey } = await import('../../posts/flags.js');
+    return { url, filename, ...parseWaitFlags(flags), idempotencyKey: parseIdempotencyKey(flags.idempotencyKey) };
   },
   async run(opts, inv) {
     const { importLink } = await import('../../media/import.js');

@@ -39,9 +39,10 @@ function mediaWaitFlags(what: string): FlagSpec[] {
       name: 'timeout',
       value: 'dur',
       kind: 'duration',
-      description: 'longest wait until the video is ready (90s, 5m, 1h; a bare number is seconds)',
+      description: 'longest the whole command may take (90s, 5m, 1h; a bare number is seconds)',
       default: DEFAULT_TIMEOUT,
     },
+    { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key within 24 h creates no second video' },
   ];
 }
 

@@ -9,7 +9,7 @@ export default defineCommand<PublishOpts, PostResult>({
   description:
     'Publish a draft now or at a time, or move a scheduled post to a new time (or send it now). ' +
     'On a terminal it first shows the post (video, caption, destinations and their options, when, the allowance it spends) and asks for a confirmation; --yes skips it, scripts are never asked. ' +
-    'A post that is neither a draft nor scheduled (already published) is refused with its state (exit 9). ' +
+    'A post that is neither a draft nor scheduled (already published) is refused with its state (exit 10). ' +
     `Issues of severity error block it (exit 8, listed with the review link); a used-up daily allowance leaves the draft a draft (exit 4). WHEN: ${WHEN_FORMATS}.`,
   examples: [
     'vidpub publish post_123',

@@ -7,6 +7,7 @@ import { defineCommand, type Invocation } from '../command.js';
 
 interface UploadOpts extends WaitFlags {
   file: VideoFile;
+  idempotencyKey?: string;
 }
 
 // --no-wait and --timeout of upload and import are defined in the registry (./index.ts).
@@ -17,12 +18,12 @@ interface UploadOpts extends WaitFlags {
  */
 export async function runMediaFlow(
   inv: Invocation,
-  flags: WaitFlags,
-  flow: (o: { wait: boolean; deadlineMs: number; progress: Progress }) => Promise<Media>,
+  flags: WaitFlags & { idempotencyKey?: string },
+  flow: (o: { wait: boolean; deadlineMs: number; progress: Progress; idempotencyBase?: string }) => Promise<Media>,
   done: (media: Media) => string,
 ): Promise<Media> {
   const progress = await inv.session.progress();
-  const media = await flow({ wait: flags.wait, deadlineMs: inv.ctx.clock.now() + flags.timeoutMs, progress });
+  const media = await flow({ wait: flags.wait, deadlineMs: inv.ctx.clock.now() + flags.timeoutMs, progress, idempotencyBase: flags.idempotencyKey });
   reportMedia(media, inv, done(media));
   return media;
 }
@@ -56,7 +57,8 @@ export default defineCommand<UploadOpts, Media>({
     if (typeof path !== 'string' || path === '') throw new UsageError('give the path of a video file: vidpub upload FILE');
     const wait = parseWaitFlags(flags);
     const { checkVideoFile } = await import('../../media/check.js');
-    return { file: await checkVideoFile(path, inv.ctx.cwd), ...wait };
+    const { parseIdempotencyKey } = await import('../../posts/flags.js');
+    return { file: await checkVideoFile(path, inv.ctx.cwd), ...wait, idempotencyKey: parseIdempotencyKey(flags.idempotencyKey) };
   },
   async run(opts, inv) {
     const { uploadFile } = await import('../../media/upload.js');

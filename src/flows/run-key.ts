@@ -1,0 +1,18 @@
+/**
+ * The base Idempotency-Key of one run: the --idempotency-key given, or one
+ * made once per run (vp-<random>), from which every step's key is derived
+ * (stepKey). A run that ends with an unknown outcome prints it, so a rerun
+ * with the same key settles it without a duplicate, even when vidpub made it.
+ */
+import { randomBytes } from 'node:crypto';
+
+export interface RunKey {
+  key: string;
+  /** True when the user gave it (--idempotency-key): a replay then means an earlier run did the work. */
+  given: boolean;
+}
+
+export function runKey(given: string | undefined): RunKey {
+  if (given !== undefined) return { key: given, given: true };
+  return { key: `vp-${randomBytes(12).toString('base64url')}`, given: false };
+}

@@ -1,0 +1,324 @@
+/**
+ * The fault matrix: each command, phase by phase, against the real emulator
+ * over real HTTP with a fault injected in that phase (a delay beyond the
+ * deadline, a request never answered, a connection reset before or after
+ * handling, a 5xx burst, a trickled body, a hung PUT). Each cell asserts the
+ * exit code, what is on stdout, that the command ended within its --timeout
+ * plus 1 s (plus the start-up cost of a command measured in this run, so the
+ * bound is computed, never a tight hard-coded value), and, from
+ * /_emulator/requests, that nothing was created twice: every attempt of a
+ * write carried one Idempotency-Key, and at most one was handled.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../../src/api/types.js';
+import { runCli, type RunResult } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
+
+// Publishing takes long enough that a post is still publishing while it is watched.
+const emu = useEmulator({ processingMs: 20, publishMs: 30_000 });
+
+const TIMEOUT_S = 2;
+const TIMEOUT_MS = TIMEOUT_S * 1000;
+/** The command's own start-up and clean-up, measured below on a command without faults. */
+let overheadMs = 0;
+
+async function timed(args: string[], env: Record<string, string> = {}): Promise<RunResult & { elapsedMs: number }> {
+  const started = performance.now();
+  const r = await runCli(args, { env: { ...emu.env(), ...env } });
+  return { ...r, elapsedMs: performance.now() - started };
+}
+
+/** The bound the issue sets: the deadline + 1 s, plus what any command costs here without a fault (x3 for a busy machine). */
+const bound = () => TIMEOUT_MS + 1000 + 3 * overheadMs;
+
+const writes = async (): Promise<RecordedRequest[]> => (await emu.requests()).filter((r) => r.path.startsWith('/v1/') && r.method === 'POST');
+
+/** Nothing created twice: per write path, one Idempotency-Key for every attempt, and at most one attempt handled afresh. */
+async function expectNothingTwice(since = 0): Promise<void> {
+  const byPath = new Map<string, RecordedRequest[]>();
+  for (const w of (await writes()).slice(since)) {
+    const step = w.path.replace(/med_\w+|post_\w+/g, ':id');
+    byPath.set(step, [...(byPath.get(step) ?? []), w]);
+  }
+  for (const [path, reqs] of byPath) {
+    const keys = new Set(reqs.map((r) => r.idempotency_key));
+    expect(keys.size, `${path}: one Idempotency-Key for every attempt`).toBe(1);
+    expect([...keys][0], `${path}: a key was sent`).toBeTruthy();
+    const handled = reqs.filter((r) => r.status >= 200 && r.status < 300 && !r.replayed);
+    expect(handled.length, `${path}: handled at most once`).toBeLessThanOrEqual(1);
+  }
+}
+
+const postsTotal = async (): Promise<number> => {
+  const state = (await emu.admin('GET', '/state')) as { workspaces: { name: string; posts: { total: number } }[] };
+  return state.workspaces.find((w) => w.name === 'Demo')!.posts.total;
+};
+
+beforeAll(async () => {
+  // One command without faults: what start-up, the client and the exit cost on this machine now.
+  const r = await timed(['destinations', '--json']);
+  expect(r.code).toBe(0);
+  overheadMs = r.elapsedMs;
+});
+
+
+const T = ['--timeout', `${TIMEOUT_S}s`, '--no-input'];
+const POST_MEDIA = ['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', ...T];
+const POST_FILE = ['post', 'test/fixtures/clip.mp4', '--to', 'youtube', '--caption', 'x', ...T];
+
+interface Cell {
+  command: string;
+  phase: string;
+  fault: string;
+  faults: Record<string, unknown>[];
+  args: string[];
+  code: number;
+  /** What stdout holds (a pattern), or '' for nothing. */
+  stdout: RegExp | '';
+  stderr: RegExp;
+  /** The command must end within the deadline + 1 s (cells that end on their own are checked for the same bound). */
+  posts?: number;
+  /** Makes what the command acts on (a post); returns its id, put in place of ID in args. */
+  setup?: () => Promise<string>;
+}
+
+/** A post publishing now (it takes 30 s to publish here), made without faults. */
+async function publishingPost(): Promise<string> {
+  const r = await emu.api.post<{ id: string }>('/posts', { media_id: 'med_demo_sample', caption: 'x', publish_at: 'now', destinations: [{ destination_id: 'dst_demo_youtube' }] });
+  expect(r.status).toBe(201);
+  return r.body.id;
+}
+
+/** A draft, for publish. */
+async function draftPost(): Promise<string> {
+  const r = await emu.api.post<{ id: string }>('/posts', { media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_youtube' }] });
+  expect(r.status).toBe(201);
+  return r.body.id;
+}
+
+const LATE = TIMEOUT_MS + 2000;
+
+export const MATRIX: Cell[] = [
+  {
+    command: 'post',
+    phase: 'resolve destinations',
+    fault: 'GET /destinations never answered',
+    faults: [{ method: 'GET', path: '/v1/destinations', action: 'hang', times: 10 }],
+    args: POST_MEDIA,
+    code: 7,
+    stdout: '',
+    stderr: /Stopped \(--timeout reached\) while reading the destinations; nothing was uploaded or posted/,
+    posts: 0,
+  },
+  {
+    command: 'post',
+    phase: 'resolve destinations',
+    fault: 'GET /destinations body trickled (1 byte/s)',
+    faults: [{ method: 'GET', path: '/v1/destinations', action: 'trickle', ms: 1000, times: 10 }],
+    args: POST_MEDIA,
+    code: 7,
+    stdout: '',
+    stderr: /Stopped \(--timeout reached\) while reading the destinations/,
+    posts: 0,
+  },
+  {
+    command: 'post',
+    phase: 'create upload',
+    fault: 'POST /media/uploads delayed past the deadline',
+    faults: [{ method: 'POST', path: '/v1/media/uploads', action: 'delay', ms: LATE }],
+    args: POST_FILE,
+    code: 9,
+    stdout: '',
+    stderr: /The outcome is unknown: the upload of clip\.mp4 may have been created at the service; the --timeout was reached[\s\S]*Rerun to settle it \(nothing is done twice\): vidpub post test\/fixtures\/clip\.mp4 .*--idempotency-key vp-[\w-]+/,
+    posts: 0,
+  },
+  {
+    command: 'post',
+    phase: 'PUT',
+    fault: 'signed-URL PUT hung (body not read, no answer)',
+    faults: [{ method: 'PUT', path: '/_uploads/*', action: 'hang', times: 10 }],
+    args: POST_FILE,
+    code: 7,
+    stdout: '',
+    stderr: /Stopped \(--timeout reached\) during the upload of clip\.mp4 \(video med_\w+, \d+% sent\); it was not completed/,
+    posts: 0,
+  },
+  {
+    command: 'post',
+    phase: 'complete',
+    fault: 'POST /media/{id}/complete delayed past the deadline',
+    faults: [{ method: 'POST', path: '/v1/media/med_*', action: 'delay', ms: LATE }],
+    args: POST_FILE,
+    code: 9,
+    stdout: /^med_\w+\n$/,
+    stderr: /The outcome is unknown: video med_\w+ \(clip\.mp4\) may or may not have been completed[\s\S]*--idempotency-key vp-/,
+    posts: 0,
+  },
+  {
+    command: 'post',
+    phase: 'create post',
+    fault: 'POST /posts delayed past the deadline',
+    faults: [{ method: 'POST', path: '/v1/posts', action: 'delay', ms: LATE }],
+    args: POST_MEDIA,
+    code: 9,
+    stdout: /^med_demo_sample\n$/,
+    stderr: /The outcome is unknown: the post may have been created \(video med_demo_sample\); the --timeout was reached before the service answered\.\n.*Rerun to settle it/,
+  },
+  {
+    command: 'post',
+    phase: 'create post',
+    fault: 'POST /posts reset before handling, every attempt',
+    faults: [{ method: 'POST', path: '/v1/posts', action: 'reset_before_handling', times: 10 }],
+    args: POST_MEDIA,
+    code: 9,
+    stdout: /^med_demo_sample\n$/,
+    // The retries of the resets run into the deadline: either way nobody knows whether it was handled.
+    stderr: /The outcome is unknown: the post may have been created \(video med_demo_sample\); (the connection failed|the --timeout was reached) before the service answered/,
+    posts: 0,
+  },
+  {
+    command: 'post',
+    phase: 'create post',
+    fault: 'POST /posts reset after handling, once',
+    faults: [{ method: 'POST', path: '/v1/posts', action: 'reset_after_handling', times: 1 }],
+    args: [...POST_MEDIA, '--no-wait'],
+    code: 0,
+    stdout: /^id\tpost_\w+$/m,
+    stderr: /was created by an earlier attempt of this run whose answer was lost/,
+    posts: 1,
+  },
+  {
+    command: 'post',
+    phase: 'create post',
+    fault: 'POST /posts 503 burst (2)',
+    faults: [{ method: 'POST', path: '/v1/posts', action: 'status', status: 503, times: 2, retry_after: null }],
+    args: [...POST_MEDIA, '--no-wait'],
+    code: 0,
+    stdout: /^id\tpost_\w+$/m,
+    stderr: /Publishing\.|Follow it with/,
+    posts: 1,
+  },
+  {
+    command: 'post',
+    phase: 'watch',
+    fault: 'GET /posts/{id} body trickled (1 byte/s)',
+    faults: [{ method: 'GET', path: '/v1/posts/*', action: 'trickle', ms: 1000, times: 10 }],
+    args: [...POST_MEDIA, '--json'],
+    code: 7,
+    stdout: /"id": "post_\w+"/,
+    stderr: /Stopped waiting for post post_\w+ after 2s \(--timeout\); it goes on at the service/,
+    posts: 1,
+  },
+  {
+    command: 'upload',
+    phase: 'poll',
+    fault: 'GET /media/{id} never answered',
+    faults: [{ method: 'GET', path: '/v1/media/*', action: 'hang', times: 10 }],
+    args: ['upload', 'test/fixtures/clip.mp4', ...T],
+    code: 7,
+    stdout: /^med_\w+\n$/,
+    stderr: /Stopped waiting \(--timeout reached\): video med_\w+ is/,
+  },
+  {
+    command: 'upload',
+    phase: 'complete',
+    fault: 'POST /media/{id}/complete handled, its answer trickled past the deadline',
+    faults: [{ method: 'POST', path: '/v1/media/med_*', action: 'trickle', ms: 1000 }],
+    args: ['upload', 'test/fixtures/clip.mp4', ...T],
+    code: 7,
+    // Looked up (GET /media/{id}): completed after all, so the outcome is known.
+    stdout: /^med_\w+\n$/,
+    stderr: /Stopped \(--timeout reached\): video med_\w+ (was uploaded and is processing|is ready); it goes on at the service\./,
+  },
+  {
+    command: 'import',
+    phase: 'import',
+    fault: 'POST /media/imports delayed past the deadline',
+    faults: [{ method: 'POST', path: '/v1/media/imports', action: 'delay', ms: LATE }],
+    args: ['import', 'https://cdn.example.com/videos/launch.mp4', ...T],
+    code: 9,
+    stdout: '',
+    stderr: /The outcome is unknown: the import of https:\/\/cdn\.example\.com\/videos\/launch\.mp4 may have been started[\s\S]*Rerun to settle it \(nothing is done twice\): vidpub import https:\/\/cdn\.example\.com\/videos\/launch\.mp4 --timeout 2s --no-input --idempotency-key vp-/,
+  },
+  {
+    command: 'status --wait',
+    phase: 'watch',
+    fault: 'GET /posts/{id} never answered',
+    faults: [{ method: 'GET', path: '/v1/posts/*', action: 'hang', times: 10 }],
+    args: ['status', 'ID', '--wait', ...T],
+    setup: publishingPost,
+    code: 7,
+    stdout: '',
+    stderr: /Stopped \(--timeout reached\) before post post_\w+ could be read/,
+  },
+  {
+    command: 'publish',
+    phase: 'publish',
+    fault: 'POST /posts/{id}/publish delayed past the deadline',
+    faults: [{ method: 'POST', path: '/v1/posts/*', action: 'delay', ms: LATE }],
+    args: ['publish', 'ID', ...T],
+    setup: draftPost,
+    code: 9,
+    stdout: /^post_\w+\n$/,
+    stderr: /The outcome is unknown: post post_\w+ may have been sent to publish; the --timeout was reached[\s\S]*See where it stands with: vidpub status post_\w+/,
+  },
+  {
+    command: 'publish',
+    phase: 'publish',
+    fault: 'POST /posts/{id}/publish handled, its answer trickled past the deadline',
+    faults: [{ method: 'POST', path: '/v1/posts/*', action: 'trickle', ms: 1000 }],
+    args: ['publish', 'ID', '--json', ...T],
+    setup: draftPost,
+    code: 7,
+    // Looked up (GET /posts/{id}): no longer a draft, so the outcome is known.
+    stdout: /"status": "(publishing|scheduled)"/,
+    stderr: /Stopped \(--timeout reached\): post post_\w+ was sent to publish \((publishing|scheduled)\); it goes on at the service\./,
+  },
+  {
+    command: 'publish',
+    phase: 'watch',
+    fault: 'GET /posts/{id} never answered',
+    faults: [{ method: 'GET', path: '/v1/posts/*', action: 'hang', times: 10 }],
+    args: ['publish', 'ID', '--json', ...T],
+    setup: draftPost,
+    code: 7,
+    stdout: /"status": "(publishing|scheduled)"/,
+    stderr: /Stopped waiting for post post_\w+ after 2s \(--timeout\)/,
+  },
+];
+
+describe('fault matrix: every cell ends on time, says the truth, creates nothing twice', () => {
+  for (const cell of MATRIX) {
+    it(`${cell.command} · ${cell.phase} · ${cell.fault} → exit ${cell.code}`, async () => {
+      const id = cell.setup ? await cell.setup() : undefined;
+      const since = (await writes()).length; // the setup's own writes are not the command's
+      for (const f of cell.faults) await emu.fault(f);
+      const r = await timed(cell.args.map((a) => (a === 'ID' && id ? id : a)));
+      expect(r.stderr).toMatch(cell.stderr);
+      expect(r.code).toBe(cell.code);
+      if (cell.stdout === '') expect(r.stdout).toBe('');
+      else expect(r.stdout).toMatch(cell.stdout);
+      expect(r.elapsedMs).toBeLessThan(bound());
+      await expectNothingTwice(since);
+      if (cell.posts !== undefined) expect(await postsTotal()).toBeLessThanOrEqual(cell.posts);
+    });
+  }
+});
+
+describe('an unknown outcome is settled by the rerun it prints, without a duplicate', () => {
+  it('POST /posts answered after the deadline: the printed rerun replays it, one post in all', async () => {
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: TIMEOUT_MS + 500 });
+    const first = await timed([...POST_MEDIA, '--no-wait']);
+    expect(first.code).toBe(9);
+    const rerun = /Rerun to settle it \(nothing is done twice\): vidpub (.*)$/m.exec(first.stderr)![1]!;
+    const key = /--idempotency-key (vp-[\w-]+)/.exec(rerun)![1]!;
+    // The delayed request is handled meanwhile (one post); the rerun reports it instead of posting again.
+    const deadline = Date.now() + 10_000;
+    while ((await postsTotal()) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const second = await timed([...POST_MEDIA, '--no-wait', '--idempotency-key', key]);
+    expect(second.stderr).toMatch(/already created by an earlier run with this --idempotency-key/);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/^id\tpost_\w+$/m);
+    expect(await postsTotal()).toBe(1);
+  });
+});

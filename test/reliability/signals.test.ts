@@ -1,0 +1,77 @@
+/**
+ * SIGINT, SIGTERM and SIGHUP, sent to the real binary as cron, CI and a closed
+ * terminal send them: the same clean stop (a message naming the ids and the
+ * next command), and an exit code per signal: 130, 143, 129.
+ */
+import { spawn } from 'node:child_process';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT, ensureBuilt } from '../support/build.js';
+import { tempConfigDir } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 30_000 });
+
+beforeAll(() => ensureBuilt());
+
+/** Runs vidpub, sends `signal` once stderr matches `when`, resolves with how it ended. */
+function runUntil(args: string[], when: RegExp, signal: NodeJS.Signals, afterMs = 0): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...emu.env(), VIDPUB_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+      if (!sent && when.test(stderr)) {
+        sent = true;
+        setTimeout(() => child.kill(signal), afterMs);
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(kill);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('signals', () => {
+  const cases: [NodeJS.Signals, number][] = [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ];
+  for (const [signal, code] of cases) {
+    it(`${signal} while a post is watched: exit ${code}, the record on stdout, the next command on stderr`, async () => {
+      const r = await runUntil(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--json', '--no-input'], /youtube\): publishing/, signal);
+      expect(r.stderr).toMatch(/Interrupted: stopped waiting for post post_\w+; it goes on at the service\.\nCheck on it later with: vidpub status post_\w+ --wait/);
+      expect(r.code).toBe(code);
+      expect(JSON.parse(r.stdout)).toMatchObject({ id: expect.stringMatching(/^post_/), status: 'publishing' });
+    });
+  }
+
+  it('SIGTERM once every byte has arrived: the complete still goes through, then exit 143 naming the video', async () => {
+    await emu.fault({ method: 'POST', path: '/v1/media/med_*', action: 'delay', ms: 400 });
+    const r = await runUntil(['upload', 'test/fixtures/clip.mp4'], /Uploading clip\.mp4: 100%/, 'SIGTERM', 100);
+    expect(r.stderr).toMatch(/Interrupted: stopped waiting for video (med_\w+)/);
+    expect(r.code).toBe(143);
+    const id = /video (med_\w+)/.exec(r.stderr)![1]!;
+    const completes = (await emu.requests()).filter((q) => q.path === `/v1/media/${id}/complete`);
+    expect(completes.map((c) => c.status)).toEqual([200]);
+  });
+
+  it('SIGTERM while POST /posts is in flight: exit 9, the outcome unknown, the rerun with the key vidpub made', async () => {
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 1500 });
+    const r = await runUntil(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--no-input', '--no-wait'], /Posting video/, 'SIGTERM');
+    expect(r.stderr).toMatch(/The outcome is unknown: the post may have been created \(video med_demo_sample\); it was interrupted before the service answered\./);
+    expect(r.stderr).toMatch(/Rerun to settle it \(nothing is done twice\): vidpub post --media med_demo_sample --to youtube --caption x --no-input --no-wait --idempotency-key vp-[\w-]+/);
+    expect(r.code).toBe(9);
+    expect(r.stdout).toBe('med_demo_sample\n');
+  });
+});
