@@ -11,7 +11,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ApiClient } from '../api/client.js';
-import type { Destination, DestinationOptions, Me, Media } from '../api/types.js';
+import type { DestinationOptions, Me, Media } from '../api/types.js';
 import { RateLimitError, UsageError, VidpubError, sanitize } from '../errors.js';
 import type { Session } from '../flows/session.js';
 import type { VideoFile } from '../media/check.js';
@@ -160,20 +160,6 @@ function readLocal(raw: RawItem, problems: Problem[]): LocalItem {
   return { raw, video, to, caption, captionFile, assignments, at, tz, draft, userKey };
 }
 
-/** Matches the DEST of `DEST:KEY` among the chosen destinations. */
-function matcher(resolveDestination: (n: string, all: Destination[]) => Destination) {
-  return (name: string, chosen: ChosenDestination[]) => {
-    const exact = chosen.find((c) => c.name === name);
-    if (exact) return exact;
-    try {
-      const d = resolveDestination(name, chosen.map((c) => c.destination));
-      return chosen.find((c) => c.destination.id === d.id);
-    } catch {
-      return undefined;
-    }
-  };
-}
-
 function maxDurationOf(p: ChosenDestination): number | undefined {
   const a = p.options.max_duration_sec;
   if (typeof a === 'number' && a > 0) return a;
@@ -197,7 +183,7 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
   const { checkVideoFile } = await import('../media/check.js');
   const { readDurationSec } = await import('../media/duration.js');
   const { checkImportUrl } = await import('../media/import-url.js');
-  const { resolveDestination } = await import('../posts/destinations.js');
+  const { resolveDestination, matchChosen } = await import('../posts/destinations.js');
 
   // Files and links, captions and times: local, in parallel.
   const videos = await Promise.all(
@@ -291,7 +277,7 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
   const items: PlannedItem[] = [];
   const seenKeys = new Map<string, number>();
   const userKeys = new Map<string, number>();
-  const findChosen = matcher(resolveDestination);
+  const findChosen = matchChosen;
   local.forEach((it, i) => {
     const where = { n: it.raw.n, line: it.raw.line };
     const add = (message: string) => problems.push({ ...where, message });

@@ -103,3 +103,19 @@ export function renderDestinationOptions(opts: DestinationOptions, style: { bold
   }
   return lines;
 }
+
+/**
+ * The DEST of `--option DEST:KEY=VALUE` (or of a manifest's per-destination
+ * options) among the destinations chosen for a post: as written in --to, else
+ * resolved like --to (id, @handle, platform) within those only.
+ */
+export function matchChosen<C extends { name: string; destination: Destination }>(name: string, chosen: C[]): C | undefined {
+  const exact = chosen.find((c) => c.name === name);
+  if (exact) return exact;
+  try {
+    const d = resolveDestination(name, chosen.map((c) => c.destination));
+    return chosen.find((c) => c.destination.id === d.id);
+  } catch {
+    return undefined;
+  }
+}

@@ -96,21 +96,6 @@ function sourceText(s: PostSource): string {
   return s.kind === 'file' ? s.shown : s.kind === 'url' ? s.url : `video ${s.id}`;
 }
 
-/** Matches the DEST of `--option DEST:KEY=VALUE` among the chosen destinations. */
-async function chosenMatcher(): Promise<(name: string, chosen: ChosenDestination[]) => ChosenDestination | undefined> {
-  const { resolveDestination } = await import('./destinations.js');
-  return (name, chosen) => {
-    const exact = chosen.find((c) => c.name === name);
-    if (exact) return exact;
-    try {
-      const d = resolveDestination(name, chosen.map((c) => c.destination));
-      return chosen.find((c) => c.destination.id === d.id);
-    } catch {
-      return undefined;
-    }
-  };
-}
-
 /** Resolves --to, refuses inactive destinations, reads each one's options. */
 async function chooseDestinations(opts: PostOpts, session: Session): Promise<{ chosen: ChosenDestination[]; names: Record<string, string> }> {
   const client = await session.client();
@@ -351,7 +336,8 @@ async function postWithin(opts: PostOpts, session: Session, deadlineMs: number, 
 
   // Destinations, their options, what is missing: all before any upload.
   const { chosen, names } = await chooseDestinations(opts, session);
-  const plans = planOptions(chosen, opts.options, await chosenMatcher());
+  const { matchChosen } = await import('./destinations.js');
+  const plans = planOptions(chosen, opts.options, matchChosen);
   const chosenTo = chosen.map((c) => c.name);
   // What was typed plus what was answered so far, as the command that repeats it.
   const again = (caption?: string) =>

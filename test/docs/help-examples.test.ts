@@ -6,21 +6,19 @@
  * an ephemeral port (throwaway HOME, this checkout's build) and must exit 0.
  * Placeholder ids (post_123, med_123) stand for a post or video made for it.
  */
-import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, commandTerm, findCommand } from '../../src/cli/commands/index.js';
 import { loadCommand } from '../../src/cli/commands/load.js';
 import { addFlags } from '../../src/cli/declare.js';
 import { GLOBAL_FLAGS } from '../../src/cli/flags.js';
 import { ROOT_EXAMPLES } from '../../src/cli/root-help.js';
 import { commandNameOf } from '../../src/cli/main.js';
-import { ROOT, ensureBuilt } from '../support/build.js';
+import { ROOT } from '../support/build.js';
 import { Session, shellQuote } from './doctest.js';
-import { startBuiltEmulator } from '../support/built-emulator.js';
+import { useBuiltEmulatorSandbox } from '../support/built-emulator.js';
 
 /** Examples that parse but cannot run to exit 0 here, and why. */
 const PARSE_ONLY: Record<string, string> = {
@@ -70,17 +68,13 @@ async function parseError(argv: string[]): Promise<string | undefined> {
   }
 }
 
-let emulator: ChildProcess | undefined;
+const box = useBuiltEmulatorSandbox('help');
 let session: Session;
 let home = '';
-let cwd = '';
 
-beforeAll(async () => {
-  ensureBuilt();
-  const started = await startBuiltEmulator(['--processing-ms', '100', '--publish-ms', '100']);
-  emulator = started.child;
-  home = mkdtempSync(join(tmpdir(), 'vidpub-help-home-'));
-  cwd = mkdtempSync(join(tmpdir(), 'vidpub-help-work-'));
+beforeAll(() => {
+  const { cwd } = box;
+  home = box.home;
   copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'clip.mp4'));
   copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'big.mp4'));
   writeFileSync(join(cwd, 'caption.txt'), 'Hello from --help\n');
@@ -90,17 +84,12 @@ beforeAll(async () => {
   mkdirSync(join(home, '.config/fish/completions'), { recursive: true });
   session = new Session({
     root: ROOT,
-    baseUrl: started.baseUrl,
+    baseUrl: box.baseUrl,
     home,
     cwd,
     timeoutMs: 60_000,
-    env: { VIDPUB_BASE_URL: started.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_KEY_FOR_CI: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td' },
+    env: { VIDPUB_BASE_URL: box.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_KEY_FOR_CI: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td' },
   });
-}, 60_000);
-
-afterAll(() => {
-  emulator?.kill();
-  for (const d of [home, cwd]) if (d) rmSync(d, { recursive: true, force: true });
 });
 
 /** The example with its placeholders replaced by a fresh post or the sample video. */

@@ -13,41 +13,27 @@
  * Needs the build (dist/), made by `npm test`. Prints "N blocks run, M outputs
  * match, K skipped" to stderr.
  */
-import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, ensureBuilt } from '../support/build.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/build.js';
+import { useBuiltEmulatorSandbox } from '../support/built-emulator.js';
 import { Session, runDocument, summary } from './doctest.js';
-import { startBuiltEmulator } from '../support/built-emulator.js';
 
-let emulator: ChildProcess | undefined;
-let baseUrl = '';
-let home = '';
-let cwd = '';
+const box = useBuiltEmulatorSandbox('doc');
 
-beforeAll(async () => {
-  ensureBuilt();
-  const started = await startBuiltEmulator(['--processing-ms', '100', '--publish-ms', '100']);
-  emulator = started.child;
-  baseUrl = started.baseUrl;
-  home = mkdtempSync(join(tmpdir(), 'vidpub-doc-home-'));
-  cwd = mkdtempSync(join(tmpdir(), 'vidpub-doc-work-'));
+beforeAll(() => {
+  const { cwd } = box;
   // The README runs from the repository root (test/fixtures/clip.mp4) and names clip.mp4 alone.
   mkdirSync(join(cwd, 'test/fixtures'), { recursive: true });
   copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'test/fixtures/clip.mp4'));
   copyFileSync(join(ROOT, 'test/fixtures/long.mp4'), join(cwd, 'test/fixtures/long.mp4'));
   copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'clip.mp4'));
-}, 60_000);
-
-afterAll(() => {
-  emulator?.kill();
-  for (const d of [home, cwd]) if (d) rmSync(d, { recursive: true, force: true });
 });
 
 describe('README.md', () => {
   it('every marked block runs and every shown output matches', async () => {
+    const { baseUrl, home, cwd } = box;
     const session = new Session({ root: ROOT, baseUrl, home, cwd, timeoutMs: 60_000 });
     const report = await runDocument(readFileSync(join(ROOT, 'README.md'), 'utf8'), session, { origin: session.origin, home, cwd });
     process.stderr.write(`README doc test: ${summary(report)}\n`);
