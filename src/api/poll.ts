@@ -24,7 +24,7 @@
  * shortly after it (`fetch` gets a signal that aborts then).
  */
 import type { Clock } from '../core/clock.js';
-import { InterruptedError, RateLimitError, ServiceError, TimeoutError, VidpubError } from '../errors.js';
+import { InterruptedError, RateLimitError, ServiceError, TimeoutError, VidpubError, isDeadline } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
 import { responseMeta } from './client.js';
 import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, type BackoffPolicy } from './retry.js';
@@ -246,17 +246,28 @@ export async function poll<T>(opts: PollOptions<T>): Promise<T> {
     });
   }
 
+  /** Stopped by the signal: the command's deadline (its reason says so) is a timeout with the last record; anything else is Ctrl-C. */
+  const stopped = (err: unknown): VidpubError => {
+    if (isDeadline(signal)) return timeout(clock.now());
+    return err instanceof InterruptedError ? err : new InterruptedError('Interrupted.', { cause: err });
+  };
+
   for (;;) {
     if (wait > 0) {
       // Never sleep past the deadline: one last look exactly at it.
       const now = clock.now();
-      await interruptibleSleep(clock, deadlineMs !== undefined ? Math.min(wait, Math.max(0, deadlineMs - now)) : wait, signal);
+      try {
+        await interruptibleSleep(clock, deadlineMs !== undefined ? Math.min(wait, Math.max(0, deadlineMs - now)) : wait, signal);
+      } catch (err) {
+        if (signal?.aborted) throw stopped(err);
+        throw err;
+      }
     }
     let value: T;
     try {
       value = await look();
     } catch (err) {
-      if (signal?.aborted) throw err instanceof InterruptedError ? err : new InterruptedError('Interrupted.', { cause: err });
+      if (signal?.aborted) throw stopped(err);
       const now = clock.now();
       if (deadlineMs !== undefined && now >= deadlineMs && (isTransient(err) || err instanceof InterruptedError)) {
         lastError = err instanceof InterruptedError ? lastError : err;

@@ -321,10 +321,10 @@ async function report(err: unknown, ctx: Context, inv: Invocation | undefined, s
   const write = (line: string) => ctx.io.stderr.write(line + '\n');
   if (error instanceof VidpubError) {
     const code = exitCodeOf(error, ctx.signal);
-    if (error instanceof OutcomeUnknownError) {
-      // What is known on stdout (with --json a document that holds the rerun command too).
-      reportUnknown(error, ctx, inv, argv, json ? () => {} : write);
-    } else if (error.data !== undefined && spec && inv) {
+    // An unknown outcome: what is known goes to stdout (with --json a document that holds the
+    // rerun command too), the rerun command after the error line.
+    const unknown = error instanceof OutcomeUnknownError ? error : undefined;
+    if (!unknown && error.data !== undefined && spec && inv) {
       try {
         await emit(spec, error.data, inv);
       } catch {
@@ -332,11 +332,13 @@ async function report(err: unknown, ctx: Context, inv: Invocation | undefined, s
       }
     }
     if (json) {
+      if (unknown) reportUnknown(unknown, ctx, inv, argv, () => {});
       write(errorJson(error, code));
       return code;
     }
     // A person saying no (a declined confirmation) is said plainly, not as an error.
     write(error instanceof CancelledError ? sanitize(error.message) : `${red('Error:')} ${sanitize(error.message)}`);
+    if (unknown) reportUnknown(unknown, ctx, inv, argv, write);
     if (error.hint) write(dim(error.hint));
     if (debug && error.stack) write(dim(error.stack));
     return code;

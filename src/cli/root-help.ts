@@ -35,7 +35,8 @@ export function exitCodesText(): string {
     'Exit codes:',
     '  0 ok · 1 error · 2 usage or invalid input · 3 authentication or permission',
     '  4 rate limited · 5 not found · 6 finished but failed · 7 timed out waiting',
-    '  8 blocked by issues · 9 outcome unknown (rerun with the printed key) · 10 state conflict',
+    '  8 blocked by issues · 9 outcome unknown (rerun with the printed key)',
+    '  10 state conflict (publishing a post already published)',
     '  130 interrupted · 143 terminated (SIGTERM) · 129 hung up (SIGHUP)',
     '',
   ].join('\n');

@@ -46,7 +46,7 @@ describe('parseWhen', () => {
     expect(err.message).toMatch(/does not exist in Europe\/Paris \(clocks move forward/);
     expect(err.exitCode).toBe(2);
     // the example in the hint is that day's time as it exists, not a fixed date
-    expect(err.hint).toBe('Pick a time outside the skipped hour, such as 2026-03-29T03:30:00+02:00, or give an explicit offset.');
+    expect(err.hint).toBe('Pick a time outside the skipped hour, e.g. 2026-03-29T03:30:00+02:00, or give an explicit offset.');
     // the minute before and the hour after exist
     expect(parseWhen('2026-03-29 01:59', { now: Date.UTC(2026, 0, 1), zone: 'Europe/Paris' }).publishAt).toBe('2026-03-29T01:59:00+01:00');
     expect(parseWhen('2026-03-29 03:00', { now: Date.UTC(2026, 0, 1), zone: 'Europe/Paris' }).publishAt).toBe('2026-03-29T03:00:00+02:00');

@@ -50,9 +50,17 @@ describe('signals', () => {
   for (const [signal, code] of cases) {
     it(`${signal} while a post is watched: exit ${code}, the record on stdout, the next command on stderr`, async () => {
       const r = await runUntil(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--json', '--no-input'], /youtube\): publishing/, signal);
-      expect(r.stderr).toMatch(/Interrupted: stopped waiting for post post_\w+; it goes on at the service\.\nCheck on it later with: vidpub status post_\w+ --wait/);
       expect(r.code).toBe(code);
-      expect(JSON.parse(r.stdout)).toMatchObject({ id: expect.stringMatching(/^post_/), status: 'publishing' });
+      const post = JSON.parse(r.stdout) as { id: string; status: string };
+      expect(post).toMatchObject({ id: expect.stringMatching(/^post_/), status: 'publishing' });
+      // With --json the error is one JSON object on stderr: the message, the next command, the exit code.
+      const { error } = JSON.parse(r.stderr.trim().split('\n').pop()!) as { error: Record<string, unknown> };
+      expect(error).toMatchObject({
+        type: 'interrupted',
+        message: `Interrupted: stopped waiting for post ${post.id}; it goes on at the service.`,
+        hint: `Check on it later with: vidpub status ${post.id} --wait`,
+        exit_code: code,
+      });
     });
   }
 
