@@ -15,7 +15,7 @@ import { loadCommand } from '../../src/cli/commands/load.js';
 import { addFlags } from '../../src/cli/declare.js';
 import { GLOBAL_FLAGS } from '../../src/cli/flags.js';
 import { ROOT_EXAMPLES } from '../../src/cli/root-help.js';
-import { commandNameOf } from '../../src/cli/main.js';
+import { commandNameOf, splitJsonFields } from '../../src/cli/main.js';
 import { ROOT } from '../support/build.js';
 import { Session, shellQuote } from './doctest.js';
 import { useBuiltEmulatorSandbox } from '../support/built-emulator.js';
@@ -32,6 +32,7 @@ const PARSE_ONLY: Record<string, string> = {
   'vidpub emulator --processing-ms 200 --publish-ms 200': 'runs until Ctrl-C',
   'vidpub emulator --fixture my-accounts.json': 'runs until Ctrl-C',
   'vidpub completion zsh > "${fpath[1]}/_vidpub"': "zsh's $fpath",
+  'generate-items | vidpub batch - --format jsonl --yes --json': 'generate-items stands for a program of yours',
 };
 
 interface Example {
@@ -60,7 +61,8 @@ async function parseError(argv: string[]): Promise<string | undefined> {
   addFlags(cmd, entry.flags);
   cmd.action(() => {});
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    // As main() does: `--json FIELDS` is the --json switch plus a field list.
+    await program.parseAsync(splitJsonFields(argv).args, { from: 'user' });
     return undefined;
   } catch (e) {
     if (e instanceof CommanderError) return err.trim() || e.message;
@@ -78,6 +80,9 @@ beforeAll(() => {
   copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'clip.mp4'));
   copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'big.mp4'));
   writeFileSync(join(cwd, 'caption.txt'), 'Hello from --help\n');
+  // The batch examples' manifests: one small item each, a video already at the service.
+  writeFileSync(join(cwd, 'week.yaml'), 'items:\n  - media: med_demo_sample\n    to: linkedin\n    caption: From --help\n');
+  writeFileSync(join(cwd, 'posts.csv'), 'media,to,caption\nmed_demo_sample,linkedin,From --help\n');
   mkdirSync(join(home, '.secrets'));
   writeFileSync(join(home, '.secrets/vidpub-key'), 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td\n');
   // The fish example writes into this directory; `vidpub completion --help` does not create it.
