@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -45,8 +45,9 @@ describe('vidpub demo', () => {
     expect(r.stderr).toMatch(/Step 5\/5/);
   });
 
-  it('never reads or writes the stored profile and ignores the user\'s VIDPUB_* settings', async () => {
+  it('never reads or writes the stored profile or the journal, and ignores the user\'s VIDPUB_* settings', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vidpub-demo-test-'));
+    const state = mkdtempSync(join(tmpdir(), 'vidpub-demo-state-'));
     const config = JSON.stringify({ profiles: { default: { api_key: 'vp_live_user_secret', base_url: 'https://api.example.invalid/v1' } } });
     writeFileSync(join(dir, 'config.json'), config, { mode: 0o600 });
     const r = await runCli(['demo', ...FAST, '--quiet'], {
@@ -55,11 +56,14 @@ describe('vidpub demo', () => {
         VIDPUB_API_KEY: 'vp_live_not_the_demo_key',
         VIDPUB_BASE_URL: 'https://api.example.invalid/v1',
         VIDPUB_WORKSPACE: 'Elsewhere',
+        VIDPUB_STATE_DIR: state,
       },
     });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(config);
+    // The demo's posts went to a journal of its own, not to the user's history.
+    expect(readdirSync(state)).toEqual([]);
   });
 
   it('asks the privacy on a terminal instead of choosing it, then posts with the answer', async () => {

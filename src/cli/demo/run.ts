@@ -48,7 +48,7 @@ const CAPTION = 'Hello from the vidpub demo';
 /** How many destinations the demo posts to (at most). */
 const MAX_DESTINATIONS = 3;
 /** Env settings of the user that must not reach the demo's commands. */
-const USER_SETTINGS = ['VIDPUB_BASE_URL', 'VIDPUB_API_KEY', 'VIDPUB_PROFILE', 'VIDPUB_WORKSPACE', 'VIDPUB_CONFIG_DIR'];
+const USER_SETTINGS = ['VIDPUB_BASE_URL', 'VIDPUB_API_KEY', 'VIDPUB_PROFILE', 'VIDPUB_WORKSPACE', 'VIDPUB_CONFIG_DIR', 'VIDPUB_STATE_DIR'];
 
 /** A command line as a person would type it (arguments quoted when needed). */
 export function shellLine(argv: readonly string[]): string {
@@ -104,7 +104,8 @@ export async function runDemo(opts: DemoOptions, inv: Invocation): Promise<DemoR
     if (!demoKey) throw new VidpubError('the emulator has no read/write key to run the demo with');
     const env: Record<string, string | undefined> = { ...ctx.env };
     for (const name of USER_SETTINGS) delete env[name];
-    Object.assign(env, { VIDPUB_BASE_URL: emulator.baseUrl, VIDPUB_API_KEY: demoKey.key, VIDPUB_CONFIG_DIR: join(dir, 'config') });
+    // Its own config and journal: the demo's posts at a throwaway emulator stay out of the user's history.
+    Object.assign(env, { VIDPUB_BASE_URL: emulator.baseUrl, VIDPUB_API_KEY: demoKey.key, VIDPUB_CONFIG_DIR: join(dir, 'config'), VIDPUB_STATE_DIR: join(dir, 'state') });
     inv.log.info(`Emulator: ${emulator.baseUrl} · key of workspace "${demoKey.workspace}" for this run only (your stored profile is not used).`);
 
     const sub = (stdout: NodeJS.WritableStream): Context => {
