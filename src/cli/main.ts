@@ -21,6 +21,7 @@ import {
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import { colorLevel, makeColors } from '../ui/color.js';
 import { parseDuration } from '../util/duration.js';
+import { shellLine } from '../util/shell.js';
 import { wrapCommand } from '../ui/wrap.js';
 import type { CommandSpec, GlobalOptions, Invocation, Logger } from './command.js';
 import { COMMANDS, commandTerm, findCommand, type CommandEntry } from './commands/index.js';
@@ -264,11 +265,6 @@ export function errorJson(error: unknown, exitCode: number): string {
   return JSON.stringify({ error: { type, code, message: sanitize(message), exit_code: exitCode, hint } });
 }
 
-/** An argument as a POSIX shell reads it back. */
-export function shellQuote(arg: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
 /** The command line that reruns `argv` with `key` as its --idempotency-key (any other one dropped). */
 export function rerunCommand(argv: string[], key: string): string {
   const kept: string[] = [];
@@ -287,7 +283,7 @@ export function rerunCommand(argv: string[], key: string): string {
   }
   const at = kept.indexOf('--');
   const args = at < 0 ? [...kept, '--idempotency-key', key] : [...kept.slice(0, at), '--idempotency-key', key, ...kept.slice(at)];
-  return ['vidpub', ...args].map(shellQuote).join(' ');
+  return shellLine(['vidpub', ...args]);
 }
 
 /**

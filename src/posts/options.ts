@@ -8,6 +8,7 @@
 import { CancelledError, UsageError, sanitize } from '../errors.js';
 import type { Destination, DestinationOption, DestinationOptions, OptionValue } from '../api/types.js';
 import type { Prompter } from '../ui/prompter.js';
+import { shellWord } from '../util/shell.js';
 
 /** One `--option` flag, split but not yet checked against any destination. */
 export interface OptionAssignment {
@@ -104,11 +105,6 @@ export function coerceValue(option: DestinationOption, raw: string): OptionValue
     return folded.length === 1 ? folded[0] : undefined;
   }
   return raw;
-}
-
-/** Quotes a word for a POSIX shell when it needs it. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9@%+=:,./_-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

@@ -14,11 +14,11 @@ import { bindDeadline } from '../flows/deadline.js';
 import { runKey, type RunKey } from '../flows/run-key.js';
 import { stepKey, type Session } from '../flows/session.js';
 import { formatDuration } from '../util/duration.js';
+import { shellLine, shellWord } from '../util/shell.js';
 import { wrapLine } from '../ui/wrap.js';
 import {
   ask,
   missingOptionsError,
-  shellWord,
   optionsBody,
   planOptions,
   promptMissing,
@@ -82,7 +82,7 @@ export function postCommandLine(opts: PostOpts, chosen: { to?: string[]; options
   if (opts.draft) argv.push('--draft');
   else if (opts.atText !== undefined) argv.push('--at', opts.atText);
   if (opts.idempotencyKey) argv.push('--idempotency-key', opts.idempotencyKey);
-  return argv.map(shellWord).join(' ');
+  return shellLine(argv);
 }
 
 /** What is true when a person stops before anything was sent. */

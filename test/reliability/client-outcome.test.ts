@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { ClientSettings } from '../../src/api/client.js';
 import { createApiClient, type ClientDeps } from '../../src/api/http-client.js';
 import { realClock } from '../../src/core/clock.js';
-import { rerunCommand, shellQuote } from '../../src/cli/main.js';
+import { rerunCommand } from '../../src/cli/main.js';
+import { shellWord } from '../../src/util/shell.js';
 import { ExitCode, InterruptedError, OutcomeUnknownError, ServiceError, TimeoutError, exitCodeOf } from '../../src/errors.js';
 import { streamNotices } from '../../src/ui/notices.js';
 import { virtualClock } from '../support/clock.js';
@@ -83,7 +84,7 @@ describe('the rerun command and the exit codes', () => {
       "vidpub post 'my clip.mp4' --caption 'it'\\''s here' --to youtube --idempotency-key vp-abc",
     );
     expect(rerunCommand(['post', '--idempotency-key=old', 'a.mp4'], 'k')).toBe('vidpub post a.mp4 --idempotency-key k');
-    expect(shellQuote('$(rm -rf ~)')).toBe("'$(rm -rf ~)'");
+    expect(shellWord('$(rm -rf ~)')).toBe("'$(rm -rf ~)'");
   });
 
   it('an interruption exits per signal (130, 143, 129); an unknown outcome stays 9 whatever stopped it', () => {

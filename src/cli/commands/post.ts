@@ -1,5 +1,6 @@
 import { UsageError, sanitize } from '../../errors.js';
-import { parseOptionFlag, shellWord } from '../../posts/options.js';
+import { parseOptionFlag } from '../../posts/options.js';
+import { shellWord } from '../../util/shell.js';
 import { printPost, type PostResult } from '../../posts/render.js';
 import type { PostOpts, PostSource } from '../../posts/post-flow.js';
 import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';

@@ -17,6 +17,7 @@ import type { Destination, Post } from '../../api/types.js';
 import { ExitCode, InterruptedError, VidpubError, type ExitCodeValue } from '../../errors.js';
 import type { Invocation } from '../command.js';
 import type { Context } from '../context.js';
+import { shellLine } from '../../util/shell.js';
 import { writeSampleVideo } from './sample.js';
 
 export interface DemoOptions {
@@ -49,11 +50,6 @@ const CAPTION = 'Hello from the vidpub demo';
 const MAX_DESTINATIONS = 3;
 /** Env settings of the user that must not reach the demo's commands. */
 const USER_SETTINGS = ['VIDPUB_BASE_URL', 'VIDPUB_API_KEY', 'VIDPUB_PROFILE', 'VIDPUB_WORKSPACE', 'VIDPUB_CONFIG_DIR', 'VIDPUB_STATE_DIR'];
-
-/** A command line as a person would type it (arguments quoted when needed). */
-export function shellLine(argv: readonly string[]): string {
-  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
 
 /** Writes through to `target` and keeps a copy of the text. */
 function tee(target: NodeJS.WritableStream): { stream: Writable; text: () => string } {
