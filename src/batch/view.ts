@@ -5,6 +5,7 @@
  * nothing with --quiet.
  */
 import type { Screen, Session } from '../flows/session.js';
+import { LiveRegion } from '../ui/live-region.js';
 import type { Progress } from '../ui/progress.js';
 
 export interface BatchView {
@@ -23,10 +24,11 @@ const MAX_LINES = 12;
 
 class LiveView implements BatchView {
   private rows = new Map<number, { label: string; state: string; sent?: number; total?: number }>();
-  private drawn = 0;
+  private readonly region: LiveRegion;
   private timer: ReturnType<typeof setInterval> | undefined;
   private dirty = false;
   constructor(private readonly screen: Screen, labels: Map<number, string>) {
+    this.region = new LiveRegion((text) => screen.write(text));
     for (const [n, label] of labels) this.rows.set(n, { label, state: 'waiting' });
     this.timer = setInterval(() => this.flush(), 100);
     this.timer.unref?.();
@@ -48,7 +50,7 @@ class LiveView implements BatchView {
     this.dirty = true;
   }
   note(line: string): void {
-    this.clear();
+    this.region.clear();
     this.screen.write(line + '\n');
     this.draw();
   }
@@ -70,14 +72,6 @@ class LiveView implements BatchView {
     const label = head.length > room ? head.slice(0, Math.max(5, room - 1)) + '…' : head.padEnd(room);
     return `${label}  ${style(state)}`;
   }
-  private clear(): void {
-    if (this.drawn === 0) return;
-    let out = `\u001b[${this.drawn}A`;
-    for (let i = 0; i < this.drawn; i++) out += '\r\u001b[2K\n';
-    out += `\u001b[${this.drawn}A`;
-    this.screen.write(out);
-    this.drawn = 0;
-  }
   private draw(): void {
     this.dirty = false;
     let entries = [...this.rows.entries()];
@@ -92,19 +86,13 @@ class LiveView implements BatchView {
     }
     const lines = entries.map(([n, r]) => this.line(n, r));
     if (summary) lines.push(summary);
-    let out = this.drawn > 0 ? `\u001b[${this.drawn}A` : '';
-    for (const l of lines) out += `\r\u001b[2K${l}\n`;
-    // Fewer lines than last time: clear what is left below, and come back up.
-    for (let i = lines.length; i < this.drawn; i++) out += '\r\u001b[2K\n';
-    if (this.drawn > lines.length) out += `\u001b[${this.drawn - lines.length}A`;
-    this.screen.write(out);
-    this.drawn = lines.length;
+    this.region.paint(lines);
   }
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.draw();
-    this.drawn = 0;
+    this.region.release();
   }
 }
 

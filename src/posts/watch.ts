@@ -9,6 +9,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Post } from '../api/types.js';
 import { InterruptedError, TimeoutError, isInterruption, sanitize } from '../errors.js';
 import type { Screen, Session } from '../flows/session.js';
+import { LiveRegion } from '../ui/live-region.js';
 import type { Logger } from '../core/log.js';
 import { formatDuration } from '../util/duration.js';
 import { settle } from './outcome.js';
@@ -41,10 +42,12 @@ export interface PostDisplay {
 /** The live view on a terminal: a few lines on stderr rewritten in place. */
 class LiveDisplay implements PostDisplay {
   private rows: Row[] = [];
-  private drawn = 0;
+  private readonly region: LiveRegion;
   private frame = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
-  constructor(private readonly screen: Screen, private readonly names: Record<string, string>, private readonly postId: string) {}
+  constructor(private readonly screen: Screen, private readonly names: Record<string, string>, private readonly postId: string) {
+    this.region = new LiveRegion((text) => screen.write(text));
+  }
 
   update(post: Post): void {
     this.rows = rowsOf(post, this.names);
@@ -76,25 +79,13 @@ class LiveDisplay implements PostDisplay {
       this.screen.colors.dim(fit(`Waiting for post ${this.postId} (Ctrl-C stops waiting; the post goes on)`, width)),
       ...this.rows.map((r) => `${this.symbol(r.status)} ${fit(`${r.name.padEnd(nameWidth)}  ${r.status}${r.note ? `  ${r.note}` : ''}`, width - 2)}`),
     ];
-    let out = this.drawn > 0 ? `\u001b[${this.drawn}A` : '';
-    for (const line of lines) out += `\r\u001b[2K${line}\n`;
-    // Fewer lines than last time: clear what is left below.
-    for (let i = lines.length; i < this.drawn; i++) out += '\r\u001b[2K\n';
-    if (this.drawn > lines.length) out += `\u001b[${this.drawn - lines.length}A`;
-    this.screen.write(out);
-    this.drawn = Math.max(lines.length, this.drawn);
+    this.region.paint(lines);
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    if (this.drawn > 0) {
-      let out = `\u001b[${this.drawn}A`;
-      for (let i = 0; i < this.drawn; i++) out += '\r\u001b[2K\n';
-      out += `\u001b[${this.drawn}A`;
-      this.screen.write(out);
-      this.drawn = 0;
-    }
+    this.region.clear();
   }
 }
 
