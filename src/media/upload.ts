@@ -12,6 +12,7 @@ import { interruptibleSleep } from '../api/retry.js';
 import { bindDeadline, lookUp, withGrace } from '../flows/deadline.js';
 import { runKey } from '../flows/run-key.js';
 import { stepKey, type Session } from '../flows/session.js';
+import { outcomeOfError } from '../journal/outcome.js';
 import { silentProgress } from '../ui/progress.js';
 import { formatDuration } from '../util/duration.js';
 import type { VideoFile } from './check.js';
@@ -163,7 +164,7 @@ async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileO
     }
   } catch (err) {
     progress.stop();
-    await note(media, isInterruption(err, signal) ? 'interrupted' : err instanceof OutcomeUnknownError ? 'unknown' : err instanceof TimeoutError ? 'timeout' : 'error');
+    await note(media, outcomeOfError(err, signal));
     if (err instanceof OutcomeUnknownError) {
       const id = media?.id;
       const what = id
@@ -207,8 +208,7 @@ export async function noteWait(media: Media, wait: () => Promise<Media>, note: (
     return ready;
   } catch (err) {
     const data = (err as { data?: unknown }).data as Media | undefined;
-    const outcome = err instanceof VidpubError ? ({ 6: 'failed', 7: 'timeout', 130: 'interrupted' } as Record<number, string>)[err.exitCode] ?? 'error' : 'error';
-    await note(data && typeof data === 'object' && data.id ? data : media, outcome);
+    await note(data && typeof data === 'object' && data.id ? data : media, outcomeOfError(err));
     throw err;
   }
 }

@@ -3,7 +3,7 @@
  * ended for a post, as a word that history shows and folds.
  */
 import type { Post } from '../api/types.js';
-import { BlockedError, InterruptedError, RateLimitError, TimeoutError, WorkFailedError } from '../errors.js';
+import { outcomeOfError } from '../journal/outcome.js';
 import type { Session } from '../flows/session.js';
 import { isFinished, type PostResult } from './render.js';
 
@@ -12,16 +12,6 @@ export function outcomeOf(post: Post): string {
   if (post.status === 'draft') return 'draft';
   if (post.status === 'scheduled') return 'scheduled';
   return isFinished(post) ? 'published' : 'publishing';
-}
-
-/** The outcome of a command that ended with an error. */
-export function outcomeOfError(err: unknown): string {
-  if (err instanceof WorkFailedError) return 'failed';
-  if (err instanceof TimeoutError) return 'timeout';
-  if (err instanceof InterruptedError) return 'interrupted';
-  if (err instanceof BlockedError) return 'blocked';
-  if (err instanceof RateLimitError) return 'rate_limited';
-  return 'error';
 }
 
 function postOf(data: unknown): Post | undefined {
