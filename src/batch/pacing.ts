@@ -8,10 +8,10 @@
  * (the header is whole seconds, rounded up), so the estimate errs on the safe side.
  */
 import { responseMeta, type ApiClient } from '../api/client.js';
+import type { RequestKind as Kind } from '../api/pacing.js';
 import type { Me } from '../api/types.js';
 import type { Clock } from '../core/clock.js';
 
-export type Kind = 'read' | 'write';
 
 /** How a gate stands: for tests and the bench. */
 export interface GateStats {
