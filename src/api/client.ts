@@ -82,6 +82,8 @@ export interface ApiClient {
   /** A short hash of the API key (never the key), naming it in the local journal. */
   readonly keyId?: string;
   getMe(o?: CallOptions): Promise<Me>;
+  /** The workspace this key belongs to: GET /me once per client (a key's workspace does not change). */
+  workspace(o?: CallOptions): Promise<Me['workspace'] | undefined>;
   listDestinations(o?: CallOptions): Promise<Destination[]>;
   getDestinationOptions(destinationId: string, o?: CallOptions): Promise<DestinationOptions>;
   createUpload(body: CreateUploadRequest, o?: CallOptions): Promise<CreateUploadResponse>;

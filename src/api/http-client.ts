@@ -124,6 +124,7 @@ class HttpApiClient implements ApiClient {
   readonly #requestTimeoutMs: number;
   #transport?: Transport;
   #workspaceChecked?: Promise<void>;
+  #workspace?: Promise<Me['workspace'] | undefined>;
 
   constructor(
     private readonly deps: ClientDeps,
@@ -150,6 +151,13 @@ class HttpApiClient implements ApiClient {
 
   getMe(o: RequestOptions = {}): Promise<Me> {
     return this.request<Me>('GET', '/me', o);
+  }
+
+  workspace(o: RequestOptions = {}): Promise<Me['workspace'] | undefined> {
+    this.#workspace ??= this.getMe(o).then((me) => me?.workspace);
+    // A failed read (network, interrupt) is tried again by the next caller.
+    this.#workspace.catch(() => (this.#workspace = undefined));
+    return this.#workspace;
   }
 
   async listDestinations(o: RequestOptions = {}): Promise<Destination[]> {
@@ -221,8 +229,7 @@ class HttpApiClient implements ApiClient {
     const want = this.settings.workspace;
     if (!want) return Promise.resolve();
     this.#workspaceChecked ??= (async () => {
-      const me = await this.getMe({ signal });
-      const actual = me?.workspace?.name;
+      const actual = (await this.workspace({ signal }))?.name;
       if (actual !== want) {
         throw new AuthError(
           `This API key belongs to workspace "${sanitize(String(actual ?? 'unknown'))}", not "${sanitize(want)}" (--workspace / VIDPUB_WORKSPACE); nothing was written.`,

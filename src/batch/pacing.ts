@@ -92,7 +92,7 @@ class Gate {
   }
 }
 
-const READS = new Set(['getMe', 'listDestinations', 'getDestinationOptions', 'getMedia', 'getPost']);
+const READS = new Set(['getMe', 'workspace', 'listDestinations', 'getDestinationOptions', 'getMedia', 'getPost']);
 const WRITES = new Set(['createUpload', 'completeUpload', 'createImport', 'createPost', 'publishPost']);
 
 export interface PacedClient {

@@ -75,8 +75,8 @@ export function createJournal(deps: JournalDeps): Journal {
   const workspaceOf = (): Promise<{ id?: string; name?: string }> =>
     (workspace ??= (async () => {
       try {
-        const me = await (await deps.client()).getMe({ signal: deps.signal });
-        return { id: me?.workspace?.id, name: me?.workspace?.name };
+        const ws = await (await deps.client()).workspace({ signal: deps.signal });
+        return { id: ws?.id, name: ws?.name };
       } catch {
         return {};
       }

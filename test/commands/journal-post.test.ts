@@ -55,6 +55,13 @@ describe('post records what it made', () => {
     expect(end).toMatchObject({ kind: 'status', post_id: post.id, status: 'completed', outcome: 'published' });
   });
 
+  it('with --workspace, the check and the journal share one GET /me (the key\'s workspace is read once)', async () => {
+    const r = await run(['--workspace', 'Demo', 'post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'once', '--no-wait']);
+    expect(r.code).toBe(0);
+    expect(records().find((x) => x.kind === 'post')).toMatchObject({ workspace: 'Demo', caption: 'once' });
+    expect((await emu.requests()).filter((q) => q.method === 'GET' && q.path === '/v1/me')).toHaveLength(1);
+  });
+
   it('keeps the first 200 characters of a caption', async () => {
     const r = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'c'.repeat(500), '--no-wait']);
     expect(r.code).toBe(0);
