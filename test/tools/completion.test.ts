@@ -165,13 +165,7 @@ t() { words=("$@"); CURRENT=\${#words}; _vidpub }
 
   it.skipIf(!has('fish'))('fish: complete -C offers commands, flags and destinations', async () => {
     const code = await script('fish');
-    const dir = mkdtempSync(join(tmpdir(), 'vidpub-fish-'));
-    writeFileSync(join(dir, 'vidpub.fish'), code);
-    const complete = async (line: string) => {
-      const r = await runAsync('fish', ['--no-config', '-c', `source ${join(dir, 'vidpub.fish')}; complete -C ${JSON.stringify(line)}`], { env: shellEnv(emu.env()) });
-      expect(r.stderr).toBe('');
-      return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
-    };
+    const complete = fishCompleter(code, shellEnv(emu.env()));
     expect(await complete('vidpub up')).toEqual(['upload']);
     expect(await complete('vidpub --profile work de')).toEqual(['demo', 'destinations']);
     expect(await complete('vidpub post --caption-')).toEqual(['--caption-file']);
@@ -183,13 +177,7 @@ t() { words=("$@"); CURRENT=\${#words}; _vidpub }
 
   it.skipIf(!has('fish'))('fish: after a comma in --to, the next name completes as in bash', async () => {
     const code = await script('fish');
-    const dir = mkdtempSync(join(tmpdir(), 'vidpub-fish-'));
-    writeFileSync(join(dir, 'vidpub.fish'), code);
-    const complete = async (line: string) => {
-      const r = await runAsync('fish', ['--no-config', '-c', `source ${join(dir, 'vidpub.fish')}; complete -C ${JSON.stringify(line)}`], { env: shellEnv(emu.env()) });
-      expect(r.stderr).toBe('');
-      return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
-    };
+    const complete = fishCompleter(code, shellEnv(emu.env()));
     expect(await complete('vidpub post clip.mp4 --to dst_demo_tiktok,dst_demo_l')).toEqual([
       'dst_demo_tiktok,dst_demo_linkedin',
       'dst_demo_tiktok,dst_demo_linkedin,',
@@ -239,13 +227,24 @@ t() { words=("$@"); CURRENT=\${#words}; _vidpub }
   });
 
   it.skipIf(!has('fish'))('fish: a comma-separated choice completes after a comma', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'vidpub-fish-'));
-    writeFileSync(join(dir, 'vidpub.fish'), completionScript('fish', '0.0.0-test', modelWithChoiceList()));
-    const r = await runAsync('fish', ['--no-config', '-c', `source ${join(dir, 'vidpub.fish')}; complete -C 'vidpub runs --status published,'`], { env: shellEnv() });
-    expect(r.stderr).toBe('');
-    expect(r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['published,failed', 'published,published', 'published,scheduled']);
+    const complete = fishCompleter(completionScript('fish', '0.0.0-test', modelWithChoiceList()), shellEnv());
+    expect(await complete('vidpub runs --status published,')).toEqual(['published,failed', 'published,published', 'published,scheduled']);
   });
 });
+
+/**
+ * What fish offers for a command line (`complete -C`) with `code` sourced: the
+ * candidates without their descriptions; fish must print nothing on stderr.
+ */
+function fishCompleter(code: string, env: NodeJS.ProcessEnv): (line: string) => Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'vidpub-fish-'));
+  writeFileSync(join(dir, 'vidpub.fish'), code);
+  return async (line) => {
+    const r = await runAsync('fish', ['--no-config', '-c', `source ${join(dir, 'vidpub.fish')}; complete -C ${JSON.stringify(line)}`], { env });
+    expect(r.stderr).toBe('');
+    return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!);
+  };
+}
 
 /** How each shell is started and given the script, in a terminal (tmux). */
 const INTERACTIVE: Record<string, { argv: string[]; setup: (file: string) => string }> = {
