@@ -30,8 +30,20 @@ export interface ClientSettings {
   workspace?: string;
   /** --debug / VIDPUB_DEBUG=1. */
   debug: boolean;
-  /** --max-wait: the longest we wait out 429s (ms). */
+  /** --max-wait: the longest we wait out 429s (ms), in all (see maxWaitPer). */
   maxWaitMs: number;
+  /**
+   * What --max-wait bounds: the sum of every rate-limit wait of this client
+   * ('command', the default: a command's whole run) or of each request alone
+   * ('request': the MCP server, whose client lives as long as the session).
+   */
+  maxWaitPer?: 'command' | 'request';
+  /**
+   * --timeout of a command that is only requests (me, destinations, options,
+   * login): a budget in ms for all of this client's requests, counted from the
+   * first; when it is spent every request and wait stops with TimeoutError.
+   */
+  timeoutMs?: number;
   /** --wait-for-quota: sleep to the daily reset instead of failing on daily_post_limit. */
   waitForQuota: boolean;
   /** --quiet: no notices on stderr (errors still go there). */

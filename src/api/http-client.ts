@@ -22,7 +22,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
-import { AuthError, OutcomeUnknownError, RateLimitError, ServiceError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
+import { AuthError, DeadlineReached, OutcomeUnknownError, RateLimitError, ServiceError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
 import { attachMeta, type ApiClient, type ClientSettings, type HttpMethod, type RequestOptions, type ResponseMeta } from './client.js';
 import { noKeyError, resolveCredentials, type CredentialSources } from './credentials.js';
@@ -125,6 +125,10 @@ class HttpApiClient implements ApiClient {
   #transport?: Transport;
   #workspaceChecked?: Promise<void>;
   #workspace?: Promise<Me['workspace'] | undefined>;
+  /** Rate-limit waits so far, against --max-wait (when it bounds the whole command). */
+  #rateLimitWaitedMs = 0;
+  /** The --timeout budget, started by the first request; `stop` ends its timer at close. */
+  #budget?: { signal: AbortSignal; endsAt: number; stop(): void; expire(): void };
 
   constructor(
     private readonly deps: ClientDeps,
@@ -201,6 +205,7 @@ class HttpApiClient implements ApiClient {
   }
 
   async close(): Promise<void> {
+    this.#budget?.stop();
     const transport = this.#transport;
     this.#transport = undefined;
     await transport?.close().catch(() => undefined);
@@ -253,7 +258,27 @@ class HttpApiClient implements ApiClient {
 
   #signal(o: RequestOptions): AbortSignal {
     if (o.signal && o.signalOnly) return o.signal;
-    return o.signal ? AbortSignal.any([this.deps.signal, o.signal]) : this.deps.signal;
+    const signals = [this.deps.signal, ...(o.signal ? [o.signal] : []), ...(this.#budgetSignal() ?? [])];
+    return signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+  }
+
+  /**
+   * settings.timeoutMs as a signal that aborts with DeadlineReached once spent,
+   * started by the first request. A real timer aborts what is in flight; each
+   * call also checks the clock (a test's clock may run faster than real time).
+   */
+  #budgetSignal(): [AbortSignal] | undefined {
+    const ms = this.settings.timeoutMs;
+    if (ms === undefined) return undefined;
+    if (!this.#budget) {
+      const expired = new AbortController();
+      const reason = new DeadlineReached(ms);
+      const timer = setTimeout(() => expired.abort(reason), ms);
+      timer.unref?.();
+      this.#budget = { signal: expired.signal, endsAt: this.deps.clock.now() + ms, stop: () => clearTimeout(timer), expire: () => expired.abort(reason) };
+    }
+    if (this.deps.clock.now() >= this.#budget.endsAt) this.#budget.expire();
+    return [this.#budget.signal];
   }
 
   /**
@@ -290,8 +315,11 @@ class HttpApiClient implements ApiClient {
     const counters: RetryCounters = { retries: 0, inUseRetries: 0 };
     let url = this.baseUrl + path;
     let redirects = 0;
-    let rateLimitWaitedMs = 0;
+    // --max-wait bounds every rate-limit wait of the command together, or of this request alone.
+    const perRequest = this.settings.maxWaitPer === 'request';
+    let requestWaitedMs = 0;
     for (let attempt = 1; ; attempt++) {
+      this.#budgetSignal(); // spent by now on the clock: the signal aborts
       if (signal.aborted) throw stoppedError(signal);
       await this.#pacer.before(kind, signal, (ms) => {
         const text = `Pacing: no ${kind} requests left this minute; waiting ${formatDuration(ms)} for the allowance to reset.`;
@@ -335,9 +363,12 @@ class HttpApiClient implements ApiClient {
         case 'redirect':
           url = this.#redirectTarget(res, method, url, ++redirects);
           continue;
-        case 'rate-limited':
-          rateLimitWaitedMs += await this.#rateLimited(info, rateLimitWaitedMs, signal, o.action);
+        case 'rate-limited': {
+          const waited = await this.#rateLimited(info, perRequest ? requestWaitedMs : this.#rateLimitWaitedMs, signal, o.action);
+          requestWaitedMs += waited;
+          this.#rateLimitWaitedMs += waited;
           continue;
+        }
         case 'retry': {
           const why = decision.counter === 'inUseRetries' ? `${method} ${redactUrl(url)}: the same request is still being handled` : `${method} ${redactUrl(url)} got HTTP ${status}`;
           await this.#backoffWait(counters[decision.counter]++, signal, why, decision.delayMs);

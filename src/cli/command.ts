@@ -28,6 +28,8 @@ export interface GlobalOptions {
   waitForQuota: boolean;
   /** false with --no-journal or VIDPUB_NO_JOURNAL=1. */
   journal?: boolean;
+  /** --timeout of a command that is only requests (COMMAND_TIMEOUT): the client's budget, in ms. */
+  commandTimeoutMs?: number;
 }
 
 export type { Logger } from '../core/log.js';

@@ -24,7 +24,8 @@ import { parseDuration } from '../util/duration.js';
 import { shellLine } from '../util/shell.js';
 import { wrapCommand } from '../ui/wrap.js';
 import type { CommandSpec, GlobalOptions, Invocation, Logger } from './command.js';
-import { COMMANDS, commandTerm, findCommand, type CommandEntry } from './commands/index.js';
+import { COMMANDS, COMMAND_TIMEOUT, commandTerm, findCommand, type CommandEntry } from './commands/index.js';
+import { parseTimeout } from '../flows/wait-flags.js';
 import { loadCommand } from './commands/load.js';
 import { lazyJournal } from './journal-session.js';
 import type { Context } from './context.js';
@@ -139,6 +140,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
     workspace: globals.workspace,
     debug: globals.debug,
     maxWaitMs: globals.maxWaitMs,
+    timeoutMs: globals.commandTimeoutMs,
     waitForQuota: globals.waitForQuota,
     quiet: globals.quiet,
   };
@@ -439,7 +441,9 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
           const source = self.getOptionValueSourceWithGlobals(option);
           return source !== undefined && source !== 'default';
         };
-        inv = makeInvocation(ctx, { ...resolveGlobals(self.optsWithGlobals(), ctx, given), jsonFields: split.fields });
+        // login, me, destinations, options: --timeout is a budget for all of the client's requests.
+        const commandTimeoutMs = target.flags?.includes(COMMAND_TIMEOUT) ? parseTimeout(self.opts()) : undefined;
+        inv = makeInvocation(ctx, { ...resolveGlobals(self.optsWithGlobals(), ctx, given), jsonFields: split.fields, commandTimeoutMs });
         const opts = await spec.parse(positional, self.opts(), inv);
         const data = await spec.run(opts, inv);
         await emit(spec, data, inv);

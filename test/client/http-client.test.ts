@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream';
 import { responseMeta, type ClientSettings } from '../../src/api/client.js';
 import { createApiClient, type ClientDeps } from '../../src/api/http-client.js';
 import type { Clock } from '../../src/core/clock.js';
-import { AuthError, ExitCode, InterruptedError, RateLimitError, ServiceError, VidpubError } from '../../src/errors.js';
+import { AuthError, ExitCode, InterruptedError, RateLimitError, ServiceError, TimeoutError, VidpubError } from '../../src/errors.js';
 import { streamNotices } from '../../src/ui/notices.js';
 import { runCli } from '../support/cli.js';
 import { scaledClock, virtualClock } from '../support/clock.js';
@@ -214,6 +214,36 @@ describe('rate limits', () => {
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/retrying in 6s/);
     expect(r.stderr).toMatch(/Rate limited \(requests_per_minute\) after waiting 6s: the service asks to wait 6s/);
+  });
+
+  test('--max-wait is one budget for the whole command: a 6s wait on one request leaves 4s for the next', async () => {
+    const { c, stderr } = await client({ settings: { maxWaitMs: 10_000 } });
+    await emu.fault({ method: 'GET', path: '/v1/me', action: 'status', status: 429, retry_after: 6, times: 1 });
+    await c.getMe();
+    await emu.fault({ method: 'GET', path: '/v1/destinations', action: 'status', status: 429, retry_after: 6, times: 1 });
+    const err = await expectError(RateLimitError, () => c.listDestinations());
+    expect(err.message).toMatch(/Rate limited \(requests_per_minute\) after waiting 6s: the service asks to wait 6s, more than --max-wait \(10s\) allows/);
+    expect(stderr()).toMatch(/retrying in 6s/);
+    await c.close();
+  });
+
+  test("maxWaitPer 'request' (the MCP server's long-lived client): each request has the whole --max-wait", async () => {
+    const { c } = await client({ settings: { maxWaitMs: 10_000, maxWaitPer: 'request' } });
+    await emu.fault({ method: 'GET', path: '/v1/me', action: 'status', status: 429, retry_after: 6, times: 1 });
+    await c.getMe();
+    await emu.fault({ method: 'GET', path: '/v1/destinations', action: 'status', status: 429, retry_after: 6, times: 1 });
+    expect(Array.isArray(await c.listDestinations())).toBe(true);
+    await c.close();
+  });
+
+  test('timeoutMs: one budget for all of the client\'s requests, rate-limit waits included; then TimeoutError', async () => {
+    const { c } = await client({ clock: scaledClock(100), settings: { timeoutMs: 3_000 } });
+    await c.getMe();
+    await emu.fault({ method: 'GET', path: '/v1/destinations', action: 'status', status: 429, retry_after: 10, times: 1 });
+    const err = await expectError(TimeoutError, () => c.listDestinations());
+    expect(err.message).toBe('Stopped: the --timeout of the command was reached.');
+    expect(err.exitCode).toBe(ExitCode.TIMEOUT);
+    await c.close();
   });
 
   test('imports_in_flight is waited out like any 429, saying so', async () => {

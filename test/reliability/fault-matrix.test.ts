@@ -22,9 +22,9 @@ const TIMEOUT_MS = TIMEOUT_S * 1000;
 /** The command's own start-up and clean-up, measured below on a command without faults. */
 let overheadMs = 0;
 
-async function timed(args: string[], env: Record<string, string> = {}): Promise<RunResult & { elapsedMs: number }> {
+async function timed(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<RunResult & { elapsedMs: number }> {
   const started = performance.now();
-  const r = await runCli(args, { env: { ...emu.env(), ...env } });
+  const r = await runCli(args, { env: { ...emu.env(), ...env }, stdin });
   return { ...r, elapsedMs: performance.now() - started };
 }
 
@@ -80,6 +80,10 @@ interface Cell {
   posts?: number;
   /** Makes what the command acts on (a post); returns its id, put in place of ID in args. */
   setup?: () => Promise<string>;
+  /** The command's environment instead of the emulator's key and base URL. */
+  env?: () => Record<string, string>;
+  /** Fed to stdin. */
+  stdin?: () => string;
 }
 
 /** A post publishing now (it takes 30 s to publish here), made without faults. */
@@ -139,8 +143,31 @@ export const MATRIX: Cell[] = [
     faults: [{ method: 'PUT', path: '/_uploads/*', action: 'hang', times: 10 }],
     args: POST_FILE,
     code: 7,
-    stdout: '',
+    // The video exists (not completed): its id is on stdout.
+    stdout: /^med_\w+\n$/,
     stderr: /Stopped \(--timeout reached\) during the upload of clip\.mp4 \(video med_\w+, \d+% sent\); it was not completed/,
+    posts: 0,
+  },
+  {
+    command: 'post --json',
+    phase: 'PUT',
+    fault: 'signed-URL PUT hung (body not read, no answer)',
+    faults: [{ method: 'PUT', path: '/_uploads/*', action: 'hang', times: 10 }],
+    args: [...POST_FILE, '--json'],
+    code: 7,
+    stdout: /^\{\n {2}"post": null,\n {2}"media": \{\n {4}"id": "med_\w+"/,
+    stderr: /"type":"timeout".*during the upload of clip\.mp4/,
+    posts: 0,
+  },
+  {
+    command: 'post',
+    phase: 'media wait',
+    fault: 'GET /media/{id} never answered',
+    faults: [{ method: 'GET', path: '/v1/media/*', action: 'hang', times: 10 }],
+    args: POST_FILE,
+    code: 7,
+    stdout: /^med_\w+\n$/,
+    stderr: /Stopped waiting \(--timeout reached\): video med_\w+/,
     posts: 0,
   },
   {
@@ -208,6 +235,79 @@ export const MATRIX: Cell[] = [
     stdout: /"id": "post_\w+"/,
     stderr: /Stopped waiting for post post_\w+ after 2s \(--timeout\); it goes on at the service/,
     posts: 1,
+  },
+  {
+    command: 'me',
+    phase: 'read',
+    fault: 'GET /me never answered',
+    faults: [{ method: 'GET', path: '/v1/me', action: 'hang', times: 10 }],
+    args: ['me', ...T],
+    code: 7,
+    stdout: '',
+    stderr: /Stopped: the --timeout of the command was reached\./,
+  },
+  {
+    command: 'me',
+    phase: 'read',
+    fault: 'GET /me body trickled (1 byte/s)',
+    faults: [{ method: 'GET', path: '/v1/me', action: 'trickle', ms: 1000, times: 10 }],
+    args: ['me', '--json', ...T],
+    code: 7,
+    stdout: '',
+    stderr: /"type":"timeout".*the --timeout of the command was reached/,
+  },
+  {
+    command: 'me',
+    phase: 'read',
+    fault: 'GET /me 503 once',
+    faults: [{ method: 'GET', path: '/v1/me', action: 'status', status: 503, times: 1, retry_after: null }],
+    args: ['me', '--json', ...T],
+    code: 0,
+    stdout: /"workspace"/,
+    // A read retried once is no news.
+    stderr: /^$/,
+  },
+  {
+    command: 'destinations',
+    phase: 'read',
+    fault: 'GET /destinations never answered',
+    faults: [{ method: 'GET', path: '/v1/destinations', action: 'hang', times: 10 }],
+    args: ['destinations', ...T],
+    code: 7,
+    stdout: '',
+    stderr: /Stopped: the --timeout of the command was reached\./,
+  },
+  {
+    command: 'options',
+    phase: 'resolve destination',
+    fault: 'GET /destinations body trickled (1 byte/s)',
+    faults: [{ method: 'GET', path: '/v1/destinations', action: 'trickle', ms: 1000, times: 10 }],
+    args: ['options', 'youtube', ...T],
+    code: 7,
+    stdout: '',
+    stderr: /Stopped: the --timeout of the command was reached\./,
+  },
+  {
+    command: 'options',
+    phase: 'read options',
+    fault: 'GET /destinations/{id}/options never answered',
+    faults: [{ method: 'GET', path: '/v1/destinations/*', action: 'hang', times: 10 }],
+    args: ['options', 'dst_demo_youtube', ...T],
+    code: 7,
+    stdout: '',
+    stderr: /Stopped: the --timeout of the command was reached\./,
+  },
+  {
+    command: 'login --with-key',
+    phase: 'check the key',
+    fault: 'GET /me never answered',
+    faults: [{ method: 'GET', path: '/v1/me', action: 'hang', times: 10 }],
+    args: ['login', '--with-key', ...T],
+    env: () => ({ VIDPUB_BASE_URL: emu.baseUrl }),
+    stdin: () => emu.key(),
+    code: 7,
+    stdout: '',
+    stderr: /Stopped: the --timeout of the command was reached\./,
   },
   {
     command: 'upload',
@@ -293,7 +393,8 @@ describe('fault matrix: every cell ends on time, says the truth, creates nothing
       const id = cell.setup ? await cell.setup() : undefined;
       const since = (await writes()).length; // the setup's own writes are not the command's
       for (const f of cell.faults) await emu.fault(f);
-      const r = await timed(cell.args.map((a) => (a === 'ID' && id ? id : a)));
+      const args = cell.args.map((a) => (a === 'ID' && id ? id : a));
+      const r = cell.env ? await timed(args, { VIDPUB_API_KEY: '', ...cell.env() }, cell.stdin?.()) : await timed(args, {}, cell.stdin?.());
       expect(r.stderr).toMatch(cell.stderr);
       expect(r.code).toBe(cell.code);
       if (cell.stdout === '') expect(r.stdout).toBe('');

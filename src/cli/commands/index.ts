@@ -46,6 +46,18 @@ function mediaWaitFlags(what: string): FlagSpec[] {
   ];
 }
 
+/** Default --timeout of the commands that only make requests (login, me, destinations, options). */
+export const DEFAULT_REQUEST_COMMAND_TIMEOUT = '2m';
+
+/** --timeout of login, me, destinations and options: a budget for all their requests together. */
+export const COMMAND_TIMEOUT: FlagSpec = {
+  name: 'timeout',
+  value: 'dur',
+  kind: 'duration',
+  description: 'longest the whole command may take, retries and rate-limit waits included (90s, 5m)',
+  default: DEFAULT_REQUEST_COMMAND_TIMEOUT,
+};
+
 const TZ: FlagSpec = { name: 'tz', value: 'zone', description: "IANA time zone for a local --at time (default: TZ or this machine's zone)" };
 
 const ENTRIES = [
@@ -53,11 +65,11 @@ const ENTRIES = [
     name: 'login',
     summary: 'Check an API key and store it in a profile',
     group: 'account',
-    flags: [{ name: 'with-key', description: 'read the key from stdin (trimmed) instead of prompting' }],
+    flags: [{ name: 'with-key', description: 'read the key from stdin (trimmed) instead of prompting' }, COMMAND_TIMEOUT],
   },
   { name: 'logout', summary: "Forget a profile's stored API key", group: 'account' },
   { name: 'profiles', summary: 'List the stored profiles (base URL, workspace, masked key, last login)', group: 'account' },
-  { name: 'me', summary: 'Show the key, workspace, plan, usage and limits', group: 'account' },
+  { name: 'me', summary: 'Show the key, workspace, plan, usage and limits', group: 'account', flags: [COMMAND_TIMEOUT] },
   {
     name: 'destinations',
     summary: 'List the connected accounts you can post to',
@@ -65,6 +77,7 @@ const ENTRIES = [
     flags: [
       { name: 'platform', value: 'name', description: 'only accounts on this platform (e.g. tiktok, youtube)' },
       { name: 'all', description: 'include disconnected and expired accounts' },
+      COMMAND_TIMEOUT,
     ],
   },
   {
@@ -72,6 +85,7 @@ const ENTRIES = [
     summary: "Show a destination's posting options",
     group: 'account',
     args: [{ name: 'destination', kind: 'destination', required: true }],
+    flags: [COMMAND_TIMEOUT],
   },
   {
     name: 'upload',

@@ -23,7 +23,7 @@ export const MCP_MAX_RATE_WAIT_MS = 30_000;
 function serverSession(inv: Invocation): { session: Session; dispose(): Promise<void> } {
   const { ctx, globals } = inv;
   const maxWaitMs = globals.maxWaitGiven ? globals.maxWaitMs : Math.min(globals.maxWaitMs, MCP_MAX_RATE_WAIT_MS);
-  const clientSettings = { ...inv.clientSettings, quiet: !globals.debug, maxWaitMs, waitForQuota: false };
+  const clientSettings = { ...inv.clientSettings, quiet: !globals.debug, maxWaitMs, maxWaitPer: 'request' as const, waitForQuota: false };
   let client: Promise<ApiClient> | undefined;
   const debugOnly = (line: string) => inv.log.debug(line);
   const getClient = () => {

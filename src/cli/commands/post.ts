@@ -1,3 +1,4 @@
+import type { Media } from '../../api/types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { parseOptionFlag } from '../../posts/options.js';
 import { shellWord } from '../../util/shell.js';
@@ -91,7 +92,7 @@ function typedWords(args: unknown[], flags: Record<string, unknown>): string[] {
   return words.map(shellWord);
 }
 
-export default defineCommand<PostOpts, PostResult>({
+export default defineCommand<PostOpts, PostResult | Media>({
   description:
     'Upload a local video (or import one from an https link, or take one already uploaded with --media) and post it ' +
     'to one or more destinations: now, at a time (--at), or as a draft (--draft). On a terminal it shows a summary, ' +
@@ -153,6 +154,13 @@ export default defineCommand<PostOpts, PostResult>({
     const { runPost } = await import('../../posts/post-flow.js');
     return runPost(opts, inv.session);
   },
-  print: (r, inv) => (inv.globals.quiet ? inv.print(r.post.id) : printPost(r, inv.out)),
-  json: (r) => r.post,
+  // A run stopped before the post existed (--timeout or Ctrl-C during the upload or the video's
+  // processing) leaves the video's record as its error data: its id is printed, to post it with --media.
+  print: (r, inv) => (videoOnly(r) ? inv.print(r.id) : inv.globals.quiet ? inv.print(r.post.id) : printPost(r, inv.out)),
+  json: (r) => (videoOnly(r) ? { post: null, media: r } : r.post),
 });
+
+/** The data of a run that stopped before the post was created: the video's record, not a PostResult. */
+function videoOnly(r: PostResult | Media): r is Media {
+  return !(r as Partial<PostResult>).post && typeof (r as Partial<Media>).id === 'string';
+}
