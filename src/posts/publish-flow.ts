@@ -109,7 +109,7 @@ async function confirmPublish(opts: PublishOpts, session: Session, client: ApiCl
 }
 
 /** Runs `fn` with the session bound to the command's deadline (--timeout), told in words when reached. */
-async function withinTimeout<T>(outer: Session, timeoutMs: number, what: string, fn: (session: Session) => Promise<T>): Promise<T> {
+export async function withinTimeout<T>(outer: Session, timeoutMs: number, what: string, fn: (session: Session) => Promise<T>): Promise<T> {
   const bound = bindDeadline(outer, outer.clock.now() + timeoutMs, timeoutMs);
   try {
     return await fn(bound.session);
@@ -204,7 +204,6 @@ async function publishWithin(opts: PublishOpts, session: Session): Promise<PostR
 }
 
 export function runStatus(opts: StatusOpts, outer: Session): Promise<PostResult> {
-  if (!opts.wait) return statusWithin(opts, outer);
   return withinTimeout(outer, opts.timeoutMs, `before post ${opts.postId} could be read`, (session) => statusWithin(opts, session));
 }
 

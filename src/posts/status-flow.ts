@@ -7,7 +7,7 @@ import type { Media } from '../api/types.js';
 import { NotFoundError } from '../errors.js';
 import type { Session } from '../flows/session.js';
 import { journalOff } from './history-flow.js';
-import { runStatus, type StatusOpts } from './publish-flow.js';
+import { runStatus, withinTimeout, type StatusOpts } from './publish-flow.js';
 import type { PostResult } from './render.js';
 
 export type StatusTarget = { kind: 'last' } | { kind: 'media'; id: string } | { kind: 'post'; id: string };
@@ -20,7 +20,9 @@ export interface AnyStatusOpts extends Omit<StatusOpts, 'postId'> {
 
 export async function runAnyStatus(opts: AnyStatusOpts, session: Session): Promise<StatusData> {
   const t = opts.target;
-  if (t.kind === 'media') return { kind: 'media', media: await mediaStatus(t.id, opts, session) };
+  if (t.kind === 'media') {
+    return { kind: 'media', media: await withinTimeout(session, opts.timeoutMs, `before video ${t.id} could be read`, (bound) => mediaStatus(t.id, opts, bound)) };
+  }
   let postId: string;
   if (t.kind === 'post') {
     postId = t.id;
@@ -48,5 +50,5 @@ async function mediaStatus(id: string, opts: AnyStatusOpts, session: Session): P
     return media;
   }
   const progress = await session.progress();
-  return waitForMedia(session, id, { deadlineMs: session.clock.now() + opts.timeoutMs, progress, current: media });
+  return waitForMedia(session, id, { deadlineMs: session.deadlineMs ?? session.clock.now() + opts.timeoutMs, progress, current: media });
 }

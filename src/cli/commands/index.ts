@@ -172,7 +172,7 @@ const ENTRIES = [
     args: [{ name: 'id', kind: 'text', required: false }],
     flags: [
       { name: 'wait', description: 'poll until every destination is published, failed or cancelled (a video: ready or failed)' },
-      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait with --wait (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
+      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole command may take, the wait of --wait included (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
     ],
   },
   {
