@@ -112,6 +112,16 @@ describe('vidpub history', () => {
     expect((await emu.requests()).filter((q) => q.method === 'GET' && q.path === `/v1/posts/${p.id}`).length).toBe(gets);
   });
 
+  it('--refresh against a service that never answers ends at --timeout: exit 7, the journal untouched', async () => {
+    const p = await post(['--to', 'linkedin', '--no-wait']);
+    await emu.fault({ method: 'GET', path: '/v1/posts/*', action: 'hang', times: 5 });
+    const r = await run(['history', '--refresh', '--timeout', '1s'], { clock: undefined });
+    expect(r.stderr).toMatch(/Stopped: the --timeout of the command was reached\./);
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse((await run(['history', '--json'])).stdout)[0]).toMatchObject({ post_id: p.id, state: 'publishing' });
+  });
+
   it('--refresh stops short of the minute\'s read allowance and says how many it left', async () => {
     await emu.advance(61); // a fresh minute
     const a = await post(['--to', 'linkedin', '--at', '+2h']);

@@ -46,10 +46,10 @@ function mediaWaitFlags(what: string): FlagSpec[] {
   ];
 }
 
-/** Default --timeout of the commands that only make requests (login, me, destinations, options). */
+/** Default --timeout of the commands that only make requests (login, me, destinations, options, history --refresh). */
 export const DEFAULT_REQUEST_COMMAND_TIMEOUT = '2m';
 
-/** --timeout of login, me, destinations and options: a budget for all their requests together. */
+/** --timeout of login, me, destinations, options and history: a budget for all their requests together. */
 export const COMMAND_TIMEOUT: FlagSpec = {
   name: 'timeout',
   value: 'dur',
@@ -187,6 +187,7 @@ const ENTRIES = [
       { name: 'destination', value: 'name', kind: 'destination', description: 'only posts to this destination (id, @handle or platform)' },
       { name: 'all-profiles', description: 'posts of every profile (default: only --profile / VIDPUB_PROFILE)' },
       { name: 'refresh', description: 'read the current state of the posts still in progress from the service, and record it' },
+      COMMAND_TIMEOUT,
     ],
   },
   {
