@@ -27,7 +27,7 @@ import { pid } from 'node:process';
 import { basename, dirname, join } from 'node:path';
 import type { ConfigStore, Profile } from './types.js';
 import { VidpubError, sanitize } from '../errors.js';
-import { withFileLock } from './lock.js';
+import { withFileLock } from '../util/file-lock.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 export const CONFIG_FILE_NAME = 'config.json';

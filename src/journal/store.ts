@@ -3,13 +3,14 @@
  * one write() of one whole line to a file opened with O_APPEND (the kernel
  * serialises such appends, so cron jobs firing together lose and tear
  * nothing), files 0600 in a 0700 directory. Past SEGMENT_BYTES the active
- * file is renamed to a numbered segment (under a lock directory, so two
- * processes never both rotate); readers go newest first, the active file
+ * file is renamed to a numbered segment (under the lock of src/util/file-lock.ts,
+ * journal.jsonl.lock, so two processes never both rotate); readers go newest first, the active file
  * then the segments from the newest, and stop as soon as they have enough.
  * A line that does not parse is skipped with one warning naming the file and
  * line; nothing is ever rewritten.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, statSync, writeSync, constants } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, writeSync, constants } from 'node:fs';
+import { tryFileLock } from '../util/file-lock.js';
 import { join } from 'node:path';
 import type { JournalRecord } from './types.js';
 
@@ -19,8 +20,6 @@ export const SEGMENT_BYTES = 4 * 1024 * 1024;
 /** A record longer than this is cut down (options dropped) before it is written. */
 export const MAX_RECORD_BYTES = 4096;
 const SEGMENT = /^journal\.(\d{6})\.jsonl$/;
-const LOCK_DIR = 'rotate.lock';
-const STALE_LOCK_MS = 60_000;
 
 export { stateDir } from './paths.js';
 
@@ -62,21 +61,9 @@ export class JournalStore {
     if (size > this.segmentBytes) this.rotate();
   }
 
-  /** Renames the active file to the next numbered segment, once, whoever gets the lock. */
+  /** Renames the active file to the next numbered segment, once, whoever gets the lock (the others skip it). */
   rotate(): void {
-    const lock = join(this.dir, LOCK_DIR);
-    try {
-      mkdirSync(lock, { mode: 0o700 });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return;
-      try {
-        if (Date.now() - statSync(lock).mtimeMs < STALE_LOCK_MS) return;
-      } catch {
-        return;
-      }
-      // A lock left by a process that died: take it over.
-    }
-    try {
+    tryFileLock(this.activePath, () => {
       let size = 0;
       try {
         size = statSync(this.activePath).size;
@@ -86,13 +73,7 @@ export class JournalStore {
       if (size <= this.segmentBytes) return;
       const next = Math.max(0, ...this.segments().map((s) => s.n)) + 1;
       renameSync(this.activePath, join(this.dir, `journal.${String(next).padStart(6, '0')}.jsonl`));
-    } finally {
-      try {
-        rmdirSync(lock);
-      } catch {
-        // gone already
-      }
-    }
+    });
   }
 
   /** Numbered segments, newest first. */

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { STALE_MS } from '../../src/config/lock.js';
+import { STALE_MS } from '../../src/util/file-lock.js';
 import { configDir, openConfigStore } from '../../src/config/store.js';
 import { VidpubError } from '../../src/errors.js';
 import { expectError } from '../support/errors.js';

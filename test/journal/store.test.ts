@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -173,5 +173,28 @@ describe('a journal that cannot be written', () => {
     await j.status(post, 'published');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^Could not write to the journal in .*a-file\/state \(ENOTDIR\): this run is not recorded there\. The command itself is not affected/);
+  });
+});
+
+describe('rotation under the lock file', () => {
+  const big = () => postRecord(1, { caption: 'x'.repeat(2000) });
+
+  it('a live holder of journal.jsonl.lock: this process skips the rotation, appends go on', () => {
+    const dir = tmp();
+    const store = new JournalStore(dir, 1024);
+    // Held by a live process of this host (this one, as another vidpub would).
+    writeFileSync(join(dir, 'journal.jsonl.lock'), JSON.stringify({ pid: process.ppid, host: hostname(), at: Date.now() }));
+    store.append(big());
+    expect(store.segments()).toEqual([]);
+    expect(readdirSync(dir).sort()).toEqual(['journal.jsonl', 'journal.jsonl.lock']);
+  });
+
+  it('a lock left by a process that died is taken over: the rotation happens and the lock is gone', () => {
+    const dir = tmp();
+    const store = new JournalStore(dir, 1024);
+    writeFileSync(join(dir, 'journal.jsonl.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), at: Date.now() }));
+    store.append(big());
+    expect(store.segments().map((s) => s.n)).toEqual([1]);
+    expect(readdirSync(dir)).not.toContain('journal.jsonl.lock');
   });
 });

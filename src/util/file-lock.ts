@@ -1,7 +1,9 @@
 /**
- * A cross-process lock on one file, for short read-modify-write sections
- * (the config store's login/logout). Synchronous, because the sections are a
- * few milliseconds of file I/O.
+ * A cross-process lock on one file, for short sections of file I/O: the
+ * config store's read-modify-write (login, logout), which waits for the lock
+ * (withFileLock), and the journal's rotation, which one process does and the
+ * others skip (tryFileLock). Synchronous, because the sections are a few
+ * milliseconds of file I/O.
  *
  * The lock is a file `<path>.lock` created with O_CREAT|O_EXCL (`wx`), so
  * exactly one process creates it; it holds {"pid", "host", "at"} for the
@@ -111,43 +113,24 @@ export interface LockOptions {
   waitMs?: number;
 }
 
-/** Runs `fn` while holding the lock on `path` (the lock file is `<path>.lock`). */
-export function withFileLock<T>(path: string, opts: LockOptions, fn: () => T): T {
-  const lockPath = `${path}.lock`;
-  const waitMs = opts.waitMs ?? DEFAULT_LOCK_WAIT_MS;
-  const start = Date.now();
-  let delay = 2;
-  for (;;) {
-    let acquired: boolean;
-    try {
-      acquired = tryAcquire(lockPath);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      throw new VidpubError(`Cannot create the lock file ${sanitize(lockPath)} (${code ?? 'error'}); the config file was left as it was.`, {
-        hint: 'Check the permissions of the config directory.',
-      });
-    }
-    if (acquired) break;
-    let st: { ino: number; mtimeMs: number } | undefined;
-    try {
-      st = statSync(lockPath);
-    } catch {
-      continue; // released meanwhile: try again at once
-    }
-    const info = readInfo(lockPath);
-    if (isStale(info, st.mtimeMs, Date.now())) {
-      breakStale(lockPath, st.ino);
-      continue;
-    }
-    if (Date.now() - start >= waitMs) {
-      const who = typeof info.pid === 'number' ? ` by process ${info.pid}${info.host && info.host !== hostname() ? ` on ${sanitize(info.host)}` : ''}` : '';
-      throw new VidpubError(`The config file ${sanitize(path)} is locked${who} (another vidpub login or logout); nothing was stored.`, {
-        hint: `Run the command again when it has finished. If no other vidpub is running, remove ${sanitize(lockPath)}.`,
-      });
-    }
-    sleepSync(delay + Math.random() * delay);
-    delay = Math.min(delay * 2, 50);
+/** One try at the lock: 'held' (ours now), 'busy' (a live holder), 'retry' (released or broken as stale meanwhile). */
+function attempt(lockPath: string): { state: 'held' } | { state: 'retry' } | { state: 'busy'; info: LockInfo } {
+  if (tryAcquire(lockPath)) return { state: 'held' };
+  let st: { ino: number; mtimeMs: number };
+  try {
+    st = statSync(lockPath);
+  } catch {
+    return { state: 'retry' };
   }
+  const info = readInfo(lockPath);
+  if (isStale(info, st.mtimeMs, Date.now())) {
+    breakStale(lockPath, st.ino);
+    return { state: 'retry' };
+  }
+  return { state: 'busy', info };
+}
+
+function release<T>(lockPath: string, fn: () => T): T {
   try {
     return fn();
   } finally {
@@ -157,4 +140,60 @@ export function withFileLock<T>(path: string, opts: LockOptions, fn: () => T): T
       // broken as stale by another process (only after STALE_MS): nothing to release
     }
   }
+}
+
+/**
+ * Runs `fn` while holding the lock on `path` (the lock file is `<path>.lock`),
+ * waiting for another holder up to `waitMs`. Errors name the config file: the
+ * config store is what waits.
+ */
+export function withFileLock<T>(path: string, opts: LockOptions, fn: () => T): T {
+  const lockPath = `${path}.lock`;
+  const waitMs = opts.waitMs ?? DEFAULT_LOCK_WAIT_MS;
+  const start = Date.now();
+  let delay = 2;
+  for (;;) {
+    let got: ReturnType<typeof attempt>;
+    try {
+      got = attempt(lockPath);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new VidpubError(`Cannot create the lock file ${sanitize(lockPath)} (${code ?? 'error'}); the config file was left as it was.`, {
+        hint: 'Check the permissions of the config directory.',
+      });
+    }
+    if (got.state === 'held') break;
+    if (got.state === 'retry') continue;
+    if (Date.now() - start >= waitMs) {
+      const { info } = got;
+      const who = typeof info.pid === 'number' ? ` by process ${info.pid}${info.host && info.host !== hostname() ? ` on ${sanitize(info.host)}` : ''}` : '';
+      throw new VidpubError(`The config file ${sanitize(path)} is locked${who} (another vidpub login or logout); nothing was stored.`, {
+        hint: `Run the command again when it has finished. If no other vidpub is running, remove ${sanitize(lockPath)}.`,
+      });
+    }
+    sleepSync(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, 50);
+  }
+  return release(lockPath, fn);
+}
+
+/**
+ * Runs `fn` under the lock on `path` if nobody else holds it (a stale lock is
+ * taken over); returns undefined without running it when another process
+ * does, or when the lock cannot be created at all. For work that one process
+ * does for all (the journal's rotation).
+ */
+export function tryFileLock<T>(path: string, fn: () => T): T | undefined {
+  const lockPath = `${path}.lock`;
+  for (let tries = 0; tries < 3; tries++) {
+    let got: ReturnType<typeof attempt>;
+    try {
+      got = attempt(lockPath);
+    } catch {
+      return undefined;
+    }
+    if (got.state === 'busy') return undefined;
+    if (got.state === 'held') return release(lockPath, fn);
+  }
+  return undefined;
 }
