@@ -29,6 +29,8 @@ export interface BatchOpts {
   waitForQuota: boolean;
   /** The journal's hook: told of every item's steps as they happen. */
   recorder?: BatchRecorder;
+  /** Told of each item as soon as it has ended. */
+  onItem?: (outcome: ItemOutcome) => void;
 }
 
 export interface BatchResult {
@@ -75,7 +77,7 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
   }
 
   const { runBatch, troubleError } = await import('./run.js');
-  const run = await runBatch(plan, session, paced, { concurrency: opts.concurrency, wait: opts.wait, timeoutMs: opts.timeoutMs, recorder: opts.recorder });
+  const run = await runBatch(plan, session, paced, { concurrency: opts.concurrency, wait: opts.wait, timeoutMs: opts.timeoutMs, recorder: opts.recorder, onItem: opts.onItem });
   if (!session.quiet) {
     session.screen.write('\n');
     for (const line of outcomeTable(run.outcomes, run.stats, session.screen.colors, session.screen.tty)) session.screen.write(line + '\n');

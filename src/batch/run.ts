@@ -81,6 +81,8 @@ export interface RunOptions {
   wait: boolean;
   timeoutMs: number;
   recorder?: BatchRecorder;
+  /** Told of each item as soon as it has ended (its stdout line need not wait for the whole batch). */
+  onItem?: (outcome: ItemOutcome) => void;
 }
 
 export interface RunStats {
@@ -338,6 +340,7 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
       if (holdingImport) imports.give();
       view.state(it.n, `${out.status}${out.post_id ? ` ${out.post_id}` : ''}${out.error && out.status !== 'skipped' ? `: ${out.error}` : ''}`);
       await record({ type: 'item-finished', item: it.n, key: it.key, outcome: out });
+      opts.onItem?.(out);
     }
   };
 

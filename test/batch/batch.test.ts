@@ -35,7 +35,10 @@ interface Line {
   destinations: { destination_id: string; status: string }[];
   error?: string;
 }
-const lines = (stdout: string): Line[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+/** The stdout lines, in the order the items ended. */
+const ended = (stdout: string): Line[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+/** The stdout lines by item number. */
+const lines = (stdout: string): Line[] => ended(stdout).sort((a, b) => a.item - b.item);
 const getPost = async (id: string) => (await emu.api.get<Post>(`/posts/${id}`)).body;
 
 /** A day some weeks ahead (the service schedules at most a year out). */
@@ -64,6 +67,16 @@ items:
 `;
 
 describe('vidpub batch: formats', () => {
+  it('each line is written as its item ends: the draft and the scheduled item before the one still publishing', async () => {
+    const dir = workdir({ 'week.yaml': YAML, 'caption.txt': 'From a file\n' });
+    const r = await run(['batch', join(dir, 'week.yaml')]);
+    expect(r.code).toBe(0);
+    const order = ended(r.stdout).map((o) => o.status);
+    expect(order).toHaveLength(3);
+    expect(order[2]).toBe('published');
+    expect(order.slice(0, 2).sort()).toEqual(['draft', 'scheduled']);
+  });
+
   it('YAML: defaults inherited, an item overriding them, a scheduled item in its own zone, a draft with a caption file (exit 0)', async () => {
     const dir = workdir({ 'week.yaml': YAML, 'caption.txt': 'From a file\n' });
     const r = await run(['batch', join(dir, 'week.yaml')]);

@@ -1,6 +1,7 @@
 import { UsageError, sanitize } from '../../errors.js';
 import { planJson, type BatchOpts, type BatchResult } from '../../batch/batch-flow.js';
 import { planLines } from '../../batch/render.js';
+import type { ItemOutcome } from '../../batch/run.js';
 import { parseTimeout } from '../../flows/wait-flags.js';
 import { resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
 import { defineCommand, type Invocation } from '../command.js';
@@ -35,6 +36,9 @@ async function readManifest(path: string, inv: Invocation): Promise<{ text: stri
     throw new UsageError(`${sanitize(path)} cannot be read${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
   }
 }
+
+/** The items whose line an invocation has printed already. */
+const STREAMED = new WeakMap<Invocation, Set<number>>();
 
 export default defineCommand<BatchOpts, BatchResult>({
   description:
@@ -83,14 +87,25 @@ export default defineCommand<BatchOpts, BatchResult>({
   },
   async run(opts, inv) {
     const { runBatchCommand } = await import('../../batch/batch-flow.js');
-    return runBatchCommand(opts, inv.session);
+    // Without --json, each item's line goes out as soon as the item has ended: a batch stopped
+    // from outside (a CI job's own timeout) has still said how every finished item went.
+    const streamed = new Set<number>();
+    STREAMED.set(inv, streamed);
+    const onItem = inv.globals.json
+      ? undefined
+      : (o: ItemOutcome) => {
+          inv.out.print(JSON.stringify(o));
+          streamed.add(o.item);
+        };
+    return runBatchCommand({ ...opts, onItem }, inv.session);
   },
   print(r, inv) {
     if (r.dryRun && r.plan) {
       for (const line of planLines(r.plan, r.source, inv.out.colors)) inv.out.print(line);
       return;
     }
-    for (const o of r.items) inv.out.print(JSON.stringify(o));
+    const streamed = STREAMED.get(inv);
+    for (const o of r.items) if (!streamed?.has(o.item)) inv.out.print(JSON.stringify(o));
   },
   json(r) {
     if (r.dryRun && r.plan) return planJson(r.plan);
