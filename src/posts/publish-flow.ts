@@ -12,8 +12,7 @@ import { recordingEnd } from './journal-notes.js';
 import { ask, type DestinationPlan } from './options.js';
 import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
 import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './render.js';
-import { summaryLines, whenLine } from './summary.js';
-import { describeRelative } from './when.js';
+import { dailySpendText, summaryLines, whenLine } from './summary.js';
 import { wrapLine } from '../ui/wrap.js';
 import { followPost } from './watch.js';
 import type { ResolvedWhen } from './when.js';
@@ -60,10 +59,7 @@ function notPublishable(post: Pick<Post, 'id' | 'status'>, cause?: VidpubError):
 /** The allowance line of the publish summary: what publishing spends of today's API posts. */
 function allowanceLine(post: Post, me: Me | undefined, zone: string, now: number): string {
   if (post.status === 'scheduled') return 'none: it was counted when it was scheduled';
-  const daily = me?.limits?.api_posts_per_day;
-  if (!daily || typeof daily.remaining !== 'number') return '1 API post of today\'s allowance';
-  const reset = Date.parse(daily.reset_at);
-  return `1 API post of ${daily.remaining} left today (of ${daily.limit}${Number.isNaN(reset) ? '' : `; resets ${describeRelative(reset, zone, now)}`})`;
+  return dailySpendText(me?.limits?.api_posts_per_day, zone, now);
 }
 
 /** On a terminal: what is about to be published, and a confirmation. Declining sends nothing. */

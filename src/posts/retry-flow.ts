@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { responseMeta } from '../api/client.js';
-import type { CreatePostRequest, Post, PostDestination } from '../api/types.js';
+import type { CreatePostRequest, Me, Post, PostDestination } from '../api/types.js';
 import { BlockedError, InterruptedError, UsageError, sanitize } from '../errors.js';
 import type { Session } from '../flows/session.js';
 import { recordingEnd } from './journal-notes.js';
@@ -16,9 +16,9 @@ import { resolveDestination } from './destinations.js';
 import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
 import { blockingIssues, failedDestinations, namesOf, type PostResult } from './render.js';
 import { reportEarlier } from './rerun.js';
-import { whenLine } from './summary.js';
+import { dailySpendText, whenLine } from './summary.js';
 import { followPost } from './watch.js';
-import { describeMoment, type ResolvedWhen } from './when.js';
+import type { ResolvedWhen } from './when.js';
 
 export interface RetryOpts {
   postId: string;
@@ -142,17 +142,13 @@ function pick(failed: PostDestination[], to: string[], all: Parameters<typeof na
   return out;
 }
 
-/** "Uses 1 of the 28 posts left today (the allowance resets at …)." */
+/** "Spends: 1 API post of 28 left today (of 30; resets …)", as publish says it. */
 async function allowanceLine(session: Session, zone: string): Promise<string> {
+  let daily: Me['limits']['api_posts_per_day'] | undefined;
   try {
-    const me = await (await session.client()).getMe({ signal: session.signal });
-    const day = me?.limits?.api_posts_per_day;
-    if (day && typeof day.remaining === 'number') {
-      const reset = Date.parse(day.reset_at);
-      return `Allowance: this uses 1 of the ${day.remaining} posts left today${Number.isNaN(reset) ? '' : ` (it resets at ${describeMoment(reset, zone)})`}.`;
-    }
+    daily = (await (await session.client()).getMe({ signal: session.signal }))?.limits?.api_posts_per_day;
   } catch {
     // the post itself says when the allowance is used up
   }
-  return 'Allowance: this uses 1 post of the daily allowance.';
+  return `Spends: ${dailySpendText(daily, zone, session.clock.now())}`;
 }

@@ -3,6 +3,7 @@
  * each destination with its options (defaults marked), and when it goes out
  * (with its offset and in UTC).
  */
+import type { Me } from '../api/types.js';
 import { sanitize } from '../errors.js';
 import type { Colors } from '../ui/color.js';
 import { formatDuration } from '../util/duration.js';
@@ -25,6 +26,16 @@ export interface SummaryInput {
   heading?: string;
   /** What it spends of the daily API post allowance. */
   allowance?: string;
+}
+
+/**
+ * What one more API post spends of the daily allowance, as publish and retry
+ * show it: "1 API post of 29 left today (of 30; resets tomorrow 01:00 CET, in 1 h 25 m (…Z))".
+ */
+export function dailySpendText(daily: Partial<Me['limits']['api_posts_per_day']> | undefined, zone: string, now: number): string {
+  if (!daily || typeof daily.remaining !== 'number') return "1 API post of today's allowance";
+  const reset = Date.parse(String(daily.reset_at));
+  return `1 API post of ${daily.remaining} left today (of ${daily.limit ?? '?'}${Number.isNaN(reset) ? '' : `; resets ${describeRelative(reset, zone, now)}`})`;
 }
 
 /** "12.3 MB" / "820 kB" / "512 B", decimal like the service's 1 GB limit. */

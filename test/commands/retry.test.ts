@@ -52,7 +52,7 @@ describe('vidpub retry', () => {
     expect((await postsCreated()).length).toBe(before + 1);
     expect(r.stderr).toMatch(new RegExp(`Retry of post ${id}: a new post of video med_demo_sample with the same caption and options to:`));
     expect(r.stderr).toMatch(/@vidpubdemo \(youtube\) {2}failed: youtube refused the video/);
-    expect(r.stderr).toMatch(/Allowance: this uses 1 of the \d+ posts left today/);
+    expect(r.stderr).toMatch(/Spends: 1 API post of \d+ left today \(of \d+; resets /);
 
     const again = await run(['retry', id, '--json']);
     expect(again.code).toBe(0);
