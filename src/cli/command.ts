@@ -28,6 +28,8 @@ export interface GlobalOptions {
   waitForQuota: boolean;
   /** false with --no-journal or VIDPUB_NO_JOURNAL=1. */
   journal?: boolean;
+  /** false with --no-cache or VIDPUB_NO_CACHE=1. */
+  cache?: boolean;
 }
 
 export type { Logger } from '../core/log.js';
