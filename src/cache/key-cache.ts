@@ -112,10 +112,12 @@ export class KeyCache {
     }
   }
 
-  async #apply(op: Op): Promise<void> {
-    const mine = await this.#load();
-    applyOp(mine, op);
-    const next = this.#writing.then(() => this.#write(op));
+  /** Applies a change here at once (in order with the others), then on disk; close() waits for both. */
+  #apply(op: Op): Promise<void> {
+    const next = this.#writing.then(async () => {
+      applyOp(await this.#load(), op);
+      await this.#write(op);
+    });
     this.#writing = next;
     return next;
   }

@@ -203,7 +203,7 @@ export function registerAdmin(app: FastifyInstance, core: Core, info: () => Emul
       const changes = o.options === undefined ? [] : optionChanges(o.options, d.options.map((x) => x.key));
       if (status !== undefined) d.status = status;
       for (const c of changes) Object.assign(d.options.find((x) => x.key === c.key)!, c.set);
-      return { id: d.id, workspace: ws.id, status: d.status, options: d.options.map((x) => ({ ...x })) };
+      return { id: d.id, workspace: ws.id, status: d.status, ...(changes.length > 0 ? { options: d.options.map((x) => ({ ...x })) } : {}) };
     } catch (err) {
       return sendError(reply, err);
     }

@@ -474,7 +474,10 @@ async function postWithin(opts: PostOpts, session: Session, deadlineMs: number, 
     if (destinationsBody(next) !== destinationsBody(plans)) {
       const lines = summaryLines({ ...summaryInput, plans: next, now: clock.now() }, session.screen.colors);
       if (session.interactive && !opts.yes) await confirm(asMedia, session, lines, rerun());
-      else session.log.info(`Posting with what the destinations take now: ${next.map((p) => `${destinationLabel(p.destination)} ${JSON.stringify(optionsBody(p))}`).join('; ')}`);
+      else {
+        const what = next.map((p) => `${destinationLabel(p.destination)} ${p.values.map((v) => `${v.key}=${String(v.value)}`).join(' ') || '(no options)'}`);
+        session.log.info(`Posting with what the destinations take now: ${sanitize(what.join('; '))}`);
+      }
     }
     return { plans: next, names: choice.names };
   };
