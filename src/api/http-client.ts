@@ -182,7 +182,7 @@ class HttpApiClient implements ApiClient {
 
   async getMe(o: RequestOptions = {}): Promise<Me> {
     const me = await this.request<Me>('GET', '/me', o);
-    if (me?.workspace) this.#remember(CACHE_ENTRIES.workspace, me.workspace);
+    if (me?.workspace) await this.#remember(CACHE_ENTRIES.workspace, me.workspace);
     return me;
   }
 
@@ -209,7 +209,7 @@ class HttpApiClient implements ApiClient {
     const body = await this.request<unknown>('GET', '/destinations', o);
     const data = Array.isArray(body) ? body : (body as { data?: unknown } | undefined)?.data;
     const list = Array.isArray(data) ? (data as Destination[]) : [];
-    this.#remember(CACHE_ENTRIES.destinations, list);
+    await this.#remember(CACHE_ENTRIES.destinations, list);
     return list;
   }
 
@@ -222,13 +222,17 @@ class HttpApiClient implements ApiClient {
     }
     const body = await this.request<DestinationOptions>('GET', `/destinations/${encodeURIComponent(destinationId)}/options`, o);
     const options = { ...body, options: Array.isArray(body?.options) ? body.options : [] };
-    this.#remember(CACHE_ENTRIES.options(destinationId), options);
+    await this.#remember(CACHE_ENTRIES.options(destinationId), options);
     return attachMeta(options, responseMeta(body));
   }
 
-  /** Keeps an answer in the key's cache (written in the background; close() waits). */
-  #remember(name: string, value: unknown): void {
-    void this.memory?.set(name, value);
+  /**
+   * Keeps an answer in the key's cache. Awaited (a few ms of file work) so
+   * that nothing is left to write once a command has printed: a process that
+   * lingers after printing into a closed pipe (| head) meets EPIPE.
+   */
+  async #remember(name: string, value: unknown): Promise<void> {
+    await this.memory?.set(name, value);
   }
 
   createUpload(body: CreateUploadRequest, o: RequestOptions = {}): Promise<CreateUploadResponse> {

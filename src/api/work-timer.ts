@@ -88,13 +88,10 @@ export class WorkTimer {
     else this.lastUnfinishedAt = at;
   }
 
-  /**
-   * Remembers how long it took (after a wait that saw the end; nothing
-   * otherwise). Written in the background: the client's close() waits for it.
-   */
-  remember(): void {
+  /** Remembers how long it took (after a wait that saw the end; nothing otherwise). Never throws. */
+  async remember(): Promise<void> {
     if (!this.memory || this.finishedAt === undefined) return;
     const ms = learnDuration(this.previousMs, { startedAt: this.startedAt, lastUnfinishedAt: this.lastUnfinishedAt, finishedAt: this.finishedAt });
-    void this.memory.set(this.name, { ms, ...(this.bytes !== undefined ? { bytes: this.bytes } : {}) });
+    await this.memory.set(this.name, { ms, ...(this.bytes !== undefined ? { bytes: this.bytes } : {}) });
   }
 }

@@ -152,7 +152,7 @@ export async function waitForMedia(session: Session, mediaId: string, opts: Wait
     opts.progress?.stop();
   }
   if (media.status === 'ready') {
-    timer?.remember();
+    await timer?.remember();
     return media;
   }
   if (media.status === 'failed') throw mediaFailedError(media);

@@ -169,7 +169,7 @@ export async function waitForPost(session: Session, client: ApiClient, result: P
           { hint, data: p ? { ...result, post: p } : last },
         ),
     });
-    timer?.remember();
+    await timer?.remember();
     return { ...result, post };
   } catch (err) {
     if (err instanceof TimeoutError) {

@@ -123,8 +123,7 @@ describe('learnDuration', () => {
     expect(t1.expectedEndAt).toBeUndefined();
     t1.seen(1000, false);
     t1.seen(3000, true);
-    t1.remember();
-    await memory.close();
+    await t1.remember();
     expect((await WorkTimer.start(memory, 'media:processing', 10_000, 1500)).expectedEndAt).toBe(10_000 + 2500);
     expect((await WorkTimer.start(memory, 'media:processing', 10_000, 2500)).expectedEndAt).toBeUndefined();
     expect((await WorkTimer.start(memory, 'media:processing', 10_000, 400)).expectedEndAt).toBeUndefined();

@@ -8,7 +8,9 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KeyCache } from '../../src/cache/key-cache.js';
 import type { Post, RecordedRequest } from '../../src/api/types.js';
 import { cliRunner } from '../support/cli.js';
 import { startTestEmulator, useEmulator } from '../support/emulator.js';
@@ -179,6 +181,34 @@ describe('when the cache is wrong', () => {
     const r = await post([], { VIDPUB_CACHE_DIR: blocker });
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(blocker, 'utf8')).toBe('not a directory');
+  });
+});
+
+describe("the key's workspace", () => {
+  it('is read once and then cached: --workspace checks a warm run without GET /me, and re-reads before refusing', async () => {
+    expect((await post(['--workspace', 'Demo'])).code).toBe(0);
+    await emu.admin('DELETE', '/requests');
+    expect((await post(['--workspace', 'Demo'])).code).toBe(0);
+    expect(await readsSinceLast()).not.toContain('/v1/me');
+    // A name that the cached workspace does not have: asked again before refusing (a rename would show there).
+    const r = await post(['--workspace', 'Elsewhere']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('This API key belongs to workspace \\"Demo\\", not \\"Elsewhere\\"');
+    expect(await readsSinceLast()).toContain('/v1/me');
+  });
+
+  it('a refused key (401) drops everything cached under it', async () => {
+    const key = 'vp_live_demo_revoked_X2v6Bn4Ts8Hj';
+    const keyId = createHash('sha256').update(key).digest('hex').slice(0, 12);
+    const seeded = new KeyCache({ dir: cacheDir, baseUrl: emu.baseUrl, keyId, now: () => Date.now() });
+    await seeded.set('destinations', [{ id: 'dst_demo_youtube', platform: 'youtube', handle: '@vidpubdemo', status: 'active' }]);
+    await seeded.set('options:dst_demo_youtube', { options: [] });
+    await seeded.close();
+    const r = await post([], { VIDPUB_API_KEY: key });
+    expect(r.code).toBe(3);
+    const fresh = new KeyCache({ dir: cacheDir, baseUrl: emu.baseUrl, keyId, now: () => Date.now() });
+    expect(await fresh.get('destinations', 60_000)).toBeUndefined();
+    expect(await fresh.get('options:dst_demo_youtube', 60_000)).toBeUndefined();
   });
 });
 
