@@ -133,7 +133,6 @@ function cacheFor(settings: ClientSettings, deps: ClientDeps, baseUrl: string, k
   return dir === undefined ? undefined : new KeyCache({ dir, baseUrl, keyId, now: () => deps.clock.now() });
 }
 
-
 class HttpApiClient implements ApiClient {
   readonly baseUrl: string;
   readonly keyId: string;
@@ -296,7 +295,6 @@ class HttpApiClient implements ApiClient {
       let actual = (await this.workspace({ signal }))?.name;
       if (actual !== want && this.#workspaceCached) {
         // The cache may predate a rename: refuse only on what the service says now.
-        this.#workspace = undefined;
         this.#workspaceCached = false;
         this.#workspace = this.getMe({ signal }).then((me) => me?.workspace);
         actual = (await this.#workspace)?.name;
