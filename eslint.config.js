@@ -34,8 +34,10 @@ export default tseslint.config(
   },
   // Dependencies point down: cli/ on top; then the flows (posts/, mcp/, then
   // media/, then flows/ which they share); then api/, ui/, config/; and at the
-  // bottom core/, util/ and errors.ts. The emulator stands beside them and
-  // shares only api/'s wire types. An import that runs back up fails lint.
+  // bottom core/, util/ and errors.ts. cache/ (what a key's client keeps
+  // between runs) sits with config/: api/ uses it, it uses nothing above.
+  // The emulator stands beside them and shares only api/'s wire types. An
+  // import that runs back up fails lint.
   ...layers({
     'src/batch/**': ['cli', 'mcp', 'emulator'],
     'src/posts/**': ['cli', 'batch', 'mcp', 'emulator'],
@@ -46,9 +48,10 @@ export default tseslint.config(
     'src/ui/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'config', 'emulator'],
     'src/config/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'emulator'],
     'src/journal/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'ui', 'emulator'],
-    'src/emulator/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'ui', 'config'],
-    'src/{core,util}/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'config', 'journal', 'emulator'],
-    'src/errors.ts': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'config', 'journal', 'emulator', 'core'],
+    'src/cache/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'journal', 'emulator'],
+    'src/emulator/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'ui', 'config', 'cache'],
+    'src/{core,util}/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'config', 'journal', 'cache', 'emulator'],
+    'src/errors.ts': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'config', 'journal', 'cache', 'emulator', 'core'],
   }),
 );
 

@@ -48,6 +48,8 @@ export interface ClientSettings {
   waitForQuota: boolean;
   /** --quiet: no notices on stderr (errors still go there). */
   quiet: boolean;
+  /** false with --no-cache or VIDPUB_NO_CACHE=1: nothing is read from or written to the cache (src/cache/). */
+  cache?: boolean;
 }
 
 export interface CallOptions {
@@ -59,6 +61,37 @@ export interface CallOptions {
    * short step that `signal` lets finish after Ctrl-C (an upload's complete).
    */
   signalOnly?: boolean;
+  /**
+   * Reads (destinations, a destination's options): an answer from the key's
+   * cache is good enough when it is at most CACHE_TTL_MS old. Without it the
+   * service is asked, and its answer refreshes the cache.
+   */
+  cached?: boolean;
+}
+
+/** How long an answer about what rarely changes (destinations, options, the key's workspace) is reused: 10 minutes. */
+export const CACHE_TTL_MS = 10 * 60_000;
+
+/** Names of the client's cache entries. */
+export const CACHE_ENTRIES = {
+  destinations: 'destinations',
+  workspace: 'workspace',
+  options: (destinationId: string) => `options:${destinationId}`,
+  /** Destinations and every destination's options. */
+  isDestinationData: (name: string) => name === 'destinations' || name.startsWith('options:'),
+} as const;
+
+/**
+ * What the client remembers between runs for its base URL and key
+ * (src/cache/key-cache.ts): absent with --no-cache / VIDPUB_NO_CACHE=1 or
+ * without a cache directory. Never throws.
+ */
+export interface ClientMemory {
+  /** The value stored under `name`, if stored at most `maxAgeMs` ago, with when. */
+  get<T>(name: string, maxAgeMs: number): Promise<{ value: T; at: number } | undefined>;
+  set(name: string, value: unknown): Promise<void>;
+  /** Drops the entries whose name matches (all without a test). */
+  forget(match?: (name: string) => boolean): Promise<void>;
 }
 
 /** Response metadata a caller may want (pacing, replay detection). */
@@ -68,6 +101,8 @@ export interface ResponseMeta {
   rateLimit?: { limit: number; remaining: number; resetSec: number };
   /** Retry-After of the response, in seconds, when it carried one. */
   retryAfterSec?: number;
+  /** The answer came from the cache, read from the service at this time (epoch ms), not from a response now. */
+  cachedAt?: number;
 }
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -93,8 +128,13 @@ export interface ApiClient {
   readonly baseUrl: string;
   /** A short hash of the API key (never the key), naming it in the local journal. */
   readonly keyId?: string;
+  /** What this key's client remembers between runs (absent: nothing is). */
+  readonly memory?: ClientMemory;
   getMe(o?: CallOptions): Promise<Me>;
-  /** The workspace this key belongs to: GET /me once per client (a key's workspace does not change). */
+  /**
+   * The workspace this key belongs to: GET /me once per client (a key's
+   * workspace does not change), and from the cache for CACHE_TTL_MS.
+   */
   workspace(o?: CallOptions): Promise<Me['workspace'] | undefined>;
   listDestinations(o?: CallOptions): Promise<Destination[]>;
   getDestinationOptions(destinationId: string, o?: CallOptions): Promise<DestinationOptions>;

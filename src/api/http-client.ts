@@ -15,6 +15,9 @@
  * - what to do after each attempt decided by a pure function (retry-decision.ts);
  * - every failure mapped to the error hierarchy in http-errors.ts;
  * - each result carrying its own response metadata (responseMeta());
+ * - what rarely changes (destinations, options, the key's workspace) kept
+ *   between runs in the key's cache (src/cache/) for CACHE_TTL_MS, read from
+ *   there only when a call asks (`cached`), forgotten on a 401/403;
  * - notices through a callback, and a --debug line per request and
  *   response with secrets redacted.
  *
@@ -23,8 +26,21 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { AuthError, DeadlineReached, OutcomeUnknownError, RateLimitError, ServiceError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
+import { KeyCache } from '../cache/key-cache.js';
 import { formatDuration } from '../util/duration.js';
-import { attachMeta, type ApiClient, type ClientSettings, type HttpMethod, type RequestOptions, type ResponseMeta } from './client.js';
+import { cacheDir, envFlag } from '../util/xdg.js';
+import {
+  CACHE_ENTRIES,
+  CACHE_TTL_MS,
+  attachMeta,
+  responseMeta,
+  type ApiClient,
+  type ClientMemory,
+  type ClientSettings,
+  type HttpMethod,
+  type RequestOptions,
+  type ResponseMeta,
+} from './client.js';
 import { noKeyError, resolveCredentials, type CredentialSources } from './credentials.js';
 import { createDebugLogger, redactUrl, type DebugLogger } from './debug.js';
 import { errorFromResponse, formatResetTime, isRetryableNetworkError, networkError, parseErrorBody } from './http-errors.js';
@@ -109,9 +125,19 @@ export async function createApiClient(settings: ClientSettings, deps: ClientDeps
   return new HttpApiClient(deps, settings, creds.baseUrl, creds.apiKey, tuning);
 }
 
+/** The key's cache, unless --no-cache, VIDPUB_NO_CACHE=1 or no cache directory. */
+function cacheFor(settings: ClientSettings, deps: ClientDeps, baseUrl: string, keyId: string): KeyCache | undefined {
+  const env = deps.credentials.env;
+  if (settings.cache === false || envFlag(env, 'VIDPUB_NO_CACHE')) return undefined;
+  const dir = cacheDir(env);
+  return dir === undefined ? undefined : new KeyCache({ dir, baseUrl, keyId, now: () => deps.clock.now() });
+}
+
 class HttpApiClient implements ApiClient {
   readonly baseUrl: string;
   readonly keyId: string;
+  readonly memory?: ClientMemory;
+  readonly #cache?: KeyCache;
   readonly #key: string;
   readonly #origin: URL;
   readonly #debug: DebugLogger;
@@ -129,6 +155,8 @@ class HttpApiClient implements ApiClient {
   #rateLimitWaitedMs = 0;
   /** The --timeout budget, started by the first request; `stop` ends its timer at close. */
   #budget?: { signal: AbortSignal; endsAt: number; stop(): void; expire(): void };
+  /** The workspace in hand came from the cache (the --workspace check reads it afresh before refusing). */
+  #workspaceCached = false;
 
   constructor(
     private readonly deps: ClientDeps,
@@ -140,6 +168,8 @@ class HttpApiClient implements ApiClient {
     this.baseUrl = baseUrl;
     this.#key = key;
     this.keyId = createHash('sha256').update(key).digest('hex').slice(0, 12);
+    this.#cache = cacheFor(settings, deps, baseUrl, this.keyId);
+    this.memory = this.#cache;
     this.#origin = new URL(baseUrl);
     this.#debug = createDebugLogger({ out: deps.debugOut, now: () => deps.clock.now(), secrets: () => [this.#key] });
     this.#pacer = new Pacer(deps.clock);
@@ -153,27 +183,59 @@ class HttpApiClient implements ApiClient {
 
   // ------------------------------------------------------------ endpoints
 
-  getMe(o: RequestOptions = {}): Promise<Me> {
-    return this.request<Me>('GET', '/me', o);
+  async getMe(o: RequestOptions = {}): Promise<Me> {
+    const me = await this.request<Me>('GET', '/me', o);
+    if (me?.workspace) await this.#remember(CACHE_ENTRIES.workspace, me.workspace);
+    return me;
   }
 
   workspace(o: RequestOptions = {}): Promise<Me['workspace'] | undefined> {
-    this.#workspace ??= this.getMe(o).then((me) => me?.workspace);
+    this.#workspace ??= (async () => {
+      const hit = await this.memory?.get<Me['workspace']>(CACHE_ENTRIES.workspace, CACHE_TTL_MS);
+      if (hit?.value && typeof hit.value === 'object') {
+        this.#workspaceCached = true;
+        return hit.value;
+      }
+      this.#workspaceCached = false;
+      return (await this.getMe(o))?.workspace;
+    })();
     // A failed read (network, interrupt) is tried again by the next caller.
     this.#workspace.catch(() => (this.#workspace = undefined));
     return this.#workspace;
   }
 
   async listDestinations(o: RequestOptions = {}): Promise<Destination[]> {
+    if (o.cached) {
+      const hit = await this.memory?.get<Destination[]>(CACHE_ENTRIES.destinations, CACHE_TTL_MS);
+      if (hit && Array.isArray(hit.value)) return attachMeta(hit.value, { status: 200, replayed: false, cachedAt: hit.at });
+    }
     const body = await this.request<unknown>('GET', '/destinations', o);
-    if (Array.isArray(body)) return body as Destination[];
-    const data = (body as { data?: unknown } | undefined)?.data;
-    return Array.isArray(data) ? (data as Destination[]) : [];
+    const data = Array.isArray(body) ? body : (body as { data?: unknown } | undefined)?.data;
+    const list = Array.isArray(data) ? (data as Destination[]) : [];
+    await this.#remember(CACHE_ENTRIES.destinations, list);
+    return list;
   }
 
   async getDestinationOptions(destinationId: string, o: RequestOptions = {}): Promise<DestinationOptions> {
+    if (o.cached) {
+      const hit = await this.memory?.get<DestinationOptions>(CACHE_ENTRIES.options(destinationId), CACHE_TTL_MS);
+      if (hit && hit.value && typeof hit.value === 'object' && Array.isArray(hit.value.options)) {
+        return attachMeta(hit.value, { status: 200, replayed: false, cachedAt: hit.at });
+      }
+    }
     const body = await this.request<DestinationOptions>('GET', `/destinations/${encodeURIComponent(destinationId)}/options`, o);
-    return { ...body, options: Array.isArray(body?.options) ? body.options : [] };
+    const options = { ...body, options: Array.isArray(body?.options) ? body.options : [] };
+    await this.#remember(CACHE_ENTRIES.options(destinationId), options);
+    return attachMeta(options, responseMeta(body));
+  }
+
+  /**
+   * Keeps an answer in the key's cache. Awaited (a few ms of file work) so
+   * that nothing is left to write once a command has printed: a process that
+   * lingers after printing into a closed pipe (| head) meets EPIPE.
+   */
+  async #remember(name: string, value: unknown): Promise<void> {
+    await this.memory?.set(name, value);
   }
 
   createUpload(body: CreateUploadRequest, o: RequestOptions = {}): Promise<CreateUploadResponse> {
@@ -206,6 +268,7 @@ class HttpApiClient implements ApiClient {
 
   async close(): Promise<void> {
     this.#budget?.stop();
+    await this.#cache?.close();
     const transport = this.#transport;
     this.#transport = undefined;
     await transport?.close().catch(() => undefined);
@@ -234,7 +297,13 @@ class HttpApiClient implements ApiClient {
     const want = this.settings.workspace;
     if (!want) return Promise.resolve();
     this.#workspaceChecked ??= (async () => {
-      const actual = (await this.workspace({ signal }))?.name;
+      let actual = (await this.workspace({ signal }))?.name;
+      if (actual !== want && this.#workspaceCached) {
+        // The cache may predate a rename: refuse only on what the service says now.
+        this.#workspaceCached = false;
+        this.#workspace = this.getMe({ signal }).then((me) => me?.workspace);
+        actual = (await this.#workspace)?.name;
+      }
       if (actual !== want) {
         throw new AuthError(
           `This API key belongs to workspace "${sanitize(String(actual ?? 'unknown'))}", not "${sanitize(want)}" (--workspace / VIDPUB_WORKSPACE); nothing was written.`,
@@ -295,6 +364,8 @@ class HttpApiClient implements ApiClient {
     try {
       return await this.#attempts(method, path, o, signal, idempotencyKey, state);
     } catch (err) {
+      // A refused key: what was cached under it may no longer hold (a key moved, access changed).
+      if (err instanceof AuthError) await this.memory?.forget();
       if (kind !== 'write') throw err;
       throw unknownOutcome(err, state.uncertain, signal, `${method} ${new URL(this.baseUrl + path).pathname}`, o.action) ?? err;
     }

@@ -30,6 +30,8 @@ export interface GlobalOptions {
   journal?: boolean;
   /** --timeout of a command that is only requests (COMMAND_TIMEOUT): the client's budget, in ms. */
   commandTimeoutMs?: number;
+  /** false with --no-cache or VIDPUB_NO_CACHE=1. */
+  cache?: boolean;
 }
 
 export type { Logger } from '../core/log.js';

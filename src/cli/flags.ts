@@ -80,6 +80,7 @@ export const GLOBAL_FLAGS: readonly FlagSpec[] = [
   { name: 'workspace', value: 'name', description: 'refuse to write unless the key belongs to this workspace (VIDPUB_WORKSPACE)' },
   { name: 'max-wait', value: 'dur', kind: 'duration', description: 'longest total wait for rate limits (90s, 5m, 1h)', default: DEFAULT_MAX_WAIT },
   { name: 'no-journal', description: 'keep no record of this run in the local journal (also VIDPUB_NO_JOURNAL=1)' },
+  { name: 'no-cache', description: 'read destinations, options and the key\'s workspace from the service, not from the 10-minute cache (also VIDPUB_NO_CACHE=1)' },
   { name: 'wait-for-quota', description: 'when the daily post allowance is used up, sleep until it resets instead of failing' },
   { name: 'debug', description: 'log each request and response on stderr, secrets redacted (VIDPUB_DEBUG=1)' },
 ];

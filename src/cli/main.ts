@@ -113,6 +113,7 @@ function resolveGlobals(all: Record<string, unknown>, ctx: Context, given: (opti
     maxWaitGiven: given('maxWait'),
     waitForQuota: all.waitForQuota === true,
     journal: all.journal !== false && !truthy(ctx.env.VIDPUB_NO_JOURNAL),
+    cache: all.cache !== false && !truthy(ctx.env.VIDPUB_NO_CACHE),
   };
 }
 
@@ -143,6 +144,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
     timeoutMs: globals.commandTimeoutMs,
     waitForQuota: globals.waitForQuota,
     quiet: globals.quiet,
+    cache: globals.cache,
   };
   let client: Promise<ApiClient> | undefined;
   const print = (line = '') => {

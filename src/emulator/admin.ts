@@ -39,6 +39,31 @@ function page(title: string, body: string): string {
     + `</head><body><p><em>Video Publishing Service emulator</em></p><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }
 
+/** Checks `options` of POST /_emulator/destinations/{id}: a list of changes to options the destination has. */
+function optionChanges(raw: unknown, keys: string[]): { key: string; set: Record<string, unknown> }[] {
+  if (!Array.isArray(raw)) throw invalid('options must be an array of {"key", "values", "default", "required"}.', 'options');
+  return raw.map((entry, i) => {
+    const e = asObject(entry);
+    const at = `options[${i}]`;
+    if (typeof e.key !== 'string' || !keys.includes(e.key)) throw invalid(`${at}.key must name an option of the destination (${keys.join(', ')}).`, `${at}.key`);
+    const set: Record<string, unknown> = {};
+    if (e.values !== undefined) {
+      const ok = e.values === null || (Array.isArray(e.values) && e.values.every((v) => typeof v === 'string' || typeof v === 'boolean'));
+      if (!ok) throw invalid(`${at}.values must be null or an array of strings or booleans.`, `${at}.values`);
+      set.values = e.values;
+    }
+    if (e.default !== undefined) {
+      if (e.default !== null && typeof e.default !== 'string' && typeof e.default !== 'boolean') throw invalid(`${at}.default must be a string, a boolean or null.`, `${at}.default`);
+      set.default = e.default;
+    }
+    if (e.required !== undefined) {
+      if (typeof e.required !== 'boolean') throw invalid(`${at}.required must be true or false.`, `${at}.required`);
+      set.required = e.required;
+    }
+    return { key: e.key, set };
+  });
+}
+
 export function registerAdmin(app: FastifyInstance, core: Core, info: () => EmulatorStartInfo): void {
   app.get(ADMIN_PREFIX, async () => ({
     ...info(),
@@ -48,7 +73,8 @@ export function registerAdmin(app: FastifyInstance, core: Core, info: () => Emul
       'GET /_emulator/faults', 'POST /_emulator/faults {...}', 'DELETE /_emulator/faults',
       'POST /_emulator/reset', 'GET /_emulator/state',
       'GET /_emulator/settings', 'POST /_emulator/settings {"processing_ms", "publish_ms", "upload_link_ttl_sec"}',
-      'POST /_emulator/destinations/{id} {"status": "active" | "disconnected" | "expired"}',
+      'POST /_emulator/destinations/{id} {"status": "active" | "disconnected" | "expired", "options": [{"key", "values", "default", "required"}]}',
+      'DELETE /_emulator/destinations/{id}',
       'POST /_emulator/posts/{id}/cancel',
     ],
   }));
@@ -155,21 +181,40 @@ export function registerAdmin(app: FastifyInstance, core: Core, info: () => Emul
   });
 
   // ---------------------------------------------------------------- destinations and posts
+  const findDestination = (id: string) => {
+    for (const ws of core.state.workspaces.values()) {
+      const d = ws.destinations.get(id);
+      if (d) return { ws, d };
+    }
+    throw new ServiceError(404, 'not_found', `No destination with id "${id}".`);
+  };
+
+  // What the web app changes on a connected account: its status, and the
+  // options it takes (the values of an option, its default, whether it is required).
   app.post<{ Params: { id: string } }>(`${ADMIN_PREFIX}/destinations/:id`, async (req, reply) => {
     try {
       const o = asObject(readJson(req.body, req.headers['content-type']));
       const status = o.status;
-      if (status !== 'active' && status !== 'disconnected' && status !== 'expired') {
+      if (status === undefined && o.options === undefined) throw invalid('Send "status", "options" or both.');
+      if (status !== undefined && status !== 'active' && status !== 'disconnected' && status !== 'expired') {
         throw invalid('status must be "active", "disconnected" or "expired".', 'status');
       }
-      for (const ws of core.state.workspaces.values()) {
-        const d = ws.destinations.get(req.params.id);
-        if (d) {
-          d.status = status;
-          return { id: d.id, workspace: ws.id, status: d.status };
-        }
-      }
-      throw new ServiceError(404, 'not_found', `No destination with id "${req.params.id}".`);
+      const { ws, d } = findDestination(req.params.id);
+      const changes = o.options === undefined ? [] : optionChanges(o.options, d.options.map((x) => x.key));
+      if (status !== undefined) d.status = status;
+      for (const c of changes) Object.assign(d.options.find((x) => x.key === c.key)!, c.set);
+      return { id: d.id, workspace: ws.id, status: d.status, ...(changes.length > 0 ? { options: d.options.map((x) => ({ ...x })) } : {}) };
+    } catch (err) {
+      return sendError(reply, err);
+    }
+  });
+
+  // The account removed in the web app: GET /v1/destinations no longer lists it, a post naming it is 404.
+  app.delete<{ Params: { id: string } }>(`${ADMIN_PREFIX}/destinations/:id`, async (req, reply) => {
+    try {
+      const { ws, d } = findDestination(req.params.id);
+      ws.destinations.delete(d.id);
+      return { id: d.id, workspace: ws.id, removed: true };
     } catch (err) {
       return sendError(reply, err);
     }

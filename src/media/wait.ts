@@ -5,6 +5,7 @@
  */
 import type { Media } from '../api/types.js';
 import { poll } from '../api/poll.js';
+import { WorkTimer } from '../api/work-timer.js';
 import { InterruptedError, TimeoutError, VidpubError, WorkFailedError, isInterruption, sanitize } from '../errors.js';
 import type { Session } from '../flows/session.js';
 import type { Progress } from '../ui/progress.js';
@@ -82,6 +83,15 @@ export interface WaitOptions {
 }
 
 /**
+ * An upload whose processing starts now (complete's answer: processing at
+ * 0%): how long processing took last time for a video of about this size
+ * tells the wait when to look.
+ */
+function startsNow(m: Media | undefined): m is Media {
+  return m !== undefined && m.source === 'upload' && m.status === 'processing' && (m.progress?.percent ?? 0) === 0;
+}
+
+/**
  * Polls until the video is ready; returns the ready record. Throws
  * WorkFailedError (failed, exit 6), TimeoutError (deadline, exit 7) or
  * InterruptedError (Ctrl-C, exit 130), each naming the media id.
@@ -91,12 +101,21 @@ export async function waitForMedia(session: Session, mediaId: string, opts: Wait
   const signal = opts.signal ? AbortSignal.any([session.signal, opts.signal]) : session.signal;
   let last: Media | undefined = opts.current;
   const show = (m: Media) => opts.progress?.status(phaseLabel(m), percentOf(m));
+  const current = opts.current;
+  const size = typeof current?.size_bytes === 'number' ? current.size_bytes : undefined;
+  const timer = startsNow(current) ? await WorkTimer.start(client.memory, 'media:processing', session.clock.now(), size) : undefined;
   let media: Media;
   try {
     media = await poll<Media>({
-      // The record in hand is the first look: the next one waits for its progress to say when.
+      // The record in hand is the first look: the next one waits for its progress to say when
+      // (or, before there is any, for how long processing took last time).
       initial: opts.current,
-      fetch: ({ signal: look }) => client.getMedia(mediaId, { signal: look }),
+      expectedEndAt: timer?.expectedEndAt,
+      fetch: async ({ signal: look }) => {
+        const m = await client.getMedia(mediaId, { signal: look });
+        timer?.seen(session.clock.now(), isMediaSettled(m));
+        return m;
+      },
       done: isMediaSettled,
       onUpdate: (m) => {
         last = m;
@@ -132,7 +151,10 @@ export async function waitForMedia(session: Session, mediaId: string, opts: Wait
   } finally {
     opts.progress?.stop();
   }
-  if (media.status === 'ready') return media;
+  if (media.status === 'ready') {
+    await timer?.remember();
+    return media;
+  }
   if (media.status === 'failed') throw mediaFailedError(media);
   throw new VidpubError(`Video ${mediaId} ended in an unexpected status "${sanitize(String(media.status))}"`, { data: media });
 }

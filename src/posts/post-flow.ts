@@ -6,7 +6,7 @@
  * follow it until every destination is published, failed or cancelled.
  * Nothing is sent until every local check has passed.
  */
-import { responseMeta } from '../api/client.js';
+import { CACHE_ENTRIES, responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Media, Post } from '../api/types.js';
 import type { VideoFile } from '../media/check.js';
 import { BlockedError, CancelledError, InterruptedError, OutcomeUnknownError, TimeoutError, UsageError, VidpubError, sanitize } from '../errors.js';
@@ -96,11 +96,27 @@ function sourceText(s: PostSource): string {
   return s.kind === 'file' ? s.shown : s.kind === 'url' ? s.url : `video ${s.id}`;
 }
 
-/** Resolves --to, refuses inactive destinations, reads each one's options. */
-async function chooseDestinations(opts: PostOpts, session: Session): Promise<{ chosen: ChosenDestination[]; names: Record<string, string> }> {
+/** What chooseDestinations found. */
+interface Choice {
+  chosen: ChosenDestination[];
+  names: Record<string, string>;
+  /** Some of it came from the key's cache rather than from the service now. */
+  fromCache: boolean;
+}
+
+/**
+ * Resolves --to, refuses inactive destinations, reads each one's options.
+ * The destinations and options may come from the key's cache (10 minutes)
+ * when the service itself refuses a post that stale data would make wrong
+ * (one published or scheduled: its issues block it); a draft, which the
+ * service saves whatever its issues, and a list offered to a person read the
+ * service. `fresh`: always the service.
+ */
+async function chooseDestinations(opts: PostOpts, session: Session, fresh = false): Promise<Choice> {
   const client = await session.client();
   const signal = session.signal;
-  const all = await client.listDestinations({ signal });
+  const cached = !fresh && !opts.draft && opts.to.length > 0;
+  const all = await client.listDestinations({ signal, cached });
   const { resolveDestination, atHandle } = await import('./destinations.js');
   const picked: { name: string; destination: (typeof all)[number] }[] = [];
   if (opts.to.length === 0) {
@@ -140,10 +156,52 @@ async function chooseDestinations(opts: PostOpts, session: Session): Promise<{ c
     });
   }
   const chosen = await Promise.all(
-    picked.map(async (p) => ({ ...p, options: await client.getDestinationOptions(p.destination.id, { signal }) })),
+    picked.map(async (p) => ({ ...p, options: await client.getDestinationOptions(p.destination.id, { signal, cached }) })),
   );
+  const fromCache = [all, ...chosen.map((c) => c.options)].some((r) => responseMeta(r)?.cachedAt !== undefined);
   for (const c of chosen) if (!Array.isArray(c.options.options)) c.options = { ...c.options, options: [] };
-  return { chosen, names: namesOf(all) };
+  return { chosen, names: namesOf(all), fromCache };
+}
+
+/**
+ * A refusal of POST /posts that says the destinations or their options are
+ * not what we read: a destination gone (404 naming it), an option key or
+ * type it no longer has (400), or issues about a destination or an option
+ * (409: inactive, a value no longer allowed, a new required option).
+ */
+export function suggestsChangedDestinations(err: unknown): boolean {
+  if (!(err instanceof VidpubError) || !err.http) return false;
+  const { status, code, param } = err.http;
+  const aboutDestinations = typeof param === 'string' && param.startsWith('destinations');
+  if (status === 404) return aboutDestinations;
+  if (status === 400 || status === 422) return aboutDestinations || code === 'unknown_option' || code === 'invalid_option_value';
+  if (status !== 409) return false;
+  if (code === 'destination_inactive') return true;
+  if (code !== 'post_has_blocking_issues') return false;
+  const issues = (err.http.body as { error?: { issues?: unknown } } | undefined)?.error?.issues;
+  return (
+    Array.isArray(issues) &&
+    issues.some((i: { severity?: unknown; destination_id?: unknown; option?: unknown; code?: unknown }) =>
+      i?.severity === 'error' && (i.destination_id != null || i.option != null || i.code === 'destination_inactive'),
+    )
+  );
+}
+
+/** The values a person answered at the prompts, as --option flags (to plan them again on fresh options). */
+function answered(plans: DestinationPlan[]): OptionAssignment[] {
+  return plans.flatMap((p) =>
+    p.values
+      .filter((v) => v.source === 'prompt')
+      .map((v) => ({ dest: p.name, key: v.key, value: String(v.value), text: `${p.name}:${v.key}=${String(v.value)}` })),
+  );
+}
+
+/** Reads the destinations and options again after a refusal and redoes the checks (the video is uploaded). */
+type Refresh = (media: Media) => Promise<{ plans: DestinationPlan[]; names: Record<string, string> }>;
+
+/** What POST /posts would carry for the destinations: to tell whether fresh options change the post. */
+function destinationsBody(plans: DestinationPlan[]): string {
+  return JSON.stringify(plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })));
 }
 
 /** The longest video each destination takes, from its options (creator platforms) or its video limits. */
@@ -335,7 +393,7 @@ async function postWithin(opts: PostOpts, session: Session, deadlineMs: number, 
   }
 
   // Destinations, their options, what is missing: all before any upload.
-  const { chosen, names } = await chooseDestinations(opts, session);
+  const { chosen, names, fromCache } = await chooseDestinations(opts, session);
   const { matchChosen } = await import('./destinations.js');
   const plans = planOptions(chosen, opts.options, matchChosen);
   const chosenTo = chosen.map((c) => c.name);
@@ -374,18 +432,15 @@ async function postWithin(opts: PostOpts, session: Session, deadlineMs: number, 
     checkCaption(caption);
   }
 
-  const summary = summaryLines(
-    {
-      video: sourceText(opts.source),
-      sizeBytes: opts.source.kind === 'file' ? opts.source.file.size : known?.size_bytes ?? undefined,
-      durationSec,
-      caption,
-      plans,
-      when: opts.when,
-      now: clock.now(),
-    },
-    session.screen.colors,
-  );
+  const summaryInput = {
+    video: sourceText(opts.source),
+    sizeBytes: opts.source.kind === 'file' ? opts.source.file.size : known?.size_bytes ?? undefined,
+    durationSec,
+    caption,
+    plans,
+    when: opts.when,
+  };
+  const summary = summaryLines({ ...summaryInput, now: clock.now() }, session.screen.colors);
   if (session.interactive && !opts.yes) {
     await confirm(opts, session, summary, again(caption));
   } else {
@@ -395,6 +450,38 @@ async function postWithin(opts: PostOpts, session: Session, deadlineMs: number, 
     if (opts.when?.note) session.log.warn(sanitize(opts.when.note));
   }
 
+  /**
+   * The service refused the post on cached destinations or options: read them
+   * again and redo every check on what it says now (inactive, options, what
+   * is missing, the duration); a person who confirmed is asked again if the
+   * post would differ from what they saw.
+   */
+  const refresh: Refresh = async (media) => {
+    // From here on, the video is at the service: a rerun posts it with --media.
+    const asMedia: PostOpts = { ...opts, source: { kind: 'media', id: media.id } };
+    const rerun = () => postCommandLine(asMedia, { to: chosenTo, options: answered(plans).map((a) => a.text), caption });
+    const choice = await chooseDestinations({ ...opts, to: chosenTo }, session, true);
+    const next = planOptions(choice.chosen, [...opts.options, ...answered(plans)], matchChosen);
+    if (next.some((p) => p.missing.length > 0)) {
+      if (!session.interactive) throw missingOptionsError(next);
+      const prompter = await session.prompter();
+      await promptMissing(next, prompter, (line) => session.screen.write(line + '\n'), {
+        accountLabel: (p) => destinationLabel(p.destination),
+        cancelled: () => ({ message: cancelledText(asMedia), hint: `Run it again: ${rerun()}` }),
+      });
+    }
+    checkDuration(durationSec, next, sourceText(opts.source));
+    if (destinationsBody(next) !== destinationsBody(plans)) {
+      const lines = summaryLines({ ...summaryInput, plans: next, now: clock.now() }, session.screen.colors);
+      if (session.interactive && !opts.yes) await confirm(asMedia, session, lines, rerun());
+      else {
+        const what = next.map((p) => `${destinationLabel(p.destination)} ${p.values.map((v) => `${v.key}=${String(v.value)}`).join(' ') || '(no options)'}`);
+        session.log.info(`Posting with what the destinations take now: ${sanitize(what.join('; '))}`);
+      }
+    }
+    return { plans: next, names: choice.names };
+  };
+
   // A draft may be saved before the video is ready; publishing needs it ready.
   at(opts.source.kind === 'url' ? 'importing the video' : opts.source.kind === 'file' ? 'uploading the video' : 'waiting for the video');
   const media = await obtainMedia(opts, session, known, !(opts.draft && !opts.wait), deadlineMs, key);
@@ -402,7 +489,7 @@ async function postWithin(opts: PostOpts, session: Session, deadlineMs: number, 
   at('creating the post', media);
   let created = false;
   try {
-    return await createAndFollow(opts, session, media, caption, plans, names, key, deadlineMs, (phase) => {
+    return await createAndFollow(opts, session, media, caption, plans, names, key, deadlineMs, fromCache ? refresh : undefined, (phase) => {
       created = true;
       at(phase);
     });
@@ -421,17 +508,18 @@ async function createAndFollow(
   names: Record<string, string>,
   key: RunKey,
   deadlineMs: number,
+  refresh: Refresh | undefined,
   at: (phase: string) => void,
 ): Promise<PostResult> {
   const client = await session.client();
   const { clock, signal } = session;
 
-  const body: CreatePostRequest = {
+  const bodyOf = (ps: DestinationPlan[]): CreatePostRequest => ({
     media_id: media.id,
     caption,
-    destinations: plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })),
-  };
-  if (opts.when) body.publish_at = opts.when.publishAt;
+    destinations: ps.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })),
+    ...(opts.when ? { publish_at: opts.when.publishAt } : {}),
+  });
 
   if (opts.when && !opts.when.now && opts.when.ms <= clock.now()) {
     throw new UsageError(`the time ${opts.when.local} (${opts.when.utc}) for --at passed while the video was being uploaded; nothing was posted`, {
@@ -441,7 +529,17 @@ async function createAndFollow(
 
   let post: Post;
   try {
-    post = await client.createPost(body, { idempotencyKey: stepKey(key.key, 'post'), signal });
+    try {
+      post = await client.createPost(bodyOf(plans), { idempotencyKey: stepKey(key.key, 'post'), signal });
+    } catch (err) {
+      if (!refresh || !suggestsChangedDestinations(err)) throw err;
+      // What we posted with came from the cache, and the service says it changed: read it again, check again, post once more.
+      session.log.info('The service refused the post on destinations or options read earlier (cached); reading them again.');
+      await client.memory?.forget(CACHE_ENTRIES.isDestinationData);
+      const fresh = await refresh(media);
+      names = fresh.names;
+      post = await client.createPost(bodyOf(fresh.plans), { idempotencyKey: stepKey(key.key, 'post:fresh'), signal });
+    }
   } catch (err) {
     if (isDailyLimit(err)) {
       throw dailyLimitError(
@@ -485,7 +583,12 @@ async function createAndFollow(
       if (opts.draft) return { ...result, headline: 'Draft saved.', next: nextCommand(post) };
       if (blockingIssues(post.issues).length > 0) throw blockedPost(result, 'published');
       if (post.status === 'scheduled') return { ...result, headline: 'Scheduled.', next: nextCommand(post) };
-      const followed = await followPost(session, client, { ...result, headline: 'Publishing.' }, { wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs });
+      const followed = await followPost(session, client, { ...result, headline: 'Publishing.' }, {
+        wait: opts.wait,
+        timeoutMs: opts.timeoutMs,
+        deadlineMs,
+        startedNow: !replayed && opts.when?.now === true,
+      });
       // Times are shown relative to when the wait ended.
       return { ...followed, now: clock.now() };
     },

@@ -3,7 +3,7 @@
  * and `vidpub status` (one look, or --wait to the end), after their flags are
  * parsed.
  */
-import type { ApiClient } from '../api/client.js';
+import { responseMeta, type ApiClient } from '../api/client.js';
 import type { Destination, Me, Post } from '../api/types.js';
 import { BlockedError, CancelledError, ConflictError, OutcomeUnknownError, TimeoutError, VidpubError, sanitize } from '../errors.js';
 import { bindDeadline, lookUp } from '../flows/deadline.js';
@@ -39,7 +39,7 @@ export interface StatusOpts {
 /** Names for the destinations of a post ("@vidpub.demo (tiktok)"); ids when the list cannot be read. */
 async function destinationNames(client: ApiClient, signal: AbortSignal): Promise<Record<string, string>> {
   try {
-    return namesOf(await client.listDestinations({ signal }));
+    return namesOf(await client.listDestinations({ signal, cached: true }));
   } catch {
     return {};
   }
@@ -148,7 +148,7 @@ async function settledPublish(outer: Session, opts: PublishOpts, err: unknown): 
 async function publishWithin(opts: PublishOpts, session: Session): Promise<PostResult> {
   const client = await session.client();
   const { signal } = session;
-  const all = await client.listDestinations({ signal }).catch(() => [] as Destination[]);
+  const all = await client.listDestinations({ signal, cached: true }).catch(() => [] as Destination[]);
   const names = namesOf(all);
   if (session.interactive && !opts.yes) await confirmPublish(opts, session, client, all);
   session.log.info(`Publishing post ${opts.postId}: ${whenLine(opts.when, session.clock.now())}`);
@@ -192,7 +192,8 @@ async function publishWithin(opts: PublishOpts, session: Session): Promise<PostR
     async () => {
       if (blockingIssues(post.issues).length > 0 && post.status === 'draft') throw blockedPost(r, 'published');
       if (post.status === 'scheduled') return { ...r, headline: 'Scheduled.', next: nextCommand(post) };
-      const followed = await followPost(session, client, { ...r, headline: 'Publishing.' }, opts);
+      const startedNow = opts.when.now && responseMeta(post)?.replayed !== true;
+      const followed = await followPost(session, client, { ...r, headline: 'Publishing.' }, { ...opts, startedNow });
       return { ...followed, now: session.clock.now() };
     },
     post,

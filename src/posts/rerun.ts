@@ -32,7 +32,7 @@ export async function reportEarlier(session: Session, client: ApiClient, earlier
   const post = await client.getPost(earlier.post_id, { signal });
   let names: Record<string, string> = {};
   try {
-    names = namesOf(await client.listDestinations({ signal }));
+    names = namesOf(await client.listDestinations({ signal, cached: true }));
   } catch {
     for (const d of earlier.destinations) if (d.name) names[d.id] = d.name;
   }

@@ -46,7 +46,7 @@ export async function runRetry(opts: RetryOpts, session: Session): Promise<Retry
   const deadlineMs = clock.now() + opts.timeoutMs;
   const original = await client.getPost(opts.postId, { signal });
   let names: Record<string, string> = {};
-  const all = await client.listDestinations({ signal }).catch(() => []);
+  const all = await client.listDestinations({ signal, cached: true }).catch(() => []);
   names = namesOf(all);
   const failed = failedDestinations(original);
   if (failed.length === 0) {

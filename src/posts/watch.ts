@@ -7,6 +7,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import type { Post } from '../api/types.js';
+import { WorkTimer } from '../api/work-timer.js';
 import { InterruptedError, TimeoutError, isInterruption, sanitize } from '../errors.js';
 import type { Screen, Session } from '../flows/session.js';
 import { LiveRegion } from '../ui/live-region.js';
@@ -116,6 +117,17 @@ export interface WaitOptions {
   deadlineMs?: number;
   /** The --timeout given, for the message. */
   timeoutMs?: number;
+  /**
+   * The post started going out just now (created or published to go out now,
+   * not a replay): the wait is timed, and how long the last such post to the
+   * same destinations took says when to look.
+   */
+  startedNow?: boolean;
+}
+
+/** The cache entry of how long publishing took to a set of destinations. */
+function publishingOf(post: Post): string {
+  return `post:${(post.destinations ?? []).map((d) => d.destination_id).sort().join(',')}`;
 }
 
 /**
@@ -130,11 +142,18 @@ export async function waitForPost(session: Session, client: ApiClient, result: P
   const display = createPostDisplay(session, result.names, id);
   let last = result;
   const hint = `Check on it later with: vidpub status ${id} --wait`;
+  const timer = opts.startedNow ? await WorkTimer.start(client.memory, publishingOf(result.post), session.clock.now()) : undefined;
   try {
     const post = await poll<Post>({
       // The record in hand (from create or publish) is the first look.
       initial: result.post,
-      fetch: ({ signal: look }) => client.getPost(id, { signal: look }),
+      // A post record has no progress figure: the next look is at the end expected from last time, if known.
+      expectedEndAt: timer?.expectedEndAt,
+      fetch: async ({ signal: look }) => {
+        const p = await client.getPost(id, { signal: look });
+        timer?.seen(session.clock.now(), isFinished(p));
+        return p;
+      },
       done: isFinished,
       onUpdate: (p) => {
         last = { ...result, post: p };
@@ -150,6 +169,7 @@ export async function waitForPost(session: Session, client: ApiClient, result: P
           { hint, data: p ? { ...result, post: p } : last },
         ),
     });
+    await timer?.remember();
     return { ...result, post };
   } catch (err) {
     if (err instanceof TimeoutError) {
@@ -174,13 +194,17 @@ export async function followPost(
   session: Session,
   client: ApiClient,
   r: PostResult,
-  opts: { wait: boolean; timeoutMs: number; deadlineMs?: number },
+  opts: { wait: boolean; timeoutMs: number; deadlineMs?: number; startedNow?: boolean },
 ): Promise<PostResult> {
   if (isFinished(r.post)) return settle({ ...r, headline: r.headline && 'Published.' });
   if (!opts.wait) {
     session.log.info(`Follow it with: vidpub status ${r.post.id} --wait`);
     return r;
   }
-  const final = await waitForPost(session, client, r, { deadlineMs: opts.deadlineMs ?? session.clock.now() + opts.timeoutMs, timeoutMs: opts.timeoutMs });
+  const final = await waitForPost(session, client, r, {
+    deadlineMs: opts.deadlineMs ?? session.clock.now() + opts.timeoutMs,
+    timeoutMs: opts.timeoutMs,
+    startedNow: opts.startedNow,
+  });
   return settle({ ...final, headline: final.headline && 'Published.' });
 }

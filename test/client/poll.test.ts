@@ -194,6 +194,27 @@ describe('poll honours the service', () => {
     expect(clock.sleeps).toEqual([10_000, 10_000]);
   });
 
+  test('an expected end (remembered from last time) never looks sooner than the allowance or a Retry-After allows', async () => {
+    const clock = virtualClock(1_000_000);
+    const t0 = clock.now();
+    let n = 0;
+    await poll({
+      initial: 'publishing',
+      fetch: async () => (++n === 2 ? 'done' : 'publishing'),
+      done: (s) => s === 'done',
+      expectedEndAt: t0 + 500,
+      hints: () => ({ rateLimit: { limit: 60, remaining: 5, resetSec: 30 } }),
+      clock,
+      what: 'x',
+    });
+    // 560 ms by the expectation, but 5 reads left for 30 s: 6 s apart.
+    expect(clock.sleeps).toEqual([6000, 6000]);
+    const c2 = virtualClock(1_000_000);
+    let m = 0;
+    await poll({ initial: 'publishing', fetch: async () => (++m === 1 ? 'done' : 'x'), done: (s) => s === 'done', expectedEndAt: c2.now() + 500, hints: () => ({ retryAfterSec: 3 }), clock: c2, what: 'x' });
+    expect(c2.sleeps).toEqual([3000]);
+  });
+
   test('pacing never pushes a look past the deadline', async () => {
     const clock = virtualClock(1_000_000);
     const p = poll({ fetch: async () => 1, done: () => false, hints: () => ({ rateLimit: { limit: 60, remaining: 0, resetSec: 50 } }), clock, what: 'x', deadlineMs: clock.now() + 3000 });

@@ -122,6 +122,45 @@ describe('clock, reset, settings, state', () => {
     expect((await emu.api.admin('POST', '/destinations/dst_nope', { status: 'active' })).status).toBe(404);
     expect((await emu.api.admin('POST', '/destinations/dst_demo_youtube', { status: 'gone' })).status).toBe(400);
   });
+
+  it('POST /_emulator/destinations/{id} {"options"} changes what an option takes; posts are checked against it', async () => {
+    const r = await emu.api.admin('POST', '/destinations/dst_demo_youtube', { options: [{ key: 'visibility', values: ['public', 'unlisted'], default: 'unlisted' }] });
+    expect(r.status).toBe(200);
+    expect(r.body.options[0]).toMatchObject({ key: 'visibility', values: ['public', 'unlisted'], default: 'unlisted', required: true });
+    expect((await emu.api.get('/destinations/dst_demo_youtube/options')).body.options[0]).toMatchObject({ values: ['public', 'unlisted'], default: 'unlisted' });
+    const refused = await emu.api.post('/posts', {
+      media_id: 'med_demo_sample',
+      caption: 'x',
+      destinations: [{ destination_id: 'dst_demo_youtube', options: { visibility: 'private' } }],
+      publish_at: 'now',
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.issues).toContainEqual(expect.objectContaining({ code: 'option_value_not_allowed', destination_id: 'dst_demo_youtube', option: 'visibility' }));
+    for (const [body, param] of [
+      [{}, undefined],
+      [{ options: 'x' }, 'options'],
+      [{ options: [{ key: 'nope' }] }, 'options[0].key'],
+      [{ options: [{ key: 'visibility', values: [1] }] }, 'options[0].values'],
+      [{ options: [{ key: 'visibility', default: 3 }] }, 'options[0].default'],
+      [{ options: [{ key: 'visibility', required: 'yes' }] }, 'options[0].required'],
+    ] as const) {
+      const bad = await emu.api.admin('POST', '/destinations/dst_demo_youtube', body);
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(bad.body.error.param).toBe(param);
+    }
+  });
+
+  it('DELETE /_emulator/destinations/{id} removes the account: not listed, a post naming it is 404', async () => {
+    const r = await emu.api.admin('DELETE', '/destinations/dst_demo_youtube');
+    expect(r.body).toEqual({ id: 'dst_demo_youtube', workspace: 'ws_demo', removed: true });
+    expect((await emu.api.get('/destinations')).body.data.map((d: Json) => d.id)).not.toContain('dst_demo_youtube');
+    const post = await emu.api.post('/posts', { media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' });
+    expect(post.status).toBe(404);
+    expect(post.body.error.param).toBe('destinations[0].destination_id');
+    expect((await emu.api.admin('DELETE', '/destinations/dst_demo_youtube')).status).toBe(404);
+    await emu.api.reset();
+    expect((await emu.api.get('/destinations')).body.data.map((d: Json) => d.id)).toContain('dst_demo_youtube');
+  });
 });
 
 describe('HTTP robustness', () => {
