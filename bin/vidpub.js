@@ -30,6 +30,14 @@ function load(path) {
   return require(built(path));
 }
 
+// A reader that has stopped reading (`vidpub history | head -1`): what is left of the output has
+// nowhere to go, which is no failure of the command. Without this, Node throws EPIPE at the next
+// write, with a stack trace, possibly in the middle of a post.
+process.stdout.on('error', (err) => {
+  if (err && (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED')) return;
+  throw err;
+});
+
 const argv = process.argv.slice(2);
 const fast = load('../dist/fast.cjs');
 const fastCode = fast.fastPath(argv, {

@@ -1,0 +1,44 @@
+/**
+ * A reader that stops early (`| head -1`): vidpub's output has nowhere to go,
+ * which is no failure. The built binary must neither crash with EPIPE nor
+ * print a stack trace, and exits as the command did.
+ */
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/build.js';
+import { useBuiltEmulatorSandbox } from '../support/built-emulator.js';
+
+const box = useBuiltEmulatorSandbox('pipe');
+
+/** Runs `vidpub ARGS | head -1` in bash; the exit code is vidpub's (PIPESTATUS), stderr vidpub's. */
+function piped(args: string, reader = 'head -c 1'): { code: number; stderr: string } {
+  const script = `node ${JSON.stringify(join(ROOT, 'bin/vidpub.js'))} ${args} 2>"$ERR" | ${reader} >/dev/null; echo "\${PIPESTATUS[0]}"`;
+  const err = join(box.cwd, `stderr-${Math.random().toString(36).slice(2)}`);
+  const r = spawnSync('bash', ['-c', `${script}; cat "$ERR"`], {
+    env: { PATH: process.env.PATH, HOME: box.home, ERR: err, VIDPUB_BASE_URL: box.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_NO_COMPILE_CACHE: '1' },
+    cwd: box.cwd,
+    encoding: 'utf8',
+  });
+  const [code, ...rest] = r.stdout.split('\n');
+  return { code: Number(code), stderr: rest.join('\n') };
+}
+
+describe('output into a pipe closed early', () => {
+  it.each(['--help', 'options tiktok', 'destinations --all', 'me'])('vidpub %s | head -c 1: exit 0, nothing on stderr (5 runs)', (args) => {
+    for (let i = 0; i < 5; i++) {
+      const r = piped(args);
+      expect(r.stderr).not.toMatch(/EPIPE|Error|at /);
+      expect(r.code).toBe(0);
+    }
+  });
+
+  it('a batch whose first item line is read and the pipe closed: the later lines are dropped, the batch ends well (exit 0)', () => {
+    // A draft ends at once, the post to publish about a second later: its line is written after head has gone.
+    writeFileSync(join(box.cwd, 'two.yaml'), 'items:\n  - media: med_demo_sample\n    to: linkedin\n    caption: first\n    draft: true\n  - media: med_demo_sample\n    to: linkedin\n    caption: second\n');
+    const r = piped('batch two.yaml --yes --no-input', 'head -n 1');
+    expect(r.stderr).not.toMatch(/EPIPE|Error| {4}at /);
+    expect(r.code).toBe(0);
+  });
+});
