@@ -95,11 +95,22 @@ function send(req: FastifyRequest, reply: FastifyReply, status: number, headers:
     trickle(req, reply, status, headers, body, meta.fault.ms ?? 1000);
     return reply;
   }
+  if ((req.method === 'GET' || req.method === 'POST') && body !== null && typeof body === 'object' && !('Content-Type' in headers)) {
+    // A JSON answer, written as Fastify writes it (header names in lower case and in the same
+    // order, then content-type and content-length; one writeHead, one end), without its reply
+    // pipeline: this route has no serialiser or hook of its own. HEAD and other bodies go through Fastify.
+    const payload = JSON.stringify(body);
+    const out: Record<string, string> = {};
+    for (const name in headers) out[name.toLowerCase()] = headers[name]!;
+    out['content-type'] = JSON_CONTENT_TYPE;
+    out['content-length'] = String(Buffer.byteLength(payload));
+    reply.hijack();
+    reply.raw.writeHead(status, out);
+    reply.raw.end(payload);
+    return reply;
+  }
   reply.code(status).headers(headers);
-  if (body === null || typeof body !== 'object' || reply.hasHeader('content-type')) return reply.send(body);
-  // Serialised here, with its type: Fastify sends a string with a content type as it is (the same bytes
-  // as its own JSON.stringify, without its serialisation steps).
-  return reply.header('content-type', JSON_CONTENT_TYPE).send(JSON.stringify(body));
+  return reply.send(body);
 }
 
 /** A `trickle` fault: the real answer, its body one byte every `ms` (stops when the client goes away). */

@@ -5,6 +5,7 @@
  * The routes answer synchronously when nothing waits and send JSON they
  * serialised themselves: these pin the bytes on the wire that this must keep.
  */
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { RequestLog } from '../../src/emulator/request-log.js';
 import { RetainedRecords } from '../../src/emulator/state.js';
@@ -26,7 +27,39 @@ function expectJsonAnswer(r: { headers: Record<string, string>; text: string }, 
   expect(r.headers['keep-alive']).toBe('timeout=10');
 }
 
+/** The head of the answer to one raw HTTP/1.1 request (status line and header lines, in order). */
+function rawHead(text: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(emu.baseUrl);
+    const socket = connect(Number(u.port), u.hostname, () => socket.write(text));
+    let out = '';
+    socket.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      const end = out.indexOf('\r\n\r\n');
+      if (end >= 0) {
+        socket.destroy();
+        resolve(out.slice(0, end).split('\r\n'));
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
 describe('headers on every /v1 response', () => {
+  it('on the wire: the header names, their case and their order, as Fastify wrote them', async () => {
+    const key = emu.keys[0]!.key;
+    const names = (head: string[]) => head.slice(1).map((l) => l.slice(0, l.indexOf(':')));
+    const ok = await rawHead(`GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    expect(ok[0]).toBe('HTTP/1.1 200 OK');
+    expect(names(ok)).toEqual(['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'content-type', 'content-length', 'Date', 'Connection', 'Keep-Alive']);
+    const unknown = await rawHead(`GET /v1/media/med_none HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    expect(unknown[0]).toBe('HTTP/1.1 404 Not Found');
+    expect(names(unknown)).toEqual(names(ok));
+    const noKey = await rawHead('GET /v1/me HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(noKey[0]).toBe('HTTP/1.1 401 Unauthorized');
+    expect(names(noKey)).toEqual(['www-authenticate', 'content-type', 'content-length', 'Date', 'Connection', 'Keep-Alive']);
+  });
+
   it('200, 201, 400, 404 and 429: JSON with its length and the allowance headers of the kind of request', async () => {
     await emu.api.freshMinute();
     const me = await emu.api.get('/me');
