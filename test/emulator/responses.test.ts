@@ -139,6 +139,27 @@ describe('headers on every /v1 response', () => {
   });
 });
 
+describe('the Authorization header', () => {
+  it('any valid spelling of one key spends the one counter of that key; a changed key is refused; a reset starts the counter again', async () => {
+    await emu.api.freshMinute();
+    const key = emu.keys[0]!.key;
+    const remaining = async (authorization: string) => {
+      const r = await http('GET', `${emu.baseUrl}/me`, { headers: { authorization } });
+      expect(r.status).toBe(200);
+      return r.headers['x-ratelimit-remaining'];
+    };
+    expect(await remaining(`Bearer ${key}`)).toBe('59');
+    expect(await remaining(`Bearer ${key}`)).toBe('58');
+    expect(await remaining(`bearer   ${key}`)).toBe('57');
+    expect(await remaining(`Bearer ${key}`)).toBe('56');
+    const wrong = await http('GET', `${emu.baseUrl}/me`, { headers: { authorization: `Bearer ${key}x` } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe('invalid_key');
+    await emu.api.reset();
+    expect(await remaining(`Bearer ${key}`)).toBe('59');
+  });
+});
+
 describe('the request log records the status of each way of answering', () => {
   it('at once, after a delay, a status fault, a 404, an upload PUT; test controls are not logged', async () => {
     await emu.api.fault({ method: 'GET', path: '/v1/destinations', action: 'delay', ms: 10 });
