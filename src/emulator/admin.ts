@@ -80,9 +80,9 @@ export function registerAdmin(app: FastifyInstance, core: Core, info: () => Emul
   }));
 
   // ---------------------------------------------------------------- request log
-  app.get(`${ADMIN_PREFIX}/requests`, async () => core.log.map((e) => ({ ...e })));
+  app.get(`${ADMIN_PREFIX}/requests`, async () => core.log.entries());
   app.delete(`${ADMIN_PREFIX}/requests`, async () => {
-    core.log = [];
+    core.log.clear();
     return { cleared: true };
   });
 

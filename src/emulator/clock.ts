@@ -13,8 +13,10 @@ export class Clock {
     return this.source() + this.offsetMs;
   }
 
+  private readonly isoNow = new IsoCache();
+
   iso(): string {
-    return new Date(this.now()).toISOString();
+    return this.isoNow.at(this.now());
   }
 
   get offsetSec(): number {
@@ -36,15 +38,34 @@ export class Clock {
   }
 }
 
+const DAY_MS = 86_400_000;
+
 /** Start of the next UTC day, in ms. */
 export function nextMidnightUtc(nowMs: number): number {
-  const d = new Date(nowMs);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
+  return (utcDay(nowMs) + 1) * DAY_MS;
 }
 
-/** YYYY-MM-DD of the UTC day containing nowMs. */
-export function utcDay(nowMs: number): string {
-  return new Date(nowMs).toISOString().slice(0, 10);
+/** Number of the UTC day containing nowMs (days since 1970-01-01). */
+export function utcDay(nowMs: number): number {
+  return Math.floor(nowMs / DAY_MS);
+}
+
+/**
+ * ISO 8601 text of an instant, remembering the last one: the instants asked
+ * for repeatedly (the end of the current minute, the next midnight, the
+ * current millisecond under load) are formatted once.
+ */
+export class IsoCache {
+  private ms = Number.NaN;
+  private text = '';
+
+  at(ms: number): string {
+    if (ms !== this.ms) {
+      this.text = new Date(ms).toISOString();
+      this.ms = ms;
+    }
+    return this.text;
+  }
 }
 
 /** Whole seconds from now until `untilMs`, at least 1. */

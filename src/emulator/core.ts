@@ -4,12 +4,12 @@
  * the fixture.
  */
 import { randomBytes } from 'node:crypto';
-import type { RecordedRequest } from '../api/types.js';
 import { Clock } from './clock.js';
 import { Faults } from './faults.js';
 import type { Fixture } from './fixture.js';
 import { IdempotencyStore } from './idempotency.js';
 import { Limits } from './limits.js';
+import { RequestLog } from './request-log.js';
 import { State } from './state.js';
 import { Timers } from './timers.js';
 
@@ -22,10 +22,7 @@ export interface Settings {
   uploadLinkTtlSec: number;
 }
 
-export interface LogEntry extends RecordedRequest {
-  /** The request fault applied to this request, if any. */
-  fault: string | null;
-}
+export type { LogEntry } from './request-log.js';
 
 export class Core {
   readonly clock: Clock;
@@ -37,7 +34,7 @@ export class Core {
   readonly secret = randomBytes(32);
   state: State;
   settings: Settings;
-  log: LogEntry[] = [];
+  readonly log = new RequestLog();
   /** http://host:port, set once the server listens. */
   origin = 'http://127.0.0.1';
   private readonly resetListeners: (() => void)[] = [];
@@ -66,7 +63,7 @@ export class Core {
     this.idempotency.reset();
     this.faults.clear();
     this.clock.reset();
-    this.log = [];
+    this.log.clear();
     for (const l of this.resetListeners) l();
   }
 }

@@ -146,6 +146,7 @@ export class Faults {
 
   /** The first request fault matching this request; consumes one of its `times`. */
   take(method: string, path: string): RequestFault | undefined {
+    if (this.requestFaults.length === 0) return undefined;
     const m = method.toUpperCase();
     const i = this.requestFaults.findIndex((f) => (f.method === '*' || f.method === m) && pathMatches(f.path, path));
     if (i < 0) return undefined;

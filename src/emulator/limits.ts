@@ -3,7 +3,7 @@
  * post allowance. One place, used by every entry point (REST now, MCP later).
  */
 import { KEY_PREFIX_MARKER, type DailyScope, type PlanName } from '../api/types.js';
-import { nextMidnightUtc, secondsUntil, utcDay, type Clock } from './clock.js';
+import { IsoCache, nextMidnightUtc, secondsUntil, utcDay, type Clock } from './clock.js';
 import { ServiceError } from './errors.js';
 import { PLAN_LIMITS, type KeyState, type PlanLimits, type State, type WorkspaceState } from './state.js';
 
@@ -45,7 +45,8 @@ interface Window {
 }
 
 interface DayCount {
-  day: string;
+  /** utcDay() of the day counted. */
+  day: number;
   used: number;
 }
 
@@ -53,6 +54,8 @@ export class Limits {
   private readonly minute = new Map<string, Window>();
   private readonly dailyCounts = new Map<string, DayCount>();
   private readonly workspaceDaily = new Map<string, DayCount>();
+  private readonly minuteIso = new IsoCache();
+  private readonly midnightIso = new IsoCache();
 
   constructor(
     private readonly clock: Clock,
@@ -94,6 +97,16 @@ export class Limits {
       return fail(new ServiceError(403, 'plan_without_api_access', `The ${cap(planName)} plan has no API access. Move the account to the Standard or Studio plan to use API keys.`));
     }
     return { key, workspace, planName, plan };
+  }
+
+  /** ISO text of the end of a minute window (CounterStatus.resetAtMs). */
+  minuteResetIso(resetAtMs: number): string {
+    return this.minuteIso.at(resetAtMs);
+  }
+
+  /** ISO text of a daily reset (DailyStatus.resetAtMs). */
+  dailyResetIso(resetAtMs: number): string {
+    return this.midnightIso.at(resetAtMs);
   }
 
   // ---------------------------------------------------------------- per minute
@@ -183,7 +196,7 @@ export class Limits {
     const d = this.daily(ws);
     if (d.remaining > 0) return;
     const now = this.clock.now();
-    const resetAt = new Date(d.resetAtMs).toISOString();
+    const resetAt = this.dailyResetIso(d.resetAtMs);
     const scope = d.scope === 'account' ? 'across all workspaces of the account' : 'in this workspace';
     throw new ServiceError(
       429,

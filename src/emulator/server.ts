@@ -10,9 +10,10 @@ import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { EmulatorStartInfo } from '../api/types.js';
 import { ADMIN_PREFIX, registerAdmin } from './admin.js';
-import type { Core, LogEntry } from './core.js';
+import type { Core } from './core.js';
 import { errorBody, ServiceError } from './errors.js';
 import { statusFaultResponse, type RequestFault } from './faults.js';
+import { clip, type LogEntry } from './request-log.js';
 import type { CallContext, EmulatorService, RequestBody, ServiceResult } from './service.js';
 import { receiveUpload, UPLOAD_PATH_PREFIX } from './uploads.js';
 
@@ -27,20 +28,7 @@ declare module 'fastify' {
   }
 }
 
-/**
- * The request log keeps the latest entries only, each bounded: a path or an
- * Idempotency-Key longer than its limit is cut and marked "…(+N chars)". The
- * log therefore stays under ~15 MB whatever the traffic (it runs in other
- * people's CI).
- */
-export const MAX_LOG_ENTRIES = 10_000;
-export const MAX_LOGGED_PATH = 1024;
-export const MAX_LOGGED_KEY = 256;
-
-/** `text` cut to `max` characters, with how much was left out. */
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…(+${text.length - max} chars)`;
-}
+export { MAX_LOG_ENTRIES, MAX_LOGGED_KEY, MAX_LOGGED_PATH, clip } from './request-log.js';
 
 /** Extra routes on the same server (e.g. an MCP endpoint at /mcp calling the service). */
 export type EmulatorPlugin = (ctx: { app: FastifyInstance; service: EmulatorService }) => void | Promise<void>;
@@ -48,14 +36,18 @@ export type EmulatorPlugin = (ctx: { app: FastifyInstance; service: EmulatorServ
 /** Body limit of JSON requests (the upload URL has none: it streams). */
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
-const sleepUnref = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
-
 function header(req: FastifyRequest, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
-const pathOf = (req: FastifyRequest): string => (req.raw.url ?? '/').split('?')[0]!;
+/** The path of a request URL, without its query. */
+function pathOfUrl(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+const pathOf = (req: FastifyRequest): string => pathOfUrl(req.raw.url ?? '/');
 
 /** A path as quoted in an error message: cut, so a 15 KB path is not sent back whole. */
 const quotePath = (path: string): string => clip(path, 200);
@@ -86,6 +78,8 @@ function clientErrorHandler(err: Error & { code?: string }, socket: Socket): voi
 }
 const isAdmin = (path: string): boolean => path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`);
 
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /** Sends a result, or drops the connection if a reset_after_handling fault applies. */
 function send(req: FastifyRequest, reply: FastifyReply, status: number, headers: Record<string, string>, body: unknown, replayed = false): FastifyReply {
   const meta = req.emu;
@@ -99,6 +93,20 @@ function send(req: FastifyRequest, reply: FastifyReply, status: number, headers:
   if (meta?.fault?.action === 'trickle') {
     if (meta.entry) meta.entry.status = status;
     trickle(req, reply, status, headers, body, meta.fault.ms ?? 1000);
+    return reply;
+  }
+  if ((req.method === 'GET' || req.method === 'POST') && body !== null && typeof body === 'object' && !('Content-Type' in headers)) {
+    // A JSON answer, written as Fastify writes it (header names in lower case and in the same
+    // order, then content-type and content-length; one writeHead, one end), without its reply
+    // pipeline: this route has no serialiser or hook of its own. HEAD and other bodies go through Fastify.
+    const payload = JSON.stringify(body);
+    const out: Record<string, string> = {};
+    for (const name in headers) out[name.toLowerCase()] = headers[name]!;
+    out['content-type'] = JSON_CONTENT_TYPE;
+    out['content-length'] = String(Buffer.byteLength(payload));
+    reply.hijack();
+    reply.raw.writeHead(status, out);
+    reply.raw.end(payload);
     return reply;
   }
   reply.code(status).headers(headers);
@@ -154,46 +162,47 @@ export async function buildServer(
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
   // ---------------------------------------------------------------- log + request faults
-  app.addHook('onRequest', async (req, reply) => {
+  // One synchronous hook (no promise per request unless a delay fault applies).
+  app.addHook('onRequest', (req, reply, done) => {
     const path = pathOf(req);
-    if (isAdmin(path)) return;
-    const key = header(req, 'idempotency-key');
-    const entry: LogEntry = {
-      method: req.method,
-      path: clip(path, MAX_LOGGED_PATH),
-      status: 0,
-      authorization: req.headers.authorization !== undefined,
-      idempotency_key: key === undefined ? null : clip(key, MAX_LOGGED_KEY),
-      replayed: false,
-      fault: null,
-    };
-    core.log.push(entry);
-    if (core.log.length > MAX_LOG_ENTRIES) core.log.splice(0, core.log.length - MAX_LOG_ENTRIES);
-    reply.raw.once('finish', () => { entry.status = reply.raw.statusCode; });
+    if (isAdmin(path)) {
+      done();
+      return;
+    }
+    const entry = core.log.add(req.method, path, req.headers.authorization !== undefined, header(req, 'idempotency-key'));
+    const res = reply.raw;
+    res.on('finish', () => { entry.status = res.statusCode; });
     const fault = core.faults.take(req.method, path);
     req.emu = { entry, fault };
-    if (!fault) return;
+    if (!fault) {
+      done();
+      return;
+    }
     entry.fault = fault.action;
     if (fault.action === 'reset_before_handling') {
       reply.hijack();
       req.raw.socket?.destroy();
-      return reply;
+      return;
     }
     if (fault.action === 'hang') {
       // Never answered, never handled; an upload's body is not read. The socket closes when the client gives up.
       reply.hijack();
       req.raw.pause();
-      return reply;
+      return;
     }
     if (fault.action === 'status') {
       const r = statusFaultResponse(fault);
       if (path.startsWith(UPLOAD_PATH_PREFIX)) r.headers.Connection = 'close';
-      return reply.code(r.status).headers(r.headers).send(r.body);
+      void reply.code(r.status).headers(r.headers).send(r.body);
+      return;
     }
-    if (fault.action === 'delay' && !path.startsWith('/v1/')) await sleepUnref(fault.ms ?? 0);
     // /v1 delays are applied by the service once the request is admitted (so an
     // Idempotency-Key is "in flight" during the delay).
-    return;
+    if (fault.action === 'delay' && !path.startsWith('/v1/')) {
+      setTimeout(done, fault.ms ?? 0).unref();
+      return;
+    }
+    done();
   });
 
   // ---------------------------------------------------------------- errors and 404
@@ -234,26 +243,30 @@ export async function buildServer(
     contentType: header(req, 'content-type'),
   });
   type P = { Params: Record<string, string> };
-  const route = (method: 'GET' | 'POST', url: string, call: (req: FastifyRequest<P>) => Promise<ServiceResult>): void => {
+  const route = (method: 'GET' | 'POST', url: string, call: (req: FastifyRequest<P>) => ServiceResult | Promise<ServiceResult>): void => {
     app.route<P>({
       method,
       url: `/v1${url}`,
-      handler: async (req, reply) => {
-        const r = await call(req);
-        return send(req, reply, r.status, r.headers, r.body, r.replayed);
+      // Synchronous unless the service waits (a delay fault): no promise per request.
+      handler: (req, reply) => {
+        const r = call(req);
+        if (r instanceof Promise) return r.then((x) => { send(req, reply, x.status, x.headers, x.body, x.replayed); });
+        send(req, reply, r.status, r.headers, r.body, r.replayed);
+        return undefined;
       },
     });
   };
-  route('GET', '/me', (req) => service.getMe(ctxOf(req)));
-  route('GET', '/destinations', (req) => service.listDestinations(ctxOf(req)));
-  route('GET', '/destinations/:id/options', (req) => service.getDestinationOptions(ctxOf(req), req.params.id!));
-  route('POST', '/media/uploads', (req) => service.createUpload(ctxOf(req), bodyOf(req)));
-  route('POST', '/media/imports', (req) => service.createImport(ctxOf(req), bodyOf(req)));
-  route('POST', '/media/:id/complete', (req) => service.completeUpload(ctxOf(req), req.params.id!, bodyOf(req)));
-  route('GET', '/media/:id', (req) => service.getMedia(ctxOf(req), req.params.id!));
-  route('POST', '/posts', (req) => service.createPost(ctxOf(req), bodyOf(req)));
-  route('POST', '/posts/:id/publish', (req) => service.publishPost(ctxOf(req), req.params.id!, bodyOf(req)));
-  route('GET', '/posts/:id', (req) => service.getPost(ctxOf(req), req.params.id!));
+  const op = service.direct;
+  route('GET', '/me', (req) => op.getMe(ctxOf(req)));
+  route('GET', '/destinations', (req) => op.listDestinations(ctxOf(req)));
+  route('GET', '/destinations/:id/options', (req) => op.getDestinationOptions(ctxOf(req), req.params.id!));
+  route('POST', '/media/uploads', (req) => op.createUpload(ctxOf(req), bodyOf(req)));
+  route('POST', '/media/imports', (req) => op.createImport(ctxOf(req), bodyOf(req)));
+  route('POST', '/media/:id/complete', (req) => op.completeUpload(ctxOf(req), req.params.id!, bodyOf(req)));
+  route('GET', '/media/:id', (req) => op.getMedia(ctxOf(req), req.params.id!));
+  route('POST', '/posts', (req) => op.createPost(ctxOf(req), bodyOf(req)));
+  route('POST', '/posts/:id/publish', (req) => op.publishPost(ctxOf(req), req.params.id!, bodyOf(req)));
+  route('GET', '/posts/:id', (req) => op.getPost(ctxOf(req), req.params.id!));
 
   // ---------------------------------------------------------------- signed upload URL
   await app.register(async (up) => {

@@ -53,51 +53,74 @@ export class EmulatorService {
 
   // ---------------------------------------------------------------- operations
 
-  getMe(ctx: CallContext): Promise<ServiceResult> {
-    return this.run(ctx, 'GET', '/me', NO_BODY, (auth) => ({ status: 200, body: this.me(auth) }));
+  /**
+   * The operations as `gate` calls: a ServiceResult at once when nothing in
+   * them waits (the REST routes use these), a promise otherwise.
+   */
+  readonly direct = {
+    getMe: (ctx: CallContext) => this.gate(ctx, 'GET', '/me', NO_BODY, (auth) => ({ status: 200, body: this.me(auth) })),
+    listDestinations: (ctx: CallContext) =>
+      this.gate(ctx, 'GET', '/destinations', NO_BODY, (auth) => ({
+        status: 200,
+        body: { data: [...auth.workspace.destinations.values()].map(destinationRecord) },
+      })),
+    getDestinationOptions: (ctx: CallContext, id: string) =>
+      this.gate(ctx, 'GET', `/destinations/${id}/options`, NO_BODY, (auth) => {
+        const d = auth.workspace.destinations.get(id);
+        if (!d) throw notFound('destination', id);
+        return { status: 200, body: optionsRecord(d) };
+      }),
+    createUpload: (ctx: CallContext, body: RequestBody) =>
+      this.gate(ctx, 'POST', '/media/uploads', body, (auth, json) => createUpload(this.core, auth, json)),
+    completeUpload: (ctx: CallContext, mediaId: string, body: RequestBody = NO_BODY) =>
+      this.gate(ctx, 'POST', `/media/${mediaId}/complete`, body, (auth) => completeUpload(this.core, auth, mediaId)),
+    createImport: (ctx: CallContext, body: RequestBody) =>
+      this.gate(ctx, 'POST', '/media/imports', body, (auth, json) => createImport(this.core, auth, json)),
+    getMedia: (ctx: CallContext, mediaId: string) => this.gate(ctx, 'GET', `/media/${mediaId}`, NO_BODY, (auth) => getMedia(auth, mediaId)),
+    createPost: (ctx: CallContext, body: RequestBody) => this.gate(ctx, 'POST', '/posts', body, (auth, json) => createPost(this.core, auth, json)),
+    publishPost: (ctx: CallContext, postId: string, body: RequestBody) =>
+      this.gate(ctx, 'POST', `/posts/${postId}/publish`, body, (auth, json) => publishPost(this.core, auth, postId, json)),
+    getPost: (ctx: CallContext, postId: string) => this.gate(ctx, 'GET', `/posts/${postId}`, NO_BODY, (auth) => getPost(this.core, auth, postId)),
+  } satisfies Record<string, (...args: never[]) => ServiceResult | Promise<ServiceResult>>;
+
+  async getMe(ctx: CallContext): Promise<ServiceResult> {
+    return this.direct.getMe(ctx);
   }
 
-  listDestinations(ctx: CallContext): Promise<ServiceResult> {
-    return this.run(ctx, 'GET', '/destinations', NO_BODY, (auth) => ({
-      status: 200,
-      body: { data: [...auth.workspace.destinations.values()].map(destinationRecord) },
-    }));
+  async listDestinations(ctx: CallContext): Promise<ServiceResult> {
+    return this.direct.listDestinations(ctx);
   }
 
-  getDestinationOptions(ctx: CallContext, id: string): Promise<ServiceResult> {
-    return this.run(ctx, 'GET', `/destinations/${id}/options`, NO_BODY, (auth) => {
-      const d = auth.workspace.destinations.get(id);
-      if (!d) throw notFound('destination', id);
-      return { status: 200, body: optionsRecord(d) };
-    });
+  async getDestinationOptions(ctx: CallContext, id: string): Promise<ServiceResult> {
+    return this.direct.getDestinationOptions(ctx, id);
   }
 
-  createUpload(ctx: CallContext, body: RequestBody): Promise<ServiceResult> {
-    return this.run(ctx, 'POST', '/media/uploads', body, (auth, json) => createUpload(this.core, auth, json));
+  async createUpload(ctx: CallContext, body: RequestBody): Promise<ServiceResult> {
+    return this.direct.createUpload(ctx, body);
   }
 
-  completeUpload(ctx: CallContext, mediaId: string, body: RequestBody = NO_BODY): Promise<ServiceResult> {
-    return this.run(ctx, 'POST', `/media/${mediaId}/complete`, body, (auth) => completeUpload(this.core, auth, mediaId));
+  async completeUpload(ctx: CallContext, mediaId: string, body: RequestBody = NO_BODY): Promise<ServiceResult> {
+    return this.direct.completeUpload(ctx, mediaId, body);
   }
 
-  createImport(ctx: CallContext, body: RequestBody): Promise<ServiceResult> {
-    return this.run(ctx, 'POST', '/media/imports', body, (auth, json) => createImport(this.core, auth, json));
+  async createImport(ctx: CallContext, body: RequestBody): Promise<ServiceResult> {
+    return this.direct.createImport(ctx, body);
   }
 
-  getMedia(ctx: CallContext, mediaId: string): Promise<ServiceResult> {
-    return this.run(ctx, 'GET', `/media/${mediaId}`, NO_BODY, (auth) => getMedia(auth, mediaId));
+  async getMedia(ctx: CallContext, mediaId: string): Promise<ServiceResult> {
+    return this.direct.getMedia(ctx, mediaId);
   }
 
-  createPost(ctx: CallContext, body: RequestBody): Promise<ServiceResult> {
-    return this.run(ctx, 'POST', '/posts', body, (auth, json) => createPost(this.core, auth, json));
+  async createPost(ctx: CallContext, body: RequestBody): Promise<ServiceResult> {
+    return this.direct.createPost(ctx, body);
   }
 
-  publishPost(ctx: CallContext, postId: string, body: RequestBody): Promise<ServiceResult> {
-    return this.run(ctx, 'POST', `/posts/${postId}/publish`, body, (auth, json) => publishPost(this.core, auth, postId, json));
+  async publishPost(ctx: CallContext, postId: string, body: RequestBody): Promise<ServiceResult> {
+    return this.direct.publishPost(ctx, postId, body);
   }
 
-  getPost(ctx: CallContext, postId: string): Promise<ServiceResult> {
-    return this.run(ctx, 'GET', `/posts/${postId}`, NO_BODY, (auth) => getPost(this.core, auth, postId));
+  async getPost(ctx: CallContext, postId: string): Promise<ServiceResult> {
+    return this.direct.getPost(ctx, postId);
   }
 
   /**
@@ -128,6 +151,21 @@ export class EmulatorService {
     body: RequestBody,
     handler: (auth: AuthContext, json: unknown) => Result | Promise<Result>,
   ): Promise<ServiceResult> {
+    return this.gate(ctx, method, path, body, handler);
+  }
+
+  /**
+   * `run`, without a promise when none is needed: synchronous unless a delay
+   * fault applies or the operation itself is asynchronous (the REST routes
+   * answer in the same tick).
+   */
+  gate(
+    ctx: CallContext,
+    method: 'GET' | 'POST',
+    path: string,
+    body: RequestBody,
+    handler: (auth: AuthContext, json: unknown) => Result | Promise<Result>,
+  ): ServiceResult | Promise<ServiceResult> {
     const { limits, idempotency } = this.core;
     const kind: RequestKind = method === 'GET' ? 'read' : 'write';
 
@@ -145,7 +183,7 @@ export class EmulatorService {
       return { ...r, headers: { ...r.headers, ...limits.headers(auth, kind) }, replayed: false };
     }
 
-    let result: Result;
+    let outcome: Result | Promise<Result>;
     let idemKey: string | null = null;
     let replayed = false;
     try {
@@ -162,25 +200,30 @@ export class EmulatorService {
         else idemKey = key;
       }
       if (stored) {
-        result = { status: stored.status, body: structuredClone(stored.body), headers: { 'Idempotent-Replayed': 'true' } };
+        outcome = { status: stored.status, body: structuredClone(stored.body), headers: { 'Idempotent-Replayed': 'true' } };
         replayed = true;
+      } else if (ctx.delayMs) {
+        outcome = sleepUnref(ctx.delayMs).then(() => operate(auth, body, handler));
       } else {
-        if (ctx.delayMs) await sleepUnref(ctx.delayMs);
-        const json = 'raw' in body ? parseJsonBody(body.raw, body.contentType) : body.json;
-        result = await handler(auth, json);
+        outcome = operate(auth, body, handler);
       }
     } catch (err) {
-      result = errorResult(err);
+      outcome = errorResult(err);
     }
 
-    if (result.status === 429) limits.refund(auth, kind);
-    if (idemKey !== null) idempotency.finish(auth.workspace.id, idemKey, { status: result.status, body: result.body });
-    return {
-      status: result.status,
-      body: result.body,
-      headers: { ...(result.headers ?? {}), ...limits.headers(auth, kind) },
-      replayed,
+    const settle = (result: Result): ServiceResult => {
+      if (result.status === 429) limits.refund(auth, kind);
+      if (idemKey !== null) idempotency.finish(auth.workspace.id, idemKey, { status: result.status, body: result.body });
+      const rate = limits.headers(auth, kind);
+      return {
+        status: result.status,
+        body: result.body,
+        headers: result.headers ? { ...result.headers, ...rate } : rate,
+        replayed,
+      };
     };
+    if (outcome instanceof Promise) return outcome.then(settle, (err: unknown) => settle(errorResult(err)));
+    return settle(outcome);
   }
 
   // ---------------------------------------------------------------- /me
@@ -192,7 +235,7 @@ export class EmulatorService {
     const prefixEnd = k.key.indexOf(KEY_PREFIX_MARKER) + KEY_PREFIX_MARKER.length;
     const minute = (kind: RequestKind) => {
       const c = limits.counter(auth, kind);
-      return { limit: c.limit, used: c.used, remaining: c.remaining, reset_at: new Date(c.resetAtMs).toISOString() };
+      return { limit: c.limit, used: c.used, remaining: c.remaining, reset_at: limits.minuteResetIso(c.resetAtMs) };
     };
     const daily = limits.daily(ws);
     return {
@@ -202,10 +245,16 @@ export class EmulatorService {
       usage: { posts_today: limits.postsToday(ws), media_count: ws.media.size, post_count: ws.posts.size },
       limits: {
         requests_per_minute: { read: minute('read'), write: minute('write'), scope: 'key' },
-        api_posts_per_day: { limit: daily.limit, used: daily.used, remaining: daily.remaining, scope: daily.scope, reset_at: new Date(daily.resetAtMs).toISOString() },
+        api_posts_per_day: { limit: daily.limit, used: daily.used, remaining: daily.remaining, scope: daily.scope, reset_at: limits.dailyResetIso(daily.resetAtMs) },
       },
     };
   }
+}
+
+/** Parses the body, then the operation. */
+function operate(auth: AuthContext, body: RequestBody, handler: (auth: AuthContext, json: unknown) => Result | Promise<Result>): Result | Promise<Result> {
+  const json = 'raw' in body ? parseJsonBody(body.raw, body.contentType) : body.json;
+  return handler(auth, json);
 }
 
 function withHeaders(r: Result): Omit<ServiceResult, 'replayed'> {

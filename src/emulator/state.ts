@@ -111,9 +111,12 @@ export const RETAINED_FINISHED_RECORDS = 1000;
 
 /**
  * A Map of records that drops its oldest finished ones once it holds more than
- * `keep` of them. Pruning runs when the map has grown by a tenth of `keep`
- * since the last time (one pass over the records), so it costs O(1) per
- * insertion on average.
+ * `keep` of them. Pruning is one pass over the records; it runs once the map
+ * has grown by a tenth of `keep` since the last time, or by a quarter of the
+ * records that could not be dropped then (unfinished ones, pinned ones),
+ * whichever is more: so it costs O(1) per insertion on average even when most
+ * records stay unfinished (uploads whose file never comes), and the finished
+ * records held stay within `keep` plus that margin.
  */
 export class RetainedRecords<V> extends Map<string, V> {
   private readonly pinned = new Set<string>();
@@ -127,11 +130,12 @@ export class RetainedRecords<V> extends Map<string, V> {
     private readonly keep: number = RETAINED_FINISHED_RECORDS,
   ) {
     super();
-    this.pruneAt = keep + this.step();
+    this.pruneAt = keep + this.step(0);
   }
 
-  private step(): number {
-    return Math.max(10, Math.ceil(this.keep / 10));
+  /** Insertions until the next pruning, given how many records the last one had to keep regardless. */
+  private step(held: number): number {
+    return Math.max(10, Math.ceil(this.keep / 10), Math.ceil(held / 4));
   }
 
   /** A record never dropped (the fixture's). */
@@ -154,7 +158,7 @@ export class RetainedRecords<V> extends Map<string, V> {
     const n = Math.max(0, droppable.length - this.keep);
     for (let i = 0; i < n; i++) this.delete(droppable[i]!);
     this.dropped += n;
-    this.pruneAt = this.size + this.step();
+    this.pruneAt = this.size + this.step(this.size - (droppable.length - n));
     return n;
   }
 }
@@ -249,7 +253,17 @@ export class State {
   }
 }
 
+/** Random bytes for identifiers, drawn from the system's generator 4 KiB at a time (one call per 512 ids, not one each). */
+const ID_POOL_BYTES = 4096;
+let idPool = Buffer.alloc(0);
+let idPoolAt = ID_POOL_BYTES;
+
 /** Random identifier with a type prefix, e.g. med_3f9a1c0b7d2e4a61. */
 export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(8).toString('hex')}`;
+  if (idPoolAt + 8 > idPool.length) {
+    idPool = randomBytes(ID_POOL_BYTES);
+    idPoolAt = 0;
+  }
+  idPoolAt += 8;
+  return `${prefix}_${idPool.toString('hex', idPoolAt - 8, idPoolAt)}`;
 }
