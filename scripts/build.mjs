@@ -16,8 +16,9 @@
 //   emulator` and `vidpub demo`; kept out of main.js, which would otherwise
 //   compile it on every run.
 // - Heavy dependencies stay in node_modules and are imported lazily by the code
-//   path that needs them (HEAVY): prompts, progress bars, undici, the
-//   emulator's fastify, the MCP SDK.
+//   path that needs them (HEAVY): prompts, progress bars, the emulator's
+//   fastify, the MCP SDK. (undici is not used at run time: the API calls and
+//   the upload's PUT are on node:http.)
 // - dist/assets/clip.mp4: the demo's sample video (test/fixtures/clip.mp4).
 //
 // The build goes to a temporary dir that then replaces dist/ in two renames,
@@ -34,8 +35,6 @@ const HEAVY = [
   '@inquirer/prompts',
   'cli-progress',
   'ora',
-  'undici',
-  'undici/*',
   'fastify',
   '@fastify/*',
   '@modelcontextprotocol/sdk',

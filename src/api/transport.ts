@@ -4,12 +4,12 @@
  * connect, headers and body timeouts the client needs. Redirects are not
  * followed (the client decides), bodies are read whole as text.
  *
- * Not undici: `vidpub me --json` is benchmarked (<= 1.6x `node -e 0`), and
+ * Not undici: `vidpub me` is benchmarked (<= 1.3x `node -e 0`), and
  * undici's Agent and request alone take ~25 ms of CPU to load plus a
  * WebAssembly HTTP parser compiled at the first connection, where node:http
- * is part of Node (~2.5 ms). The measurements are in docs/performance.md. The
- * signed-URL upload (src/api/upload.ts) keeps undici: it streams 1 GB
- * bodies and is not on a start-up path.
+ * is part of Node (~2.5 ms). The signed-URL upload (src/api/upload.ts) is on
+ * node:http too, at curl's throughput. The measurements are in
+ * docs/performance.md.
  *
  * Timeouts fail the attempt with undici's codes (UND_ERR_CONNECT_TIMEOUT,
  * UND_ERR_HEADERS_TIMEOUT, UND_ERR_BODY_TIMEOUT), which the retry policy and
