@@ -20,7 +20,8 @@
  *
  * It needs no CLI Context: a clock, a signal and two sinks (ClientDeps).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { Clock } from '../core/clock.js';
 import { AuthError, OutcomeUnknownError, RateLimitError, ServiceError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
@@ -44,6 +45,9 @@ import type {
   PublishPostRequest,
 } from './types.js';
 import { createTransport, type MaybeSent, type Transport } from './transport.js';
+
+/** node:crypto, loaded when first needed (see keyId). */
+const nodeCrypto = (): typeof Crypto => createRequire(import.meta.url)('node:crypto') as typeof Crypto;
 
 /** Retries after a connection error, a timeout or a 5xx (so at most 1 + this many attempts). */
 export const MAX_RETRIES = 3;
@@ -111,7 +115,11 @@ export async function createApiClient(settings: ClientSettings, deps: ClientDeps
 
 class HttpApiClient implements ApiClient {
   readonly baseUrl: string;
-  readonly keyId: string;
+  #keyId: string | undefined;
+  /** A short hash of the key, computed on first use: node:crypto takes ~4 ms of CPU to load, which a read needs nothing of. */
+  get keyId(): string {
+    return (this.#keyId ??= nodeCrypto().createHash('sha256').update(this.#key).digest('hex').slice(0, 12));
+  }
   readonly #key: string;
   readonly #origin: URL;
   readonly #debug: DebugLogger;
@@ -135,7 +143,6 @@ class HttpApiClient implements ApiClient {
   ) {
     this.baseUrl = baseUrl;
     this.#key = key;
-    this.keyId = createHash('sha256').update(key).digest('hex').slice(0, 12);
     this.#origin = new URL(baseUrl);
     this.#debug = createDebugLogger({ out: deps.debugOut, now: () => deps.clock.now(), secrets: () => [this.#key] });
     this.#pacer = new Pacer(deps.clock);
@@ -265,7 +272,7 @@ class HttpApiClient implements ApiClient {
     const signal = this.#signal(o);
     const kind = kindOf(method);
     // A write carries one Idempotency-Key for all its attempts.
-    const idempotencyKey = kind === 'write' ? (o.idempotencyKey ?? randomUUID()) : undefined;
+    const idempotencyKey = kind === 'write' ? (o.idempotencyKey ?? nodeCrypto().randomUUID()) : undefined;
     const state = { uncertain: false };
     try {
       return await this.#attempts(method, path, o, signal, idempotencyKey, state);

@@ -20,8 +20,9 @@
  * otherwise write it anyway. A UTF-8 byte order mark (as some Windows editors
  * save) is accepted.
  */
+import type * as Crypto from 'node:crypto';
+import { createRequire } from 'node:module';
 import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { homedir, platform } from 'node:os';
 import { pid } from 'node:process';
 import { basename, dirname, join } from 'node:path';
@@ -144,9 +145,14 @@ function writeTarget(path: string): string {
 }
 
 /** Writes text to `path` atomically: a temporary file (0600) in the same directory, flushed, then renamed over it. */
+/** 8 random hex digits; node:crypto is loaded here, on the first write, not by every command that reads its profile. */
+function randomHex(): string {
+  return (createRequire(import.meta.url)('node:crypto') as typeof Crypto).randomBytes(4).toString('hex');
+}
+
 export function writeFileAtomic(path: string, text: string): void {
   const target = writeTarget(path);
-  const tmp = join(dirname(target), `.${basename(target)}.${pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = join(dirname(target), `.${basename(target)}.${pid}.${randomHex()}.tmp`);
   let fd: number | undefined;
   try {
     fd = openSync(tmp, 'wx', 0o600);

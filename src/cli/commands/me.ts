@@ -1,5 +1,6 @@
 import type { KeyInfo, Me, MinuteCounter } from '../../api/types.js';
 import { isLoopbackHost, resolveCredentials } from '../../api/credentials.js';
+import { createTransport } from '../../api/transport.js';
 import { sanitize } from '../../errors.js';
 import { renderFields } from '../../ui/table.js';
 import { wrapLine } from '../../ui/wrap.js';
@@ -65,17 +66,24 @@ export interface Origin {
   emulator: boolean;
 }
 
-/** An emulator answers GET /_emulator on its own origin; only asked of a service on this machine. */
+/**
+ * An emulator answers GET /_emulator on its own origin; only asked of a service on this machine.
+ * Through node:http (the transport the API client uses), not fetch: Node's fetch is undici,
+ * built in but compiled at its first use, which cost `vidpub me` more than everything else it does.
+ */
 async function isEmulator(baseUrl: string, signal: AbortSignal): Promise<boolean> {
   const url = new URL(baseUrl);
   if (!isLoopbackHost(url.hostname)) return false;
+  const transport = createTransport({ connectMs: 2000, headersMs: 2000, bodyMs: 2000, totalMs: 2000 });
   try {
-    const res = await fetch(new URL('/_emulator', url.origin), { signal: AbortSignal.any([signal, AbortSignal.timeout(2000)]) });
-    if (!res.ok) return false;
-    const body = (await res.json()) as { controls?: unknown };
+    const res = await transport.request(new URL('/_emulator', url.origin).href, { method: 'GET', headers: { accept: 'application/json' }, signal });
+    if (res.statusCode !== 200) return false;
+    const body = JSON.parse(res.text) as { controls?: unknown };
     return Array.isArray(body.controls);
   } catch {
     return false;
+  } finally {
+    await transport.close();
   }
 }
 
