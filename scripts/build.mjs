@@ -75,6 +75,24 @@ const emulatorApart = {
 };
 
 /**
+ * commander requires node:child_process at load, for executable subcommands,
+ * which vidpub has none of: ~1 ms of CPU on every command. The bundle gets
+ * it on first use instead; the build fails if commander's line changes.
+ */
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const code = await readFile(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!code.includes(eager)) throw new Error(`${args.path}: no "${eager}" to make lazy; check the commander upgrade`);
+      const lazy = "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
+      return { contents: code.replace(eager, lazy), loader: 'js' };
+    });
+  },
+};
+
+/**
  * bin/compile-cache.js runs dist/main.js from V8's code cache (vm.Script).
  * On Node 20 an import() in code restored from that cache fails ("A dynamic
  * import callback was not specified"), so every import() of main.js goes
@@ -122,7 +140,7 @@ try {
       ...common,
       entryPoints: ['src/index.ts'],
       outfile: `${out}/main.js`,
-      plugins: [emulatorApart],
+      plugins: [emulatorApart, lazyChildProcess],
       banner: { js: `${common.banner.js} ${IMPORT_ROUTER}` },
     }).then(() => routeDynamicImports(`${out}/main.js`)),
     build({ ...common, entryPoints: ['src/emulator/index.ts'], outfile: `${out}/emulator.js` }),

@@ -155,6 +155,7 @@ export default defineCommand<Record<string, never>, Me & { origin?: Origin }>({
       ['Posts/day', daily ? `${n(daily.used)} used of ${n(daily.limit)}, ${n(daily.remaining)} left, resets ${localTime(daily.reset_at, now, american)}${scope}` : 'unknown'],
     ];
     const indent = Math.max(...fields.map(([k]) => k.length)) + 2;
-    for (const line of renderFields(fields, { tty, dim: c.dim })) inv.print(tty ? wrapLine(line, inv.ctx.io.columns, indent, indent) : line);
+    // One write for all the lines: each write to stdout is a system call.
+    inv.print(renderFields(fields, { tty, dim: c.dim }).map((line) => (tty ? wrapLine(line, inv.ctx.io.columns, indent, indent) : line)).join('\n'));
   },
 });
