@@ -25,7 +25,7 @@ import { ServiceError, UsageError, VidpubError } from '../errors.js';
 import type { DebugLogger } from './debug.js';
 import { isRetryableNetworkError, networkCode, parseErrorBody } from './http-errors.js';
 import { backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, stoppedError, type BackoffPolicy } from './retry.js';
-import { TransportTimeoutError } from './transport.js';
+import { TransportTimeoutError, watchSignal } from './transport.js';
 
 /** 1 MiB reads: close to curl; 64 KiB reads lose about a third. */
 export const UPLOAD_CHUNK_BYTES = 1024 * 1024;
@@ -267,7 +267,8 @@ function sendOnce(lib: typeof http | typeof Https, url: URL, o: SendOptions, on:
   return new Promise<PutResponse>((resolve, reject) => {
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
-    const req = lib.request(url, { method: o.method, headers: o.headers, agent: false, signal: o.signal });
+    const req = lib.request(url, { method: o.method, headers: o.headers, agent: false });
+    watchSignal(req, o.signal);
     const settle = (fn: () => void) => {
       if (settled) return;
       settled = true;
