@@ -136,7 +136,10 @@ try {
     console.log(`${c.name.padEnd(34)} ${w.toFixed(1).padStart(8)} ${((w / bw).toFixed(2) + 'x').padStart(6)} ${u.toFixed(1).padStart(8)} ${(ratio.toFixed(2) + 'x').padStart(6)}  ${verdict}`);
   }
 } finally {
+  // The emulator writes into the temp dir until it exits.
+  const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+  await exited;
+  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 process.exitCode = failed ? 1 : 0;

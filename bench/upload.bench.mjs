@@ -181,6 +181,9 @@ try {
   console.log(`  difference: ${diffMb.toFixed(1)} MB  goal <= ${RSS_GOAL_MB} MB: ${diffMb <= RSS_GOAL_MB ? 'ok' : 'MISSED'}`);
   process.exitCode = ratio >= RATIO_GOAL && wallRatio >= RATIO_GOAL && diffMb <= RSS_GOAL_MB ? 0 : 1;
 } finally {
+  // The emulator writes into the temp dir until it exits.
+  const exited = new Promise((r) => emulator.once('exit', r));
   emulator.kill('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+  await exited;
+  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }
