@@ -39,11 +39,26 @@ process.stdout.on('error', (err) => {
 });
 
 const argv = process.argv.slice(2);
-const fast = load('../dist/fast.cjs');
-const fastCode = fast.fastPath(argv, {
-  version: fast.VERSION,
-  io: { stdout: process.stdout, columns: process.stderr.columns || process.stdout.columns || undefined },
-});
+// dist/fast.cjs answers at most one word: nothing, an option (--version, --help) or `help`
+// (src/cli/fast-path.ts); any other command line goes straight to the CLI without loading it.
+// process.stdout and process.stderr are read only when the fast path writes: creating a
+// stream costs a few ms, and a command may never write to stderr.
+const mayBeFast = argv.length === 0 || (argv.length === 1 && (argv[0].startsWith('-') || argv[0] === 'help'));
+let fastCode;
+if (mayBeFast) {
+  const fast = load('../dist/fast.cjs');
+  fastCode = fast.fastPath(argv, {
+    version: fast.VERSION,
+    io: {
+      get stdout() {
+        return process.stdout;
+      },
+      get columns() {
+        return process.stderr.columns || process.stdout.columns || undefined;
+      },
+    },
+  });
+}
 
 if (fastCode !== undefined) {
   process.exitCode = fastCode;

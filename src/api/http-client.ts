@@ -23,11 +23,11 @@
  *
  * It needs no CLI Context: a clock, a signal and two sinks (ClientDeps).
  */
-import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { AuthError, DeadlineReached, OutcomeUnknownError, RateLimitError, ServiceError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
 import { KeyCache } from '../cache/key-cache.js';
 import { formatDuration } from '../util/duration.js';
+import { nodeCrypto } from '../util/lazy-crypto.js';
 import { cacheDir, envFlag } from '../util/xdg.js';
 import {
   CACHE_ENTRIES,
@@ -60,6 +60,8 @@ import type {
   PublishPostRequest,
 } from './types.js';
 import { createTransport, type MaybeSent, type Transport } from './transport.js';
+
+/** node:crypto, loaded when first needed (see keyId). */
 
 /** Retries after a connection error, a timeout or a 5xx (so at most 1 + this many attempts). */
 export const MAX_RETRIES = 3;
@@ -135,9 +137,17 @@ function cacheFor(settings: ClientSettings, deps: ClientDeps, baseUrl: string, k
 
 class HttpApiClient implements ApiClient {
   readonly baseUrl: string;
-  readonly keyId: string;
-  readonly memory?: ClientMemory;
-  readonly #cache?: KeyCache;
+  #keyId: string | undefined;
+  /** A short hash of the key, computed on first use: node:crypto takes ~4 ms of CPU to load, which a read needs nothing of. */
+  get keyId(): string {
+    return (this.#keyId ??= nodeCrypto().createHash('sha256').update(this.#key).digest('hex').slice(0, 12));
+  }
+  /** The key's cache, opened on first use (null: none, --no-cache); `me` never needs it. */
+  #cache?: KeyCache | null;
+  get memory(): ClientMemory | undefined {
+    if (this.#cache === undefined) this.#cache = cacheFor(this.settings, this.deps, this.baseUrl, this.keyId) ?? null;
+    return this.#cache ?? undefined;
+  }
   readonly #key: string;
   readonly #origin: URL;
   readonly #debug: DebugLogger;
@@ -167,9 +177,6 @@ class HttpApiClient implements ApiClient {
   ) {
     this.baseUrl = baseUrl;
     this.#key = key;
-    this.keyId = createHash('sha256').update(key).digest('hex').slice(0, 12);
-    this.#cache = cacheFor(settings, deps, baseUrl, this.keyId);
-    this.memory = this.#cache;
     this.#origin = new URL(baseUrl);
     this.#debug = createDebugLogger({ out: deps.debugOut, now: () => deps.clock.now(), secrets: () => [this.#key] });
     this.#pacer = new Pacer(deps.clock);
@@ -359,7 +366,7 @@ class HttpApiClient implements ApiClient {
     const signal = this.#signal(o);
     const kind = kindOf(method);
     // A write carries one Idempotency-Key for all its attempts.
-    const idempotencyKey = kind === 'write' ? (o.idempotencyKey ?? randomUUID()) : undefined;
+    const idempotencyKey = kind === 'write' ? (o.idempotencyKey ?? nodeCrypto().randomUUID()) : undefined;
     const state = { uncertain: false };
     try {
       return await this.#attempts(method, path, o, signal, idempotencyKey, state);

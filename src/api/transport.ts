@@ -4,12 +4,12 @@
  * connect, headers and body timeouts the client needs. Redirects are not
  * followed (the client decides), bodies are read whole as text.
  *
- * Not undici: `vidpub me --json` is benchmarked (<= 1.6x `node -e 0`), and
+ * Not undici: `vidpub me` is benchmarked (<= 1.3x `node -e 0`), and
  * undici's Agent and request alone take ~25 ms of CPU to load plus a
  * WebAssembly HTTP parser compiled at the first connection, where node:http
- * is part of Node (~2.5 ms). The measurements are in docs/performance.md. The
- * signed-URL upload (src/api/upload.ts) keeps undici: it streams 1 GB
- * bodies and is not on a start-up path.
+ * is part of Node (~2.5 ms). The signed-URL upload (src/api/upload.ts) is on
+ * node:http too, at curl's throughput. The measurements are in
+ * docs/performance.md.
  *
  * Timeouts fail the attempt with undici's codes (UND_ERR_CONNECT_TIMEOUT,
  * UND_ERR_HEADERS_TIMEOUT, UND_ERR_BODY_TIMEOUT), which the retry policy and
@@ -74,6 +74,22 @@ export class TransportTimeoutError extends Error {
 
 let https: Promise<typeof Https> | undefined;
 
+/**
+ * Aborts `req` when `signal` does, with the error Node's own `signal` option
+ * gives (AbortError, ABORT_ERR, the reason as cause). Not that option: it
+ * wires the request up through the streams' end-of-stream machinery, ~4 ms of
+ * CPU on the first request of a process, a tenth of what `vidpub me` costs.
+ */
+export function watchSignal(req: http.ClientRequest, signal: AbortSignal | undefined): void {
+  if (!signal) return;
+  const onAbort = () => {
+    req.destroy(Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' }));
+  };
+  if (signal.aborted) return onAbort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  req.once('close', () => signal.removeEventListener('abort', onAbort));
+}
+
 export function createTransport(timeouts: TransportTimeouts): Transport {
   let httpAgent: http.Agent | undefined;
   let httpsAgent: Https.Agent | undefined;
@@ -104,7 +120,8 @@ export function createTransport(timeouts: TransportTimeouts): Transport {
           if (Object.isExtensible(err)) (err as Error & MaybeSent).requestSent = sent;
           reject(err);
         });
-      const req = lib.request(target, { method: o.method, headers, agent, signal: o.signal });
+      const req = lib.request(target, { method: o.method, headers, agent });
+      watchSignal(req, o.signal);
       const arm = (ms: number, code: TransportTimeoutError['code'], what: string) => {
         clearTimeout(timer);
         timer = setTimeout(() => req.destroy(new TransportTimeoutError(code, `${what} (${ms} ms)`)), ms);

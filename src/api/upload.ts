@@ -4,6 +4,13 @@
  * never the API key: the link is already signed. Not fetch: Node's fetch
  * buffers a whole request body.
  *
+ * On node:http (node:https loaded for an https link), like the API client's
+ * JSON calls (transport.ts): undici did the same PUT no faster (1 GB to the
+ * emulator: node:http 1.88 s, undici 2.03 s, curl 2.37 s, medians of 11
+ * interleaved runs), and loading it (~60 files through the CommonJS loader)
+ * then compiling its WebAssembly HTTP parser for one request cost ~36 ms of
+ * CPU per upload. See docs/performance.md.
+ *
  * A transient failure (connection reset, 5xx, 408, 429) is retried from the
  * start with a fresh stream; a refused link (403 expired or tampered, 409
  * already used, 410) is returned to the caller as UploadLinkRefusedError,
@@ -11,18 +18,18 @@
  */
 import { readSync } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
-import type { Dispatcher } from 'undici';
+import http from 'node:http';
+import type * as Https from 'node:https';
 import type { Clock } from '../core/clock.js';
 import { ServiceError, UsageError, VidpubError } from '../errors.js';
 import type { DebugLogger } from './debug.js';
 import { isRetryableNetworkError, networkCode, parseErrorBody } from './http-errors.js';
 import { backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, stoppedError, type BackoffPolicy } from './retry.js';
-import { loadUndici } from './undici.js';
+import { TransportTimeoutError, watchSignal } from './transport.js';
 
-/** 1 MiB reads: with undici this is close to curl; 64 KiB reads lose about a third. */
+/** 1 MiB reads: close to curl; 64 KiB reads lose about a third. */
 export const UPLOAD_CHUNK_BYTES = 1024 * 1024;
-/** Buffers reused in turn: one being sent, one being read, one spare. */
+/** Buffers reused in turn (1 MiB each): the socket holds at most this many chunks not yet sent. */
 const POOL_SIZE = 3;
 const DEFAULT_MAX_ATTEMPTS = 4;
 const PUT_BACKOFF: BackoffPolicy = { baseMs: 1000, capMs: 8000 };
@@ -30,17 +37,14 @@ const PUT_BACKOFF: BackoffPolicy = { baseMs: 1000, capMs: 8000 };
 const MAX_DELAY_MS = 60_000;
 
 /**
- * The PUT's own limits, instead of undici's 300 s defaults: a stalled
- * connection fails the attempt in seconds, never in five minutes. The body
- * has no total (1 GB on a slow line takes what it takes) but an idle limit
- * and a throughput floor, so a link that trickles cannot hold it forever.
+ * The PUT's own limits: a stalled connection fails the attempt in seconds,
+ * never in minutes. The body has no total (1 GB on a slow line takes what it
+ * takes) but an idle limit and a throughput floor, so a link that trickles
+ * cannot hold it forever.
  */
 export const PUT_LIMITS = {
   connectMs: 10_000,
-  /**
-   * Until the response headers; undici also refreshes it at each chunk the
-   * connection takes, so while sending it is an idle limit per 1 MiB chunk.
-   */
+  /** From the last byte of the file sent until the response headers. */
   headersMs: 30_000,
   /** The response body (small JSON), between chunks. */
   responseBodyMs: 30_000,
@@ -49,8 +53,6 @@ export const PUT_LIMITS = {
   /** Fewer bytes than this per second, averaged over `floorWindowMs`: the attempt failed. */
   minBytesPerSec: 16 * 1024,
   floorWindowMs: 60_000,
-  /** A kept-alive socket of the storage is not kept longer than this. */
-  keepAliveMs: 4_000,
 };
 
 export type PutLimits = typeof PUT_LIMITS;
@@ -74,7 +76,7 @@ export interface PutFileOptions {
   size: number;
   clock: Clock;
   signal?: AbortSignal;
-  /** Bytes handed to the connection so far in this attempt (restarts at 0 on a retry). */
+  /** Bytes taken by the connection so far in this attempt (restarts at 0 on a retry). */
   onProgress?(sent: number, total: number): void;
   /** Before a retry: which attempt comes next, why, and after how long. */
   onRetry?(info: { attempt: number; reason: string; delayMs: number }): void;
@@ -143,111 +145,192 @@ function networkReason(err: unknown): string | undefined {
  * signal's reason when aborted.
  */
 export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
-  const { request, Agent } = await loadUndici();
   const maxAttempts = Math.max(1, opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const method = (opts.target.method || 'PUT').toUpperCase();
   const shownName = opts.name ?? opts.path;
   const limits: PutLimits = { ...PUT_LIMITS, ...opts.limits };
-  // A private pool: the signed URL is on the storage host, not the API's, and its sockets close with the upload.
-  const agent: Dispatcher = new Agent({
-    connections: 1,
-    connect: { timeout: limits.connectMs },
-    headersTimeout: limits.headersMs,
-    bodyTimeout: limits.responseBodyMs,
-    keepAliveTimeout: limits.keepAliveMs,
-    keepAliveMaxTimeout: limits.keepAliveMs,
-  });
+  const url = new URL(opts.target.url);
+  const lib = url.protocol === 'https:' ? await import('node:https') : http;
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts.target.headers ?? {})) {
+    // The link is signed: never send a key, whatever the headers say.
+    if (k.toLowerCase() === 'authorization' || k.toLowerCase() === 'content-length') continue;
+    headers[k] = v;
+  }
+  headers['content-length'] = String(opts.size);
   let sentAllBefore = false;
-  try {
-    for (let attempt = 1; ; attempt++) {
-      if (opts.signal?.aborted) throw stoppedError(opts.signal);
-      await ensureSize(opts.path, shownName, opts.size);
-      const chunks = new FileChunks(opts.path, shownName, opts.size);
-      let sent = 0;
-      opts.onProgress?.(0, opts.size);
-      const watchdog = new Watchdog(limits, opts.signal);
-      const body = (async function* () {
-        for await (const chunk of chunks.read()) {
-          sent += chunk.length;
+  for (let attempt = 1; ; attempt++) {
+    if (opts.signal?.aborted) throw stoppedError(opts.signal);
+    await ensureSize(opts.path, shownName, opts.size);
+    const chunks = new FileChunks(opts.path, shownName, opts.size);
+    let sent = 0;
+    opts.onProgress?.(0, opts.size);
+    const watchdog = new Watchdog(limits, opts.signal);
+    const logResponse = opts.debug?.request(method, opts.target.url, `(${opts.size} bytes${attempt > 1 ? `, attempt ${attempt}` : ''})`);
+    let failure: TransientError;
+    try {
+      const res = await sendOnce(lib, url, { method, headers, limits, chunks, signal: watchdog.signal }, {
+        taken(n) {
+          sent += n;
           watchdog.progress(sent);
           opts.onProgress?.(sent, opts.size);
-          yield chunk;
-        }
-        watchdog.bodySent();
-      })();
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(opts.target.headers ?? {})) {
-        // The link is signed: never send a key, whatever the headers say.
-        if (k.toLowerCase() === 'authorization' || k.toLowerCase() === 'content-length') continue;
-        headers[k] = v;
+        },
+        bodySent: () => watchdog.bodySent(),
+      });
+      logResponse?.(res.statusCode);
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        await ensureSize(opts.path, shownName, opts.size);
+        return { status: res.statusCode, attempts: attempt };
       }
-      headers['content-length'] = String(opts.size);
-      const logResponse = opts.debug?.request(method, opts.target.url, `(${opts.size} bytes${attempt > 1 ? `, attempt ${attempt}` : ''})`);
-      let failure: TransientError;
-      try {
-        const res = await request(opts.target.url, {
-          method: method as Dispatcher.HttpMethod,
-          headers,
-          // undici streams any (async) iterable body (docs/api/Dispatcher.md); its types list only Readable.
-          body: body as unknown as Readable,
-          signal: watchdog.signal,
-          dispatcher: agent,
-        });
-        const text = await res.body.text().catch(() => '');
-        logResponse?.(res.statusCode);
-        if (res.statusCode >= 200 && res.statusCode < 300) {
-          await ensureSize(opts.path, shownName, opts.size);
-          return { status: res.statusCode, attempts: attempt };
-        }
-        const contentType = res.headers['content-type'];
-        const parsed = parseErrorBody(text, Array.isArray(contentType) ? contentType[0] : contentType);
-        const message = parsed.message || `HTTP ${res.statusCode}`;
-        const code = parsed.code;
-        // 403: expired or tampered; 409: already used (the bytes may be there); 410: gone.
-        if (res.statusCode === 403 || res.statusCode === 409 || res.statusCode === 410) {
-          throw new UploadLinkRefusedError(`the upload link was refused: ${message}`, {
-            status: res.statusCode,
-            code,
-            bytesMayHaveArrived: sentAllBefore,
-          });
-        }
-        if (res.statusCode >= 500 || res.statusCode === 408 || res.statusCode === 429) {
-          failure = new TransientError(`the storage answered ${res.statusCode}: ${message}`, secToMs(parseRetryAfter(res.headers['retry-after'], opts.clock.now())));
-        } else {
-          throw new UsageError(`the upload was refused: ${message}`, {
-            http: { status: res.statusCode, method, path: new URL(opts.target.url).pathname, code },
-          });
-        }
-      } catch (err) {
-        if (opts.signal?.aborted) throw stoppedError(opts.signal, err);
-        if (watchdog.tripped) {
-          logResponse?.('failed', watchdog.tripped);
-          failure = new TransientError(watchdog.tripped);
-        } else {
-          if (isAbortError(err)) throw stoppedError(opts.signal, err);
-          if (err instanceof VidpubError) throw err;
-          const reason = networkReason(err);
-          if (!reason) throw err;
-          logResponse?.('failed', (err as Error).message);
-          failure = new TransientError(reason);
-        }
-      } finally {
-        watchdog.stop();
-        await chunks.close();
-      }
-      if (sent === opts.size) sentAllBefore = true;
-      if (attempt >= maxAttempts) {
-        throw new ServiceError(`the upload failed after ${attempt} attempts: ${failure.message}`, {
-          hint: 'Check your connection and run the command again.',
+      const contentType = res.headers['content-type'];
+      const parsed = parseErrorBody(res.text, Array.isArray(contentType) ? contentType[0] : contentType);
+      const message = parsed.message || `HTTP ${res.statusCode}`;
+      const code = parsed.code;
+      // 403: expired or tampered; 409: already used (the bytes may be there); 410: gone.
+      if (res.statusCode === 403 || res.statusCode === 409 || res.statusCode === 410) {
+        throw new UploadLinkRefusedError(`the upload link was refused: ${message}`, {
+          status: res.statusCode,
+          code,
+          bytesMayHaveArrived: sentAllBefore,
         });
       }
-      const delayMs = Math.min(MAX_DELAY_MS, failure.retryAfterMs ?? backoffDelay(attempt - 1, PUT_BACKOFF));
-      opts.onRetry?.({ attempt: attempt + 1, reason: failure.message, delayMs });
-      await interruptibleSleep(opts.clock, delayMs, opts.signal);
+      if (res.statusCode >= 500 || res.statusCode === 408 || res.statusCode === 429) {
+        failure = new TransientError(`the storage answered ${res.statusCode}: ${message}`, secToMs(parseRetryAfter(res.headers['retry-after'], opts.clock.now())));
+      } else {
+        throw new UsageError(`the upload was refused: ${message}`, {
+          http: { status: res.statusCode, method, path: url.pathname, code },
+        });
+      }
+    } catch (err) {
+      if (opts.signal?.aborted) throw stoppedError(opts.signal, err);
+      if (watchdog.tripped) {
+        logResponse?.('failed', watchdog.tripped);
+        failure = new TransientError(watchdog.tripped);
+      } else {
+        if (isAbortError(err)) throw stoppedError(opts.signal, err);
+        if (err instanceof VidpubError) throw err;
+        const reason = networkReason(err);
+        if (!reason) throw err;
+        logResponse?.('failed', (err as Error).message);
+        failure = new TransientError(reason);
+      }
+    } finally {
+      watchdog.stop();
+      await chunks.close();
     }
-  } finally {
-    await agent.destroy().catch(() => undefined);
+    if (sent === opts.size) sentAllBefore = true;
+    if (attempt >= maxAttempts) {
+      throw new ServiceError(`the upload failed after ${attempt} attempts: ${failure.message}`, {
+        hint: 'Check your connection and run the command again.',
+      });
+    }
+    const delayMs = Math.min(MAX_DELAY_MS, failure.retryAfterMs ?? backoffDelay(attempt - 1, PUT_BACKOFF));
+    opts.onRetry?.({ attempt: attempt + 1, reason: failure.message, delayMs });
+    await interruptibleSleep(opts.clock, delayMs, opts.signal);
   }
+}
+
+interface PutResponse {
+  statusCode: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+
+interface SendOptions {
+  method: string;
+  headers: Record<string, string>;
+  limits: PutLimits;
+  chunks: FileChunks;
+  signal: AbortSignal;
+}
+
+interface SendEvents {
+  /** `n` more bytes of the file were taken by the connection (written to the socket). */
+  taken(n: number): void;
+  /** The last byte of the file was taken: now the headers limit runs. */
+  bodySent(): void;
+}
+
+/**
+ * One attempt: a fresh connection (no keep-alive: a retry comes after a
+ * failure or a back-off, and the sockets close with the upload), the file
+ * written chunk by chunk. A chunk's buffer is read into again only once the
+ * socket has written it (its write callback), and at most POOL_SIZE chunks
+ * wait in the socket: backpressure, and memory flat whatever the size.
+ *
+ * Resolves with the response as soon as it has arrived, even when the
+ * storage answered before the whole file was sent (a refusal); rejects with
+ * the connection's error, a timeout (undici's codes, which the retry rules
+ * and messages know), the file's FileChangedError, or the signal's abort.
+ */
+function sendOnce(lib: typeof http | typeof Https, url: URL, o: SendOptions, on: SendEvents): Promise<PutResponse> {
+  return new Promise<PutResponse>((resolve, reject) => {
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const req = lib.request(url, { method: o.method, headers: o.headers, agent: false });
+    watchSignal(req, o.signal);
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+      // Whatever was not sent or read: the connection goes with the attempt.
+      setImmediate(() => req.destroy());
+    };
+    const fail = (err: Error) => settle(() => reject(err));
+    const arm = (ms: number, code: TransportTimeoutError['code'], what: string) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => fail(new TransportTimeoutError(code, `${what} (${ms} ms)`)), ms);
+    };
+    req.on('error', fail);
+    req.on('socket', (socket) => {
+      if (!socket.connecting) return;
+      arm(o.limits.connectMs, 'UND_ERR_CONNECT_TIMEOUT', 'could not connect in time');
+      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+    });
+    req.on('response', (res) => {
+      const parts: Buffer[] = [];
+      const done = () => settle(() => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString('utf8') }));
+      arm(o.limits.responseBodyMs, 'UND_ERR_BODY_TIMEOUT', 'the response body did not arrive in time');
+      res.on('data', (c: Buffer) => {
+        parts.push(c);
+        arm(o.limits.responseBodyMs, 'UND_ERR_BODY_TIMEOUT', 'the response body did not arrive in time');
+      });
+      res.on('end', done);
+      // A storage that answers then closes (a refusal before the body was read): the answer counts.
+      res.on('error', done);
+      res.on('close', done);
+    });
+
+    let inSocket = 0;
+    let wake: (() => void) | undefined;
+    const resume = () => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    req.on('close', resume);
+    void (async () => {
+      for await (const chunk of o.chunks.read()) {
+        if (settled) return;
+        const n = chunk.length;
+        inSocket++;
+        req.write(chunk, (err) => {
+          inSocket--;
+          if (!err && !settled) on.taken(n);
+          resume();
+        });
+        // The next read goes into the buffer of the chunk POOL_SIZE back: it must have been sent.
+        while (inSocket >= POOL_SIZE && !settled && !req.destroyed) await new Promise<void>((r) => (wake = r));
+        if (settled || req.destroyed) return;
+      }
+      req.end(() => {
+        if (settled) return;
+        on.bodySent();
+        arm(o.limits.headersMs, 'UND_ERR_HEADERS_TIMEOUT', 'no response headers in time');
+      });
+    })().catch(fail);
+  });
 }
 
 /**
@@ -283,7 +366,7 @@ class Watchdog {
     while (this.#samples.length > 2 && now - this.#samples[1]!.at >= this.limits.floorWindowMs) this.#samples.shift();
   }
 
-  /** The last byte went out: now undici's headersTimeout watches the answer. */
+  /** The last byte went out: now the headers limit watches the answer. */
   bodySent(): void {
     this.#sending = false;
   }
@@ -335,9 +418,9 @@ async function ensureSize(path: string, name: string, expected: number): Promise
  * memory stays flat whatever the size (a fresh 1 MiB Buffer per read piles up
  * garbage the GC frees late: +50 MB of RSS for 1 GB).
  *
- * Reusing a buffer is safe because of how undici writes an iterable body: it
- * asks for chunk i+1 only once write(i) returned true or after 'drain', so
- * the chunk before i has left the process by then.
+ * Reusing a buffer is safe because of how sendOnce() writes them: it asks
+ * for the next chunk only once fewer than POOL_SIZE chunks wait in the socket
+ * (write callbacks come in order), so the buffer read into has been sent.
  *
  * The reads are synchronous, as curl's are: a 1 MiB read from the page cache
  * or a disk takes well under the time the socket needs to send it, and it

@@ -16,8 +16,8 @@
  * - A cache that cannot be read (missing, corrupt, another shape, a
  *   read-only or full disk) is empty; nothing here ever throws.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { promises as fsp } from 'node:fs'; // fs.promises loads on first use, not with the CLI
+import { nodeCrypto } from '../util/lazy-crypto.js';
 import { join } from 'node:path';
 
 /** The file's shape; a file of another version is ignored. */
@@ -63,7 +63,7 @@ export class KeyCache {
   constructor(opts: KeyCacheOptions) {
     this.#opts = opts;
     this.#dir = join(opts.dir, 'api');
-    const name = createHash('sha256').update(`${opts.baseUrl}\n${opts.keyId}`).digest('hex').slice(0, 32);
+    const name = nodeCrypto().createHash('sha256').update(`${opts.baseUrl}\n${opts.keyId}`).digest('hex').slice(0, 32);
     this.file = join(this.#dir, `${name}.json`);
   }
 
@@ -98,7 +98,7 @@ export class KeyCache {
 
   async #readDisk(): Promise<Record<string, Entry>> {
     try {
-      const parsed = JSON.parse(await readFile(this.file, 'utf8')) as Partial<CacheFile> | null;
+      const parsed = JSON.parse(await fsp.readFile(this.file, 'utf8')) as Partial<CacheFile> | null;
       if (!parsed || parsed.v !== VERSION || parsed.base_url !== this.#opts.baseUrl || parsed.key !== this.#opts.keyId) return {};
       const out: Record<string, Entry> = {};
       const entries = parsed.entries;
@@ -124,16 +124,16 @@ export class KeyCache {
 
   /** Merges one change into what is on disk now, then writes it whole (temp file + rename). */
   async #write(op: Op): Promise<void> {
-    const tmp = `${this.file}.${randomBytes(8).toString('hex')}.tmp`;
+    const tmp = `${this.file}.${nodeCrypto().randomBytes(8).toString('hex')}.tmp`;
     try {
-      await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+      await fsp.mkdir(this.#dir, { recursive: true, mode: 0o700 });
       const entries = await this.#readDisk();
       applyOp(entries, op);
       const doc: CacheFile = { v: VERSION, base_url: this.#opts.baseUrl, key: this.#opts.keyId, entries };
-      await writeFile(tmp, JSON.stringify(doc), { mode: 0o600, flag: 'wx' });
-      await rename(tmp, this.file);
+      await fsp.writeFile(tmp, JSON.stringify(doc), { mode: 0o600, flag: 'wx' });
+      await fsp.rename(tmp, this.file);
     } catch {
-      await rm(tmp, { force: true }).catch(() => undefined);
+      await fsp.rm(tmp, { force: true }).catch(() => undefined);
     }
   }
 }

@@ -2,6 +2,7 @@
  * The real Context, built from the running process. This file and bin/ are the
  * only places that read process state; commands see it through Context.
  */
+import { isatty } from 'node:tty';
 import type { Context } from './context.js';
 import { realClock } from '../core/clock.js';
 
@@ -9,15 +10,27 @@ declare const __VIDPUB_VERSION__: string | undefined;
 export const VERSION: string = typeof __VIDPUB_VERSION__ === 'string' ? __VIDPUB_VERSION__ : '0.0.0-dev';
 
 export function createProcessContext(opts: { signal: AbortSignal }): Context {
+  const [stdinIsTTY, stdoutIsTTY, stderrIsTTY] = [isatty(0), isatty(1), isatty(2)];
   const ctx: Context = {
+    // The stdio streams are created on first use (a few ms each, and most commands never read
+    // stdin); whether each is a terminal is asked of its file descriptor, and only a terminal
+    // has columns.
     io: {
-      stdin: process.stdin,
-      stdout: process.stdout,
-      stderr: process.stderr,
-      stdinIsTTY: process.stdin.isTTY === true,
-      stdoutIsTTY: process.stdout.isTTY === true,
-      stderrIsTTY: process.stderr.isTTY === true,
-      columns: process.stderr.columns || process.stdout.columns || undefined,
+      get stdin() {
+        return process.stdin;
+      },
+      get stdout() {
+        return process.stdout;
+      },
+      get stderr() {
+        return process.stderr;
+      },
+      stdinIsTTY,
+      stdoutIsTTY,
+      stderrIsTTY,
+      get columns() {
+        return (stderrIsTTY && process.stderr.columns) || (stdoutIsTTY && process.stdout.columns) || undefined;
+      },
     },
     env: process.env,
     clock: realClock,

@@ -21,13 +21,13 @@
  * save) is accepted.
  */
 import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { homedir, platform } from 'node:os';
 import { pid } from 'node:process';
 import { basename, dirname, join } from 'node:path';
 import type { ConfigStore, Profile } from './types.js';
 import { VidpubError, sanitize } from '../errors.js';
 import { withFileLock } from '../util/file-lock.js';
+import { nodeCrypto } from '../util/lazy-crypto.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 export const CONFIG_FILE_NAME = 'config.json';
@@ -144,9 +144,14 @@ function writeTarget(path: string): string {
 }
 
 /** Writes text to `path` atomically: a temporary file (0600) in the same directory, flushed, then renamed over it. */
+/** 8 random hex digits; node:crypto is loaded here, on the first write, not by every command that reads its profile. */
+function randomHex(): string {
+  return nodeCrypto().randomBytes(4).toString('hex');
+}
+
 export function writeFileAtomic(path: string, text: string): void {
   const target = writeTarget(path);
-  const tmp = join(dirname(target), `.${basename(target)}.${pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = join(dirname(target), `.${basename(target)}.${pid}.${randomHex()}.tmp`);
   let fd: number | undefined;
   try {
     fd = openSync(tmp, 'wx', 0o600);

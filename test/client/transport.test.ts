@@ -97,6 +97,20 @@ test('an aborted signal stops the request with an AbortError; refused connection
   await t.close();
 });
 
+test('a signal aborted before the request: nothing is sent, AbortError with the reason as its cause', async () => {
+  let requests = 0;
+  const { base } = await serve((_req, res) => {
+    requests++;
+    res.end('{}');
+  });
+  const t = createTransport(TIMEOUTS);
+  const reason = new Error('received SIGTERM');
+  const err = await t.request(`${base}/x`, { method: 'GET', headers: {}, signal: AbortSignal.abort(reason) }).catch((e: unknown) => e);
+  expect(err).toMatchObject({ name: 'AbortError', code: 'ABORT_ERR', cause: reason });
+  expect(requests).toBe(0);
+  await t.close();
+});
+
 test('a body trickled a byte at a time cannot outlast the body limit: it is a total, not a pause between chunks', async () => {
   const { base } = await serve((_req, res) => {
     res.writeHead(200, { 'content-length': '1000' });

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { runCli, tempConfigDir } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
+import { americanTimes, localTime } from '../../src/cli/commands/me.js';
 
 const emu = useEmulator();
 
@@ -33,13 +34,18 @@ describe('vidpub me', () => {
     expect(r.stderr).toBe('');
   });
 
-  test('the daily reset is shown in local time', async () => {
+  test('the daily reset is shown in local time: en-US by default (as Node prints it), 24-hour under another locale', async () => {
     const json = JSON.parse((await runCli(['me', '--json'], { env: emu.env() })).stdout);
     const resetAt: string = json.limits.api_posts_per_day.reset_at;
-    const r = await runCli(['me'], { env: emu.env() });
     const d = new Date(resetAt);
-    const expected = [d.toLocaleTimeString(undefined, { timeStyle: 'medium' }), d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })];
-    expect(expected.some((e) => r.stdout.includes(`resets ${e}`))).toBe(true);
+    const american = await runCli(['me'], { env: { ...emu.env(), LC_ALL: '', LC_TIME: '', LANG: 'C.UTF-8' } });
+    const expected = [d.toLocaleTimeString('en-US', { timeStyle: 'medium' }), d.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })];
+    expect(expected.some((e) => american.stdout.includes(`resets ${e} (shared`))).toBe(true);
+    const german = await runCli(['me'], { env: { ...emu.env(), LC_ALL: '', LC_TIME: 'de_DE.UTF-8' } });
+    const p = (v: number) => String(v).padStart(2, '0');
+    const hm = `${p(d.getHours())}:${p(d.getMinutes())}`;
+    const day = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+    expect([`resets ${hm}:${p(d.getSeconds())} (shared`, `resets ${day} ${hm} (shared`].some((e) => german.stdout.includes(e))).toBe(true);
   });
 
   test('a terminal: aligned fields (colour off with NO_COLOR)', async () => {
@@ -159,5 +165,38 @@ describe('vidpub me', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/invalid --max-wait "soon"/);
     expect(await emu.requests()).toEqual([]);
+  });
+});
+
+describe('localTime (formatted by hand, without ICU)', () => {
+  // Every hour of a day and a few days apart: the same text as Node's en-US format, which `vidpub me` printed before.
+  const base = new Date(2026, 10, 21, 0, 0, 7).getTime();
+  const times = Array.from({ length: 24 }, (_, h) => base + h * 3_600_000 + h * 61_000);
+  test('today: h:mm:ss AM/PM, as toLocaleTimeString("en-US", { timeStyle: "medium" })', () => {
+    for (const t of times) {
+      expect(localTime(new Date(t).toISOString(), base)).toBe(new Date(t).toLocaleTimeString('en-US', { timeStyle: 'medium' }));
+    }
+  });
+  test('another day: "Nov 22, 2026, 1:01 AM", as toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" })', () => {
+    for (const t of times) {
+      const other = t + 86_400_000 * 3;
+      expect(localTime(new Date(other).toISOString(), base)).toBe(new Date(other).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' }));
+    }
+  });
+  test('another locale: 23:01:00 today, 2026-11-24 00:00 another day; nonsense: unknown', () => {
+    const late = new Date(2026, 10, 21, 23, 1, 0).getTime();
+    expect(localTime(new Date(late).toISOString(), base, false)).toBe('23:01:00');
+    expect(localTime(new Date(2026, 10, 24, 0, 0, 0).toISOString(), base, false)).toBe('2026-11-24 00:00');
+    expect(localTime('not a time', base)).toBe('unknown');
+    expect(localTime(undefined, base)).toBe('unknown');
+  });
+  test('americanTimes: unset, C, POSIX, en_US; LC_ALL over LC_TIME over LANG', () => {
+    expect(americanTimes({})).toBe(true);
+    expect(americanTimes({ LANG: 'C.UTF-8' })).toBe(true);
+    expect(americanTimes({ LANG: 'POSIX' })).toBe(true);
+    expect(americanTimes({ LANG: 'en_US.UTF-8' })).toBe(true);
+    expect(americanTimes({ LANG: 'en_GB.UTF-8' })).toBe(false);
+    expect(americanTimes({ LANG: 'en_US.UTF-8', LC_TIME: 'fr_FR.UTF-8' })).toBe(false);
+    expect(americanTimes({ LC_ALL: 'C', LC_TIME: 'fr_FR.UTF-8' })).toBe(true);
   });
 });

@@ -2,7 +2,8 @@
  * The signed-URL PUT's own limits, against tiny local storage servers that
  * misbehave (a fake remote, not a mock of our layer): a storage that stops
  * reading (idle limit), one that reads too slowly (throughput floor), one that
- * takes the bytes and never answers (headers limit, not undici's 300 s).
+ * takes the bytes and never answers (headers limit); and how the node:http PUT
+ * meets a refusal before the body, a dropped connection, an abort, no listener.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -10,9 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { putFile } from '../../src/api/upload.js';
+import { putFile, UploadLinkRefusedError } from '../../src/api/upload.js';
 import { realClock } from '../../src/core/clock.js';
-import { ServiceError } from '../../src/errors.js';
+import { InterruptedError, ServiceError } from '../../src/errors.js';
 
 const servers: Server[] = [];
 async function storage(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
@@ -34,7 +35,7 @@ function file(size: number): string {
   return path;
 }
 
-const FAST = { connectMs: 1000, headersMs: 300, responseBodyMs: 300, idleMs: 300, minBytesPerSec: 1, floorWindowMs: 60_000, keepAliveMs: 100 };
+const FAST = { connectMs: 1000, headersMs: 300, responseBodyMs: 300, idleMs: 300, minBytesPerSec: 1, floorWindowMs: 60_000 };
 
 async function put(url: string, size: number, limits: Partial<typeof FAST>) {
   const retries: string[] = [];
@@ -70,10 +71,89 @@ describe('PUT limits', () => {
     expect((err as Error).message).toMatch(/^the upload failed after 2 attempts: the upload was too slow: \d+ KiB\/s over \d+ s, under the floor of 1048576 KiB\/s$/);
   });
 
-  it('a storage that takes every byte and never answers: the headers limit, not undici\'s 300 s', async () => {
+  it('a storage that takes every byte and never answers: the headers limit, in seconds', async () => {
     const url = await storage((req) => req.resume());
     const { err, retries } = await put(url, 1024, {});
     expect(retries).toEqual(['network error (UND_ERR_HEADERS_TIMEOUT)']);
     expect((err as Error).message).toBe('the upload failed after 2 attempts: network error (UND_ERR_HEADERS_TIMEOUT)');
+  });
+});
+
+describe('PUT answers and failures on node:http', () => {
+  it('a storage that refuses before reading the body (403, then closes): the answer counts, nothing is sent again', async () => {
+    let requests = 0;
+    const url = await storage((_req, res) => {
+      requests++;
+      res.writeHead(403, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ error: { code: 'upload_link_expired', message: 'The upload link expired.' } }));
+    });
+    const { err, retries } = await put(url, 32 * 1024 * 1024, {});
+    expect(err).toBeInstanceOf(UploadLinkRefusedError);
+    expect((err as UploadLinkRefusedError).status).toBe(403);
+    expect((err as Error).message).toBe('the upload link was refused: The upload link expired.');
+    expect(retries).toEqual([]);
+    expect(requests).toBe(1);
+  });
+
+  it('a storage that drops the connection halfway: retried from the start, every byte arrives, progress restarts at 0', async () => {
+    const size = 8 * 1024 * 1024;
+    const received: number[] = [];
+    const url = await storage((req, res) => {
+      let n = 0;
+      const first = received.length === 0;
+      received.push(0);
+      req.on('data', (c: Buffer) => {
+        n += c.length;
+        received[received.length - 1] = n;
+        if (first && n >= size / 2) req.socket.destroy();
+      });
+      req.on('end', () => res.end('{}'));
+    });
+    const progress: number[] = [];
+    const retries: string[] = [];
+    const result = await putFile({
+      target: { url, headers: {} },
+      path: file(size),
+      size,
+      clock: { ...realClock, sleep: () => Promise.resolve() },
+      limits: FAST,
+      onRetry: (r) => retries.push(r.reason),
+      onProgress: (sent) => progress.push(sent),
+    });
+    expect(result).toEqual({ status: 200, attempts: 2 });
+    expect(retries).toEqual(['the connection was dropped']);
+    expect(received[1]).toBe(size);
+    expect(progress.filter((p) => p === 0)).toHaveLength(2);
+    expect(progress.at(-1)).toBe(size);
+  });
+
+  it('the signal aborted mid-body (Ctrl-C): InterruptedError, no retry', async () => {
+    const url = await storage((req) => req.pause());
+    const controller = new AbortController();
+    const retries: string[] = [];
+    const pending = putFile({
+      target: { url, headers: {} },
+      path: file(64 * 1024 * 1024),
+      size: 64 * 1024 * 1024,
+      clock: realClock,
+      signal: controller.signal,
+      limits: { ...FAST, idleMs: 10_000 },
+      onRetry: (r) => retries.push(r.reason),
+      onProgress: (sent) => {
+        if (sent > 0) controller.abort(Object.assign(new Error('received SIGINT'), { name: 'AbortError' }));
+      },
+    }).catch((e: unknown) => e);
+    const err = await pending;
+    expect(err).toBeInstanceOf(InterruptedError);
+    expect(retries).toEqual([]);
+  });
+
+  it('nothing listens at the link: a network error named by its code, after the attempts', async () => {
+    const closed = await storage(() => undefined);
+    const s = servers.pop()!;
+    await new Promise((r) => s.close(r));
+    const { err, retries } = await put(closed, 1024, {});
+    expect(retries).toEqual(['network error (ECONNREFUSED)']);
+    expect((err as Error).message).toBe('the upload failed after 2 attempts: network error (ECONNREFUSED)');
   });
 });

@@ -67,6 +67,12 @@ describe('vidpub --help (the root help)', () => {
     expect(v).toEqual({ code: 0, stdout: '0.0.0-test\n', stderr: '' });
   });
 
+  it('the fast path answers no command line bin/vidpub.js sends straight to the CLI (a word other than help, or two words)', () => {
+    // bin/vidpub.js loads dist/fast.cjs only for nothing, one option or `help`.
+    for (const c of COMMANDS) expect(fast([c.name])).toEqual({ code: undefined, out: '' });
+    for (const argv of [['helpme'], ['version'], ['me', '--version'], ['--help', '--json'], ['help', 'me']]) expect(fast(argv)).toEqual({ code: undefined, out: '' });
+  });
+
   it('an unknown command or flag is a usage error (exit 2) with a pointer to --help', async () => {
     const r = await runCli(['uplaod']);
     expect(r.code).toBe(2);

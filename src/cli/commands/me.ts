@@ -1,5 +1,6 @@
 import type { KeyInfo, Me, MinuteCounter } from '../../api/types.js';
 import { isLoopbackHost, resolveCredentials } from '../../api/credentials.js';
+import { createTransport } from '../../api/transport.js';
 import { sanitize } from '../../errors.js';
 import { renderFields } from '../../ui/table.js';
 import { wrapLine } from '../../ui/wrap.js';
@@ -14,22 +15,47 @@ export function maskKey(key: Partial<KeyInfo> | undefined): string {
   return `${sanitize(prefix)}…${sanitize(last4)}`;
 }
 
-/** An ISO time as local time (with the date when it is not today). */
-export function localTime(iso: string | undefined, now: number): string {
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const pad = (v: number) => String(v).padStart(2, '0');
+
+/**
+ * Whether times read the American way (11:01:00 PM, Nov 21, 2026, 12:00 AM), as Node's
+ * default locale (en-US) prints them: LC_ALL, LC_TIME or LANG unset, C, POSIX or en_US.
+ * Any other locale gets 24-hour times and ISO dates (23:01:00, 2026-11-21 00:00).
+ */
+export function americanTimes(env: Record<string, string | undefined>): boolean {
+  const locale = env.LC_ALL || env.LC_TIME || env.LANG || '';
+  return locale === '' || /^(C|POSIX|en_US)([.@]|$)/.test(locale);
+}
+
+/**
+ * An ISO time as local time (with the date when it is not today), formatted by
+ * hand: the first toLocaleTimeString() of a process initialises ICU's locale
+ * data, ~20 ms of CPU, a fifth of what `vidpub me` costs (docs/performance.md).
+ */
+export function localTime(iso: string | undefined, now: number, american = true): string {
   const t = iso ? Date.parse(iso) : NaN;
   if (Number.isNaN(t)) return 'unknown';
   const d = new Date(t);
-  const sameDay = new Date(now).toDateString() === d.toDateString();
-  return sameDay ? d.toLocaleTimeString(undefined, { timeStyle: 'medium' }) : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const today = new Date(now);
+  const sameDay = today.getFullYear() === d.getFullYear() && today.getMonth() === d.getMonth() && today.getDate() === d.getDate();
+  const h = d.getHours();
+  if (!american) {
+    const time = `${pad(h)}:${pad(d.getMinutes())}`;
+    return sameDay ? `${time}:${pad(d.getSeconds())}` : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time}`;
+  }
+  const h12 = `${h % 12 || 12}:${pad(d.getMinutes())}`;
+  const ampm = h < 12 ? 'AM' : 'PM';
+  return sameDay ? `${h12}:${pad(d.getSeconds())} ${ampm}` : `${MONTHS[d.getMonth()]} ${d.getDate()}, ${d.getFullYear()}, ${h12} ${ampm}`;
 }
 
 function n(v: unknown): string {
   return typeof v === 'number' && Number.isFinite(v) ? String(v) : '?';
 }
 
-function counter(c: Partial<MinuteCounter> | undefined, now: number): string {
+function counter(c: Partial<MinuteCounter> | undefined, now: number, american: boolean): string {
   if (!c) return 'unknown';
-  return `${n(c.used)} used of ${n(c.limit)}, ${n(c.remaining)} left, resets ${localTime(c.reset_at, now)}`;
+  return `${n(c.used)} used of ${n(c.limit)}, ${n(c.remaining)} left, resets ${localTime(c.reset_at, now, american)}`;
 }
 
 /** Where this run's key and base URL come from, and whether the service is the local emulator. */
@@ -40,17 +66,24 @@ export interface Origin {
   emulator: boolean;
 }
 
-/** An emulator answers GET /_emulator on its own origin; only asked of a service on this machine. */
+/**
+ * An emulator answers GET /_emulator on its own origin; only asked of a service on this machine.
+ * Through node:http (the transport the API client uses), not fetch: Node's fetch is undici,
+ * built in but compiled at its first use, which cost `vidpub me` more than everything else it does.
+ */
 async function isEmulator(baseUrl: string, signal: AbortSignal): Promise<boolean> {
   const url = new URL(baseUrl);
   if (!isLoopbackHost(url.hostname)) return false;
+  const transport = createTransport({ connectMs: 2000, headersMs: 2000, bodyMs: 2000, totalMs: 2000 });
   try {
-    const res = await fetch(new URL('/_emulator', url.origin), { signal: AbortSignal.any([signal, AbortSignal.timeout(2000)]) });
-    if (!res.ok) return false;
-    const body = (await res.json()) as { controls?: unknown };
+    const res = await transport.request(new URL('/_emulator', url.origin).href, { method: 'GET', headers: { accept: 'application/json' }, signal });
+    if (res.statusCode !== 200) return false;
+    const body = JSON.parse(res.text) as { controls?: unknown };
     return Array.isArray(body.controls);
   } catch {
     return false;
+  } finally {
+    await transport.close();
   }
 }
 
@@ -92,6 +125,7 @@ export default defineCommand<Record<string, never>, Me & { origin?: Origin }>({
   },
   print(me, inv) {
     const now = inv.ctx.clock.now();
+    const american = americanTimes(inv.ctx.env);
     const c = inv.colors.stdout;
     const rpm = me?.limits?.requests_per_minute;
     const daily = me?.limits?.api_posts_per_day;
@@ -116,11 +150,12 @@ export default defineCommand<Record<string, never>, Me & { origin?: Origin }>({
       ['Workspace', `${me?.workspace?.name ?? 'unknown'}${me?.workspace?.id ? ` (${me.workspace.id})` : ''}`],
       ['Plan', String(me?.plan?.name ?? 'unknown')],
       ['Usage', usage ? `${n(usage.posts_today)} posts today, ${n(usage.media_count)} videos, ${n(usage.post_count)} posts` : 'unknown'],
-      ['Reads/min', counter(rpm?.read, now)],
-      ['Writes/min', counter(rpm?.write, now)],
-      ['Posts/day', daily ? `${n(daily.used)} used of ${n(daily.limit)}, ${n(daily.remaining)} left, resets ${localTime(daily.reset_at, now)}${scope}` : 'unknown'],
+      ['Reads/min', counter(rpm?.read, now, american)],
+      ['Writes/min', counter(rpm?.write, now, american)],
+      ['Posts/day', daily ? `${n(daily.used)} used of ${n(daily.limit)}, ${n(daily.remaining)} left, resets ${localTime(daily.reset_at, now, american)}${scope}` : 'unknown'],
     ];
     const indent = Math.max(...fields.map(([k]) => k.length)) + 2;
-    for (const line of renderFields(fields, { tty, dim: c.dim })) inv.print(tty ? wrapLine(line, inv.ctx.io.columns, indent, indent) : line);
+    // One write for all the lines: each write to stdout is a system call.
+    inv.print(renderFields(fields, { tty, dim: c.dim }).map((line) => (tty ? wrapLine(line, inv.ctx.io.columns, indent, indent) : line)).join('\n'));
   },
 });
