@@ -190,10 +190,8 @@ class HttpApiClient implements ApiClient {
 
   // ------------------------------------------------------------ endpoints
 
-  async getMe(o: RequestOptions = {}): Promise<Me> {
-    const me = await this.request<Me>('GET', '/me', o);
-    if (me?.workspace) await this.#remember(CACHE_ENTRIES.workspace, me.workspace);
-    return me;
+  getMe(o: RequestOptions = {}): Promise<Me> {
+    return this.request<Me>('GET', '/me', o);
   }
 
   workspace(o: RequestOptions = {}): Promise<Me['workspace'] | undefined> {
@@ -204,7 +202,10 @@ class HttpApiClient implements ApiClient {
         return hit.value;
       }
       this.#workspaceCached = false;
-      return (await this.getMe(o))?.workspace;
+      // Kept for the next runs' --workspace check and journal; `vidpub me` alone writes no cache.
+      const workspace = (await this.getMe(o))?.workspace;
+      if (workspace) await this.#remember(CACHE_ENTRIES.workspace, workspace);
+      return workspace;
     })();
     // A failed read (network, interrupt) is tried again by the next caller.
     this.#workspace.catch(() => (this.#workspace = undefined));
@@ -308,7 +309,10 @@ class HttpApiClient implements ApiClient {
       if (actual !== want && this.#workspaceCached) {
         // The cache may predate a rename: refuse only on what the service says now.
         this.#workspaceCached = false;
-        this.#workspace = this.getMe({ signal }).then((me) => me?.workspace);
+        this.#workspace = this.getMe({ signal }).then(async (me) => {
+          if (me?.workspace) await this.#remember(CACHE_ENTRIES.workspace, me.workspace);
+          return me?.workspace;
+        });
         actual = (await this.#workspace)?.name;
       }
       if (actual !== want) {
