@@ -99,8 +99,11 @@ export default defineCommand<Record<string, never>, Me & { origin?: Origin }>({
   },
   async run(_opts, inv) {
     const client = await inv.client();
-    const me = await client.getMe();
+    // --json prints the GET /me record alone: where the key and service come from is for people.
+    if (inv.globals.json) return client.getMe();
     const { ctx, globals } = inv;
+    // The record and the emulator check at the same time (the check only asks a service on this machine).
+    const [me, emulator] = await Promise.all([client.getMe(), isEmulator(client.baseUrl, ctx.signal)]);
     const creds = await resolveCredentials(
       { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (await ctx.config()).getProfile(name) },
       { profile: globals.profile, baseUrl: globals.baseUrl, apiKeyFile: globals.apiKeyFile },
@@ -117,9 +120,8 @@ export default defineCommand<Record<string, never>, Me & { origin?: Origin }>({
       key_source: keySource,
       base_url: client.baseUrl,
       base_url_source: creds?.baseUrlSource ?? 'unknown',
-      emulator: await isEmulator(client.baseUrl, ctx.signal),
+      emulator,
     };
-    // The record stays the GET /me record for --json; where it came from is for people.
     Object.defineProperty(me, 'origin', { value: origin, enumerable: false });
     return me as Me & { origin?: Origin };
   },
