@@ -69,8 +69,15 @@ export interface CallOptions {
   cached?: boolean;
 }
 
-/** How long an answer about what rarely changes (destinations, options, the key's workspace) is reused: 10 minutes. */
+/** How long an answer about what rarely changes (destinations, options) is reused: 10 minutes. */
 export const CACHE_TTL_MS = 10 * 60_000;
+
+/**
+ * How long the key's workspace is reused: 7 days. A key belongs to one
+ * workspace for good; only its name may change, and a --workspace check reads
+ * it again before refusing. A daily cron line thus sends no GET /me for it.
+ */
+export const WORKSPACE_TTL_MS = 7 * 24 * 60 * 60_000;
 
 /** Names of the client's cache entries. */
 export const CACHE_ENTRIES = {
@@ -133,7 +140,7 @@ export interface ApiClient {
   getMe(o?: CallOptions): Promise<Me>;
   /**
    * The workspace this key belongs to: GET /me once per client (a key's
-   * workspace does not change), and from the cache for CACHE_TTL_MS.
+   * workspace does not change), and from the cache for WORKSPACE_TTL_MS.
    */
   workspace(o?: CallOptions): Promise<Me['workspace'] | undefined>;
   listDestinations(o?: CallOptions): Promise<Destination[]>;

@@ -16,7 +16,7 @@
  * - every failure mapped to the error hierarchy in http-errors.ts;
  * - each result carrying its own response metadata (responseMeta());
  * - what rarely changes (destinations, options, the key's workspace) kept
- *   between runs in the key's cache (src/cache/) for CACHE_TTL_MS, read from
+ *   between runs in the key's cache (src/cache/) for CACHE_TTL_MS (the workspace for WORKSPACE_TTL_MS), read from
  *   there only when a call asks (`cached`), forgotten on a 401/403;
  * - notices through a callback, and a --debug line per request and
  *   response with secrets redacted.
@@ -32,6 +32,7 @@ import { cacheDir, envFlag } from '../util/xdg.js';
 import {
   CACHE_ENTRIES,
   CACHE_TTL_MS,
+  WORKSPACE_TTL_MS,
   attachMeta,
   responseMeta,
   type ApiClient,
@@ -196,7 +197,7 @@ class HttpApiClient implements ApiClient {
 
   workspace(o: RequestOptions = {}): Promise<Me['workspace'] | undefined> {
     this.#workspace ??= (async () => {
-      const hit = await this.memory?.get<Me['workspace']>(CACHE_ENTRIES.workspace, CACHE_TTL_MS);
+      const hit = await this.memory?.get<Me['workspace']>(CACHE_ENTRIES.workspace, WORKSPACE_TTL_MS);
       if (hit?.value && typeof hit.value === 'object') {
         this.#workspaceCached = true;
         return hit.value;

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeyCache } from '../../src/cache/key-cache.js';
+import { realClock, type Clock } from '../../src/core/clock.js';
 import type { Post, RecordedRequest } from '../../src/api/types.js';
 import { cliRunner } from '../support/cli.js';
 import { startTestEmulator, useEmulator } from '../support/emulator.js';
@@ -18,8 +19,8 @@ import { startTestEmulator, useEmulator } from '../support/emulator.js';
 const emu = useEmulator();
 let cacheDir: string;
 const run = cliRunner(() => ({ env: { ...emu.env(), VIDPUB_CACHE_DIR: cacheDir, TZ: 'UTC' } }));
-const post = (extra: string[] = [], env: Record<string, string> = {}) =>
-  run(['post', 'test/fixtures/clip.mp4', '--to', 'youtube', '--caption', 'cached', '--json', ...extra], { env });
+const post = (extra: string[] = [], env: Record<string, string> = {}, clock?: Clock) =>
+  run(['post', 'test/fixtures/clip.mp4', '--to', 'youtube', '--caption', 'cached', '--json', ...extra], { env, ...(clock ? { clock } : {}) });
 
 beforeEach(() => {
   cacheDir = mkdtempSync(join(tmpdir(), 'vidpub-cache-test-'));
@@ -57,6 +58,19 @@ describe('a repeated post', () => {
     expect(rare(warmReads)).toEqual([]);
     expect(warmReads.length).toBeGreaterThan(0); // the waits still look
     expect((JSON.parse(warm.stdout) as Post).destinations[0]).toMatchObject({ destination_id: 'dst_demo_youtube', status: 'published' });
+  });
+
+  it('an hour later destinations and options are read again, the workspace not (kept 7 days); 8 days later it is', async () => {
+    const later = (ms: number): Clock => ({ now: () => Date.now() + ms, sleep: realClock.sleep });
+    await emu.admin('DELETE', '/requests');
+    expect((await post()).code).toBe(0);
+    await readsSinceLast();
+    const hour = await post([], {}, later(3_600_000));
+    expect(hour.code, hour.stderr).toBe(0);
+    expect(rare(await readsSinceLast()).sort()).toEqual(['/v1/destinations', '/v1/destinations/dst_demo_youtube/options']);
+    const week = await post([], {}, later(8 * 86_400_000));
+    expect(week.code, week.stderr).toBe(0);
+    expect(rare(await readsSinceLast()).sort()).toEqual([...RARE].sort());
   });
 
   it('remembers how long processing and publishing took, for the next waits', async () => {
