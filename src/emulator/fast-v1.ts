@@ -57,12 +57,22 @@ function routes(service: EmulatorService): { exact: Map<string, Route>; byId: Ma
   return { exact, byId };
 }
 
+/** Header names in lower case, remembered (the same few names on every answer). */
+const LOWER = new Map<string, string>();
+
 /** Writes a JSON answer as the Fastify route does; false when the answer is not a JSON object (left to the caller). */
 export function writeJson(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): boolean {
   if (body === null || typeof body !== 'object' || 'Content-Type' in headers) return false;
   const payload = JSON.stringify(body);
   const out: Record<string, string> = {};
-  for (const name in headers) out[name.toLowerCase()] = headers[name]!;
+  for (const name in headers) {
+    let lower = LOWER.get(name);
+    if (lower === undefined) {
+      lower = name.toLowerCase();
+      if (LOWER.size < 64) LOWER.set(name, lower);
+    }
+    out[lower] = headers[name]!;
+  }
   out['content-type'] = JSON_CONTENT_TYPE;
   out['content-length'] = String(Buffer.byteLength(payload));
   res.writeHead(status, out);
