@@ -67,6 +67,11 @@ export class Faults {
     return this.requestFaults.length + this.mediaFail.length + this.destinationFail.size;
   }
 
+  /** Whether any request fault is held (requests are matched against them only then). */
+  get holdsRequestFaults(): boolean {
+    return this.requestFaults.length > 0;
+  }
+
   /** Refuses adding `count` more faults beyond MAX_FAULTS (before any is added). */
   checkRoom(count: number): void {
     if (this.size + count > MAX_FAULTS) {

@@ -111,8 +111,9 @@ export class Limits {
 
   // ---------------------------------------------------------------- per minute
 
-  private window(keyId: string): Window {
-    const start = Math.floor(this.clock.now() / 60_000) * 60_000;
+  /** The key's window of the minute containing `now` (a new one when the minute changed). */
+  private window(keyId: string, now: number): Window {
+    const start = Math.floor(now / 60_000) * 60_000;
     let w = this.minute.get(keyId);
     if (!w || w.start !== start) {
       w = { start, read: 0, write: 0 };
@@ -122,39 +123,46 @@ export class Limits {
   }
 
   counter(auth: AuthContext, kind: RequestKind): CounterStatus {
-    const w = this.window(auth.key.id);
+    const now = this.clock.now();
+    const w = this.window(auth.key.id, now);
     const limit = kind === 'read' ? auth.plan.readPerMinute : auth.plan.writePerMinute;
     const used = w[kind];
     const resetAtMs = w.start + 60_000;
-    return { limit, used, remaining: Math.max(0, limit - used), resetSec: secondsUntil(this.clock.now(), resetAtMs), resetAtMs };
+    return { limit, used, remaining: Math.max(0, limit - used), resetSec: secondsUntil(now, resetAtMs), resetAtMs };
   }
 
-  /** Counts one request, or throws 429 requests_per_minute (not counted). */
+  /** Counts one request, or throws 429 requests_per_minute (not counted). One look at the clock and the window. */
   take(auth: AuthContext, kind: RequestKind): void {
-    const c = this.counter(auth, kind);
-    if (c.used >= c.limit) {
+    const now = this.clock.now();
+    const w = this.window(auth.key.id, now);
+    const limit = kind === 'read' ? auth.plan.readPerMinute : auth.plan.writePerMinute;
+    if (w[kind] >= limit) {
+      const resetSec = secondsUntil(now, w.start + 60_000);
       throw new ServiceError(
         429,
         'requests_per_minute',
-        `Too many ${kind} requests: this key may make ${c.limit} ${kind} requests per minute. Retry in ${c.resetSec} s.`,
-        { headers: { 'Retry-After': String(c.resetSec) } },
+        `Too many ${kind} requests: this key may make ${limit} ${kind} requests per minute. Retry in ${resetSec} s.`,
+        { headers: { 'Retry-After': String(resetSec) } },
       );
     }
-    this.window(auth.key.id)[kind] += 1;
+    w[kind] += 1;
   }
 
   /** Gives a request back (a 429 does not spend the allowance). */
   refund(auth: AuthContext, kind: RequestKind): void {
-    const w = this.window(auth.key.id);
+    const w = this.window(auth.key.id, this.clock.now());
     if (w[kind] > 0) w[kind] -= 1;
   }
 
+  /** X-RateLimit-* of the key's current window (one look at the clock and the window). */
   headers(auth: AuthContext, kind: RequestKind): Record<string, string> {
-    const c = this.counter(auth, kind);
+    const now = this.clock.now();
+    const w = this.window(auth.key.id, now);
+    const limit = kind === 'read' ? auth.plan.readPerMinute : auth.plan.writePerMinute;
     return {
-      'X-RateLimit-Limit': String(c.limit),
-      'X-RateLimit-Remaining': String(c.remaining),
-      'X-RateLimit-Reset': String(c.resetSec),
+      'X-RateLimit-Limit': String(limit),
+      'X-RateLimit-Remaining': String(Math.max(0, limit - w[kind])),
+      'X-RateLimit-Reset': String(secondsUntil(now, w.start + 60_000)),
     };
   }
 

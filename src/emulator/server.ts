@@ -4,7 +4,7 @@
  * /_emulator test controls, the request log, request faults, and one error
  * shape for everything that goes wrong.
  */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -16,6 +16,7 @@ import { statusFaultResponse, type RequestFault } from './faults.js';
 import { clip, type LogEntry } from './request-log.js';
 import type { CallContext, EmulatorService, RequestBody, ServiceResult } from './service.js';
 import { receiveUpload, UPLOAD_PATH_PREFIX } from './uploads.js';
+import { fastV1, writeJson } from './fast-v1.js';
 
 interface RequestMeta {
   entry: LogEntry | null;
@@ -78,7 +79,12 @@ function clientErrorHandler(err: Error & { code?: string }, socket: Socket): voi
 }
 const isAdmin = (path: string): boolean => path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`);
 
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+/** writeJson (fast-v1.ts), after `before` when it writes (Fastify's reply is hijacked first). */
+function writeJsonAnswer(res: FastifyReply['raw'], status: number, headers: Record<string, string>, body: unknown, before: () => void): boolean {
+  if (body === null || typeof body !== 'object' || 'Content-Type' in headers) return false;
+  before();
+  return writeJson(res, status, headers, body);
+}
 
 /** Sends a result, or drops the connection if a reset_after_handling fault applies. */
 function send(req: FastifyRequest, reply: FastifyReply, status: number, headers: Record<string, string>, body: unknown, replayed = false): FastifyReply {
@@ -95,19 +101,11 @@ function send(req: FastifyRequest, reply: FastifyReply, status: number, headers:
     trickle(req, reply, status, headers, body, meta.fault.ms ?? 1000);
     return reply;
   }
-  if ((req.method === 'GET' || req.method === 'POST') && body !== null && typeof body === 'object' && !('Content-Type' in headers)) {
+  if (req.method === 'GET' || req.method === 'POST') {
     // A JSON answer, written as Fastify writes it (header names in lower case and in the same
     // order, then content-type and content-length; one writeHead, one end), without its reply
     // pipeline: this route has no serialiser or hook of its own. HEAD and other bodies go through Fastify.
-    const payload = JSON.stringify(body);
-    const out: Record<string, string> = {};
-    for (const name in headers) out[name.toLowerCase()] = headers[name]!;
-    out['content-type'] = JSON_CONTENT_TYPE;
-    out['content-length'] = String(Buffer.byteLength(payload));
-    reply.hijack();
-    reply.raw.writeHead(status, out);
-    reply.raw.end(payload);
-    return reply;
+    if (writeJsonAnswer(reply.raw, status, headers, body, () => reply.hijack())) return reply;
   }
   reply.code(status).headers(headers);
   return reply.send(body);
@@ -304,5 +302,25 @@ export async function buildServer(
   registerAdmin(app, core, info);
 
   for (const plugin of plugins) await plugin({ app, service });
+
+  // ---------------------------------------------------------------- the common /v1 requests, in front of Fastify
+  // Node's `request` listener is Fastify's router; the common /v1 requests are answered before it
+  // (src/emulator/fast-v1.ts: the same bytes and log entry), everything else goes on to Fastify.
+  // Not while closing: Fastify then adds "Connection: close" to its answers.
+  const fast = fastV1(core, service, JSON_BODY_LIMIT);
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  const server = app.server;
+  const routing = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  if (routing.length === 1) {
+    const fastify = routing[0]!;
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (closing || !fast(req, res)) fastify.call(server, req, res);
+    });
+  }
   return app;
 }

@@ -10,6 +10,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { UploadTarget } from '../api/types.js';
+import { IsoCache } from './clock.js';
 import type { Core } from './core.js';
 import { ServiceError } from './errors.js';
 import type { MediaState } from './state.js';
@@ -20,6 +21,9 @@ export const UPLOAD_LENGTH_HEADER = 'X-Upload-Length';
 
 const SNIFF_HEAD_BYTES = 256 * 1024;
 const SNIFF_TAIL_CHUNKS = 16;
+
+/** The expiry of the links made in the same second is formatted once. */
+const expiresIso = new IsoCache();
 
 function sign(core: Core, mediaId: string, expiresSec: number, contentType: string, size: number): string {
   return createHmac('sha256', core.secret).update(`${mediaId}\n${expiresSec}\n${contentType}\n${size}`).digest('hex');
@@ -34,7 +38,7 @@ export function uploadTarget(core: Core, m: MediaState): UploadTarget {
     url: `${core.origin}${UPLOAD_PATH_PREFIX}${encodeURIComponent(m.id)}?expires=${expiresSec}&sig=${sig}`,
     method: 'PUT',
     headers: { 'Content-Type': m.content_type, [UPLOAD_LENGTH_HEADER]: String(m.size_bytes) },
-    expires_at: new Date(expiresSec * 1000).toISOString(),
+    expires_at: expiresIso.at(expiresSec * 1000),
   };
 }
 
