@@ -20,6 +20,7 @@ import type { Core } from './core.js';
 import { internalError } from './errors.js';
 import type { LogEntry } from './request-log.js';
 import type { CallContext, EmulatorService, RequestBody, ServiceResult } from './service.js';
+import { V1_ROUTES } from './v1-routes.js';
 
 type Op = (ctx: CallContext, id: string, body: RequestBody) => ServiceResult | Promise<ServiceResult>;
 
@@ -34,26 +35,18 @@ const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** The /v1 routes of `service` as a table of static paths and `/v1/<kind>/:id[/<action>]` shapes. */
+/** The /v1 routes (v1-routes.ts) as a table of static paths and of `/v1/<kind>/:id[/<action>]` shapes. */
 function routes(service: EmulatorService): { exact: Map<string, Route>; byId: Map<string, Route> } {
-  const op = service.direct;
-  const get = (f: Op): Route => ({ op: f, post: false });
-  const post = (f: Op): Route => ({ op: f, post: true });
-  const exact = new Map<string, Route>([
-    ['GET /v1/me', get((ctx) => op.getMe(ctx))],
-    ['GET /v1/destinations', get((ctx) => op.listDestinations(ctx))],
-    ['POST /v1/media/uploads', post((ctx, _id, body) => op.createUpload(ctx, body))],
-    ['POST /v1/media/imports', post((ctx, _id, body) => op.createImport(ctx, body))],
-    ['POST /v1/posts', post((ctx, _id, body) => op.createPost(ctx, body))],
-  ]);
+  const direct = service.direct;
+  const exact = new Map<string, Route>();
   // Keyed "METHOD kind/action" for /v1/<kind>/<id>[/<action>].
-  const byId = new Map<string, Route>([
-    ['GET destinations/options', get((ctx, id) => op.getDestinationOptions(ctx, id))],
-    ['POST media/complete', post((ctx, id, body) => op.completeUpload(ctx, id, body))],
-    ['GET media/', get((ctx, id) => op.getMedia(ctx, id))],
-    ['POST posts/publish', post((ctx, id, body) => op.publishPost(ctx, id, body))],
-    ['GET posts/', get((ctx, id) => op.getPost(ctx, id))],
-  ]);
+  const byId = new Map<string, Route>();
+  for (const r of V1_ROUTES) {
+    const route: Route = { op: (ctx, id, body) => r.op(direct, ctx, id, body), post: r.method === 'POST' };
+    const shape = /^\/([a-z]+)\/:id(?:\/([a-z]+))?$/.exec(r.path);
+    if (shape) byId.set(`${r.method} ${shape[1]}/${shape[2] ?? ''}`, route);
+    else exact.set(`${r.method} /v1${r.path}`, route);
+  }
   return { exact, byId };
 }
 

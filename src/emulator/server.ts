@@ -17,6 +17,7 @@ import { clip, type LogEntry } from './request-log.js';
 import type { CallContext, EmulatorService, RequestBody, ServiceResult } from './service.js';
 import { receiveUpload, UPLOAD_PATH_PREFIX } from './uploads.js';
 import { fastV1, writeJson } from './fast-v1.js';
+import { V1_ROUTES } from './v1-routes.js';
 
 interface RequestMeta {
   entry: LogEntry | null;
@@ -255,16 +256,10 @@ export async function buildServer(
     });
   };
   const op = service.direct;
-  route('GET', '/me', (req) => op.getMe(ctxOf(req)));
-  route('GET', '/destinations', (req) => op.listDestinations(ctxOf(req)));
-  route('GET', '/destinations/:id/options', (req) => op.getDestinationOptions(ctxOf(req), req.params.id!));
-  route('POST', '/media/uploads', (req) => op.createUpload(ctxOf(req), bodyOf(req)));
-  route('POST', '/media/imports', (req) => op.createImport(ctxOf(req), bodyOf(req)));
-  route('POST', '/media/:id/complete', (req) => op.completeUpload(ctxOf(req), req.params.id!, bodyOf(req)));
-  route('GET', '/media/:id', (req) => op.getMedia(ctxOf(req), req.params.id!));
-  route('POST', '/posts', (req) => op.createPost(ctxOf(req), bodyOf(req)));
-  route('POST', '/posts/:id/publish', (req) => op.publishPost(ctxOf(req), req.params.id!, bodyOf(req)));
-  route('GET', '/posts/:id', (req) => op.getPost(ctxOf(req), req.params.id!));
+  const noBody: RequestBody = { raw: '' };
+  for (const r of V1_ROUTES) {
+    route(r.method, r.path, (req) => r.op(op, ctxOf(req), req.params.id ?? '', r.method === 'POST' ? bodyOf(req) : noBody));
+  }
 
   // ---------------------------------------------------------------- signed upload URL
   await app.register(async (up) => {
