@@ -12,16 +12,19 @@
  *
  * Stale locks (a vidpub killed while holding one) are taken over: a lock whose
  * process no longer exists on this host, or that is older than STALE_MS
- * whatever its owner, is moved aside with a rename (one process wins it), and
- * removed if what was moved is the file judged stale (same inode); if another
- * process had already replaced it with a live lock, that lock is put back.
+ * whatever its owner, is removed by one process at a time, holding a guard
+ * directory `<path>.lock.break` (mkdir: one process wins it), which judges
+ * again, under the guard, the lock that is there now. (Moving the stale lock
+ * aside and putting back a live one, as before, could lose a live lock when a
+ * third process took the place meanwhile: two holders at once, and a profile
+ * lost, seen once in the 4-logins-on-a-stale-lock test.)
  *
  * Why not a library: proper-lockfile (the usual choice) is asynchronous,
  * mkdir-based with the same mtime staleness rule, and pulls in three
  * dependencies; the ConfigStore interface is synchronous and the section
  * is tiny, so the ~80 lines here are simpler to keep right.
  */
-import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { kill, pid } from 'node:process'; // the lock's owner: this OS process, not Context state
 import { VidpubError, sanitize } from '../errors.js';
@@ -66,28 +69,38 @@ function isStale(info: LockInfo, mtimeMs: number, now: number): boolean {
   return false;
 }
 
-/** Moves a stale lock aside; restores it if it turned out to be a fresh one. */
-function breakStale(lockPath: string, staleIno: number): void {
-  const aside = `${lockPath}.stale.${pid}.${Date.now()}`;
+/** A break guard older than this was left by a process that died while breaking: it is cleared. */
+const BREAK_GUARD_STALE_MS = 5_000;
+
+/**
+ * Removes the lock if it is (still) stale, one breaker at a time. Under the
+ * guard nobody else removes a lock they do not hold (holders remove only their
+ * own), so what is judged stale here is what is removed; a fresh lock taken
+ * meanwhile is judged live and left alone.
+ */
+function breakStale(lockPath: string): void {
+  const guard = `${lockPath}.break`;
   try {
-    renameSync(lockPath, aside);
-  } catch {
-    return; // someone else broke it first
+    mkdirSync(guard, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return;
+    try {
+      if (Date.now() - statSync(guard).mtimeMs > BREAK_GUARD_STALE_MS) rmdirSync(guard);
+    } catch {
+      // released meanwhile
+    }
+    return; // another process is breaking it: try the lock again
   }
   try {
-    if (statSync(aside).ino !== staleIno) {
-      // Another process broke the stale lock and took a new one in between: give it back.
-      try {
-        linkSync(aside, lockPath);
-      } catch {
-        // a third process holds the lock now; the one moved aside is lost, as if it expired
-      }
-    }
+    const st = statSync(lockPath);
+    if (isStale(readInfo(lockPath), st.mtimeMs, Date.now())) unlinkSync(lockPath);
+  } catch {
+    // gone already: released, or broken before we got the guard
   } finally {
     try {
-      unlinkSync(aside);
+      rmdirSync(guard);
     } catch {
-      // already gone
+      // nothing to release
     }
   }
 }
@@ -116,7 +129,7 @@ export interface LockOptions {
 /** One try at the lock: 'held' (ours now), 'busy' (a live holder), 'retry' (released or broken as stale meanwhile). */
 function attempt(lockPath: string): { state: 'held' } | { state: 'retry' } | { state: 'busy'; info: LockInfo } {
   if (tryAcquire(lockPath)) return { state: 'held' };
-  let st: { ino: number; mtimeMs: number };
+  let st: { mtimeMs: number };
   try {
     st = statSync(lockPath);
   } catch {
@@ -124,7 +137,7 @@ function attempt(lockPath: string): { state: 'held' } | { state: 'retry' } | { s
   }
   const info = readInfo(lockPath);
   if (isStale(info, st.mtimeMs, Date.now())) {
-    breakStale(lockPath, st.ino);
+    breakStale(lockPath);
     return { state: 'retry' };
   }
   return { state: 'busy', info };
