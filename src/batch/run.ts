@@ -154,8 +154,12 @@ function troubleWord(err: unknown): string {
   return status ? `HTTP ${status}` : 'no answer';
 }
 
-/** What an error says, cleaned for one line. */
-const messageOf = (err: unknown): string => sanitize(err instanceof Error ? err.message : String(err));
+/** Why the last look failed, in one line: the service's status and code, else what the client said (a dropped connection). */
+function lastLookText(err: unknown): string {
+  const http = err instanceof VidpubError ? err.http : undefined;
+  if (http?.status) return `HTTP ${http.status}${http.code ? ` ${sanitize(http.code)}` : ''}`;
+  return sanitize(err instanceof Error ? err.message : String(err));
+}
 
 /** The video id a media flow's error carries (its `data`), when it has one. */
 function mediaIdOf(err: unknown): string | undefined {
@@ -371,7 +375,7 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
         // What is true when the deadline cut a wait short: the post exists and goes on (its
         // outcome not known yet), or the video does and nothing was posted; never "failed".
         out.media_id ??= mediaIdOf(err) ?? null;
-        const lastLook = err instanceof WaitCut && err.lastFailure !== undefined ? ` (the last look failed: ${messageOf(err.lastFailure)})` : '';
+        const lastLook = err instanceof WaitCut && err.lastFailure !== undefined ? `; the last look failed: ${lastLookText(err.lastFailure)}` : '';
         if (out.post_id) {
           out.status = 'publishing';
           out.error = `stopped waiting (--timeout)${lastLook}; post ${out.post_id} was created and goes on at the service, its outcome not known yet; follow it with: vidpub status ${out.post_id} --wait`;
