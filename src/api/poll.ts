@@ -21,7 +21,9 @@
  * (or its Retry-After) until the deadline. Only the deadline, the abort signal
  * or a definitive answer (404, 401/403, any other 4xx, the work failed) ends
  * the wait. A look still in flight when the deadline has passed is abandoned
- * shortly after it (`fetch` gets a signal that aborts then).
+ * shortly after it (`fetch` gets a signal that aborts then). That part is
+ * `readThrough`, also used alone by waits with a schedule of their own (the
+ * batch's).
  */
 import type { Clock } from '../core/clock.js';
 import { InterruptedError, RateLimitError, ServiceError, TimeoutError, VidpubError, isDeadline } from '../errors.js';
@@ -200,12 +202,10 @@ export async function poll<T>(opts: PollOptions<T>): Promise<T> {
   const minMs = opts.minIntervalMs ?? AFTER_ESTIMATE_MS;
   const factor = opts.factor ?? 1.5;
   const progressOf = opts.progressOf ?? defaultProgress;
-  const isTransient = opts.isTransient ?? isTransientError;
   const estimator = new ProgressEstimator();
   let interval = opts.initialIntervalMs ?? 1000;
   /** Looks made since the estimate said "done by now". */
   let lateSteps = 0;
-  let troubles = 0;
   let lastError: unknown;
   let last: T | undefined = opts.initial;
   let wait = 0;
@@ -263,26 +263,22 @@ export async function poll<T>(opts: PollOptions<T>): Promise<T> {
         throw err;
       }
     }
-    let value: T;
-    try {
-      value = await look();
-    } catch (err) {
-      if (signal?.aborted) throw stopped(err);
-      const now = clock.now();
-      if (deadlineMs !== undefined && now >= deadlineMs && (isTransient(err) || err instanceof InterruptedError)) {
-        lastError = err instanceof InterruptedError ? lastError : err;
-        throw timeout(now);
-      }
-      if (!isTransient(err)) throw err;
-      lastError = err;
-      const after = retryAfterOf(err);
-      wait = after !== undefined ? Math.max(after * 1000, minMs) : backoffDelay(troubles, opts.backoff ?? DEFAULT_BACKOFF, opts.random);
-      troubles++;
-      opts.onRetry?.(err, wait);
-      continue;
-    }
-    troubles = 0;
-    lastError = undefined;
+    const value = await readThrough<T>({
+      fetch: opts.fetch,
+      clock,
+      signal,
+      deadlineMs,
+      minIntervalMs: minMs,
+      isTransient: opts.isTransient,
+      onRetry: opts.onRetry,
+      backoff: opts.backoff,
+      random: opts.random,
+      onDeadline: (err) => {
+        lastError = err;
+        return timeout(clock.now());
+      },
+      onStopped: stopped,
+    });
     last = value;
     opts.onUpdate?.(value);
     if (opts.done(value)) return value;
@@ -291,28 +287,98 @@ export async function poll<T>(opts: PollOptions<T>): Promise<T> {
     estimator.note(now, progressOf(value));
     wait = planAfterValue();
   }
+}
 
-  /** One look, abandoned LAST_LOOK_GRACE_MS after the deadline (real time: the look itself runs in real time). */
-  async function look(): Promise<T> {
-    const ac = new AbortController();
-    const onAbort = () => ac.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let timer: ReturnType<typeof setTimeout> | undefined;
+export interface ReadThroughOptions<T> {
+  /** One look (see PollOptions.fetch): its signal aborts LAST_LOOK_GRACE_MS after the deadline, and with `signal`. */
+  fetch: (look: { signal: AbortSignal }) => Promise<T>;
+  clock: Clock;
+  signal?: AbortSignal;
+  /** Absolute clock time (ms) after which a failed look is not tried again. */
+  deadlineMs?: number;
+  /** Shortest wait after a failed look that named its Retry-After (default 200 ms). */
+  minIntervalMs?: number;
+  /** Whether a failed look is trouble to ride out (default: isTransientError). */
+  isTransient?: (err: unknown) => boolean;
+  /** Called before waiting out a failed look. */
+  onRetry?: (err: unknown, waitMs: number) => void;
+  /** Backoff of failed looks (default: 500 ms doubling to 8 s, jittered). */
+  backoff?: BackoffPolicy;
+  random?: () => number;
+  /**
+   * The error thrown when the deadline has passed and the look failed (or was
+   * abandoned): given the last failure of this read (undefined when its only
+   * look was abandoned).
+   */
+  onDeadline: (lastError: unknown) => VidpubError;
+  /** The error thrown when `signal` stopped the read (default: what stopped it, as thrown). */
+  onStopped?: (err: unknown) => unknown;
+}
+
+/**
+ * One value, riding out trouble: looks, and while a look fails with
+ * transient trouble (isTransientError: 5xx, 429, a connection error, a
+ * request timeout), waits its Retry-After or a capped, jittered backoff (never
+ * past the deadline: one last look at it) and looks again. Ends with the
+ * value, a definitive error as thrown, `onDeadline` once the deadline has
+ * passed, or `onStopped` when the signal aborts. `poll` reads each of its
+ * values through it; a caller with a schedule of its own (the batch) can
+ * read through it too.
+ */
+export async function readThrough<T>(opts: ReadThroughOptions<T>): Promise<T> {
+  const { clock, signal, deadlineMs } = opts;
+  const minMs = opts.minIntervalMs ?? AFTER_ESTIMATE_MS;
+  const isTransient = opts.isTransient ?? isTransientError;
+  const stopped = (err: unknown) => (opts.onStopped ? opts.onStopped(err) : err);
+  let troubles = 0;
+  let lastError: unknown;
+  for (;;) {
     try {
-      const pending = opts.fetch({ signal: ac.signal });
-      if (deadlineMs === undefined) return await pending;
-      const left = Math.max(0, deadlineMs - clock.now()) + LAST_LOOK_GRACE_MS;
-      const expired = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          ac.abort();
-          reject(new InterruptedError('The look at the deadline took too long.'));
-        }, left);
-        timer.unref?.();
-      });
-      return await Promise.race([pending, expired]);
-    } finally {
-      if (timer) clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      return await lookWithin(opts.fetch, clock, signal, deadlineMs);
+    } catch (err) {
+      if (signal?.aborted) throw stopped(err);
+      const now = clock.now();
+      if (deadlineMs !== undefined && now >= deadlineMs && (isTransient(err) || err instanceof InterruptedError)) {
+        throw opts.onDeadline(err instanceof InterruptedError ? lastError : err);
+      }
+      if (!isTransient(err)) throw err;
+      lastError = err;
+      const after = retryAfterOf(err);
+      const wait = after !== undefined ? Math.max(after * 1000, minMs) : backoffDelay(troubles, opts.backoff ?? DEFAULT_BACKOFF, opts.random);
+      troubles++;
+      opts.onRetry?.(err, wait);
+      // Never sleep past the deadline: one last look exactly at it.
+      const at = clock.now();
+      try {
+        await interruptibleSleep(clock, deadlineMs !== undefined ? Math.min(wait, Math.max(0, deadlineMs - at)) : wait, signal);
+      } catch (e) {
+        if (signal?.aborted) throw stopped(e);
+        throw e;
+      }
     }
+  }
+}
+
+/** One look, abandoned LAST_LOOK_GRACE_MS after the deadline (real time: the look itself runs in real time). */
+async function lookWithin<T>(fetch: (look: { signal: AbortSignal }) => Promise<T>, clock: Clock, signal: AbortSignal | undefined, deadlineMs: number | undefined): Promise<T> {
+  const ac = new AbortController();
+  const onAbort = () => ac.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const pending = fetch({ signal: ac.signal });
+    if (deadlineMs === undefined) return await pending;
+    const left = Math.max(0, deadlineMs - clock.now()) + LAST_LOOK_GRACE_MS;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        ac.abort();
+        reject(new InterruptedError('The look at the deadline took too long.'));
+      }, left);
+      timer.unref?.();
+    });
+    return await Promise.race([pending, expired]);
+  } finally {
+    if (timer) clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
   }
 }

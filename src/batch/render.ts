@@ -67,7 +67,7 @@ export function planLines(plan: BatchPlan, source: string, c: Colors): string[] 
 /** The final table (stderr). */
 export function outcomeTable(outcomes: ItemOutcome[], stats: RunStats, c: Colors, tty: boolean): string[] {
   const style = (s: string, o: ItemOutcome) =>
-    o.status === 'failed' || o.status === 'blocked' ? c.red(s) : o.status === 'skipped' ? c.yellow(s) : c.green(s);
+    o.status === 'failed' || o.status === 'blocked' ? c.red(s) : o.status === 'skipped' || o.error ? c.yellow(s) : c.green(s);
   const rows = renderTable(
     outcomes,
     [

@@ -8,9 +8,15 @@
  *
  * Polling is frugal: a video is looked at again when its progress says it
  * should be about ready, and a post when the earlier posts of the run took
- * about that long to publish.
+ * about that long to publish. Each look reads through the shared handling of
+ * trouble (readThrough, src/api/poll.ts): a 5xx, a 429, a dropped connection
+ * or a request timing out is looked at again later (its Retry-After, else a
+ * jittered backoff) until the batch's --timeout, as every other wait does; a
+ * wait cut short says what is true (the post exists and goes on, or the
+ * video does), never "failed".
  */
 import { responseMeta, type ApiClient } from '../api/client.js';
+import { readThrough } from '../api/poll.js';
 import type { CreatePostRequest, Media, Post } from '../api/types.js';
 import {
   BlockedError,
@@ -135,6 +141,32 @@ function destinationsOf(post: Post, names: Record<string, string>): DestinationO
   }));
 }
 
+/** The batch's --timeout cut a wait short; `lastFailure` is why the last look failed, when it did. */
+class WaitCut extends TimeoutError {
+  constructor(readonly lastFailure: unknown) {
+    super('--timeout reached');
+  }
+}
+
+/** A failed look in a few words, for the live view. */
+function troubleWord(err: unknown): string {
+  const status = err instanceof VidpubError ? err.http?.status : undefined;
+  return status ? `HTTP ${status}` : 'no answer';
+}
+
+/** Why the last look failed, in one line: the service's status and code, else what the client said (a dropped connection). */
+function lastLookText(err: unknown): string {
+  const http = err instanceof VidpubError ? err.http : undefined;
+  if (http?.status) return `HTTP ${http.status}${http.code ? ` ${sanitize(http.code)}` : ''}`;
+  return sanitize(err instanceof Error ? err.message : String(err));
+}
+
+/** The video id a media flow's error carries (its `data`), when it has one. */
+function mediaIdOf(err: unknown): string | undefined {
+  const id = err instanceof VidpubError ? (err.data as { id?: unknown } | undefined)?.id : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
+
 /** Why an item did not end well, for the exit code. */
 type Trouble = 'failed' | 'blocked' | 'timeout' | 'rate' | 'interrupted';
 
@@ -170,9 +202,23 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
 
   const sleep = async (ms: number) => {
     const left = deadlineMs - clock.now();
-    if (left <= 0) throw new TimeoutError('--timeout reached');
+    if (left <= 0) throw new WaitCut(undefined);
     await clock.sleep(Math.min(ms, left), signal);
   };
+
+  /**
+   * One read of a wait, riding out transient trouble until the deadline like
+   * every other wait (readThrough); the item's line says it meanwhile.
+   */
+  const read = <T>(n: number, doing: () => string, fetch: (look: AbortSignal) => Promise<T>): Promise<T> =>
+    readThrough<T>({
+      fetch: ({ signal: look }) => fetch(look),
+      clock,
+      signal,
+      deadlineMs,
+      onRetry: (err) => view.state(n, `${doing()} (the last look failed: ${troubleWord(err)}; looking again)`),
+      onDeadline: (lastFailure) => new WaitCut(lastFailure),
+    });
 
   /** Polls a video until it is ready (or failed), looking again when its progress says it should be done. */
   const waitReady = async (it: PlannedItem, first: Media, since: number): Promise<Media> => {
@@ -189,7 +235,9 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
       firstLook = false;
       interval = Math.min(MAX_POLL_MS, interval * 1.5);
       await sleep(clamp(wait, MIN_POLL_MS, MAX_POLL_MS));
-      m = await client.getMedia(m.id, { signal });
+      const id = m.id;
+      const status = m.status;
+      m = await read(it.n, () => String(status), (look) => client.getMedia(id, { signal: look }));
       view.state(it.n, `${m.status === 'processing' ? 'processing' : m.status}${typeof m.progress?.percent === 'number' && m.status !== 'ready' ? ` ${Math.round(m.progress.percent)}%` : ''}`);
     }
     if (m.status === 'ready') learned.media.push(clock.now() - since);
@@ -201,7 +249,7 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
    * earlier posts took to finish, else from how fast its destinations are
    * ending, else on a doubling interval.
    */
-  const follow = async (post: Post, since: number): Promise<Post> => {
+  const follow = async (n: number, post: Post, since: number): Promise<Post> => {
     let p = post;
     let interval = 1000;
     let firstLook = true;
@@ -218,7 +266,8 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
       }
       firstLook = false;
       await sleep(clamp(wait, MIN_POLL_MS, MAX_POLL_MS));
-      p = await client.getPost(p.id, { signal });
+      const id = p.id;
+      p = await read(n, () => 'publishing', (look) => client.getPost(id, { signal: look }));
     }
     learned.post.push(clock.now() - since);
     return p;
@@ -286,11 +335,12 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
       let post = await client.createPost(body, { idempotencyKey: stepKey(it.key, 'post'), signal });
       const created = clock.now();
       const replayed = responseMeta(post)?.replayed === true;
+      out.post_id = post.id;
       if (replayed) {
         out.replayed = true;
-        post = await client.getPost(post.id, { signal });
+        const id = post.id;
+        post = await read(it.n, () => 'posted', (look) => client.getPost(id, { signal: look }));
       }
-      out.post_id = post.id;
       out.review_url = post.review_url ?? null;
       out.destinations = destinationsOf(post, plan.names);
       await record({ type: 'post', item: it.n, key: it.key, post_id: post.id, replayed });
@@ -306,7 +356,7 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
       } else if (post.status === 'scheduled') out.status = 'scheduled';
       else if (isFinished(post) || opts.wait) {
         if (!isFinished(post)) view.state(it.n, 'publishing');
-        post = await follow(post, created);
+        post = await follow(it.n, post, created);
         out.destinations = destinationsOf(post, plan.names);
         const bad = out.destinations.filter((d) => d.status === 'failed' || d.status === 'cancelled');
         if (bad.length > 0) {
@@ -322,8 +372,17 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
         out.error = 'interrupted: run the batch again to finish it (what was done is replayed, not repeated)';
         troubles.set(it.n, 'interrupted');
       } else if (err instanceof TimeoutError) {
-        out.status = 'failed';
-        out.error = `stopped waiting (--timeout)${out.post_id ? `; follow it with: vidpub status ${out.post_id} --wait` : out.media_id ? `; video ${out.media_id} goes on at the service` : ''}`;
+        // What is true when the deadline cut a wait short: the post exists and goes on (its
+        // outcome not known yet), or the video does and nothing was posted; never "failed".
+        out.media_id ??= mediaIdOf(err) ?? null;
+        const lastLook = err instanceof WaitCut && err.lastFailure !== undefined ? `; the last look failed: ${lastLookText(err.lastFailure)}` : '';
+        if (out.post_id) {
+          out.status = 'publishing';
+          out.error = `stopped waiting (--timeout)${lastLook}; post ${out.post_id} was created and goes on at the service, its outcome not known yet; follow it with: vidpub status ${out.post_id} --wait`;
+        } else {
+          out.status = 'skipped';
+          out.error = `stopped waiting (--timeout)${lastLook}; ${out.media_id ? `video ${out.media_id} goes on at the service; ` : ''}nothing was posted: run the batch again to post it`;
+        }
         troubles.set(it.n, 'timeout');
       } else {
         out.status = err instanceof BlockedError ? 'blocked' : 'failed';
@@ -338,7 +397,7 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
     } finally {
       if (holdingSlot) slots.give();
       if (holdingImport) imports.give();
-      view.state(it.n, `${out.status}${out.post_id ? ` ${out.post_id}` : ''}${out.error && out.status !== 'skipped' ? `: ${out.error}` : ''}`);
+      view.state(it.n, `${out.status}${out.post_id ? ` ${out.post_id}` : ''}${out.error && troubles.get(it.n) !== 'interrupted' ? `: ${out.error}` : ''}`);
       await record({ type: 'item-finished', item: it.n, key: it.key, outcome: out });
       opts.onItem?.(out);
     }
@@ -373,7 +432,16 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
     });
   }
   if (kinds.has('rate')) return new RateLimitError(`${count('rate')} of ${total} items were refused by the daily post allowance.`, { data, code: 'daily_post_limit' });
-  if (kinds.has('timeout')) return new TimeoutError(`Stopped waiting (--timeout) for ${count('timeout')} of ${total} items; they go on at the service.`, { data });
+  if (kinds.has('timeout')) {
+    const cut = run.outcomes.filter((o) => run.troubles.get(o.item) === 'timeout');
+    const posts = cut.map((o) => o.post_id).filter((id): id is string => id !== null);
+    const follow = posts.length > 0 ? `Follow ${posts.length === 1 ? 'it' : 'them'} with: ${posts.map((id) => `vidpub status ${id} --wait`).join('; ')}` : '';
+    const rest = cut.length > posts.length ? 'Run the batch again to post the rest: what was done is replayed, not repeated.' : '';
+    return new TimeoutError(`Stopped waiting (--timeout) for ${count('timeout')} of ${total} items; they go on at the service.`, {
+      data,
+      hint: [follow, rest].filter(Boolean).join('\n'),
+    });
+  }
   if (kinds.has('blocked')) return new BlockedError(`${count('blocked')} of ${total} items are blocked by issues of severity error.`, { data });
   if (kinds.has('failed')) return new WorkFailedError(`${count('failed')} of ${total} items failed.`, { data, hint: 'Fix what the table says and run the batch again: items that went out are not posted twice.' });
   return undefined;

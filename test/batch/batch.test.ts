@@ -401,15 +401,19 @@ describe('vidpub batch: running', () => {
     expect(reqs.filter((q) => q.status === 429)).toEqual([]);
   });
 
-  it('--timeout for the whole batch: items still waiting end as failed, exit 7', async () => {
+  it('--timeout for the whole batch: an item still publishing says so with its post and the command to follow it, exit 7', async () => {
     const slow = await startTestEmulator({ processingMs: 20, publishMs: 3000 });
     try {
       const dir = workdir({ 'x.jsonl': '{"file":"a.mp4","to":"linkedin","caption":"slow"}\n' });
       const r = await runCli(['batch', join(dir, 'x.jsonl'), '--timeout', '2s'], { env: { ...slow.env(), TZ } });
       expect(r.code).toBe(7);
       const [o] = lines(r.stdout);
-      expect(o).toMatchObject({ status: 'failed', error: expect.stringMatching(/^stopped waiting \(--timeout\); (follow it with: vidpub status post_\w+ --wait|video med_\w+ goes on at the service)$/) });
-      expect(r.stderr).toMatch(/Error: Stopped waiting \(--timeout\) for 1 of 1 items; they go on at the service\./);
+      expect(o).toMatchObject({
+        status: 'publishing',
+        post_id: expect.stringMatching(/^post_/),
+        error: `stopped waiting (--timeout); post ${o!.post_id} was created and goes on at the service, its outcome not known yet; follow it with: vidpub status ${o!.post_id} --wait`,
+      });
+      expect(r.stderr).toContain(`Error: Stopped waiting (--timeout) for 1 of 1 items; they go on at the service.\nFollow it with: vidpub status ${o!.post_id} --wait\n`);
     } finally {
       await slow.close();
     }

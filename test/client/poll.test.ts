@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ProgressEstimator, isTransientError, paceDelay, poll } from '../../src/api/poll.js';
+import { ProgressEstimator, isTransientError, paceDelay, poll, readThrough } from '../../src/api/poll.js';
 import { AuthError, ExitCode, InterruptedError, NotFoundError, RateLimitError, ServiceError, TimeoutError, UsageError, WorkFailedError } from '../../src/errors.js';
 import { virtualClock } from '../support/clock.js';
 
@@ -372,5 +372,77 @@ describe('poll rides out trouble', () => {
     expect(isTransientError(new AuthError('401'))).toBe(false);
     expect(isTransientError(new InterruptedError('Interrupted.'))).toBe(false);
     expect(isTransientError(new TypeError('a bug'))).toBe(false);
+  });
+});
+
+describe('readThrough (one value through trouble, for waits with a schedule of their own)', () => {
+  test('a 503, a reset and a 429 are looked at again (backoff, then the Retry-After); then the value', async () => {
+    const clock = virtualClock(1_000_000);
+    const script: (() => unknown)[] = [
+      () => { throw http503(); },
+      () => { throw reset(); },
+      () => { throw new RateLimitError('Rate limited', { retryAfterSec: 3, code: 'requests_per_minute' }); },
+      () => 'ready',
+    ];
+    let i = 0;
+    const retried: number[] = [];
+    const v = await readThrough({
+      fetch: async () => script[i++]!() as string,
+      clock,
+      random: () => 0,
+      onRetry: (_err, ms) => retried.push(ms),
+      onDeadline: () => new TimeoutError('unexpected'),
+    });
+    expect(v).toBe('ready');
+    expect(retried).toEqual([250, 500, 3000]);
+    expect(clock.sleeps).toEqual([250, 500, 3000]);
+  });
+
+  test('trouble until the deadline: one last look exactly at it, then onDeadline with the last failure', async () => {
+    const clock = virtualClock(1_000_000);
+    const failures = [http503(), http503(), reset()];
+    let n = 0;
+    let given: unknown;
+    const err = await readThrough({
+      fetch: async () => {
+        throw failures[Math.min(n++, failures.length - 1)];
+      },
+      clock,
+      random: () => 0,
+      deadlineMs: clock.now() + 1000,
+      onDeadline: (last) => {
+        given = last;
+        return new TimeoutError('stopped');
+      },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(given).toBe(failures[2]);
+    // 250, 500, then the 250 left before the deadline: the look at 1000 ms is the last
+    expect(clock.sleeps).toEqual([250, 500, 250]);
+    expect(n).toBe(4);
+  });
+
+  test('a definitive answer is thrown as is, at once', async () => {
+    const clock = virtualClock(1_000_000);
+    const nf = new NotFoundError('No post post_1', { http: { status: 404, method: 'GET', path: '/v1/posts/post_1' } });
+    const got = await readThrough({ fetch: async () => Promise.reject(nf), clock, deadlineMs: clock.now() + 60_000, onDeadline: () => new TimeoutError('x') }).catch((e: unknown) => e);
+    expect(got).toBe(nf);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  test('the signal stops it between looks: onStopped decides what is thrown', async () => {
+    const clock = virtualClock(1_000_000);
+    const ac = new AbortController();
+    const got = await readThrough({
+      fetch: async () => {
+        ac.abort();
+        throw http503();
+      },
+      clock,
+      signal: ac.signal,
+      onDeadline: () => new TimeoutError('x'),
+      onStopped: () => new InterruptedError('Interrupted.'),
+    }).catch((e: unknown) => e);
+    expect(got).toBeInstanceOf(InterruptedError);
   });
 });

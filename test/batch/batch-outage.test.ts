@@ -1,0 +1,158 @@
+/**
+ * `vidpub batch` while the service's reads fail: its waits (a video until
+ * ready, a post until every destination ended) ride out 503s and dropped
+ * connections as every other wait does, and an outage outlasting --timeout
+ * is told as it is (the post exists and goes on; the video does and nothing
+ * was posted), never as "failed".
+ */
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Post, RecordedRequest } from '../../src/api/types.js';
+import { cliRunner } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 20 });
+const TZ = 'Europe/Paris';
+const run = cliRunner(() => ({ clock: scaledClock(50), env: { ...emu.env(), TZ } }));
+
+/** A directory holding a JSON Lines manifest and the test clip as a.mp4. */
+function workdir(items: Record<string, unknown>[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'vidpub-batch-outage-'));
+  copyFileSync('test/fixtures/clip.mp4', join(dir, 'a.mp4'));
+  writeFileSync(join(dir, 'x.jsonl'), items.map((it) => JSON.stringify(it)).join('\n') + '\n');
+  return join(dir, 'x.jsonl');
+}
+
+interface Line {
+  item: number;
+  status: string;
+  media_id: string | null;
+  post_id: string | null;
+  destinations: { destination_id: string; status: string }[];
+  error?: string;
+  replayed?: boolean;
+}
+const linesOf = (stdout: string): Line[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+
+const api = async (): Promise<RecordedRequest[]> => (await emu.requests()).filter((r) => r.path.startsWith('/v1/'));
+/** Writes the service handled for the first time (not replays, not faults). */
+const handled = (reqs: RecordedRequest[], method: string, path: string) => reqs.filter((r) => r.method === method && r.path === path && !r.replayed && r.status > 0 && r.status < 300);
+const faulted = (reqs: RecordedRequest[], prefix: string, fault: string) => reqs.filter((r) => r.method === 'GET' && r.path.startsWith(prefix) && r.fault === fault);
+
+const ITEM = { file: 'a.mp4', to: ['linkedin', 'youtube'], caption: 'through an outage' };
+
+describe('vidpub batch: reads failing during its waits', () => {
+  // One client read is 4 attempts (3 retries): 6 faults in a row outlast it, so the wait itself must ride them out.
+  it('GET /media/{id} and GET /posts/{id} answer 503 six times, then recover: published, exit 0, one upload and one post', async () => {
+    await emu.fault({ method: 'GET', path: '/v1/media/*', action: 'status', status: 503, times: 6 });
+    await emu.fault({ method: 'GET', path: '/v1/posts/*', action: 'status', status: 503, times: 6 });
+    const r = await run(['batch', workdir([ITEM])]);
+    expect(r.stderr).not.toMatch(/Error:/);
+    expect(r.code).toBe(0);
+    const [line, ...more] = linesOf(r.stdout);
+    expect(more).toEqual([]);
+    expect(line).toMatchObject({ item: 1, status: 'published', media_id: expect.stringMatching(/^med_/), post_id: expect.stringMatching(/^post_/) });
+    expect(line!.error).toBeUndefined();
+    expect(line!.destinations.map((d) => [d.destination_id, d.status])).toEqual([
+      ['dst_demo_linkedin', 'published'],
+      ['dst_demo_youtube', 'published'],
+    ]);
+    expect(r.stderr).toMatch(/^1 published in .*; \d+ requests/m);
+
+    const reqs = await api();
+    expect(faulted(reqs, '/v1/media/', 'status')).toHaveLength(6);
+    expect(faulted(reqs, '/v1/posts/', 'status')).toHaveLength(6);
+    expect(handled(reqs, 'POST', '/v1/media/uploads')).toHaveLength(1);
+    expect(handled(reqs, 'POST', '/v1/posts')).toHaveLength(1);
+    expect(reqs.filter((q) => q.method === 'POST' && q.path === '/v1/posts')).toHaveLength(1);
+    const post = (await emu.api.get<Post>(`/posts/${line!.post_id}`)).body;
+    expect(post.status).toBe('completed');
+  });
+
+  it('GET /media/{id} and GET /posts/{id} drop the connection five times, then recover: published, exit 0, one post', async () => {
+    await emu.fault({ method: 'GET', path: '/v1/media/*', action: 'reset_before_handling', times: 5 });
+    await emu.fault({ method: 'GET', path: '/v1/posts/*', action: 'reset_before_handling', times: 5 });
+    const r = await run(['batch', workdir([ITEM]), '--json']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout) as { items: Line[] };
+    expect(doc.items.map((o) => [o.item, o.status, o.error])).toEqual([[1, 'published', undefined]]);
+    expect(doc.items[0]!.destinations.map((d) => d.status)).toEqual(['published', 'published']);
+
+    const reqs = await api();
+    expect(faulted(reqs, '/v1/media/', 'reset_before_handling')).toHaveLength(5);
+    expect(faulted(reqs, '/v1/posts/', 'reset_before_handling')).toHaveLength(5);
+    expect(handled(reqs, 'POST', '/v1/media/uploads')).toHaveLength(1);
+    expect(reqs.filter((q) => q.method === 'POST' && q.path === '/v1/posts')).toHaveLength(1);
+  });
+
+  it('GET /posts/{id} answers 503 past --timeout: the item is "publishing" with its post id and the command to follow it, exit 7', async () => {
+    await emu.fault({ method: 'GET', path: '/v1/posts/*', action: 'status', status: 503, times: 1000 });
+    const r = await run(['batch', workdir([{ media: 'med_demo_sample', to: 'linkedin', caption: 'outage' }]), '--timeout', '30s']);
+    expect(r.code).toBe(7);
+
+    const reqs = await api();
+    const posts = handled(reqs, 'POST', '/v1/posts');
+    expect(posts).toHaveLength(1);
+    expect(faulted(reqs, '/v1/posts/', 'status').length).toBeGreaterThan(4);
+    await emu.admin('DELETE', '/faults');
+    const post = (await emu.api.get<Post>(`/posts/${linesOf(r.stdout)[0]!.post_id}`)).body;
+
+    expect(JSON.parse(r.stdout.trim())).toEqual({
+      item: 1,
+      line: 1,
+      status: 'publishing',
+      media_id: 'med_demo_sample',
+      post_id: post.id,
+      review_url: post.review_url,
+      publish_at: 'now',
+      destinations: [{ destination_id: 'dst_demo_linkedin', name: '@vidpub-demo (linkedin)', status: 'publishing' }],
+      error:
+        `stopped waiting (--timeout); the last look failed: HTTP 503 service_unavailable; ` +
+        `post ${post.id} was created and goes on at the service, its outcome not known yet; follow it with: vidpub status ${post.id} --wait`,
+    });
+    expect(r.stderr).toContain(`Error: Stopped waiting (--timeout) for 1 of 1 items; they go on at the service.\nFollow it with: vidpub status ${post.id} --wait\n`);
+    expect(r.stderr).toMatch(/^1 {5}publishing {2}med_demo_sample {2}post_\w+ {2}stopped waiting/m);
+    expect(r.stderr).toMatch(/^1 publishing in \d+s; /m);
+  });
+
+  it('GET /media/{id} drops the connection past --timeout: the item names its video, nothing posted, exit 7; a rerun posts it from that video', async () => {
+    await emu.fault({ method: 'GET', path: '/v1/media/*', action: 'reset_before_handling', times: 1000 });
+    const manifest = workdir([ITEM]);
+    const r = await run(['batch', manifest, '--timeout', '60s']);
+    expect(r.code).toBe(7);
+    const reqs = await api();
+    const [upload] = handled(reqs, 'POST', '/v1/media/uploads');
+    expect(handled(reqs, 'POST', '/v1/media/uploads')).toHaveLength(1);
+    expect(reqs.filter((q) => q.path === '/v1/posts')).toEqual([]);
+    expect(faulted(reqs, '/v1/media/', 'reset_before_handling').length).toBeGreaterThan(4);
+    const [line] = linesOf(r.stdout);
+    expect(upload).toBeDefined();
+    expect(line).toEqual({
+      item: 1,
+      line: 1,
+      status: 'skipped',
+      media_id: expect.stringMatching(/^med_[0-9a-f]+$/),
+      post_id: null,
+      review_url: null,
+      publish_at: 'now',
+      destinations: [
+        { destination_id: 'dst_demo_linkedin', name: '@vidpub-demo (linkedin)', status: 'not posted' },
+        { destination_id: 'dst_demo_youtube', name: '@vidpubdemo (youtube)', status: 'not posted' },
+      ],
+      error:
+        `stopped waiting (--timeout); the last look failed: Could not reach the service at ${emu.baseUrl}/media/${line!.media_id} after 4 attempts: connection reset (ECONNRESET); ` +
+        `video ${line!.media_id} goes on at the service; nothing was posted: run the batch again to post it`,
+    });
+    expect(r.stderr).toContain('Error: Stopped waiting (--timeout) for 1 of 1 items; they go on at the service.\nRun the batch again to post the rest: what was done is replayed, not repeated.\n');
+
+    await emu.admin('DELETE', '/faults');
+    const again = await run(['batch', manifest]);
+    expect(again.code).toBe(0);
+    expect(linesOf(again.stdout).map((o) => [o.status, o.media_id])).toEqual([['published', line!.media_id]]);
+    expect(handled(await api(), 'POST', '/v1/media/uploads')).toHaveLength(1);
+    expect(handled(await api(), 'POST', '/v1/posts')).toHaveLength(1);
+  });
+});
