@@ -253,16 +253,7 @@ export async function poll<T>(opts: PollOptions<T>): Promise<T> {
   };
 
   for (;;) {
-    if (wait > 0) {
-      // Never sleep past the deadline: one last look exactly at it.
-      const now = clock.now();
-      try {
-        await interruptibleSleep(clock, deadlineMs !== undefined ? Math.min(wait, Math.max(0, deadlineMs - now)) : wait, signal);
-      } catch (err) {
-        if (signal?.aborted) throw stopped(err);
-        throw err;
-      }
-    }
+    if (wait > 0) await sleepWithin(clock, wait, deadlineMs, signal, stopped);
     const value = await readThrough<T>({
       fetch: opts.fetch,
       clock,
@@ -347,15 +338,18 @@ export async function readThrough<T>(opts: ReadThroughOptions<T>): Promise<T> {
       const wait = after !== undefined ? Math.max(after * 1000, minMs) : backoffDelay(troubles, opts.backoff ?? DEFAULT_BACKOFF, opts.random);
       troubles++;
       opts.onRetry?.(err, wait);
-      // Never sleep past the deadline: one last look exactly at it.
-      const at = clock.now();
-      try {
-        await interruptibleSleep(clock, deadlineMs !== undefined ? Math.min(wait, Math.max(0, deadlineMs - at)) : wait, signal);
-      } catch (e) {
-        if (signal?.aborted) throw stopped(e);
-        throw e;
-      }
+      await sleepWithin(clock, wait, deadlineMs, signal, stopped);
     }
+  }
+}
+
+/** Sleeps `wait` ms, never past the deadline (one last look exactly at it); a stop by the signal throws `stopped(err)`. */
+async function sleepWithin(clock: Clock, wait: number, deadlineMs: number | undefined, signal: AbortSignal | undefined, stopped: (err: unknown) => unknown): Promise<void> {
+  try {
+    await interruptibleSleep(clock, deadlineMs !== undefined ? Math.min(wait, Math.max(0, deadlineMs - clock.now())) : wait, signal);
+  } catch (err) {
+    if (signal?.aborted) throw stopped(err);
+    throw err;
   }
 }
 
