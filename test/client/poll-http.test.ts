@@ -27,11 +27,22 @@ async function setup(key?: string) {
 }
 
 /** An uploaded video, processing (create, PUT, complete). */
-async function processingVideo(client: Awaited<ReturnType<typeof setup>>['client']): Promise<Media> {
+async function processingVideo(client: Client): Promise<Media> {
   const { media, upload } = await client.createUpload({ filename: 'clip.mp4', content_type: 'video/mp4', size_bytes: 16 });
   const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: Buffer.alloc(16) });
   expect(put.status).toBeLessThan(300);
   return client.completeUpload(media.id);
+}
+
+type Client = Awaited<ReturnType<typeof setup>>['client'];
+
+/** Looks at the video; the first look succeeds, then `fault` is set before the second one. */
+function faultFromSecondLook(client: Client, id: string, fault: Parameters<typeof emu.fault>[0]) {
+  let looks = 0;
+  return async ({ signal }: { signal: AbortSignal }): Promise<Media> => {
+    if (looks++ === 1) await emu.fault(fault);
+    return client.getMedia(id, { signal });
+  };
 }
 
 function mediaGets(reqs: { method: string; path: string; status: number; fault?: string | null }[], id: string) {
@@ -83,14 +94,10 @@ describe('poll over HTTP rides out trouble', () => {
   test('503s until the deadline: TimeoutError (exit 7) carrying the last record seen', async () => {
     const { ctx, client } = await setup();
     const m = await processingVideo(client);
-    let looks = 0;
     const err = await expectError(VidpubError, () =>
       poll<Media>({
-        fetch: async ({ signal }) => {
-          // The first look succeeds; from then on every GET fails.
-          if (looks++ === 1) await emu.fault({ method: 'GET', path: '/v1/media/*', action: 'status', status: 503, retry_after: null, times: 1000 });
-          return client.getMedia(m.id, { signal });
-        },
+        // From the second look on, every GET fails.
+        fetch: faultFromSecondLook(client, m.id, { method: 'GET', path: '/v1/media/*', action: 'status', status: 503, retry_after: null, times: 1000 }),
         done: (x) => x.status === 'ready',
         backoff: FAST,
         clock: ctx.clock,
@@ -109,13 +116,9 @@ describe('poll over HTTP rides out trouble', () => {
   test('a look that hangs past the deadline (delay fault) is abandoned: TimeoutError with the last record', async () => {
     const { ctx, client } = await setup();
     const m = await processingVideo(client);
-    let looks = 0;
     const err = await expectError(VidpubError, () =>
       poll<Media>({
-        fetch: async ({ signal }) => {
-          if (looks++ === 1) await emu.fault({ method: 'GET', path: '/v1/media/*', action: 'delay', ms: 20_000, times: 1 });
-          return client.getMedia(m.id, { signal });
-        },
+        fetch: faultFromSecondLook(client, m.id, { method: 'GET', path: '/v1/media/*', action: 'delay', ms: 20_000, times: 1 }),
         done: (x) => x.status === 'ready',
         clock: ctx.clock,
         what: `video ${m.id} to be ready`,
