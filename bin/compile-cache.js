@@ -20,7 +20,9 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
-const Module = require('node:module');
+// The CommonJS loader's Module class, as node:module exports it; taken from this module rather
+// than require('node:module'), which on Node 20 also loads the ES module loader (module.register).
+const Module = module.constructor;
 const { pathToFileURL } = require('node:url');
 
 function cacheDir(env) {

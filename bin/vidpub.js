@@ -9,19 +9,22 @@
 // started unless a command imports an ES module dependency (prompts, progress
 // bars, the emulator's server). See docs/performance.md.
 'use strict';
-/* global require */
+/* global require, __dirname */
 
-/** The path of a file of dist/, or says how to get it (a checkout that was never built). */
+/**
+ * The path of a file of dist/, or says how to get it (a checkout that was never built).
+ * A path joined to this file's directory (which Node has already resolved through any
+ * symlink), checked with one stat: require.resolve would search and resolve it again.
+ */
 function built(path) {
-  try {
-    return require.resolve(path);
-  } catch (err) {
-    if (err && err.code === 'MODULE_NOT_FOUND') {
-      process.stderr.write(`Error: vidpub is not built (${path.slice(3)} is missing).\nRun "npm run build" in the checkout, or reinstall vidpub.\n`);
-      process.exit(1);
-    }
-    throw err;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose, see above
+  const file = require('node:path').join(__dirname, path);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose, see above
+  if (!require('node:fs').existsSync(file)) {
+    process.stderr.write(`Error: vidpub is not built (${path.slice(3)} is missing).\nRun "npm run build" in the checkout, or reinstall vidpub.\n`);
+    process.exit(1);
   }
+  return file;
 }
 
 /** Loads a file of dist/. */
@@ -84,7 +87,9 @@ if (fastCode !== undefined) {
   // Through the V8 code cache (bin/compile-cache.js).
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose, see above
   const { requireCached } = require('./compile-cache.js');
-  const loaded = requireCached(built('../dist/main.js'), process.env);
+  // `vidpub me ...` (the command first: nothing to skip) runs from dist/me.js, the CLI
+  // without the other commands' modules, half the size of dist/main.js (scripts/build.mjs).
+  const loaded = requireCached(built(argv[0] === 'me' ? '../dist/me.js' : '../dist/main.js'), process.env);
   const { main, createProcessContext } = loaded.exports;
   main(argv, createProcessContext({ signal: controller.signal })).then((code) => {
     loaded.save();

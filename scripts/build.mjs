@@ -93,6 +93,33 @@ const lazyChildProcess = {
 };
 
 /**
+ * dist/me.js: the CLI with only the `me` command's module (bin/vidpub.js runs
+ * it for `vidpub me ...`). The same entry as main.js, with the command loaders
+ * (src/cli/commands/load.ts) cut down to `me`: what the other commands import
+ * is left out, so the bundle is half the size, and every command's module
+ * comes from one bundle (one copy of the error classes, per process).
+ */
+const SLIM = { me: ['me'] };
+
+function onlyCommands(names) {
+  return {
+    name: 'only-commands',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]src[\\/]cli[\\/]commands[\\/]load\.ts$/ }, async (args) => {
+        const code = await readFile(args.path, 'utf8');
+        const table = /const LOADERS: Record<CommandName, Loader> = \{\n([\s\S]*?)\n\};/;
+        const m = table.exec(code);
+        if (!m) throw new Error(`${args.path}: no LOADERS table to cut down; check scripts/build.mjs`);
+        const lines = m[1].split('\n').filter((line) => names.includes(/^\s*([\w-]+):/.exec(line)?.[1]));
+        if (lines.length !== names.length) throw new Error(`${args.path}: no loader for some of ${names.join(', ')}`);
+        const cut = code.replace(table, `const LOADERS: Partial<Record<CommandName, Loader>> = {\n${lines.join('\n')}\n};`);
+        return { contents: cut, loader: 'ts' };
+      });
+    },
+  };
+}
+
+/**
  * bin/compile-cache.js runs dist/main.js from V8's code cache (vm.Script).
  * On Node 20 an import() in code restored from that cache fails ("A dynamic
  * import callback was not specified"), so every import() of main.js goes
@@ -143,6 +170,15 @@ try {
       plugins: [emulatorApart, lazyChildProcess],
       banner: { js: `${common.banner.js} ${IMPORT_ROUTER}` },
     }).then(() => routeDynamicImports(`${out}/main.js`)),
+    ...Object.entries(SLIM).map(([name, commands]) =>
+      build({
+        ...common,
+        entryPoints: ['src/index.ts'],
+        outfile: `${out}/${name}.js`,
+        plugins: [emulatorApart, lazyChildProcess, onlyCommands(commands)],
+        banner: { js: `${common.banner.js} ${IMPORT_ROUTER}` },
+      }).then(() => routeDynamicImports(`${out}/${name}.js`)),
+    ),
     build({ ...common, entryPoints: ['src/emulator/index.ts'], outfile: `${out}/emulator.js` }),
     build({
       ...common,

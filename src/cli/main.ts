@@ -423,10 +423,10 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
   const target = name ? findCommand(name) : undefined;
 
   let exitCode: number = ExitCode.OK;
-  for (const entry of COMMANDS) {
-    if (entry === target) continue;
-    declare(program, entry);
-  }
+  // The other commands are declared only when no known command was named (the root help, an
+  // unknown command's suggestion): once commander dispatches to the target, they play no part
+  // in parsing, help or errors, and declaring them all costs every command ~1 ms of start-up.
+  if (!target) for (const entry of COMMANDS) declare(program, entry);
   if (target) {
     const spec = await loadCommand(target.name);
     const cmd = declare(program, target);

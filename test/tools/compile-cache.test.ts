@@ -23,7 +23,8 @@ function envWith(cacheHome: string, extra: Record<string, string> = {}): NodeJS.
   return { ...env, ...emu.env(), XDG_CACHE_HOME: cacheHome, VIDPUB_CONFIG_DIR: join(cacheHome, 'config'), VIDPUB_NO_JOURNAL: '1', ...extra };
 }
 
-const cacheFiles = (dir: string) => readdirSync(dir).filter((f) => f.startsWith('v8-main-') && f.endsWith('.bin'));
+/** The cache files of one bundle: main (the CLI) or me (`vidpub me`, see scripts/build.mjs). */
+const cacheFiles = (dir: string, bundle: 'main' | 'me' = 'me') => readdirSync(dir).filter((f) => f.startsWith(`v8-${bundle}-`) && f.endsWith('.bin'));
 
 describe('compile cache', () => {
   test('the first run writes it (0600 in 0700); the next run, restored from it, still loads modules on demand', async () => {
@@ -38,13 +39,26 @@ describe('compile cache', () => {
     expect(statSync(join(dir, files[0]!)).mode & 0o777).toBe(0o600);
     const written = statSync(join(dir, files[0]!)).mtimeMs;
 
-    // An upload imports undici on demand: from cached code that import() must work.
-    const second = await runAsync(process.execPath, [BIN, 'upload', CLIP, '--no-wait', '--quiet'], { env: envWith(home) });
+    // --jq imports jq-wasm on demand: from cached code that import() must work.
+    const second = await runAsync(process.execPath, [BIN, 'me', '--jq', '.workspace.name'], { env: envWith(home) });
     expect(second.stderr).toBe('');
     expect(second.status).toBe(0);
-    expect(second.stdout.trim()).toMatch(/^med_\w+$/);
+    expect(second.stdout.trim()).toBe('Demo');
     // Accepted, so not written again.
     expect(statSync(join(dir, files[0]!)).mtimeMs).toBe(written);
+
+    // Every other command runs from dist/main.js, with a cache of its own, used the same way.
+    const upload = () => runAsync(process.execPath, [BIN, 'upload', CLIP, '--no-wait', '--quiet'], { env: envWith(home) });
+    expect((await upload()).status).toBe(0);
+    const mains = cacheFiles(dir, 'main');
+    expect(mains).toHaveLength(1);
+    const mainWritten = statSync(join(dir, mains[0]!)).mtimeMs;
+    const again = await upload();
+    expect(again.stderr).toBe('');
+    expect(again.status).toBe(0);
+    expect(again.stdout.trim()).toMatch(/^med_\w+$/);
+    expect(statSync(join(dir, mains[0]!)).mtimeMs).toBe(mainWritten);
+    expect(cacheFiles(dir)).toEqual(files);
   });
 
   test('a damaged cache file is rejected by V8 and replaced; the command is unaffected', async () => {

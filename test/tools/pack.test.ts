@@ -54,6 +54,7 @@ describe('npm pack', () => {
       'dist/emulator.js',
       'dist/fast.cjs',
       'dist/main.js',
+      'dist/me.js',
       'dist/package.json',
       'package.json',
     ];
