@@ -15,7 +15,9 @@
 // then zeros: the page cache serves it to both clients alike, so the figure
 // compares the HTTP paths, not the disk. Everything lives in a temp dir,
 // deleted at the end. Set VIDPUB_BENCH_ROOT to bench another build (a dir
-// with bin/vidpub.js and dist/), VIDPUB_BENCH_RUNS for the runs (default 5).
+// with bin/vidpub.js and dist/), VIDPUB_BENCH_RUNS for the runs (default 9: one run of
+// each spreads by ±10 % on a shared 2-core machine, where the emulator itself
+// takes most of a core; see docs/performance.md).
 /* global fetch */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, openSync, closeSync, writeSync, ftruncateSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +30,7 @@ const ROOT = process.env.VIDPUB_BENCH_ROOT ?? fileURLToPath(new URL('..', import
 const BIN = join(ROOT, 'bin', 'vidpub.js');
 const BIG = 1_000_000_000;
 const SMALL = 10_000_000;
-const RUNS = Number(process.env.VIDPUB_BENCH_RUNS ?? 5);
+const RUNS = Number(process.env.VIDPUB_BENCH_RUNS ?? 9);
 const RATIO_GOAL = 0.95;
 const RSS_GOAL_MB = 16;
 
