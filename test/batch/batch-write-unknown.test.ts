@@ -6,7 +6,7 @@
  * all. A 4xx refusal is still "failed". The deadline binds the whole run: a
  * write in flight is cut off at --timeout, not only the waits.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -22,9 +22,10 @@ const SCALE = 10;
 const clock = scaledClock(SCALE);
 const run = cliRunner(() => ({ clock, env: { ...emu.env(), TZ } }));
 
-/** A JSON Lines manifest in a directory of its own. */
+/** A JSON Lines manifest in a directory of its own, beside the test clip as a.mp4. */
 function manifest(items: Record<string, unknown>[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'vidpub-batch-unknown-'));
+  copyFileSync('test/fixtures/clip.mp4', join(dir, 'a.mp4'));
   writeFileSync(join(dir, 'x.jsonl'), items.map((it) => JSON.stringify(it)).join('\n') + '\n');
   return join(dir, 'x.jsonl');
 }
@@ -112,8 +113,18 @@ describe('vidpub batch: a write whose answer never came', () => {
     const file = manifest([ITEM]);
     const r = await run(['batch', file, '--json']);
     expect(r.code).toBe(9);
-    expect(r.stderr).toContain('"exit_code":9');
-    expect(r.stderr).toContain('The outcome of 1 of 1 items is unknown');
+    // With --json an unknown outcome is the one document every command gives (the items are told on stderr).
+    expect(JSON.parse(r.stdout)).toEqual({ outcome: 'unknown', request: 'POST /v1/posts', reason: 'network', idempotency_key: null, rerun: null });
+    expect(r.stderr).toMatch(/^1 {5}unknown {2}med_demo_sample {2}— {5}outcome unknown: the post may or may not have been created/m);
+    expect(JSON.parse(r.stderr.trim().split('\n').pop()!)).toEqual({
+      error: {
+        type: 'outcome_unknown',
+        code: null,
+        message: 'The outcome of 1 of 1 items is unknown: a write got no answer, so it may or may not have been done.',
+        exit_code: 9,
+        hint: 'Run the same batch again to settle it: what was done is replayed and reported, not done twice.',
+      },
+    });
     expect(postsHandled(await api())).toEqual([]);
 
     await emu.admin('DELETE', '/faults');
@@ -143,6 +154,36 @@ describe('vidpub batch: a write whose answer never came', () => {
     expect(linesOf(again.stdout).map((o) => o.status)).toEqual(['published']);
     expect(postsHandled(await api())).toHaveLength(1);
     expect(await postsTotal()).toBe(1);
+  });
+
+  it('POST /v1/media/uploads dropped on every attempt: that item is "unknown" (nothing posted), the other published; exit 9; the rerun finishes it', async () => {
+    await emu.fault({ method: 'POST', path: '/v1/media/uploads', action: 'reset_before_handling', times: 10 });
+    const file = manifest([ITEM, { file: 'a.mp4', to: 'youtube', caption: 'uploaded' }]);
+    const r = await run(['batch', file]);
+    expect(r.code).toBe(9);
+    const lines = linesOf(r.stdout).sort((a, b) => a.item - b.item);
+    expect(lines.map((o) => [o.item, o.status])).toEqual([
+      [1, 'published'],
+      [2, 'unknown'],
+    ]);
+    expect(lines[1]).toMatchObject({ media_id: null, post_id: null, destinations: [{ destination_id: 'dst_demo_youtube', status: 'not posted' }] });
+    expect(lines[1]!.error).toBe(
+      'outcome unknown: the upload may or may not have been created; POST /v1/media/uploads got no answer (the connection failed before the service answered); ' +
+        'run the batch again to settle it: what was done is replayed, not done twice',
+    );
+    expect(r.stderr).toContain('Error: The outcome of 1 of 2 items is unknown');
+    expect(r.stderr).toMatch(/^1 published, 1 unknown in /m);
+
+    await emu.admin('DELETE', '/faults');
+    const again = await run(['batch', file]);
+    expect(again.code).toBe(0);
+    const second = linesOf(again.stdout).sort((a, b) => a.item - b.item);
+    expect(second.map((o) => [o.item, o.status, o.replayed])).toEqual([
+      [1, 'published', true],
+      [2, 'published', undefined],
+    ]);
+    expect(postsHandled(await api())).toHaveLength(2);
+    expect(await postsTotal()).toBe(2);
   });
 
   it('POST /v1/posts refused with a 4xx: the item is still "failed", exit 6', async () => {
