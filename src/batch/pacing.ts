@@ -102,12 +102,15 @@ export interface PacedClient {
   stats: Record<Kind, GateStats>;
   /** Requests sent through the client, by kind. */
   counts: Record<Kind, number>;
+  /** From now on a wait for a turn stops with `signal` (the run's, bound to its deadline). */
+  within(signal: AbortSignal): void;
 }
 
 /** Wraps a client so each request waits its turn within the per-minute allowance. */
 export function pacedClient(inner: ApiClient, clock: Clock, signal: AbortSignal): PacedClient {
   const gates: Record<Kind, Gate> = { read: new Gate(clock), write: new Gate(clock) };
   const counts: Record<Kind, number> = { read: 0, write: 0 };
+  let stop = signal;
   const client = new Proxy(inner, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
@@ -116,7 +119,7 @@ export function pacedClient(inner: ApiClient, clock: Clock, signal: AbortSignal)
       if (!kind) return (value as (...a: unknown[]) => unknown).bind(target);
       return async (...args: unknown[]) => {
         const gate = gates[kind];
-        await gate.acquire(signal);
+        await gate.acquire(stop);
         counts[kind]++;
         let result: unknown;
         try {
@@ -132,6 +135,9 @@ export function pacedClient(inner: ApiClient, clock: Clock, signal: AbortSignal)
     client,
     counts,
     stats: { read: gates.read.stats, write: gates.write.stats },
+    within(s) {
+      stop = s;
+    },
     seed(me) {
       // GET /me's own headers say when this minute's window ends (its reset_at is on the service's clock, not ours).
       const readMeta = responseMeta(me)?.rateLimit;

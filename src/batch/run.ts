@@ -20,15 +20,19 @@ import { readThrough } from '../api/poll.js';
 import type { CreatePostRequest, Media, Post } from '../api/types.js';
 import {
   BlockedError,
+  DeadlineReached,
   InterruptedError,
+  OutcomeUnknownError,
   RateLimitError,
   TimeoutError,
   UsageError,
   VidpubError,
   WorkFailedError,
+  isDeadline,
   isInterruption,
   sanitize,
 } from '../errors.js';
+import { bindDeadline } from '../flows/deadline.js';
 import { stepKey, type Session } from '../flows/session.js';
 import { optionsBody } from '../posts/options.js';
 import { blockingIssues, isFinished } from '../posts/render.js';
@@ -36,7 +40,7 @@ import type { PacedClient } from './pacing.js';
 import type { BatchPlan, PlannedItem } from './plan.js';
 import { createView, itemProgress } from './view.js';
 
-export type ItemStatus = 'published' | 'publishing' | 'scheduled' | 'draft' | 'failed' | 'skipped' | 'blocked';
+export type ItemStatus = 'published' | 'publishing' | 'scheduled' | 'draft' | 'failed' | 'skipped' | 'blocked' | 'unknown';
 
 export interface DestinationOutcome {
   destination_id: string;
@@ -168,20 +172,53 @@ function mediaIdOf(err: unknown): string | undefined {
 }
 
 /** Why an item did not end well, for the exit code. */
-type Trouble = 'failed' | 'blocked' | 'timeout' | 'rate' | 'interrupted';
+type Trouble = 'failed' | 'blocked' | 'timeout' | 'rate' | 'interrupted' | 'unknown';
 
 export interface BatchRun {
   outcomes: ItemOutcome[];
   stats: RunStats;
   /** The exit-code error, or undefined when every item ended well. */
   troubles: Map<number, Trouble>;
+  /** The items whose write got no answer: what the client said of each. */
+  unknowns?: Map<number, OutcomeUnknownError>;
 }
 
-export async function runBatch(plan: BatchPlan, session: Session, paced: PacedClient, opts: RunOptions): Promise<BatchRun> {
+/** The step of an item whose write may be left without an answer. */
+type Step = 'upload' | 'import' | 'post';
+
+/**
+ * An item's error when a write of it got no answer: what may exist, why it is
+ * not known, and that a rerun settles it (the item's keys replay what was done).
+ */
+function unknownText(err: OutcomeUnknownError, step: Step, mediaId: string | null): string {
+  const id = err.known.media_id ?? mediaId;
+  const what =
+    step === 'post'
+      ? `the post may or may not have been created${mediaId ? ` (video ${mediaId})` : ''}`
+      : step === 'import'
+        ? 'the import may or may not have been started'
+        : id
+          ? `video ${id} may or may not have been completed`
+          : 'the upload may or may not have been created';
+  return `outcome unknown: ${what}; ${sanitize(err.request)} got no answer (${err.why}); run the batch again to settle it: what was done is replayed, not done twice`;
+}
+
+export async function runBatch(plan: BatchPlan, outer: Session, paced: PacedClient, opts: RunOptions): Promise<BatchRun> {
+  const started = outer.clock.now();
+  const deadlineMs = started + opts.timeoutMs;
+  // One deadline for the whole run, as for post: every request, upload, write and wait stops at it.
+  const bound = bindDeadline(outer, deadlineMs, opts.timeoutMs);
+  try {
+    return await runWithin(plan, bound.session, outer.signal, paced, opts, started, deadlineMs);
+  } finally {
+    bound.dispose();
+  }
+}
+
+async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSignal, paced: PacedClient, opts: RunOptions, started: number, deadlineMs: number): Promise<BatchRun> {
   const { clock, signal } = session;
   const client: ApiClient = paced.client;
-  const started = clock.now();
-  const deadlineMs = started + opts.timeoutMs;
+  paced.within(signal);
   const s: Session = { ...session, client: async () => client };
   const labels = new Map(plan.items.map((it) => [it.n, it.video.kind === 'file' ? it.video.shown : it.video.kind === 'url' ? it.video.url : `video ${it.video.id}`]));
   const view = createView(session, labels);
@@ -190,6 +227,7 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
   const learned = { media: [] as number[], post: [] as number[] };
   const outcomes = new Map<number, ItemOutcome>();
   const troubles = new Map<number, Trouble>();
+  const unknowns = new Map<number, OutcomeUnknownError>();
   const startReads = paced.counts.read;
   const startWrites = paced.counts.write;
   const record = async (e: BatchEvent) => {
@@ -210,15 +248,22 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
    * One read of a wait, riding out transient trouble until the deadline like
    * every other wait (readThrough); the item's line says it meanwhile.
    */
-  const read = <T>(n: number, doing: () => string, fetch: (look: AbortSignal) => Promise<T>): Promise<T> =>
-    readThrough<T>({
+  const read = <T>(n: number, doing: () => string, fetch: (look: AbortSignal) => Promise<T>): Promise<T> => {
+    let lastFailure: unknown;
+    return readThrough<T>({
       fetch: ({ signal: look }) => fetch(look),
       clock,
       signal,
       deadlineMs,
-      onRetry: (err) => view.state(n, `${doing()} (the last look failed: ${troubleWord(err)}; looking again)`),
-      onDeadline: (lastFailure) => new WaitCut(lastFailure),
+      onRetry: (err) => {
+        lastFailure = err;
+        view.state(n, `${doing()} (the last look failed: ${troubleWord(err)}; looking again)`);
+      },
+      onDeadline: (err) => new WaitCut(err),
+      // The deadline cut the read short (a look in flight, or the pause between looks): a wait cut off, naming the last failure.
+      onStopped: (err) => (isDeadline(signal) ? new WaitCut(lastFailure) : err),
     });
+  };
 
   /** Polls a video until it is ready (or failed), looking again when its progress says it should be done. */
   const waitReady = async (it: PlannedItem, first: Media, since: number): Promise<Media> => {
@@ -287,6 +332,7 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
     outcomes.set(it.n, out);
     let holdingSlot = false;
     let holdingImport = false;
+    let step: Step = 'upload';
     try {
       await slots.take(signal);
       holdingSlot = true;
@@ -302,6 +348,7 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
       } else if (v.kind === 'url') {
         await imports.take(signal);
         holdingImport = true;
+        step = 'import';
         view.state(it.n, 'importing');
         const { importLink } = await import('../media/import.js');
         media = await importLink(s, v.url, { idempotencyBase: it.key, wait: false, deadlineMs });
@@ -332,6 +379,7 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
       };
       if (it.when) body.publish_at = it.when.publishAt;
       view.state(it.n, it.draft ? 'saving draft' : 'posting');
+      step = 'post';
       let post = await client.createPost(body, { idempotencyKey: stepKey(it.key, 'post'), signal });
       const created = clock.now();
       const replayed = responseMeta(post)?.replayed === true;
@@ -367,11 +415,20 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
         await s.journal?.status(post, out.status);
       } else out.status = 'publishing';
     } catch (err) {
-      if (isInterruption(err, signal) || signal.aborted) {
+      if (err instanceof OutcomeUnknownError) {
+        // A write got no answer (every attempt dropped or timed out, the deadline or Ctrl-C during it):
+        // it may or may not have been done, never "failed"; the item's keys make a rerun settle it.
+        out.media_id ??= err.known.media_id ?? null;
+        out.status = 'unknown';
+        out.error = unknownText(err, step, out.media_id);
+        if (step === 'post') out.destinations = out.destinations.map((d) => ({ ...d, status: 'unknown' }));
+        troubles.set(it.n, 'unknown');
+        unknowns.set(it.n, err);
+      } else if (isInterruption(err, stopSignal) || stopSignal.aborted) {
         out.status = 'skipped';
         out.error = 'interrupted: run the batch again to finish it (what was done is replayed, not repeated)';
         troubles.set(it.n, 'interrupted');
-      } else if (err instanceof TimeoutError) {
+      } else if (err instanceof TimeoutError || err instanceof DeadlineReached || (isDeadline(signal) && !(err instanceof VidpubError))) {
         // What is true when the deadline cut a wait short: the post exists and goes on (its
         // outcome not known yet), or the video does and nothing was posted; never "failed".
         out.media_id ??= mediaIdOf(err) ?? null;
@@ -411,6 +468,7 @@ export async function runBatch(plan: BatchPlan, session: Session, paced: PacedCl
   return {
     outcomes: plan.items.map((it) => outcomes.get(it.n)!),
     troubles,
+    unknowns,
     stats: {
       reads: paced.counts.read - startReads,
       writes: paced.counts.write - startWrites,
@@ -425,6 +483,16 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
   const kinds = new Set(run.troubles.values());
   const count = (k: Trouble) => [...run.troubles.values()].filter((t) => t === k).length;
   const total = run.outcomes.length;
+  // A write that may have happened matters more to a script than why the batch stopped (as for post: exit 9).
+  if (kinds.has('unknown')) {
+    const first = [...(run.unknowns?.values() ?? [])][0];
+    return new OutcomeUnknownError(`The outcome of ${count('unknown')} of ${total} items is unknown: a write got no answer, so it may or may not have been done.`, {
+      request: first?.request ?? 'POST /v1/posts',
+      reason: first?.reason ?? 'network',
+      data,
+      hint: `Run the same batch again to settle ${count('unknown') === 1 ? 'it' : 'them'}: what was done is replayed and reported, not done twice.`,
+    });
+  }
   if (kinds.has('interrupted')) {
     return new InterruptedError(`Interrupted: ${count('interrupted')} of ${total} items unfinished.`, {
       data,

@@ -66,7 +66,7 @@ class LiveView implements BatchView {
       const full = Math.round(pct * BAR);
       state = `uploading [${'█'.repeat(full)}${'░'.repeat(BAR - full)}] ${Math.floor(pct * 100)}%`;
     }
-    const style = /^(published|scheduled|draft)/.test(state) ? c.green : /^(failed|blocked)/.test(state) ? c.red : (s: string) => s;
+    const style = /^(published|scheduled|draft)/.test(state) ? c.green : /^(failed|blocked)/.test(state) ? c.red : /^unknown/.test(state) ? c.yellow : (s: string) => s;
     const head = `${String(n).padStart(3)}  ${r.label}`;
     const room = width - state.length - 2;
     const label = head.length > room ? head.slice(0, Math.max(5, room - 1)) + '…' : head.padEnd(room);
@@ -78,7 +78,7 @@ class LiveView implements BatchView {
     let summary: string | undefined;
     if (entries.length > MAX_LINES) {
       // A long batch: the items under way, and a count of the rest (a view taller than the terminal cannot be redrawn).
-      const final = (st: string) => /^(published|scheduled|draft|failed|blocked|skipped|publishing post)/.test(st);
+      const final = (st: string) => /^(published|scheduled|draft|failed|blocked|skipped|unknown|publishing post)/.test(st);
       const done = entries.filter(([, r]) => final(r.state)).length;
       const waiting = entries.filter(([, r]) => r.state === 'waiting').length;
       entries = entries.filter(([, r]) => !final(r.state) && r.state !== 'waiting').slice(0, MAX_LINES - 1);
