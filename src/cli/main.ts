@@ -294,10 +294,12 @@ export function rerunCommand(argv: string[], key: string): string {
  * An unknown outcome: what is known goes to stdout (the ids, or a JSON
  * document with --json), the rerun command that settles it to stderr.
  */
-function reportUnknown(error: OutcomeUnknownError, ctx: Context, inv: Invocation | undefined, argv: string[], write: (line: string) => void): void {
+function reportUnknown(error: OutcomeUnknownError, ctx: Context, inv: Invocation | undefined, argv: string[], write: (line: string) => void, stdout = true): void {
   const rerun = error.idempotencyKey !== undefined ? rerunCommand(argv, error.idempotencyKey) : undefined;
   const out = (line: string) => ctx.io.stdout.write(line + '\n');
-  if (inv?.globals.json) {
+  if (!stdout) {
+    // the command printed its own data (batch: every item, the unknown ones included)
+  } else if (inv?.globals.json) {
     out(JSON.stringify({ outcome: 'unknown', request: error.request, reason: error.reason, ...error.known, idempotency_key: error.idempotencyKey ?? null, rerun: rerun ?? null }, null, 2));
   } else {
     for (const id of Object.values(error.known)) out(id);
@@ -323,8 +325,11 @@ async function report(err: unknown, ctx: Context, inv: Invocation | undefined, s
     const code = exitCodeOf(error, ctx.signal);
     // An unknown outcome: what is known goes to stdout (with --json a document that holds the
     // rerun command too), the rerun command after the error line.
+    // An error that carries the command's data (batch: every item's outcome) prints it as the
+    // command would have, an unknown outcome too; else an unknown outcome prints what it knows.
     const unknown = error instanceof OutcomeUnknownError ? error : undefined;
-    if (!unknown && error.data !== undefined && spec && inv) {
+    const printsData = error.data !== undefined && spec !== undefined && inv !== undefined;
+    if (printsData) {
       try {
         await emit(spec, error.data, inv);
       } catch {
@@ -332,13 +337,13 @@ async function report(err: unknown, ctx: Context, inv: Invocation | undefined, s
       }
     }
     if (json) {
-      if (unknown) reportUnknown(unknown, ctx, inv, argv, () => {});
+      if (unknown) reportUnknown(unknown, ctx, inv, argv, () => {}, !printsData);
       write(errorJson(error, code));
       return code;
     }
     // A person saying no (a declined confirmation) is said plainly, not as an error.
     write(error instanceof CancelledError ? sanitize(error.message) : `${red('Error:')} ${sanitize(error.message)}`);
-    if (unknown) reportUnknown(unknown, ctx, inv, argv, write);
+    if (unknown) reportUnknown(unknown, ctx, inv, argv, write, !printsData);
     if (error.hint) write(dim(error.hint));
     if (debug && error.stack) write(dim(error.stack));
     return code;

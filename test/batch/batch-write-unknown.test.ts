@@ -113,8 +113,12 @@ describe('vidpub batch: a write whose answer never came', () => {
     const file = manifest([ITEM]);
     const r = await run(['batch', file, '--json']);
     expect(r.code).toBe(9);
-    // With --json an unknown outcome is the one document every command gives (the items are told on stderr).
-    expect(JSON.parse(r.stdout)).toEqual({ outcome: 'unknown', request: 'POST /v1/posts', reason: 'network', idempotency_key: null, rerun: null });
+    // With --json stdout is the batch's one document, the unknown item in it as in the line of a run without --json.
+    const doc = JSON.parse(r.stdout) as { items: Record<string, unknown>[]; stats: Record<string, unknown> };
+    expect(doc.items).toHaveLength(1);
+    expect(doc.items[0]).toMatchObject({ item: 1, status: 'unknown', media_id: 'med_demo_sample', post_id: null });
+    expect(doc.items[0]!.error).toMatch(/^outcome unknown: the post may or may not have been created \(video med_demo_sample\); POST \/v1\/posts got no answer/);
+    expect(doc.stats).toMatchObject({ writes: expect.any(Number) });
     expect(r.stderr).toMatch(/^1 {5}unknown {2}med_demo_sample {2}— {5}outcome unknown: the post may or may not have been created/m);
     expect(JSON.parse(r.stderr.trim().split('\n').pop()!)).toEqual({
       error: {
