@@ -5,11 +5,9 @@
  * is told as it is (the post exists and goes on; the video does and nothing
  * was posted), never as "failed".
  */
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Post, RecordedRequest } from '../../src/api/types.js';
+import { batchLines as linesOf, batchManifest as workdir, type BatchLine as Line } from '../support/batch.js';
 import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
@@ -17,25 +15,6 @@ import { useEmulator } from '../support/emulator.js';
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 const TZ = 'Europe/Paris';
 const run = cliRunner(() => ({ clock: scaledClock(50), env: { ...emu.env(), TZ } }));
-
-/** A directory holding a JSON Lines manifest and the test clip as a.mp4. */
-function workdir(items: Record<string, unknown>[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vidpub-batch-outage-'));
-  copyFileSync('test/fixtures/clip.mp4', join(dir, 'a.mp4'));
-  writeFileSync(join(dir, 'x.jsonl'), items.map((it) => JSON.stringify(it)).join('\n') + '\n');
-  return join(dir, 'x.jsonl');
-}
-
-interface Line {
-  item: number;
-  status: string;
-  media_id: string | null;
-  post_id: string | null;
-  destinations: { destination_id: string; status: string }[];
-  error?: string;
-  replayed?: boolean;
-}
-const linesOf = (stdout: string): Line[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
 
 const api = async (): Promise<RecordedRequest[]> => (await emu.requests()).filter((r) => r.path.startsWith('/v1/'));
 /** Writes the service handled for the first time (not replays, not faults). */

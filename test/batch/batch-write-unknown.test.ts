@@ -6,11 +6,9 @@
  * all. A 4xx refusal is still "failed". The deadline binds the whole run: a
  * write in flight is cut off at --timeout, not only the waits.
  */
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Post, RecordedRequest } from '../../src/api/types.js';
+import { batchLines as linesOf, batchManifest as manifest } from '../support/batch.js';
 import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
@@ -21,25 +19,6 @@ const TZ = 'Europe/Paris';
 const SCALE = 10;
 const clock = scaledClock(SCALE);
 const run = cliRunner(() => ({ clock, env: { ...emu.env(), TZ } }));
-
-/** A JSON Lines manifest in a directory of its own, beside the test clip as a.mp4. */
-function manifest(items: Record<string, unknown>[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vidpub-batch-unknown-'));
-  copyFileSync('test/fixtures/clip.mp4', join(dir, 'a.mp4'));
-  writeFileSync(join(dir, 'x.jsonl'), items.map((it) => JSON.stringify(it)).join('\n') + '\n');
-  return join(dir, 'x.jsonl');
-}
-
-interface Line {
-  item: number;
-  status: string;
-  media_id: string | null;
-  post_id: string | null;
-  destinations: { destination_id: string; status: string }[];
-  error?: string;
-  replayed?: boolean;
-}
-const linesOf = (stdout: string): Line[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
 
 const api = async (): Promise<RecordedRequest[]> => (await emu.requests()).filter((r) => r.path.startsWith('/v1/'));
 /** POST /v1/posts handled for the first time (not replays, not faults). */
