@@ -4,8 +4,10 @@
  * then show the plan (--dry-run), or confirm once at a terminal and run it
  * (run.ts), and say how each item ended.
  */
-import { InterruptedError, sanitize } from '../errors.js';
+import { InterruptedError, TimeoutError, isDeadline, sanitize } from '../errors.js';
+import { bindDeadline } from '../flows/deadline.js';
 import type { Session } from '../flows/session.js';
+import { formatDuration } from '../util/duration.js';
 import { ask } from '../posts/options.js';
 import type { ManifestFormat } from './manifest.js';
 import { pacedClient } from './pacing.js';
@@ -50,7 +52,26 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
   if (manifest.items.length === 0 && manifest.problems.length > 0) throw problemsError(manifest.problems, opts.source);
 
   const paced = pacedClient(await session.client(), session.clock, session.signal);
-  const plan = await buildPlan({ manifest, source: opts.source, baseDir: opts.baseDir, zone: opts.zone, waitForQuota: opts.waitForQuota }, session, paced);
+  // --timeout covers the checks against the service too: a service that does not answer them
+  // cannot hold the batch past it. The time a person takes to confirm does not count.
+  const checksStarted = session.clock.now();
+  const checks = bindDeadline(session, checksStarted + opts.timeoutMs, opts.timeoutMs);
+  paced.within(checks.session.signal);
+  let plan: BatchPlan;
+  try {
+    plan = await buildPlan({ manifest, source: opts.source, baseDir: opts.baseDir, zone: opts.zone, waitForQuota: opts.waitForQuota }, checks.session, paced);
+  } catch (err) {
+    if (isDeadline(checks.session.signal) && !session.signal.aborted) {
+      throw new TimeoutError(`Stopped: the --timeout (${formatDuration(opts.timeoutMs)}) was reached while checking the items with the service; nothing was uploaded or posted.`, {
+        cause: err,
+        hint: 'Check that the service answers (vidpub me), then run the batch again, with a longer --timeout if it is slow.',
+      });
+    }
+    throw err;
+  } finally {
+    checks.dispose();
+  }
+  const checksMs = session.clock.now() - checksStarted;
   // Items this machine already posted (the journal, by the item's key) replay and spend no allowance.
   const wasPosted = opts.recorder?.wasPosted?.bind(opts.recorder) ?? (session.journal ? async (key: string) => (await session.journal!.findByKey(key)) !== undefined : undefined);
   if (wasPosted) {
@@ -77,7 +98,7 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
   }
 
   const { runBatch, troubleError } = await import('./run.js');
-  const run = await runBatch(plan, session, paced, { concurrency: opts.concurrency, wait: opts.wait, timeoutMs: opts.timeoutMs, recorder: opts.recorder, onItem: opts.onItem });
+  const run = await runBatch(plan, session, paced, { concurrency: opts.concurrency, wait: opts.wait, timeoutMs: opts.timeoutMs, spentMs: checksMs, recorder: opts.recorder, onItem: opts.onItem });
   if (!session.quiet) {
     session.screen.write('\n');
     for (const line of outcomeTable(run.outcomes, run.stats, session.screen.colors, session.screen.tty)) session.screen.write(line + '\n');

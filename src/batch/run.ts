@@ -89,7 +89,10 @@ export type BatchEvent =
 export interface RunOptions {
   concurrency: number;
   wait: boolean;
+  /** --timeout, for the whole batch. */
   timeoutMs: number;
+  /** What the checks before the run already spent of it (the confirmation not counted). */
+  spentMs?: number;
   recorder?: BatchRecorder;
   /** Told of each item as soon as it has ended (its stdout line need not wait for the whole batch). */
   onItem?: (outcome: ItemOutcome) => void;
@@ -205,7 +208,7 @@ function unknownText(err: OutcomeUnknownError, step: Step, mediaId: string | nul
 
 export async function runBatch(plan: BatchPlan, outer: Session, paced: PacedClient, opts: RunOptions): Promise<BatchRun> {
   const started = outer.clock.now();
-  const deadlineMs = started + opts.timeoutMs;
+  const deadlineMs = started + opts.timeoutMs - (opts.spentMs ?? 0);
   // One deadline for the whole run, as for post: every request, upload, write and wait stops at it.
   const bound = bindDeadline(outer, deadlineMs, opts.timeoutMs);
   try {

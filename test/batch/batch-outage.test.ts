@@ -134,4 +134,29 @@ describe('vidpub batch: reads failing during its waits', () => {
     expect(handled(await api(), 'POST', '/v1/media/uploads')).toHaveLength(1);
     expect(handled(await api(), 'POST', '/v1/posts')).toHaveLength(1);
   });
+
+  it('GET /destinations never answers during the checks: --timeout ends the batch by the deadline (+1 s), exit 7, nothing sent', async () => {
+    const manifest = workdir([ITEM]);
+    const clock = scaledClock(10);
+    const runOn = cliRunner(() => ({ clock, env: { ...emu.env(), TZ } }));
+    // What the checks cost here without a fault (--dry-run does just them), on the same clock.
+    let at = clock.now();
+    expect((await runOn(['batch', manifest, '--dry-run'])).code).toBe(0);
+    const checksMs = clock.now() - at;
+    await emu.fault({ method: 'GET', path: '/v1/destinations', action: 'hang', times: 1 });
+    at = clock.now();
+    const r = await runOn(['batch', manifest, '--timeout', '20s']);
+    const elapsed = clock.now() - at;
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(
+      'Error: Stopped: the --timeout (20s) was reached while checking the items with the service; nothing was uploaded or posted.\n' +
+        'Check that the service answers (vidpub me), then run the batch again, with a longer --timeout if it is slow.\n',
+    );
+    // The deadline + 1 s, plus 3x what the checks cost without a fault (a busy machine); without
+    // the deadline on the checks the client's own limits (30 s a request, 4 attempts) hold it minutes.
+    expect(elapsed).toBeLessThan(20_000 + 1000 + 3 * checksMs);
+    const reqs = await api();
+    expect(reqs.filter((q) => q.method === 'POST')).toEqual([]);
+  });
 });
