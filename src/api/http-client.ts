@@ -28,7 +28,8 @@ import { AuthError, DeadlineReached, OutcomeUnknownError, RateLimitError, Servic
 import { KeyCache } from '../cache/key-cache.js';
 import { formatDuration } from '../util/duration.js';
 import { nodeCrypto } from '../util/lazy-crypto.js';
-import { cacheDir, envFlag } from '../util/xdg.js';
+import { envFlag } from '../util/env.js';
+import { cacheDir } from '../util/xdg.js';
 import {
   CACHE_ENTRIES,
   CACHE_TTL_MS,

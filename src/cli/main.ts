@@ -32,6 +32,7 @@ import type { Context } from './context.js';
 import { addFlags } from './declare.js';
 import { DEFAULT_MAX_WAIT, GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS, HELP_FLAG, VERSION_FLAG, flagTerm } from './flags.js';
 import { ROOT_DESCRIPTION, examplesText, helpWidth, renderRootHelp } from './root-help.js';
+import { truthy } from '../util/env.js';
 
 export type { Context } from './context.js';
 
@@ -49,10 +50,6 @@ export function commandNameOf(argv: string[]): string | undefined {
     return a;
   }
   return undefined;
-}
-
-function truthy(v: string | undefined): boolean {
-  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
 }
 
 function addGlobalOptions(program: Command): void {

@@ -27,9 +27,3 @@ export function cacheDir(env: Env): string | undefined {
   const home = env.HOME || env.USERPROFILE;
   return home ? join(home, '.cache', 'vidpub') : undefined;
 }
-
-/** A yes/no environment variable: set, and not "", "0" or "false". */
-export function envFlag(env: Env, name: string): boolean {
-  const v = env[name];
-  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
-}
