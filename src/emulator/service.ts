@@ -1,6 +1,6 @@
 /**
  * The service layer, independent of HTTP. Every operation goes through
- * `run`, the one place that applies authentication, the per-minute
+ * `gate`, the one place that applies authentication, the per-minute
  * counters, write access and idempotency, then shapes the result (errors
  * included) as {status, body, headers}. The REST routes call it; an MCP
  * endpoint can call the same methods and share the same allowances.
@@ -143,21 +143,9 @@ export class EmulatorService {
    * per-minute counter (429 not counted) -> write access (403) ->
    * Idempotency-Key (replay / 400 reused / 409 in use) -> delay fault ->
    * parse the body -> the operation. A 429 gives the counted request back.
-   */
-  async run(
-    ctx: CallContext,
-    method: 'GET' | 'POST',
-    path: string,
-    body: RequestBody,
-    handler: (auth: AuthContext, json: unknown) => Result | Promise<Result>,
-  ): Promise<ServiceResult> {
-    return this.gate(ctx, method, path, body, handler);
-  }
-
-  /**
-   * `run`, without a promise when none is needed: synchronous unless a delay
-   * fault applies or the operation itself is asynchronous (the REST routes
-   * answer in the same tick).
+   * Without a promise when none is needed: synchronous unless a delay fault
+   * applies or the operation itself is asynchronous (the REST routes answer
+   * in the same tick).
    */
   gate(
     ctx: CallContext,
