@@ -63,8 +63,6 @@ import type {
 } from './types.js';
 import { createTransport, type MaybeSent, type Transport } from './transport.js';
 
-/** node:crypto, loaded when first needed (see keyId). */
-
 /** Retries after a connection error, a timeout or a 5xx (so at most 1 + this many attempts). */
 export const MAX_RETRIES = 3;
 /** Retries of a 409 idempotency_key_in_use (the first request is still being handled). */
@@ -203,15 +201,19 @@ class HttpApiClient implements ApiClient {
         this.#workspaceCached = true;
         return hit.value;
       }
-      this.#workspaceCached = false;
-      // Kept for the next runs' --workspace check and journal; `vidpub me` alone writes no cache.
-      const workspace = (await this.getMe(o))?.workspace;
-      if (workspace) await this.#remember(CACHE_ENTRIES.workspace, workspace);
-      return workspace;
+      return this.#readWorkspace(o);
     })();
     // A failed read (network, interrupt) is tried again by the next caller.
     this.#workspace.catch(() => (this.#workspace = undefined));
     return this.#workspace;
+  }
+
+  /** The workspace from GET /me, kept for the next runs' --workspace check and journal (`vidpub me` alone writes no cache). */
+  async #readWorkspace(o: RequestOptions): Promise<Me['workspace'] | undefined> {
+    this.#workspaceCached = false;
+    const workspace = (await this.getMe(o))?.workspace;
+    if (workspace) await this.#remember(CACHE_ENTRIES.workspace, workspace);
+    return workspace;
   }
 
   async listDestinations(o: RequestOptions = {}): Promise<Destination[]> {
@@ -310,11 +312,7 @@ class HttpApiClient implements ApiClient {
       let actual = (await this.workspace({ signal }))?.name;
       if (actual !== want && this.#workspaceCached) {
         // The cache may predate a rename: refuse only on what the service says now.
-        this.#workspaceCached = false;
-        this.#workspace = this.getMe({ signal }).then(async (me) => {
-          if (me?.workspace) await this.#remember(CACHE_ENTRIES.workspace, me.workspace);
-          return me?.workspace;
-        });
+        this.#workspace = this.#readWorkspace({ signal });
         actual = (await this.#workspace)?.name;
       }
       if (actual !== want) {
