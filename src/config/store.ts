@@ -143,12 +143,12 @@ function writeTarget(path: string): string {
   }
 }
 
-/** Writes text to `path` atomically: a temporary file (0600) in the same directory, flushed, then renamed over it. */
 /** 8 random hex digits; node:crypto is loaded here, on the first write, not by every command that reads its profile. */
 function randomHex(): string {
   return nodeCrypto().randomBytes(4).toString('hex');
 }
 
+/** Writes text to `path` atomically: a temporary file (0600) in the same directory, flushed, then renamed over it. */
 export function writeFileAtomic(path: string, text: string): void {
   const target = writeTarget(path);
   const tmp = join(dirname(target), `.${basename(target)}.${pid}.${randomHex()}.tmp`);
