@@ -53,9 +53,14 @@ function routes(service: EmulatorService): { exact: Map<string, Route>; byId: Ma
 /** Header names in lower case, remembered (the same few names on every answer). */
 const LOWER = new Map<string, string>();
 
+/** Whether writeJson writes this answer: a JSON object with no content type of its own. */
+export function isJsonAnswer(headers: Record<string, string>, body: unknown): body is object {
+  return body !== null && typeof body === 'object' && !('Content-Type' in headers);
+}
+
 /** Writes a JSON answer as the Fastify route does; false when the answer is not a JSON object (left to the caller). */
 export function writeJson(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): boolean {
-  if (body === null || typeof body !== 'object' || 'Content-Type' in headers) return false;
+  if (!isJsonAnswer(headers, body)) return false;
   const payload = JSON.stringify(body);
   const out: Record<string, string> = {};
   for (const name in headers) {

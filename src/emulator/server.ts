@@ -16,7 +16,7 @@ import { statusFaultResponse, type RequestFault } from './faults.js';
 import { clip, type LogEntry } from './request-log.js';
 import type { CallContext, EmulatorService, RequestBody, ServiceResult } from './service.js';
 import { receiveUpload, UPLOAD_PATH_PREFIX } from './uploads.js';
-import { fastV1, writeJson } from './fast-v1.js';
+import { fastV1, isJsonAnswer, writeJson } from './fast-v1.js';
 import { V1_ROUTES } from './v1-routes.js';
 
 interface RequestMeta {
@@ -80,13 +80,6 @@ function clientErrorHandler(err: Error & { code?: string }, socket: Socket): voi
 }
 const isAdmin = (path: string): boolean => path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`);
 
-/** writeJson (fast-v1.ts), after `before` when it writes (Fastify's reply is hijacked first). */
-function writeJsonAnswer(res: FastifyReply['raw'], status: number, headers: Record<string, string>, body: unknown, before: () => void): boolean {
-  if (body === null || typeof body !== 'object' || 'Content-Type' in headers) return false;
-  before();
-  return writeJson(res, status, headers, body);
-}
-
 /** Sends a result, or drops the connection if a reset_after_handling fault applies. */
 function send(req: FastifyRequest, reply: FastifyReply, status: number, headers: Record<string, string>, body: unknown, replayed = false): FastifyReply {
   const meta = req.emu;
@@ -106,7 +99,11 @@ function send(req: FastifyRequest, reply: FastifyReply, status: number, headers:
     // A JSON answer, written as Fastify writes it (header names in lower case and in the same
     // order, then content-type and content-length; one writeHead, one end), without its reply
     // pipeline: this route has no serialiser or hook of its own. HEAD and other bodies go through Fastify.
-    if (writeJsonAnswer(reply.raw, status, headers, body, () => reply.hijack())) return reply;
+    if (isJsonAnswer(headers, body)) {
+      reply.hijack();
+      writeJson(reply.raw, status, headers, body);
+      return reply;
+    }
   }
   reply.code(status).headers(headers);
   return reply.send(body);
