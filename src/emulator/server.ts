@@ -141,6 +141,10 @@ export async function buildServer(
     bodyLimit: JSON_BODY_LIMIT,
     return503OnClosing: false,
     keepAliveTimeout: 10_000,
+    // An id of any length reaches the route (and is a 404 there): Fastify's default of 100
+    // characters answered a longer one with a 400 naming its router. Node limits the headers,
+    // the path included, to 16 KB anyway.
+    routerOptions: { maxParamLength: 16 * 1024 },
     clientErrorHandler,
     frameworkErrors: (err, req, reply) => {
       const path = quotePath(pathOf(req));
