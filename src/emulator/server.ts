@@ -221,6 +221,18 @@ export async function buildServer(
       console.error('[vidpub emulator] internal error:', err);
       e = new ServiceError(500, 'internal_error', 'The emulator hit an unexpected error while handling this request.');
     }
+    // A /v1 request whose body could not be read (too large, a malformed Content-Type) still
+    // goes through the gate, as every /v1 call does: a bad key is a 401, a read-only key a 403,
+    // and otherwise the request is counted and answered with the rate-limit headers.
+    const method = req.method === 'POST' ? 'POST' : req.method === 'GET' || req.method === 'HEAD' ? 'GET' : null;
+    if (!(err instanceof ServiceError) && e.status < 500 && method && req.routeOptions.url?.startsWith('/v1/')) {
+      const refused = e;
+      const r = service.gate({ authorization: header(req, 'authorization'), idempotencyKey: null }, method, path.slice('/v1'.length), { json: undefined }, () => {
+        throw refused;
+      });
+      if (r instanceof Promise) return r.then((x) => send(req, reply, x.status, x.headers, x.body));
+      return send(req, reply, r.status, r.headers, r.body);
+    }
     return send(req, reply, e.status, e.headers, e.toBody());
   });
 

@@ -32,3 +32,34 @@ describe('an id of any length on a known path', () => {
     expect(options.body.error.code).toBe('not_found');
   });
 });
+
+describe('a body the server cannot take still goes through the gate', () => {
+  const big = `{"caption":"${'x'.repeat(1024 * 1024)}"}`;
+
+  it('413 body_too_large with a valid key: counted as a write, with the rate-limit headers', async () => {
+    const r = await emu.api.call('POST', '/posts', { raw: big });
+    expect(r.status).toBe(413);
+    expect(r.body.error).toEqual({ type: 'invalid_request', code: 'body_too_large', message: 'The request body is larger than 1048576 bytes.' });
+    expect(r.headers['x-ratelimit-limit']).toBe('20');
+    expect(r.headers['x-ratelimit-remaining']).toBe('19');
+    expect(r.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
+  });
+
+  it('authentication comes first: a bad key with a body too large is a 401, a read-only key a 403', async () => {
+    const bad = await emu.api.call('POST', '/posts', { raw: big, key: 'vp_live_not_a_real_key_1234' });
+    expect(bad.status).toBe(401);
+    expect(bad.body.error.code).toBe('invalid_key');
+    expect(bad.headers['x-ratelimit-limit']).toBeUndefined();
+    const readOnly = await emu.api.call('POST', '/media/uploads', { raw: big, key: emu.key('Demo', 'read') });
+    expect(readOnly.status).toBe(403);
+    expect(readOnly.body.error.code).toBe('read_only_key');
+  });
+
+  it('a malformed Content-Type with a valid key: 400 invalid_json with the rate-limit headers', async () => {
+    const r = await emu.api.call('POST', '/posts', { raw: '{}', headers: { 'content-type': ';;;' } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('invalid_json');
+    expect(r.headers['x-ratelimit-limit']).toBe('20');
+    expect(r.headers['x-ratelimit-remaining']).toBe('19');
+  });
+});
