@@ -10,6 +10,7 @@ const emu = useEmulator();
 
 describe('an id of any length on a known path', () => {
   it('an unknown id longer than 100 characters is a 404 not_found through the gate (counted, with rate-limit headers), its id cut in the message', async () => {
+    await emu.api.freshMinute(); // one minute window for the whole test
     const id = `post_${'a'.repeat(3000)}`;
     const r = await emu.api.get(`/posts/${id}`);
     expect(r.status).toBe(404);
@@ -37,6 +38,7 @@ describe('a body the server cannot take still goes through the gate', () => {
   const big = `{"caption":"${'x'.repeat(1024 * 1024)}"}`;
 
   it('413 body_too_large with a valid key: counted as a write, with the rate-limit headers', async () => {
+    await emu.api.freshMinute(); // one minute window for the whole test
     const r = await emu.api.call('POST', '/posts', { raw: big });
     expect(r.status).toBe(413);
     expect(r.body.error).toEqual({ type: 'invalid_request', code: 'body_too_large', message: 'The request body is larger than 1048576 bytes.' });
@@ -56,10 +58,36 @@ describe('a body the server cannot take still goes through the gate', () => {
   });
 
   it('a malformed Content-Type with a valid key: 400 invalid_json with the rate-limit headers', async () => {
+    await emu.api.freshMinute(); // one minute window for the whole test
     const r = await emu.api.call('POST', '/posts', { raw: '{}', headers: { 'content-type': ';;;' } });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('invalid_json');
     expect(r.headers['x-ratelimit-limit']).toBe('20');
     expect(r.headers['x-ratelimit-remaining']).toBe('19');
+  });
+});
+
+describe('which faulted requests count against the per-minute allowance (README "Faults")', () => {
+  it('status and reset_before_handling: not handled, not counted; delay, trickle and reset_after_handling: handled and counted', async () => {
+    await emu.api.freshMinute(); // one minute window for the whole test
+    await emu.api.fault([
+      { method: 'GET', path: '/v1/me', action: 'status', status: 503 },
+      { method: 'GET', path: '/v1/destinations', action: 'reset_before_handling' },
+    ]);
+    expect((await emu.api.get('/me')).status).toBe(503);
+    await expect(emu.api.get('/destinations')).rejects.toThrow();
+    const untouched = await emu.api.get('/me');
+    expect(untouched.headers['x-ratelimit-remaining']).toBe('59');
+
+    await emu.api.fault([
+      { method: 'GET', path: '/v1/me', action: 'delay', ms: 1 },
+      { method: 'GET', path: '/v1/me', action: 'trickle', ms: 1 },
+      { method: 'GET', path: '/v1/destinations', action: 'reset_after_handling' },
+    ]);
+    expect((await emu.api.get('/me')).status).toBe(200);
+    expect((await emu.api.get('/me')).status).toBe(200);
+    await expect(emu.api.get('/destinations')).rejects.toThrow();
+    const after = await emu.api.get('/me');
+    expect(after.headers['x-ratelimit-remaining']).toBe('55');
   });
 });
