@@ -3,6 +3,7 @@
  * (gaps.md "Errors"): {"error": {"type", "code", "message", "param"?}}.
  */
 import type { ApiErrorBody, ErrorType, Issue } from '../api/types.js';
+import { clip } from './request-log.js';
 
 const TYPE_BY_STATUS: Record<number, ErrorType> = {
   400: 'invalid_request',
@@ -74,7 +75,7 @@ export const invalidField = (param: string, message: string): ServiceError =>
   badRequest('invalid_field', message, param);
 
 export const notFound = (what: string, id: string, param?: string): ServiceError =>
-  new ServiceError(404, 'not_found', `No ${what} with id "${id}" in this workspace.`, param === undefined ? {} : { param });
+  new ServiceError(404, 'not_found', `No ${what} with id "${clip(id, 200)}" in this workspace.`, param === undefined ? {} : { param });
 
 export const conflict = (code: string, message: string, extra?: Record<string, unknown>): ServiceError =>
   new ServiceError(409, code, message, extra ? { extra } : {});

@@ -141,6 +141,10 @@ export async function buildServer(
     bodyLimit: JSON_BODY_LIMIT,
     return503OnClosing: false,
     keepAliveTimeout: 10_000,
+    // An id of any length reaches the route (and is a 404 there): Fastify's default of 100
+    // characters answered a longer one with a 400 naming its router. Node limits the headers,
+    // the path included, to 16 KB anyway.
+    routerOptions: { maxParamLength: 16 * 1024 },
     clientErrorHandler,
     frameworkErrors: (err, req, reply) => {
       const path = quotePath(pathOf(req));
@@ -216,6 +220,18 @@ export async function buildServer(
     } else {
       console.error('[vidpub emulator] internal error:', err);
       e = new ServiceError(500, 'internal_error', 'The emulator hit an unexpected error while handling this request.');
+    }
+    // A /v1 request whose body could not be read (too large, a malformed Content-Type) still
+    // goes through the gate, as every /v1 call does: a bad key is a 401, a read-only key a 403,
+    // and otherwise the request is counted and answered with the rate-limit headers.
+    const method = req.method === 'POST' ? 'POST' : req.method === 'GET' || req.method === 'HEAD' ? 'GET' : null;
+    if (!(err instanceof ServiceError) && e.status < 500 && method && req.routeOptions.url?.startsWith('/v1/')) {
+      const refused = e;
+      const r = service.gate({ authorization: header(req, 'authorization'), idempotencyKey: null }, method, path.slice('/v1'.length), { json: undefined }, () => {
+        throw refused;
+      });
+      if (r instanceof Promise) return r.then((x) => send(req, reply, x.status, x.headers, x.body));
+      return send(req, reply, r.status, r.headers, r.body);
     }
     return send(req, reply, e.status, e.headers, e.toBody());
   });

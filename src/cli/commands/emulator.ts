@@ -68,6 +68,12 @@ export default defineCommand<EmulatorOpts, void>({
           hint: 'Pick another with --port, or --port 0 for a free one.',
         });
       }
+      // Another reason to refuse the address (EADDRNOTAVAIL, ENOTFOUND, EACCES...): the flags, not a bug.
+      if (code) {
+        throw new VidpubError((err as Error).message, {
+          hint: '--host takes an address of this machine (default 127.0.0.1; 0.0.0.0 for all of them); --port 0 takes a free port.',
+        });
+      }
       throw err;
     }
     if (inv.globals.json) inv.print(JSON.stringify(handle.info));
