@@ -591,7 +591,8 @@ function unknownOutcome(err: unknown, uncertain: boolean, signal: AbortSignal, r
   if (!uncertain || err instanceof OutcomeUnknownError) return undefined;
   const status = err instanceof VidpubError ? err.http?.status : undefined;
   const inFlight = status === 409 && err instanceof VidpubError && err.http?.code === 'idempotency_key_in_use';
-  if (status !== undefined && status >= 400 && status < 500 && !inFlight) return undefined;
+  // A 429 refuses this attempt only: an earlier one may have been done.
+  if (status !== undefined && status >= 400 && status < 500 && status !== 429 && !inFlight) return undefined;
   const reason: OutcomeUnknownError['reason'] = isDeadline(signal) || err instanceof TimeoutError ? 'deadline' : signal.aborted ? 'interrupt' : inFlight ? 'in-flight' : 'network';
   const unknown = new OutcomeUnknownError(`The outcome of ${request}${action ? ` (${action})` : ''} is unknown`, {
     request,
