@@ -37,3 +37,40 @@ describe('a write whose first attempt got no answer', () => {
     expect(await postsTotal()).toBe(before + 1);
   });
 });
+
+/** A post whose LinkedIn destination failed (exit 6), made by the CLI; its id. */
+async function failedPost(): Promise<string> {
+  await emu.fault({ destination_fail: 'dst_demo_linkedin' });
+  const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--quiet'], { env: emu.env() });
+  expect(r.code).toBe(6);
+  await emu.admin('DELETE', '/faults');
+  return r.stdout.trim();
+}
+
+describe('retry under faults', () => {
+  it('POST /posts not answered before --timeout: exit 9 at the deadline, naming the command that settles it; that rerun makes one post', async () => {
+    const id = await failedPost();
+    const before = await postsTotal();
+    // The service creates the retry's post, but only after the command's deadline.
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 3000 });
+    const r = await runCli(['retry', id, '--timeout', '2s', '--no-input'], { env: emu.env() });
+    expect(r.stderr).toMatch(new RegExp(`Error: The outcome is unknown: the retry of post ${id} may have been created; the --timeout was reached before the service answered\\.`));
+    expect(r.stderr).toMatch(new RegExp(`Run "vidpub retry ${id}" again to settle it: a retry already made is reported, not made twice\\.`));
+    expect(r.stderr).not.toMatch(/--idempotency-key/);
+    expect(r.code).toBe(9);
+
+    const again = await runCli(['retry', id, '--no-input'], { env: emu.env() });
+    expect(again.stderr).toMatch(new RegExp(`Post post_\\w+ was already created by an earlier retry of ${id}; reporting it\\.`));
+    expect(again.code).toBe(0);
+    expect(await postsTotal()).toBe(before + 1);
+  });
+
+  it('GET of the post never answered: exit 7 at the --timeout, saying nothing was posted', async () => {
+    const id = await failedPost();
+    await emu.fault({ method: 'GET', path: `/v1/posts/${id}`, action: 'hang', times: 10 });
+    const r = await runCli(['retry', id, '--timeout', '2s', '--no-input'], { env: emu.env() });
+    expect(r.stderr).toMatch(new RegExp(`Error: Stopped \\(--timeout reached\\) before the retry of post ${id} was sent; nothing was posted\\.`));
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(7);
+  });
+});
