@@ -74,3 +74,39 @@ describe('retry under faults', () => {
     expect(r.code).toBe(7);
   });
 });
+
+describe('status --wait under faults', () => {
+  it('rides out an outage on its first look too (5xx past the client retries), then reports the post', async () => {
+    const created = await emu.api.post<{ id: string }>('/posts', { media_id: 'med_demo_sample', caption: 'x', publish_at: 'now', destinations: [{ destination_id: 'dst_demo_linkedin' }] });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    // More failures than the client's own 4 attempts of one request.
+    await emu.fault({ method: 'GET', path: `/v1/posts/${id}`, action: 'status', status: 502, times: 5 });
+    const r = await runCli(['status', id, '--wait', '--timeout', '30s', '--no-input'], { env: emu.env() });
+    expect(r.stderr).not.toMatch(/Error:/);
+    expect(r.stdout).toMatch(new RegExp(`^id\\t${id}\\nstatus\\tcompleted\\n`));
+    expect(r.code).toBe(0);
+    const looks = (await emu.requests()).filter((q) => q.path === `/v1/posts/${id}`);
+    expect(looks.filter((q) => q.status === 502)).toHaveLength(5);
+  });
+
+  it('an outage past --timeout on its first look: exit 7 (stopped waiting), not exit 1', async () => {
+    const created = await emu.api.post<{ id: string }>('/posts', { media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_linkedin' }] });
+    const id = created.body.id;
+    await emu.fault({ method: 'GET', path: `/v1/posts/${id}`, action: 'reset_before_handling', times: 1000 });
+    const r = await runCli(['status', id, '--wait', '--timeout', '5s', '--no-input'], { env: emu.env() });
+    expect(r.stderr).toMatch(new RegExp(`Error: Stopped \\(--timeout reached\\) before post ${id} could be read\\.`));
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(7);
+  });
+});
+
+describe('status --wait of a video under faults', () => {
+  it('rides out an outage on its first look too', async () => {
+    await emu.fault({ method: 'GET', path: '/v1/media/med_demo_sample', action: 'status', status: 502, times: 5 });
+    const r = await runCli(['status', 'med_demo_sample', '--wait', '--timeout', '30s', '--no-input', '--json'], { env: emu.env() });
+    expect(r.stderr).not.toMatch(/Error:/);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: 'med_demo_sample', status: 'ready' });
+    expect(r.code).toBe(0);
+  });
+});
