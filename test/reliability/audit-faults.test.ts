@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { useEmulator } from '../support/emulator.js';
+import { exhaustDailyAllowance, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 30 });
 
@@ -108,5 +108,32 @@ describe('status --wait of a video under faults', () => {
     expect(r.stderr).not.toMatch(/Error:/);
     expect(JSON.parse(r.stdout)).toMatchObject({ id: 'med_demo_sample', status: 'ready' });
     expect(r.code).toBe(0);
+  });
+});
+
+describe('post --media: the messages do not speak of an upload there was none of', () => {
+  it('the daily allowance used up: exit 4, the reset time, and a rerun of the same command', async () => {
+    await exhaustDailyAllowance(emu);
+    const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input'], { env: emu.env() });
+    expect(r.stderr).toMatch(/Error: The daily post allowance is used up; no post was created\. It resets at .*\(\d{4}-\d\d-\d\dT00:00:00Z\)\.\n/);
+    expect(r.stderr).toMatch(/Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft\./);
+    expect(r.stderr).not.toMatch(/uploaded|instead of the file/);
+    expect(r.code).toBe(4);
+  });
+
+  it('the --timeout reached while creating the post: exit 7, nothing posted, no "uploaded" video', async () => {
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, retry_after: 30, times: 1 });
+    const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--timeout', '2s'], { env: emu.env() });
+    expect(r.stderr).toMatch(/Error: Stopped \(--timeout reached\) while creating the post; nothing was posted\.\n/);
+    expect(r.stderr).not.toMatch(/uploaded/);
+    expect(r.code).toBe(7);
+  });
+
+  it('a link: the daily allowance names the imported video and the link', async () => {
+    await exhaustDailyAllowance(emu);
+    const r = await runCli(['post', 'https://cdn.example.com/talk.mp4', '--to', 'linkedin', '--caption', 'x', '--no-input'], { env: emu.env() });
+    expect(r.stderr).toMatch(/Error: The daily post allowance is used up; no post was created \(the video is imported: med_\w+\)\./);
+    expect(r.stderr).toMatch(/Run again after the reset with --media med_\w+ instead of the link, add --wait-for-quota/);
+    expect(r.code).toBe(4);
   });
 });
