@@ -4,7 +4,8 @@
  * /_emulator/state) that nothing was created twice.
  */
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { join } from 'node:path';
+import { runCli, tempConfigDir } from '../support/cli.js';
 import { exhaustDailyAllowance, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 30 });
@@ -135,5 +136,27 @@ describe('post --media: the messages do not speak of an upload there was none of
     expect(r.stderr).toMatch(/Error: The daily post allowance is used up; no post was created \(the video is imported: med_\w+\)\./);
     expect(r.stderr).toMatch(/Run again after the reset with --media med_\w+ instead of the link, add --wait-for-quota/);
     expect(r.code).toBe(4);
+  });
+});
+
+describe('history --refresh', () => {
+  it('a post the service no longer has is said so and kept as last seen; the others are refreshed and listed (exit 0)', async () => {
+    const dir = tempConfigDir();
+    const env = { ...emu.env(), VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state') };
+    const schedule = async (caption: string) => {
+      const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', caption, '--at', '+2h', '--no-input', '--quiet'], { env });
+      expect(r.code).toBe(0);
+      return r.stdout.trim();
+    };
+    const gone = await schedule('gone');
+    await emu.reset(); // the service forgets it (as if deleted in the web app)
+    const kept = await schedule('kept');
+    await emu.api.admin('POST', `/posts/${kept}/cancel`);
+
+    const r = await runCli(['history', '--refresh', '--no-input'], { env });
+    expect(r.stderr).toMatch(new RegExp(`Post ${gone} was not found at the service \\(deleted\\?\\): its last state seen here is shown\\.`));
+    expect(r.stdout).toMatch(new RegExp(`^${kept}\\t\\S+\\tfailed\\tdst_demo_linkedin:cancelled\\tkept$`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^${gone}\\t\\S+\\tscheduled\\tdst_demo_linkedin:pending\\tgone$`, 'm'));
+    expect(r.code).toBe(0);
   });
 });
