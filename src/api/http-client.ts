@@ -566,7 +566,9 @@ class HttpApiClient implements ApiClient {
       signal,
       sink: this.#sink,
       message: decision.daily
-        ? (left) => `Daily post allowance used up; waiting for the reset at ${when} (--wait-for-quota), ${left} left…`
+        ? decision.resetAt === undefined
+          ? (left) => `Daily post allowance used up and the service gave no reset time; asking again in ${left} (--wait-for-quota)…`
+          : (left) => `Daily post allowance used up; waiting for the reset at ${when} (--wait-for-quota), ${left} left…`
         : (left) => `Rate limited (${code}); retrying in ${left}…`,
     });
     return decision.daily ? 0 : decision.ms;

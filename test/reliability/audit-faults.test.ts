@@ -160,3 +160,15 @@ describe('history --refresh', () => {
     expect(r.code).toBe(0);
   });
 });
+
+describe('--wait-for-quota', () => {
+  it('a daily-allowance 429 without a reset time says it asks again, not "the reset at the next reset"', async () => {
+    const body = JSON.stringify({ error: { type: 'rate_limited', code: 'daily_post_limit', message: 'The daily post allowance is used up.' } });
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, retry_after: null, content_type: 'application/json', body, times: 1 });
+    const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--wait-for-quota', '--timeout', '2s'], { env: emu.env() });
+    expect(r.stderr).toMatch(/Daily post allowance used up and the service gave no reset time; asking again in 1m \(--wait-for-quota\)/);
+    expect(r.stderr).not.toMatch(/at the next reset/);
+    expect(r.stderr).toMatch(/Error: Stopped \(--timeout reached\) while creating the post; nothing was posted\./);
+    expect(r.code).toBe(7);
+  });
+});
