@@ -172,3 +172,22 @@ describe('--wait-for-quota', () => {
     expect(r.code).toBe(7);
   });
 });
+
+describe('upload stopped by --timeout before its complete', () => {
+  it('names the key whose rerun completes that video; the rerun makes no second video', async () => {
+    // Every byte arrives, but the storage's answer is trickled past the deadline: the video stays "uploading".
+    await emu.fault({ method: 'PUT', path: '/_uploads/*', action: 'trickle', ms: 1000, times: 1 });
+    const r = await runCli(['upload', 'test/fixtures/clip.mp4', '--timeout', '2s', '--no-input'], { env: emu.env() });
+    expect(r.stderr).toMatch(/Error: Stopped \(--timeout reached\) during the upload of clip\.mp4 \(video med_\w+, \d+% sent\); it was not completed\./);
+    const hint = /Run the same command again with --idempotency-key (vp-\S+) to finish video (med_\w+) \(a longer --timeout helps\); without it the file is uploaded again as a new video\./.exec(r.stderr);
+    expect(hint).not.toBeNull();
+    expect(r.stdout).toBe(`${hint![2]}\n`);
+    expect(r.code).toBe(7);
+
+    const again = await runCli(['upload', 'test/fixtures/clip.mp4', '--no-input', '--idempotency-key', hint![1]!], { env: emu.env() });
+    expect(again.stdout).toBe(`${hint![2]}\n`);
+    expect(again.code).toBe(0);
+    const created = (await emu.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/media/uploads' && q.status === 201 && !q.replayed);
+    expect(created).toHaveLength(1);
+  });
+});
