@@ -362,12 +362,11 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
       );
     }
     if (err instanceof TimeoutError && err.data === undefined) {
-      const nothing =
-        opts.source.kind === 'media'
+      const nothing = !media
+        ? 'nothing was uploaded or posted'
+        : opts.source.kind === 'media'
           ? 'nothing was posted'
-          : media
-            ? `nothing was posted; the video is ${opts.source.kind === 'url' ? 'imported' : 'uploaded'}: ${media.id} (post it with --media ${media.id})`
-            : 'nothing was uploaded or posted';
+          : `nothing was posted; the video is ${opts.source.kind === 'url' ? 'imported' : 'uploaded'}: ${media.id} (post it with --media ${media.id})`;
       throw new TimeoutError(`Stopped (--timeout reached) while ${phase}; ${nothing}.`, {
         hint: 'Run the command again, with a longer --timeout.',
         cause: err,
