@@ -159,6 +159,18 @@ describe('history --refresh', () => {
     expect(r.stdout).toMatch(new RegExp(`^${gone}\\t\\S+\\tscheduled\\tdst_demo_linkedin:pending\\tgone$`, 'm'));
     expect(r.code).toBe(0);
   });
+
+  it('the service not answering within --timeout: exit 7, saying what to do (a longer --timeout, or no --refresh)', async () => {
+    const dir = tempConfigDir();
+    const env = { ...emu.env(), VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state') };
+    const made = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--at', '+2h', '--no-input', '--quiet'], { env });
+    const id = made.stdout.trim();
+    await emu.fault({ method: 'GET', path: `/v1/posts/${id}`, action: 'hang', times: 10 });
+    const r = await runCli(['history', '--refresh', '--timeout', '2s', '--no-input'], { env });
+    expect(r.stderr).toMatch(new RegExp(`Error: Stopped \\(--timeout reached\\) while reading post ${id} from the service; nothing more was refreshed\\.`));
+    expect(r.stderr).toMatch(/Run it again with a longer --timeout, or without --refresh to list the states last seen\./);
+    expect(r.code).toBe(7);
+  });
 });
 
 describe('--wait-for-quota', () => {
