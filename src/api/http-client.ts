@@ -593,8 +593,12 @@ function unknownOutcome(err: unknown, uncertain: boolean, signal: AbortSignal, r
   if (!uncertain || err instanceof OutcomeUnknownError) return undefined;
   const status = err instanceof VidpubError ? err.http?.status : undefined;
   const inFlight = status === 409 && err instanceof VidpubError && err.http?.code === 'idempotency_key_in_use';
-  // A 429 refuses this attempt only: an earlier one may have been done.
-  if (status !== undefined && status >= 400 && status < 500 && status !== 429 && !inFlight) return undefined;
+  // A per-minute 429 comes before the Idempotency-Key is looked at: it refuses this attempt only, and an
+  // earlier one may have been done. The operation's own 429s (daily_post_limit, imports_in_flight) come after
+  // it, where an earlier attempt that was done would have been replayed: those are refusals.
+  const code = err instanceof RateLimitError ? err.code : err instanceof VidpubError ? err.http?.code : undefined;
+  const beforeKey = status === 429 && code !== 'daily_post_limit' && code !== 'imports_in_flight';
+  if (status !== undefined && status >= 400 && status < 500 && !beforeKey && !inFlight) return undefined;
   const reason: OutcomeUnknownError['reason'] = isDeadline(signal) || err instanceof TimeoutError ? 'deadline' : signal.aborted ? 'interrupt' : inFlight ? 'in-flight' : 'network';
   const unknown = new OutcomeUnknownError(`The outcome of ${request}${action ? ` (${action})` : ''} is unknown`, {
     request,

@@ -48,6 +48,18 @@ async function failedPost(): Promise<string> {
   return r.stdout.trim();
 }
 
+describe('a write whose retry is refused by the operation itself', () => {
+  it('a daily-allowance 429 after a dropped attempt stays a refusal (exit 4): a handled attempt would have been replayed', async () => {
+    const body = JSON.stringify({ error: { type: 'rate_limited', code: 'daily_post_limit', message: 'The daily post allowance is used up.' } });
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'reset_before_handling', times: 1 });
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, retry_after: 60, content_type: 'application/json', body, times: 1 });
+    const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input'], { env: emu.env() });
+    expect(r.stderr).toMatch(/Error: The daily post allowance is used up; no post was created\./);
+    expect(r.stderr).not.toMatch(/outcome is unknown/);
+    expect(r.code).toBe(4);
+  });
+});
+
 describe('retry under faults', () => {
   it('POST /posts not answered before --timeout: exit 9 at the deadline, naming the command that settles it; that rerun makes one post', async () => {
     const id = await failedPost();
