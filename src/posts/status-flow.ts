@@ -42,7 +42,7 @@ export async function runAnyStatus(opts: AnyStatusOpts, session: Session): Promi
 
 async function mediaStatus(id: string, opts: AnyStatusOpts, session: Session): Promise<Media> {
   const client = await session.client();
-  const media = opts.wait ? await firstLook(session, (look) => client.getMedia(id, { signal: look })) : await client.getMedia(id, { signal: session.signal });
+  const media = opts.wait ? await firstLook(session, (look) => client.getMedia(id, { signal: look }), `video ${id}`, `vidpub status ${id} --wait`) : await client.getMedia(id, { signal: session.signal });
   const { isMediaSettled, mediaFailedError, waitForMedia } = await import('../media/wait.js');
   if (!opts.wait) return media;
   if (isMediaSettled(media)) {

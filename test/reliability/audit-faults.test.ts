@@ -114,6 +114,24 @@ describe('status --wait under faults', () => {
   });
 });
 
+describe('status --wait interrupted during an outage on its first look', () => {
+  it('says it stopped waiting for that post and how to look again (exit 130), not a bare "Interrupted."', async () => {
+    const created = await emu.api.post<{ id: string }>('/posts', { media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_linkedin' }] });
+    const id = created.body.id;
+    await emu.fault({ method: 'GET', path: `/v1/posts/${id}`, action: 'status', status: 503, times: 1000 });
+    const ctrlC = new AbortController();
+    const r = await runCli(['status', id, '--wait', '--no-input'], {
+      env: emu.env(),
+      signal: ctrlC.signal,
+      onStderr: (chunk) => {
+        if (chunk.includes('retrying')) ctrlC.abort();
+      },
+    });
+    expect(r.stderr).toMatch(new RegExp(`Error: Interrupted: stopped waiting for post ${id}; it goes on at the service\\.\\nCheck on it later with: vidpub status ${id} --wait\\n`));
+    expect(r.code).toBe(130);
+  });
+});
+
 describe('status --wait of a video under faults', () => {
   it('rides out an outage on its first look too', async () => {
     await emu.fault({ method: 'GET', path: '/v1/media/med_demo_sample', action: 'status', status: 502, times: 5 });
