@@ -566,7 +566,9 @@ class HttpApiClient implements ApiClient {
       signal,
       sink: this.#sink,
       message: decision.daily
-        ? (left) => `Daily post allowance used up; waiting for the reset at ${when} (--wait-for-quota), ${left} left…`
+        ? decision.resetAt === undefined
+          ? (left) => `Daily post allowance used up and the service gave no reset time; asking again in ${left} (--wait-for-quota)…`
+          : (left) => `Daily post allowance used up; waiting for the reset at ${when} (--wait-for-quota), ${left} left…`
         : (left) => `Rate limited (${code}); retrying in ${left}…`,
     });
     return decision.daily ? 0 : decision.ms;
@@ -591,7 +593,12 @@ function unknownOutcome(err: unknown, uncertain: boolean, signal: AbortSignal, r
   if (!uncertain || err instanceof OutcomeUnknownError) return undefined;
   const status = err instanceof VidpubError ? err.http?.status : undefined;
   const inFlight = status === 409 && err instanceof VidpubError && err.http?.code === 'idempotency_key_in_use';
-  if (status !== undefined && status >= 400 && status < 500 && !inFlight) return undefined;
+  // A per-minute 429 comes before the Idempotency-Key is looked at: it refuses this attempt only, and an
+  // earlier one may have been done. The operation's own 429s (daily_post_limit, imports_in_flight) come after
+  // it, where an earlier attempt that was done would have been replayed: those are refusals.
+  const code = err instanceof RateLimitError ? err.code : err instanceof VidpubError ? err.http?.code : undefined;
+  const beforeKey = status === 429 && code !== 'daily_post_limit' && code !== 'imports_in_flight';
+  if (status !== undefined && status >= 400 && status < 500 && !beforeKey && !inFlight) return undefined;
   const reason: OutcomeUnknownError['reason'] = isDeadline(signal) || err instanceof TimeoutError ? 'deadline' : signal.aborted ? 'interrupt' : inFlight ? 'in-flight' : 'network';
   const unknown = new OutcomeUnknownError(`The outcome of ${request}${action ? ` (${action})` : ''} is unknown`, {
     request,

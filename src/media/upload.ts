@@ -181,7 +181,11 @@ async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileO
       const where = media
         ? `during the upload of ${file.filename} (video ${media.id}, ${file.size ? Math.floor((sent / file.size) * 100) : 0}% sent); it was not completed`
         : `before the upload of ${file.filename} started; nothing was uploaded`;
-      throw new TimeoutError(`Stopped (--timeout reached) ${where}.`, { hint: 'Run the command again, with a longer --timeout.', data: media, cause: err });
+      // A video left "uploading" never becomes ready by itself: the rerun under this run's key finishes it.
+      const hint = media
+        ? `Run the same command again with --idempotency-key ${base} to finish video ${media.id} (a longer --timeout helps); without it the file is uploaded again as a new video.`
+        : 'Run the command again, with a longer --timeout.';
+      throw new TimeoutError(`Stopped (--timeout reached) ${where}.`, { hint, data: media, cause: err });
     }
     if (isInterruption(err, signal)) {
       const where = media

@@ -5,7 +5,7 @@
  * recorded.
  */
 import { responseMeta } from '../api/client.js';
-import { UsageError, sanitize } from '../errors.js';
+import { NotFoundError, TimeoutError, UsageError, sanitize } from '../errors.js';
 import type { Session } from '../flows/session.js';
 import type { HistoryQuery, JournalPost } from '../journal/types.js';
 
@@ -53,7 +53,21 @@ export async function runHistory(opts: HistoryOpts, session: Session): Promise<H
       skipped++;
       continue;
     }
-    const post = await client.getPost(p.post_id, { signal: session.signal });
+    let post;
+    try {
+      post = await client.getPost(p.post_id, { signal: session.signal });
+    } catch (err) {
+      if (err instanceof TimeoutError) {
+        throw new TimeoutError(`Stopped (--timeout reached) while reading post ${p.post_id} from the service; nothing more was refreshed.`, {
+          hint: 'Run it again with a longer --timeout, or without --refresh to list the states last seen.',
+          cause: err,
+        });
+      }
+      // One post gone (deleted in the web app) does not hide the others.
+      if (!(err instanceof NotFoundError)) throw err;
+      session.log.warn(`Post ${p.post_id} was not found at the service (deleted?): its last state seen here is shown.`);
+      continue;
+    }
     remaining = responseMeta(post)?.rateLimit?.remaining;
     await journal.status(post);
     refreshed++;

@@ -362,7 +362,11 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
       );
     }
     if (err instanceof TimeoutError && err.data === undefined) {
-      const nothing = media ? `nothing was posted; the video is uploaded: ${media.id} (post it with --media ${media.id})` : 'nothing was uploaded or posted';
+      const nothing = !media
+        ? 'nothing was uploaded or posted'
+        : opts.source.kind === 'media'
+          ? 'nothing was posted'
+          : `nothing was posted; the video is ${opts.source.kind === 'url' ? 'imported' : 'uploaded'}: ${media.id} (post it with --media ${media.id})`;
       throw new TimeoutError(`Stopped (--timeout reached) while ${phase}; ${nothing}.`, {
         hint: 'Run the command again, with a longer --timeout.',
         cause: err,
@@ -542,10 +546,13 @@ async function createAndFollow(
     }
   } catch (err) {
     if (isDailyLimit(err)) {
+      const from = opts.source.kind === 'url' ? { done: 'imported', source: 'link' } : { done: 'uploaded', source: 'file' };
       throw dailyLimitError(
         err,
-        `no post was created (the video is uploaded: ${media.id})`,
-        `Run again after the reset with --media ${media.id} instead of the file, add --wait-for-quota to wait for it, or save it with --draft.`,
+        opts.source.kind === 'media' ? 'no post was created' : `no post was created (the video is ${from.done}: ${media.id})`,
+        opts.source.kind === 'media'
+          ? 'Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft.'
+          : `Run again after the reset with --media ${media.id} instead of the ${from.source}, add --wait-for-quota to wait for it, or save it with --draft.`,
         opts.zone,
         clock.now(),
       );

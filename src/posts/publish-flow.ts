@@ -5,7 +5,7 @@
  */
 import { responseMeta, type ApiClient } from '../api/client.js';
 import type { Destination, Me, Post } from '../api/types.js';
-import { BlockedError, CancelledError, ConflictError, OutcomeUnknownError, TimeoutError, VidpubError, sanitize } from '../errors.js';
+import { BlockedError, CancelledError, ConflictError, InterruptedError, OutcomeUnknownError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
 import { bindDeadline, lookUp } from '../flows/deadline.js';
 import type { Session } from '../flows/session.js';
 import { recordingEnd } from './journal-notes.js';
@@ -207,7 +207,9 @@ export function runStatus(opts: StatusOpts, outer: Session): Promise<PostResult>
 async function statusWithin(opts: StatusOpts, session: Session): Promise<PostResult> {
   const client = await session.client();
   const { signal } = session;
-  const post = await client.getPost(opts.postId, { signal });
+  const post = opts.wait
+    ? await firstLook(session, (look) => client.getPost(opts.postId, { signal: look }), `post ${opts.postId}`, `vidpub status ${opts.postId} --wait`)
+    : await client.getPost(opts.postId, { signal });
   const r: PostResult = { post, names: await destinationNames(client, signal), zone: opts.zone, now: session.clock.now() };
   if (!opts.wait) {
     await session.journal?.status(post);
@@ -219,4 +221,25 @@ async function statusWithin(opts: StatusOpts, session: Session): Promise<PostRes
     return r;
   }
   return recordingEnd(session, () => followPost(session, client, r, opts), post);
+}
+
+/**
+ * The first look of `status --wait`, riding out an outage until the deadline like every later look of the wait;
+ * Ctrl-C says what it stopped waiting for (`what`) and the command (`again`) that looks again.
+ */
+export async function firstLook<T>(session: Session, fetch: (signal: AbortSignal) => Promise<T>, what: string, again: string): Promise<T> {
+  const { readThrough } = await import('../api/poll.js');
+  const { signal, clock } = session;
+  const cut = (err: unknown) => new TimeoutError('Stopped: the --timeout of the command was reached.', { cause: err });
+  return readThrough<T>({
+    fetch: ({ signal: look }) => fetch(look),
+    clock,
+    signal,
+    deadlineMs: session.deadlineMs,
+    onDeadline: cut,
+    onStopped: (err) =>
+      isDeadline(signal)
+        ? cut(err)
+        : new InterruptedError(`Interrupted: stopped waiting for ${what}; it goes on at the service.`, { hint: `Check on it later with: ${again}`, cause: err }),
+  });
 }

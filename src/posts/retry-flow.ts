@@ -8,8 +8,9 @@
 import { createHash } from 'node:crypto';
 import { responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Me, Post, PostDestination } from '../api/types.js';
-import { BlockedError, InterruptedError, UsageError, sanitize } from '../errors.js';
+import { BlockedError, InterruptedError, OutcomeUnknownError, UsageError, sanitize } from '../errors.js';
 import type { Session } from '../flows/session.js';
+import { shellWord } from '../util/shell.js';
 import { recordingEnd } from './journal-notes.js';
 import { ask } from './options.js';
 import { resolveDestination } from './destinations.js';
@@ -40,10 +41,24 @@ export function retryKey(postId: string, destinationIds: string[]): string {
   return key.length <= 200 ? key : `vidpub-retry:${postId}:${createHash('sha256').update(ids).digest('hex').slice(0, 24)}`;
 }
 
-export async function runRetry(opts: RetryOpts, session: Session): Promise<RetryResult> {
+export async function runRetry(opts: RetryOpts, outer: Session): Promise<RetryResult> {
+  // One deadline for the whole command (--timeout): the reads, the post and the wait.
+  const { withinTimeout } = await import('./publish-flow.js');
+  try {
+    return await withinTimeout(outer, opts.timeoutMs, `before the retry of post ${opts.postId} was sent; nothing was posted`, (session) => retryWithin(opts, session));
+  } catch (err) {
+    if (!(err instanceof OutcomeUnknownError)) throw err;
+    // Its key comes from the post and the destinations, so the same command settles it (it takes no --idempotency-key).
+    throw err.retold(`The outcome is unknown: the retry of post ${opts.postId} may have been created; ${err.why}.`, {
+      hint: `Run "vidpub retry ${opts.postId}${opts.to.length > 0 ? ` --to ${shellWord(opts.to.join(','))}` : ''}" again to settle it: a retry already made is reported, not made twice.`,
+    });
+  }
+}
+
+async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResult> {
   const client = await session.client();
   const { signal, clock } = session;
-  const deadlineMs = clock.now() + opts.timeoutMs;
+  const deadlineMs = session.deadlineMs ?? clock.now() + opts.timeoutMs;
   const original = await client.getPost(opts.postId, { signal });
   let names: Record<string, string> = {};
   const all = await client.listDestinations({ signal, cached: true }).catch(() => []);

@@ -7,7 +7,7 @@ import type { Media } from '../api/types.js';
 import { NotFoundError } from '../errors.js';
 import type { Session } from '../flows/session.js';
 import { journalOff } from './history-flow.js';
-import { runStatus, withinTimeout, type StatusOpts } from './publish-flow.js';
+import { firstLook, runStatus, withinTimeout, type StatusOpts } from './publish-flow.js';
 import type { PostResult } from './render.js';
 
 export type StatusTarget = { kind: 'last' } | { kind: 'media'; id: string } | { kind: 'post'; id: string };
@@ -42,7 +42,7 @@ export async function runAnyStatus(opts: AnyStatusOpts, session: Session): Promi
 
 async function mediaStatus(id: string, opts: AnyStatusOpts, session: Session): Promise<Media> {
   const client = await session.client();
-  const media = await client.getMedia(id, { signal: session.signal });
+  const media = opts.wait ? await firstLook(session, (look) => client.getMedia(id, { signal: look }), `video ${id}`, `vidpub status ${id} --wait`) : await client.getMedia(id, { signal: session.signal });
   const { isMediaSettled, mediaFailedError, waitForMedia } = await import('../media/wait.js');
   if (!opts.wait) return media;
   if (isMediaSettled(media)) {

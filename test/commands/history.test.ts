@@ -116,7 +116,7 @@ describe('vidpub history', () => {
     const p = await post(['--to', 'linkedin', '--no-wait']);
     await emu.fault({ method: 'GET', path: '/v1/posts/*', action: 'hang', times: 5 });
     const r = await run(['history', '--refresh', '--timeout', '1s'], { clock: undefined });
-    expect(r.stderr).toMatch(/Stopped: the --timeout of the command was reached\./);
+    expect(r.stderr).toMatch(new RegExp(`Stopped \\(--timeout reached\\) while reading post ${p.id} from the service; nothing more was refreshed\\.`));
     expect(r.code).toBe(7);
     expect(r.stdout).toBe('');
     expect(JSON.parse((await run(['history', '--json'])).stdout)[0]).toMatchObject({ post_id: p.id, state: 'publishing' });
