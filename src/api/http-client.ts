@@ -262,8 +262,9 @@ class HttpApiClient implements ApiClient {
     return this.request('POST', '/media/imports', { action: 'import a video', ...o, body });
   }
 
-  getMedia(mediaId: string, o: RequestOptions = {}): Promise<Media> {
-    return this.request('GET', `/media/${encodeURIComponent(mediaId)}`, o);
+  async getMedia(mediaId: string, o: RequestOptions = {}): Promise<Media> {
+    const path = `/media/${encodeURIComponent(mediaId)}`;
+    return this.#record(await this.request<Media>('GET', path, o), mediaId, path, "video's");
   }
 
   createPost(body: CreatePostRequest, o: RequestOptions = {}): Promise<Post> {
@@ -274,8 +275,26 @@ class HttpApiClient implements ApiClient {
     return this.request('POST', `/posts/${encodeURIComponent(postId)}/publish`, { action: 'publish a post', ...o, body });
   }
 
-  getPost(postId: string, o: RequestOptions = {}): Promise<Post> {
-    return this.request('GET', `/posts/${encodeURIComponent(postId)}`, o);
+  async getPost(postId: string, o: RequestOptions = {}): Promise<Post> {
+    const path = `/posts/${encodeURIComponent(postId)}`;
+    return this.#record(await this.request<Post>('GET', path, o), postId, path, "post's");
+  }
+
+  /**
+   * A record read by id must at least say its status: an answer without one
+   * (an empty object, a list) is refused here, rather than printed as a post
+   * with no id or taken by a wait for a finished video. A record without its
+   * id gets the one asked for.
+   */
+  #record<T extends { id: string; status: string }>(body: T | undefined, id: string, path: string, what: string): T {
+    if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.status !== 'string') {
+      throw new ServiceError(`Unexpected response to GET ${new URL(this.baseUrl + path).pathname}: HTTP 200 without the ${what} status.`, {
+        hint: 'Run the command again with --debug to see the answer; if it keeps happening, the service is answering outside its contract.',
+        http: { status: 200, method: 'GET', path: new URL(this.baseUrl + path).pathname },
+      });
+    }
+    if (typeof body.id !== 'string') body.id = id;
+    return body;
   }
 
   async close(): Promise<void> {
