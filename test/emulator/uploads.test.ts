@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { useEmulator } from '../support/emulator.js';
 import { sleep, waitFor } from '../support/poll.js';
@@ -267,6 +268,21 @@ describe('the signed upload link', () => {
     await expect(put(up, broken())).rejects.toThrow();
     await waitFor(() => emu.api.post(`/media/${up.media.id}/complete`), (r) => r.body.error?.message?.includes('not been sent'));
     expect((await put(up, Buffer.alloc(200_000))).status).toBe(200);
+  });
+
+  it('a PUT the client abandons while a delay fault holds it leaves the link usable', async () => {
+    const up = await create(200_000);
+    await emu.fault({ method: 'PUT', path: '/_uploads/*', action: 'delay', ms: 300, times: 1 });
+    const gone = new AbortController();
+    // Half the body, then the client goes away while the fault still holds the request.
+    const sent = request(up.upload.url, { method: 'PUT', headers: up.upload.headers, body: chunks(200_000, 100_000, () => sleep(5_000)), signal: gone.signal });
+    await sleep(100);
+    gone.abort();
+    await expect(sent).rejects.toThrow();
+    await sleep(400); // the delay is over: the handler meets a request whose client has gone
+    const again = await put(up, Buffer.alloc(200_000));
+    expect(again.body).toMatchObject({ media_id: up.media.id, received_bytes: 200_000 });
+    expect(again.status).toBe(200);
   });
 
   it('only PUT: GET on the link is 405', async () => {
