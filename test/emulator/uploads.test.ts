@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { useEmulator } from '../support/emulator.js';
@@ -275,7 +276,7 @@ describe('the signed upload link', () => {
     await emu.fault({ method: 'PUT', path: '/_uploads/*', action: 'delay', ms: 300, times: 1 });
     const gone = new AbortController();
     // Half the body, then the client goes away while the fault still holds the request.
-    const sent = request(up.upload.url, { method: 'PUT', headers: up.upload.headers, body: chunks(200_000, 100_000, () => sleep(5_000)), signal: gone.signal });
+    const sent = request(up.upload.url, { method: 'PUT', headers: up.upload.headers, body: Readable.from(chunks(200_000, 100_000, () => sleep(5_000))), signal: gone.signal });
     await sleep(100);
     gone.abort();
     await expect(sent).rejects.toThrow();
