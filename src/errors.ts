@@ -121,8 +121,8 @@ export class OutcomeUnknownError extends VidpubError {
   readonly idempotencyKey?: string;
   /** Ids already known (media_id, post_id), printed on stdout. */
   readonly known: Record<string, string>;
-  /** What stopped it: 'deadline', 'interrupt', 'network', 'in-flight'. */
-  readonly reason: 'deadline' | 'interrupt' | 'network' | 'in-flight';
+  /** What stopped it: 'deadline', 'interrupt', 'network', 'in-flight', 'gateway' (a 502/504 in the service's place). */
+  readonly reason: 'deadline' | 'interrupt' | 'network' | 'in-flight' | 'gateway';
   constructor(
     message: string,
     opts: VidpubErrorOptions & { request: string; reason: OutcomeUnknownError['reason']; idempotencyKey?: string; known?: Record<string, string> },
@@ -143,6 +143,8 @@ export class OutcomeUnknownError extends VidpubError {
         return 'it was interrupted before the service answered';
       case 'in-flight':
         return 'the service was still handling the request';
+      case 'gateway':
+        return `a gateway answered HTTP ${this.http?.status ?? '502/504'} in the service's place`;
       default:
         return 'the connection failed before the service answered';
     }

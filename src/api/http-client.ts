@@ -456,6 +456,8 @@ class HttpApiClient implements ApiClient {
       const code = status >= 400 ? parseErrorBody(res.text, header(headers, 'content-type')).code : undefined;
       // 409 idempotency_key_in_use: a request with this key is still being handled: its outcome is open.
       if (status === 409 && code === 'idempotency_key_in_use') state.uncertain = true;
+      // A gateway's 502/504: it may have passed the request on, and the service may have handled it.
+      else if (status === 502 || status === 504) state.uncertain = true;
       else if (status < 500 && status !== 429) state.uncertain = false;
       const decision = decideAfterAttempt({ kind: 'response', status, code, retryAfterSec }, counters, limits);
       switch (decision.action) {
@@ -618,7 +620,9 @@ function unknownOutcome(err: unknown, uncertain: boolean, signal: AbortSignal, r
   const code = err instanceof RateLimitError ? err.code : err instanceof VidpubError ? err.http?.code : undefined;
   const beforeKey = status === 429 && code !== 'daily_post_limit' && code !== 'imports_in_flight';
   if (status !== undefined && status >= 400 && status < 500 && !beforeKey && !inFlight) return undefined;
-  const reason: OutcomeUnknownError['reason'] = isDeadline(signal) || err instanceof TimeoutError ? 'deadline' : signal.aborted ? 'interrupt' : inFlight ? 'in-flight' : 'network';
+  const gateway = status === 502 || status === 504;
+  const reason: OutcomeUnknownError['reason'] =
+    isDeadline(signal) || err instanceof TimeoutError ? 'deadline' : signal.aborted ? 'interrupt' : inFlight ? 'in-flight' : gateway ? 'gateway' : 'network';
   const unknown = new OutcomeUnknownError(`The outcome of ${request}${action ? ` (${action})` : ''} is unknown`, {
     request,
     reason,
