@@ -224,6 +224,22 @@ async function applyJq(doc: unknown, expr: string): Promise<string> {
   }
 }
 
+/**
+ * Compiles a --jq filter without running it (it sits in a branch never taken), so that a filter
+ * with a syntax error or an undefined name is refused before the command sends anything. On a
+ * compile error, the filter alone gives jq's message with its own line numbers (and, not
+ * compiling, is not run either).
+ */
+async function checkJq(expr: string): Promise<void> {
+  const jq = await import('jq-wasm');
+  try {
+    await jq.raw('null', `if false then (\n${expr}\n) else empty end`, ['-n']);
+  } catch (err) {
+    if (!/compile error/.test(err instanceof Error ? err.message : String(err))) return;
+    await applyJq('null', expr);
+  }
+}
+
 async function emit<D>(spec: CommandSpec<unknown, D>, data: D, inv: Invocation): Promise<void> {
   if (inv.globals.json) {
     let doc = spec.json ? spec.json(data) : data;
@@ -448,6 +464,8 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
         // login, me, destinations, options: --timeout is a budget for all of the client's requests.
         const commandTimeoutMs = target.flags?.includes(COMMAND_TIMEOUT) ? parseTimeout(self.opts()) : undefined;
         inv = makeInvocation(ctx, { ...resolveGlobals(self.optsWithGlobals(), ctx, given), jsonFields: split.fields, commandTimeoutMs });
+        // A --jq filter that does not compile is found before anything is sent, not after a write.
+        if (inv.globals.jq !== undefined) await checkJq(inv.globals.jq);
         const opts = await spec.parse(positional, self.opts(), inv);
         const data = await spec.run(opts, inv);
         await emit(spec, data, inv);
