@@ -193,9 +193,23 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
 /** Closes what an invocation opened (the client's sockets), if anything. */
 const disposers = new WeakMap<Invocation, () => Promise<void>>();
 
-/** Keeps the named fields of a record (of each record of a list); an unknown name is a usage error listing the known ones. */
-export function pickFields(doc: unknown, fields: string[]): unknown {
-  if (Array.isArray(doc)) return doc.map((d) => pickFields(d, fields));
+/** The usage error of a --json field the document does not have. */
+function unknownField(field: string, available: readonly string[]): UsageError {
+  return new UsageError(`unknown JSON field "${sanitize(field)}"`, { hint: `Available fields: ${available.join(', ')}.` });
+}
+
+/** Checks --json FIELDS against the fields a command's document can have, before the command runs. */
+export function checkFields(fields: string[], known: readonly string[]): void {
+  for (const f of fields) if (!known.includes(f.split('.')[0]!)) throw unknownField(f, known);
+}
+
+/**
+ * Keeps the named fields of a record (of each record of a list); an unknown name is a usage error
+ * listing the known ones. A name in `known` (the fields the record type has) that this record
+ * lacks is null.
+ */
+export function pickFields(doc: unknown, fields: string[], known: readonly string[] = []): unknown {
+  if (Array.isArray(doc)) return doc.map((d) => pickFields(d, fields, known));
   if (!doc || typeof doc !== 'object') return doc;
   const record = doc as Record<string, unknown>;
   const out: Record<string, unknown> = {};
@@ -203,9 +217,7 @@ export function pickFields(doc: unknown, fields: string[]): unknown {
     const path = f.split('.');
     let v: unknown = record;
     for (const k of path) v = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[k] : undefined;
-    if (v === undefined && !(path[0]! in record)) {
-      throw new UsageError(`unknown JSON field "${sanitize(f)}"`, { hint: `Available fields: ${Object.keys(record).join(', ')}.` });
-    }
+    if (v === undefined && !(path[0]! in record) && !known.includes(path[0]!)) throw unknownField(f, Object.keys(record));
     let target = out;
     for (const k of path.slice(0, -1)) target = (target[k] ??= {}) as Record<string, unknown>;
     target[path[path.length - 1]!] = v ?? null;
@@ -244,7 +256,7 @@ async function emit<D>(spec: CommandSpec<unknown, D>, data: D, inv: Invocation):
   if (inv.globals.json) {
     let doc = spec.json ? spec.json(data) : data;
     if (doc === undefined) return;
-    if (inv.globals.jsonFields) doc = pickFields(doc, inv.globals.jsonFields);
+    if (inv.globals.jsonFields) doc = pickFields(doc, inv.globals.jsonFields, spec.fields);
     if (inv.globals.jq !== undefined) {
       const text = await applyJq(doc, inv.globals.jq);
       if (text !== '') inv.print(text);
@@ -464,7 +476,8 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
         // login, me, destinations, options: --timeout is a budget for all of the client's requests.
         const commandTimeoutMs = target.flags?.includes(COMMAND_TIMEOUT) ? parseTimeout(self.opts()) : undefined;
         inv = makeInvocation(ctx, { ...resolveGlobals(self.optsWithGlobals(), ctx, given), jsonFields: split.fields, commandTimeoutMs });
-        // A --jq filter that does not compile is found before anything is sent, not after a write.
+        // A mistake in --json FIELDS or --jq is found before anything is sent, not after a write.
+        if (split.fields && spec.fields) checkFields(split.fields, spec.fields);
         if (inv.globals.jq !== undefined) await checkJq(inv.globals.jq);
         const opts = await spec.parse(positional, self.opts(), inv);
         const data = await spec.run(opts, inv);

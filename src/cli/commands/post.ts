@@ -8,6 +8,7 @@ import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
 import { parseTimeout } from '../../flows/wait-flags.js';
 import { parseIdempotencyKey } from '../../posts/flags.js';
 import { defineCommand, type Invocation } from '../command.js';
+import { POST_FIELDS } from '../json-fields.js';
 
 const MAX_CAPTION_FILE_BYTES = 100_000;
 
@@ -158,6 +159,7 @@ export default defineCommand<PostOpts, PostResult | Media>({
   // processing) leaves the video's record as its error data: its id is printed, to post it with --media.
   print: (r, inv) => (videoOnly(r) ? inv.print(r.id) : inv.globals.quiet ? inv.print(r.post.id) : printPost(r, inv.out)),
   json: (r) => (videoOnly(r) ? { post: null, media: r } : r.post),
+  fields: POST_FIELDS,
 });
 
 /** The data of a run that stopped before the post was created: the video's record, not a PostResult. */

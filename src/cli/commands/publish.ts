@@ -4,6 +4,7 @@ import { runPublish, type PublishOpts } from '../../posts/publish-flow.js';
 import { printPost, type PostResult } from '../../posts/render.js';
 import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
 import { defineCommand } from '../command.js';
+import { POST_FIELDS } from '../json-fields.js';
 
 export default defineCommand<PublishOpts, PostResult>({
   description:
@@ -32,4 +33,5 @@ export default defineCommand<PublishOpts, PostResult>({
   run: (opts, inv) => runPublish(opts, inv.session),
   print: (r, inv) => printPost(r, inv.out),
   json: (r) => r.post,
+  fields: POST_FIELDS,
 });
