@@ -542,10 +542,11 @@ async function createAndFollow(
     }
   } catch (err) {
     if (isDailyLimit(err)) {
+      const given = opts.source.kind === 'media';
       throw dailyLimitError(
         err,
-        `no post was created (the video is uploaded: ${media.id})`,
-        `Run again after the reset with --media ${media.id} instead of the file, add --wait-for-quota to wait for it, or save it with --draft.`,
+        given ? 'no post was created' : `no post was created (the video is uploaded: ${media.id})`,
+        `${given ? 'Run the same command again after the reset' : `Run again after the reset with --media ${media.id} instead of the file`}, add --wait-for-quota to wait for it, or save it with --draft.`,
         opts.zone,
         clock.now(),
       );
