@@ -63,7 +63,9 @@ const FIELD_LIST = /^[a-z_]+(?:\.[a-z_]+)*(?:,[a-z_]+(?:\.[a-z_]+)*)*$/;
  * Takes `--json FIELDS` / `--json=FIELDS` out of argv (commander sees a plain
  * --json). The word after --json is a field list when it looks like one
  * (lower-case letters, "_", "." and ",", no digits: ids such as post_123 and
- * file names are not) and is not a command name.
+ * file names are not) and is not a command name where the command is still to
+ * come (`vidpub --json status ID`; after it, `vidpub status ID --json status`
+ * is the field).
  */
 export function splitJsonFields(argv: string[]): { args: string[]; fields?: string[] } {
   const args: string[] = [];
@@ -81,7 +83,7 @@ export function splitJsonFields(argv: string[]): { args: string[]; fields?: stri
     }
     args.push(a);
     const next = argv[i + 1];
-    if (a === '--json' && next !== undefined && FIELD_LIST.test(next) && !findCommand(next)) {
+    if (a === '--json' && next !== undefined && FIELD_LIST.test(next) && (!findCommand(next) || commandNameOf(args.slice(0, -1)) !== undefined)) {
       fields = next.split(',');
       i++;
     }

@@ -85,3 +85,21 @@ describe('--json FIELDS on a command that writes', () => {
     expect(await emu.requests()).toEqual([]);
   });
 });
+
+describe('--json FIELDS where a field has the name of a command', () => {
+  it('after the command and its id, "--json status" is the field status, not a second argument', async () => {
+    const draft = await run(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--draft', '--quiet']);
+    expect(draft.code).toBe(0);
+    const id = draft.stdout.trim();
+    const r = await run(['status', id, '--json', 'status']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ status: 'draft' });
+  });
+
+  it('before the command, the word after --json is still the command', async () => {
+    const r = await run(['--json', 'status', 'med_demo_sample']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: 'med_demo_sample', status: 'ready' });
+  });
+});
