@@ -77,7 +77,9 @@ export function splitJsonFields(argv: string[]): { args: string[]; fields?: stri
       break;
     }
     if (a.startsWith('--json=')) {
-      fields = a.slice('--json='.length).split(',').map((f) => f.trim()).filter(Boolean);
+      const list = a.slice('--json='.length).split(',').map((f) => f.trim()).filter(Boolean);
+      // `--json=` (an empty "$FIELDS" in a script) is the whole record, as --json is.
+      fields = list.length > 0 ? list : undefined;
       args.push('--json');
       continue;
     }

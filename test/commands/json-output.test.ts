@@ -103,3 +103,11 @@ describe('--json FIELDS where a field has the name of a command', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ id: 'med_demo_sample', status: 'ready' });
   });
 });
+
+describe('--json= with no field names', () => {
+  it('prints the whole record, as --json does (not an empty object)', async () => {
+    const r = await run(['status', 'med_demo_sample', '--json=']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: 'med_demo_sample', status: 'ready', filename: 'sample.mp4' });
+  });
+});
