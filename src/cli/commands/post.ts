@@ -1,6 +1,6 @@
 import type { Media } from '../../api/types.js';
 import { UsageError, sanitize } from '../../errors.js';
-import { parseOptionFlag } from '../../posts/options.js';
+import { NO_ASKING, parseOptionFlag } from '../../posts/options.js';
 import { shellWord } from '../../util/shell.js';
 import { printPost, type PostResult } from '../../posts/render.js';
 import type { PostOpts, PostSource } from '../../posts/post-flow.js';
@@ -128,7 +128,7 @@ export default defineCommand<PostOpts, PostResult | Media>({
     if (forceNew && idempotencyKey === undefined) throw new UsageError('--force-new goes with --idempotency-key: without a key every run posts anew');
     const caption = await readCaption(flags, inv);
     if (caption === undefined && !inv.interactive) {
-      throw new UsageError('--caption is required when there is no terminal to ask on', {
+      throw new UsageError(inv.ctx.io.stderrIsTTY ? `--caption is required, and ${NO_ASKING}` : '--caption is required when there is no terminal to ask on', {
         hint: 'Pass --caption TEXT or --caption-file PATH ("-" for stdin); --caption "" posts without one.',
       });
     }
