@@ -46,3 +46,13 @@ describe('--json error types are the documented ones', () => {
     expect(documentedTypes()).toContain(e.type);
   });
 });
+
+describe('--json error code of a video that failed processing', () => {
+  it('upload: exit 6, the record on stdout, and the error object carries the service\'s code (processing_failed)', async () => {
+    await emu.fault({ media_fail: 'clip' });
+    const r = await run(['upload', join(__dirname, '..', 'fixtures', 'clip.mp4'), '--json']);
+    expect(r.code).toBe(6);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'failed', error: { code: 'processing_failed' } });
+    expect(JSON.parse(r.stderr.trim().split('\n').pop()!).error).toMatchObject({ type: 'failed', code: 'processing_failed', exit_code: 6 });
+  });
+});
