@@ -82,6 +82,11 @@ export interface CommandSpec<O = unknown, D = unknown> {
   print?(data: D, inv: Invocation): void;
   /** The JSON document for --json (defaults to the data itself). */
   json?(data: D): unknown;
+  /**
+   * The top-level fields the JSON document (each record of a list) can have: `--json FIELDS`
+   * naming another is refused before any request, and one the document lacks prints null.
+   */
+  fields?: readonly string[];
 }
 
 export function defineCommand<O, D>(spec: CommandSpec<O, D>): CommandSpec<O, D> {

@@ -63,7 +63,9 @@ const FIELD_LIST = /^[a-z_]+(?:\.[a-z_]+)*(?:,[a-z_]+(?:\.[a-z_]+)*)*$/;
  * Takes `--json FIELDS` / `--json=FIELDS` out of argv (commander sees a plain
  * --json). The word after --json is a field list when it looks like one
  * (lower-case letters, "_", "." and ",", no digits: ids such as post_123 and
- * file names are not) and is not a command name.
+ * file names are not) and is not a command name where the command is still to
+ * come (`vidpub --json status ID`; after it, `vidpub status ID --json status`
+ * is the field).
  */
 export function splitJsonFields(argv: string[]): { args: string[]; fields?: string[] } {
   const args: string[] = [];
@@ -75,13 +77,15 @@ export function splitJsonFields(argv: string[]): { args: string[]; fields?: stri
       break;
     }
     if (a.startsWith('--json=')) {
-      fields = a.slice('--json='.length).split(',').map((f) => f.trim()).filter(Boolean);
+      const list = a.slice('--json='.length).split(',').map((f) => f.trim()).filter(Boolean);
+      // `--json=` (an empty "$FIELDS" in a script) is the whole record, as --json is.
+      fields = list.length > 0 ? list : undefined;
       args.push('--json');
       continue;
     }
     args.push(a);
     const next = argv[i + 1];
-    if (a === '--json' && next !== undefined && FIELD_LIST.test(next) && !findCommand(next)) {
+    if (a === '--json' && next !== undefined && FIELD_LIST.test(next) && (!findCommand(next) || commandNameOf(args.slice(0, -1)) !== undefined)) {
       fields = next.split(',');
       i++;
     }
@@ -193,9 +197,23 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
 /** Closes what an invocation opened (the client's sockets), if anything. */
 const disposers = new WeakMap<Invocation, () => Promise<void>>();
 
-/** Keeps the named fields of a record (of each record of a list); an unknown name is a usage error listing the known ones. */
-export function pickFields(doc: unknown, fields: string[]): unknown {
-  if (Array.isArray(doc)) return doc.map((d) => pickFields(d, fields));
+/** The usage error of a --json field the document does not have. */
+function unknownField(field: string, available: readonly string[]): UsageError {
+  return new UsageError(`unknown JSON field "${sanitize(field)}"`, { hint: `Available fields: ${available.join(', ')}.` });
+}
+
+/** Checks --json FIELDS against the fields a command's document can have, before the command runs. */
+export function checkFields(fields: string[], known: readonly string[]): void {
+  for (const f of fields) if (!known.includes(f.split('.')[0]!)) throw unknownField(f, known);
+}
+
+/**
+ * Keeps the named fields of a record (of each record of a list); an unknown name is a usage error
+ * listing the known ones. A name in `known` (the fields the record type has) that this record
+ * lacks is null.
+ */
+export function pickFields(doc: unknown, fields: string[], known: readonly string[] = []): unknown {
+  if (Array.isArray(doc)) return doc.map((d) => pickFields(d, fields, known));
   if (!doc || typeof doc !== 'object') return doc;
   const record = doc as Record<string, unknown>;
   const out: Record<string, unknown> = {};
@@ -203,9 +221,7 @@ export function pickFields(doc: unknown, fields: string[]): unknown {
     const path = f.split('.');
     let v: unknown = record;
     for (const k of path) v = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[k] : undefined;
-    if (v === undefined && !(path[0]! in record)) {
-      throw new UsageError(`unknown JSON field "${sanitize(f)}"`, { hint: `Available fields: ${Object.keys(record).join(', ')}.` });
-    }
+    if (v === undefined && !(path[0]! in record) && !known.includes(path[0]!)) throw unknownField(f, Object.keys(record));
     let target = out;
     for (const k of path.slice(0, -1)) target = (target[k] ??= {}) as Record<string, unknown>;
     target[path[path.length - 1]!] = v ?? null;
@@ -224,11 +240,27 @@ async function applyJq(doc: unknown, expr: string): Promise<string> {
   }
 }
 
+/**
+ * Compiles a --jq filter without running it (it sits in a branch never taken), so that a filter
+ * with a syntax error or an undefined name is refused before the command sends anything. On a
+ * compile error, the filter alone gives jq's message with its own line numbers (and, not
+ * compiling, is not run either).
+ */
+async function checkJq(expr: string): Promise<void> {
+  const jq = await import('jq-wasm');
+  try {
+    await jq.raw('null', `if false then (\n${expr}\n) else empty end`, ['-n']);
+  } catch (err) {
+    if (!/compile error/.test(err instanceof Error ? err.message : String(err))) return;
+    await applyJq('null', expr);
+  }
+}
+
 async function emit<D>(spec: CommandSpec<unknown, D>, data: D, inv: Invocation): Promise<void> {
   if (inv.globals.json) {
     let doc = spec.json ? spec.json(data) : data;
     if (doc === undefined) return;
-    if (inv.globals.jsonFields) doc = pickFields(doc, inv.globals.jsonFields);
+    if (inv.globals.jsonFields) doc = pickFields(doc, inv.globals.jsonFields, spec.fields);
     if (inv.globals.jq !== undefined) {
       const text = await applyJq(doc, inv.globals.jq);
       if (text !== '') inv.print(text);
@@ -448,6 +480,9 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
         // login, me, destinations, options: --timeout is a budget for all of the client's requests.
         const commandTimeoutMs = target.flags?.includes(COMMAND_TIMEOUT) ? parseTimeout(self.opts()) : undefined;
         inv = makeInvocation(ctx, { ...resolveGlobals(self.optsWithGlobals(), ctx, given), jsonFields: split.fields, commandTimeoutMs });
+        // A mistake in --json FIELDS or --jq is found before anything is sent, not after a write.
+        if (split.fields && spec.fields) checkFields(split.fields, spec.fields);
+        if (inv.globals.jq !== undefined) await checkJq(inv.globals.jq);
         const opts = await spec.parse(positional, self.opts(), inv);
         const data = await spec.run(opts, inv);
         await emit(spec, data, inv);

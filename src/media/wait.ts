@@ -45,15 +45,24 @@ export function laterHint(mediaId: string): string {
   return `It goes on at the service. Once it is ready, post it with: vidpub post --media ${mediaId} --to <destination> --caption "..."`;
 }
 
+/** A video that failed processing; `code` is the service's (error.code of the record), for the JSON error object. */
+class MediaFailedError extends WorkFailedError {
+  constructor(
+    message: string,
+    opts: ConstructorParameters<typeof WorkFailedError>[1],
+    readonly code?: string,
+  ) {
+    super(message, opts);
+  }
+}
+
 /** The error for a media record that ended as failed (exit 6), carrying the record. */
 export function mediaFailedError(m: Media): WorkFailedError {
   const why = m.error?.message ? sanitize(m.error.message) : undefined;
   const hint = m.source === 'import' ? 'Check that the link opens the video file itself, then import it again.' : 'Check that the file plays on your computer, then upload it again.';
   // The service's message usually says what to do; our hint is for when it says nothing.
-  return new WorkFailedError(`Video ${m.id} (${sanitize(m.filename ?? '')}) failed: ${why ?? 'the service gave no reason'}`, {
-    data: m,
-    hint: why ? undefined : hint,
-  });
+  const code = typeof m.error?.code === 'string' ? sanitize(m.error.code) : undefined;
+  return new MediaFailedError(`Video ${m.id} (${sanitize(m.filename ?? '')}) failed: ${why ?? 'the service gave no reason'}`, { data: m, hint: why ? undefined : hint }, code);
 }
 
 /** What every media flow (upload, import) takes. */

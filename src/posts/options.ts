@@ -186,8 +186,11 @@ export function flagFor(name: string, option: DestinationOption): string {
   return `--option ${shellWord(`${name}:${option.key}=`)}VALUE`;
 }
 
-/** exit 2 for a run that cannot ask: every missing option as the flag to pass, with its allowed values. */
-export function missingOptionsError(plans: DestinationPlan[]): UsageError {
+/**
+ * exit 2 for a run that cannot ask: every missing option as the flag to pass, with its allowed
+ * values. `atTerminal`: stderr is one, so the reason is --no-input or stdin, not "no terminal".
+ */
+export function missingOptionsError(plans: DestinationPlan[], atTerminal = false): UsageError {
   const lines: string[] = [];
   for (const p of plans) {
     for (const o of p.missing) {
@@ -196,7 +199,7 @@ export function missingOptionsError(plans: DestinationPlan[]): UsageError {
     }
   }
   const n = lines.length;
-  return new UsageError(`${n} required option${n === 1 ? ' is' : 's are'} missing, and there is no terminal to ask on`, {
+  return new UsageError(`${n} required option${n === 1 ? ' is' : 's are'} missing, and ${atTerminal ? NO_ASKING : 'there is no terminal to ask on'}`, {
     hint: `Pass:\n${lines.join('\n')}`,
   });
 }
@@ -209,6 +212,9 @@ export function creatorLines(p: ChosenDestination): string[] {
   if (c.avatar_url) lines.push(`  avatar: ${sanitize(c.avatar_url)}`);
   return lines;
 }
+
+/** Why nothing is asked when a person may be at the terminal. */
+export const NO_ASKING = 'nothing may be asked (--no-input, VIDPUB_NO_INPUT, or stdin is not a terminal)';
 
 function isPromptCancel(err: unknown): boolean {
   const name = (err as { name?: string } | null)?.name;

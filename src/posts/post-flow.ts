@@ -419,7 +419,7 @@ async function postWithin(opts: PostOpts, session: Session, deadlineMs: number, 
   }
 
   if (plans.some((p) => p.missing.length > 0)) {
-    if (!session.interactive) throw missingOptionsError(plans);
+    if (!session.interactive) throw missingOptionsError(plans, session.screen.tty);
     const prompter = await session.prompter();
     await promptMissing(plans, prompter, (line) => session.screen.write(line + '\n'), {
       accountLabel: (p) => destinationLabel(p.destination),
@@ -467,7 +467,7 @@ async function postWithin(opts: PostOpts, session: Session, deadlineMs: number, 
     const choice = await chooseDestinations({ ...opts, to: chosenTo }, session, true);
     const next = planOptions(choice.chosen, [...opts.options, ...answered(plans)], matchChosen);
     if (next.some((p) => p.missing.length > 0)) {
-      if (!session.interactive) throw missingOptionsError(next);
+      if (!session.interactive) throw missingOptionsError(next, session.screen.tty);
       const prompter = await session.prompter();
       await promptMissing(next, prompter, (line) => session.screen.write(line + '\n'), {
         accountLabel: (p) => destinationLabel(p.destination),

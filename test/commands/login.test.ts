@@ -81,7 +81,7 @@ describe('vidpub login', () => {
     };
     const r = await runCli(['login'], { tty: true, prompter: cancelled, env: { VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_CONFIG_DIR: dir, NO_COLOR: '1' } });
     expect(r.code).toBe(130);
-    expect(r.stderr).toMatch(/Error: Interrupted: nothing was stored\./);
+    expect(r.stderr).toMatch(/^Cancelled: nothing was stored\./);
     expect(existsSync(join(dir, 'config.json'))).toBe(false);
   });
 

@@ -1,6 +1,7 @@
 import type { Media } from '../../api/types.js';
 import { UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
+import { MEDIA_FIELDS } from '../json-fields.js';
 import { parseWaitFlags, type WaitFlags } from '../../flows/wait-flags.js';
 import { runMediaFlow } from './upload.js';
 
@@ -38,4 +39,5 @@ export default defineCommand<ImportOpts, Media>({
   print(media, inv) {
     inv.print(media.id);
   },
+  fields: MEDIA_FIELDS,
 });

@@ -1,5 +1,5 @@
 import { KEY_PREFIX_MARKER } from '../../api/types.js';
-import { AuthError, InterruptedError, UsageError, sanitize } from '../../errors.js';
+import { AuthError, CancelledError, InterruptedError, UsageError, sanitize } from '../../errors.js';
 import { renderFields } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { readKeyFile } from '../../api/credentials.js';
@@ -50,9 +50,9 @@ async function askKey(inv: Invocation): Promise<string> {
   try {
     return (await prompter.password({ message: 'API key (input is hidden)', mask: '*' })).trim();
   } catch (err) {
-    if (inv.ctx.signal.aborted || (err as Error)?.name === 'ExitPromptError' || (err as Error)?.name === 'AbortPromptError') {
-      throw new InterruptedError('Interrupted: nothing was stored.');
-    }
+    if (inv.ctx.signal.aborted) throw new InterruptedError('Interrupted: nothing was stored.');
+    // Ctrl-C at the prompt: a question cancelled, not an error.
+    if ((err as Error)?.name === 'ExitPromptError' || (err as Error)?.name === 'AbortPromptError') throw new CancelledError('Cancelled: nothing was stored.');
     throw err;
   }
 }

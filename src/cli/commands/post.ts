@@ -1,6 +1,6 @@
 import type { Media } from '../../api/types.js';
 import { UsageError, sanitize } from '../../errors.js';
-import { parseOptionFlag } from '../../posts/options.js';
+import { NO_ASKING, parseOptionFlag } from '../../posts/options.js';
 import { shellWord } from '../../util/shell.js';
 import { printPost, type PostResult } from '../../posts/render.js';
 import type { PostOpts, PostSource } from '../../posts/post-flow.js';
@@ -8,6 +8,7 @@ import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
 import { parseTimeout } from '../../flows/wait-flags.js';
 import { parseIdempotencyKey } from '../../posts/flags.js';
 import { defineCommand, type Invocation } from '../command.js';
+import { POST_FIELDS } from '../json-fields.js';
 
 const MAX_CAPTION_FILE_BYTES = 100_000;
 
@@ -127,7 +128,7 @@ export default defineCommand<PostOpts, PostResult | Media>({
     if (forceNew && idempotencyKey === undefined) throw new UsageError('--force-new goes with --idempotency-key: without a key every run posts anew');
     const caption = await readCaption(flags, inv);
     if (caption === undefined && !inv.interactive) {
-      throw new UsageError('--caption is required when there is no terminal to ask on', {
+      throw new UsageError(inv.ctx.io.stderrIsTTY ? `--caption is required, and ${NO_ASKING}` : '--caption is required when there is no terminal to ask on', {
         hint: 'Pass --caption TEXT or --caption-file PATH ("-" for stdin); --caption "" posts without one.',
       });
     }
@@ -158,6 +159,7 @@ export default defineCommand<PostOpts, PostResult | Media>({
   // processing) leaves the video's record as its error data: its id is printed, to post it with --media.
   print: (r, inv) => (videoOnly(r) ? inv.print(r.id) : inv.globals.quiet ? inv.print(r.post.id) : printPost(r, inv.out)),
   json: (r) => (videoOnly(r) ? { post: null, media: r } : r.post),
+  fields: POST_FIELDS,
 });
 
 /** The data of a run that stopped before the post was created: the video's record, not a PostResult. */

@@ -1,9 +1,11 @@
+import { UsageError } from '../../errors.js';
 import { parseTimeout } from '../../flows/wait-flags.js';
 import { parsePostId } from '../../posts/flags.js';
 import { runPublish, type PublishOpts } from '../../posts/publish-flow.js';
 import { printPost, type PostResult } from '../../posts/render.js';
 import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
 import { defineCommand } from '../command.js';
+import { POST_FIELDS } from '../json-fields.js';
 
 export default defineCommand<PublishOpts, PostResult>({
   description:
@@ -18,9 +20,15 @@ export default defineCommand<PublishOpts, PostResult>({
     'vidpub publish post_123 --no-wait --json',
   ],
   parse(args, flags, inv) {
+    const postId = parsePostId(args[0]);
+    if (postId.startsWith('med_')) {
+      throw new UsageError(`${postId} is a video id; publish takes the id of a post (a draft or a scheduled post)`, {
+        hint: `Post the video with: vidpub post --media ${postId} --to DEST --caption TEXT`,
+      });
+    }
     const zone = resolveTimeZone(flags.tz as string | undefined, inv.ctx.env);
     return {
-      postId: parsePostId(args[0]),
+      postId,
       when: parseWhen(String(flags.at ?? 'now'), { now: inv.ctx.clock.now(), zone }),
       atText: flags.at as string | undefined,
       yes: flags.yes === true,
@@ -32,4 +40,5 @@ export default defineCommand<PublishOpts, PostResult>({
   run: (opts, inv) => runPublish(opts, inv.session),
   print: (r, inv) => printPost(r, inv.out),
   json: (r) => r.post,
+  fields: POST_FIELDS,
 });

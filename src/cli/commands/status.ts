@@ -7,6 +7,7 @@ import type { AnyStatusOpts, StatusData } from '../../posts/status-flow.js';
 import { resolveTimeZone } from '../../posts/when.js';
 import { renderFields } from '../../ui/table.js';
 import { defineCommand } from '../command.js';
+import { MEDIA_FIELDS, POST_FIELDS } from '../json-fields.js';
 
 /** Errors carry the bare post result or media record as their data: the same printers take both. */
 function normalize(d: StatusData | PostResult | Media): StatusData {
@@ -65,4 +66,6 @@ export default defineCommand<AnyStatusOpts, StatusData>({
     const d = normalize(data);
     return d.kind === 'post' ? d.result.post : d.media;
   },
+  // A post's fields or a video's (the id says which): one the record lacks prints null.
+  fields: [...new Set([...POST_FIELDS, ...MEDIA_FIELDS])],
 });

@@ -4,6 +4,7 @@ import type { VideoFile } from '../../media/check.js';
 import type { Progress } from '../../ui/progress.js';
 import { parseWaitFlags, type WaitFlags } from '../../flows/wait-flags.js';
 import { defineCommand, type Invocation } from '../command.js';
+import { MEDIA_FIELDS } from '../json-fields.js';
 
 interface UploadOpts extends WaitFlags {
   file: VideoFile;
@@ -67,4 +68,5 @@ export default defineCommand<UploadOpts, Media>({
   print(media, inv) {
     inv.print(media.id);
   },
+  fields: MEDIA_FIELDS,
 });
