@@ -1,6 +1,7 @@
 import { UsageError, VidpubError } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../command.js';
+import { printJson } from '../json-output.js';
 
 interface EmulatorOpts {
   host: string;
@@ -76,7 +77,8 @@ export default defineCommand<EmulatorOpts, void>({
       }
       throw err;
     }
-    if (inv.globals.json) inv.print(JSON.stringify(handle.info));
+    // One line (scripts read it as the emulator starts), through --json FIELDS and --jq like any document.
+    if (inv.globals.json) await printJson(handle.info, inv, { compact: true });
     else printHuman(handle.info, inv);
 
     await new Promise<void>((resolve) => {
