@@ -4,7 +4,7 @@
  * then show the plan (--dry-run), or confirm once at a terminal and run it
  * (run.ts), and say how each item ended.
  */
-import { InterruptedError, TimeoutError, isDeadline, sanitize } from '../errors.js';
+import { CancelledError, TimeoutError, isDeadline, sanitize } from '../errors.js';
 import { bindDeadline } from '../flows/deadline.js';
 import type { Session } from '../flows/session.js';
 import { formatDuration } from '../util/duration.js';
@@ -90,7 +90,7 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
     const prompter = await session.prompter();
     const n = plan.items.length;
     const yes = await ask(() => prompter.confirm({ message: `Send these ${n} item${n === 1 ? '' : 's'}?`, default: true }));
-    if (!yes) throw new InterruptedError('Cancelled: nothing was uploaded or posted.');
+    if (!yes) throw new CancelledError('Cancelled: nothing was uploaded or posted.');
   } else {
     session.log.info(
       `Sending ${plan.items.length} item${plan.items.length === 1 ? '' : 's'} from ${sanitize(opts.source)} (${plan.postsNeeded} of ${plan.postsLeft ?? '?'} posts left today), ${opts.concurrency} at a time.`,
