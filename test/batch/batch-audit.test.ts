@@ -36,4 +36,16 @@ describe('vidpub batch (audit)', () => {
     expect(JSON.parse(j.stderr.trim().split('\n').pop()!)).toMatchObject({ error: { type: 'cancelled', message: 'Cancelled: nothing was uploaded or posted.', exit_code: 130 } });
     expect(await writes()).toEqual([]);
   });
+
+  it('a JSON or JSON Lines manifest saved with a UTF-8 byte order mark is read (as YAML and CSV are)', async () => {
+    const item = '{"media":"med_demo_sample","to":"linkedin","caption":"bom"}';
+    const dir = workdir({ 'x.jsonl': `\ufeff${item}\n`, 'x.json': `\ufeff[${item}]` });
+    for (const name of ['x.jsonl', 'x.json']) {
+      const r = await run(['batch', join(dir, name), '--dry-run']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Plan for .*x\.jsonl?: 1 item \(1 to post\)/);
+    }
+    expect(await writes()).toEqual([]);
+  });
 });
