@@ -72,10 +72,21 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
     checks.dispose();
   }
   const checksMs = session.clock.now() - checksStarted;
-  // Items this machine already posted (the journal, by the item's key) replay and spend no allowance.
-  const wasPosted = opts.recorder?.wasPosted?.bind(opts.recorder) ?? (session.journal ? async (key: string) => (await session.journal!.findByKey(key)) !== undefined : undefined);
+  // Items this machine already posted (the journal, by the item's key) spend no allowance and are
+  // not posted again, however old: the service's own replay of the keys lasts 24 hours only.
+  const journal = session.journal;
+  const wasPosted =
+    opts.recorder?.wasPosted?.bind(opts.recorder) ??
+    (journal
+      ? async (key: string) => {
+          const earlier = await journal.findByKey(key);
+          const it = plan.items.find((x) => x.key === key);
+          if (earlier && it) it.earlierPostId = earlier.post_id;
+          return earlier !== undefined;
+        }
+      : undefined);
   if (wasPosted) {
-    for (const it of plan.items) if (!it.draft && (await wasPosted(it.key))) it.alreadyPosted = true;
+    for (const it of plan.items) if ((await wasPosted(it.key)) && !it.draft) it.alreadyPosted = true;
     plan.postsNeeded = plan.items.filter((it) => !it.draft && !it.alreadyPosted).length;
   }
   const short = allowanceError(plan);

@@ -48,6 +48,8 @@ export interface PlannedItem {
   fromDefaults: Set<string>;
   /** A journal says an earlier run posted it: its replay spends no allowance. */
   alreadyPosted?: boolean;
+  /** The post this machine's journal holds under the item's key: reported as it is now, not posted again. */
+  earlierPostId?: string;
 }
 
 export interface BatchPlan {

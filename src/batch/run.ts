@@ -22,6 +22,7 @@ import {
   BlockedError,
   DeadlineReached,
   InterruptedError,
+  NotFoundError,
   OutcomeUnknownError,
   RateLimitError,
   TimeoutError,
@@ -340,57 +341,80 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
       await slots.take(signal);
       holdingSlot = true;
       await record({ type: 'item-started', item: it.n, key: it.key });
-      let media: Media;
-      let since = clock.now();
       const v = it.video;
-      if (v.kind === 'file') {
-        view.state(it.n, 'uploading');
-        const { uploadFile } = await import('../media/upload.js');
-        media = await uploadFile(s, v.file, { idempotencyBase: it.key, wait: false, progress: itemProgress(view, it.n), deadlineMs });
-        since = clock.now();
-      } else if (v.kind === 'url') {
-        await imports.take(signal);
-        holdingImport = true;
-        step = 'import';
-        view.state(it.n, 'importing');
-        const { importLink } = await import('../media/import.js');
-        media = await importLink(s, v.url, { idempotencyBase: it.key, wait: false, deadlineMs });
-      } else {
-        media = v.media;
+      let post: Post | undefined;
+      let replayed = false;
+      let created = clock.now();
+      if (it.earlierPostId) {
+        // This machine's journal holds the item's post (an earlier run): report it as it is now.
+        // The service replays the item's keys for 24 hours only; after that a send would post it again.
+        const id = it.earlierPostId;
+        view.state(it.n, 'posted earlier');
+        post = await read(it.n, () => 'posted earlier', (look) => client.getPost(id, { signal: look })).catch((err: unknown) => {
+          if (err instanceof NotFoundError) return undefined; // not at this service (any more): post it
+          throw err;
+        });
+        if (post) {
+          slots.give();
+          holdingSlot = false;
+          replayed = true;
+          out.replayed = true;
+          out.post_id = post.id;
+          out.media_id = post.media_id ?? out.media_id;
+        }
       }
-      out.media_id = media.id;
-      await record({ type: 'media', item: it.n, key: it.key, media_id: media.id, status: String(media.status) });
-      slots.give();
-      holdingSlot = false;
-      view.state(it.n, media.status === 'ready' ? 'ready' : String(media.status));
-      if (media.status !== 'ready') media = await waitReady(it, media, since);
-      if (holdingImport) {
-        imports.give();
-        holdingImport = false;
-      }
-      if (media.status === 'failed') {
-        throw new WorkFailedError(`video ${media.id} failed: ${sanitize(media.error?.message ?? 'the service gave no reason')}`);
-      }
+      if (!post) {
+        let media: Media;
+        let since = clock.now();
+        if (v.kind === 'file') {
+          view.state(it.n, 'uploading');
+          const { uploadFile } = await import('../media/upload.js');
+          media = await uploadFile(s, v.file, { idempotencyBase: it.key, wait: false, progress: itemProgress(view, it.n), deadlineMs });
+          since = clock.now();
+        } else if (v.kind === 'url') {
+          await imports.take(signal);
+          holdingImport = true;
+          step = 'import';
+          view.state(it.n, 'importing');
+          const { importLink } = await import('../media/import.js');
+          media = await importLink(s, v.url, { idempotencyBase: it.key, wait: false, deadlineMs });
+        } else {
+          media = v.media;
+        }
+        out.media_id = media.id;
+        await record({ type: 'media', item: it.n, key: it.key, media_id: media.id, status: String(media.status) });
+        slots.give();
+        holdingSlot = false;
+        view.state(it.n, media.status === 'ready' ? 'ready' : String(media.status));
+        if (media.status !== 'ready') media = await waitReady(it, media, since);
+        if (holdingImport) {
+          imports.give();
+          holdingImport = false;
+        }
+        if (media.status === 'failed') {
+          throw new WorkFailedError(`video ${media.id} failed: ${sanitize(media.error?.message ?? 'the service gave no reason')}`);
+        }
 
-      if (it.when && !it.when.now && it.when.ms <= clock.now()) {
-        throw new UsageError(`its time ${it.when.local} (${it.when.utc}) passed while the video was being uploaded; nothing was posted (video ${media.id})`);
-      }
-      const body: CreatePostRequest = {
-        media_id: media.id,
-        caption: it.caption,
-        destinations: it.plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })),
-      };
-      if (it.when) body.publish_at = it.when.publishAt;
-      view.state(it.n, it.draft ? 'saving draft' : 'posting');
-      step = 'post';
-      let post = await client.createPost(body, { idempotencyKey: stepKey(it.key, 'post'), signal });
-      const created = clock.now();
-      const replayed = responseMeta(post)?.replayed === true;
-      out.post_id = post.id;
-      if (replayed) {
-        out.replayed = true;
-        const id = post.id;
-        post = await read(it.n, () => 'posted', (look) => client.getPost(id, { signal: look }));
+        if (it.when && !it.when.now && it.when.ms <= clock.now()) {
+          throw new UsageError(`its time ${it.when.local} (${it.when.utc}) passed while the video was being uploaded; nothing was posted (video ${media.id})`);
+        }
+        const body: CreatePostRequest = {
+          media_id: media.id,
+          caption: it.caption,
+          destinations: it.plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })),
+        };
+        if (it.when) body.publish_at = it.when.publishAt;
+        view.state(it.n, it.draft ? 'saving draft' : 'posting');
+        step = 'post';
+        post = await client.createPost(body, { idempotencyKey: stepKey(it.key, 'post'), signal });
+        created = clock.now();
+        replayed = responseMeta(post)?.replayed === true;
+        out.post_id = post.id;
+        if (replayed) {
+          out.replayed = true;
+          const id = post.id;
+          post = await read(it.n, () => 'posted', (look) => client.getPost(id, { signal: look }));
+        }
       }
       out.review_url = post.review_url ?? null;
       out.destinations = destinationsOf(post, plan.names);

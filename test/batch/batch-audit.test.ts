@@ -48,4 +48,40 @@ describe('vidpub batch (audit)', () => {
     }
     expect(await writes()).toEqual([]);
   });
+
+  it('a rerun after the service\'s 24 hours creates nothing twice: the journal reports the earlier posts as they are now', async () => {
+    const dir = workdir({
+      'x.jsonl': [
+        '{"file":"a.mp4","to":"linkedin","caption":"one"}',
+        '{"media":"med_demo_sample","to":"youtube","caption":"two","options":{"visibility":"unlisted"}}',
+        '{"file":"b.mp4","to":"linkedin","caption":"three","draft":true}',
+      ].join('\n'),
+    });
+    const state = mkdtempSync(join(tmpdir(), 'vidpub-batch-audit-state-'));
+    const env = { VIDPUB_STATE_DIR: state };
+    const first = await run(['batch', join(dir, 'x.jsonl'), '--json'], { env: { ...emu.env(), TZ: 'UTC', ...env } });
+    expect(first.code).toBe(0);
+    const before = (JSON.parse(first.stdout) as { items: { status: string; post_id: string; media_id: string }[] }).items;
+    expect(before.map((i) => i.status)).toEqual(['published', 'published', 'draft']);
+
+    await emu.advance(25 * 3600); // past the service's replay window
+    const postsBefore = (await emu.requests()).filter((r) => r.method === 'POST' && r.path === '/v1/posts').length;
+    const dry = await run(['batch', join(dir, 'x.jsonl'), '--dry-run'], { env: { ...emu.env(), TZ: 'UTC', ...env } });
+    expect(dry.stdout).toMatch(/: 3 items \(0 to post, 2 already posted, 1 draft\)/);
+    const again = await run(['batch', join(dir, 'x.jsonl'), '--json'], { env: { ...emu.env(), TZ: 'UTC', ...env } });
+    expect(again.code).toBe(0);
+    const after = (JSON.parse(again.stdout) as { items: { status: string; post_id: string; media_id: string; replayed?: boolean }[] }).items;
+    expect(after.map((i) => [i.status, i.post_id, i.media_id, i.replayed])).toEqual(before.map((i) => [i.status, i.post_id, i.media_id, true]));
+    const reqs = await emu.requests();
+    expect(reqs.filter((r) => r.method === 'POST' && r.path === '/v1/posts').length).toBe(postsBefore);
+    expect(reqs.filter((r) => r.method === 'POST' && r.path.startsWith('/v1/media')).length).toBe(2 * 2); // the first run's two uploads only
+
+    // A post the service does not have (another service state on the same URL): the item is posted anew.
+    await emu.reset();
+    const fresh = await run(['batch', join(dir, 'x.jsonl'), '--json'], { env: { ...emu.env(), TZ: 'UTC', ...env } });
+    expect(fresh.code).toBe(0);
+    const anew = (JSON.parse(fresh.stdout) as { items: { status: string; post_id: string; replayed?: boolean }[] }).items;
+    expect(anew.map((i) => [i.status, i.replayed])).toEqual([['published', undefined], ['published', undefined], ['draft', undefined]]);
+    expect((await emu.requests()).filter((r) => r.method === 'POST' && r.path === '/v1/posts' && r.status === 201)).toHaveLength(3);
+  });
 });
