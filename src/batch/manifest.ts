@@ -233,7 +233,9 @@ async function parseCsv(text: string): Promise<Manifest> {
   }
   const items: RawItem[] = [];
   rows.slice(1).forEach((row, i) => {
-    const where = { n: i + 1, line: row.info.lines };
+    // csv-parse gives the line a record ends on; a quoted cell may span lines before it.
+    const breaks = row.record.reduce((k, cell) => k + (cell.match(/\n/g)?.length ?? 0), 0);
+    const where = { n: i + 1, line: row.info.lines - breaks };
     const fields: Record<string, unknown> = {};
     const options: Record<string, unknown> = {};
     header.forEach((h, c) => {

@@ -84,4 +84,12 @@ describe('vidpub batch (audit)', () => {
     expect(anew.map((i) => [i.status, i.replayed])).toEqual([['published', undefined], ['published', undefined], ['draft', undefined]]);
     expect((await emu.requests()).filter((r) => r.method === 'POST' && r.path === '/v1/posts' && r.status === 201)).toHaveLength(3);
   });
+
+  it('a CSV row whose quoted caption spans lines is named by the line it starts on', async () => {
+    const dir = workdir({ 'x.csv': 'file,to,caption\nzz.mp4,linkedin,"Monday\nand more\nand more"\nnope.mp4,linkedin,x\n' });
+    const r = await run(['batch', join(dir, 'x.csv'), '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('\n  item 1 (line 2): zz.mp4: no such file\n  item 2 (line 5): nope.mp4: no such file\n');
+    expect(await writes()).toEqual([]);
+  });
 });
