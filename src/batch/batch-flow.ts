@@ -100,7 +100,7 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
     for (const line of planLines(plan, opts.source, session.screen.colors)) session.screen.write(line + '\n');
     const prompter = await session.prompter();
     const n = plan.items.length;
-    const yes = await ask(() => prompter.confirm({ message: `Send these ${n} item${n === 1 ? '' : 's'}?`, default: true }));
+    const yes = await ask(() => prompter.confirm({ message: n === 1 ? 'Send this item?' : `Send these ${n} items?`, default: true }));
     if (!yes) throw new CancelledError('Cancelled: nothing was uploaded or posted.');
   } else {
     session.log.info(

@@ -27,8 +27,10 @@ const writes = async (): Promise<RecordedRequest[]> => (await emu.requests()).fi
 describe('vidpub batch (audit)', () => {
   it('declining the confirmation is "Cancelled: …" without "Error:", exit 130, type cancelled with --json', async () => {
     const dir = workdir({ 'x.jsonl': '{"file":"a.mp4","to":"linkedin","caption":"one"}\n' });
-    const r = await run(['batch', join(dir, 'x.jsonl')], { tty: true, prompter: scriptedPrompter([false]).prompter });
+    const no = scriptedPrompter([false]);
+    const r = await run(['batch', join(dir, 'x.jsonl')], { tty: true, prompter: no.prompter });
     expect(r.code).toBe(130);
+    expect(no.asked.map((a) => a.message)).toEqual(['Send this item?']);
     expect(r.stderr).toMatch(/\nCancelled: nothing was uploaded or posted\.\n/);
     expect(r.stderr).not.toMatch(/Error:/);
     const j = await run(['batch', join(dir, 'x.jsonl'), '--json'], { tty: true, prompter: scriptedPrompter([false]).prompter });
