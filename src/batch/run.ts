@@ -452,8 +452,14 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
         troubles.set(it.n, 'unknown');
         unknowns.set(it.n, err);
       } else if (isInterruption(err, stopSignal) || stopSignal.aborted) {
-        out.status = 'skipped';
-        out.error = 'interrupted: run the batch again to finish it (what was done is replayed, not repeated)';
+        if (out.post_id && out.status === 'skipped') {
+          // The post exists and goes on at the service: stopped following it, not "nothing was posted".
+          out.status = 'publishing';
+          out.error = `interrupted; post ${out.post_id} was created and goes on at the service, its outcome not known yet; follow it with: vidpub status ${out.post_id} --wait`;
+        } else if (!out.post_id) {
+          out.status = 'skipped';
+          out.error = 'interrupted: run the batch again to finish it (what was done is replayed, not repeated)';
+        }
         troubles.set(it.n, 'interrupted');
       } else if (err instanceof TimeoutError || err instanceof DeadlineReached || (isDeadline(signal) && !(err instanceof VidpubError))) {
         // What is true when the deadline cut a wait short: the post exists and goes on (its
@@ -521,9 +527,13 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
     });
   }
   if (kinds.has('interrupted')) {
+    const cut = run.outcomes.filter((o) => run.troubles.get(o.item) === 'interrupted');
+    const posts = cut.filter((o) => o.status === 'publishing' && o.post_id !== null).map((o) => o.post_id!);
+    const follow = posts.length > 0 ? `Follow ${posts.length === 1 ? 'it' : 'them'} with: ${posts.map((id) => `vidpub status ${id} --wait`).join('; ')}` : '';
+    const rest = cut.length > posts.length ? 'Run the same command again: finished steps are replayed by the service, not repeated.' : '';
     return new InterruptedError(`Interrupted: ${count('interrupted')} of ${total} items unfinished.`, {
       data,
-      hint: 'Run the same command again: finished steps are replayed by the service, not repeated.',
+      hint: [follow, rest].filter(Boolean).join('\n'),
     });
   }
   if (kinds.has('rate')) return new RateLimitError(`${count('rate')} of ${total} items were refused by the daily post allowance.`, { data, code: 'daily_post_limit' });

@@ -10,6 +10,7 @@ import type { RecordedRequest } from '../../src/api/types.js';
 import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { scriptedPrompter } from '../support/prompter.js';
+import { waitFor } from '../support/poll.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
@@ -93,5 +94,34 @@ describe('vidpub batch (audit)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('\n  item 1 (line 2): zz.mp4: no such file\n  item 2 (line 5): nope.mp4: no such file\n');
     expect(await writes()).toEqual([]);
+  });
+
+  it('Ctrl-C while a created post publishes: the item is "publishing" with its post and how to follow it, never "skipped" (exit 130)', async () => {
+    const dir = workdir({ 'x.jsonl': '{"media":"med_demo_sample","to":"linkedin","caption":"stopped"}\n' });
+    await emu.admin('POST', '/settings', { publish_ms: 5000 }); // reset before the next test
+    const ctl = new AbortController();
+    const running = run(['batch', join(dir, 'x.jsonl'), '--json'], { signal: ctl.signal });
+    await waitFor(
+      () => emu.requests(),
+      (reqs) => reqs.some((q) => q.method === 'POST' && q.path === '/v1/posts' && q.status === 201),
+    );
+    ctl.abort();
+    const r = await running;
+    expect(r.code, r.stderr).toBe(130);
+    const [item] = (JSON.parse(r.stdout) as { items: { status: string; post_id: string | null; error?: string }[] }).items;
+    expect(item!.post_id).toMatch(/^post_/);
+    expect(item).toMatchObject({
+      status: 'publishing',
+      error: `interrupted; post ${item!.post_id} was created and goes on at the service, its outcome not known yet; follow it with: vidpub status ${item!.post_id} --wait`,
+    });
+    expect(JSON.parse(r.stderr.trim().split('\n').pop()!)).toEqual({
+      error: {
+        type: 'interrupted',
+        code: null,
+        message: 'Interrupted: 1 of 1 items unfinished.',
+        exit_code: 130,
+        hint: `Follow it with: vidpub status ${item!.post_id} --wait`,
+      },
+    });
   });
 });
