@@ -548,6 +548,15 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
     });
   }
   if (kinds.has('blocked')) return new BlockedError(`${count('blocked')} of ${total} items are blocked by issues of severity error.`, { data });
-  if (kinds.has('failed')) return new WorkFailedError(`${count('failed')} of ${total} items failed.`, { data, hint: 'Fix what the table says and run the batch again: items that went out are not posted twice.' });
+  if (kinds.has('failed')) {
+    // A post whose destinations failed is replayed as it is by a rerun: `vidpub retry` posts to them again.
+    const failed = run.outcomes.filter((o) => run.troubles.get(o.item) === 'failed');
+    const retry = failed.filter((o) => o.post_id !== null && o.destinations.some((d) => d.status === 'failed' || d.status === 'cancelled')).map((o) => o.post_id!);
+    const hint = [
+      retry.length > 0 ? `Post again to the destinations that failed with: ${retry.map((id) => `vidpub retry ${id}`).join('; ')}` : '',
+      failed.length > retry.length ? 'Fix what the table says and run the batch again: items that went out are not posted twice.' : '',
+    ];
+    return new WorkFailedError(`${count('failed')} of ${total} items failed.`, { data, hint: hint.filter(Boolean).join('\n') });
+  }
   return undefined;
 }

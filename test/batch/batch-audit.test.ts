@@ -124,4 +124,14 @@ describe('vidpub batch (audit)', () => {
       },
     });
   });
+
+  it('a destination that failed: the hint names "vidpub retry" for its post (a rerun replays the failed post), exit 6', async () => {
+    const dir = workdir({ 'x.jsonl': '{"media":"med_demo_sample","to":"linkedin","caption":"fails"}\n{"media":"med_demo_sample","to":"youtube","caption":"goes"}\n' });
+    await emu.fault({ destination_fail: 'dst_demo_linkedin' });
+    const r = await run(['batch', join(dir, 'x.jsonl')]);
+    expect(r.code).toBe(6);
+    const failed = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { item: number; status: string; post_id: string }).find((o) => o.item === 1)!;
+    expect(failed.status).toBe('failed');
+    expect(r.stderr).toMatch(new RegExp(`\nError: 1 of 2 items failed\\.\nPost again to the destinations that failed with: vidpub retry ${failed.post_id}\n$`));
+  });
 });
