@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../src/api/types.js';
-import { cliRunner } from '../support/cli.js';
+import { cliRunner, runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
+import { realClock, type Clock } from '../../src/core/clock.js';
 import { scriptedPrompter } from '../support/prompter.js';
 import { waitFor } from '../support/poll.js';
 import { useEmulator } from '../support/emulator.js';
@@ -133,5 +134,41 @@ describe('vidpub batch (audit)', () => {
     const failed = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { item: number; status: string; post_id: string }).find((o) => o.item === 1)!;
     expect(failed.status).toBe('failed');
     expect(r.stderr).toMatch(new RegExp(`\nError: 1 of 2 items failed\\.\nPost again to the destinations that failed with: vidpub retry ${failed.post_id}\n$`));
+  });
+
+  it('a rerun after a scheduled item\'s time has passed reports that item\'s post (the journal has it) instead of refusing the batch', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'vidpub-batch-audit-state-'));
+    let offset = 0; // this machine's clock, moved on by hand
+    const clock: Clock = { now: () => Date.now() + offset, sleep: (ms, signal) => realClock.sleep(ms, signal) };
+    const at = new Date(clock.now() + 2 * 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const dir = workdir({
+      'x.jsonl': `{"media":"med_demo_sample","to":"linkedin","caption":"later","at":"${at}"}\n{"media":"med_demo_sample","to":"youtube","caption":"now","options":{"visibility":"unlisted"}}\n`,
+    });
+    const env = { ...emu.env(), TZ: 'UTC', VIDPUB_STATE_DIR: state };
+    const first = await runCli(['batch', join(dir, 'x.jsonl'), '--no-wait', '--json'], { clock, env });
+    expect(first.code, first.stderr).toBe(0);
+    const before = (JSON.parse(first.stdout) as { items: { status: string; post_id: string }[] }).items;
+    expect(before.map((i) => i.status)).toEqual(['scheduled', 'publishing']);
+
+    offset = 3 * 3600_000; // this machine's clock: the item's time is now past
+    await emu.advance(3 * 3600); // and the service's: the scheduled post went out
+    const again = await runCli(['batch', join(dir, 'x.jsonl'), '--json'], { clock, env });
+    expect(again.stderr).not.toMatch(/in the past/);
+    expect(again.code).toBe(0);
+    const after = (JSON.parse(again.stdout) as { items: { status: string; post_id: string; replayed?: boolean }[] }).items;
+    expect(after.map((i) => [i.post_id, i.replayed])).toEqual(before.map((i) => [i.post_id, true]));
+
+    // Without the journal's word the past time is still refused before anything is sent.
+    const other = await runCli(['batch', join(dir, 'x.jsonl'), '--json'], { clock, env: { ...env, VIDPUB_STATE_DIR: mkdtempSync(join(tmpdir(), 'vidpub-batch-audit-state-')) } });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/item 1 \(line 1\): the time .* is in the past/);
+
+    // A past time on an item with another problem is still said, with the journal too.
+    writeFileSync(join(dir, 'y.jsonl'), `{"media":"med_demo_sample","to":"mastodon","caption":"later","at":"${at}"}\n`);
+    const both = await runCli(['batch', join(dir, 'y.jsonl')], { clock, env });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^Error: 2 problems in .*y\.jsonl; nothing was sent\n/);
+    expect(both.stderr).toMatch(/\n {2}item 1 \(line 1\): the time .* is in the past\n/);
+    expect(both.stderr).toMatch(/\n {2}item 1 \(line 1\): unknown destination "mastodon"/);
   });
 });
