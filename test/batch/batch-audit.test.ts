@@ -104,7 +104,8 @@ describe('vidpub batch (audit)', () => {
     const running = run(['batch', join(dir, 'x.jsonl'), '--json'], { signal: ctl.signal });
     await waitFor(
       () => emu.requests(),
-      (reqs) => reqs.some((q) => q.method === 'POST' && q.path === '/v1/posts' && q.status === 201),
+      // A look at the post: its creation was answered, and the batch follows it now.
+      (reqs) => reqs.some((q) => q.method === 'GET' && q.path.startsWith('/v1/posts/')),
     );
     ctl.abort();
     const r = await running;
