@@ -219,7 +219,7 @@ class HttpApiClient implements ApiClient {
   async listDestinations(o: RequestOptions = {}): Promise<Destination[]> {
     if (o.cached) {
       const hit = await this.memory?.get<Destination[]>(CACHE_ENTRIES.destinations, CACHE_TTL_MS);
-      if (hit && Array.isArray(hit.value)) return attachMeta(hit.value, { status: 200, replayed: false, cachedAt: hit.at });
+      if (hit && Array.isArray(hit.value) && hit.value.every((d) => typeof d?.id === 'string')) return attachMeta(hit.value, { status: 200, replayed: false, cachedAt: hit.at });
     }
     const body = await this.request<unknown>('GET', '/destinations', o);
     const data = Array.isArray(body) ? body : (body as { data?: unknown } | undefined)?.data;
@@ -231,7 +231,7 @@ class HttpApiClient implements ApiClient {
   async getDestinationOptions(destinationId: string, o: RequestOptions = {}): Promise<DestinationOptions> {
     if (o.cached) {
       const hit = await this.memory?.get<DestinationOptions>(CACHE_ENTRIES.options(destinationId), CACHE_TTL_MS);
-      if (hit && hit.value && typeof hit.value === 'object' && Array.isArray(hit.value.options)) {
+      if (hit && hit.value && typeof hit.value === 'object' && Array.isArray(hit.value.options) && hit.value.options.every((o) => typeof o?.key === 'string')) {
         return attachMeta(hit.value, { status: 200, replayed: false, cachedAt: hit.at });
       }
     }

@@ -4,7 +4,7 @@
  * then show the plan (--dry-run), or confirm once at a terminal and run it
  * (run.ts), and say how each item ended.
  */
-import { InterruptedError, TimeoutError, isDeadline, sanitize } from '../errors.js';
+import { CancelledError, TimeoutError, isDeadline, sanitize } from '../errors.js';
 import { bindDeadline } from '../flows/deadline.js';
 import type { Session } from '../flows/session.js';
 import { formatDuration } from '../util/duration.js';
@@ -72,10 +72,21 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
     checks.dispose();
   }
   const checksMs = session.clock.now() - checksStarted;
-  // Items this machine already posted (the journal, by the item's key) replay and spend no allowance.
-  const wasPosted = opts.recorder?.wasPosted?.bind(opts.recorder) ?? (session.journal ? async (key: string) => (await session.journal!.findByKey(key)) !== undefined : undefined);
+  // Items this machine already posted (the journal, by the item's key) spend no allowance and are
+  // not posted again, however old: the service's own replay of the keys lasts 24 hours only.
+  const journal = session.journal;
+  const wasPosted =
+    opts.recorder?.wasPosted?.bind(opts.recorder) ??
+    (journal
+      ? async (key: string) => {
+          const earlier = await journal.findByKey(key);
+          const it = plan.items.find((x) => x.key === key);
+          if (earlier && it) it.earlierPostId = earlier.post_id;
+          return earlier !== undefined;
+        }
+      : undefined);
   if (wasPosted) {
-    for (const it of plan.items) if (!it.draft && (await wasPosted(it.key))) it.alreadyPosted = true;
+    for (const it of plan.items) if ((await wasPosted(it.key)) && !it.draft) it.alreadyPosted = true;
     plan.postsNeeded = plan.items.filter((it) => !it.draft && !it.alreadyPosted).length;
   }
   const short = allowanceError(plan);
@@ -89,8 +100,8 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
     for (const line of planLines(plan, opts.source, session.screen.colors)) session.screen.write(line + '\n');
     const prompter = await session.prompter();
     const n = plan.items.length;
-    const yes = await ask(() => prompter.confirm({ message: `Send these ${n} item${n === 1 ? '' : 's'}?`, default: true }));
-    if (!yes) throw new InterruptedError('Cancelled: nothing was uploaded or posted.');
+    const yes = await ask(() => prompter.confirm({ message: n === 1 ? 'Send this item?' : `Send these ${n} items?`, default: true }));
+    if (!yes) throw new CancelledError('Cancelled: nothing was uploaded or posted.');
   } else {
     session.log.info(
       `Sending ${plan.items.length} item${plan.items.length === 1 ? '' : 's'} from ${sanitize(opts.source)} (${plan.postsNeeded} of ${plan.postsLeft ?? '?'} posts left today), ${opts.concurrency} at a time.`,

@@ -233,7 +233,9 @@ async function parseCsv(text: string): Promise<Manifest> {
   }
   const items: RawItem[] = [];
   rows.slice(1).forEach((row, i) => {
-    const where = { n: i + 1, line: row.info.lines };
+    // csv-parse gives the line a record ends on; a quoted cell may span lines before it.
+    const breaks = row.record.reduce((k, cell) => k + (cell.match(/\n/g)?.length ?? 0), 0);
+    const where = { n: i + 1, line: row.info.lines - breaks };
     const fields: Record<string, unknown> = {};
     const options: Record<string, unknown> = {};
     header.forEach((h, c) => {
@@ -253,6 +255,8 @@ async function parseCsv(text: string): Promise<Manifest> {
 
 /** Parses a manifest's text. Syntax problems come back in `problems` (with lines where known). */
 export async function parseManifest(text: string, format: ManifestFormat): Promise<Manifest> {
+  // A UTF-8 byte order mark (as some Windows editors save): the YAML and CSV parsers drop it, JSON.parse does not.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   switch (format) {
     case 'yaml':
       return parseYaml(text);

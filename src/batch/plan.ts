@@ -48,6 +48,8 @@ export interface PlannedItem {
   fromDefaults: Set<string>;
   /** A journal says an earlier run posted it: its replay spends no allowance. */
   alreadyPosted?: boolean;
+  /** The post this machine's journal holds under the item's key: reported as it is now, not posted again. */
+  earlierPostId?: string;
 }
 
 export interface BatchPlan {
@@ -221,17 +223,32 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
       }
     }),
   );
-  const whens = local.map((it) => {
+  // A time now past is a problem unless this machine's journal holds the item's post (a rerun
+  // after it was scheduled): its key is computed from the time as written, and looked up below.
+  const pastProblems = new Map<number, Problem>();
+  const whens = local.map((it, i) => {
     if (it.draft) return null;
+    const z = it.tz !== undefined && isValidTimeZone(it.tz) ? it.tz : zone;
     try {
-      const z = it.tz !== undefined && isValidTimeZone(it.tz) ? it.tz : zone;
       const when = parseWhen(it.at ?? 'now', { now, zone: z });
       if (!when.now && when.ms - now > MAX_AHEAD_MS) {
         throw new UsageError(`the time ${when.local} (${when.utc}) is more than 365 days ahead; the service schedules at most a year out`);
       }
       return when;
     } catch (err) {
-      problems.push({ n: it.raw.n, line: it.raw.line, message: messageOf(err).replace(/ for --at/g, '') });
+      const problem = { n: it.raw.n, line: it.raw.line, message: messageOf(err).replace(/ for --at/g, '') };
+      if (session.journal && /is in the past$/.test(problem.message)) {
+        try {
+          const when = parseWhen(it.at ?? 'now', { now: now - 300 * 86_400_000, zone: z });
+          if (when.ms < now) {
+            pastProblems.set(i, problem);
+            return when;
+          }
+        } catch {
+          // below
+        }
+      }
+      problems.push(problem);
       return undefined;
     }
   });
@@ -278,6 +295,7 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
   const seenKeys = new Map<string, number>();
   const userKeys = new Map<string, number>();
   const findChosen = matchChosen;
+  const pastKeys = new Map<string, Problem>();
   local.forEach((it, i) => {
     const where = { n: it.raw.n, line: it.raw.line };
     const add = (message: string) => problems.push({ ...where, message });
@@ -377,8 +395,15 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
       if (other !== undefined) add(`key "${sanitize(it.userKey)}" is also item ${other}'s`);
       userKeys.set(it.userKey, it.raw.n);
     }
+    const past = pastProblems.get(i);
+    if (past) {
+      pastProblems.delete(i);
+      pastKeys.set(key, past);
+    }
     items.push({ n: it.raw.n, line: it.raw.line, video, caption, plans, when, draft: it.draft, key, fromDefaults: it.raw.fromDefaults });
   });
+  problems.push(...pastProblems.values()); // items with other problems: no key to look up
+  for (const [key, problem] of pastKeys) if (!(await session.journal?.findByKey(key))) problems.push(problem);
 
   if (problems.length > 0) throw problemsError(problems, input.source);
 

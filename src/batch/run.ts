@@ -22,6 +22,7 @@ import {
   BlockedError,
   DeadlineReached,
   InterruptedError,
+  NotFoundError,
   OutcomeUnknownError,
   RateLimitError,
   TimeoutError,
@@ -340,57 +341,80 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
       await slots.take(signal);
       holdingSlot = true;
       await record({ type: 'item-started', item: it.n, key: it.key });
-      let media: Media;
-      let since = clock.now();
       const v = it.video;
-      if (v.kind === 'file') {
-        view.state(it.n, 'uploading');
-        const { uploadFile } = await import('../media/upload.js');
-        media = await uploadFile(s, v.file, { idempotencyBase: it.key, wait: false, progress: itemProgress(view, it.n), deadlineMs });
-        since = clock.now();
-      } else if (v.kind === 'url') {
-        await imports.take(signal);
-        holdingImport = true;
-        step = 'import';
-        view.state(it.n, 'importing');
-        const { importLink } = await import('../media/import.js');
-        media = await importLink(s, v.url, { idempotencyBase: it.key, wait: false, deadlineMs });
-      } else {
-        media = v.media;
+      let post: Post | undefined;
+      let replayed = false;
+      let created = clock.now();
+      if (it.earlierPostId) {
+        // This machine's journal holds the item's post (an earlier run): report it as it is now.
+        // The service replays the item's keys for 24 hours only; after that a send would post it again.
+        const id = it.earlierPostId;
+        view.state(it.n, 'posted earlier');
+        post = await read(it.n, () => 'posted earlier', (look) => client.getPost(id, { signal: look })).catch((err: unknown) => {
+          if (err instanceof NotFoundError) return undefined; // not at this service (any more): post it
+          throw err;
+        });
+        if (post) {
+          slots.give();
+          holdingSlot = false;
+          replayed = true;
+          out.replayed = true;
+          out.post_id = post.id;
+          out.media_id = post.media_id ?? out.media_id;
+        }
       }
-      out.media_id = media.id;
-      await record({ type: 'media', item: it.n, key: it.key, media_id: media.id, status: String(media.status) });
-      slots.give();
-      holdingSlot = false;
-      view.state(it.n, media.status === 'ready' ? 'ready' : String(media.status));
-      if (media.status !== 'ready') media = await waitReady(it, media, since);
-      if (holdingImport) {
-        imports.give();
-        holdingImport = false;
-      }
-      if (media.status === 'failed') {
-        throw new WorkFailedError(`video ${media.id} failed: ${sanitize(media.error?.message ?? 'the service gave no reason')}`);
-      }
+      if (!post) {
+        let media: Media;
+        let since = clock.now();
+        if (v.kind === 'file') {
+          view.state(it.n, 'uploading');
+          const { uploadFile } = await import('../media/upload.js');
+          media = await uploadFile(s, v.file, { idempotencyBase: it.key, wait: false, progress: itemProgress(view, it.n), deadlineMs });
+          since = clock.now();
+        } else if (v.kind === 'url') {
+          await imports.take(signal);
+          holdingImport = true;
+          step = 'import';
+          view.state(it.n, 'importing');
+          const { importLink } = await import('../media/import.js');
+          media = await importLink(s, v.url, { idempotencyBase: it.key, wait: false, deadlineMs });
+        } else {
+          media = v.media;
+        }
+        out.media_id = media.id;
+        await record({ type: 'media', item: it.n, key: it.key, media_id: media.id, status: String(media.status) });
+        slots.give();
+        holdingSlot = false;
+        view.state(it.n, media.status === 'ready' ? 'ready' : String(media.status));
+        if (media.status !== 'ready') media = await waitReady(it, media, since);
+        if (holdingImport) {
+          imports.give();
+          holdingImport = false;
+        }
+        if (media.status === 'failed') {
+          throw new WorkFailedError(`video ${media.id} failed: ${sanitize(media.error?.message ?? 'the service gave no reason')}`);
+        }
 
-      if (it.when && !it.when.now && it.when.ms <= clock.now()) {
-        throw new UsageError(`its time ${it.when.local} (${it.when.utc}) passed while the video was being uploaded; nothing was posted (video ${media.id})`);
-      }
-      const body: CreatePostRequest = {
-        media_id: media.id,
-        caption: it.caption,
-        destinations: it.plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })),
-      };
-      if (it.when) body.publish_at = it.when.publishAt;
-      view.state(it.n, it.draft ? 'saving draft' : 'posting');
-      step = 'post';
-      let post = await client.createPost(body, { idempotencyKey: stepKey(it.key, 'post'), signal });
-      const created = clock.now();
-      const replayed = responseMeta(post)?.replayed === true;
-      out.post_id = post.id;
-      if (replayed) {
-        out.replayed = true;
-        const id = post.id;
-        post = await read(it.n, () => 'posted', (look) => client.getPost(id, { signal: look }));
+        if (it.when && !it.when.now && it.when.ms <= clock.now()) {
+          throw new UsageError(`its time ${it.when.local} (${it.when.utc}) passed while the video was being uploaded; nothing was posted (video ${media.id})`);
+        }
+        const body: CreatePostRequest = {
+          media_id: media.id,
+          caption: it.caption,
+          destinations: it.plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })),
+        };
+        if (it.when) body.publish_at = it.when.publishAt;
+        view.state(it.n, it.draft ? 'saving draft' : 'posting');
+        step = 'post';
+        post = await client.createPost(body, { idempotencyKey: stepKey(it.key, 'post'), signal });
+        created = clock.now();
+        replayed = responseMeta(post)?.replayed === true;
+        out.post_id = post.id;
+        if (replayed) {
+          out.replayed = true;
+          const id = post.id;
+          post = await read(it.n, () => 'posted', (look) => client.getPost(id, { signal: look }));
+        }
       }
       out.review_url = post.review_url ?? null;
       out.destinations = destinationsOf(post, plan.names);
@@ -428,8 +452,14 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
         troubles.set(it.n, 'unknown');
         unknowns.set(it.n, err);
       } else if (isInterruption(err, stopSignal) || stopSignal.aborted) {
-        out.status = 'skipped';
-        out.error = 'interrupted: run the batch again to finish it (what was done is replayed, not repeated)';
+        if (out.post_id && out.status === 'skipped') {
+          // The post exists and goes on at the service: stopped following it, not "nothing was posted".
+          out.status = 'publishing';
+          out.error = `interrupted; post ${out.post_id} was created and goes on at the service, its outcome not known yet; follow it with: vidpub status ${out.post_id} --wait`;
+        } else if (!out.post_id) {
+          out.status = 'skipped';
+          out.error = 'interrupted: run the batch again to finish it (what was done is replayed, not repeated)';
+        }
         troubles.set(it.n, 'interrupted');
       } else if (err instanceof TimeoutError || err instanceof DeadlineReached || (isDeadline(signal) && !(err instanceof VidpubError))) {
         // What is true when the deadline cut a wait short: the post exists and goes on (its
@@ -497,9 +527,13 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
     });
   }
   if (kinds.has('interrupted')) {
+    const cut = run.outcomes.filter((o) => run.troubles.get(o.item) === 'interrupted');
+    const posts = cut.filter((o) => o.status === 'publishing' && o.post_id !== null).map((o) => o.post_id!);
+    const follow = posts.length > 0 ? `Follow ${posts.length === 1 ? 'it' : 'them'} with: ${posts.map((id) => `vidpub status ${id} --wait`).join('; ')}` : '';
+    const rest = cut.length > posts.length ? 'Run the same command again: finished steps are replayed by the service, not repeated.' : '';
     return new InterruptedError(`Interrupted: ${count('interrupted')} of ${total} items unfinished.`, {
       data,
-      hint: 'Run the same command again: finished steps are replayed by the service, not repeated.',
+      hint: [follow, rest].filter(Boolean).join('\n'),
     });
   }
   if (kinds.has('rate')) return new RateLimitError(`${count('rate')} of ${total} items were refused by the daily post allowance.`, { data, code: 'daily_post_limit' });
@@ -514,6 +548,15 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
     });
   }
   if (kinds.has('blocked')) return new BlockedError(`${count('blocked')} of ${total} items are blocked by issues of severity error.`, { data });
-  if (kinds.has('failed')) return new WorkFailedError(`${count('failed')} of ${total} items failed.`, { data, hint: 'Fix what the table says and run the batch again: items that went out are not posted twice.' });
+  if (kinds.has('failed')) {
+    // A post whose destinations failed is replayed as it is by a rerun: `vidpub retry` posts to them again.
+    const failed = run.outcomes.filter((o) => run.troubles.get(o.item) === 'failed');
+    const retry = failed.filter((o) => o.post_id !== null && o.destinations.some((d) => d.status === 'failed' || d.status === 'cancelled')).map((o) => o.post_id!);
+    const hint = [
+      retry.length > 0 ? `Post again to the destinations that failed with: ${retry.map((id) => `vidpub retry ${id}`).join('; ')}` : '',
+      failed.length > retry.length ? 'Fix what the table says and run the batch again: items that went out are not posted twice.' : '',
+    ];
+    return new WorkFailedError(`${count('failed')} of ${total} items failed.`, { data, hint: hint.filter(Boolean).join('\n') });
+  }
   return undefined;
 }

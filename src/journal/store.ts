@@ -174,7 +174,7 @@ export function encode(record: JournalRecord): Buffer {
 export function decode(text: string): { record?: JournalRecord; damaged: boolean } {
   try {
     const r = JSON.parse(text) as JournalRecord;
-    if (r && typeof r === 'object' && typeof r.kind === 'string') return { record: r, damaged: false };
+    if (wellFormed(r)) return { record: r, damaged: false };
   } catch {
     // below
   }
@@ -182,10 +182,31 @@ export function decode(text: string): { record?: JournalRecord; damaged: boolean
   if (at > 0) {
     try {
       const r = JSON.parse(text.slice(at)) as JournalRecord;
-      if (r && typeof r === 'object' && typeof r.kind === 'string') return { record: r, damaged: true };
+      if (wellFormed(r)) return { record: r, damaged: true };
     } catch {
       // damaged through
     }
   }
   return { damaged: true };
+}
+
+/**
+ * A record of the shape vidpub writes, as far as readers rely on it: a line
+ * that is JSON but not such a record (an edit by hand) counts as damaged, so
+ * it is skipped with the warning rather than failing history or status.
+ */
+function wellFormed(r: unknown): r is JournalRecord {
+  if (!r || typeof r !== 'object' || Array.isArray(r)) return false;
+  const o = r as Record<string, unknown>;
+  const destinations = () => Array.isArray(o.destinations) && o.destinations.every((d) => d && typeof d === 'object' && typeof (d as { id?: unknown }).id === 'string');
+  switch (o.kind) {
+    case 'media':
+      return typeof o.media_id === 'string';
+    case 'post':
+      return typeof o.post_id === 'string' && typeof o.at === 'string' && !Number.isNaN(Date.parse(o.at)) && typeof o.caption === 'string' && destinations();
+    case 'status':
+      return typeof o.post_id === 'string' && typeof o.status === 'string' && destinations();
+    default:
+      return typeof o.kind === 'string'; // a kind of a later version: read past, as before
+  }
 }

@@ -1,0 +1,175 @@
+/**
+ * Findings of an audit of `vidpub batch` against the README, each a case the
+ * other batch tests did not cover.
+ */
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../../src/api/types.js';
+import { cliRunner, runCli } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { realClock, type Clock } from '../../src/core/clock.js';
+import { scriptedPrompter } from '../support/prompter.js';
+import { waitFor } from '../support/poll.js';
+import { useEmulator } from '../support/emulator.js';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 20 });
+const run = cliRunner(() => ({ clock: scaledClock(50), env: { ...emu.env(), TZ: 'UTC' } }));
+
+function workdir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'vidpub-batch-audit-'));
+  for (const v of ['a.mp4', 'b.mp4']) copyFileSync('test/fixtures/clip.mp4', join(dir, v));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+const writes = async (): Promise<RecordedRequest[]> => (await emu.requests()).filter((r) => r.path.startsWith('/v1/') && r.method !== 'GET');
+
+describe('vidpub batch (audit)', () => {
+  it('declining the confirmation is "Cancelled: …" without "Error:", exit 130, type cancelled with --json', async () => {
+    const dir = workdir({ 'x.jsonl': '{"file":"a.mp4","to":"linkedin","caption":"one"}\n' });
+    const no = scriptedPrompter([false]);
+    const r = await run(['batch', join(dir, 'x.jsonl')], { tty: true, prompter: no.prompter });
+    expect(r.code).toBe(130);
+    expect(no.asked.map((a) => a.message)).toEqual(['Send this item?']);
+    expect(r.stderr).toMatch(/\nCancelled: nothing was uploaded or posted\.\n/);
+    expect(r.stderr).not.toMatch(/Error:/);
+    const j = await run(['batch', join(dir, 'x.jsonl'), '--json'], { tty: true, prompter: scriptedPrompter([false]).prompter });
+    expect(j.code).toBe(130);
+    expect(JSON.parse(j.stderr.trim().split('\n').pop()!)).toMatchObject({ error: { type: 'cancelled', message: 'Cancelled: nothing was uploaded or posted.', exit_code: 130 } });
+    expect(await writes()).toEqual([]);
+  });
+
+  it('a JSON or JSON Lines manifest saved with a UTF-8 byte order mark is read (as YAML and CSV are)', async () => {
+    const item = '{"media":"med_demo_sample","to":"linkedin","caption":"bom"}';
+    const dir = workdir({ 'x.jsonl': `\ufeff${item}\n`, 'x.json': `\ufeff[${item}]` });
+    for (const name of ['x.jsonl', 'x.json']) {
+      const r = await run(['batch', join(dir, name), '--dry-run']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Plan for .*x\.jsonl?: 1 item \(1 to post\)/);
+    }
+    expect(await writes()).toEqual([]);
+  });
+
+  it('a rerun after the service\'s 24 hours creates nothing twice: the journal reports the earlier posts as they are now', async () => {
+    const dir = workdir({
+      'x.jsonl': [
+        '{"file":"a.mp4","to":"linkedin","caption":"one"}',
+        '{"media":"med_demo_sample","to":"youtube","caption":"two","options":{"visibility":"unlisted"}}',
+        '{"file":"b.mp4","to":"linkedin","caption":"three","draft":true}',
+      ].join('\n'),
+    });
+    const state = mkdtempSync(join(tmpdir(), 'vidpub-batch-audit-state-'));
+    const env = { VIDPUB_STATE_DIR: state };
+    const first = await run(['batch', join(dir, 'x.jsonl'), '--json'], { env: { ...emu.env(), TZ: 'UTC', ...env } });
+    expect(first.code).toBe(0);
+    const before = (JSON.parse(first.stdout) as { items: { status: string; post_id: string; media_id: string }[] }).items;
+    expect(before.map((i) => i.status)).toEqual(['published', 'published', 'draft']);
+
+    await emu.advance(25 * 3600); // past the service's replay window
+    const postsBefore = (await emu.requests()).filter((r) => r.method === 'POST' && r.path === '/v1/posts').length;
+    const dry = await run(['batch', join(dir, 'x.jsonl'), '--dry-run'], { env: { ...emu.env(), TZ: 'UTC', ...env } });
+    expect(dry.stdout).toMatch(/: 3 items \(0 to post, 2 already posted, 1 draft\)/);
+    const again = await run(['batch', join(dir, 'x.jsonl'), '--json'], { env: { ...emu.env(), TZ: 'UTC', ...env } });
+    expect(again.code).toBe(0);
+    const after = (JSON.parse(again.stdout) as { items: { status: string; post_id: string; media_id: string; replayed?: boolean }[] }).items;
+    expect(after.map((i) => [i.status, i.post_id, i.media_id, i.replayed])).toEqual(before.map((i) => [i.status, i.post_id, i.media_id, true]));
+    const reqs = await emu.requests();
+    expect(reqs.filter((r) => r.method === 'POST' && r.path === '/v1/posts').length).toBe(postsBefore);
+    expect(reqs.filter((r) => r.method === 'POST' && r.path.startsWith('/v1/media')).length).toBe(2 * 2); // the first run's two uploads only
+
+    // A post the service does not have (another service state on the same URL): the item is posted anew.
+    await emu.reset();
+    const fresh = await run(['batch', join(dir, 'x.jsonl'), '--json'], { env: { ...emu.env(), TZ: 'UTC', ...env } });
+    expect(fresh.code).toBe(0);
+    const anew = (JSON.parse(fresh.stdout) as { items: { status: string; post_id: string; replayed?: boolean }[] }).items;
+    expect(anew.map((i) => [i.status, i.replayed])).toEqual([['published', undefined], ['published', undefined], ['draft', undefined]]);
+    expect((await emu.requests()).filter((r) => r.method === 'POST' && r.path === '/v1/posts' && r.status === 201)).toHaveLength(3);
+  });
+
+  it('a CSV row whose quoted caption spans lines is named by the line it starts on', async () => {
+    const dir = workdir({ 'x.csv': 'file,to,caption\nzz.mp4,linkedin,"Monday\nand more\nand more"\nnope.mp4,linkedin,x\n' });
+    const r = await run(['batch', join(dir, 'x.csv'), '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('\n  item 1 (line 2): zz.mp4: no such file\n  item 2 (line 5): nope.mp4: no such file\n');
+    expect(await writes()).toEqual([]);
+  });
+
+  it('Ctrl-C while a created post publishes: the item is "publishing" with its post and how to follow it, never "skipped" (exit 130)', async () => {
+    const dir = workdir({ 'x.jsonl': '{"media":"med_demo_sample","to":"linkedin","caption":"stopped"}\n' });
+    await emu.admin('POST', '/settings', { publish_ms: 5000 }); // reset before the next test
+    const ctl = new AbortController();
+    const running = run(['batch', join(dir, 'x.jsonl'), '--json'], { signal: ctl.signal });
+    await waitFor(
+      () => emu.requests(),
+      // A look at the post: its creation was answered, and the batch follows it now.
+      (reqs) => reqs.some((q) => q.method === 'GET' && q.path.startsWith('/v1/posts/')),
+    );
+    ctl.abort();
+    const r = await running;
+    expect(r.code, r.stderr).toBe(130);
+    const [item] = (JSON.parse(r.stdout) as { items: { status: string; post_id: string | null; error?: string }[] }).items;
+    expect(item!.post_id).toMatch(/^post_/);
+    expect(item).toMatchObject({
+      status: 'publishing',
+      error: `interrupted; post ${item!.post_id} was created and goes on at the service, its outcome not known yet; follow it with: vidpub status ${item!.post_id} --wait`,
+    });
+    expect(JSON.parse(r.stderr.trim().split('\n').pop()!)).toEqual({
+      error: {
+        type: 'interrupted',
+        code: null,
+        message: 'Interrupted: 1 of 1 items unfinished.',
+        exit_code: 130,
+        hint: `Follow it with: vidpub status ${item!.post_id} --wait`,
+      },
+    });
+  });
+
+  it('a destination that failed: the hint names "vidpub retry" for its post (a rerun replays the failed post), exit 6', async () => {
+    const dir = workdir({ 'x.jsonl': '{"media":"med_demo_sample","to":"linkedin","caption":"fails"}\n{"media":"med_demo_sample","to":"youtube","caption":"goes"}\n' });
+    await emu.fault({ destination_fail: 'dst_demo_linkedin' });
+    const r = await run(['batch', join(dir, 'x.jsonl')]);
+    expect(r.code).toBe(6);
+    const failed = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { item: number; status: string; post_id: string }).find((o) => o.item === 1)!;
+    expect(failed.status).toBe('failed');
+    expect(r.stderr).toMatch(new RegExp(`\nError: 1 of 2 items failed\\.\nPost again to the destinations that failed with: vidpub retry ${failed.post_id}\n$`));
+  });
+
+  it('a rerun after a scheduled item\'s time has passed reports that item\'s post (the journal has it) instead of refusing the batch', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'vidpub-batch-audit-state-'));
+    let offset = 0; // this machine's clock, moved on by hand
+    const clock: Clock = { now: () => Date.now() + offset, sleep: (ms, signal) => realClock.sleep(ms, signal) };
+    const at = new Date(clock.now() + 2 * 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const dir = workdir({
+      'x.jsonl': `{"media":"med_demo_sample","to":"linkedin","caption":"later","at":"${at}"}\n{"media":"med_demo_sample","to":"youtube","caption":"now","options":{"visibility":"unlisted"}}\n`,
+    });
+    const env = { ...emu.env(), TZ: 'UTC', VIDPUB_STATE_DIR: state };
+    const first = await runCli(['batch', join(dir, 'x.jsonl'), '--no-wait', '--json'], { clock, env });
+    expect(first.code, first.stderr).toBe(0);
+    const before = (JSON.parse(first.stdout) as { items: { status: string; post_id: string }[] }).items;
+    expect(before.map((i) => i.status)).toEqual(['scheduled', 'publishing']);
+
+    offset = 3 * 3600_000; // this machine's clock: the item's time is now past
+    await emu.advance(3 * 3600); // and the service's: the scheduled post went out
+    const again = await runCli(['batch', join(dir, 'x.jsonl'), '--json'], { clock, env });
+    expect(again.stderr).not.toMatch(/in the past/);
+    expect(again.code).toBe(0);
+    const after = (JSON.parse(again.stdout) as { items: { status: string; post_id: string; replayed?: boolean }[] }).items;
+    expect(after.map((i) => [i.post_id, i.replayed])).toEqual(before.map((i) => [i.post_id, true]));
+
+    // Without the journal's word the past time is still refused before anything is sent.
+    const other = await runCli(['batch', join(dir, 'x.jsonl'), '--json'], { clock, env: { ...env, VIDPUB_STATE_DIR: mkdtempSync(join(tmpdir(), 'vidpub-batch-audit-state-')) } });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/item 1 \(line 1\): the time .* is in the past/);
+
+    // A past time on an item with another problem is still said, with the journal too.
+    writeFileSync(join(dir, 'y.jsonl'), `{"media":"med_demo_sample","to":"mastodon","caption":"later","at":"${at}"}\n`);
+    const both = await runCli(['batch', join(dir, 'y.jsonl')], { clock, env });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^Error: 2 problems in .*y\.jsonl; nothing was sent\n/);
+    expect(both.stderr).toMatch(/\n {2}item 1 \(line 1\): the time .* is in the past\n/);
+    expect(both.stderr).toMatch(/\n {2}item 1 \(line 1\): unknown destination "mastodon"/);
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * A journal line that is JSON but not a record vidpub wrote (an edit by hand,
+ * a tool's output pasted in): skipped with the damaged-line warning, as a
+ * line that does not parse is, never an "unexpected" error.
+ */
+import { appendFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliRunner } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 20 });
+
+describe('a journal line of the wrong shape', () => {
+  it('history and status skip it with one warning naming the file and line, exit 0', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'vidpub-journal-shape-'));
+    const run = cliRunner(() => ({ env: { ...emu.env(), VIDPUB_STATE_DIR: state } }));
+    const posted = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'kept', '--no-wait', '--json']);
+    expect(posted.code).toBe(0);
+    const id = (JSON.parse(posted.stdout) as { id: string }).id;
+    const file = join(state, 'journal.jsonl');
+    appendFileSync(
+      file,
+      [
+        '{"v":1,"kind":"post","profile":"default"}',
+        '{"v":1,"kind":"post","profile":"default","at":"yesterday","post_id":"post_y","caption":"y","destinations":[]}',
+        '{"v":1,"kind":"post","profile":"default","at":"2026-11-01T00:00:00.000Z","post_id":"post_x","caption":"x","destinations":[null]}',
+        '{"v":1,"kind":"status","profile":"default","post_id":"' + id + '","status":"completed","destinations":5}',
+      ].join('\n') + '\n',
+    );
+
+    const h = await run(['history']);
+    expect(h.stderr).toBe(`! Skipped a damaged line in the journal: ${file} line 6 (the file is left as it is).\n`);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toMatch(new RegExp(`^${id}\t\\S+\tpublishing\tdst_demo_linkedin:publishing\tkept\n$`));
+
+    const tty = await run(['history'], { tty: true });
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toMatch(new RegExp(`\n${id} .* publishing .*kept`));
+
+    const all = await run(['history', '--all-profiles', '--json']);
+    expect(all.code).toBe(0);
+    expect((JSON.parse(all.stdout) as { post_id: string }[]).map((p) => p.post_id)).toEqual([id]);
+
+    const s = await run(['status', '--json']);
+    expect(s.code).toBe(0);
+    expect(JSON.parse(s.stdout)).toMatchObject({ id });
+  });
+});
