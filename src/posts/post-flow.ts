@@ -144,16 +144,22 @@ async function chooseDestinations(opts: PostOpts, session: Session, fresh = fals
     }
     session.screen.write(`  Next time, skip this question with: --to ${shellWord(picked.map((p) => p.name).join(','))}\n`);
   }
-  for (const name of opts.to) {
-    const d = resolveDestination(name, all);
-    if (!picked.some((p) => p.destination.id === d.id)) picked.push({ name, destination: d });
-  }
-  const inactive = picked.filter((p) => p.destination.status !== 'active');
-  if (inactive.length > 0) {
-    const what = inactive.map((p) => `${destinationLabel(p.destination)} is ${sanitize(String(p.destination.status ?? 'not active'))}`).join('; ');
-    throw new UsageError(`cannot post to an inactive destination: ${what}`, {
-      hint: 'Reconnect it in the web app, or leave it out of --to ("vidpub destinations" shows each status).',
-    });
+  try {
+    for (const name of opts.to) {
+      const d = resolveDestination(name, all);
+      if (!picked.some((p) => p.destination.id === d.id)) picked.push({ name, destination: d });
+    }
+    const inactive = picked.filter((p) => p.destination.status !== 'active');
+    if (inactive.length > 0) {
+      const what = inactive.map((p) => `${destinationLabel(p.destination)} is ${sanitize(String(p.destination.status ?? 'not active'))}`).join('; ');
+      throw new UsageError(`cannot post to an inactive destination: ${what}`, {
+        hint: 'Reconnect it in the web app, or leave it out of --to ("vidpub destinations" shows each status).',
+      });
+    }
+  } catch (err) {
+    // Refused on a remembered list: an account may have been reconnected or added since. Ask the service.
+    if (err instanceof UsageError && responseMeta(all)?.cachedAt !== undefined) return chooseDestinations(opts, session, true);
+    throw err;
   }
   const chosen = await Promise.all(
     picked.map(async (p) => ({ ...p, options: await client.getDestinationOptions(p.destination.id, { signal, cached }) })),
