@@ -74,15 +74,14 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
   const checksMs = session.clock.now() - checksStarted;
   // Items this machine already posted (the journal, by the item's key) spend no allowance and are
   // not posted again, however old: the service's own replay of the keys lasts 24 hours only.
-  const journal = session.journal;
+  const earlier = !opts.recorder?.wasPosted && session.journal ? await session.journal.postIdsByKeys(plan.items.map((it) => it.key)) : undefined;
   const wasPosted =
     opts.recorder?.wasPosted?.bind(opts.recorder) ??
-    (journal
-      ? async (key: string) => {
-          const earlier = await journal.findByKey(key);
+    (earlier
+      ? (key: string) => {
           const it = plan.items.find((x) => x.key === key);
-          if (earlier && it) it.earlierPostId = earlier.post_id;
-          return earlier !== undefined;
+          if (it) it.earlierPostId = earlier.get(key);
+          return earlier.has(key);
         }
       : undefined);
   if (wasPosted) {

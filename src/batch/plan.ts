@@ -403,7 +403,8 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
     items.push({ n: it.raw.n, line: it.raw.line, video, caption, plans, when, draft: it.draft, key, fromDefaults: it.raw.fromDefaults });
   });
   problems.push(...pastProblems.values()); // items with other problems: no key to look up
-  for (const [key, problem] of pastKeys) if (!(await session.journal?.findByKey(key))) problems.push(problem);
+  const postedBefore = pastKeys.size > 0 ? await session.journal?.postIdsByKeys(pastKeys.keys()) : undefined;
+  for (const [key, problem] of pastKeys) if (!postedBefore?.has(key)) problems.push(problem);
 
   if (problems.length > 0) throw problemsError(problems, input.source);
 

@@ -29,6 +29,7 @@ export function lazyJournal(s: JournalSettings): Journal {
     post: async (e) => (await get()).post(e),
     status: async (p, o) => (await get()).status(p, o),
     findByKey: async (k) => (await get()).findByKey(k),
+    postIdsByKeys: async (keys) => (await get()).postIdsByKeys(keys),
     lastPost: async () => (await get()).lastPost(),
     find: async (id) => (await get()).find(id),
     history: async (q) => (await get()).history(q),

@@ -56,6 +56,17 @@ function seenDestinations(post: Post): StatusRecord['destinations'] {
   });
 }
 
+/** The "idem" of a journal line, read from its text without parsing the rest (undefined if none). */
+function idemOfLine(text: string): string | undefined {
+  const m = /"idem":("(?:[^"\\]|\\.)*")/.exec(text);
+  if (!m) return undefined;
+  try {
+    return JSON.parse(m[1]!) as string;
+  } catch {
+    return undefined;
+  }
+}
+
 export function createJournal(deps: JournalDeps): Journal {
   const store = new JournalStore(deps.dir, deps.segmentBytes);
   let broken = false;
@@ -96,8 +107,11 @@ export function createJournal(deps: JournalDeps): Journal {
     }
   };
 
-  /** Records lines yields, parsed; a damaged line warns once and is skipped. */
-  function* records(needle?: string): Generator<JournalRecord> {
+  /**
+   * Records lines yields, parsed; a damaged line warns once and is skipped.
+   * `keep`, when given, picks lines by their text before any is parsed.
+   */
+  function* records(needle?: string, keep?: (text: string) => boolean): Generator<JournalRecord> {
     let lines: Generator<ReadLine>;
     try {
       lines = store.linesNewestFirst(needle);
@@ -106,6 +120,7 @@ export function createJournal(deps: JournalDeps): Journal {
     }
     try {
       for (const l of lines) {
+        if (keep && !keep(l.text)) continue;
         const { record, damaged } = decode(l.text);
         if (damaged && !damageWarned) {
           damageWarned = true;
@@ -168,6 +183,27 @@ export function createJournal(deps: JournalDeps): Journal {
     }
     return undefined;
   };
+
+  /**
+   * The post records made at this command's service with this key or in its workspace whose
+   * --idempotency-key `wanted` accepts, newest first. `idemOf` reads the key from a line's text,
+   * so that the lines of other keys are not parsed.
+   */
+  async function* ownPostsByKey(needle: string, wanted: (idem: string) => boolean, idemOf?: (text: string) => string | undefined): AsyncGenerator<PostRecord> {
+    let ctx: RecordContext;
+    try {
+      ctx = await clientContext();
+    } catch {
+      return;
+    }
+    const keep = idemOf ? (text: string) => { const idem = idemOf(text); return idem !== undefined && wanted(idem); } : undefined;
+    for (const r of records(needle, keep)) {
+      if (r.kind !== 'post' || r.idem === undefined || !wanted(r.idem) || r.base_url !== ctx.base_url) continue;
+      let same = r.key !== undefined && r.key === ctx.key;
+      if (!same && r.workspace_id) same = (await workspaceOf()).id === r.workspace_id;
+      if (same) yield r;
+    }
+  }
 
   const matchesDestination = (p: JournalPost, want: string): boolean => {
     const w = want.trim().replace(/^@/, '').toLowerCase();
@@ -259,19 +295,20 @@ export function createJournal(deps: JournalDeps): Journal {
     },
 
     async findByKey(key: string) {
-      let ctx: RecordContext;
-      try {
-        ctx = await clientContext();
-      } catch {
-        return undefined;
-      }
-      for (const r of records(`"idem":${JSON.stringify(key)}`)) {
-        if (r.kind !== 'post' || r.idem !== key || r.base_url !== ctx.base_url) continue;
-        let same = r.key !== undefined && r.key === ctx.key;
-        if (!same && r.workspace_id) same = (await workspaceOf()).id === r.workspace_id;
-        if (same) return foldOne(r.post_id);
-      }
+      for await (const r of ownPostsByKey(`"idem":${JSON.stringify(key)}`, (idem) => idem === key)) return foldOne(r.post_id);
       return undefined;
+    },
+
+    async postIdsByKeys(keys: Iterable<string>) {
+      const want = new Set(keys);
+      const found = new Map<string, string>();
+      if (want.size === 0) return found;
+      // One pass over the journal for all of them; a line is parsed only when its key is one of them.
+      for await (const r of ownPostsByKey('"idem":', (idem) => want.has(idem) && !found.has(idem), idemOfLine)) {
+        found.set(r.idem!, r.post_id);
+        if (found.size === want.size) break;
+      }
+      return found;
     },
 
     async lastPost() {

@@ -167,6 +167,8 @@ export interface Journal {
   status(post: Post, outcome?: string): Promise<void>;
   /** The newest post made with this --idempotency-key at this service, in this workspace. */
   findByKey(key: string): Promise<JournalPost | undefined>;
+  /** Of these --idempotency-keys, those under which a post was made (as findByKey): key → post id, in one pass. */
+  postIdsByKeys(keys: Iterable<string>): Promise<Map<string, string>>;
   /** The newest post made with this profile. */
   lastPost(): Promise<JournalPost | undefined>;
   /** One post by id (any profile). */

@@ -159,6 +159,22 @@ describe('reading it back', () => {
     expect((await j.findByKey('nightly"1'))?.post_id).toBe('post_1');
     expect(await j.findByKey('nightly')).toBeUndefined();
   });
+
+  it('finds the posts of many keys in one pass, by the same rules as findByKey', async () => {
+    const dir = tmp();
+    const store = new JournalStore(dir, 2048);
+    for (let i = 1; i <= 40; i++) store.append(postRecord(i, { idem: `batch-${i % 10}:post` }));
+    store.append(postRecord(41, { idem: 'quo"ted\\key' }));
+    store.append(postRecord(42, { idem: 'batch-elsewhere:post', base_url: 'https://elsewhere.example/v1' }));
+    store.append(postRecord(43)); // no key
+    const j = reader(dir);
+    const keys = ['batch-3:post', 'batch-0:post', 'quo"ted\\key', 'batch-elsewhere:post', 'batch-never:post'];
+    const found = await j.postIdsByKeys(keys);
+    // The newest post under each key, as findByKey finds it; another service's and unknown keys: none.
+    expect(Object.fromEntries(found)).toEqual({ 'batch-3:post': 'post_33', 'batch-0:post': 'post_40', 'quo"ted\\key': 'post_41' });
+    for (const k of keys) expect(found.get(k)).toBe((await j.findByKey(k))?.post_id);
+    expect((await j.postIdsByKeys([])).size).toBe(0);
+  });
 });
 
 describe('a journal that cannot be written', () => {
