@@ -85,3 +85,16 @@ describe('vidpub status', () => {
     expect(r.stderr).toMatch(/Error: Not found: No post with id "post_nope"/);
   });
 });
+
+describe('status of a video', () => {
+  it('at a terminal: size and duration with their units; in a pipe: the record\'s numbers', async () => {
+    const tty = await run(['status', 'med_demo_sample'], { tty: { stdout: true, stderr: true, stdin: false }, env: { NO_COLOR: '1' } });
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toMatch(/Size:\s+4\.2 MB\n/);
+    expect(tty.stdout).toMatch(/Duration:\s+15 s\n/);
+    const pipe = await run(['status', 'med_demo_sample']);
+    expect(pipe.code).toBe(0);
+    expect(pipe.stdout).toContain('size_bytes\t4200000\n');
+    expect(pipe.stdout).toContain('duration_sec\t15\n');
+  });
+});

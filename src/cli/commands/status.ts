@@ -3,6 +3,7 @@ import { parseTimeout } from '../../flows/wait-flags.js';
 import { parsePostId } from '../../posts/flags.js';
 import type { Media } from '../../api/types.js';
 import { printPost, type PostResult } from '../../posts/render.js';
+import { formatSize } from '../../posts/summary.js';
 import type { AnyStatusOpts, StatusData } from '../../posts/status-flow.js';
 import { resolveTimeZone } from '../../posts/when.js';
 import { renderFields } from '../../ui/table.js';
@@ -57,8 +58,9 @@ export default defineCommand<AnyStatusOpts, StatusData>({
       fields.push([tty ? 'Progress' : 'progress', `${m.progress.phase ?? m.status}${typeof pct === 'number' ? ` ${Math.round(pct)}%` : ''}`]);
     }
     if (m.filename) fields.push([tty ? 'File' : 'filename', m.filename]);
-    if (typeof m.size_bytes === 'number') fields.push([tty ? 'Size' : 'size_bytes', String(m.size_bytes)]);
-    if (typeof m.duration_sec === 'number') fields.push([tty ? 'Duration' : 'duration_sec', `${m.duration_sec}`]);
+    // A person reads units; a pipe gets the record's numbers.
+    if (typeof m.size_bytes === 'number') fields.push(tty ? ['Size', formatSize(m.size_bytes)] : ['size_bytes', String(m.size_bytes)]);
+    if (typeof m.duration_sec === 'number') fields.push(tty ? ['Duration', `${m.duration_sec} s`] : ['duration_sec', `${m.duration_sec}`]);
     if (m.error) fields.push([tty ? 'Error' : 'error', sanitize(`${m.error.message ?? ''}${m.error.code ? ` (${m.error.code})` : ''}`)]);
     for (const line of renderFields(fields, { tty, dim: inv.out.colors.dim })) inv.print(line);
   },
