@@ -4,7 +4,7 @@
  * Shared by main()'s printer and a command that prints its document before
  * it is done (the emulator's start line).
  */
-import { sanitize, UsageError } from '../errors.js';
+import { sanitize, UsageError, VidpubError } from '../errors.js';
 import type { Invocation } from './command.js';
 
 function unknownField(field: string, available: readonly string[]): UsageError {
@@ -72,7 +72,16 @@ export async function checkJq(expr: string): Promise<void> {
 export async function printJson(doc: unknown, inv: Invocation, opts: { known?: readonly string[]; compact?: boolean } = {}): Promise<void> {
   if (inv.globals.jsonFields) doc = pickFields(doc, inv.globals.jsonFields, opts.known);
   if (inv.globals.jq !== undefined) {
-    const text = await applyJq(doc, inv.globals.jq);
+    let text: string;
+    try {
+      text = await applyJq(doc, inv.globals.jq);
+    } catch (err) {
+      // The filter compiled (checked before the command ran) but failed on this document: the
+      // command's work is done, so this is not a usage error that says nothing happened.
+      throw new VidpubError(`${(err as Error).message}. The command itself completed; its result was not printed.`, {
+        hint: 'Do not run the command again for its output: fix the filter (it met a value it did not expect), or use --json.',
+      });
+    }
     if (text !== '') inv.print(text);
     return;
   }

@@ -47,6 +47,19 @@ describe('--jq with a filter that does not compile', () => {
   });
 });
 
+describe('--jq with a filter that fails on the document', () => {
+  it('post: exit 1 saying the post was made and not printed, never exit 2 ("nothing was done")', async () => {
+    const r = await run(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--no-wait', '--jq', '.destinations[0].url | ascii_downcase']);
+    expect(r.stdout).toBe('');
+    const e = jsonError(r.stderr);
+    expect(e).toMatchObject({ type: 'error', exit_code: 1 });
+    expect(e.message).toMatch(/^--jq \.destinations\[0\]\.url \| ascii_downcase: jq: error.*\. The command itself completed; its result was not printed\.$/);
+    expect(e.hint).toBe('Do not run the command again for its output: fix the filter (it met a value it did not expect), or use --json.');
+    expect(r.code).toBe(1);
+    expect((await writes()).filter((w) => w.path === '/v1/posts')).toHaveLength(1);
+  });
+});
+
 describe('--json FIELDS on a command that writes', () => {
   it('post: an unknown field is exit 2 before any write, with the fields a post has', async () => {
     const r = await run(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--no-wait', '--json', 'id,stauts']);
