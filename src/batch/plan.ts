@@ -83,9 +83,11 @@ export function problemLine(p: Problem): string {
 export function problemsError(problems: Problem[], source: string): UsageError {
   const sorted = [...problems].sort((a, b) => (a.n ?? 0) - (b.n ?? 0) || (a.line ?? 0) - (b.line ?? 0));
   const n = sorted.length;
-  return new UsageError(`${n} problem${n === 1 ? '' : 's'} in ${sanitize(source)}; nothing was sent`, {
+  const err = new UsageError(`${n} problem${n === 1 ? '' : 's'} in ${sanitize(source)}; nothing was sent`, {
     hint: [...sorted.map((p) => `  ${sanitize(problemLine(p))}`), 'Fix them and run it again ("--dry-run" shows the plan without sending anything).'].join('\n'),
   });
+  // With --json, the same list as data: the JSON error object carries it as "problems".
+  return Object.assign(err, { problems: sorted.map((p) => ({ item: p.n ?? null, line: p.line ?? null, message: sanitize(p.message) })) });
 }
 
 function messageOf(err: unknown): string {

@@ -224,14 +224,16 @@ const ERROR_TYPES: [new (...a: never[]) => VidpubError, string][] = [
   [ServiceError, 'service'],
 ];
 
-/** The one JSON object an error becomes on stderr with --json: {"error":{type, code, message, exit_code, hint}}. */
+/** The one JSON object an error becomes on stderr with --json: {"error":{type, code, message, exit_code, hint[, problems]}}. */
 export function errorJson(error: unknown, exitCode: number): string {
   const known = error instanceof VidpubError;
   const type = known ? (ERROR_TYPES.find(([cls]) => error instanceof cls)?.[1] ?? 'error') : 'unexpected';
   const code = known ? ((error as { code?: string }).code ?? error.http?.code ?? null) : null;
   const message = error instanceof Error ? error.message : String(error);
   const hint = known ? (error.hint ?? null) : 'Run again with --debug for details; if it keeps happening, please report it.';
-  return JSON.stringify({ error: { type, code, message: sanitize(message), exit_code: exitCode, hint } });
+  // A list of problems found at once (batch's manifest checks), one object each.
+  const problems = known ? (error as { problems?: unknown }).problems : undefined;
+  return JSON.stringify({ error: { type, code, message: sanitize(message), exit_code: exitCode, hint, ...(Array.isArray(problems) ? { problems } : {}) } });
 }
 
 /** The command line that reruns `argv` with `key` as its --idempotency-key (any other one dropped). */

@@ -229,6 +229,22 @@ describe('vidpub batch: checks before anything is sent', () => {
     expect(writesOf(await api())).toEqual([]);
   });
 
+  it('--json: the problems also come as a list in the JSON error object (item, line, message)', async () => {
+    const csv = ['file,to,caption', 'a.mp4,linkedin,ok', 'missing.mp4,linkedin,gone', 'a.mp4,,missing to'].join('\n');
+    const dir = workdir({ 'x.csv': csv });
+    const r = await run(['batch', join(dir, 'x.csv'), '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const { error } = JSON.parse(r.stderr.trim().split('\n').pop()!) as { error: { type: string; message: string; problems: unknown[] } };
+    expect(error).toMatchObject({ type: 'usage', exit_code: 2 });
+    expect(error.message).toMatch(/^2 problems in .*x\.csv; nothing was sent$/);
+    expect(error.problems).toEqual([
+      { item: 2, line: 3, message: 'missing.mp4: no such file' },
+      { item: 3, line: 4, message: '"to" is missing: where should it be posted? (ids, @handles or platforms)' },
+    ]);
+    expect(writesOf(await api())).toEqual([]);
+  });
+
   it('a YAML syntax error names its line (exit 2)', async () => {
     const dir = workdir({ 'x.yaml': 'items:\n  - file: a.mp4\n    to: [linkedin\n' });
     const r = await run(['batch', join(dir, 'x.yaml')]);
