@@ -17,7 +17,7 @@ import type { Session } from '../flows/session.js';
 import type { VideoFile } from '../media/check.js';
 import { parseOptionFlag, planOptions, allowedValues, type ChosenDestination, type DestinationPlan, type OptionAssignment } from '../posts/options.js';
 import { destinationLabel, namesOf } from '../posts/render.js';
-import { isValidTimeZone, parseWhen, type ResolvedWhen } from '../posts/when.js';
+import { isValidTimeZone, parseWhen, pastTimeError, type ResolvedWhen } from '../posts/when.js';
 import { formatDuration } from '../util/duration.js';
 import { itemKey } from './keys.js';
 import { flattenOptions, type Manifest, type Problem, type RawItem } from './manifest.js';
@@ -231,26 +231,19 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
   const whens = local.map((it, i) => {
     if (it.draft) return null;
     const z = it.tz !== undefined && isValidTimeZone(it.tz) ? it.tz : zone;
+    const problem = (err: unknown): Problem => ({ n: it.raw.n, line: it.raw.line, message: messageOf(err).replace(/ for --at/g, '') });
     try {
-      const when = parseWhen(it.at ?? 'now', { now, zone: z });
+      const when = parseWhen(it.at ?? 'now', { now, zone: z, allowPast: session.journal !== undefined });
+      if (!when.now && when.ms < now) {
+        pastProblems.set(i, problem(pastTimeError(when)));
+        return when;
+      }
       if (!when.now && when.ms - now > MAX_AHEAD_MS) {
         throw new UsageError(`the time ${when.local} (${when.utc}) is more than 365 days ahead; the service schedules at most a year out`);
       }
       return when;
     } catch (err) {
-      const problem = { n: it.raw.n, line: it.raw.line, message: messageOf(err).replace(/ for --at/g, '') };
-      if (session.journal && /is in the past$/.test(problem.message)) {
-        try {
-          const when = parseWhen(it.at ?? 'now', { now: now - 300 * 86_400_000, zone: z });
-          if (when.ms < now) {
-            pastProblems.set(i, problem);
-            return when;
-          }
-        } catch {
-          // below
-        }
-      }
-      problems.push(problem);
+      problems.push(problem(err));
       return undefined;
     }
   });

@@ -229,7 +229,15 @@ function tooFarAhead(text: string): UsageError {
   });
 }
 
-export function parseWhen(input: string, opts: { now: number; zone: string }): ResolvedWhen {
+/** A time that has passed (exit 2), said as parseWhen says it. */
+export function pastTimeError(when: Pick<ResolvedWhen, 'local' | 'utc'>): UsageError {
+  return new UsageError(`the time ${when.local} (${when.utc}) for --at is in the past`, {
+    hint: 'Give a later time, or "now" to post now.',
+  });
+}
+
+/** `allowPast`: a time before `now` is returned (the caller decides) instead of refused. */
+export function parseWhen(input: string, opts: { now: number; zone: string; allowPast?: boolean }): ResolvedWhen {
   const text = String(input).trim();
   const { now, zone } = opts;
   examplesAt = opts;
@@ -284,13 +292,10 @@ export function parseWhen(input: string, opts: { now: number; zone: string }): R
   }
 
   if (!Number.isFinite(ms) || ms - now > MAX_DAYS_AHEAD * UNIT_MS.d!) throw tooFarAhead(text);
-  if (ms < now) {
-    throw new UsageError(`the time ${isoWithOffset(ms, shownOffset)} (${isoUtc(ms)}) for --at is in the past`, {
-      hint: 'Give a later time, or "now" to post now.',
-    });
-  }
   const shown = isoWithOffset(ms, shownOffset);
-  return { now: false, ms, publishAt: shown, local: shown, utc: isoUtc(ms), zone: shownZone, note };
+  const when: ResolvedWhen = { now: false, ms, publishAt: shown, local: shown, utc: isoUtc(ms), zone: shownZone, note };
+  if (ms < now && !opts.allowPast) throw pastTimeError(when);
+  return when;
 }
 
 // ------------------------------------------------------------------ the forms people type
