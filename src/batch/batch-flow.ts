@@ -75,15 +75,8 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
   // Items this machine already posted (the journal, by the item's key) spend no allowance and are
   // not posted again, however old: the service's own replay of the keys lasts 24 hours only.
   const earlier = !opts.recorder?.wasPosted && session.journal ? await session.journal.postIdsByKeys(plan.items.map((it) => it.key)) : undefined;
-  const wasPosted =
-    opts.recorder?.wasPosted?.bind(opts.recorder) ??
-    (earlier
-      ? (key: string) => {
-          const it = plan.items.find((x) => x.key === key);
-          if (it) it.earlierPostId = earlier.get(key);
-          return earlier.has(key);
-        }
-      : undefined);
+  if (earlier) for (const it of plan.items) it.earlierPostId = earlier.get(it.key);
+  const wasPosted = opts.recorder?.wasPosted?.bind(opts.recorder) ?? (earlier ? (key: string) => earlier.has(key) : undefined);
   if (wasPosted) {
     for (const it of plan.items) if ((await wasPosted(it.key)) && !it.draft) it.alreadyPosted = true;
     plan.postsNeeded = plan.items.filter((it) => !it.draft && !it.alreadyPosted).length;
