@@ -514,7 +514,8 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
 /** The exit code's error for a run's troubles (undefined: every item ended well). */
 export function troubleError(run: BatchRun, data: unknown): VidpubError | undefined {
   const kinds = new Set(run.troubles.values());
-  const count = (k: Trouble) => [...run.troubles.values()].filter((t) => t === k).length;
+  const troubled = (k: Trouble) => run.outcomes.filter((o) => run.troubles.get(o.item) === k);
+  const count = (k: Trouble) => troubled(k).length;
   const total = run.outcomes.length;
   // A write that may have happened matters more to a script than why the batch stopped (as for post: exit 9).
   if (kinds.has('unknown')) {
@@ -527,7 +528,7 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
     });
   }
   if (kinds.has('interrupted')) {
-    const cut = run.outcomes.filter((o) => run.troubles.get(o.item) === 'interrupted');
+    const cut = troubled('interrupted');
     const posts = cut.filter((o) => o.status === 'publishing' && o.post_id !== null).map((o) => o.post_id!);
     const follow = posts.length > 0 ? `Follow ${posts.length === 1 ? 'it' : 'them'} with: ${posts.map((id) => `vidpub status ${id} --wait`).join('; ')}` : '';
     const rest = cut.length > posts.length ? 'Run the same command again: finished steps are replayed by the service, not repeated.' : '';
@@ -550,7 +551,7 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
   if (kinds.has('blocked')) return new BlockedError(`${count('blocked')} of ${total} items are blocked by issues of severity error.`, { data });
   if (kinds.has('failed')) {
     // A post whose destinations failed is replayed as it is by a rerun: `vidpub retry` posts to them again.
-    const failed = run.outcomes.filter((o) => run.troubles.get(o.item) === 'failed');
+    const failed = troubled('failed');
     const retry = failed.filter((o) => o.post_id !== null && o.destinations.some((d) => d.status === 'failed' || d.status === 'cancelled')).map((o) => o.post_id!);
     const hint = [
       retry.length > 0 ? `Post again to the destinations that failed with: ${retry.map((id) => `vidpub retry ${id}`).join('; ')}` : '',
