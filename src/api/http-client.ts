@@ -288,9 +288,10 @@ class HttpApiClient implements ApiClient {
    */
   #record<T extends { id: string; status: string }>(body: T | undefined, id: string, path: string, what: string): T {
     if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.status !== 'string') {
-      throw new ServiceError(`Unexpected response to GET ${new URL(this.baseUrl + path).pathname}: HTTP 200 without the ${what} status.`, {
+      const pathname = new URL(this.baseUrl + path).pathname;
+      throw new ServiceError(`Unexpected response to GET ${pathname}: HTTP 200 without the ${what} status.`, {
         hint: 'Run the command again with --debug to see the answer; if it keeps happening, the service is answering outside its contract.',
-        http: { status: 200, method: 'GET', path: new URL(this.baseUrl + path).pathname },
+        http: { status: 200, method: 'GET', path: pathname },
       });
     }
     if (typeof body.id !== 'string') body.id = id;
