@@ -40,6 +40,11 @@ export type PostSource =
   | { kind: 'url'; url: string; filename: string }
   | { kind: 'media'; id: string };
 
+/** How this run's video reached the service, for messages: uploaded from the file, or imported from the link. */
+function madeFrom(source: PostSource): { done: 'uploaded' | 'imported'; from: 'file' | 'link' } {
+  return source.kind === 'url' ? { done: 'imported', from: 'link' } : { done: 'uploaded', from: 'file' };
+}
+
 export interface PostOpts {
   source: PostSource;
   /** Destination names as given to --to (split on commas). */
@@ -372,7 +377,7 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
         ? 'nothing was uploaded or posted'
         : opts.source.kind === 'media'
           ? 'nothing was posted'
-          : `nothing was posted; the video is ${opts.source.kind === 'url' ? 'imported' : 'uploaded'}: ${media.id} (post it with --media ${media.id})`;
+          : `nothing was posted; the video is ${madeFrom(opts.source).done}: ${media.id} (post it with --media ${media.id})`;
       throw new TimeoutError(`Stopped (--timeout reached) while ${phase}; ${nothing}.`, {
         hint: 'Run the command again, with a longer --timeout.',
         cause: err,
@@ -552,13 +557,14 @@ async function createAndFollow(
     }
   } catch (err) {
     if (isDailyLimit(err)) {
-      const from = opts.source.kind === 'url' ? { done: 'imported', source: 'link' } : { done: 'uploaded', source: 'file' };
+      const given = opts.source.kind === 'media';
+      const made = madeFrom(opts.source);
       throw dailyLimitError(
         err,
-        opts.source.kind === 'media' ? 'no post was created' : `no post was created (the video is ${from.done}: ${media.id})`,
-        opts.source.kind === 'media'
+        given ? 'no post was created' : `no post was created (the video is ${made.done}: ${media.id})`,
+        given
           ? 'Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft.'
-          : `Run again after the reset with --media ${media.id} instead of the ${from.source}, add --wait-for-quota to wait for it, or save it with --draft.`,
+          : `Run again after the reset with --media ${media.id} instead of the ${made.from}, add --wait-for-quota to wait for it, or save it with --draft.`,
         opts.zone,
         clock.now(),
       );
