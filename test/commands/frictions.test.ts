@@ -191,9 +191,15 @@ describe('output for scripts', () => {
   });
 
   it('a time without a terminal: the echo says how far it is, in the zone and in UTC', async () => {
-    const r = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--at', 'tomorrow 9:00', '--no-wait']);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/: tomorrow 09:00 CET, in (1 d )?\d+ h( \d+ m)? \(\S+T08:00:00Z\)/);
+    // Today at 10:00 UTC on vidpub's clock, so the distance is the same at any hour the test runs
+    // (from 08:00 UTC on, "in 1 d" alone is right too); the service's own clock finds the time ahead either way.
+    const tenUtc = new Date();
+    tenUtc.setUTCHours(10, 0, 0, 0);
+    const offset = tenUtc.getTime() - Date.now();
+    const clock = { now: () => Date.now() + offset, sleep: realClock.sleep };
+    const r = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--at', 'tomorrow 9:00', '--no-wait'], { clock });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/: tomorrow 09:00 CET, in 22 h \(\S+T08:00:00Z\)/);
   });
 });
 
