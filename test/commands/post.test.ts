@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Post, RecordedRequest } from '../../src/api/types.js';
 import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
+import { CE_MIDNIGHT_UTC, IN_TIME, dayAhead, springForwardAhead } from '../support/dates.js';
 import { exhaustDailyAllowance, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
@@ -50,18 +51,20 @@ describe('vidpub post: success', () => {
   });
 
   it('--at schedules the post, showing the time with its offset and in UTC before anything is sent', async () => {
-    const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'Later', '--at', '2027-03-01 09:30', '--option', 'allow_comments=no']);
+    // a winter day, so Paris is on CET (UTC+1)
+    const day = dayAhead([12, 1, 2]);
+    const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'Later', '--at', `${day} 09:30`, '--option', 'allow_comments=no']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/Posting .*: 2027-03-01 09:30 CET, in \d+ d \d+ h \(2027-03-01T08:30:00Z\)/);
+    expect(r.stderr).toMatch(new RegExp(`Posting .*: ${day} 09:30 CET, in \\d+ d(?: \\d+ h)? \\(${day}T08:30:00Z\\)`));
     expect(r.stdout).toMatch(/^status\tscheduled$/m);
     // one value per field on a pipe: the record's publish_at
     const at = /^publish_at\t(\S+)$/m.exec(r.stdout)?.[1];
-    expect(Date.parse(at!)).toBe(Date.parse('2027-03-01T08:30:00Z'));
+    expect(Date.parse(at!)).toBe(Date.parse(`${day}T08:30:00Z`));
     const body = (await emu.requests()).find((q) => q.method === 'POST' && q.path === '/v1/posts');
     expect(body?.status).toBe(201);
     const id = /^id\t(\S+)$/m.exec(r.stdout)![1]!;
     const post = (await emu.api.get<Post>(`/posts/${id}`)).body;
-    expect(Date.parse(post.publish_at!)).toBe(Date.parse('2027-03-01T08:30:00Z'));
+    expect(Date.parse(post.publish_at!)).toBe(Date.parse(`${day}T08:30:00Z`));
     expect(post.destinations[0]!.options.allow_comments).toBe(false);
   });
 
@@ -156,9 +159,10 @@ describe('vidpub post: bad input (exit 2, nothing uploaded)', () => {
   });
 
   it('a local time that does not exist in --tz (DST gap)', async () => {
-    const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--at', '2027-03-28 02:30', '--tz', 'Europe/Paris']);
+    const day = springForwardAhead();
+    const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--at', `${day} 02:30`, '--tz', 'Europe/Paris']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/Error: the time "2027-03-28 02:30" does not exist in Europe\/Paris \(clocks move forward that day\)/);
+    expect(r.stderr).toContain(`Error: the time "${day} 02:30" does not exist in Europe/Paris (clocks move forward that day)`);
     expect(await apiRequests()).toHaveLength(0);
   });
 
@@ -269,7 +273,9 @@ describe('vidpub post: outcomes and faults', () => {
     await exhaustDailyAllowance(emu);
     const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x']);
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/Error: The daily post allowance is used up; no post was created \(the video is uploaded: med_\w+\)\. It resets at \S+ 01:00 CET, in (\d+ h )?\d+ m( \d+ s)? \(\d{4}-\d\d-\d\dT00:00:00Z\)\./);
+    expect(r.stderr).toMatch(
+      new RegExp(String.raw`Error: The daily post allowance is used up; no post was created \(the video is uploaded: med_\w+\)\. It resets at \S+ ${CE_MIDNIGHT_UTC}, ${IN_TIME} \(\d{4}-\d\d-\d\dT00:00:00Z\)\.`),
+    );
     expect(r.stderr).toMatch(/Run again after the reset with --media med_\w+ .*--wait-for-quota/);
     const state = (await emu.admin('GET', '/state')) as { workspaces: { name: string; posts: { total: number } }[] };
     // the 20 filler posts only

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/types.js';
 import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
+import { CE_MIDNIGHT_UTC, CE_OFFSET, IN_TIME, dayAhead } from '../support/dates.js';
 import { exhaustDailyAllowance, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
@@ -24,23 +25,26 @@ describe('vidpub publish', () => {
     const d = await draft([{ destination_id: 'dst_demo_linkedin' }, { destination_id: 'dst_demo_youtube' }]);
     const r = await run(['publish', d.id]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`Publishing post ${d.id}: now, \\S+\\+01:00 \\(\\S+Z\\)`));
+    expect(r.stderr).toMatch(new RegExp(`Publishing post ${d.id}: now, \\S+${CE_OFFSET} \\(\\S+Z\\)`));
     expect(r.stdout).toMatch(/^status\tcompleted$/m);
     expect(r.stdout).toMatch(/^@vidpubdemo \(youtube\)\tpublished\thttp/m);
   });
 
   it('schedules a draft with --at, then moves it, then sends it now', async () => {
     const d = await draft();
-    const first = await run(['publish', d.id, '--at', '2027-05-01 10:00']);
+    // a summer day, so Paris is on CEST (UTC+2)
+    const day = dayAhead([6, 7, 8]);
+    const next = new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
+    const first = await run(['publish', d.id, '--at', `${day} 10:00`]);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^status\tscheduled$/m);
-    expect(Date.parse(/^publish_at\t(\S+)$/m.exec(first.stdout)![1]!)).toBe(Date.parse('2027-05-01T08:00:00Z'));
-    expect(Date.parse((await getPost(d.id)).publish_at!)).toBe(Date.parse('2027-05-01T08:00:00Z'));
+    expect(Date.parse(/^publish_at\t(\S+)$/m.exec(first.stdout)![1]!)).toBe(Date.parse(`${day}T08:00:00Z`));
+    expect(Date.parse((await getPost(d.id)).publish_at!)).toBe(Date.parse(`${day}T08:00:00Z`));
 
-    const moved = await run(['publish', d.id, '--at', '2027-05-02T07:30:00Z', '--json']);
+    const moved = await run(['publish', d.id, '--at', `${next}T07:30:00Z`, '--json']);
     expect(moved.code).toBe(0);
     expect((JSON.parse(moved.stdout) as Post).status).toBe('scheduled');
-    expect(Date.parse((await getPost(d.id)).publish_at!)).toBe(Date.parse('2027-05-02T07:30:00Z'));
+    expect(Date.parse((await getPost(d.id)).publish_at!)).toBe(Date.parse(`${next}T07:30:00Z`));
 
     const now = await run(['publish', d.id, '--json']);
     expect(now.code).toBe(0);
@@ -69,7 +73,7 @@ describe('vidpub publish', () => {
     await exhaustDailyAllowance(emu);
     const r = await run(['publish', d.id]);
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(new RegExp(`Error: The daily post allowance is used up; post ${d.id} was not published and stays as it was \\(a draft stays a draft\\)\\. It resets at \\S+ 01:00 CET, in [^(]+ \\(\\S+T00:00:00Z\\)\\.`));
+    expect(r.stderr).toMatch(new RegExp(`Error: The daily post allowance is used up; post ${d.id} was not published and stays as it was \\(a draft stays a draft\\)\\. It resets at \\S+ ${CE_MIDNIGHT_UTC}, ${IN_TIME} \\(\\S+T00:00:00Z\\)\\.`));
     expect((await getPost(d.id)).status).toBe('draft');
   });
 
