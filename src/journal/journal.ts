@@ -8,6 +8,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Post } from '../api/types.js';
 import type { Clock } from '../core/clock.js';
 import { sanitize } from '../errors.js';
+import { nodeCrypto } from '../util/lazy-crypto.js';
 import { decode, JournalStore, type ReadLine } from './store.js';
 import type {
   HistoryQuery,
@@ -354,6 +355,18 @@ export function createJournal(deps: JournalDeps): Journal {
         if (out.length >= q.limit) break;
       }
       return out;
+    },
+
+    async runs(what: unknown) {
+      const ctx = await clientContext();
+      const id = nodeCrypto().createHash('sha256').update(JSON.stringify([ctx.profile, ctx.base_url, ctx.key ?? null, what])).digest('hex').slice(0, 32);
+      const { RunStore } = await import('./runs.js');
+      const store = new RunStore(deps.dir, () => deps.clock.now());
+      return {
+        cutOff: () => store.cutOff(id),
+        open: (run) => store.open(id, run),
+        end: (key, known) => store.end(id, key, known),
+      };
     },
   };
 }

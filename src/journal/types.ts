@@ -154,6 +154,28 @@ export interface PostEvent {
   retryOf?: string;
 }
 
+/** A run of `post` that may have posted without knowing it (src/journal/runs.ts). */
+export interface OpenRun {
+  /** The run's base Idempotency-Key. */
+  key: string;
+  /** When it started (epoch ms). */
+  started: number;
+  /** The publish_at it sent or was about to send (an --at such as "in 2h" is read anew by each run). */
+  publishAt?: string;
+  /** True once it ended not knowing whether it posted (exit 9, Ctrl-C mid-write). */
+  ended?: boolean;
+}
+
+/** What the journal remembers of the runs that post one thing (see runs.ts). */
+export interface RunMemory {
+  /** The newest run of it cut off within 24 hours: killed, or ended not knowing whether it posted. */
+  cutOff(): OpenRun | undefined;
+  /** This run is about to write under `run.key`. */
+  open(run: OpenRun): void;
+  /** This run ended: `known` when its post is known or nothing that could make one was sent. */
+  end(key: string, known: boolean): void;
+}
+
 /**
  * The recorder on Session.journal. Every method swallows its own failures:
  * a journal that cannot be written warns once and never fails a command.
@@ -174,4 +196,6 @@ export interface Journal {
   /** One post by id (any profile). */
   find(postId: string): Promise<JournalPost | undefined>;
   history(q: HistoryQuery): Promise<JournalPost[]>;
+  /** The memory of the runs that post `what` (a description of the post: video, caption, destinations, options, time) at this service with this key. */
+  runs(what: unknown): Promise<RunMemory>;
 }

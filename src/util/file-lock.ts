@@ -53,7 +53,8 @@ function readInfo(lockPath: string): LockInfo {
   }
 }
 
-function processAlive(other: number): boolean {
+/** True when process `other` exists on this host (signal 0 tests without sending). */
+export function processAlive(other: number): boolean {
   try {
     kill(other, 0);
     return true;

@@ -1,0 +1,131 @@
+/**
+ * Runs of `vidpub post` that may have posted without knowing it: what lets a
+ * rerun after kill -9, a lost power supply or an unknown outcome (exit 9)
+ * continue the run it repeats instead of posting a second time.
+ *
+ * Before its first write, a post run without --idempotency-key leaves a file
+ * runs/<what>.<key>.json in the state directory: `what` is a hash of what it
+ * posts (the video, caption, destinations, options and time, at this service
+ * with this key), `key` its base Idempotency-Key. When the post is known
+ * (created, or found already created) or the run ends on a definite answer
+ * (refused, nothing sent), the file is removed. It stays when the run was cut
+ * off: killed, or ended not knowing whether its write was done (it is then
+ * marked ended).
+ *
+ * A later run of the same command within 24 hours (as long as the service
+ * remembers a key) takes a cut-off run's key: each of its writes is then a
+ * replay of what the cut-off run did, or done now if it never was. A run whose
+ * process is alive on this host, and that has not ended, is running, not cut
+ * off: it is left alone.
+ *
+ * Files 0600 in a 0700 directory, each written whole (temporary file, then
+ * rename) by the one run it belongs to, so no lock is needed. Nothing here
+ * throws: a store that cannot be read or written remembers nothing.
+ */
+import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { pid } from 'node:process'; // the run's owner: this OS process, not Context state
+import { processAlive } from '../util/file-lock.js';
+import type { OpenRun } from './types.js';
+
+/** How long a cut-off run can be continued: the service's memory of an Idempotency-Key. */
+export const RUN_MEMORY_MS = 24 * 3600_000;
+
+interface RunFile extends OpenRun {
+  v: 1;
+  pid: number;
+  host: string;
+}
+
+const KEY = /^[A-Za-z0-9_-]{1,100}$/;
+
+export class RunStore {
+  readonly #dir: string;
+
+  constructor(
+    stateDir: string,
+    private readonly now: () => number,
+  ) {
+    this.#dir = join(stateDir, 'runs');
+  }
+
+  /** The newest run of `what` that was cut off within RUN_MEMORY_MS; older files are removed on the way. */
+  cutOff(what: string): OpenRun | undefined {
+    let best: OpenRun | undefined;
+    for (const name of this.#names()) {
+      const dot = name.indexOf('.');
+      if (name.slice(0, dot) !== what) continue;
+      const run = this.#read(name);
+      if (!run) continue;
+      const age = this.now() - run.started;
+      if (age > RUN_MEMORY_MS) {
+        this.#remove(name);
+        continue;
+      }
+      const running = !run.ended && run.host === hostname() && (run.pid === pid || processAlive(run.pid));
+      if (running) continue;
+      if (!best || run.started > best.started) best = { key: run.key, started: run.started, ...(run.publishAt ? { publishAt: run.publishAt } : {}), ...(run.ended ? { ended: true } : {}) };
+    }
+    return best;
+  }
+
+  /** Notes that this process's run of `what` is about to write under `run.key`. */
+  open(what: string, run: OpenRun): void {
+    if (!KEY.test(run.key)) return;
+    const file: RunFile = { v: 1, key: run.key, started: run.started, ...(run.publishAt ? { publishAt: run.publishAt } : {}), pid, host: hostname() };
+    this.#write(`${what}.${run.key}.json`, file);
+  }
+
+  /**
+   * The run under `key` ended. `known`: its post is known, or nothing was
+   * sent that could have made one: the file goes. Otherwise it stays, marked
+   * ended, for a rerun to continue.
+   */
+  end(what: string, key: string, known: boolean): void {
+    const name = `${what}.${key}.json`;
+    if (known) {
+      this.#remove(name);
+      return;
+    }
+    const run = this.#read(name);
+    if (run) this.#write(name, { v: 1, ...run, ended: true });
+  }
+
+  #names(): string[] {
+    try {
+      return readdirSync(this.#dir).filter((n) => n.endsWith('.json'));
+    } catch {
+      return [];
+    }
+  }
+
+  #read(name: string): (OpenRun & { pid: number; host: string }) | undefined {
+    try {
+      const o = JSON.parse(readFileSync(join(this.#dir, name), 'utf8')) as Partial<RunFile>;
+      if (o?.v !== 1 || typeof o.key !== 'string' || !KEY.test(o.key) || typeof o.started !== 'number' || typeof o.pid !== 'number' || typeof o.host !== 'string') return undefined;
+      return { key: o.key, started: o.started, pid: o.pid, host: o.host, ...(typeof o.publishAt === 'string' ? { publishAt: o.publishAt } : {}), ...(o.ended === true ? { ended: true } : {}) };
+    } catch {
+      return undefined; // gone meanwhile, half-written by a foreign tool, not ours
+    }
+  }
+
+  #write(name: string, file: RunFile): void {
+    try {
+      mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+      const tmp = join(this.#dir, `.${name}.${pid}.tmp`);
+      writeFileSync(tmp, JSON.stringify(file) + '\n', { mode: 0o600 });
+      renameSync(tmp, join(this.#dir, name));
+    } catch {
+      // a read-only or full disk: this run is not remembered (the journal warns about the disk)
+    }
+  }
+
+  #remove(name: string): void {
+    try {
+      unlinkSync(join(this.#dir, name));
+    } catch {
+      // gone already
+    }
+  }
+}
