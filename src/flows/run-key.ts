@@ -10,6 +10,8 @@ export interface RunKey {
   key: string;
   /** True when the user gave it (--idempotency-key): a replay then means an earlier run did the work. */
   given: boolean;
+  /** True when this run took the key of an earlier run of the same command that was cut off (src/posts/cut-off.ts). */
+  continued?: boolean;
 }
 
 export function runKey(given: string | undefined): RunKey {

@@ -13,6 +13,8 @@ export interface VideoFile {
   /** Absolute path. */
   path: string;
   size: number;
+  /** When the file was last changed (epoch ms): a rerun on a changed file is another post. */
+  mtimeMs?: number;
   contentType: SupportedContentType;
   /** The name sent to the service (the file's base name). */
   filename: string;
@@ -165,7 +167,7 @@ export async function checkVideoFile(path: string, cwd?: string): Promise<VideoF
   }
   const contentType: SupportedContentType =
     sniffed.container === 'isobmff' && (ext === 'mov' || sniffed.brand === 'qt  ') ? 'video/quicktime' : EXTENSION_CONTENT_TYPES[ext]!;
-  return { path: abs, size: st.size, contentType, filename: basename(abs) };
+  return { path: abs, size: st.size, mtimeMs: st.mtimeMs, contentType, filename: basename(abs) };
 }
 
 function fileError(err: unknown, shown: string): UsageError {

@@ -32,6 +32,7 @@ import { summaryLines, whenLine } from './summary.js';
 import { recordingEnd } from './journal-notes.js';
 import { reportEarlier } from './rerun.js';
 import { followPost } from './watch.js';
+import { continueCutOff, endRun, type RunTrack } from './cut-off.js';
 import type { ResolvedWhen } from './when.js';
 
 /** What `post` posts: a checked local file, a checked link, or a video already at the service. */
@@ -58,7 +59,7 @@ export interface PostOpts {
   wait: boolean;
   timeoutMs: number;
   idempotencyKey?: string;
-  /** --force-new: post again although the journal knows --idempotency-key. */
+  /** --force-new: post anew, although the journal knows --idempotency-key or a cut-off run of this command (cut-off.ts). */
   forceNew?: boolean;
   yes: boolean;
   zone: string;
@@ -354,12 +355,15 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
   const key = runKey(serviceKey(opts, outer.clock.now()));
   let phase = 'reading the destinations';
   let media: Media | undefined;
+  const track: RunTrack = {};
+  let failure: unknown;
   try {
-    return await postWithin(opts, bound.session, deadlineMs, key, (p, m) => {
+    return await postWithin(opts, bound.session, deadlineMs, key, track, (p, m) => {
       phase = p;
       media = m ?? media;
     });
   } catch (err) {
+    failure = err;
     // The media flows tell their own unknown outcomes (with this run's key); the post's is told here.
     if (err instanceof OutcomeUnknownError && phase === 'creating the post') {
       const id = media?.id;
@@ -385,11 +389,20 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
     }
     throw err;
   } finally {
+    endRun(track, key, failure, phase === 'following the post');
     bound.dispose();
   }
 }
 
-async function postWithin(opts: PostOpts, session: Session, deadlineMs: number, key: RunKey, at: (phase: string, media?: Media) => void): Promise<PostResult> {
+async function postWithin(
+  given: PostOpts,
+  session: Session,
+  deadlineMs: number,
+  key: RunKey,
+  track: RunTrack,
+  at: (phase: string, media?: Media) => void,
+): Promise<PostResult> {
+  let opts = given;
   const client = await session.client();
   const { clock, signal } = session;
 
@@ -445,6 +458,13 @@ async function postWithin(opts: PostOpts, session: Session, deadlineMs: number, 
   if (caption === undefined) {
     caption = await askCaption(opts, session, again());
     checkCaption(caption);
+  }
+
+  // A rerun of a run that was cut off before it knew whether it posted continues it (its key, its time).
+  if (!opts.forceNew) {
+    const cut = { source: opts.source, caption, destinations: destinationsBody(plans), draft: opts.draft, when: opts.when, atText: opts.atText, zone: opts.zone };
+    const when = await continueCutOff(session, key, cut, track);
+    if (when !== opts.when) opts = { ...opts, when };
   }
 
   const summaryInput = {
@@ -536,7 +556,8 @@ async function createAndFollow(
     ...(opts.when ? { publish_at: opts.when.publishAt } : {}),
   });
 
-  if (opts.when && !opts.when.now && opts.when.ms <= clock.now()) {
+  // (A continued run sends its first run's time whatever it is now: the service replays the post it made.)
+  if (opts.when && !opts.when.now && opts.when.ms <= clock.now() && !key.continued) {
     throw new UsageError(`the time ${opts.when.local} (${opts.when.utc}) for --at passed while the video was being uploaded; nothing was posted`, {
       hint: `The video is uploaded: post it with --media ${media.id} and a later --at (or --at now).`,
     });
@@ -581,7 +602,9 @@ async function createAndFollow(
     session.log.info(
       key.given
         ? `Post ${post.id} was already created by an earlier run with this --idempotency-key; reporting it.`
-        : `Post ${post.id} was created by an earlier attempt of this run whose answer was lost; reporting it.`,
+        : key.continued
+          ? `Post ${post.id} was created by the earlier run this one continues; reporting it.`
+          : `Post ${post.id} was created by an earlier attempt of this run whose answer was lost; reporting it.`,
     );
     post = await client.getPost(post.id, { signal });
   }

@@ -107,13 +107,6 @@ describe('rerun safety beyond 24 hours', () => {
     expect(records().filter((x) => x.kind === 'post').map((x) => x.idem)).toEqual(['nightly-42', 'nightly-42']);
   });
 
-  it('--force-new without --idempotency-key: exit 2', async () => {
-    const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--force-new']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/Error: --force-new goes with --idempotency-key/);
-    expect(await creates()).toHaveLength(0);
-  });
-
   it('another workspace with the same key is not the same post', async () => {
     const second = ['post', '--media', 'med_second_sample', '--to', 'youtube', '--caption', 'x', '--option', 'visibility=public', '--idempotency-key', 'shared-key', '--no-wait'];
     expect((await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--idempotency-key', 'shared-key', '--no-wait'])).code).toBe(0);

@@ -133,7 +133,7 @@ const ENTRIES = [
       { name: 'no-wait', description: 'return once the post is created, without waiting for each destination' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the video and the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key creates no second video or post (this machine: always; any machine: 24 h)' },
-      { name: 'force-new', description: 'post again although this machine already posted under --idempotency-key' },
+      { name: 'force-new', description: 'post anew: not the post made under --idempotency-key, nor the run of this command that was cut off' },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
     ],
   },

@@ -125,7 +125,6 @@ export default defineCommand<PostOpts, PostResult | Media>({
     const timeoutMs = parseTimeout(flags);
     const idempotencyKey = parseIdempotencyKey(flags.idempotencyKey);
     const forceNew = flags.forceNew === true;
-    if (forceNew && idempotencyKey === undefined) throw new UsageError('--force-new goes with --idempotency-key: without a key every run posts anew');
     const caption = await readCaption(flags, inv);
     if (caption === undefined && !inv.interactive) {
       throw new UsageError(inv.ctx.io.stderrIsTTY ? `--caption is required, and ${NO_ASKING}` : '--caption is required when there is no terminal to ask on', {

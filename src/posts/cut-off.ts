@@ -1,0 +1,91 @@
+/**
+ * A rerun of `post` after a run that was cut off (kill -9, a lost machine, or
+ * exit 9: it never learnt whether it posted) continues that run: it takes the
+ * run's base Idempotency-Key, so every write it sends is a replay of what the
+ * cut-off run did (the same video, the same post), or done now if it never
+ * was. The memory is the journal's (src/journal/runs.ts); without
+ * --idempotency-key it is the only thing that tells a rerun from a new post.
+ *
+ * What counts as the same command: the same video (file path, size and
+ * modification time; the link; the media id), caption, destinations with
+ * their options, and time as typed, at the same service with the same key,
+ * within 24 hours. --force-new (or --no-journal) posts anew.
+ */
+import type { Session } from '../flows/session.js';
+import type { RunKey } from '../flows/run-key.js';
+import type { RunMemory } from '../journal/types.js';
+import { InterruptedError, OutcomeUnknownError } from '../errors.js';
+import type { PostSource } from './post-flow.js';
+import { parseWhen, describeMoment, type ResolvedWhen } from './when.js';
+
+export interface CutOffInput {
+  source: PostSource;
+  caption: string;
+  /** What POST /posts carries for the destinations (ids and options), as JSON. */
+  destinations: string;
+  draft: boolean;
+  when: ResolvedWhen | null;
+  /** --at as typed. */
+  atText?: string;
+  zone: string;
+}
+
+/** The run memory of this post, once the run has written it down (runPost ends it). */
+export interface RunTrack {
+  memory?: RunMemory;
+}
+
+function describe(p: CutOffInput): unknown {
+  const s = p.source;
+  return {
+    video: s.kind === 'file' ? { file: s.file.path, size: s.file.size, mtime: s.file.mtimeMs ?? null } : s.kind === 'url' ? { link: s.url } : { media: s.id },
+    caption: p.caption,
+    destinations: p.destinations,
+    when: p.draft ? 'draft' : !p.when || p.when.now ? 'now' : { at: p.atText ?? p.when.publishAt, zone: p.zone },
+  };
+}
+
+/**
+ * Before the run's first write: takes the key of a cut-off run of the same
+ * command (saying so), and notes this run in the journal. Returns the time to
+ * send: a continued run sends the one its first run resolved ("in 2h" then).
+ */
+export async function continueCutOff(session: Session, key: RunKey, p: CutOffInput, track: RunTrack): Promise<ResolvedWhen | null> {
+  if (!session.journal) return p.when;
+  const memory = await session.journal.runs(describe(p));
+  const earlier = memory.cutOff();
+  if (key.given) {
+    // The rerun printed after exit 9 (this command with the run's key): once it settles the run, the run is forgotten.
+    if (earlier?.key === key.key) track.memory = memory;
+    return p.when;
+  }
+  let when = p.when;
+  if (earlier) {
+    key.key = earlier.key;
+    key.continued = true;
+    if (earlier.publishAt && when && !when.now && earlier.publishAt !== when.publishAt) {
+      when = parseWhen(earlier.publishAt, { now: session.clock.now(), zone: p.zone, allowPast: true });
+    }
+    const how = earlier.ended ? 'ended without knowing whether it posted' : 'was cut off';
+    session.log.info(
+      `An earlier run of this command (started ${describeMoment(earlier.started, p.zone)}) ${how}: continuing it under its key ${earlier.key}, ` +
+        'so what it did is reported, not done twice. To post anew instead, add --force-new.',
+    );
+  }
+  memory.open({ key: key.key, started: earlier?.started ?? session.clock.now(), ...(when && !when.now ? { publishAt: when.publishAt } : {}) });
+  track.memory = memory;
+  return when;
+}
+
+/**
+ * The run ended: its memory goes when the post is known, or when a new run
+ * ended on a definite answer (refused, nothing sent). It stays (marked ended)
+ * when the run stopped not knowing whether its write was done, and when a
+ * continued run stopped before its post was known (a refusal, Ctrl-C at the
+ * confirmation), since the first run's post may still exist.
+ */
+export function endRun(track: RunTrack, key: RunKey, failure: unknown, created: boolean): void {
+  if (!track.memory) return;
+  const unknown = failure instanceof OutcomeUnknownError || failure instanceof InterruptedError;
+  track.memory.end(key.key, created || (!key.continued && !key.given && !unknown));
+}

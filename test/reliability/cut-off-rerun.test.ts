@@ -1,0 +1,180 @@
+/**
+ * A `post` cut off before it knew whether it posted (kill -9 while POST /posts
+ * is in flight, or exit 9), then run again as it was typed, without
+ * --idempotency-key: the rerun continues the cut-off run under its key, so
+ * there is one post, never two. A finished run, a changed command, --force-new
+ * and a run still alive are not continued.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Post } from '../../src/api/types.js';
+import { BIN, ROOT, ensureBuilt } from '../support/build.js';
+import { runCli } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
+import { scriptedPrompter } from '../support/prompter.js';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 20 });
+
+beforeAll(() => ensureBuilt());
+
+type Totals = { posts: number; media: number };
+const totals = async (): Promise<Totals> => {
+  const state = (await emu.admin('GET', '/state')) as { workspaces: { name: string; posts: { total: number }; media: { total: number } }[] };
+  const demo = state.workspaces.find((w) => w.name === 'Demo')!;
+  return { posts: demo.posts.total, media: demo.media.total };
+};
+
+/** A config and state directory of their own, shared by a test's runs. */
+function dirs(): Record<string, string> {
+  const base = mkdtempSync(join(tmpdir(), 'vidpub-cutoff-'));
+  return { VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state') };
+}
+
+const run = (args: string[], env: Record<string, string>) => runCli(args, { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC' } });
+
+/** Starts the built vidpub; resolves once `ready()` holds, with a function that kills it (-9) and waits for its end. */
+async function startUntil(args: string[], env: Record<string, string>, ready: () => Promise<boolean>): Promise<{ kill9: () => Promise<string> }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const ended = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const deadline = Date.now() + 20_000;
+  while (!(await ready())) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`vidpub never got there; it said: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    kill9: async () => {
+      child.kill('SIGKILL');
+      await ended;
+      return stderr;
+    },
+  };
+}
+
+const CLIP = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'Cut off', '--no-input'];
+const CONTINUED = /An earlier run of this command \(started \S+ \(\S+Z\)\) was cut off: continuing it under its key (vp-[\w-]+), so what it did is reported, not done twice\. To post anew instead, add --force-new\./;
+
+describe('a rerun of a post that was cut off', () => {
+  it('kill -9 after the service made the post, before its answer: the rerun reports that post (one post, one video, nothing sent twice)', async () => {
+    const env = dirs();
+    const before = await totals();
+    // The post is made; its answer arrives a byte a minute, so vidpub is still waiting for it when it is killed.
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'trickle', ms: 60_000, times: 1 });
+    const first = await startUntil(CLIP, env, async () => (await totals()).posts > before.posts);
+    await first.kill9();
+    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toHaveLength(1);
+
+    const r = await run([...CLIP, '--json'], env);
+    expect(r.stderr).toMatch(CONTINUED);
+    expect(r.stderr).toMatch(/Post post_\w+ was created by the earlier run this one continues; reporting it\./);
+    expect(r.code).toBe(0);
+    const post = JSON.parse(r.stdout) as Post;
+    expect(post.status).toBe('completed');
+    expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
+    // no bytes sent again: the first run's upload was complete
+    expect((await emu.requests()).filter((q) => q.method === 'PUT')).toHaveLength(1);
+    // the run is settled: nothing is left to continue
+    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toHaveLength(0);
+    const mode = statSync(join(env.VIDPUB_STATE_DIR!, 'runs')).mode & 0o777;
+    expect(mode).toBe(0o700);
+  });
+
+  it('kill -9 while POST /posts was never handled: the rerun posts it, once, with the video the first run uploaded', async () => {
+    const env = dirs();
+    const before = await totals();
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'hang', times: 1 });
+    const first = await startUntil(CLIP, env, async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts'));
+    await first.kill9();
+
+    const r = await run(CLIP, env);
+    expect(r.stderr).toMatch(CONTINUED);
+    expect(r.stderr).not.toMatch(/was created by the earlier run/);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^status\tcompleted$/m);
+    expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
+  });
+
+  it('exit 9 (the answer to POST /posts lost on every attempt): running the command again as typed settles it, one post', async () => {
+    const env = dirs();
+    const before = await totals();
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'reset_after_handling', times: 10 });
+    const args = ['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Nine', '--at', 'in 2h', '--no-input', '--timeout', '60s'];
+    const first = await run(args, env);
+    expect(first.stderr).toMatch(/The outcome is unknown: the post may have been created/);
+    expect(first.code).toBe(9);
+    const firstAt = /^Posting .*\((\S+Z)\)$/m.exec(first.stderr)?.[1];
+    expect(firstAt).toMatch(/Z$/);
+    await emu.admin('DELETE', '/faults');
+
+    // Declined at a terminal, the continued run leaves the cut-off run to be continued still.
+    const { prompter, asked } = scriptedPrompter([false]);
+    const declined = await runCli(args.filter((a) => a !== '--no-input'), { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' }, tty: true, prompter });
+    expect(asked).toHaveLength(1);
+    expect(declined.stderr).toMatch(/ended without knowing whether it posted: continuing it/);
+    expect(declined.code).toBe(130);
+
+    // A second later "in 2h" is another time; the continued run sends the first run's, as the service wants for a replay.
+    await new Promise((r) => setTimeout(r, 1100));
+    const again = await run([...args.slice(0, -2), '--json'], env);
+    expect(again.stderr).toMatch(/An earlier run of this command \(started .*\) ended without knowing whether it posted: continuing it under its key vp-/);
+    expect(again.stderr).toMatch(/was created by the earlier run this one continues; reporting it\./);
+    expect(again.code).toBe(0);
+    const post = JSON.parse(again.stdout) as Post;
+    expect(post.status).toBe('scheduled');
+    expect(Date.parse(post.publish_at!)).toBe(Date.parse(firstAt!));
+    expect((await totals()).posts).toBe(before.posts + 1);
+  });
+
+  it('a run that finished, a changed caption, and --force-new are new posts', async () => {
+    const env = dirs();
+    const before = await totals();
+    const args = ['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Twice on purpose', '--no-input', '--no-wait'];
+    expect((await run(args, env)).code).toBe(0);
+    const second = await run(args, env);
+    expect(second.code).toBe(0);
+    expect(second.stderr).not.toMatch(/An earlier run/);
+    expect((await totals()).posts).toBe(before.posts + 2);
+
+    // cut off (exit 9), then a different caption, then --force-new: neither continues it
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'reset_before_handling', times: 10 });
+    const cut = await run([...args, '--timeout', '60s'], env);
+    expect(cut.code).toBe(9);
+    await emu.admin('DELETE', '/faults');
+    const changed = await run([...args.slice(0, 6), 'Another caption', ...args.slice(7)], env);
+    expect(changed.stderr).not.toMatch(/An earlier run/);
+    expect(changed.code).toBe(0);
+    const forced = await run([...args, '--force-new'], env);
+    expect(forced.stderr).not.toMatch(/An earlier run/);
+    expect(forced.code).toBe(0);
+    expect((await totals()).posts).toBe(before.posts + 4);
+    // the cut-off run is still there for the command as it was typed
+    const settled = await run(args, env);
+    expect(settled.stderr).toMatch(/ended without knowing whether it posted: continuing it/);
+    expect(settled.code).toBe(0);
+    expect((await totals()).posts).toBe(before.posts + 5);
+  });
+
+  it('a run still going (its process alive) is not taken over: the same command run beside it is a post of its own', async () => {
+    const env = dirs();
+    const before = await totals();
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'hang', times: 1 });
+    const first = await startUntil(CLIP, env, async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts'));
+    try {
+      const beside = await run(CLIP, env);
+      expect(beside.stderr).not.toMatch(/An earlier run/);
+      expect(beside.code).toBe(0);
+      expect((await totals()).posts).toBe(before.posts + 1);
+    } finally {
+      await first.kill9();
+    }
+  });
+});
