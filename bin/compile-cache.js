@@ -27,7 +27,9 @@ const { pathToFileURL } = require('node:url');
 
 function cacheDir(env) {
   if (env.VIDPUB_CACHE_DIR) return env.VIDPUB_CACHE_DIR;
-  if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'vidpub');
+  // A relative XDG path is invalid (the XDG spec): ignored, as src/util/xdg.ts does.
+  const xdg = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.trim();
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'vidpub');
   const home = env.HOME || env.USERPROFILE;
   return home ? path.join(home, '.cache', 'vidpub') : undefined;
 }

@@ -27,6 +27,7 @@ import { basename, dirname, join } from 'node:path';
 import type { ConfigStore, Profile } from './types.js';
 import { VidpubError, sanitize } from '../errors.js';
 import { withFileLock } from '../util/file-lock.js';
+import { xdgBase } from '../util/xdg.js';
 import { nodeCrypto } from '../util/lazy-crypto.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -42,7 +43,8 @@ export interface ConfigFile {
 /** The config directory for this environment (see the file comment). */
 export function configDir(env: Env): string {
   if (env.VIDPUB_CONFIG_DIR?.trim()) return env.VIDPUB_CONFIG_DIR.trim();
-  if (env.XDG_CONFIG_HOME?.trim()) return join(env.XDG_CONFIG_HOME.trim(), 'vidpub');
+  const xdg = xdgBase(env.XDG_CONFIG_HOME);
+  if (xdg) return join(xdg, 'vidpub');
   if (platform() === 'win32' && env.APPDATA) return join(env.APPDATA, 'vidpub');
   const home = env.HOME || env.USERPROFILE || homedir();
   return join(home, '.config', 'vidpub');

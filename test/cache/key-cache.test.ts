@@ -160,6 +160,8 @@ describe('the cache directory', () => {
     for (const env of [
       { VIDPUB_CACHE_DIR: '/x/cache', XDG_CACHE_HOME: '/xdg', HOME: '/home/u' },
       { XDG_CACHE_HOME: '/xdg', HOME: '/home/u' },
+      { XDG_CACHE_HOME: 'relative/cache', HOME: '/home/u' },
+      { XDG_CACHE_HOME: ' ', HOME: '/home/u' },
       { HOME: '/home/u' },
       { USERPROFILE: 'C:/Users/u' },
       {},
@@ -167,6 +169,8 @@ describe('the cache directory', () => {
       expect(cacheDir(env)).toBe(compileCache.cacheDir(env));
     }
     expect(cacheDir({ HOME: '/home/u' })).toBe('/home/u/.cache/vidpub');
+    // a relative XDG path is invalid (the XDG spec): ignored, so the cache does not follow the current directory
+    expect(cacheDir({ XDG_CACHE_HOME: 'relative/cache', HOME: '/home/u' })).toBe('/home/u/.cache/vidpub');
     expect(cacheDir({})).toBeUndefined();
   });
 });

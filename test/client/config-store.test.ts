@@ -19,6 +19,8 @@ describe('config location', () => {
   test('VIDPUB_CONFIG_DIR, then XDG_CONFIG_HOME/vidpub, then ~/.config/vidpub', () => {
     expect(configDir({ VIDPUB_CONFIG_DIR: '/a/b', XDG_CONFIG_HOME: '/x', HOME: '/h' })).toBe('/a/b');
     expect(configDir({ XDG_CONFIG_HOME: '/x', HOME: '/h' })).toBe('/x/vidpub');
+    // a relative XDG path is invalid (the XDG spec) and ignored: the keys never land in the current directory
+    expect(configDir({ XDG_CONFIG_HOME: './conf', HOME: '/h' })).toBe('/h/.config/vidpub');
     expect(configDir({ HOME: '/h' })).toBe('/h/.config/vidpub');
   });
 });

@@ -50,6 +50,9 @@ describe('where the journal lives', () => {
   it('VIDPUB_STATE_DIR, then XDG_STATE_HOME/vidpub, then ~/.local/state/vidpub', () => {
     expect(stateDir({ VIDPUB_STATE_DIR: '/s', XDG_STATE_HOME: '/x', HOME: '/h' })).toBe('/s');
     expect(stateDir({ XDG_STATE_HOME: '/x', HOME: '/h' })).toBe('/x/vidpub');
+    // a relative XDG path is invalid (the XDG spec) and ignored; VIDPUB_STATE_DIR is used as given
+    expect(stateDir({ XDG_STATE_HOME: 'state', HOME: '/h' })).toBe('/h/.local/state/vidpub');
+    expect(stateDir({ VIDPUB_STATE_DIR: 'here', HOME: '/h' })).toBe('here');
     expect(stateDir({ HOME: '/h' })).toBe('/h/.local/state/vidpub');
   });
 
