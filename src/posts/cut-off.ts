@@ -82,10 +82,12 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
  * ended on a definite answer (refused, nothing sent). It stays (marked ended)
  * when the run stopped not knowing whether its write was done, and when a
  * continued run stopped before its post was known (a refusal, Ctrl-C at the
- * confirmation), since the first run's post may still exist.
+ * confirmation), since the first run's post may still exist. `sent`: a
+ * write may have gone out (the upload, the import or the post was started).
  */
-export function endRun(track: RunTrack, key: RunKey, failure: unknown, created: boolean): void {
+export function endRun(track: RunTrack, key: RunKey, failure: unknown, created: boolean, sent: boolean): void {
   if (!track.memory) return;
-  const unknown = failure instanceof OutcomeUnknownError || failure instanceof InterruptedError;
+  // Stopped before its first write (declined or Ctrl-C at the confirmation): nothing can have been posted.
+  const unknown = sent && (failure instanceof OutcomeUnknownError || failure instanceof InterruptedError);
   track.memory.end(key.key, created || (!key.continued && !key.given && !unknown));
 }

@@ -389,7 +389,7 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
     }
     throw err;
   } finally {
-    endRun(track, key, failure, phase === 'following the post');
+    endRun(track, key, failure, phase === 'following the post', phase !== 'reading the destinations' && phase !== 'waiting for the video');
     bound.dispose();
   }
 }

@@ -6,7 +6,7 @@
  * and a run still alive are not continued.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -161,6 +161,21 @@ describe('a rerun of a post that was cut off', () => {
     expect(settled.stderr).toMatch(/ended without knowing whether it posted: continuing it/);
     expect(settled.code).toBe(0);
     expect((await totals()).posts).toBe(before.posts + 5);
+  });
+
+  it('a run declined at the confirmation sent nothing: it leaves no run to continue, and the same command later is a run of its own', async () => {
+    const env = dirs();
+    const args = ['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Not yet', '--at', 'in 2h'];
+    const { prompter, asked } = scriptedPrompter([false]);
+    const declined = await runCli(args, { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' }, tty: true, prompter });
+    expect(asked).toHaveLength(1);
+    expect(declined.stderr).toMatch(/^Cancelled: nothing was posted \(the video med_demo_sample stays at the service\)\.$/m);
+    expect(declined.code).toBe(130);
+    expect(existsSync(join(env.VIDPUB_STATE_DIR!, 'runs')) ? readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')) : []).toEqual([]);
+
+    const later = await run([...args, '--no-input'], env);
+    expect(later.stderr).not.toMatch(/An earlier run/);
+    expect(later.code).toBe(0);
   });
 
   it('a run still going (its process alive) is not taken over: the same command run beside it is a post of its own', async () => {
