@@ -14,7 +14,7 @@
 import type { Session } from '../flows/session.js';
 import type { RunKey } from '../flows/run-key.js';
 import type { RunMemory } from '../journal/types.js';
-import { InterruptedError, OutcomeUnknownError } from '../errors.js';
+import { InterruptedError, OutcomeUnknownError, VidpubError } from '../errors.js';
 import type { PostSource } from './post-flow.js';
 import { parseWhen, describeMoment, type ResolvedWhen } from './when.js';
 
@@ -89,5 +89,7 @@ export function endRun(track: RunTrack, key: RunKey, failure: unknown, created: 
   if (!track.memory) return;
   // Stopped before its first write (declined or Ctrl-C at the confirmation): nothing can have been posted.
   const unknown = sent && (failure instanceof OutcomeUnknownError || failure instanceof InterruptedError);
-  track.memory.end(key.key, created || (!key.continued && !key.given && !unknown));
+  // A continued run whose first run's time was refused: had that run posted, the service would have replayed its post.
+  const noEarlierPost = key.continued === true && failure instanceof VidpubError && failure.http?.code === 'invalid_publish_at';
+  track.memory.end(key.key, created || noEarlierPost || (!key.continued && !key.given && !unknown));
 }

@@ -591,6 +591,14 @@ async function createAndFollow(
       );
     }
     if (err instanceof BlockedError) throw blockedCreate(err, names);
+    // The first run's time, sent again so its post would be replayed, refused: that run never made the post.
+    if (err instanceof UsageError && err.http?.code === 'invalid_publish_at' && key.continued && opts.when && !opts.when.now) {
+      throw new UsageError(`the earlier run this one continues made no post, and its time ${opts.when.local} (${opts.when.utc}) has passed; nothing was posted`, {
+        hint: 'Run the command again: it posts at the time --at gives then.',
+        http: err.http,
+        cause: err,
+      });
+    }
     if (err instanceof UsageError && err.http?.code === 'idempotency_key_reused' && opts.idempotencyKey) {
       throw await keyReusedError(opts.idempotencyKey, session, err);
     }

@@ -178,6 +178,30 @@ describe('a rerun of a post that was cut off', () => {
     expect(later.code).toBe(0);
   });
 
+  it('a run cut off before its post, continued after its time passed: said plainly, and the next run posts at a new time', async () => {
+    const env = dirs();
+    const args = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'Too late', '--at', 'in 10m', '--no-input', '--timeout', '60s'];
+    // The answer to the upload's create is lost on every attempt: exit 9 before any POST /posts.
+    await emu.fault({ method: 'POST', path: '/v1/media/uploads', action: 'reset_after_handling', times: 10 });
+    const first = await run(args, env);
+    expect(first.code).toBe(9);
+    await emu.admin('DELETE', '/faults');
+
+    // An hour later, at the service and here: the first run's time has passed.
+    await emu.advance(3600);
+    const hourLater = { now: () => Date.now() + 3_600_000, sleep: (ms: number, signal?: AbortSignal) => scaledClock(1).sleep(ms, signal) };
+    const late = await runCli(args, { clock: hourLater, env: { ...emu.env(), ...env, TZ: 'UTC' } });
+    expect(late.stderr).toMatch(/ended without knowing whether it posted: continuing it/);
+    expect(late.stderr).toMatch(/^Error: the earlier run this one continues made no post, and its time \S+ \(\S+Z\) has passed; nothing was posted/m);
+    expect(late.stderr).toMatch(/Run the command again: it posts at the time --at gives then\./);
+    expect(late.code).toBe(2);
+
+    const again = await runCli([...args, '--json'], { clock: hourLater, env: { ...emu.env(), ...env, TZ: 'UTC' } });
+    expect(again.stderr).not.toMatch(/An earlier run/);
+    expect(again.code).toBe(0);
+    expect((JSON.parse(again.stdout) as Post).status).toBe('scheduled');
+  });
+
   it('a run still going (its process alive) is not taken over: the same command run beside it is a post of its own', async () => {
     const env = dirs();
     const before = await totals();
