@@ -13,7 +13,7 @@
  */
 import type { Session } from '../flows/session.js';
 import type { RunKey } from '../flows/run-key.js';
-import type { RunMemory } from '../journal/types.js';
+import type { OpenRun, RunMemory } from '../journal/types.js';
 import { InterruptedError, OutcomeUnknownError, VidpubError } from '../errors.js';
 import type { PostSource } from './post-flow.js';
 import { parseWhen, describeMoment, type ResolvedWhen } from './when.js';
@@ -54,18 +54,23 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
   if (!session.journal) return p.when;
   const memory = await session.journal.runs(describe(p));
   const earlier = memory.cutOff();
+  let when = p.when;
+  // The first run's time ("in 2h" then): the one its post was made with, if it was.
+  const earlierWhen = (run: OpenRun) =>
+    run.publishAt && when && !when.now && run.publishAt !== when.publishAt ? parseWhen(run.publishAt, { now: session.clock.now(), zone: p.zone, allowPast: true }) : when;
   if (key.given) {
     // The rerun printed after exit 9 (this command with the run's key): once it settles the run, the run is forgotten.
-    if (earlier?.key === key.key) track.memory = memory;
-    return p.when;
+    if (earlier?.key === key.key) {
+      track.memory = memory;
+      key.continued = true;
+      when = earlierWhen(earlier);
+    }
+    return when;
   }
-  let when = p.when;
   if (earlier) {
     key.key = earlier.key;
     key.continued = true;
-    if (earlier.publishAt && when && !when.now && earlier.publishAt !== when.publishAt) {
-      when = parseWhen(earlier.publishAt, { now: session.clock.now(), zone: p.zone, allowPast: true });
-    }
+    when = earlierWhen(earlier);
     const how = earlier.ended ? 'ended without knowing whether it posted' : 'was cut off';
     session.log.info(
       `An earlier run of this command (started ${describeMoment(earlier.started, p.zone)}) ${how}: continuing it under its key ${earlier.key}, ` +

@@ -134,6 +134,28 @@ describe('a rerun of a post that was cut off', () => {
     expect((await totals()).posts).toBe(before.posts + 1);
   });
 
+  it('exit 9 with a relative --at, then the rerun it printed (with --idempotency-key): the time of the first run is sent, its post reported', async () => {
+    const env = dirs();
+    const before = await totals();
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'reset_after_handling', times: 10 });
+    const args = ['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Printed rerun', '--at', 'in 2h', '--no-input', '--timeout', '60s'];
+    const first = await run(args, env);
+    expect(first.code).toBe(9);
+    const firstAt = /^Posting .*\((\S+Z)\)$/m.exec(first.stderr)?.[1];
+    const key = /^Rerun to settle it \(nothing is done twice\): vidpub post .* --at 'in 2h' .*--idempotency-key (vp-[\w-]+)$/m.exec(first.stderr)?.[1];
+    expect(key).toMatch(/^vp-/);
+    await emu.admin('DELETE', '/faults');
+
+    // A second later "in 2h" is another time.
+    await new Promise((r) => setTimeout(r, 1100));
+    const again = await run([...args, '--json', '--idempotency-key', key!], env);
+    expect(again.stderr).toMatch(/Post post_\w+ was already created by an earlier run with this --idempotency-key; reporting it\./);
+    expect(again.code).toBe(0);
+    expect(Date.parse((JSON.parse(again.stdout) as Post).publish_at!)).toBe(Date.parse(firstAt!));
+    expect((await totals()).posts).toBe(before.posts + 1);
+    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toEqual([]);
+  });
+
   it('a run that finished, a changed caption, and --force-new are new posts', async () => {
     const env = dirs();
     const before = await totals();
