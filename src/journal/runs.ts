@@ -50,12 +50,11 @@ export class RunStore {
     this.#dir = join(stateDir, 'runs');
   }
 
-  /** The newest run of `what` that was cut off within RUN_MEMORY_MS; older files are removed on the way. */
+  /** The newest run of `what` that was cut off within RUN_MEMORY_MS; older files (of any run) are removed on the way. */
   cutOff(what: string): OpenRun | undefined {
     let best: OpenRun | undefined;
     for (const name of this.#names()) {
       const dot = name.indexOf('.');
-      if (name.slice(0, dot) !== what) continue;
       const run = this.#read(name);
       if (!run) continue;
       const age = this.now() - run.started;
@@ -63,6 +62,7 @@ export class RunStore {
         this.#remove(name);
         continue;
       }
+      if (name.slice(0, dot) !== what) continue;
       const running = !run.ended && run.host === hostname() && (run.pid === pid || processAlive(run.pid));
       if (running) continue;
       if (!best || run.started > best.started) best = { key: run.key, started: run.started, ...(run.publishAt ? { publishAt: run.publishAt } : {}), ...(run.ended ? { ended: true } : {}) };

@@ -6,8 +6,8 @@
  * and a run still alive are not continued.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/types.js';
@@ -222,6 +222,22 @@ describe('a rerun of a post that was cut off', () => {
     expect(again.stderr).not.toMatch(/An earlier run/);
     expect(again.code).toBe(0);
     expect((JSON.parse(again.stdout) as Post).status).toBe('scheduled');
+  });
+
+  it('notes over a day old go, whatever command they were of; younger ones of other commands stay', async () => {
+    const env = dirs();
+    const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
+    mkdirSync(runs, { recursive: true, mode: 0o700 });
+    const note = (what: string, key: string, agoMs: number) =>
+      writeFileSync(join(runs, `${what}.${key}.json`), JSON.stringify({ v: 1, key, started: Date.now() - agoMs, pid: 2 ** 22 + 12345, host: hostname() }), { mode: 0o600 });
+    note('a'.repeat(32), 'vp-old', 25 * 3_600_000);
+    note('b'.repeat(32), 'vp-young', 3_600_000);
+
+    const r = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Another post', '--no-input', '--no-wait'], env);
+    expect(r.stderr).toMatch(/^Posting video med_demo_sample to @vidpub-demo \(linkedin\): now/m);
+    expect(r.stderr).not.toMatch(/An earlier run/);
+    expect(r.code).toBe(0);
+    expect(readdirSync(runs)).toEqual([`${'b'.repeat(32)}.vp-young.json`]);
   });
 
   it('a run still going (its process alive) is not taken over: the same command run beside it is a post of its own', async () => {
