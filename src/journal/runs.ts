@@ -15,7 +15,8 @@
  * A later run of the same command within 24 hours (as long as the service
  * remembers a key) takes a cut-off run's key: each of its writes is then a
  * replay of what the cut-off run did, or done now if it never was. A run whose
- * process is alive on this host, and that has not ended, is running, not cut
+ * process is alive on this host since its last start (after a restart its
+ * process id may be another's), and that has not ended, is running, not cut
  * off: it is left alone.
  *
  * Files 0600 in a 0700 directory, each written whole (temporary file, then
@@ -23,7 +24,7 @@
  * throws: a store that cannot be read or written remembers nothing.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, uptime } from 'node:os';
 import { join } from 'node:path';
 import { pid } from 'node:process'; // the run's owner: this OS process, not Context state
 import { processAlive } from '../util/file-lock.js';
@@ -36,7 +37,13 @@ interface RunFile extends OpenRun {
   v: 1;
   pid: number;
   host: string;
+  /** When the machine booted (epoch ms): after a restart, `pid` may be another process's. */
+  booted?: number;
 }
+
+/** When this machine booted, by the system's real clock (it moves a little with the clock: compared within a minute). */
+const bootedAt = (): number => Date.now() - uptime() * 1000;
+const SAME_BOOT_MS = 60_000;
 
 const KEY = /^[A-Za-z0-9_-]{1,100}$/;
 
@@ -63,7 +70,8 @@ export class RunStore {
         continue;
       }
       if (name.slice(0, dot) !== what) continue;
-      const running = !run.ended && run.host === hostname() && (run.pid === pid || processAlive(run.pid));
+      const sameBoot = run.booted === undefined || Math.abs(run.booted - bootedAt()) < SAME_BOOT_MS;
+      const running = !run.ended && run.host === hostname() && sameBoot && (run.pid === pid || processAlive(run.pid));
       if (running) continue;
       if (!best || run.started > best.started) best = { key: run.key, started: run.started, ...(run.publishAt ? { publishAt: run.publishAt } : {}), ...(run.ended ? { ended: true } : {}) };
     }
@@ -73,7 +81,7 @@ export class RunStore {
   /** Notes that this process's run of `what` is about to write under `run.key`. */
   open(what: string, run: OpenRun): void {
     if (!KEY.test(run.key)) return;
-    const file: RunFile = { v: 1, key: run.key, started: run.started, ...(run.publishAt ? { publishAt: run.publishAt } : {}), pid, host: hostname() };
+    const file: RunFile = { v: 1, key: run.key, started: run.started, ...(run.publishAt ? { publishAt: run.publishAt } : {}), pid, host: hostname(), booted: bootedAt() };
     this.#write(`${what}.${run.key}.json`, file);
   }
 
@@ -100,11 +108,11 @@ export class RunStore {
     }
   }
 
-  #read(name: string): (OpenRun & { pid: number; host: string }) | undefined {
+  #read(name: string): (OpenRun & { pid: number; host: string; booted?: number }) | undefined {
     try {
       const o = JSON.parse(readFileSync(join(this.#dir, name), 'utf8')) as Partial<RunFile>;
       if (o?.v !== 1 || typeof o.key !== 'string' || !KEY.test(o.key) || typeof o.started !== 'number' || typeof o.pid !== 'number' || typeof o.host !== 'string') return undefined;
-      return { key: o.key, started: o.started, pid: o.pid, host: o.host, ...(typeof o.publishAt === 'string' ? { publishAt: o.publishAt } : {}), ...(o.ended === true ? { ended: true } : {}) };
+      return { key: o.key, started: o.started, pid: o.pid, host: o.host, ...(typeof o.booted === 'number' ? { booted: o.booted } : {}), ...(typeof o.publishAt === 'string' ? { publishAt: o.publishAt } : {}), ...(o.ended === true ? { ended: true } : {}) };
     } catch {
       return undefined; // gone meanwhile, half-written by a foreign tool, not ours
     }

@@ -6,7 +6,7 @@
  * and a run still alive are not continued.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -238,6 +238,25 @@ describe('a rerun of a post that was cut off', () => {
     expect(r.stderr).not.toMatch(/An earlier run/);
     expect(r.code).toBe(0);
     expect(readdirSync(runs)).toEqual([`${'b'.repeat(32)}.vp-young.json`]);
+  });
+
+  it('a run killed before the machine restarted is continued, though its process id is taken by another process since', async () => {
+    const env = dirs();
+    const before = await totals();
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'trickle', ms: 60_000, times: 1 });
+    const first = await startUntil(CLIP, env, async () => (await totals()).posts > before.posts);
+    await first.kill9();
+    // As after a restart: the run's process id now belongs to a live process (here 1), and the machine booted since.
+    const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
+    const [name] = readdirSync(runs);
+    const note = JSON.parse(readFileSync(join(runs, name!), 'utf8')) as { booted?: number };
+    writeFileSync(join(runs, name!), JSON.stringify({ ...note, pid: 1, booted: (note.booted ?? Date.now()) - 3_600_000 }));
+
+    const r = await run(CLIP, env);
+    expect(r.stderr).toMatch(CONTINUED);
+    expect(r.stderr).toMatch(/Post post_\w+ was created by the earlier run this one continues; reporting it\./);
+    expect(r.code).toBe(0);
+    expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
   });
 
   it('a run still going (its process alive) is not taken over: the same command run beside it is a post of its own', async () => {
