@@ -46,6 +46,7 @@ const bootedAt = (): number => Date.now() - uptime() * 1000;
 const SAME_BOOT_MS = 60_000;
 
 const KEY = /^[A-Za-z0-9_-]{1,100}$/;
+const STEP = /^[a-z:]{1,20}$/;
 
 export class RunStore {
   readonly #dir: string;
@@ -73,7 +74,7 @@ export class RunStore {
       const sameBoot = run.booted === undefined || Math.abs(run.booted - bootedAt()) < SAME_BOOT_MS;
       const running = !run.ended && run.host === hostname() && sameBoot && (run.pid === pid || processAlive(run.pid));
       if (running) continue;
-      if (!best || run.started > best.started) best = { key: run.key, started: run.started, ...(run.publishAt ? { publishAt: run.publishAt } : {}), ...(run.ended ? { ended: true } : {}) };
+      if (!best || run.started > best.started) best = { key: run.key, started: run.started, ...(run.publishAt ? { publishAt: run.publishAt } : {}), ...(run.ended ? { ended: true } : {}), ...(run.step ? { step: run.step } : {}) };
     }
     return best;
   }
@@ -81,7 +82,7 @@ export class RunStore {
   /** Notes that this process's run of `what` is about to write under `run.key`. */
   open(what: string, run: OpenRun): void {
     if (!KEY.test(run.key)) return;
-    const file: RunFile = { v: 1, key: run.key, started: run.started, ...(run.publishAt ? { publishAt: run.publishAt } : {}), pid, host: hostname(), booted: bootedAt() };
+    const file: RunFile = { v: 1, key: run.key, started: run.started, ...(run.publishAt ? { publishAt: run.publishAt } : {}), ...(run.step ? { step: run.step } : {}), pid, host: hostname(), booted: bootedAt() };
     this.#write(`${what}.${run.key}.json`, file);
   }
 
@@ -112,7 +113,7 @@ export class RunStore {
     try {
       const o = JSON.parse(readFileSync(join(this.#dir, name), 'utf8')) as Partial<RunFile>;
       if (o?.v !== 1 || typeof o.key !== 'string' || !KEY.test(o.key) || typeof o.started !== 'number' || typeof o.pid !== 'number' || typeof o.host !== 'string') return undefined;
-      return { key: o.key, started: o.started, pid: o.pid, host: o.host, ...(typeof o.booted === 'number' ? { booted: o.booted } : {}), ...(typeof o.publishAt === 'string' ? { publishAt: o.publishAt } : {}), ...(o.ended === true ? { ended: true } : {}) };
+      return { key: o.key, started: o.started, pid: o.pid, host: o.host, ...(typeof o.booted === 'number' ? { booted: o.booted } : {}), ...(typeof o.publishAt === 'string' ? { publishAt: o.publishAt } : {}), ...(o.ended === true ? { ended: true } : {}), ...(typeof o.step === 'string' && STEP.test(o.step) ? { step: o.step } : {}) };
     } catch {
       return undefined; // gone meanwhile, half-written by a foreign tool, not ours
     }

@@ -164,6 +164,8 @@ export interface OpenRun {
   publishAt?: string;
   /** True once it ended not knowing whether it posted (exit 9, Ctrl-C mid-write). */
   ended?: boolean;
+  /** The step its post goes under when not "post": "post:fresh" once the cached destinations were refused and read again. */
+  step?: string;
 }
 
 /** What the journal remembers of the runs that post one thing (see runs.ts). */

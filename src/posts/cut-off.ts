@@ -33,6 +33,8 @@ export interface CutOffInput {
 /** The run memory of this post, once the run has written it down (runPost ends it). */
 export interface RunTrack {
   memory?: RunMemory;
+  /** What this run noted (when it did). */
+  run?: OpenRun;
 }
 
 function describe(p: CutOffInput): unknown {
@@ -63,6 +65,7 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
     if (earlier?.key === key.key) {
       track.memory = memory;
       key.continued = true;
+      if (earlier.step) key.postStep = earlier.step;
       when = earlierWhen(earlier);
     }
     return when;
@@ -70,6 +73,7 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
   if (earlier) {
     key.key = earlier.key;
     key.continued = true;
+    if (earlier.step) key.postStep = earlier.step;
     when = earlierWhen(earlier);
     const how = earlier.ended ? 'ended without knowing whether it posted' : 'was cut off';
     session.log.info(
@@ -77,9 +81,24 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
         'so what it did is reported, not done twice. To post anew instead, add --force-new.',
     );
   }
-  memory.open({ key: key.key, started: earlier?.started ?? session.clock.now(), ...(when && !when.now ? { publishAt: when.publishAt } : {}) });
+  track.run = { key: key.key, started: earlier?.started ?? session.clock.now(), ...(when && !when.now ? { publishAt: when.publishAt } : {}), ...(key.postStep ? { step: key.postStep } : {}) };
+  memory.open(track.run);
   track.memory = memory;
   return when;
+}
+
+/**
+ * The cached destinations were refused and read again: the post now goes
+ * under `step` with what they say now, which is also what a rerun reads (the
+ * cache holds it). The run's note moves to that post, so a rerun finds it.
+ */
+export async function postMoved(session: Session, p: CutOffInput, track: RunTrack, step: string): Promise<void> {
+  if (!session.journal || !track.memory || !track.run) return;
+  const memory = await session.journal.runs(describe(p));
+  track.memory.end(track.run.key, true);
+  track.run = { ...track.run, step };
+  memory.open(track.run);
+  track.memory = memory;
 }
 
 /**

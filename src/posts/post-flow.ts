@@ -32,7 +32,7 @@ import { summaryLines, whenLine } from './summary.js';
 import { recordingEnd } from './journal-notes.js';
 import { reportEarlier } from './rerun.js';
 import { followPost } from './watch.js';
-import { continueCutOff, endRun, type RunTrack } from './cut-off.js';
+import { continueCutOff, endRun, postMoved, type RunTrack } from './cut-off.js';
 import type { ResolvedWhen } from './when.js';
 
 /** What `post` posts: a checked local file, a checked link, or a video already at the service. */
@@ -524,7 +524,7 @@ async function postWithin(
   at('creating the post', media);
   let created = false;
   try {
-    return await createAndFollow(opts, session, media, caption, plans, names, key, deadlineMs, fromCache ? refresh : undefined, (phase) => {
+    return await createAndFollow(opts, session, media, caption, plans, names, key, track, deadlineMs, fromCache ? refresh : undefined, (phase) => {
       created = true;
       at(phase);
     });
@@ -542,6 +542,7 @@ async function createAndFollow(
   plans: DestinationPlan[],
   names: Record<string, string>,
   key: RunKey,
+  track: RunTrack,
   deadlineMs: number,
   refresh: Refresh | undefined,
   at: (phase: string) => void,
@@ -566,7 +567,7 @@ async function createAndFollow(
   let post: Post;
   try {
     try {
-      post = await client.createPost(bodyOf(plans), { idempotencyKey: stepKey(key.key, 'post'), signal });
+      post = await client.createPost(bodyOf(plans), { idempotencyKey: stepKey(key.key, key.postStep ?? 'post'), signal });
     } catch (err) {
       if (!refresh || !suggestsChangedDestinations(err)) throw err;
       // What we posted with came from the cache, and the service says it changed: read it again, check again, post once more.
@@ -574,6 +575,8 @@ async function createAndFollow(
       await client.memory?.forget(CACHE_ENTRIES.isDestinationData);
       const fresh = await refresh(media);
       names = fresh.names;
+      const cut = { source: opts.source, caption, destinations: destinationsBody(fresh.plans), draft: opts.draft, when: opts.when, atText: opts.atText, zone: opts.zone };
+      await postMoved(session, cut, track, 'post:fresh');
       post = await client.createPost(bodyOf(fresh.plans), { idempotencyKey: stepKey(key.key, 'post:fresh'), signal });
     }
   } catch (err) {

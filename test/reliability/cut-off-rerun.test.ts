@@ -259,6 +259,29 @@ describe('a rerun of a post that was cut off', () => {
     expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
   });
 
+  it('kill -9 after the post made on destinations read again (the cached ones refused): the rerun reports that post, one post', async () => {
+    const env = { ...dirs(), VIDPUB_CACHE_DIR: mkdtempSync(join(tmpdir(), 'vidpub-cutoff-cache-')) };
+    const args = ['post', 'test/fixtures/clip.mp4', '--to', 'youtube', '--caption', 'Read again', '--no-input'];
+    // A post that fills the key's cache, then the account's default visibility changes: the cached "private" is refused.
+    expect((await run(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'Warm', '--no-input', '--no-wait'], env)).code).toBe(0);
+    await emu.admin('POST', '/destinations/dst_demo_youtube', { options: [{ key: 'visibility', values: ['public', 'unlisted'], default: 'unlisted' }] });
+    const before = await totals();
+    // The first POST /posts is answered (refused); the second makes the post and its answer trickles.
+    await emu.admin('POST', '/faults', [
+      { method: 'POST', path: '/v1/posts', action: 'delay', ms: 0, times: 1 },
+      { method: 'POST', path: '/v1/posts', action: 'trickle', ms: 60_000, times: 1 },
+    ]);
+    const first = await startUntil(args, env, async () => (await totals()).posts > before.posts);
+    expect(await first.kill9()).toMatch(/reading them again/);
+
+    const r = await run([...args, '--json'], env);
+    expect(r.stderr).toMatch(CONTINUED);
+    expect(r.stderr).toMatch(/Post post_\w+ was created by the earlier run this one continues; reporting it\./);
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as Post).destinations[0]!.options).toMatchObject({ visibility: 'unlisted' });
+    expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
+  });
+
   it('a run still going (its process alive) is not taken over: the same command run beside it is a post of its own', async () => {
     const env = dirs();
     const before = await totals();
