@@ -23,7 +23,7 @@
  * rename) by the one run it belongs to, so no lock is needed. Nothing here
  * throws: a store that cannot be read or written remembers nothing.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, uptime } from 'node:os';
 import { join } from 'node:path';
 import { pid } from 'node:process'; // the run's owner: this OS process, not Context state
@@ -102,11 +102,22 @@ export class RunStore {
   }
 
   #names(): string[] {
+    let all: string[];
     try {
-      return readdirSync(this.#dir).filter((n) => n.endsWith('.json'));
+      all = readdirSync(this.#dir);
     } catch {
       return [];
     }
+    // A run killed between writing its note and renaming it leaves the temporary file: it goes after a day.
+    for (const n of all) {
+      if (!n.endsWith('.tmp')) continue;
+      try {
+        if (this.now() - statSync(join(this.#dir, n)).mtimeMs > RUN_MEMORY_MS) this.#remove(n);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return all.filter((n) => n.endsWith('.json'));
   }
 
   #read(name: string): (OpenRun & { pid: number; host: string; booted?: number }) | undefined {

@@ -2,7 +2,7 @@
  * The memory of cut-off post runs (src/journal/runs.ts) on its own: what is
  * continued, what is forgotten, and files it does not trust.
  */
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,6 +48,17 @@ describe('the runs a rerun may continue', () => {
     now.t += 60_000;
     expect(runs.cutOff(WHAT)).toBeUndefined();
     expect(readdirSync(join(dir, 'runs'))).toEqual([]);
+  });
+
+  it('a temporary file left by a run killed mid-write goes after a day', () => {
+    const now = { t: Date.now() };
+    const { dir, runs } = store(now);
+    plant(dir, `.${WHAT}.vp-a.json.123.tmp`, '{"v":1');
+    plant(dir, `.${WHAT}.vp-b.json.456.tmp`, '{"v":1');
+    const old = (now.t - RUN_MEMORY_MS - 60_000) / 1000;
+    utimesSync(join(dir, 'runs', `.${WHAT}.vp-a.json.123.tmp`), old, old);
+    expect(runs.cutOff(WHAT)).toBeUndefined();
+    expect(readdirSync(join(dir, 'runs'))).toEqual([`.${WHAT}.vp-b.json.456.tmp`]);
   });
 
   it('files it did not write are not trusted: another shape, a key that is no key, half a file', () => {
