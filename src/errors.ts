@@ -123,15 +123,18 @@ export class OutcomeUnknownError extends VidpubError {
   readonly known: Record<string, string>;
   /** What stopped it: 'deadline', 'interrupt', 'network', 'in-flight', 'gateway' (a 502/504 in the service's place). */
   readonly reason: 'deadline' | 'interrupt' | 'network' | 'in-flight' | 'gateway';
+  /** Flags the rerun must carry with the value this run sent (--at "in 2h" is another time on each run). */
+  readonly rerunFlags: Record<string, string>;
   constructor(
     message: string,
-    opts: VidpubErrorOptions & { request: string; reason: OutcomeUnknownError['reason']; idempotencyKey?: string; known?: Record<string, string> },
+    opts: VidpubErrorOptions & { request: string; reason: OutcomeUnknownError['reason']; idempotencyKey?: string; known?: Record<string, string>; rerunFlags?: Record<string, string> },
   ) {
     super(message, opts);
     this.request = opts.request;
     this.reason = opts.reason;
     this.idempotencyKey = opts.idempotencyKey;
     this.known = { ...(opts.known ?? {}) };
+    this.rerunFlags = { ...(opts.rerunFlags ?? {}) };
   }
 
   /** Why the outcome is unknown, in words. */
@@ -151,12 +154,13 @@ export class OutcomeUnknownError extends VidpubError {
   }
 
   /** The same outcome, told for one flow: its own words, the run's key, the ids it knows. */
-  retold(message: string, opts: { idempotencyKey?: string; known?: Record<string, string>; hint?: string; data?: unknown }): OutcomeUnknownError {
+  retold(message: string, opts: { idempotencyKey?: string; known?: Record<string, string>; rerunFlags?: Record<string, string>; hint?: string; data?: unknown }): OutcomeUnknownError {
     return new OutcomeUnknownError(message, {
       request: this.request,
       reason: this.reason,
       idempotencyKey: opts.idempotencyKey ?? this.idempotencyKey,
       known: { ...this.known, ...(opts.known ?? {}) },
+      rerunFlags: { ...this.rerunFlags, ...(opts.rerunFlags ?? {}) },
       hint: opts.hint ?? this.hint,
       data: opts.data ?? this.data,
       http: this.http,

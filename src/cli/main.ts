@@ -236,8 +236,12 @@ export function errorJson(error: unknown, exitCode: number): string {
   return JSON.stringify({ error: { type, code, message: sanitize(message), exit_code: exitCode, hint, ...(Array.isArray(problems) ? { problems } : {}) } });
 }
 
-/** The command line that reruns `argv` with `key` as its --idempotency-key (any other one dropped). */
-export function rerunCommand(argv: string[], key: string): string {
+/**
+ * The command line that reruns `argv` with `key` as its --idempotency-key (any
+ * other one dropped), and each flag of `values` with the value given there in
+ * place of the one typed (the time a relative --at resolved to).
+ */
+export function rerunCommand(argv: string[], key: string, values: Record<string, string> = {}): string {
   const kept: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -250,6 +254,12 @@ export function rerunCommand(argv: string[], key: string): string {
       continue;
     }
     if (a.startsWith('--idempotency-key=')) continue;
+    const flag = a.split('=', 1)[0]!;
+    if (values[flag] !== undefined) {
+      kept.push(flag, values[flag]);
+      if (!a.includes('=')) i++;
+      continue;
+    }
     kept.push(a);
   }
   const at = kept.indexOf('--');
@@ -262,7 +272,7 @@ export function rerunCommand(argv: string[], key: string): string {
  * document with --json), the rerun command that settles it to stderr.
  */
 function reportUnknown(error: OutcomeUnknownError, ctx: Context, inv: Invocation | undefined, argv: string[], write: (line: string) => void, stdout = true): void {
-  const rerun = error.idempotencyKey !== undefined ? rerunCommand(argv, error.idempotencyKey) : undefined;
+  const rerun = error.idempotencyKey !== undefined ? rerunCommand(argv, error.idempotencyKey, error.rerunFlags) : undefined;
   const out = (line: string) => ctx.io.stdout.write(line + '\n');
   if (!stdout) {
     // the command printed its own data (batch: every item, the unknown ones included)

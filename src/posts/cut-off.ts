@@ -16,7 +16,7 @@ import type { RunKey } from '../flows/run-key.js';
 import type { OpenRun, RunMemory } from '../journal/types.js';
 import { InterruptedError, OutcomeUnknownError, VidpubError } from '../errors.js';
 import type { PostSource } from './post-flow.js';
-import { parseWhen, describeMoment, type ResolvedWhen } from './when.js';
+import { isoUtc, parseWhen, relativePhrase, type ResolvedWhen } from './when.js';
 
 export interface CutOffInput {
   source: PostSource;
@@ -35,6 +35,8 @@ export interface RunTrack {
   memory?: RunMemory;
   /** What this run noted (when it did). */
   run?: OpenRun;
+  /** The publish_at this run sends (a continued run: its first run's), once known. */
+  publishAt?: string;
 }
 
 function describe(p: CutOffInput): unknown {
@@ -48,9 +50,10 @@ function describe(p: CutOffInput): unknown {
 }
 
 /**
- * Before the run's first write: takes the key of a cut-off run of the same
- * command (saying so), and notes this run in the journal. Returns the time to
- * send: a continued run sends the one its first run resolved ("in 2h" then).
+ * Before the summary and any confirmation: takes the key of a cut-off run of
+ * the same command (saying so), and readies this run's note (noteRun writes
+ * it). Returns the time to send: a continued run sends the one its first run
+ * resolved ("in 2h" then).
  */
 export async function continueCutOff(session: Session, key: RunKey, p: CutOffInput, track: RunTrack): Promise<ResolvedWhen | null> {
   if (!session.journal) return p.when;
@@ -77,14 +80,22 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
     when = earlierWhen(earlier);
     const how = earlier.ended ? 'ended without knowing whether it posted' : 'was cut off';
     session.log.info(
-      `An earlier run of this command (started ${describeMoment(earlier.started, p.zone)}) ${how}: continuing it under its key ${earlier.key}, ` +
+      `An earlier run of this command, started ${relativePhrase(earlier.started, session.clock.now())} (${isoUtc(earlier.started)}), ${how}: continuing it under its key ${earlier.key}, ` +
         'so what it did is reported, not done twice. To post anew instead, add --force-new.',
     );
   }
   track.run = { key: key.key, started: earlier?.started ?? session.clock.now(), ...(when && !when.now ? { publishAt: when.publishAt } : {}), ...(key.postStep ? { step: key.postStep } : {}) };
-  memory.open(track.run);
   track.memory = memory;
   return when;
+}
+
+/**
+ * Right before the run's first write, after any confirmation: the note that
+ * lets a rerun continue it. (Written earlier, a run killed at the prompt would
+ * leave a note for a post it never sent.)
+ */
+export function noteRun(track: RunTrack): void {
+  if (track.memory && track.run) track.memory.open(track.run);
 }
 
 /**

@@ -32,7 +32,7 @@ import { summaryLines, whenLine } from './summary.js';
 import { recordingEnd } from './journal-notes.js';
 import { reportEarlier } from './rerun.js';
 import { followPost } from './watch.js';
-import { continueCutOff, endRun, postMoved, type RunTrack } from './cut-off.js';
+import { continueCutOff, endRun, noteRun, postMoved, type RunTrack } from './cut-off.js';
 import type { ResolvedWhen } from './when.js';
 
 /** What `post` posts: a checked local file, a checked link, or a video already at the service. */
@@ -372,6 +372,8 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
         {
           idempotencyKey: key.key,
           known: id ? { media_id: id } : {},
+          // A relative --at ("in 2h") is another time on each run: the rerun carries the one sent.
+          ...(opts.atText !== undefined && track.publishAt ? { rerunFlags: { '--at': track.publishAt } } : {}),
           hint: 'Run the same command again with this --idempotency-key: what was done is reported, not done twice.',
         },
       );
@@ -466,6 +468,7 @@ async function postWithin(
     const when = await continueCutOff(session, key, cut, track);
     if (when !== opts.when) opts = { ...opts, when };
   }
+  if (opts.when && !opts.when.now) track.publishAt = opts.when.publishAt;
 
   const summaryInput = {
     video: sourceText(opts.source),
@@ -517,6 +520,7 @@ async function postWithin(
     return { plans: next, names: choice.names };
   };
 
+  noteRun(track);
   // A draft may be saved before the video is ready; publishing needs it ready.
   at(opts.source.kind === 'url' ? 'importing the video' : opts.source.kind === 'file' ? 'uploading the video' : 'waiting for the video');
   const media = await obtainMedia(opts, session, known, !(opts.draft && !opts.wait), deadlineMs, key);

@@ -84,6 +84,10 @@ describe('the rerun command and the exit codes', () => {
       "vidpub post 'my clip.mp4' --caption 'it'\\''s here' --to youtube --idempotency-key vp-abc",
     );
     expect(rerunCommand(['post', '--idempotency-key=old', 'a.mp4'], 'k')).toBe('vidpub post a.mp4 --idempotency-key k');
+    // a flag whose value this run resolved (a relative --at): the rerun carries the value sent, in either spelling
+    const sent = { '--at': '2026-11-23T10:25:20+00:00' };
+    expect(rerunCommand(['post', 'a.mp4', '--at', 'in 2h', '--caption', 'x'], 'k', sent)).toBe('vidpub post a.mp4 --at 2026-11-23T10:25:20+00:00 --caption x --idempotency-key k');
+    expect(rerunCommand(['post', 'a.mp4', '--at=in 2h'], 'k', sent)).toBe('vidpub post a.mp4 --at 2026-11-23T10:25:20+00:00 --idempotency-key k');
     expect(shellWord('$(rm -rf ~)')).toBe("'$(rm -rf ~)'");
   });
 

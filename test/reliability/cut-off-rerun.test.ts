@@ -61,7 +61,7 @@ async function startUntil(args: string[], env: Record<string, string>, ready: ()
 }
 
 const CLIP = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'Cut off', '--no-input'];
-const CONTINUED = /An earlier run of this command \(started \S+ \(\S+Z\)\) was cut off: continuing it under its key (vp-[\w-]+), so what it did is reported, not done twice\. To post anew instead, add --force-new\./;
+const CONTINUED = /An earlier run of this command, started (?:\d+ [dhms] )+ago \(\S+Z\), was cut off: continuing it under its key (vp-[\w-]+), so what it did is reported, not done twice\. To post anew instead, add --force-new\./;
 
 describe('a rerun of a post that was cut off', () => {
   it('kill -9 after the service made the post, before its answer: the rerun reports that post (one post, one video, nothing sent twice)', async () => {
@@ -125,7 +125,7 @@ describe('a rerun of a post that was cut off', () => {
     // A second later "in 2h" is another time; the continued run sends the first run's, as the service wants for a replay.
     await new Promise((r) => setTimeout(r, 1100));
     const again = await run([...args.slice(0, -2), '--json'], env);
-    expect(again.stderr).toMatch(/An earlier run of this command \(started .*\) ended without knowing whether it posted: continuing it under its key vp-/);
+    expect(again.stderr).toMatch(/An earlier run of this command, started (?:\d+ [dhms] )+ago \(\S+Z\), ended without knowing whether it posted: continuing it under its key vp-/);
     expect(again.stderr).toMatch(/was created by the earlier run this one continues; reporting it\./);
     expect(again.code).toBe(0);
     const post = JSON.parse(again.stdout) as Post;
@@ -134,7 +134,7 @@ describe('a rerun of a post that was cut off', () => {
     expect((await totals()).posts).toBe(before.posts + 1);
   });
 
-  it('exit 9 with a relative --at, then the rerun it printed (with --idempotency-key): the time of the first run is sent, its post reported', async () => {
+  it('exit 9 with a relative --at: the rerun it prints carries the time sent; run here or on another machine, it reports the post', async () => {
     const env = dirs();
     const before = await totals();
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'reset_after_handling', times: 10 });
@@ -142,16 +142,25 @@ describe('a rerun of a post that was cut off', () => {
     const first = await run(args, env);
     expect(first.code).toBe(9);
     const firstAt = /^Posting .*\((\S+Z)\)$/m.exec(first.stderr)?.[1];
-    const key = /^Rerun to settle it \(nothing is done twice\): vidpub post .* --at 'in 2h' .*--idempotency-key (vp-[\w-]+)$/m.exec(first.stderr)?.[1];
-    expect(key).toMatch(/^vp-/);
+    const printed = /^Rerun to settle it \(nothing is done twice\): vidpub post .* --at (\S+) .*--idempotency-key (vp-[\w-]+)$/m.exec(first.stderr);
+    expect(printed).not.toBeNull();
+    const [, at, key] = printed!;
+    expect(Date.parse(at!)).toBe(Date.parse(firstAt!));
     await emu.admin('DELETE', '/faults');
 
-    // A second later "in 2h" is another time.
+    // A second later "in 2h" would be another time; the printed line needs no note of this machine's.
     await new Promise((r) => setTimeout(r, 1100));
-    const again = await run([...args, '--json', '--idempotency-key', key!], env);
-    expect(again.stderr).toMatch(/Post post_\w+ was already created by an earlier run with this --idempotency-key; reporting it\./);
-    expect(again.code).toBe(0);
-    expect(Date.parse((JSON.parse(again.stdout) as Post).publish_at!)).toBe(Date.parse(firstAt!));
+    const rerun = args.map((a) => (a === 'in 2h' ? at! : a));
+    const elsewhere = await run([...rerun, '--json', '--idempotency-key', key!], dirs());
+    expect(elsewhere.stderr).toMatch(/Post post_\w+ was already created by an earlier run with this --idempotency-key; reporting it\./);
+    expect(elsewhere.code).toBe(0);
+    expect(Date.parse((JSON.parse(elsewhere.stdout) as Post).publish_at!)).toBe(Date.parse(firstAt!));
+
+    // Here, the line as typed first with the key (the note holds the time) settles it too, and forgets the run.
+    const here = await run([...args, '--json', '--idempotency-key', key!], env);
+    expect(here.stderr).toMatch(/Post post_\w+ was already created by an earlier run with this --idempotency-key; reporting it\./);
+    expect(here.code).toBe(0);
+    expect(Date.parse((JSON.parse(here.stdout) as Post).publish_at!)).toBe(Date.parse(firstAt!));
     expect((await totals()).posts).toBe(before.posts + 1);
     expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toEqual([]);
   });
@@ -198,6 +207,34 @@ describe('a rerun of a post that was cut off', () => {
     const later = await run([...args, '--no-input'], env);
     expect(later.stderr).not.toMatch(/An earlier run/);
     expect(later.code).toBe(0);
+  });
+
+  it('nothing is noted while the confirmation is on screen (a kill -9 there sent nothing); the note is written once the post goes ahead', async () => {
+    const env = dirs();
+    const runsDir = join(env.VIDPUB_STATE_DIR!, 'runs');
+    const notes = () => (existsSync(runsDir) ? readdirSync(runsDir).filter((n) => n.endsWith('.json')) : []);
+    let atPrompt: string[] | undefined;
+    const { prompter: yes } = scriptedPrompter([true]);
+    const prompter = { ...yes, confirm: (o: Parameters<typeof yes.confirm>[0]) => ((atPrompt = notes()), yes.confirm(o)) };
+    // The post's answer is held back, so the note can be seen while the post is on its way.
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 1500, times: 1 });
+    let whileSent: string[] = [];
+    const seen = (async () => {
+      while (!(await emu.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts')) await new Promise((r) => setTimeout(r, 20));
+      whileSent = notes();
+    })();
+    const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Confirmed', '--no-wait'], {
+      clock: scaledClock(20),
+      env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' },
+      tty: true,
+      prompter,
+    });
+    await seen;
+    expect(r.code).toBe(0);
+    expect(atPrompt).toEqual([]);
+    expect(whileSent).toHaveLength(1);
+    // the post is known: its note is gone
+    expect(notes()).toEqual([]);
   });
 
   it('a run cut off before its post, continued after its time passed: said plainly, and the next run posts at a new time', async () => {
