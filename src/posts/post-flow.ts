@@ -32,7 +32,7 @@ import { summaryLines, whenLine } from './summary.js';
 import { recordingEnd } from './journal-notes.js';
 import { reportEarlier } from './rerun.js';
 import { followPost } from './watch.js';
-import { continueCutOff, endRun, noteRun, postMoved, type RunTrack } from './cut-off.js';
+import { continueCutOff, endRun, noteRun, postMoved, type CutOffInput, type RunTrack } from './cut-off.js';
 import type { ResolvedWhen } from './when.js';
 
 /** What `post` posts: a checked local file, a checked link, or a video already at the service. */
@@ -214,6 +214,11 @@ type Refresh = (media: Media) => Promise<{ plans: DestinationPlan[]; names: Reco
 /** What POST /posts would carry for the destinations: to tell whether fresh options change the post. */
 function destinationsBody(plans: DestinationPlan[]): string {
   return JSON.stringify(plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })));
+}
+
+/** What a run's note in runs/ says it posts, to tell a rerun of it (cut-off.ts). */
+function cutOffInput(opts: PostOpts, caption: string, plans: DestinationPlan[]): CutOffInput {
+  return { source: opts.source, caption, destinations: destinationsBody(plans), draft: opts.draft, when: opts.when, atText: opts.atText, zone: opts.zone };
 }
 
 /** The longest video each destination takes, from its options (creator platforms) or its video limits. */
@@ -464,8 +469,7 @@ async function postWithin(
 
   // A rerun of a run that was cut off before it knew whether it posted continues it (its key, its time).
   if (!opts.forceNew) {
-    const cut = { source: opts.source, caption, destinations: destinationsBody(plans), draft: opts.draft, when: opts.when, atText: opts.atText, zone: opts.zone };
-    const when = await continueCutOff(session, key, cut, track);
+    const when = await continueCutOff(session, key, cutOffInput(opts, caption, plans), track);
     if (when !== opts.when) opts = { ...opts, when };
   }
   if (opts.when && !opts.when.now) track.publishAt = opts.when.publishAt;
@@ -579,8 +583,7 @@ async function createAndFollow(
       await client.memory?.forget(CACHE_ENTRIES.isDestinationData);
       const fresh = await refresh(media);
       names = fresh.names;
-      const cut = { source: opts.source, caption, destinations: destinationsBody(fresh.plans), draft: opts.draft, when: opts.when, atText: opts.atText, zone: opts.zone };
-      await postMoved(session, cut, track, 'post:fresh');
+      await postMoved(session, cutOffInput(opts, caption, fresh.plans), track, 'post:fresh');
       post = await client.createPost(bodyOf(fresh.plans), { idempotencyKey: stepKey(key.key, 'post:fresh'), signal });
     }
   } catch (err) {
