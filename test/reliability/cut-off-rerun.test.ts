@@ -61,16 +61,22 @@ async function startUntil(args: string[], env: Record<string, string>, ready: ()
 }
 
 const CLIP = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'Cut off', '--no-input'];
+/** Runs CLIP in the built vidpub and kills it (-9) once the service has made the post, while vidpub still waits for the answer. */
+async function killedAfterPost(env: Record<string, string>): Promise<void> {
+  const posts = (await totals()).posts;
+  // The post is made; its answer arrives a byte a minute, so vidpub is still waiting for it when it is killed.
+  await emu.fault({ method: 'POST', path: '/v1/posts', action: 'trickle', ms: 60_000, times: 1 });
+  const first = await startUntil(CLIP, env, async () => (await totals()).posts > posts);
+  await first.kill9();
+}
+
 const CONTINUED = /An earlier run of this command, started (?:\d+ [dhms] )+ago \(\S+Z\), was cut off: continuing it under its key (vp-[\w-]+), so what it did is reported, not done twice\. To post anew instead, add --force-new\./;
 
 describe('a rerun of a post that was cut off', () => {
   it('kill -9 after the service made the post, before its answer: the rerun reports that post (one post, one video, nothing sent twice)', async () => {
     const env = dirs();
     const before = await totals();
-    // The post is made; its answer arrives a byte a minute, so vidpub is still waiting for it when it is killed.
-    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'trickle', ms: 60_000, times: 1 });
-    const first = await startUntil(CLIP, env, async () => (await totals()).posts > before.posts);
-    await first.kill9();
+    await killedAfterPost(env);
     expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toHaveLength(1);
 
     const r = await run([...CLIP, '--json'], env);
@@ -280,9 +286,7 @@ describe('a rerun of a post that was cut off', () => {
   it('a run killed before the machine restarted is continued, though its process id is taken by another process since', async () => {
     const env = dirs();
     const before = await totals();
-    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'trickle', ms: 60_000, times: 1 });
-    const first = await startUntil(CLIP, env, async () => (await totals()).posts > before.posts);
-    await first.kill9();
+    await killedAfterPost(env);
     // As after a restart: the run's process id now belongs to a live process (here 1), and the machine booted since.
     const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
     const [name] = readdirSync(runs);
