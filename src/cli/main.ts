@@ -100,6 +100,10 @@ function resolveGlobals(all: Record<string, unknown>, ctx: Context, given: (opti
     throw new UsageError(`invalid profile name "${sanitize(profile)}": use letters, digits, "-" and "_" (at most 64)`);
   }
   const jq = all.jq as string | undefined;
+  // `--workspace "$WS"` with WS unset: the check of the workspace is not silently turned off.
+  if (typeof all.workspace === 'string' && all.workspace.trim() === '') {
+    throw new UsageError('--workspace is empty: give the name of the workspace writes must go to, or leave the flag out');
+  }
   return {
     json: all.json === true || jq !== undefined,
     jq,
