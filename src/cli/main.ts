@@ -104,6 +104,9 @@ function resolveGlobals(all: Record<string, unknown>, ctx: Context, given: (opti
   if (typeof all.workspace === 'string' && all.workspace.trim() === '') {
     throw new UsageError('--workspace is empty: give the name of the workspace writes must go to, or leave the flag out');
   }
+  if (typeof all.apiKeyFile === 'string' && all.apiKeyFile.trim() === '') {
+    throw new UsageError('--api-key-file is empty: give the path of a file that holds only the key');
+  }
   return {
     json: all.json === true || jq !== undefined,
     jq,

@@ -19,4 +19,14 @@ describe('empty credential flags', () => {
     expect(r.stdout).toBe('');
     expect(await emu.requests()).toEqual([]);
   });
+
+  test('--api-key-file "": exit 2 saying the path is empty, not that the working directory cannot be read', async () => {
+    for (const argv of [['me'], ['login', '--no-input']]) {
+      const r = await runCli([...argv, '--api-key-file', ''], { env: { VIDPUB_BASE_URL: emu.baseUrl } });
+      expect(r.stderr).toContain('Error: --api-key-file is empty: give the path of a file that holds only the key');
+      expect(r.stderr).not.toContain('EISDIR');
+      expect(r.code).toBe(2);
+    }
+    expect(await emu.requests()).toEqual([]);
+  });
 });
