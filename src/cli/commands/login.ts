@@ -1,6 +1,7 @@
 import { KEY_PREFIX_MARKER } from '../../api/types.js';
 import { AuthError, CancelledError, DeadlineReached, InterruptedError, TimeoutError, UsageError, sanitize } from '../../errors.js';
 import { bindDeadline } from '../../flows/deadline.js';
+import { formatDuration } from '../../util/duration.js';
 import { renderFields } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { readKeyFile } from '../../api/credentials.js';
@@ -40,9 +41,40 @@ export function checkKeyShape(key: string, source = 'the key'): void {
   }
 }
 
+/**
+ * stdin to its end, trimmed. A stdin that never ends (left open by the caller) does not hang
+ * login: Ctrl-C stops the read, and so does --timeout when stdin is not a terminal.
+ */
 async function readStdin(inv: Invocation): Promise<string> {
+  const { ctx, globals } = inv;
+  const timeoutMs = ctx.io.stdinIsTTY ? undefined : globals.commandTimeoutMs;
+  const deadline = bindDeadline(inv.session, timeoutMs === undefined ? undefined : ctx.clock.now() + timeoutMs, timeoutMs);
+  const signal = deadline.session.signal;
+  const stdin = ctx.io.stdin;
   const chunks: Buffer[] = [];
-  for await (const chunk of inv.ctx.io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  let onAbort = () => {};
+  try {
+    await new Promise<void>((resolve, reject) => {
+      onAbort = () => reject(signal.reason);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      stdin.on('data', (chunk: Buffer | string) => chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+      stdin.once('end', resolve);
+      stdin.once('error', reject);
+    });
+  } catch (err) {
+    if (ctx.signal.aborted) throw new InterruptedError('Interrupted: nothing was stored.');
+    if (err instanceof DeadlineReached) {
+      throw new TimeoutError(`Stopped: stdin did not end within the --timeout of the command (${formatDuration(timeoutMs!)}), so no key was read; nothing was stored.`, {
+        hint: 'Pipe the key and let stdin end: vidpub login --with-key < key.txt (or use --api-key-file key.txt).',
+      });
+    }
+    throw err;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    deadline.dispose();
+    stdin.pause();
+  }
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
