@@ -3,9 +3,10 @@
  * them (`--workspace "$WS"`, `--api-key-file "$KEY_FILE"`): refused before any
  * request, never taken as "no flag".
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli, tempConfigDir } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator();
@@ -27,6 +28,57 @@ describe('empty credential flags', () => {
       expect(r.stderr).not.toContain('EISDIR');
       expect(r.code).toBe(2);
     }
+    expect(await emu.requests()).toEqual([]);
+  });
+});
+
+/**
+ * A refused key's hint says where to put a good one: the variable or file it
+ * came from, or `vidpub login` for the profile in use (not the default one).
+ */
+describe('the hint after a refused or missing key names where the key comes from', () => {
+  const REVOKED = 'vp_live_demo_revoked_X2v6Bn4Ts8Hj';
+
+  test('a revoked key of profile "ci": the hint is to log in to that profile', async () => {
+    const dir = tempConfigDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { ci: { api_key: REVOKED, base_url: emu.baseUrl } } }), { mode: 0o600 });
+    const r = await runCli(['me', '--profile', 'ci'], { env: { VIDPUB_CONFIG_DIR: dir } });
+    expect(r.stderr).toMatch(/Error: The API key was refused: .*\(HTTP 401 revoked_key\)/);
+    expect(r.stderr).toContain('Create a new key in the web app (API settings), then run "vidpub login --profile ci".');
+    expect(r.code).toBe(3);
+  });
+
+  test('a revoked key from VIDPUB_API_KEY: the hint is to change the variable (a login would not be used)', async () => {
+    const r = await runCli(['me'], { env: { VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_API_KEY: REVOKED } });
+    expect(r.stderr).toMatch(/\(HTTP 401 revoked_key\)/);
+    expect(r.stderr).toContain('Create a new key in the web app (API settings), then set VIDPUB_API_KEY to it (it wins over any key "vidpub login" stores).');
+    expect(r.code).toBe(3);
+  });
+
+  test('an invalid key from --api-key-file: the hint names the file', async () => {
+    const dir = tempConfigDir();
+    const file = join(dir, 'key.txt');
+    writeFileSync(file, 'vp_live_doesnotexist0000\n');
+    const r = await runCli(['me', '--api-key-file', file], { env: { VIDPUB_BASE_URL: emu.baseUrl } });
+    expect(r.stderr).toMatch(/\(HTTP 401 invalid_key\)/);
+    expect(r.stderr).toContain(`Put a valid key in ${file} (the --api-key-file).`);
+    expect(r.code).toBe(3);
+  });
+
+  test('a read-only key of profile "ci" writing: the hint is to log in to that profile with a read_write key', async () => {
+    const dir = tempConfigDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { ci: { api_key: emu.key('Demo', 'read'), base_url: emu.baseUrl } } }), { mode: 0o600 });
+    const r = await runCli(['upload', CLIP, '--no-wait', '--profile', 'ci'], { env: { VIDPUB_CONFIG_DIR: dir } });
+    expect(r.stderr).toMatch(/\(HTTP 403 read_only_key\)/);
+    expect(r.stderr).toContain('Create a key with read and write access in the web app (API settings), then run "vidpub login --profile ci".');
+    expect(r.code).toBe(3);
+  });
+
+  test('no key in profile "ci": the hint is to log in to that profile', async () => {
+    const r = await runCli(['me', '--profile', 'ci'], { env: { VIDPUB_BASE_URL: emu.baseUrl } });
+    expect(r.stderr).toContain('Error: No API key: none was given and none is stored in profile "ci".');
+    expect(r.stderr).toContain('Run "vidpub login --profile ci" to store one, or set VIDPUB_API_KEY (or pass --api-key-file PATH).');
+    expect(r.code).toBe(3);
     expect(await emu.requests()).toEqual([]);
   });
 });
