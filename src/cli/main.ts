@@ -97,7 +97,8 @@ export function splitJsonFields(argv: string[]): { args: string[]; fields?: stri
 function resolveGlobals(all: Record<string, unknown>, ctx: Context, given: (option: string) => boolean): GlobalOptions {
   const profile = (all.profile as string | undefined) ?? ctx.env.VIDPUB_PROFILE ?? 'default';
   if (!PROFILE_NAME.test(profile)) {
-    throw new UsageError(`invalid profile name "${sanitize(profile)}": use letters, digits, "-" and "_" (at most 64)`);
+    const from = all.profile !== undefined ? '--profile' : 'VIDPUB_PROFILE';
+    throw new UsageError(`invalid profile name "${sanitize(profile)}" (from ${from}): use letters, digits, "-" and "_" (at most 64)`);
   }
   const jq = all.jq as string | undefined;
   // `--workspace "$WS"` with WS unset: the check of the workspace is not silently turned off.

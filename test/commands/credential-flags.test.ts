@@ -82,3 +82,17 @@ describe('the hint after a refused or missing key names where the key comes from
     expect(await emu.requests()).toEqual([]);
   });
 });
+
+describe('an invalid profile name says where it came from', () => {
+  test('VIDPUB_PROFILE set to an empty or invalid name: exit 2 naming the variable', async () => {
+    for (const value of ['', 'a b']) {
+      const r = await runCli(['me'], { env: { VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_PROFILE: value } });
+      expect(r.stderr).toContain(`Error: invalid profile name "${value}" (from VIDPUB_PROFILE): use letters, digits, "-" and "_" (at most 64)`);
+      expect(r.code).toBe(2);
+    }
+    const flag = await runCli(['me', '--profile', 'a/b'], { env: { VIDPUB_BASE_URL: emu.baseUrl } });
+    expect(flag.stderr).toContain('Error: invalid profile name "a/b" (from --profile): use letters');
+    expect(flag.code).toBe(2);
+    expect(await emu.requests()).toEqual([]);
+  });
+});
