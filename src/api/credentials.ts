@@ -140,8 +140,45 @@ function checkKeyCharacters(key: string, source: string): void {
   if (err) throw err;
 }
 
+/** `vidpub login`, for the profile in use: a plain login would store the key in another one. */
+function loginCommand(profile: string): string {
+  return profile === 'default' ? '"vidpub login"' : `"vidpub login --profile ${profile}"`;
+}
+
 export function noKeyError(profile: string): AuthError {
   return new AuthError('No API key: none was given and none is stored' + (profile === 'default' ? '.' : ` in profile "${profile}".`), {
-    hint: 'Run "vidpub login" to store one, or set VIDPUB_API_KEY (or pass --api-key-file PATH).',
+    hint: `Run ${loginCommand(profile)} to store one, or set VIDPUB_API_KEY (or pass --api-key-file PATH).`,
   });
+}
+
+/** Where the key in use came from, for the hint after it is refused. */
+export interface KeyOrigin {
+  source?: KeySource;
+  profile: string;
+  /** The --api-key-file path as given. */
+  file?: string;
+}
+
+/**
+ * A refused key (401) or a read-only key writing (403), with the hint pointing
+ * where a new key must go: the variable or file it came from (a login would not
+ * be used), or a login to the profile in use. Other errors are returned as they are.
+ */
+export function withKeyHint(err: AuthError, origin: KeyOrigin): AuthError {
+  const code = err.http?.code;
+  const what = code === 'revoked_key' ? 'new' : code === 'read_only_key' ? 'read_write' : err.http?.status === 401 ? 'valid' : undefined;
+  if (!what || origin.source === undefined) return err;
+  const create = what === 'new' ? 'Create a new key in the web app (API settings)' : 'Create a key with read and write access in the web app (API settings)';
+  let hint: string;
+  if (origin.source === 'VIDPUB_API_KEY') {
+    const wins = '(it wins over any key "vidpub login" stores)';
+    hint = what === 'valid' ? `Set VIDPUB_API_KEY to a valid key ${wins}.` : `${create}, then set VIDPUB_API_KEY to it ${wins}.`;
+  } else if (origin.source === '--api-key-file') {
+    const file = sanitize(origin.file ?? 'the file');
+    hint = what === 'valid' ? `Put a valid key in ${file} (the --api-key-file).` : `${create}, then put it in ${file} (the --api-key-file).`;
+  } else {
+    const login = loginCommand(origin.profile);
+    hint = what === 'valid' ? `Run ${login} with a valid key, or set VIDPUB_API_KEY.` : `${create}, then run ${login}.`;
+  }
+  return new AuthError(err.message, { http: err.http, hint, cause: err.cause, data: err.data });
 }

@@ -43,7 +43,7 @@ import {
   type RequestOptions,
   type ResponseMeta,
 } from './client.js';
-import { noKeyError, resolveCredentials, type CredentialSources } from './credentials.js';
+import { noKeyError, resolveCredentials, withKeyHint, type CredentialSources, type KeyOrigin } from './credentials.js';
 import { createDebugLogger, redactUrl, type DebugLogger } from './debug.js';
 import { errorFromResponse, formatResetTime, isRetryableNetworkError, networkError, parseErrorBody } from './http-errors.js';
 import { Pacer, kindOf } from './pacing.js';
@@ -124,7 +124,8 @@ interface RawResponse {
 export async function createApiClient(settings: ClientSettings, deps: ClientDeps, tuning: ClientTuning = {}): Promise<ApiClient> {
   const creds = await resolveCredentials(deps.credentials, settings);
   if (creds.apiKey === undefined) throw noKeyError(settings.profile);
-  return new HttpApiClient(deps, settings, creds.baseUrl, creds.apiKey, tuning);
+  const origin: KeyOrigin = { source: creds.keySource, profile: settings.profile, file: settings.apiKeyFile };
+  return new HttpApiClient(deps, settings, creds.baseUrl, creds.apiKey, tuning, origin);
 }
 
 /** The key's cache, unless --no-cache, VIDPUB_NO_CACHE=1 or no cache directory. */
@@ -174,6 +175,8 @@ class HttpApiClient implements ApiClient {
     baseUrl: string,
     key: string,
     tuning: ClientTuning,
+    /** Where the key came from: the hint after it is refused says where a new one goes. */
+    private readonly keyOrigin?: KeyOrigin,
   ) {
     this.baseUrl = baseUrl;
     this.#key = key;
@@ -394,9 +397,13 @@ class HttpApiClient implements ApiClient {
     const state = { uncertain: false };
     try {
       return await this.#attempts(method, path, o, signal, idempotencyKey, state);
-    } catch (err) {
+    } catch (caught) {
+      let err = caught;
       // A refused key: what was cached under it may no longer hold (a key moved, access changed).
-      if (err instanceof AuthError) await this.memory?.forget();
+      if (err instanceof AuthError) {
+        await this.memory?.forget();
+        if (this.keyOrigin) err = withKeyHint(err, this.keyOrigin);
+      }
       if (kind !== 'write') throw err;
       throw unknownOutcome(err, state.uncertain, signal, `${method} ${new URL(this.baseUrl + path).pathname}`, o.action) ?? err;
     }

@@ -97,9 +97,17 @@ export function splitJsonFields(argv: string[]): { args: string[]; fields?: stri
 function resolveGlobals(all: Record<string, unknown>, ctx: Context, given: (option: string) => boolean): GlobalOptions {
   const profile = (all.profile as string | undefined) ?? ctx.env.VIDPUB_PROFILE ?? 'default';
   if (!PROFILE_NAME.test(profile)) {
-    throw new UsageError(`invalid profile name "${sanitize(profile)}": use letters, digits, "-" and "_" (at most 64)`);
+    const from = all.profile !== undefined ? '--profile' : 'VIDPUB_PROFILE';
+    throw new UsageError(`invalid profile name "${sanitize(profile)}" (from ${from}): use letters, digits, "-" and "_" (at most 64)`);
   }
   const jq = all.jq as string | undefined;
+  // `--workspace "$WS"` with WS unset: the check of the workspace is not silently turned off.
+  if (typeof all.workspace === 'string' && all.workspace.trim() === '') {
+    throw new UsageError('--workspace is empty: give the name of the workspace writes must go to, or leave the flag out');
+  }
+  if (typeof all.apiKeyFile === 'string' && all.apiKeyFile.trim() === '') {
+    throw new UsageError('--api-key-file is empty: give the path of a file that holds only the key');
+  }
   return {
     json: all.json === true || jq !== undefined,
     jq,

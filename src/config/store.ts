@@ -195,9 +195,9 @@ export async function openConfigStore(env: Env, opts: OpenOptions = {}): Promise
   }
 
   /** Read-modify-write under the lock; `change` returns the new profiles, or undefined to write nothing. */
-  const update = <T>(change: (current: Record<string, Profile>) => { next?: Record<string, Profile>; result: T }): T => {
+  const update = async <T>(change: (current: Record<string, Profile>) => { next?: Record<string, Profile>; result: T }, signal?: AbortSignal): Promise<T> => {
     if (!opts.writable) throw new Error('internal: the config store was opened read-only (openConfigStore(env, { writable: true }) to write)');
-    return withFileLock(path, { waitMs: opts.lockWaitMs }, () => {
+    return withFileLock(path, { waitMs: opts.lockWaitMs, signal }, () => {
       // Read right before writing: keep what other processes stored meanwhile,
       // and never overwrite a file that became corrupt or read-only.
       const fresh = readConfigFile(path);
@@ -229,15 +229,15 @@ export async function openConfigStore(env: Env, opts: OpenOptions = {}): Promise
       const p = data.profiles?.[name];
       return p ? { ...p } : undefined;
     },
-    setProfile(name, profile) {
-      update((current) => ({ next: { ...current, [name]: cleanProfile(profile) }, result: undefined }));
+    async setProfile(name, profile, signal) {
+      await update((current) => ({ next: { ...current, [name]: cleanProfile(profile) }, result: undefined }), signal);
     },
-    deleteProfile(name) {
+    deleteProfile(name, signal) {
       return update((current) => {
         if (!(name in current)) return { result: false };
         delete current[name];
         return { next: current, result: true };
-      });
+      }, signal);
     },
     listProfiles() {
       return Object.keys(profiles()).sort();

@@ -11,7 +11,8 @@ export interface ConfigStore {
   /** Absolute path of the config file. */
   readonly path: string;
   getProfile(name: string): Profile | undefined;
-  setProfile(name: string, profile: Profile): void;
-  deleteProfile(name: string): boolean;
+  /** Waits for another process's lock on the file; `signal` (Ctrl-C, a deadline) ends the wait, rejecting with its reason. */
+  setProfile(name: string, profile: Profile, signal?: AbortSignal): Promise<void>;
+  deleteProfile(name: string, signal?: AbortSignal): Promise<boolean>;
   listProfiles(): string[];
 }

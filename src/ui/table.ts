@@ -17,7 +17,13 @@ export function renderTable<R>(
   columns: Column<R>[],
   opts: { tty: boolean; bold?: (s: string) => string },
 ): string[] {
-  const cells = rows.map((row) => columns.map((c) => sanitize(c.value(row))));
+  // On a terminal a cell keeps the spaces it starts with: a command's indent (profiles: "* " marks one row, "  " the others).
+  const cells = rows.map((row) =>
+    columns.map((c) => {
+      const text = c.value(row);
+      return (opts.tty ? /^ */.exec(text)![0] : '') + sanitize(text);
+    }),
+  );
   if (!opts.tty) return cells.map((line) => line.join('\t'));
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((line) => line[i]!.length)));
   const bold = opts.bold ?? ((s: string) => s);

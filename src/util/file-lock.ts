@@ -2,13 +2,15 @@
  * A cross-process lock on one file, for short sections of file I/O: the
  * config store's read-modify-write (login, logout), which waits for the lock
  * (withFileLock), and the journal's rotation, which one process does and the
- * others skip (tryFileLock). Synchronous, because the sections are a few
- * milliseconds of file I/O.
+ * others skip (tryFileLock). The sections are a few milliseconds of
+ * synchronous file I/O; the wait between tries is asynchronous, so that
+ * Ctrl-C and a command's --timeout (the signal) end it at once.
  *
  * The lock is a file `<path>.lock` created with O_CREAT|O_EXCL (`wx`), so
  * exactly one process creates it; it holds {"pid", "host", "at"} for the
  * diagnosis. A process that finds it waits, with jittered sleeps, for at most
- * `waitMs` (default 10 s), then gives up with an error naming the lock file.
+ * `waitMs` (default 10 s), then gives up with an error naming the lock file;
+ * an abort of `signal` ends the wait sooner, with the signal's reason.
  *
  * Stale locks (a vidpub killed while holding one) are taken over: a lock whose
  * process no longer exists on this host, or that is older than STALE_MS
@@ -39,9 +41,20 @@ interface LockInfo {
   at?: number;
 }
 
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-function sleepSync(ms: number): void {
-  Atomics.wait(sleeper, 0, 0, ms);
+/** Waits ms, or rejects with the signal's reason once it aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 function readInfo(lockPath: string): LockInfo {
@@ -125,6 +138,8 @@ function tryAcquire(lockPath: string): boolean {
 export interface LockOptions {
   /** Longest wait for the lock, ms (default 10 s). */
   waitMs?: number;
+  /** Ends the wait for another holder (Ctrl-C, the command's deadline): rejects with its reason. */
+  signal?: AbortSignal;
 }
 
 /** One try at the lock: 'held' (ours now), 'busy' (a live holder), 'retry' (released or broken as stale meanwhile). */
@@ -161,7 +176,7 @@ function release<T>(lockPath: string, fn: () => T): T {
  * waiting for another holder up to `waitMs`. Errors name the config file: the
  * config store is what waits.
  */
-export function withFileLock<T>(path: string, opts: LockOptions, fn: () => T): T {
+export async function withFileLock<T>(path: string, opts: LockOptions, fn: () => T): Promise<T> {
   const lockPath = `${path}.lock`;
   const waitMs = opts.waitMs ?? DEFAULT_LOCK_WAIT_MS;
   const start = Date.now();
@@ -185,7 +200,7 @@ export function withFileLock<T>(path: string, opts: LockOptions, fn: () => T): T
         hint: `Run the command again when it has finished. If no other vidpub is running, remove ${sanitize(lockPath)}.`,
       });
     }
-    sleepSync(delay + Math.random() * delay);
+    await pause(delay + Math.random() * delay, opts.signal);
     delay = Math.min(delay * 2, 50);
   }
   return release(lockPath, fn);

@@ -29,8 +29,8 @@ describe('config store', () => {
   test('writes profiles whole to config.json, mode 0600 in a directory created 0700', async () => {
     const dir = join(tmp(), 'nested', 'vidpub');
     const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
-    store.setProfile('default', { api_key: 'vp_live_a', base_url: 'https://x.example/v1' });
-    store.setProfile('ci', { api_key: 'vp_live_b', workspace: '' });
+    await store.setProfile('default', { api_key: 'vp_live_a', base_url: 'https://x.example/v1' });
+    await store.setProfile('ci', { api_key: 'vp_live_b', workspace: '' });
     expect(store.path).toBe(join(dir, 'config.json'));
     expect(mode(store.path)).toBe(0o600);
     expect(mode(dir)).toBe(0o700);
@@ -46,7 +46,7 @@ describe('config store', () => {
   test('profile names with dots are one key, not a path', async () => {
     const dir = tmp();
     const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
-    store.setProfile('a.b', { api_key: 'vp_live_x' });
+    await store.setProfile('a.b', { api_key: 'vp_live_x' });
     expect(JSON.parse(readFileSync(store.path, 'utf8')).profiles['a.b']).toEqual({ api_key: 'vp_live_x' });
   });
 
@@ -56,22 +56,22 @@ describe('config store', () => {
     writeFileSync(path, JSON.stringify({ other: 1, profiles: {} }));
     chmodSync(path, 0o644);
     const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
-    store.setProfile('default', { api_key: 'vp_live_x' });
+    await store.setProfile('default', { api_key: 'vp_live_x' });
     expect(mode(path)).toBe(0o600);
     expect(JSON.parse(readFileSync(path, 'utf8')).other).toBe(1);
   });
 
   test('deleteProfile says whether there was one', async () => {
     const store = await openConfigStore({ VIDPUB_CONFIG_DIR: tmp() }, { writable: true });
-    store.setProfile('x', { api_key: 'vp_live_x' });
-    expect(store.deleteProfile('x')).toBe(true);
-    expect(store.deleteProfile('x')).toBe(false);
+    await store.setProfile('x', { api_key: 'vp_live_x' });
+    expect(await store.deleteProfile('x')).toBe(true);
+    expect(await store.deleteProfile('x')).toBe(false);
     expect(store.getProfile('x')).toBeUndefined();
   });
 
   test('a store opened read-only refuses to write', async () => {
     const store = await openConfigStore({ VIDPUB_CONFIG_DIR: tmp() });
-    expect(() => store.setProfile('x', {})).toThrow(/read-only/);
+    await expect(store.setProfile('x', {})).rejects.toThrow(/read-only/);
   });
 
   const corrupt: [string, string, RegExp][] = [
@@ -103,9 +103,9 @@ describe('config store', () => {
   test('a file that turns corrupt after opening is not overwritten by a write', async () => {
     const dir = tmp();
     const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
-    store.setProfile('default', { api_key: 'vp_live_x' });
+    await store.setProfile('default', { api_key: 'vp_live_x' });
     writeFileSync(store.path, '{"profiles":');
-    expect(() => store.setProfile('default', { api_key: 'vp_live_y' })).toThrow(/is not valid JSON/);
+    await expect(store.setProfile('default', { api_key: 'vp_live_y' })).rejects.toThrow(/is not valid JSON/);
     expect(readFileSync(store.path, 'utf8')).toBe('{"profiles":');
   });
 
@@ -136,7 +136,7 @@ describe('config store: read-only file, byte order mark, symlink', () => {
     writeFileSync(path, '\uFEFF' + JSON.stringify({ profiles: { default: { api_key: 'vp_live_bom' } } }));
     const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
     expect(store.getProfile('default')).toEqual({ api_key: 'vp_live_bom' });
-    store.setProfile('ci', { api_key: 'vp_live_ci' });
+    await store.setProfile('ci', { api_key: 'vp_live_ci' });
     expect(JSON.parse(readFileSync(path, 'utf8')).profiles).toEqual({ default: { api_key: 'vp_live_bom' }, ci: { api_key: 'vp_live_ci' } });
   });
 
@@ -159,9 +159,9 @@ describe('config store: read-only file, byte order mark, symlink', () => {
   test('a file made read-only after opening is not replaced by the write', async () => {
     const dir = tmp();
     const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
-    store.setProfile('default', { api_key: 'vp_live_x' });
+    await store.setProfile('default', { api_key: 'vp_live_x' });
     chmodSync(store.path, 0o400);
-    expect(() => store.setProfile('ci', { api_key: 'vp_live_y' })).toThrow(/is read-only \(mode 400\)/);
+    await expect(store.setProfile('ci', { api_key: 'vp_live_y' })).rejects.toThrow(/is read-only \(mode 400\)/);
     expect(JSON.parse(readFileSync(store.path, 'utf8')).profiles).toEqual({ default: { api_key: 'vp_live_x' } });
   });
 
@@ -171,7 +171,7 @@ describe('config store: read-only file, byte order mark, symlink', () => {
     writeFileSync(real, JSON.stringify({ profiles: {} }));
     symlinkSync(real, join(dir, 'config.json'));
     const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
-    store.setProfile('default', { api_key: 'vp_live_x' });
+    await store.setProfile('default', { api_key: 'vp_live_x' });
     expect(statSync(join(dir, 'config.json'), { throwIfNoEntry: true }).isFile()).toBe(true);
     expect(JSON.parse(readFileSync(real, 'utf8')).profiles).toEqual({ default: { api_key: 'vp_live_x' } });
     expect(mode(real)).toBe(0o600);
@@ -180,8 +180,8 @@ describe('config store: read-only file, byte order mark, symlink', () => {
   test('a write leaves no temporary or lock file behind', async () => {
     const dir = tmp();
     const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
-    store.setProfile('a', { api_key: 'vp_live_a' });
-    store.deleteProfile('a');
+    await store.setProfile('a', { api_key: 'vp_live_a' });
+    await store.deleteProfile('a');
     expect(readdirSync(dir)).toEqual(['config.json']);
   });
 });
@@ -192,13 +192,13 @@ describe('config store: the lock', () => {
   test('a lock held by a live process: the write waits, then gives up naming the lock file; config.json is untouched', async () => {
     const dir = tmp();
     const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true, lockWaitMs: 150 });
-    store.setProfile('default', { api_key: 'vp_live_x' });
+    await store.setProfile('default', { api_key: 'vp_live_x' });
     const before = readFileSync(store.path, 'utf8');
     // Held by the parent of this test process (alive for the whole test).
     writeFileSync(`${store.path}.lock`, lockInfo(process.ppid));
     let err: unknown;
     try {
-      store.setProfile('ci', { api_key: 'vp_live_y' });
+      await store.setProfile('ci', { api_key: 'vp_live_y' });
     } catch (e) {
       err = e;
     }
@@ -213,7 +213,7 @@ describe('config store: the lock', () => {
     const dead = spawnSync(process.execPath, ['-e', '']).pid!;
     const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true, lockWaitMs: 150 });
     writeFileSync(`${store.path}.lock`, lockInfo(dead));
-    store.setProfile('default', { api_key: 'vp_live_x' });
+    await store.setProfile('default', { api_key: 'vp_live_x' });
     expect(JSON.parse(readFileSync(store.path, 'utf8')).profiles).toEqual({ default: { api_key: 'vp_live_x' } });
     expect(existsSync(`${store.path}.lock`)).toBe(false);
   });
@@ -225,7 +225,7 @@ describe('config store: the lock', () => {
       writeFileSync(`${store.path}.lock`, content);
       const old = (Date.now() - STALE_MS - 5_000) / 1000;
       utimesSync(`${store.path}.lock`, old, old);
-      store.setProfile(String(content.length), { api_key: 'vp_live_x' });
+      await store.setProfile(String(content.length), { api_key: 'vp_live_x' });
     }
     expect(store.listProfiles()).toEqual(['8', String(lockInfo(process.ppid).length)].sort());
     expect(existsSync(`${store.path}.lock`)).toBe(false);

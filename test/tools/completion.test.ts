@@ -130,6 +130,30 @@ describe('vidpub completion SHELL', () => {
     expect(await bashComplete(code, 'vidpub options dst_demo_youtube ', env)).toEqual([]);
   });
 
+  it('the destinations offered are those of the --profile typed on the line (bash, zsh, fish)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vidpub-completion-profiles-'));
+    const profile = (workspace: string) => ({ api_key: emu.key(workspace), base_url: emu.baseUrl });
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: profile('Demo'), second: profile('Demo Second') } }), { mode: 0o600 });
+    const env = shellEnv({ VIDPUB_CONFIG_DIR: dir });
+    const bash = await script('bash');
+    expect(await bashComplete(bash, 'vidpub post --to dst_', env)).toContain('dst_demo_tiktok');
+    expect(await bashComplete(bash, 'vidpub --profile second post --to dst_', env)).toEqual(['dst_second_youtube']);
+    expect(await bashComplete(bash, 'vidpub post --profile=second --to dst_', env)).toEqual(['dst_second_youtube']);
+    if (has('zsh')) {
+      const zsh = `compdef() { : }
+${await script('zsh')}
+compadd() { while [[ $1 == -* && $1 != -- ]]; do [[ $1 == -S ]] && shift; shift; done; [[ $1 == -- ]] && shift; print -r -- "compadd: $*" }
+words=(vidpub post --profile second --to ''); CURRENT=\${#words}; _vidpub`;
+      const r = await runAsync('zsh', ['-f', '-c', zsh], { env });
+      expect(r.stderr).toBe('');
+      expect(r.stdout.trim()).toBe('compadd: dst_second_youtube @vidpubsecond');
+    }
+    if (has('fish')) {
+      const complete = fishCompleter(await script('fish'), env);
+      expect(await complete('vidpub --profile second options dst_')).toEqual(['dst_second_youtube']);
+    }
+  });
+
   it('--destinations prints one safe name per line, nothing at all without a key or service', async () => {
     const ok = await runCli(['completion', 'bash', '--destinations'], { env: emu.env() });
     expect(ok.code).toBe(0);

@@ -1,5 +1,7 @@
 import { KEY_PREFIX_MARKER } from '../../api/types.js';
-import { AuthError, CancelledError, InterruptedError, UsageError, sanitize } from '../../errors.js';
+import { AuthError, CancelledError, DeadlineReached, InterruptedError, TimeoutError, UsageError, sanitize } from '../../errors.js';
+import { bindDeadline } from '../../flows/deadline.js';
+import { formatDuration } from '../../util/duration.js';
 import { renderFields } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { readKeyFile } from '../../api/credentials.js';
@@ -39,9 +41,40 @@ export function checkKeyShape(key: string, source = 'the key'): void {
   }
 }
 
+/**
+ * stdin to its end, trimmed. A stdin that never ends (left open by the caller) does not hang
+ * login: Ctrl-C stops the read, and so does --timeout when stdin is not a terminal.
+ */
 async function readStdin(inv: Invocation): Promise<string> {
+  const { ctx, globals } = inv;
+  const timeoutMs = ctx.io.stdinIsTTY ? undefined : globals.commandTimeoutMs;
+  const deadline = bindDeadline(inv.session, timeoutMs === undefined ? undefined : ctx.clock.now() + timeoutMs, timeoutMs);
+  const signal = deadline.session.signal;
+  const stdin = ctx.io.stdin;
   const chunks: Buffer[] = [];
-  for await (const chunk of inv.ctx.io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  let onAbort = () => {};
+  try {
+    await new Promise<void>((resolve, reject) => {
+      onAbort = () => reject(signal.reason);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      stdin.on('data', (chunk: Buffer | string) => chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+      stdin.once('end', resolve);
+      stdin.once('error', reject);
+    });
+  } catch (err) {
+    if (ctx.signal.aborted) throw new InterruptedError('Interrupted: nothing was stored.');
+    if (err instanceof DeadlineReached) {
+      throw new TimeoutError(`Stopped: stdin did not end within the --timeout of the command (${formatDuration(timeoutMs!)}), so no key was read; nothing was stored.`, {
+        hint: 'Pipe the key and let stdin end: vidpub login --with-key < key.txt (or use --api-key-file key.txt).',
+      });
+    }
+    throw err;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    deadline.dispose();
+    stdin.pause();
+  }
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
@@ -89,6 +122,7 @@ export default defineCommand<LoginOpts, LoginResult>({
 
     const key = opts.withKey ? await readStdin(inv) : opts.keyFile ? await readKeyFile(ctx.cwd, opts.keyFile) : await askKey(inv);
     checkKeyShape(key, opts.withKey ? 'The key on stdin' : opts.keyFile ? `The key in ${sanitize(opts.keyFile)}` : 'The key you typed');
+    const keyReadAt = ctx.clock.now(); // where --timeout starts
 
     const client = await ctx.createClient({ ...inv.clientSettings, apiKey: key, apiKeyFile: undefined });
     let me;
@@ -101,12 +135,31 @@ export default defineCommand<LoginOpts, LoginResult>({
     if (globals.workspace && workspace !== globals.workspace) {
       throw new AuthError(`This key belongs to workspace "${sanitize(workspace)}", not "${sanitize(globals.workspace)}" (--workspace); nothing was stored.`);
     }
-    store.setProfile(globals.profile, {
-      api_key: key,
-      base_url: client.baseUrl,
-      workspace: workspace || undefined,
-      logged_in_at: new Date(ctx.clock.now()).toISOString(),
-    });
+    // A wait for another vidpub's lock on the file ends at Ctrl-C and at the --timeout, as the request does.
+    const timeoutMs = globals.commandTimeoutMs;
+    const deadline = bindDeadline(inv.session, timeoutMs === undefined ? undefined : keyReadAt + timeoutMs, timeoutMs);
+    try {
+      await store.setProfile(
+        globals.profile,
+        {
+          api_key: key,
+          base_url: client.baseUrl,
+          workspace: workspace || undefined,
+          logged_in_at: new Date(ctx.clock.now()).toISOString(),
+        },
+        deadline.session.signal,
+      );
+    } catch (err) {
+      if (ctx.signal.aborted) throw new InterruptedError('Interrupted: nothing was stored.');
+      if (err instanceof DeadlineReached) {
+        throw new TimeoutError(
+          `Stopped: the --timeout of the command was reached while waiting for the lock on ${sanitize(store.path)} (another vidpub login or logout is using it); nothing was stored.`,
+        );
+      }
+      throw err;
+    } finally {
+      deadline.dispose();
+    }
     if (ctx.env.VIDPUB_API_KEY?.trim()) {
       inv.log.warn('VIDPUB_API_KEY is set: it takes precedence over the stored key until you unset it.');
     }

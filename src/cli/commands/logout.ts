@@ -1,3 +1,4 @@
+import { InterruptedError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
 export interface LogoutResult {
@@ -23,8 +24,14 @@ export default defineCommand<Record<string, never>, LogoutResult>({
     let removed = false;
     if (profile?.api_key) {
       const rest = { base_url: profile.base_url };
-      if (rest.base_url) store.setProfile(globals.profile, rest);
-      else store.deleteProfile(globals.profile);
+      try {
+        // Ctrl-C ends a wait for another vidpub's lock on the file.
+        if (rest.base_url) await store.setProfile(globals.profile, rest, ctx.signal);
+        else await store.deleteProfile(globals.profile, ctx.signal);
+      } catch (err) {
+        if (ctx.signal.aborted) throw new InterruptedError('Interrupted: nothing was changed.');
+        throw err;
+      }
       removed = true;
     }
     if (ctx.env.VIDPUB_API_KEY?.trim()) {

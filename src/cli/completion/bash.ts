@@ -40,8 +40,17 @@ export function bashScript(m: CompletionModel, version: string): string {
     .join('\n');
   return `${header('bash', version, ['Load it in this shell:    source <(vidpub completion bash)', "Load it in every shell:   echo 'source <(vidpub completion bash)' >> ~/.bashrc"])}
 
+# The names come from the service and key of the --profile, --base-url and --api-key-file typed.
 __vidpub_destinations() {
-  command vidpub completion bash --destinations 2>/dev/null
+  local -a args=()
+  local j
+  for ((j = 1; j < \${#toks[@]}; j++)); do
+    case "\${toks[j]}" in
+      --profile|--base-url|--api-key-file) args+=("\${toks[j]}" "\${toks[j+1]}"); ((j++)) ;;
+      --profile=*|--base-url=*|--api-key-file=*) args+=("\${toks[j]}") ;;
+    esac
+  done
+  command vidpub "\${args[@]}" completion bash --destinations 2>/dev/null
 }
 
 ${choicesFunction(m)}

@@ -40,8 +40,26 @@ export function fishScript(m: CompletionModel, version: string): string {
   }
   return `${header('fish', version, ['Load it in this shell:  vidpub completion fish | source', 'Install it:             vidpub completion fish > ~/.config/fish/completions/vidpub.fish'])}
 
+# The names come from the service and key of the --profile, --base-url and --api-key-file typed.
 function __vidpub_destinations
-    command vidpub completion fish --destinations 2>/dev/null
+    set -l toks (commandline -opc)
+    set -l args
+    set -l take 0
+    for t in $toks[2..-1]
+        if test $take = 1
+            set -a args $t
+            set take 0
+            continue
+        end
+        switch $t
+            case --profile --base-url --api-key-file
+                set -a args $t
+                set take 1
+            case '--profile=*' '--base-url=*' '--api-key-file=*'
+                set -a args $t
+        end
+    end
+    command vidpub $args completion fish --destinations 2>/dev/null
 end
 
 # A comma-separated value (--to a,b): each word on stdin that fits what

@@ -62,9 +62,17 @@ __vidpub_add() {
   fi
 }
 
+# The names come from the service and key of the --profile, --base-url and --api-key-file typed.
 __vidpub_destinations() {
-  local -a dests
-  dests=(\${(f)"$(command vidpub completion zsh --destinations 2>/dev/null)"})
+  local -a dests args
+  local j
+  for ((j = 2; j < CURRENT; j++)); do
+    case \${words[j]} in
+      (--profile|--base-url|--api-key-file) args+=(\${words[j]} \${words[j+1]}); ((j++)) ;;
+      (--profile=*|--base-url=*|--api-key-file=*) args+=(\${words[j]}) ;;
+    esac
+  done
+  dests=(\${(f)"$(command vidpub $args completion zsh --destinations 2>/dev/null)"})
   __vidpub_add $1 $dests
 }
 

@@ -1,0 +1,52 @@
+/**
+ * login and logout meet a config file locked by another live vidpub: the wait
+ * for the lock ends at login's --timeout (exit 7) and at Ctrl-C (exit 130),
+ * never later, and nothing is stored.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { runCli, tempConfigDir } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
+
+const emu = useEmulator();
+
+/** A config dir holding one profile, its config.json locked by a live process (the parent of this test process). */
+function lockedConfig(): { dir: string; path: string; before: string } {
+  const dir = tempConfigDir();
+  const path = join(dir, 'config.json');
+  const before = JSON.stringify({ profiles: { default: { api_key: 'vp_live_keep', base_url: emu.baseUrl } } });
+  writeFileSync(path, before, { mode: 0o600 });
+  writeFileSync(`${path}.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), at: Date.now() }));
+  return { dir, path, before };
+}
+
+describe('a config file locked by another vidpub', () => {
+  test('login --timeout: the wait for the lock ends at the deadline, exit 7, nothing stored', async () => {
+    const { dir, path, before } = lockedConfig();
+    // 1 s of the command's time is 20 ms of the test's.
+    const r = await runCli(['login', '--with-key', '--profile', 'ci', '--timeout', '1s'], {
+      stdin: emu.key() + '\n',
+      clock: scaledClock(50),
+      env: { VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl },
+    });
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`Error: Stopped: the --timeout of the command was reached while waiting for the lock on ${path} (another vidpub login or logout is using it); nothing was stored.`);
+    expect(r.code).toBe(7);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+  }, 30_000);
+
+  test('logout: Ctrl-C during the wait for the lock stops it, exit 130, nothing changed', async () => {
+    const { dir, path, before } = lockedConfig();
+    const interrupt = new AbortController();
+    const timer = setTimeout(() => interrupt.abort(), 100);
+    const r = await runCli(['logout'], { signal: interrupt.signal, env: { VIDPUB_CONFIG_DIR: dir } });
+    clearTimeout(timer);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('Interrupted: nothing was changed.');
+    expect(r.code).toBe(130);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+  }, 30_000);
+});
