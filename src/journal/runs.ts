@@ -46,7 +46,7 @@ const bootedAt = (): number => Date.now() - uptime() * 1000;
 const SAME_BOOT_MS = 60_000;
 
 const KEY = /^[A-Za-z0-9_-]{1,100}$/;
-const STEP = /^[a-z:]{1,20}$/;
+const STEP = /^[a-z0-9:]{1,20}$/;
 
 export class RunStore {
   readonly #dir: string;

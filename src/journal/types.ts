@@ -164,7 +164,7 @@ export interface OpenRun {
   publishAt?: string;
   /** True once it ended not knowing whether it posted (exit 9, Ctrl-C mid-write). */
   ended?: boolean;
-  /** The step its post goes under when not "post": "post:fresh" once the cached destinations were refused and read again. */
+  /** The step its post goes under when not "post": "post:fresh" once the cached destinations were refused and read again ("post:fresh:2"... each time after). */
   step?: string;
 }
 
