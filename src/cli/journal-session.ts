@@ -33,6 +33,6 @@ export function lazyJournal(s: JournalSettings): Journal {
     lastPost: async () => (await get()).lastPost(),
     find: async (id) => (await get()).find(id),
     history: async (q) => (await get()).history(q),
-    runs: async (what) => (await get()).runs(what),
+    runs: async (what, workspace) => (await get()).runs(what, workspace),
   };
 }

@@ -247,9 +247,16 @@ export function errorJson(error: unknown, exitCode: number): string {
 /**
  * The command line that reruns `argv` with `key` as its --idempotency-key (any
  * other one dropped), and each flag of `values` with the value given there in
- * place of the one typed (the time a relative --at resolved to).
+ * place of the one typed (the time a relative --at resolved to). Which words
+ * are flags and which are values is read as the parser reads them, from the
+ * registry: the word after a flag that takes a value is its value whatever it
+ * looks like (`--caption --at` is the caption "--at").
  */
 export function rerunCommand(argv: string[], key: string, values: Record<string, string> = {}): string {
+  const entry = findCommand(commandNameOf(splitJsonFields(argv).args) ?? '');
+  const flags = [...GLOBAL_FLAGS, ...(entry?.flags ?? [])].filter((f) => f.value !== undefined);
+  const long = new Set(flags.map((f) => `--${f.name}`));
+  const short = new Set(flags.filter((f) => f.short !== undefined).map((f) => f.short!));
   const kept: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -257,18 +264,27 @@ export function rerunCommand(argv: string[], key: string, values: Record<string,
       kept.push(...argv.slice(i));
       break;
     }
-    if (a === '--idempotency-key') {
-      i++;
-      continue;
-    }
-    if (a.startsWith('--idempotency-key=')) continue;
-    const flag = a.split('=', 1)[0]!;
-    if (values[flag] !== undefined) {
-      kept.push(flag, values[flag]);
-      if (!a.includes('=')) i++;
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const flag = eq < 0 ? a : a.slice(0, eq);
+      if (!long.has(flag)) {
+        kept.push(a);
+        continue;
+      }
+      // `--flag=value` is one word; else the next word is the value.
+      const typed = eq < 0 ? argv.slice(i + 1, i + 2) : [];
+      i += typed.length;
+      if (flag === '--idempotency-key') continue;
+      if (values[flag] !== undefined) kept.push(flag, values[flag]);
+      else kept.push(a, ...typed);
       continue;
     }
     kept.push(a);
+    // -qy: switches; a one-letter flag that takes a value takes the rest of the word, or the next word.
+    if (a.length > 1 && a.startsWith('-')) {
+      const at = [...a.slice(1)].findIndex((c) => short.has(c));
+      if (at >= 0 && at === a.length - 2 && i + 1 < argv.length) kept.push(argv[++i]!);
+    }
   }
   const at = kept.indexOf('--');
   const args = at < 0 ? [...kept, '--idempotency-key', key] : [...kept.slice(0, at), '--idempotency-key', key, ...kept.slice(at)];
@@ -444,7 +460,8 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
         await emit(spec, data, inv);
         exitCode = ExitCode.OK;
       } catch (err) {
-        exitCode = await report(err, ctx, inv, spec, args);
+        // argv as typed: the rerun line of an unknown outcome keeps --json FIELDS.
+        exitCode = await report(err, ctx, inv, spec, argv);
       } finally {
         if (inv) await closeClient(inv);
       }

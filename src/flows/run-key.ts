@@ -12,7 +12,7 @@ export interface RunKey {
   given: boolean;
   /** True when this run took the key of an earlier run of the same command that was cut off (src/posts/cut-off.ts). */
   continued?: boolean;
-  /** The step a continued run's post goes under, when not "post" (the run it continues read its destinations again). */
+  /** The step a continued run's post goes under, when not "post" (the run it continues read its destinations again: "post:fresh", "post:fresh:2"...). */
   postStep?: string;
 }
 

@@ -357,15 +357,21 @@ export function createJournal(deps: JournalDeps): Journal {
       return out;
     },
 
-    async runs(what: unknown) {
+    async runs(what: unknown, workspace?: string) {
       const ctx = await clientContext();
-      const id = nodeCrypto().createHash('sha256').update(JSON.stringify([ctx.profile, ctx.base_url, ctx.key ?? null, what])).digest('hex').slice(0, 32);
+      const hash = (v: unknown) => nodeCrypto().createHash('sha256').update(JSON.stringify(v)).digest('hex').slice(0, 32);
+      // The service replays a key per workspace: in a known workspace, any of its keys (one rotated since) runs the same
+      // command. A run whose workspace was not known is noted by its key, and found by it too.
+      const byKey = hash([ctx.profile, ctx.base_url, ctx.key ?? null, what]);
+      const ids = workspace ? [hash(['workspace', ctx.base_url, workspace, what]), byKey] : [byKey];
       const { RunStore } = await import('./runs.js');
       const store = new RunStore(deps.dir, () => deps.clock.now());
       return {
-        cutOff: () => store.cutOff(id),
-        open: (run) => store.open(id, run),
-        end: (key, known) => store.end(id, key, known),
+        cutOff: () => store.cutOff(ids),
+        open: (run) => store.open(ids[0]!, run),
+        end: (key, known) => {
+          for (const id of ids) store.end(id, key, known);
+        },
       };
     },
   };

@@ -6,7 +6,8 @@
  * Before its first write, a post run without --idempotency-key leaves a file
  * runs/<what>.<key>.json in the state directory: `what` is a hash of what it
  * posts (the video, caption, destinations, options and time, at this service
- * with this key), `key` its base Idempotency-Key. When the post is known
+ * in this workspace, or with this key when the workspace is not known), `key`
+ * its base Idempotency-Key. When the post is known
  * (created, or found already created) or the run ends on a definite answer
  * (refused, nothing sent), the file is removed. It stays when the run was cut
  * off: killed, or ended not knowing whether its write was done (it is then
@@ -46,7 +47,7 @@ const bootedAt = (): number => Date.now() - uptime() * 1000;
 const SAME_BOOT_MS = 60_000;
 
 const KEY = /^[A-Za-z0-9_-]{1,100}$/;
-const STEP = /^[a-z:]{1,20}$/;
+const STEP = /^[a-z0-9:]{1,20}$/;
 
 export class RunStore {
   readonly #dir: string;
@@ -58,8 +59,9 @@ export class RunStore {
     this.#dir = join(stateDir, 'runs');
   }
 
-  /** The newest run of `what` that was cut off within RUN_MEMORY_MS; older files (of any run) are removed on the way. */
-  cutOff(what: string): OpenRun | undefined {
+  /** The newest run of any of `whats` that was cut off within RUN_MEMORY_MS; older files (of any run) are removed on the way. */
+  cutOff(what: string | readonly string[]): OpenRun | undefined {
+    const whats = typeof what === 'string' ? [what] : what;
     let best: OpenRun | undefined;
     for (const name of this.#names()) {
       const dot = name.indexOf('.');
@@ -70,7 +72,7 @@ export class RunStore {
         this.#remove(name);
         continue;
       }
-      if (name.slice(0, dot) !== what) continue;
+      if (!whats.includes(name.slice(0, dot))) continue;
       const sameBoot = run.booted === undefined || Math.abs(run.booted - bootedAt()) < SAME_BOOT_MS;
       const running = !run.ended && run.host === hostname() && sameBoot && (run.pid === pid || processAlive(run.pid));
       if (running) continue;

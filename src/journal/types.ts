@@ -164,7 +164,7 @@ export interface OpenRun {
   publishAt?: string;
   /** True once it ended not knowing whether it posted (exit 9, Ctrl-C mid-write). */
   ended?: boolean;
-  /** The step its post goes under when not "post": "post:fresh" once the cached destinations were refused and read again. */
+  /** The step its post goes under when not "post": "post:fresh" once the cached destinations were refused and read again ("post:fresh:2"... each time after). */
   step?: string;
 }
 
@@ -198,6 +198,9 @@ export interface Journal {
   /** One post by id (any profile). */
   find(postId: string): Promise<JournalPost | undefined>;
   history(q: HistoryQuery): Promise<JournalPost[]>;
-  /** The memory of the runs that post `what` (a description of the post: video, caption, destinations, options, time) at this service with this key. */
-  runs(what: unknown): Promise<RunMemory>;
+  /**
+   * The memory of the runs that post `what` (a description of the post: video, caption, destinations, options, time) at
+   * this service in `workspace` (its id: any of its keys), or with this key when the workspace is not known.
+   */
+  runs(what: unknown, workspace?: string): Promise<RunMemory>;
 }

@@ -8,8 +8,8 @@
  *
  * What counts as the same command: the same video (file path, size and
  * modification time; the link; the media id), caption, destinations with
- * their options, and time as typed, at the same service with the same key,
- * within 24 hours. --force-new (or --no-journal) posts anew.
+ * their options, and time as typed, at the same service in the same
+ * workspace (with any of its keys), within 24 hours. --force-new (or --no-journal) posts anew.
  */
 import type { Session } from '../flows/session.js';
 import type { RunKey } from '../flows/run-key.js';
@@ -37,6 +37,26 @@ export interface RunTrack {
   run?: OpenRun;
   /** The publish_at this run sends (a continued run: its first run's), once known. */
   publishAt?: string;
+  /** The id of the key's workspace, which names the run's note (undefined: not known, the key names it). */
+  workspace?: string;
+}
+
+/**
+ * The key's workspace, before the note is read: the service replays a key per
+ * workspace, so the same command run with another of its keys (one rotated
+ * since) continues the run. From the key's cache (7 days) on a warm run, so
+ * no request; else GET /me, which the journal reads for the post anyway.
+ * Unknown when it cannot be read (the note is then the key's); stopped only
+ * by the deadline or Ctrl-C.
+ */
+async function workspaceOf(session: Session): Promise<string | undefined> {
+  try {
+    const ws = await (await session.client()).workspace({ signal: session.signal });
+    return typeof ws?.id === 'string' && ws.id !== '' ? ws.id : undefined;
+  } catch (err) {
+    if (session.signal.aborted) throw err;
+    return undefined;
+  }
 }
 
 function describe(p: CutOffInput): unknown {
@@ -57,7 +77,8 @@ function describe(p: CutOffInput): unknown {
  */
 export async function continueCutOff(session: Session, key: RunKey, p: CutOffInput, track: RunTrack): Promise<ResolvedWhen | null> {
   if (!session.journal) return p.when;
-  const memory = await session.journal.runs(describe(p));
+  track.workspace = await workspaceOf(session);
+  const memory = await session.journal.runs(describe(p), track.workspace);
   const earlier = memory.cutOff();
   let when = p.when;
   // The first run's time ("in 2h" then): the one its post was made with, if it was.
@@ -105,7 +126,7 @@ export function noteRun(track: RunTrack): void {
  */
 export async function postMoved(session: Session, p: CutOffInput, track: RunTrack, step: string): Promise<void> {
   if (!session.journal || !track.memory || !track.run) return;
-  const memory = await session.journal.runs(describe(p));
+  const memory = await session.journal.runs(describe(p), track.workspace);
   track.memory.end(track.run.key, true);
   track.run = { ...track.run, step };
   memory.open(track.run);

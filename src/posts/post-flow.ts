@@ -216,6 +216,18 @@ function destinationsBody(plans: DestinationPlan[]): string {
   return JSON.stringify(plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })));
 }
 
+/**
+ * The step the post goes under once the destinations are read again after a
+ * refusal of the post under `step`: "post:fresh" after "post", then
+ * "post:fresh:2", "post:fresh:3"... (a run continued after one read again
+ * may have to read them again; its refusal is stored under the step it used).
+ */
+export function readAgainStep(step: string | undefined): string {
+  if (step === undefined || step === 'post') return 'post:fresh';
+  const n = /^post:fresh(?::(\d+))?$/.exec(step);
+  return n ? `post:fresh:${Number(n[1] ?? 1) + 1}` : `${step}:fresh`;
+}
+
 /** What a run's note in runs/ says it posts, to tell a rerun of it (cut-off.ts). */
 function cutOffInput(opts: PostOpts, caption: string, plans: DestinationPlan[]): CutOffInput {
   return { source: opts.source, caption, destinations: destinationsBody(plans), draft: opts.draft, when: opts.when, atText: opts.atText, zone: opts.zone };
@@ -583,8 +595,10 @@ async function createAndFollow(
       await client.memory?.forget(CACHE_ENTRIES.isDestinationData);
       const fresh = await refresh(media);
       names = fresh.names;
-      await postMoved(session, cutOffInput(opts, caption, fresh.plans), track, 'post:fresh');
-      post = await client.createPost(bodyOf(fresh.plans), { idempotencyKey: stepKey(key.key, 'post:fresh'), signal });
+      // A step of its own: the refused body is stored under the step just used (a continued run's may be one read again before).
+      const step = readAgainStep(key.postStep);
+      await postMoved(session, cutOffInput(opts, caption, fresh.plans), track, step);
+      post = await client.createPost(bodyOf(fresh.plans), { idempotencyKey: stepKey(key.key, step), signal });
     }
   } catch (err) {
     if (isDailyLimit(err)) {

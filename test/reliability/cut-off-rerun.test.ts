@@ -323,6 +323,47 @@ describe('a rerun of a post that was cut off', () => {
     expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
   });
 
+  it('a continued run whose destinations are refused again reads them again under a step of its own; a further rerun replays that post', async () => {
+    const env: Record<string, string> = { ...dirs(), VIDPUB_CACHE_DIR: mkdtempSync(join(tmpdir(), 'vidpub-cutoff-cache-')) };
+    const args = ['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'Read twice', '--no-input', '--no-wait', '--timeout', '60s'];
+    const visibility = (values: string[]) => emu.admin('POST', '/destinations/dst_demo_youtube', { options: [{ key: 'visibility', values, default: values.at(-1) }] });
+    expect((await run(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'Warm', '--no-input', '--no-wait'], env)).code).toBe(0);
+    const before = await totals();
+    // The cached "private" is refused; read again, "unlisted" is posted, and that post never reaches the service (exit 9).
+    await visibility(['public', 'unlisted']);
+    await emu.admin('POST', '/faults', [
+      { method: 'POST', path: '/v1/posts', action: 'delay', ms: 0, times: 1 },
+      { method: 'POST', path: '/v1/posts', action: 'reset_before_handling', times: 10 },
+    ]);
+    const first = await run(args, env);
+    expect(first.stderr).toMatch(/reading them again/);
+    expect(first.code).toBe(9);
+    await emu.admin('DELETE', '/faults');
+
+    // The rerun posts the cached "unlisted" under the first run's step: refused now too; read again, "public" is posted
+    // (made, its answer lost: exit 9), under a key of its own, not the refused one's.
+    await visibility(['public']);
+    await emu.admin('POST', '/faults', [
+      { method: 'POST', path: '/v1/posts', action: 'delay', ms: 0, times: 1 },
+      { method: 'POST', path: '/v1/posts', action: 'reset_after_handling', times: 10 },
+    ]);
+    const second = await run(args, env);
+    expect(second.stderr).toMatch(/ended without knowing whether it posted: continuing it under its key vp-/);
+    expect(second.stderr).toMatch(/reading them again/);
+    expect(second.stderr).toMatch(/The outcome is unknown: the post may have been created/);
+    expect(second.code, second.stderr).toBe(9);
+    await emu.admin('DELETE', '/faults');
+    expect((await totals()).posts).toBe(before.posts + 1);
+
+    const third = await run([...args, '--json'], env);
+    expect(third.stderr).toMatch(/ended without knowing whether it posted: continuing it under its key vp-/);
+    expect(third.stderr).toMatch(/Post post_\w+ was created by the earlier run this one continues; reporting it\./);
+    expect(third.code).toBe(0);
+    expect((JSON.parse(third.stdout) as Post).destinations[0]!.options).toMatchObject({ visibility: 'public' });
+    expect((await totals()).posts).toBe(before.posts + 1);
+    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toEqual([]);
+  });
+
   it('a run still going (its process alive) is not taken over: the same command run beside it is a post of its own', async () => {
     const env = dirs();
     const before = await totals();
