@@ -143,6 +143,13 @@ export interface ApiClient {
    * workspace does not change), and from the cache for WORKSPACE_TTL_MS.
    */
   workspace(o?: CallOptions): Promise<Me['workspace'] | undefined>;
+  /**
+   * --workspace / VIDPUB_WORKSPACE: resolves when the key belongs to the named
+   * workspace (at once when none is named), else rejects with an AuthError.
+   * Every write checks it; a flow calls it first when its reads decide what it
+   * writes, so a wrong key is told as such, not as a missing account.
+   */
+  checkWorkspace(o?: CallOptions): Promise<void>;
   listDestinations(o?: CallOptions): Promise<Destination[]>;
   getDestinationOptions(destinationId: string, o?: CallOptions): Promise<DestinationOptions>;
   createUpload(body: CreateUploadRequest, o?: CallOptions): Promise<CreateUploadResponse>;

@@ -313,7 +313,7 @@ class HttpApiClient implements ApiClient {
 
   /** Any endpoint of the contract: `path` is relative to baseUrl (e.g. "/me"). */
   async request<T = unknown>(method: HttpMethod, path: string, o: RequestOptions = {}): Promise<T> {
-    if (kindOf(method) === 'write') await this.#checkWorkspace(o.signal);
+    if (kindOf(method) === 'write') await this.checkWorkspace(o);
     const res = await this.#send(method, path, o);
     if (res.text.trim() === '') return undefined as T;
     try {
@@ -328,7 +328,7 @@ class HttpApiClient implements ApiClient {
   }
 
   /** --workspace: the key must belong to the named workspace before anything is written. */
-  #checkWorkspace(signal?: AbortSignal): Promise<void> {
+  checkWorkspace({ signal }: { signal?: AbortSignal } = {}): Promise<void> {
     const want = this.settings.workspace;
     if (!want) return Promise.resolve();
     this.#workspaceChecked ??= (async () => {

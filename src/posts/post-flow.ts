@@ -439,6 +439,8 @@ async function postWithin(
     }
   }
 
+  // --workspace first: with another workspace's key, the accounts asked for are not there to find.
+  await client.checkWorkspace({ signal });
   // Destinations, their options, what is missing: all before any upload.
   const { chosen, names, fromCache } = await chooseDestinations(opts, session);
   const { matchChosen } = await import('./destinations.js');

@@ -212,6 +212,18 @@ describe("the key's workspace", () => {
     expect(await readsSinceLast()).toContain('/v1/me');
   });
 
+  it("another workspace's key with --workspace is told as such before the accounts are looked up", async () => {
+    // Demo Second has no TikTok account: looked up first, the refusal would be "no active tiktok account" (exit 2).
+    await emu.admin('DELETE', '/requests');
+    const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'tiktok', '--caption', 'x', '--workspace', 'Demo', '--no-input'], {
+      env: { VIDPUB_API_KEY: 'vp_live_demo2_rw_P3s9Jd5Gk1Mx7Cv2' },
+    });
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toContain('This API key belongs to workspace "Demo Second", not "Demo" (--workspace / VIDPUB_WORKSPACE); nothing was written.');
+    expect(r.stderr).not.toContain('tiktok');
+    expect(await readsSinceLast()).toEqual(['/v1/me']);
+  });
+
   it('a refused key (401) drops everything cached under it', async () => {
     const key = 'vp_live_demo_revoked_X2v6Bn4Ts8Hj';
     const keyId = createHash('sha256').update(key).digest('hex').slice(0, 12);
