@@ -48,6 +48,11 @@ export function stateOf(status: string, destinations: { status?: string }[]): st
   return status;
 }
 
+/** The word for a post as a look saw it: published, failed, or its status (draft, scheduled, publishing). */
+function seenOutcome(state: string): string {
+  return state === 'completed' ? 'published' : state;
+}
+
 function seenDestinations(post: Post): StatusRecord['destinations'] {
   return (Array.isArray(post.destinations) ? post.destinations : []).map((d) => {
     const s: StatusRecord['destinations'][number] = { id: String(d.destination_id), status: String(d.status ?? 'unknown') };
@@ -150,7 +155,11 @@ export function createJournal(deps: JournalDeps): Journal {
       return out;
     });
     const status = last?.status ?? p.status;
-    const outcome = statuses.find((s) => s.outcome)?.outcome ?? p.outcome;
+    const state = stateOf(status, destinations);
+    // What is known now: the newest record's word. A look that ended no command (status, history --refresh)
+    // says what it saw; how each command ended stays in `outcomes`.
+    const outcome = last === undefined ? p.outcome : (last.outcome ?? seenOutcome(state));
+    const outcomes = [{ at: p.at, outcome: p.outcome }, ...statuses.filter((s) => s.outcome).reverse().map((s) => ({ at: s.at, outcome: s.outcome! }))];
     const post: JournalPost = {
       post_id: p.post_id,
       at: p.at,
@@ -161,8 +170,9 @@ export function createJournal(deps: JournalDeps): Journal {
       publish_at: last?.publish_at !== undefined ? last.publish_at : p.publish_at,
       draft: p.draft,
       status,
-      state: stateOf(status, destinations),
+      state,
       outcome,
+      outcomes,
       seen_at: last?.at ?? p.at,
       destinations,
     };

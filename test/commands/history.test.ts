@@ -112,6 +112,26 @@ describe('vidpub history', () => {
     expect((await emu.requests()).filter((q) => q.method === 'GET' && q.path === `/v1/posts/${p.id}`).length).toBe(gets);
   });
 
+  it('--refresh tells what is now known: a post whose command timed out (exit 7) and has since published says published; the timeout stays in its outcomes', async () => {
+    // The post is made, then every look of its wait hangs until --timeout.
+    await emu.fault({ method: 'GET', path: '/v1/posts/*', action: 'hang', times: 50 });
+    const made = await run(['post', '--media', 'med_demo_sample', '--caption', 'hello', '--to', 'linkedin', '--timeout', '1s'], { clock: undefined });
+    expect(made.code).toBe(7);
+    expect(made.stderr).toMatch(/Stopped waiting for post (post_\w+) after 1s \(--timeout\); it goes on at the service\./);
+    const id = /Stopped waiting for post (post_\w+)/.exec(made.stderr)![1]!;
+    await emu.admin('DELETE', '/faults');
+    expect(JSON.parse((await run(['history', '--json'])).stdout)[0]).toMatchObject({ post_id: id, state: 'publishing', outcome: 'timeout' });
+    await settled(id);
+
+    const r = await run(['history', '--refresh', '--json']);
+    expect(r.code).toBe(0);
+    const p = JSON.parse(r.stdout)[0];
+    expect(p).toMatchObject({ post_id: id, state: 'completed', outcome: 'published' });
+    expect(p.outcomes.map((o: { outcome: string }) => o.outcome)).toEqual(['created', 'timeout']);
+    // A plain read of the journal afterwards tells the same.
+    expect(JSON.parse((await run(['history', '--json'])).stdout)[0]).toMatchObject({ state: 'completed', outcome: 'published' });
+  });
+
   it('--refresh against a service that never answers ends at --timeout: exit 7, the journal untouched', async () => {
     const p = await post(['--to', 'linkedin', '--no-wait']);
     await emu.fault({ method: 'GET', path: '/v1/posts/*', action: 'hang', times: 5 });
