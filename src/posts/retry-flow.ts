@@ -72,11 +72,33 @@ async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResu
     return { post: original, names, zone: opts.zone, nothing: true, retryOf: original.id };
   }
 
-  const chosen = pick(failed, opts.to, all, names, original.id);
-  const key = retryKey(original.id, chosen.map((d) => d.destination_id));
+  let chosen = pick(failed, opts.to, all, names, original.id);
+  let key = retryKey(original.id, chosen.map((d) => d.destination_id));
 
   // Retried before from this machine (any age): report that post, create nothing.
-  const earlier = await session.journal?.findByKey(key);
+  let earlier = await session.journal?.findByKey(key);
+  if (!earlier) {
+    // A destination an earlier retry of another set already posted to (retry --to one, then retry): not posted again.
+    const done = await retriedBefore(session, original.id);
+    const left = chosen.filter((d) => !done.has(d.destination_id));
+    for (const d of chosen) {
+      const by = done.get(d.destination_id);
+      if (!by) continue;
+      session.log.info(
+        `${sanitize(names[d.destination_id] ?? d.destination_id)} was already retried as post ${by.post_id} on ${by.at} (this machine's journal): not posted again.` +
+          (by.status === 'failed' || by.status === 'cancelled' ? ` It ${by.status} there too: vidpub retry ${by.post_id}` : ''),
+      );
+    }
+    if (left.length === 0) {
+      session.log.info(`Post ${original.id}: nothing to retry, nothing was sent.`);
+      return { post: original, names, zone: opts.zone, nothing: true, retryOf: original.id };
+    }
+    if (left.length < chosen.length) {
+      chosen = left;
+      key = retryKey(original.id, chosen.map((d) => d.destination_id));
+      earlier = await session.journal?.findByKey(key);
+    }
+  }
   if (earlier) {
     const message =
       `${chosen.length === 1 ? 'This destination' : 'These destinations'} of post ${original.id} ${chosen.length === 1 ? 'was' : 'were'} already retried ` +
@@ -136,6 +158,20 @@ async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResu
     post,
   );
   return { ...r, retryOf: original.id };
+}
+
+/** The destinations earlier retries of `postId` posted to, from this machine's journal: id → that retry post, its time and the destination's state there. */
+async function retriedBefore(session: Session, postId: string): Promise<Map<string, { post_id: string; at: string; status?: string }>> {
+  const done = new Map<string, { post_id: string; at: string; status?: string }>();
+  const journal = session.journal;
+  if (!journal) return done;
+  const original = await journal.find(postId);
+  // Newest first: the newest retry of a destination is the one to name.
+  for (const id of [...(original?.retried_by ?? [])].reverse()) {
+    const retry = await journal.find(id);
+    for (const d of retry?.destinations ?? []) if (!done.has(d.id)) done.set(d.id, { post_id: id, at: retry!.at, status: d.status });
+  }
+  return done;
 }
 
 /** The failed destinations --to names (all of them without --to). */

@@ -97,6 +97,41 @@ describe('vidpub retry', () => {
     expect((await postsCreated()).length).toBe(before);
   });
 
+  it('a destination already retried from here is not posted again by a retry naming another set of destinations', async () => {
+    await emu.fault({ destination_fail: 'dst_demo_youtube' });
+    await emu.fault({ destination_fail: 'dst_demo_linkedin' });
+    const made = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin,youtube', '--caption', 'launch']);
+    expect(made.code).toBe(6);
+    await emu.admin('DELETE', '/faults');
+    const id = /^id\t(\S+)$/m.exec(made.stdout)![1]!;
+
+    const one = await run(['retry', id, '--to', 'linkedin', '--json']);
+    expect(one.code).toBe(0);
+    const a = JSON.parse(one.stdout) as Post;
+    const before = (await postsCreated()).length;
+
+    // All the failed ones: only YouTube is posted; LinkedIn was retried as post a.
+    const all = await run(['retry', id, '--json']);
+    expect(all.code).toBe(0);
+    expect(all.stderr).toMatch(new RegExp(`@vidpub-demo \\(linkedin\\) was already retried as post ${a.id} on \\S+ \\(this machine's journal\\): not posted again\\.`));
+    const b = JSON.parse(all.stdout) as Post;
+    expect(b.destinations.map((d) => d.destination_id)).toEqual(['dst_demo_youtube']);
+    expect((await postsCreated()).length).toBe(before + 1);
+
+    // Both retried now: a rerun sends nothing (exit 0), naming both posts; --to youtube reports post b.
+    for (const args of [[], ['--to', 'linkedin,youtube']]) {
+      const again = await run(['retry', id, ...args]);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toBe('');
+      expect(again.stderr).toMatch(new RegExp(`@vidpubdemo \\(youtube\\) was already retried as post ${b.id} on `));
+      expect(again.stderr).toMatch(new RegExp(`Post ${id}: nothing to retry, nothing was sent\\.`));
+    }
+    const youtube = await run(['retry', id, '--to', 'youtube', '--json']);
+    expect(youtube.code).toBe(0);
+    expect(JSON.parse(youtube.stdout).id).toBe(b.id);
+    expect((await postsCreated()).length).toBe(before + 1);
+  });
+
   it('an unknown post: exit 5', async () => {
     const r = await run(['retry', 'post_nope']);
     expect(r.code).toBe(5);
