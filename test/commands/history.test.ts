@@ -220,6 +220,30 @@ describe('vidpub status: no id, a video id, a draft', () => {
     expect(look.stdout).toMatch(/^error\t.+/m);
   });
 
+  it('a post the service no longer knows: exit 5, and the journal says when it was made and how it was last seen', async () => {
+    const p = await post(['--to', 'linkedin']);
+    await emu.reset(); // the service forgets it (as a post deleted in the web app)
+    for (const args of [['status', p.id], ['status']]) {
+      const r = await run(args);
+      expect(r.code).toBe(5);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(new RegExp(`Error: Not found: No post with id "${p.id}" in this workspace\\. \\(HTTP 404 not_found\\)`));
+      expect(r.stderr).toMatch(
+        new RegExp(`This machine's journal has it: made on \\S+Z with profile "default" in workspace Demo, last seen completed on \\S+Z \\(vidpub history --json for all it recorded\\)\\.`),
+      );
+    }
+  });
+
+  it('a post made with another profile: exit 5, and the journal names that profile', async () => {
+    const made = await run(['post', '--media', 'med_studio_sample', '--to', 'dst_studio_youtube', '--caption', 'hello', '--json'], { env: { ...emu.env('Studio'), VIDPUB_PROFILE: 'studio' } });
+    expect(made.code).toBe(0);
+    const p = JSON.parse(made.stdout) as Post;
+    const r = await run(['status', p.id]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(new RegExp(`This machine's journal has it: made on \\S+Z with profile "studio" in workspace Studio, last seen \\w+ on \\S+Z`));
+    expect(r.stderr).toMatch(new RegExp(`vidpub --profile studio status ${p.id}`));
+  });
+
   it('an unknown video: exit 5', async () => {
     const r = await run(['status', 'med_nope']);
     expect(r.code).toBe(5);
