@@ -47,4 +47,28 @@ describe('a journal line of the wrong shape', () => {
     expect(s.code).toBe(0);
     expect(JSON.parse(s.stdout)).toMatchObject({ id });
   });
+
+  it('a record without its status, or with a destination\'s name or state not text (an edit by hand), is skipped too, not an "unexpected" error (exit 1)', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'vidpub-journal-shape-'));
+    const run = cliRunner(() => ({ env: { ...emu.env(), VIDPUB_STATE_DIR: state } }));
+    const posted = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'kept', '--no-wait', '--json']);
+    expect(posted.code).toBe(0);
+    const id = (JSON.parse(posted.stdout) as { id: string }).id;
+    const file = join(state, 'journal.jsonl');
+    appendFileSync(
+      file,
+      [
+        '{"v":1,"kind":"post","profile":"default","at":"2026-11-01T00:00:00.000Z","post_id":"post_x","caption":"x","destinations":[]}',
+        '{"v":1,"kind":"post","profile":"default","at":"2026-11-01T00:00:00.000Z","post_id":"post_x","caption":"x","status":"completed","destinations":[{"id":"dst_a","name":5}]}',
+        '{"v":1,"kind":"status","profile":"default","post_id":"' + id + '","status":"completed","destinations":[{"id":"dst_demo_linkedin","status":{"a":1}}]}',
+      ].join('\n') + '\n',
+    );
+    for (const args of [['history'], ['history', '--all-profiles', '--json'], ['status', '--json']]) {
+      const r = await run(args, { tty: args.length === 1, env: { NO_COLOR: '1' } });
+      expect(r.stderr).toMatch(new RegExp(`! Skipped a damaged line in the journal: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} line \\d+ \\(the file is left as it is\\)\\.`));
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(id);
+      expect(r.stdout).not.toContain('post_x');
+    }
+  });
 });
