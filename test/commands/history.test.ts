@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/types.js';
 import { runCli, type RunOptions } from '../support/cli.js';
+import { realClock, type Clock } from '../../src/cli/context.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
@@ -31,6 +32,12 @@ async function settled(id: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`post ${id} did not finish`);
+}
+
+/** The real clock moved to start at `start` (the time the journal records). */
+function shiftedClock(start: number): Clock {
+  const off = start - Date.now();
+  return { now: () => Date.now() + off, sleep: realClock.sleep };
 }
 
 beforeEach(async () => {
@@ -78,11 +85,36 @@ describe('vidpub history', () => {
     expect(await ids(['--workspace', 'Studio'])).toEqual([]);
   });
 
+  it('--since a date or a time without an offset is read in the time zone the table shows (TZ), both alike', async () => {
+    // Made at 03:00 UTC on 1 January 2030: 22:00 on 31 December 2029 in New York.
+    const made = await run(['post', '--media', 'med_demo_sample', '--caption', 'hello', '--to', 'linkedin', '--no-wait', '--json'], {
+      clock: shiftedClock(Date.parse('2030-01-01T03:00:00Z')),
+    });
+    expect(made.code).toBe(0);
+    const id = (JSON.parse(made.stdout) as Post).id;
+    const ny = { TZ: 'America/New_York', NO_COLOR: '1' };
+    const table = await run(['history'], { tty: true, env: ny });
+    expect(table.stdout).toMatch(new RegExp(`^${id} +2029-12-31 22:00 `, 'm'));
+    const ids = async (since: string) => {
+      const r = await run(['history', '--json', '--since', since], { env: ny });
+      expect(r.code).toBe(0);
+      return (JSON.parse(r.stdout) as { post_id: string }[]).map((p) => p.post_id);
+    };
+    expect(await ids('2029-12-31')).toEqual([id]);
+    expect(await ids('2029-12-31T21:59')).toEqual([id]);
+    expect(await ids('2030-01-01')).toEqual([]);
+    expect(await ids('2030-01-01T00:00')).toEqual([]);
+    expect(await ids('2029-12-31 22:01')).toEqual([]);
+    expect(await ids('2030-01-01T02:59:00Z')).toEqual([id]);
+  });
+
   it('bad flags: exit 2 with the message', async () => {
     const cases: [string[], RegExp][] = [
       [['--status', 'done'], /Error: invalid --status "done": use one of draft, scheduled, publishing, completed, failed/],
       [['--limit', '0'], /Error: invalid --limit "0": give a whole number from 1 to 100,000/],
       [['--since', 'yesterday'], /Error: invalid --since "yesterday": give a duration back from now/],
+      [['--since', '2026-02-30'], /Error: invalid --since "2026-02-30": give a duration back from now/],
+      [['--since', '2026-11-23T24:00'], /Error: invalid --since "2026-11-23T24:00": give a duration back from now/],
     ];
     for (const [args, message] of cases) {
       const r = await run(['history', ...args]);
