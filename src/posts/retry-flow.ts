@@ -48,9 +48,11 @@ export async function runRetry(opts: RetryOpts, outer: Session): Promise<RetryRe
     return await withinTimeout(outer, opts.timeoutMs, `before the retry of post ${opts.postId} was sent; nothing was posted`, (session) => retryWithin(opts, session));
   } catch (err) {
     if (!(err instanceof OutcomeUnknownError)) throw err;
-    // Its key comes from the post and the destinations, so the same command settles it (it takes no --idempotency-key).
+    // Its key comes from the post and the destinations, so the same command settles it (it takes no --idempotency-key),
+    // with the time it sent: a relative --at ("+2h") is another time on each run, and another body under the key.
+    const at = opts.when.now ? '' : ` --at ${shellWord(opts.when.publishAt)}`;
     throw err.retold(`The outcome is unknown: the retry of post ${opts.postId} may have been created; ${err.why}.`, {
-      hint: `Run "vidpub retry ${opts.postId}${opts.to.length > 0 ? ` --to ${shellWord(opts.to.join(','))}` : ''}" again to settle it: a retry already made is reported, not made twice.`,
+      hint: `Run "vidpub retry ${opts.postId}${opts.to.length > 0 ? ` --to ${shellWord(opts.to.join(','))}` : ''}${at}" again to settle it: a retry already made is reported, not made twice.`,
     });
   }
 }

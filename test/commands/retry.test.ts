@@ -132,6 +132,22 @@ describe('vidpub retry', () => {
     expect((await postsCreated()).length).toBe(before + 1);
   });
 
+  it('--at +2h with no answer to the post (exit 9): the rerun the error gives carries the time sent, and reports the post made, none twice', async () => {
+    const id = await halfFailed();
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'reset_after_handling', times: 10 });
+    const cut = await run(['retry', id, '--at', '+2h', '--yes']);
+    expect(cut.code).toBe(9);
+    const made = (await postsCreated()).length;
+    await emu.admin('DELETE', '/faults');
+    const m = /Run "(vidpub retry [^"]+)" again to settle it: a retry already made is reported, not made twice\./.exec(cut.stderr);
+    expect(m?.[1]).toMatch(new RegExp(`^vidpub retry ${id} --at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(?:Z|[+-]\\d\\d:\\d\\d)$`));
+    const again = await run([...m![1]!.split(' ').slice(1), '--yes', '--json']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(new RegExp(`Post (post_\\w+) was already created by an earlier retry of ${id}; reporting it\\.`));
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'scheduled' });
+    expect((await postsCreated()).length).toBe(made);
+  });
+
   it('an unknown post: exit 5', async () => {
     const r = await run(['retry', 'post_nope']);
     expect(r.code).toBe(5);
