@@ -141,6 +141,14 @@ async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResu
       throw dailyLimitError(err, 'no post was created', `Run "vidpub retry ${original.id}" again after the reset, or add --wait-for-quota to wait for it.`, opts.zone, clock.now());
     }
     if (err instanceof BlockedError) throw blockedCreate(err, names);
+    // The key of this retry was sent before with another body: only publish_at can differ (the rest comes from the post).
+    if (err instanceof UsageError && err.http?.code === 'idempotency_key_reused') {
+      const dests = chosen.map((d) => sanitize(names[d.destination_id] ?? d.destination_id)).join(', ');
+      throw new UsageError(
+        `an earlier retry of post ${original.id} to ${dests} was sent with another time and may have made a post (this machine's journal has none from it); nothing was posted now`,
+        { hint: "Settle it with the command that retry's error gave (with the --at it sent); it reports the post if it was made.", http: err.http, cause: err },
+      );
+    }
     throw err;
   }
   const replayed = responseMeta(post)?.replayed === true;

@@ -139,6 +139,14 @@ describe('vidpub retry', () => {
     expect(cut.code).toBe(9);
     const made = (await postsCreated()).length;
     await emu.admin('DELETE', '/faults');
+    // Run with another time, the service refuses the key: said as what it means for a retry (which takes no key).
+    const other = await run(['retry', id, '--at', '+3h', '--yes']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(
+      new RegExp(`Error: an earlier retry of post ${id} to @vidpubdemo \\(youtube\\) was sent with another time and may have made a post \\(this machine's journal has none from it\\); nothing was posted now`),
+    );
+    expect(other.stderr).toMatch(/Settle it with the command that retry's error gave \(with the --at it sent\); it reports the post if it was made\./);
+    expect(other.stderr).not.toMatch(/use a new key/);
     const m = /Run "(vidpub retry [^"]+)" again to settle it: a retry already made is reported, not made twice\./.exec(cut.stderr);
     expect(m?.[1]).toMatch(new RegExp(`^vidpub retry ${id} --at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(?:Z|[+-]\\d\\d:\\d\\d)$`));
     const again = await run([...m![1]!.split(' ').slice(1), '--yes', '--json']);
