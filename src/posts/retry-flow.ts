@@ -61,7 +61,13 @@ async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResu
   const client = await session.client();
   const { signal, clock } = session;
   const deadlineMs = session.deadlineMs ?? clock.now() + opts.timeoutMs;
-  const original = await client.getPost(opts.postId, { signal });
+  let original: Post;
+  try {
+    original = await client.getPost(opts.postId, { signal });
+  } catch (err) {
+    const { journalKnows } = await import('./status-flow.js');
+    throw await journalKnows(err, opts.postId, session, 'retry');
+  }
   let names: Record<string, string> = {};
   const all = await client.listDestinations({ signal, cached: true }).catch(() => []);
   names = namesOf(all);

@@ -46,7 +46,7 @@ export async function runAnyStatus(opts: AnyStatusOpts, session: Session): Promi
 }
 
 /** A post the service does not know (404) that this machine made: the error says what the journal remembers of it. */
-async function journalKnows(err: unknown, postId: string, session: Session): Promise<unknown> {
+export async function journalKnows(err: unknown, postId: string, session: Session, command = 'status'): Promise<unknown> {
   if (!(err instanceof NotFoundError) || !session.journal) return err;
   const p = await session.journal.find(postId).catch(() => undefined);
   if (!p) return err;
@@ -56,7 +56,7 @@ async function journalKnows(err: unknown, postId: string, session: Session): Pro
     `This machine's journal has it: made on ${p.at} with profile "${sanitize(p.profile)}"${p.workspace ? ` in workspace ${sanitize(p.workspace)}` : ''}, ` +
     `last seen ${p.state} on ${p.seen_at}`;
   const hint = otherKey
-    ? `${known}, with another key or service than this one. Look with that profile: vidpub --profile ${shellWord(p.profile)} status ${postId}`
+    ? `${known}, with another key or service than this one. Look with that profile: vidpub --profile ${shellWord(p.profile)} ${command} ${postId}`
     : `${known} (vidpub history --json for all it recorded). The service no longer has it: deleted in the web app, or dropped as an old finished post.`;
   return new NotFoundError(err.message, { hint, cause: err, ...(err.http ? { http: err.http } : {}) });
 }

@@ -156,6 +156,16 @@ describe('vidpub retry', () => {
     expect((await postsCreated()).length).toBe(made);
   });
 
+  it('a post made here that the service no longer knows: exit 5, the journal says what it remembers', async () => {
+    const id = await halfFailed();
+    await emu.reset();
+    const r = await run(['retry', id]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(new RegExp(`Error: Not found: No post with id "${id}" in this workspace\\.`));
+    expect(r.stderr).toMatch(/This machine's journal has it: made on \S+Z with profile "default" in workspace Demo, last seen failed on \S+Z/);
+    expect(await writes()).toHaveLength(0);
+  });
+
   it('an unknown post: exit 5', async () => {
     const r = await run(['retry', 'post_nope']);
     expect(r.code).toBe(5);
