@@ -164,6 +164,21 @@ describe('vidpub history', () => {
     expect(JSON.parse((await run(['history', '--json'])).stdout)[0]).toMatchObject({ state: 'completed', outcome: 'published' });
   });
 
+  it('--refresh reads drafts too: a draft whose publish got no answer (exit 9) and was published shows what it is now', async () => {
+    const d = await post(['--to', 'linkedin', '--draft']);
+    await emu.fault({ method: 'POST', path: `/v1/posts/${d.id}/publish`, action: 'reset_after_handling', times: 10 });
+    const pub = await run(['publish', d.id, '--yes']);
+    expect(pub.code).toBe(9);
+    expect(pub.stderr).toMatch(new RegExp(`The outcome is unknown: post ${d.id} may have been sent to publish`));
+    await emu.admin('DELETE', '/faults');
+    await settled(d.id);
+    expect(JSON.parse((await run(['history', '--json'])).stdout)[0]).toMatchObject({ post_id: d.id, state: 'draft' });
+
+    const r = await run(['history', '--refresh', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)[0]).toMatchObject({ post_id: d.id, state: 'completed', outcome: 'published' });
+  });
+
   it('--refresh against a service that never answers ends at --timeout: exit 7, the journal untouched', async () => {
     const p = await post(['--to', 'linkedin', '--no-wait']);
     await emu.fault({ method: 'GET', path: '/v1/posts/*', action: 'hang', times: 5 });

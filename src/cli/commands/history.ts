@@ -45,8 +45,8 @@ interface Opts extends HistoryOpts {
 export default defineCommand<Opts, HistoryResult & { zone: string }>({
   description:
     'List the posts made from this machine (the local journal), newest first: id, time, status, each destination\'s ' +
-    'state, caption. Only what vidpub recorded here, with the state last seen; --refresh reads the posts still in ' +
-    'progress again from the service. --workspace (global) keeps the posts of that workspace. Also: vidpub posts.',
+    'state, caption. Only what vidpub recorded here, with the state last seen; --refresh reads the drafts and the posts ' +
+    'still in progress again from the service. --workspace (global) keeps the posts of that workspace. Also: vidpub posts.',
   examples: [
     'vidpub history',
     'vidpub history --status failed --since 7d',
