@@ -333,6 +333,14 @@ export function createJournal(deps: JournalDeps): Journal {
       return foldOne(postId);
     },
 
+    async retriesOf(postId: string) {
+      const ids: string[] = [];
+      for (const r of records(`"retry_of":${JSON.stringify(postId)}`)) {
+        if (r.kind === 'post' && r.retry_of === postId && !ids.includes(r.post_id)) ids.push(r.post_id);
+      }
+      return ids.map(foldOne).filter((p): p is JournalPost => p !== undefined);
+    },
+
     async history(q: HistoryQuery) {
       const out: JournalPost[] = [];
       const statuses = new Map<string, StatusRecord[]>();

@@ -202,6 +202,8 @@ export interface Journal {
   lastPost(): Promise<JournalPost | undefined>;
   /** One post by id (any profile). */
   find(postId: string): Promise<JournalPost | undefined>;
+  /** The retries made of a post (`vidpub retry`), newest first, whether or not the journal has the post itself. */
+  retriesOf(postId: string): Promise<JournalPost[]>;
   history(q: HistoryQuery): Promise<JournalPost[]>;
   /** The memory of the runs that post `what` (a description of the post: video, caption, destinations, options, time) at this service with this key. */
   runs(what: unknown): Promise<RunMemory>;

@@ -181,11 +181,9 @@ async function retriedBefore(session: Session, postId: string): Promise<Map<stri
   const done = new Map<string, { post_id: string; at: string; status?: string }>();
   const journal = session.journal;
   if (!journal) return done;
-  const original = await journal.find(postId);
   // Newest first: the newest retry of a destination is the one to name.
-  for (const id of [...(original?.retried_by ?? [])].reverse()) {
-    const retry = await journal.find(id);
-    for (const d of retry?.destinations ?? []) if (!done.has(d.id)) done.set(d.id, { post_id: id, at: retry!.at, status: d.status });
+  for (const retry of await journal.retriesOf(postId)) {
+    for (const d of retry.destinations) if (!done.has(d.id)) done.set(d.id, { post_id: retry.post_id, at: retry.at, status: d.status });
   }
   return done;
 }

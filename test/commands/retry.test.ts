@@ -132,6 +132,30 @@ describe('vidpub retry', () => {
     expect((await postsCreated()).length).toBe(before + 1);
   });
 
+  it('a post made elsewhere (not in this journal), retried here --to one then all: the first is not posted again', async () => {
+    await emu.fault({ destination_fail: 'dst_demo_youtube' });
+    await emu.fault({ destination_fail: 'dst_demo_linkedin' });
+    const made = await emu.api.post<Post>('/posts', {
+      media_id: 'med_demo_sample',
+      caption: 'from elsewhere',
+      destinations: [{ destination_id: 'dst_demo_linkedin' }, { destination_id: 'dst_demo_youtube' }],
+      publish_at: 'now',
+    });
+    const id = made.body.id;
+    for (let i = 0; i < 200 && (await emu.api.call<Post>('GET', `/posts/${id}`)).body.status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 20));
+    await emu.admin('DELETE', '/faults');
+
+    const one = await run(['retry', id, '--to', 'linkedin', '--json']);
+    expect(one.code).toBe(0);
+    const a = JSON.parse(one.stdout) as Post;
+    const before = (await postsCreated()).length;
+    const all = await run(['retry', id, '--json']);
+    expect(all.code).toBe(0);
+    expect(all.stderr).toMatch(new RegExp(`@vidpub-demo \\(linkedin\\) was already retried as post ${a.id} on \\S+ \\(this machine's journal\\): not posted again\\.`));
+    expect((JSON.parse(all.stdout) as Post).destinations.map((d) => d.destination_id)).toEqual(['dst_demo_youtube']);
+    expect((await postsCreated()).length).toBe(before + 1);
+  });
+
   it('--at +2h with no answer to the post (exit 9): the rerun the error gives carries the time sent, and reports the post made, none twice', async () => {
     const id = await halfFailed();
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'reset_after_handling', times: 10 });
