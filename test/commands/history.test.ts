@@ -114,12 +114,23 @@ describe('vidpub history', () => {
       [['--limit', '0'], /Error: invalid --limit "0": give a whole number from 1 to 100,000/],
       [['--since', 'yesterday'], /Error: invalid --since "yesterday": give a duration back from now/],
       [['--since', '2026-02-30'], /Error: invalid --since "2026-02-30": give a duration back from now/],
+      [['--destination', ''], /Error: invalid --destination "": give a destination id, @handle or platform/],
       [['--since', '2026-11-23T24:00'], /Error: invalid --since "2026-11-23T24:00": give a duration back from now/],
     ];
     for (const [args, message] of cases) {
       const r = await run(['history', ...args]);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(message);
+    }
+  });
+
+  it('--workspace "" (an empty VIDPUB_WORKSPACE) filters nothing, as it checks nothing on a write', async () => {
+    const a = await post(['--to', 'linkedin']);
+    for (const opts of [{ args: ['--workspace', ''] }, { args: [], env: { VIDPUB_WORKSPACE: '' } }]) {
+      const r = await run(['history', ...opts.args], { env: opts.env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^${a.id}\t`));
+      expect(r.stderr).not.toMatch(/No posts recorded yet/);
     }
   });
 

@@ -63,12 +63,17 @@ export default defineCommand<Opts, HistoryResult & { zone: string }>({
     if (state !== undefined && !STATES.includes(state)) {
       throw new UsageError(`invalid --status "${sanitize(state)}": use one of ${STATES.join(', ')}`);
     }
+    const destination = flags.destination as string | undefined;
+    if (destination !== undefined && destination.trim().replace(/^@/, '') === '') {
+      throw new UsageError(`invalid --destination "${sanitize(destination)}": give a destination id, @handle or platform`);
+    }
     return {
       limit,
       state,
       sinceMs: flags.since === undefined ? undefined : parseSince(String(flags.since), inv.ctx.clock.now(), resolveTimeZone(undefined, inv.ctx.env)),
-      destination: flags.destination as string | undefined,
-      workspace: inv.globals.workspace,
+      destination,
+      // Empty (VIDPUB_WORKSPACE=""): no workspace, as a write checks none.
+      workspace: inv.globals.workspace || undefined,
       profile: flags.allProfiles === true ? undefined : inv.globals.profile,
       refresh: flags.refresh === true,
       zone: resolveTimeZone(undefined, inv.ctx.env),
@@ -77,7 +82,7 @@ export default defineCommand<Opts, HistoryResult & { zone: string }>({
   async run(opts, inv) {
     const r = await runHistory(opts, inv.session);
     if (r.posts.length === 0) {
-      const filtered = opts.state || opts.sinceMs !== undefined || opts.destination || opts.workspace;
+      const filtered = opts.state !== undefined || opts.sinceMs !== undefined || opts.destination !== undefined || opts.workspace !== undefined;
       inv.log.info(`No posts ${filtered ? 'match' : 'recorded yet'} in the journal (${r.dir})${opts.profile ? ` for profile "${opts.profile}"` : ''}.`);
     }
     return { ...r, zone: opts.zone };
