@@ -86,6 +86,17 @@ describe('vidpub retry', () => {
     expect(r.stderr).toMatch(/Its destinations to retry: @vidpubdemo \(youtube\) \(failed\)\./);
   });
 
+  it('--to "" (an empty variable in a script) is refused, not taken as every failed destination: exit 2, nothing sent', async () => {
+    const id = await halfFailed();
+    const before = (await postsCreated()).length;
+    for (const to of ['', ' , ']) {
+      const r = await run(['retry', id, '--to', to]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/Error: --to names no destination: give the id, @handle or platform of a destination that failed, or leave --to out to retry them all/);
+    }
+    expect((await postsCreated()).length).toBe(before);
+  });
+
   it('asks at a terminal; "no" sends nothing (exit 130)', async () => {
     const id = await halfFailed();
     const before = (await postsCreated()).length;
