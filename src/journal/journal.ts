@@ -7,7 +7,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { Post } from '../api/types.js';
 import type { Clock } from '../core/clock.js';
-import { sanitize } from '../errors.js';
+import { sanitize, VidpubError } from '../errors.js';
 import { nodeCrypto } from '../util/lazy-crypto.js';
 import { decode, JournalStore, type ReadLine } from './store.js';
 import type {
@@ -117,7 +117,7 @@ export function createJournal(deps: JournalDeps): Journal {
    * Records lines yields, parsed; a damaged line warns once and is skipped.
    * `keep`, when given, picks lines by their text before any is parsed.
    */
-  function* records(needle?: string, keep?: (text: string) => boolean): Generator<JournalRecord> {
+  function* records(needle?: string, keep?: (text: string) => boolean, strict = false): Generator<JournalRecord> {
     let lines: Generator<ReadLine>;
     try {
       lines = store.linesNewestFirst(needle);
@@ -136,7 +136,10 @@ export function createJournal(deps: JournalDeps): Journal {
       }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      deps.warn(`Could not read the journal in ${deps.dir}${code ? ` (${code})` : ''}.`);
+      const what = `Could not read the journal in ${deps.dir}${code ? ` (${code})` : ''}`;
+      // A command that only reads it (history, status without an id) fails: an empty answer would be a false one.
+      if (strict) throw new VidpubError(`${what}: ${sanitize(err instanceof Error ? err.message : String(err))}`, { hint: `Check that the files there can be read by you (ls -l ${deps.dir}).`, cause: err });
+      deps.warn(`${what}.`);
     }
   }
 
@@ -323,7 +326,7 @@ export function createJournal(deps: JournalDeps): Journal {
     },
 
     async lastPost() {
-      for (const r of records('"kind":"post"')) {
+      for (const r of records('"kind":"post"', undefined, true)) {
         if (r.kind === 'post' && r.profile === deps.profile) return foldOne(r.post_id);
       }
       return undefined;
@@ -346,7 +349,7 @@ export function createJournal(deps: JournalDeps): Journal {
       const statuses = new Map<string, StatusRecord[]>();
       const retriedBy = new Map<string, string[]>();
       const seen = new Set<string>();
-      for (const r of records()) {
+      for (const r of records(undefined, undefined, true)) {
         if (r.kind === 'status') {
           const list = statuses.get(r.post_id);
           if (list) list.push(r);

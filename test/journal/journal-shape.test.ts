@@ -3,7 +3,7 @@
  * a tool's output pasted in): skipped with the damaged-line warning, as a
  * line that does not parse is, never an "unexpected" error.
  */
-import { appendFileSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, renameSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -69,6 +69,23 @@ describe('a journal line of the wrong shape', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(id);
       expect(r.stdout).not.toContain('post_x');
+    }
+  });
+
+  it('a journal that cannot be read: history and status without an id fail (exit 1) naming it, never "No posts recorded yet"', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'vidpub-journal-shape-'));
+    const run = cliRunner(() => ({ env: { ...emu.env(), VIDPUB_STATE_DIR: state } }));
+    const posted = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'kept', '--no-wait']);
+    expect(posted.code).toBe(0);
+    // The posts are in a segment; the active file cannot be read (a link to itself: ELOOP, as EACCES would be).
+    renameSync(join(state, 'journal.jsonl'), join(state, 'journal.000001.jsonl'));
+    symlinkSync('journal.jsonl', join(state, 'journal.jsonl'));
+    for (const args of [['history'], ['history', '--json'], ['status']]) {
+      const r = await run(args);
+      expect(r.stderr).toMatch(new RegExp(`Could not read the journal in ${state.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(ELOOP\\)`));
+      expect(r.stderr).not.toMatch(/No posts recorded yet|no post made from this machine/);
+      expect(r.stdout).toBe('');
+      expect(r.code).toBe(1);
     }
   });
 });
