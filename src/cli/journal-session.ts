@@ -32,6 +32,7 @@ export function lazyJournal(s: JournalSettings): Journal {
     postIdsByKeys: async (keys) => (await get()).postIdsByKeys(keys),
     lastPost: async () => (await get()).lastPost(),
     find: async (id) => (await get()).find(id),
+    retriesOf: async (id) => (await get()).retriesOf(id),
     history: async (q) => (await get()).history(q),
     runs: async (what, workspace) => (await get()).runs(what, workspace),
   };

@@ -7,7 +7,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { Post } from '../api/types.js';
 import type { Clock } from '../core/clock.js';
-import { sanitize } from '../errors.js';
+import { sanitize, VidpubError } from '../errors.js';
 import { nodeCrypto } from '../util/lazy-crypto.js';
 import { decode, JournalStore, type ReadLine } from './store.js';
 import type {
@@ -46,6 +46,11 @@ export function stateOf(status: string, destinations: { status?: string }[]): st
   if ((status === 'completed' || all) && bad) return 'failed';
   if (all) return 'completed';
   return status;
+}
+
+/** The word for a post as a look saw it: published, failed, or its status (draft, scheduled, publishing). */
+function seenOutcome(state: string): string {
+  return state === 'completed' ? 'published' : state;
 }
 
 function seenDestinations(post: Post): StatusRecord['destinations'] {
@@ -112,7 +117,7 @@ export function createJournal(deps: JournalDeps): Journal {
    * Records lines yields, parsed; a damaged line warns once and is skipped.
    * `keep`, when given, picks lines by their text before any is parsed.
    */
-  function* records(needle?: string, keep?: (text: string) => boolean): Generator<JournalRecord> {
+  function* records(needle?: string, keep?: (text: string) => boolean, strict = false): Generator<JournalRecord> {
     let lines: Generator<ReadLine>;
     try {
       lines = store.linesNewestFirst(needle);
@@ -131,7 +136,10 @@ export function createJournal(deps: JournalDeps): Journal {
       }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      deps.warn(`Could not read the journal in ${deps.dir}${code ? ` (${code})` : ''}.`);
+      const what = `Could not read the journal in ${deps.dir}${code ? ` (${code})` : ''}`;
+      // A command that only reads it (history, status without an id) fails: an empty answer would be a false one.
+      if (strict) throw new VidpubError(`${what}: ${sanitize(err instanceof Error ? err.message : String(err))}`, { hint: `Check that the files there can be read by you (ls -l ${deps.dir}).`, cause: err });
+      deps.warn(`${what}.`);
     }
   }
 
@@ -150,7 +158,11 @@ export function createJournal(deps: JournalDeps): Journal {
       return out;
     });
     const status = last?.status ?? p.status;
-    const outcome = statuses.find((s) => s.outcome)?.outcome ?? p.outcome;
+    const state = stateOf(status, destinations);
+    // What is known now: the newest record's word. A look that ended no command (status, history --refresh)
+    // says what it saw; how each command ended stays in `outcomes`.
+    const outcome = last === undefined ? p.outcome : (last.outcome ?? seenOutcome(state));
+    const outcomes = [{ at: p.at, outcome: p.outcome }, ...statuses.filter((s) => s.outcome).reverse().map((s) => ({ at: s.at, outcome: s.outcome! }))];
     const post: JournalPost = {
       post_id: p.post_id,
       at: p.at,
@@ -161,8 +173,9 @@ export function createJournal(deps: JournalDeps): Journal {
       publish_at: last?.publish_at !== undefined ? last.publish_at : p.publish_at,
       draft: p.draft,
       status,
-      state: stateOf(status, destinations),
+      state,
       outcome,
+      outcomes,
       seen_at: last?.at ?? p.at,
       destinations,
     };
@@ -313,7 +326,7 @@ export function createJournal(deps: JournalDeps): Journal {
     },
 
     async lastPost() {
-      for (const r of records('"kind":"post"')) {
+      for (const r of records('"kind":"post"', undefined, true)) {
         if (r.kind === 'post' && r.profile === deps.profile) return foldOne(r.post_id);
       }
       return undefined;
@@ -323,12 +336,20 @@ export function createJournal(deps: JournalDeps): Journal {
       return foldOne(postId);
     },
 
+    async retriesOf(postId: string) {
+      const ids: string[] = [];
+      for (const r of records(`"retry_of":${JSON.stringify(postId)}`)) {
+        if (r.kind === 'post' && r.retry_of === postId && !ids.includes(r.post_id)) ids.push(r.post_id);
+      }
+      return ids.map(foldOne).filter((p): p is JournalPost => p !== undefined);
+    },
+
     async history(q: HistoryQuery) {
       const out: JournalPost[] = [];
       const statuses = new Map<string, StatusRecord[]>();
       const retriedBy = new Map<string, string[]>();
       const seen = new Set<string>();
-      for (const r of records()) {
+      for (const r of records(undefined, undefined, true)) {
         if (r.kind === 'status') {
           const list = statuses.get(r.post_id);
           if (list) list.push(r);

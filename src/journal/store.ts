@@ -198,12 +198,26 @@ export function decode(text: string): { record?: JournalRecord; damaged: boolean
 function wellFormed(r: unknown): r is JournalRecord {
   if (!r || typeof r !== 'object' || Array.isArray(r)) return false;
   const o = r as Record<string, unknown>;
-  const destinations = () => Array.isArray(o.destinations) && o.destinations.every((d) => d && typeof d === 'object' && typeof (d as { id?: unknown }).id === 'string');
+  const text = (v: unknown) => v === undefined || typeof v === 'string';
+  const destinations = () =>
+    Array.isArray(o.destinations) &&
+    o.destinations.every((d) => {
+      if (!d || typeof d !== 'object') return false;
+      const x = d as Record<string, unknown>;
+      return typeof x.id === 'string' && text(x.name) && text(x.status) && text(x.url) && text(x.failure);
+    });
   switch (o.kind) {
     case 'media':
       return typeof o.media_id === 'string';
     case 'post':
-      return typeof o.post_id === 'string' && typeof o.at === 'string' && !Number.isNaN(Date.parse(o.at)) && typeof o.caption === 'string' && destinations();
+      return (
+        typeof o.post_id === 'string' &&
+        typeof o.at === 'string' &&
+        !Number.isNaN(Date.parse(o.at)) &&
+        typeof o.caption === 'string' &&
+        typeof o.status === 'string' &&
+        destinations()
+      );
     case 'status':
       return typeof o.post_id === 'string' && typeof o.status === 'string' && destinations();
     default:

@@ -110,8 +110,13 @@ export interface JournalPost {
   status: string;
   /** draft, scheduled, publishing, completed, or failed (a destination failed or was cancelled). */
   state: string;
-  /** The last outcome recorded (created, published, failed, timeout…). */
+  /**
+   * What is known of it now: how the command that last saw it ended (published, failed, timeout…), or, when a
+   * look saw it last (status, history --refresh, publish), what that look saw: published, failed, scheduled…
+   */
   outcome: string;
+  /** How each command that made or followed it ended, oldest first: created or replayed, then timeout, published… */
+  outcomes: { at: string; outcome: string }[];
   /** When vidpub last saw it. */
   seen_at: string;
   destinations: (RecordedDestination & { status?: string; url?: string; failure?: string })[];
@@ -197,6 +202,8 @@ export interface Journal {
   lastPost(): Promise<JournalPost | undefined>;
   /** One post by id (any profile). */
   find(postId: string): Promise<JournalPost | undefined>;
+  /** The retries made of a post (`vidpub retry`), newest first, whether or not the journal has the post itself. */
+  retriesOf(postId: string): Promise<JournalPost[]>;
   history(q: HistoryQuery): Promise<JournalPost[]>;
   /**
    * The memory of the runs that post `what` (a description of the post: video, caption, destinations, options, time) at

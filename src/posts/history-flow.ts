@@ -11,7 +11,8 @@ import type { HistoryQuery, JournalPost } from '../journal/types.js';
 
 /** Reads left in the minute that --refresh leaves for other commands. */
 export const READ_RESERVE = 5;
-const IN_PROGRESS = new Set(['scheduled', 'publishing']);
+/** What --refresh reads again: posts in progress, and drafts (published since in the web app, or by a publish whose answer was lost). */
+const IN_PROGRESS = new Set(['draft', 'scheduled', 'publishing']);
 
 export interface HistoryOpts extends HistoryQuery {
   refresh: boolean;

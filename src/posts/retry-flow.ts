@@ -48,9 +48,11 @@ export async function runRetry(opts: RetryOpts, outer: Session): Promise<RetryRe
     return await withinTimeout(outer, opts.timeoutMs, `before the retry of post ${opts.postId} was sent; nothing was posted`, (session) => retryWithin(opts, session));
   } catch (err) {
     if (!(err instanceof OutcomeUnknownError)) throw err;
-    // Its key comes from the post and the destinations, so the same command settles it (it takes no --idempotency-key).
+    // Its key comes from the post and the destinations, so the same command settles it (it takes no --idempotency-key),
+    // with the time it sent: a relative --at ("+2h") is another time on each run, and another body under the key.
+    const at = opts.when.now ? '' : ` --at ${shellWord(opts.when.publishAt)}`;
     throw err.retold(`The outcome is unknown: the retry of post ${opts.postId} may have been created; ${err.why}.`, {
-      hint: `Run "vidpub retry ${opts.postId}${opts.to.length > 0 ? ` --to ${shellWord(opts.to.join(','))}` : ''}" again to settle it: a retry already made is reported, not made twice.`,
+      hint: `Run "vidpub retry ${opts.postId}${opts.to.length > 0 ? ` --to ${shellWord(opts.to.join(','))}` : ''}${at}" again to settle it: a retry already made is reported, not made twice.`,
     });
   }
 }
@@ -59,7 +61,13 @@ async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResu
   const client = await session.client();
   const { signal, clock } = session;
   const deadlineMs = session.deadlineMs ?? clock.now() + opts.timeoutMs;
-  const original = await client.getPost(opts.postId, { signal });
+  let original: Post;
+  try {
+    original = await client.getPost(opts.postId, { signal });
+  } catch (err) {
+    const { journalKnows } = await import('./status-flow.js');
+    throw await journalKnows(err, opts.postId, session, 'retry');
+  }
   let names: Record<string, string> = {};
   const all = await client.listDestinations({ signal, cached: true }).catch(() => []);
   names = namesOf(all);
@@ -72,11 +80,33 @@ async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResu
     return { post: original, names, zone: opts.zone, nothing: true, retryOf: original.id };
   }
 
-  const chosen = pick(failed, opts.to, all, names, original.id);
-  const key = retryKey(original.id, chosen.map((d) => d.destination_id));
+  let chosen = pick(failed, opts.to, all, names, original.id);
+  let key = retryKey(original.id, chosen.map((d) => d.destination_id));
 
   // Retried before from this machine (any age): report that post, create nothing.
-  const earlier = await session.journal?.findByKey(key);
+  let earlier = await session.journal?.findByKey(key);
+  if (!earlier) {
+    // A destination an earlier retry of another set already posted to (retry --to one, then retry): not posted again.
+    const done = await retriedBefore(session, original.id);
+    const left = chosen.filter((d) => !done.has(d.destination_id));
+    for (const d of chosen) {
+      const by = done.get(d.destination_id);
+      if (!by) continue;
+      session.log.info(
+        `${sanitize(names[d.destination_id] ?? d.destination_id)} was already retried as post ${by.post_id} on ${by.at} (this machine's journal): not posted again.` +
+          (by.status === 'failed' || by.status === 'cancelled' ? ` It ${by.status} there too: vidpub retry ${by.post_id}` : ''),
+      );
+    }
+    if (left.length === 0) {
+      session.log.info(`Post ${original.id}: nothing to retry, nothing was sent.`);
+      return { post: original, names, zone: opts.zone, nothing: true, retryOf: original.id };
+    }
+    if (left.length < chosen.length) {
+      chosen = left;
+      key = retryKey(original.id, chosen.map((d) => d.destination_id));
+      earlier = await session.journal?.findByKey(key);
+    }
+  }
   if (earlier) {
     const message =
       `${chosen.length === 1 ? 'This destination' : 'These destinations'} of post ${original.id} ${chosen.length === 1 ? 'was' : 'were'} already retried ` +
@@ -117,6 +147,14 @@ async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResu
       throw dailyLimitError(err, 'no post was created', `Run "vidpub retry ${original.id}" again after the reset, or add --wait-for-quota to wait for it.`, opts.zone, clock.now());
     }
     if (err instanceof BlockedError) throw blockedCreate(err, names);
+    // The key of this retry was sent before with another body: only publish_at can differ (the rest comes from the post).
+    if (err instanceof UsageError && err.http?.code === 'idempotency_key_reused') {
+      const dests = chosen.map((d) => sanitize(names[d.destination_id] ?? d.destination_id)).join(', ');
+      throw new UsageError(
+        `an earlier retry of post ${original.id} to ${dests} was sent with another time and may have made a post (this machine's journal has none from it); nothing was posted now`,
+        { hint: "Settle it with the command that retry's error gave (with the --at it sent); it reports the post if it was made.", http: err.http, cause: err },
+      );
+    }
     throw err;
   }
   const replayed = responseMeta(post)?.replayed === true;
@@ -136,6 +174,18 @@ async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResu
     post,
   );
   return { ...r, retryOf: original.id };
+}
+
+/** The destinations earlier retries of `postId` posted to, from this machine's journal: id → that retry post, its time and the destination's state there. */
+async function retriedBefore(session: Session, postId: string): Promise<Map<string, { post_id: string; at: string; status?: string }>> {
+  const done = new Map<string, { post_id: string; at: string; status?: string }>();
+  const journal = session.journal;
+  if (!journal) return done;
+  // Newest first: the newest retry of a destination is the one to name.
+  for (const retry of await journal.retriesOf(postId)) {
+    for (const d of retry.destinations) if (!done.has(d.id)) done.set(d.id, { post_id: retry.post_id, at: retry.at, status: d.status });
+  }
+  return done;
 }
 
 /** The failed destinations --to names (all of them without --to). */

@@ -4,7 +4,8 @@
  * state, progress and error; --wait waits like upload does), or a post id.
  */
 import type { Media } from '../api/types.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, sanitize } from '../errors.js';
+import { shellWord } from '../util/shell.js';
 import type { Session } from '../flows/session.js';
 import { journalOff } from './history-flow.js';
 import { firstLook, runStatus, withinTimeout, type StatusOpts } from './publish-flow.js';
@@ -37,7 +38,27 @@ export async function runAnyStatus(opts: AnyStatusOpts, session: Session): Promi
     session.log.info(`The last post made here: ${last.post_id} (${last.at}).`);
     postId = last.post_id;
   }
-  return { kind: 'post', result: await runStatus({ ...opts, postId }, session) };
+  try {
+    return { kind: 'post', result: await runStatus({ ...opts, postId }, session) };
+  } catch (err) {
+    throw await journalKnows(err, postId, session);
+  }
+}
+
+/** A post the service does not know (404) that this machine made: the error says what the journal remembers of it. */
+export async function journalKnows(err: unknown, postId: string, session: Session, command = 'status'): Promise<unknown> {
+  if (!(err instanceof NotFoundError) || !session.journal) return err;
+  const p = await session.journal.find(postId).catch(() => undefined);
+  if (!p) return err;
+  const client = await session.client();
+  const otherKey = p.base_url !== client.baseUrl || (p.key !== undefined && client.keyId !== undefined && p.key !== client.keyId);
+  const known =
+    `This machine's journal has it: made on ${p.at} with profile "${sanitize(p.profile)}"${p.workspace ? ` in workspace ${sanitize(p.workspace)}` : ''}, ` +
+    `last seen ${p.state} on ${p.seen_at}`;
+  const hint = otherKey
+    ? `${known}, with another key or service than this one. Look with that profile: vidpub --profile ${shellWord(p.profile)} ${command} ${postId}`
+    : `${known} (vidpub history --json for all it recorded). The service no longer has it: deleted in the web app, or dropped as an old finished post.`;
+  return new NotFoundError(err.message, { hint, cause: err, ...(err.http ? { http: err.http } : {}) });
 }
 
 async function mediaStatus(id: string, opts: AnyStatusOpts, session: Session): Promise<Media> {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/types.js';
 import { runCli, type RunOptions } from '../support/cli.js';
+import { realClock, type Clock } from '../../src/cli/context.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
@@ -31,6 +32,12 @@ async function settled(id: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`post ${id} did not finish`);
+}
+
+/** The real clock moved to start at `start` (the time the journal records). */
+function shiftedClock(start: number): Clock {
+  const off = start - Date.now();
+  return { now: () => Date.now() + off, sleep: realClock.sleep };
 }
 
 beforeEach(async () => {
@@ -78,16 +85,52 @@ describe('vidpub history', () => {
     expect(await ids(['--workspace', 'Studio'])).toEqual([]);
   });
 
+  it('--since a date or a time without an offset is read in the time zone the table shows (TZ), both alike', async () => {
+    // Made at 03:00 UTC on 1 January 2030: 22:00 on 31 December 2029 in New York.
+    const made = await run(['post', '--media', 'med_demo_sample', '--caption', 'hello', '--to', 'linkedin', '--no-wait', '--json'], {
+      clock: shiftedClock(Date.parse('2030-01-01T03:00:00Z')),
+    });
+    expect(made.code).toBe(0);
+    const id = (JSON.parse(made.stdout) as Post).id;
+    const ny = { TZ: 'America/New_York', NO_COLOR: '1' };
+    const table = await run(['history'], { tty: true, env: ny });
+    expect(table.stdout).toMatch(new RegExp(`^${id} +2029-12-31 22:00 `, 'm'));
+    const ids = async (since: string) => {
+      const r = await run(['history', '--json', '--since', since], { env: ny });
+      expect(r.code).toBe(0);
+      return (JSON.parse(r.stdout) as { post_id: string }[]).map((p) => p.post_id);
+    };
+    expect(await ids('2029-12-31')).toEqual([id]);
+    expect(await ids('2029-12-31T21:59')).toEqual([id]);
+    expect(await ids('2030-01-01')).toEqual([]);
+    expect(await ids('2030-01-01T00:00')).toEqual([]);
+    expect(await ids('2029-12-31 22:01')).toEqual([]);
+    expect(await ids('2030-01-01T02:59:00Z')).toEqual([id]);
+  });
+
   it('bad flags: exit 2 with the message', async () => {
     const cases: [string[], RegExp][] = [
       [['--status', 'done'], /Error: invalid --status "done": use one of draft, scheduled, publishing, completed, failed/],
       [['--limit', '0'], /Error: invalid --limit "0": give a whole number from 1 to 100,000/],
       [['--since', 'yesterday'], /Error: invalid --since "yesterday": give a duration back from now/],
+      [['--since', '2026-02-30'], /Error: invalid --since "2026-02-30": give a duration back from now/],
+      [['--destination', ''], /Error: invalid --destination "": give a destination id, @handle or platform/],
+      [['--since', '2026-11-23T24:00'], /Error: invalid --since "2026-11-23T24:00": give a duration back from now/],
     ];
     for (const [args, message] of cases) {
       const r = await run(['history', ...args]);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(message);
+    }
+  });
+
+  it('--workspace "" (an empty VIDPUB_WORKSPACE) filters nothing, as it checks nothing on a write', async () => {
+    const a = await post(['--to', 'linkedin']);
+    for (const opts of [{ args: ['--workspace', ''] }, { args: [], env: { VIDPUB_WORKSPACE: '' } }]) {
+      const r = await run(['history', ...opts.args], { env: opts.env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^${a.id}\t`));
+      expect(r.stderr).not.toMatch(/No posts recorded yet/);
     }
   });
 
@@ -110,6 +153,41 @@ describe('vidpub history', () => {
     const gets = (await emu.requests()).filter((q) => q.method === 'GET' && q.path === `/v1/posts/${p.id}`).length;
     expect(JSON.parse((await run(['history', '--json'])).stdout)[0].state).toBe('completed');
     expect((await emu.requests()).filter((q) => q.method === 'GET' && q.path === `/v1/posts/${p.id}`).length).toBe(gets);
+  });
+
+  it('--refresh tells what is now known: a post whose command timed out (exit 7) and has since published says published; the timeout stays in its outcomes', async () => {
+    // The post is made, then every look of its wait hangs until --timeout.
+    await emu.fault({ method: 'GET', path: '/v1/posts/*', action: 'hang', times: 50 });
+    const made = await run(['post', '--media', 'med_demo_sample', '--caption', 'hello', '--to', 'linkedin', '--timeout', '1s'], { clock: undefined });
+    expect(made.code).toBe(7);
+    expect(made.stderr).toMatch(/Stopped waiting for post (post_\w+) after 1s \(--timeout\); it goes on at the service\./);
+    const id = /Stopped waiting for post (post_\w+)/.exec(made.stderr)![1]!;
+    await emu.admin('DELETE', '/faults');
+    expect(JSON.parse((await run(['history', '--json'])).stdout)[0]).toMatchObject({ post_id: id, state: 'publishing', outcome: 'timeout' });
+    await settled(id);
+
+    const r = await run(['history', '--refresh', '--json']);
+    expect(r.code).toBe(0);
+    const p = JSON.parse(r.stdout)[0];
+    expect(p).toMatchObject({ post_id: id, state: 'completed', outcome: 'published' });
+    expect(p.outcomes.map((o: { outcome: string }) => o.outcome)).toEqual(['created', 'timeout']);
+    // A plain read of the journal afterwards tells the same.
+    expect(JSON.parse((await run(['history', '--json'])).stdout)[0]).toMatchObject({ state: 'completed', outcome: 'published' });
+  });
+
+  it('--refresh reads drafts too: a draft whose publish got no answer (exit 9) and was published shows what it is now', async () => {
+    const d = await post(['--to', 'linkedin', '--draft']);
+    await emu.fault({ method: 'POST', path: `/v1/posts/${d.id}/publish`, action: 'reset_after_handling', times: 10 });
+    const pub = await run(['publish', d.id, '--yes']);
+    expect(pub.code).toBe(9);
+    expect(pub.stderr).toMatch(new RegExp(`The outcome is unknown: post ${d.id} may have been sent to publish`));
+    await emu.admin('DELETE', '/faults');
+    await settled(d.id);
+    expect(JSON.parse((await run(['history', '--json'])).stdout)[0]).toMatchObject({ post_id: d.id, state: 'draft' });
+
+    const r = await run(['history', '--refresh', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)[0]).toMatchObject({ post_id: d.id, state: 'completed', outcome: 'published' });
   });
 
   it('--refresh against a service that never answers ends at --timeout: exit 7, the journal untouched', async () => {
@@ -198,6 +276,30 @@ describe('vidpub status: no id, a video id, a draft', () => {
     expect(look.code).toBe(0);
     expect(look.stdout).toMatch(/^status\tfailed$/m);
     expect(look.stdout).toMatch(/^error\t.+/m);
+  });
+
+  it('a post the service no longer knows: exit 5, and the journal says when it was made and how it was last seen', async () => {
+    const p = await post(['--to', 'linkedin']);
+    await emu.reset(); // the service forgets it (as a post deleted in the web app)
+    for (const args of [['status', p.id], ['status']]) {
+      const r = await run(args);
+      expect(r.code).toBe(5);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(new RegExp(`Error: Not found: No post with id "${p.id}" in this workspace\\. \\(HTTP 404 not_found\\)`));
+      expect(r.stderr).toMatch(
+        new RegExp(`This machine's journal has it: made on \\S+Z with profile "default" in workspace Demo, last seen completed on \\S+Z \\(vidpub history --json for all it recorded\\)\\.`),
+      );
+    }
+  });
+
+  it('a post made with another profile: exit 5, and the journal names that profile', async () => {
+    const made = await run(['post', '--media', 'med_studio_sample', '--to', 'dst_studio_youtube', '--caption', 'hello', '--json'], { env: { ...emu.env('Studio'), VIDPUB_PROFILE: 'studio' } });
+    expect(made.code).toBe(0);
+    const p = JSON.parse(made.stdout) as Post;
+    const r = await run(['status', p.id]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(new RegExp(`This machine's journal has it: made on \\S+Z with profile "studio" in workspace Studio, last seen \\w+ on \\S+Z`));
+    expect(r.stderr).toMatch(new RegExp(`vidpub --profile studio status ${p.id}`));
   });
 
   it('an unknown video: exit 5', async () => {

@@ -86,6 +86,17 @@ describe('vidpub retry', () => {
     expect(r.stderr).toMatch(/Its destinations to retry: @vidpubdemo \(youtube\) \(failed\)\./);
   });
 
+  it('--to "" (an empty variable in a script) is refused, not taken as every failed destination: exit 2, nothing sent', async () => {
+    const id = await halfFailed();
+    const before = (await postsCreated()).length;
+    for (const to of ['', ' , ']) {
+      const r = await run(['retry', id, '--to', to]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/Error: --to names no destination: give the id, @handle or platform of a destination that failed, or leave --to out to retry them all/);
+    }
+    expect((await postsCreated()).length).toBe(before);
+  });
+
   it('asks at a terminal; "no" sends nothing (exit 130)', async () => {
     const id = await halfFailed();
     const before = (await postsCreated()).length;
@@ -95,6 +106,99 @@ describe('vidpub retry', () => {
     expect(asked).toMatchObject([{ kind: 'confirm', message: 'Post it now?' }]);
     expect(r.stderr).toMatch(/Cancelled: nothing was posted\./);
     expect((await postsCreated()).length).toBe(before);
+  });
+
+  it('a destination already retried from here is not posted again by a retry naming another set of destinations', async () => {
+    await emu.fault({ destination_fail: 'dst_demo_youtube' });
+    await emu.fault({ destination_fail: 'dst_demo_linkedin' });
+    const made = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin,youtube', '--caption', 'launch']);
+    expect(made.code).toBe(6);
+    await emu.admin('DELETE', '/faults');
+    const id = /^id\t(\S+)$/m.exec(made.stdout)![1]!;
+
+    const one = await run(['retry', id, '--to', 'linkedin', '--json']);
+    expect(one.code).toBe(0);
+    const a = JSON.parse(one.stdout) as Post;
+    const before = (await postsCreated()).length;
+
+    // All the failed ones: only YouTube is posted; LinkedIn was retried as post a.
+    const all = await run(['retry', id, '--json']);
+    expect(all.code).toBe(0);
+    expect(all.stderr).toMatch(new RegExp(`@vidpub-demo \\(linkedin\\) was already retried as post ${a.id} on \\S+ \\(this machine's journal\\): not posted again\\.`));
+    const b = JSON.parse(all.stdout) as Post;
+    expect(b.destinations.map((d) => d.destination_id)).toEqual(['dst_demo_youtube']);
+    expect((await postsCreated()).length).toBe(before + 1);
+
+    // Both retried now: a rerun sends nothing (exit 0), naming both posts; --to youtube reports post b.
+    for (const args of [[], ['--to', 'linkedin,youtube']]) {
+      const again = await run(['retry', id, ...args]);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toBe('');
+      expect(again.stderr).toMatch(new RegExp(`@vidpubdemo \\(youtube\\) was already retried as post ${b.id} on `));
+      expect(again.stderr).toMatch(new RegExp(`Post ${id}: nothing to retry, nothing was sent\\.`));
+    }
+    const youtube = await run(['retry', id, '--to', 'youtube', '--json']);
+    expect(youtube.code).toBe(0);
+    expect(JSON.parse(youtube.stdout).id).toBe(b.id);
+    expect((await postsCreated()).length).toBe(before + 1);
+  });
+
+  it('a post made elsewhere (not in this journal), retried here --to one then all: the first is not posted again', async () => {
+    await emu.fault({ destination_fail: 'dst_demo_youtube' });
+    await emu.fault({ destination_fail: 'dst_demo_linkedin' });
+    const made = await emu.api.post<Post>('/posts', {
+      media_id: 'med_demo_sample',
+      caption: 'from elsewhere',
+      destinations: [{ destination_id: 'dst_demo_linkedin' }, { destination_id: 'dst_demo_youtube' }],
+      publish_at: 'now',
+    });
+    const id = made.body.id;
+    for (let i = 0; i < 200 && (await emu.api.call<Post>('GET', `/posts/${id}`)).body.status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 20));
+    await emu.admin('DELETE', '/faults');
+
+    const one = await run(['retry', id, '--to', 'linkedin', '--json']);
+    expect(one.code).toBe(0);
+    const a = JSON.parse(one.stdout) as Post;
+    const before = (await postsCreated()).length;
+    const all = await run(['retry', id, '--json']);
+    expect(all.code).toBe(0);
+    expect(all.stderr).toMatch(new RegExp(`@vidpub-demo \\(linkedin\\) was already retried as post ${a.id} on \\S+ \\(this machine's journal\\): not posted again\\.`));
+    expect((JSON.parse(all.stdout) as Post).destinations.map((d) => d.destination_id)).toEqual(['dst_demo_youtube']);
+    expect((await postsCreated()).length).toBe(before + 1);
+  });
+
+  it('--at +2h with no answer to the post (exit 9): the rerun the error gives carries the time sent, and reports the post made, none twice', async () => {
+    const id = await halfFailed();
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'reset_after_handling', times: 10 });
+    const cut = await run(['retry', id, '--at', '+2h', '--yes']);
+    expect(cut.code).toBe(9);
+    const made = (await postsCreated()).length;
+    await emu.admin('DELETE', '/faults');
+    // Run with another time, the service refuses the key: said as what it means for a retry (which takes no key).
+    const other = await run(['retry', id, '--at', '+3h', '--yes']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(
+      new RegExp(`Error: an earlier retry of post ${id} to @vidpubdemo \\(youtube\\) was sent with another time and may have made a post \\(this machine's journal has none from it\\); nothing was posted now`),
+    );
+    expect(other.stderr).toMatch(/Settle it with the command that retry's error gave \(with the --at it sent\); it reports the post if it was made\./);
+    expect(other.stderr).not.toMatch(/use a new key/);
+    const m = /Run "(vidpub retry [^"]+)" again to settle it: a retry already made is reported, not made twice\./.exec(cut.stderr);
+    expect(m?.[1]).toMatch(new RegExp(`^vidpub retry ${id} --at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(?:Z|[+-]\\d\\d:\\d\\d)$`));
+    const again = await run([...m![1]!.split(' ').slice(1), '--yes', '--json']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(new RegExp(`Post (post_\\w+) was already created by an earlier retry of ${id}; reporting it\\.`));
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'scheduled' });
+    expect((await postsCreated()).length).toBe(made);
+  });
+
+  it('a post made here that the service no longer knows: exit 5, the journal says what it remembers', async () => {
+    const id = await halfFailed();
+    await emu.reset();
+    const r = await run(['retry', id]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(new RegExp(`Error: Not found: No post with id "${id}" in this workspace\\.`));
+    expect(r.stderr).toMatch(/This machine's journal has it: made on \S+Z with profile "default" in workspace Demo, last seen failed on \S+Z/);
+    expect(await writes()).toHaveLength(0);
   });
 
   it('an unknown post: exit 5', async () => {

@@ -1,6 +1,6 @@
 import { UsageError, sanitize } from '../../errors.js';
 import { captionExcerpt, destinationsText, runHistory, type HistoryOpts, type HistoryResult } from '../../posts/history-flow.js';
-import { resolveTimeZone, isoInZone } from '../../posts/when.js';
+import { instantsForWall, isoInZone, offsetAt, resolveTimeZone } from '../../posts/when.js';
 import { renderTable } from '../../ui/table.js';
 import { parseDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
@@ -8,17 +8,27 @@ import { defineCommand } from '../command.js';
 const STATES = ['draft', 'scheduled', 'publishing', 'completed', 'failed'];
 const MAX_LIMIT = 100_000;
 
-/** --since: a duration back from now (7d, 12h) or a date / time (2026-11-01, an ISO time). */
-export function parseSince(text: string, now: number): number {
+/**
+ * --since: a duration back from now (7d, 12h) or a date / time (2026-11-01, an ISO time). A date or a time
+ * without an offset is read in `zone`, the zone the table shows times in.
+ */
+export function parseSince(text: string, now: number, zone: string): number {
   const s = text.trim();
-  if (/^\d{4}-\d{2}-\d{2}$/.test(s)) {
-    const ms = Date.parse(`${s}T00:00:00Z`);
-    if (!Number.isNaN(ms)) return ms;
-  }
-  if (/^\d{4}-\d{2}-\d{2}[T ]/.test(s)) {
-    const ms = Date.parse(s.replace(' ', 'T'));
-    if (!Number.isNaN(ms)) return ms;
-  } else {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(s);
+  if (m) {
+    const [y, mo, d, h, mi, sec] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [number, number, number, number, number, number];
+    const real = mo >= 1 && mo <= 12 && d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate() && h <= 23 && mi <= 59 && sec <= 59;
+    if (real) {
+      if (m[7] !== undefined) {
+        const ms = Date.parse(s.replace(' ', 'T'));
+        if (!Number.isNaN(ms)) return ms;
+      } else {
+        const wall = { y, mo, d, h, mi, s: sec };
+        // A time skipped by a change of clocks: the first instant after it.
+        return instantsForWall(wall, zone)[0] ?? Date.UTC(y, mo - 1, d, h, mi, sec) - offsetAt(Date.UTC(y, mo - 1, d, h, mi, sec), zone);
+      }
+    }
+  } else if (!/^\d{4}-\d{2}-\d{2}/.test(s)) {
     try {
       return now - parseDuration(s, '--since');
     } catch {
@@ -35,8 +45,8 @@ interface Opts extends HistoryOpts {
 export default defineCommand<Opts, HistoryResult & { zone: string }>({
   description:
     'List the posts made from this machine (the local journal), newest first: id, time, status, each destination\'s ' +
-    'state, caption. Only what vidpub recorded here, with the state last seen; --refresh reads the posts still in ' +
-    'progress again from the service. --workspace (global) keeps the posts of that workspace. Also: vidpub posts.',
+    'state, caption. Only what vidpub recorded here, with the state last seen; --refresh reads the drafts and the posts ' +
+    'still in progress again from the service. --workspace (global) keeps the posts of that workspace. Also: vidpub posts.',
   examples: [
     'vidpub history',
     'vidpub history --status failed --since 7d',
@@ -53,12 +63,17 @@ export default defineCommand<Opts, HistoryResult & { zone: string }>({
     if (state !== undefined && !STATES.includes(state)) {
       throw new UsageError(`invalid --status "${sanitize(state)}": use one of ${STATES.join(', ')}`);
     }
+    const destination = flags.destination as string | undefined;
+    if (destination !== undefined && destination.trim().replace(/^@/, '') === '') {
+      throw new UsageError(`invalid --destination "${sanitize(destination)}": give a destination id, @handle or platform`);
+    }
     return {
       limit,
       state,
-      sinceMs: flags.since === undefined ? undefined : parseSince(String(flags.since), inv.ctx.clock.now()),
-      destination: flags.destination as string | undefined,
-      workspace: inv.globals.workspace,
+      sinceMs: flags.since === undefined ? undefined : parseSince(String(flags.since), inv.ctx.clock.now(), resolveTimeZone(undefined, inv.ctx.env)),
+      destination,
+      // Empty (VIDPUB_WORKSPACE=""): no workspace, as a write checks none.
+      workspace: inv.globals.workspace || undefined,
       profile: flags.allProfiles === true ? undefined : inv.globals.profile,
       refresh: flags.refresh === true,
       zone: resolveTimeZone(undefined, inv.ctx.env),
@@ -67,7 +82,7 @@ export default defineCommand<Opts, HistoryResult & { zone: string }>({
   async run(opts, inv) {
     const r = await runHistory(opts, inv.session);
     if (r.posts.length === 0) {
-      const filtered = opts.state || opts.sinceMs !== undefined || opts.destination || opts.workspace;
+      const filtered = opts.state !== undefined || opts.sinceMs !== undefined || opts.destination !== undefined || opts.workspace !== undefined;
       inv.log.info(`No posts ${filtered ? 'match' : 'recorded yet'} in the journal (${r.dir})${opts.profile ? ` for profile "${opts.profile}"` : ''}.`);
     }
     return { ...r, zone: opts.zone };

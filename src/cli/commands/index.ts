@@ -186,7 +186,7 @@ const ENTRIES = [
       { name: 'since', value: 'when', description: 'only posts made since: a duration back from now (7d, 12h) or a date (2026-11-01)' },
       { name: 'destination', value: 'name', kind: 'destination', description: 'only posts to this destination (id, @handle or platform)' },
       { name: 'all-profiles', description: 'posts of every profile (default: only --profile / VIDPUB_PROFILE)' },
-      { name: 'refresh', description: 'read the current state of the posts still in progress from the service, and record it' },
+      { name: 'refresh', description: 'read the current state of the drafts and the posts still in progress from the service, and record it' },
       COMMAND_TIMEOUT,
     ],
   },

@@ -1,3 +1,4 @@
+import { UsageError } from '../../errors.js';
 import { parseTimeout } from '../../flows/wait-flags.js';
 import { parsePostId } from '../../posts/flags.js';
 import { printPost } from '../../posts/render.js';
@@ -16,9 +17,14 @@ export default defineCommand<RetryOpts, RetryResult>({
   examples: ['vidpub retry post_123', 'vidpub retry post_123 --to @vidpub.demo --yes', 'vidpub retry post_123 --at +2h --no-wait --json'],
   parse(args, flags, inv) {
     const zone = resolveTimeZone(flags.tz as string | undefined, inv.ctx.env);
+    const to = ((flags.to as string[] | undefined) ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
+    // An empty --to (an unset variable in a script) is not "every failed destination".
+    if (flags.to !== undefined && to.length === 0) {
+      throw new UsageError('--to names no destination: give the id, @handle or platform of a destination that failed, or leave --to out to retry them all');
+    }
     return {
       postId: parsePostId(args[0]),
-      to: ((flags.to as string[] | undefined) ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== ''),
+      to,
       when: parseWhen(String(flags.at ?? 'now'), { now: inv.ctx.clock.now(), zone }),
       yes: flags.yes === true,
       wait: flags.wait !== false,
