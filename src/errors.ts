@@ -125,9 +125,21 @@ export class OutcomeUnknownError extends VidpubError {
   readonly reason: 'deadline' | 'interrupt' | 'network' | 'in-flight' | 'gateway';
   /** Flags the rerun must carry with the value this run sent (--at "in 2h" is another time on each run). */
   readonly rerunFlags: Record<string, string>;
+  /**
+   * The command as typed settles it, with rerunFlags and no --idempotency-key:
+   * a command whose key comes from what it does (retry), which takes none.
+   */
+  readonly rerunAsTyped: boolean;
   constructor(
     message: string,
-    opts: VidpubErrorOptions & { request: string; reason: OutcomeUnknownError['reason']; idempotencyKey?: string; known?: Record<string, string>; rerunFlags?: Record<string, string> },
+    opts: VidpubErrorOptions & {
+      request: string;
+      reason: OutcomeUnknownError['reason'];
+      idempotencyKey?: string;
+      known?: Record<string, string>;
+      rerunFlags?: Record<string, string>;
+      rerunAsTyped?: boolean;
+    },
   ) {
     super(message, opts);
     this.request = opts.request;
@@ -135,6 +147,7 @@ export class OutcomeUnknownError extends VidpubError {
     this.idempotencyKey = opts.idempotencyKey;
     this.known = { ...(opts.known ?? {}) };
     this.rerunFlags = { ...(opts.rerunFlags ?? {}) };
+    this.rerunAsTyped = opts.rerunAsTyped ?? false;
   }
 
   /** Why the outcome is unknown, in words. */
@@ -154,13 +167,17 @@ export class OutcomeUnknownError extends VidpubError {
   }
 
   /** The same outcome, told for one flow: its own words, the run's key, the ids it knows. */
-  retold(message: string, opts: { idempotencyKey?: string; known?: Record<string, string>; rerunFlags?: Record<string, string>; hint?: string; data?: unknown }): OutcomeUnknownError {
+  retold(
+    message: string,
+    opts: { idempotencyKey?: string; known?: Record<string, string>; rerunFlags?: Record<string, string>; rerunAsTyped?: boolean; hint?: string; data?: unknown },
+  ): OutcomeUnknownError {
     return new OutcomeUnknownError(message, {
       request: this.request,
       reason: this.reason,
       idempotencyKey: opts.idempotencyKey ?? this.idempotencyKey,
       known: { ...this.known, ...(opts.known ?? {}) },
       rerunFlags: { ...this.rerunFlags, ...(opts.rerunFlags ?? {}) },
+      rerunAsTyped: opts.rerunAsTyped ?? this.rerunAsTyped,
       hint: opts.hint ?? this.hint,
       data: opts.data ?? this.data,
       http: this.http,

@@ -246,13 +246,13 @@ export function errorJson(error: unknown, exitCode: number): string {
 
 /**
  * The command line that reruns `argv` with `key` as its --idempotency-key (any
- * other one dropped), and each flag of `values` with the value given there in
+ * other one dropped; none added without a key), and each flag of `values` with the value given there in
  * place of the one typed (the time a relative --at resolved to). Which words
  * are flags and which are values is read as the parser reads them, from the
  * registry: the word after a flag that takes a value is its value whatever it
  * looks like (`--caption --at` is the caption "--at").
  */
-export function rerunCommand(argv: string[], key: string, values: Record<string, string> = {}): string {
+export function rerunCommand(argv: string[], key: string | undefined, values: Record<string, string> = {}): string {
   const entry = findCommand(commandNameOf(splitJsonFields(argv).args) ?? '');
   const flags = [...GLOBAL_FLAGS, ...(entry?.flags ?? [])].filter((f) => f.value !== undefined);
   const long = new Set(flags.map((f) => `--${f.name}`));
@@ -287,7 +287,8 @@ export function rerunCommand(argv: string[], key: string, values: Record<string,
     }
   }
   const at = kept.indexOf('--');
-  const args = at < 0 ? [...kept, '--idempotency-key', key] : [...kept.slice(0, at), '--idempotency-key', key, ...kept.slice(at)];
+  const keyFlag = key === undefined ? [] : ['--idempotency-key', key];
+  const args = at < 0 ? [...kept, ...keyFlag] : [...kept.slice(0, at), ...keyFlag, ...kept.slice(at)];
   return shellLine(['vidpub', ...args]);
 }
 
@@ -296,7 +297,7 @@ export function rerunCommand(argv: string[], key: string, values: Record<string,
  * document with --json), the rerun command that settles it to stderr.
  */
 function reportUnknown(error: OutcomeUnknownError, ctx: Context, inv: Invocation | undefined, argv: string[], write: (line: string) => void, stdout = true): void {
-  const rerun = error.idempotencyKey !== undefined ? rerunCommand(argv, error.idempotencyKey, error.rerunFlags) : undefined;
+  const rerun = error.idempotencyKey !== undefined || error.rerunAsTyped ? rerunCommand(argv, error.idempotencyKey, error.rerunFlags) : undefined;
   const out = (line: string) => ctx.io.stdout.write(line + '\n');
   if (!stdout) {
     // the command printed its own data (batch: every item, the unknown ones included)

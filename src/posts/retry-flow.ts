@@ -10,7 +10,6 @@ import { responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Me, Post, PostDestination } from '../api/types.js';
 import { BlockedError, InterruptedError, OutcomeUnknownError, UsageError, sanitize } from '../errors.js';
 import type { Session } from '../flows/session.js';
-import { shellWord } from '../util/shell.js';
 import { recordingEnd } from './journal-notes.js';
 import { ask } from './options.js';
 import { resolveDestination } from './destinations.js';
@@ -50,9 +49,10 @@ export async function runRetry(opts: RetryOpts, outer: Session): Promise<RetryRe
     if (!(err instanceof OutcomeUnknownError)) throw err;
     // Its key comes from the post and the destinations, so the same command settles it (it takes no --idempotency-key),
     // with the time it sent: a relative --at ("+2h") is another time on each run, and another body under the key.
-    const at = opts.when.now ? '' : ` --at ${shellWord(opts.when.publishAt)}`;
     throw err.retold(`The outcome is unknown: the retry of post ${opts.postId} may have been created; ${err.why}.`, {
-      hint: `Run "vidpub retry ${opts.postId}${opts.to.length > 0 ? ` --to ${shellWord(opts.to.join(','))}` : ''}${at}" again to settle it: a retry already made is reported, not made twice.`,
+      rerunAsTyped: true,
+      rerunFlags: opts.when.now ? {} : { '--at': opts.when.publishAt },
+      hint: 'Run the same command again to settle it (the line below carries the time that was sent): a retry already made is reported, not made twice.',
     });
   }
 }

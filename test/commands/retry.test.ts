@@ -182,13 +182,24 @@ describe('vidpub retry', () => {
     );
     expect(other.stderr).toMatch(/Settle it with the command that retry's error gave \(with the --at it sent\); it reports the post if it was made\./);
     expect(other.stderr).not.toMatch(/use a new key/);
-    const m = /Run "(vidpub retry [^"]+)" again to settle it: a retry already made is reported, not made twice\./.exec(cut.stderr);
-    expect(m?.[1]).toMatch(new RegExp(`^vidpub retry ${id} --at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(?:Z|[+-]\\d\\d:\\d\\d)$`));
-    const again = await run([...m![1]!.split(' ').slice(1), '--yes', '--json']);
+    expect(cut.stderr).toContain('Run the same command again to settle it (the line below carries the time that was sent): a retry already made is reported, not made twice.');
+    const m = /Rerun to settle it \(nothing is done twice\): (vidpub retry .+)\n/.exec(cut.stderr);
+    expect(m?.[1]).toMatch(new RegExp(`^vidpub retry ${id} --at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(?:Z|[+-]\\d\\d:\\d\\d) --yes$`));
+    const again = await run([...m![1]!.split(' ').slice(1, -1), '--yes', '--json']);
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(new RegExp(`Post (post_\\w+) was already created by an earlier retry of ${id}; reporting it\\.`));
     expect(JSON.parse(again.stdout)).toMatchObject({ status: 'scheduled' });
     expect((await postsCreated()).length).toBe(made);
+  });
+
+  it('--json with no answer to the post (exit 9): the document holds the rerun that settles it, with the time sent and no key', async () => {
+    const id = await halfFailed();
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'reset_after_handling', times: 10 });
+    const cut = await run(['retry', id, '--at', '+2h', '--json']);
+    expect(cut.code).toBe(9);
+    const doc = JSON.parse(cut.stdout) as { outcome: string; idempotency_key: string | null; rerun: string | null };
+    expect(doc).toMatchObject({ outcome: 'unknown', idempotency_key: null });
+    expect(doc.rerun).toMatch(new RegExp(`^vidpub retry ${id} --at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(?:Z|[+-]\\d\\d:\\d\\d) --json$`));
   });
 
   it('a post made here that the service no longer knows: exit 5, the journal says what it remembers', async () => {
