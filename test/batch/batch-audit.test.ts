@@ -173,3 +173,49 @@ describe('vidpub batch (audit)', () => {
     expect(both.stderr).toMatch(/\n {2}item 1 \(line 1\): unknown destination "mastodon"/);
   });
 });
+
+describe('vidpub batch (audit): CSV syntax', () => {
+  it('every CSV row that does not parse is named at once, by item and line, beside the other problems (exit 2)', async () => {
+    const dir = workdir({
+      'x.csv': [
+        'file,to,caption',
+        'a.mp4,linkedin,Hello, world', // an unquoted comma
+        'nope.mp4,linkedin,fine',
+        'a.mp4,linkedin,say "hi"', // a quote inside an unquoted cell
+        'b.mp4,linkedin', // a cell short
+        'b.mp4,linkedin,last',
+      ].join('\n'),
+    });
+    const r = await run(['batch', join(dir, 'x.csv'), '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      [
+        `Error: 4 problems in ${join(dir, 'x.csv')}; nothing was sent`,
+        '  item 1 (line 2): not valid CSV: 4 cells where the header has 3 (a cell with a comma in it needs quotes: "Hello, world")',
+        '  item 2 (line 3): nope.mp4: no such file',
+        '  item 3 (line 4): not valid CSV: a quote in the middle of a cell; put the whole cell in quotes and double each quote in it: "say ""hi"""',
+        '  item 4 (line 5): not valid CSV: 2 cells where the header has 3 (a cell with a comma in it needs quotes: "Hello, world")',
+        'Fix them and run it again ("--dry-run" shows the plan without sending anything).',
+        '',
+      ].join('\n'),
+    );
+    const j = await run(['batch', join(dir, 'x.csv'), '--json']);
+    expect(j.code).toBe(2);
+    expect(j.stdout).toBe('');
+    const { error } = JSON.parse(j.stderr.trim().split('\n').pop()!) as { error: { problems: { item: number; line: number }[] } };
+    expect(error.problems.map((p) => [p.item, p.line])).toEqual([[1, 2], [2, 3], [3, 4], [4, 5]]);
+    expect(await writes()).toEqual([]);
+  });
+
+  it('a quote never closed is named at the row it opens in, not at the end of the file (exit 2)', async () => {
+    const dir = workdir({ 'x.csv': 'file,to,caption\na.mp4,linkedin,ok\n\nb.mp4,linkedin,"never closed\nb.mp4,linkedin,x\nb.mp4,linkedin,y\n' });
+    const r = await run(['batch', join(dir, 'x.csv'), '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      '\n  item 2 (line 4): not valid CSV: a quote opened in this row is never closed (close it, or double it "" where it is part of the text); the rows after it are read once it is fixed\n',
+    );
+    expect(r.stderr).toMatch(/^Error: 1 problem in /);
+    expect(await writes()).toEqual([]);
+  });
+});
