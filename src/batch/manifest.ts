@@ -316,7 +316,10 @@ export async function parseManifest(text: string, format: ManifestFormat): Promi
     case 'yaml':
       return parseYaml(text);
     case 'csv':
-      return parseCsv(text);
+      // CRLF line ends (as Windows saves): read as LF, as the YAML parser does. csv-parse counts
+      // a CRLF inside a quoted cell as two lines, and a caption would differ from the same file
+      // saved with LF (another caption, other Idempotency-Keys: posted again).
+      return parseCsv(text.replace(/\r\n/g, '\n'));
     case 'json':
       return parseJson(text);
     case 'jsonl':

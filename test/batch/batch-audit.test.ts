@@ -219,3 +219,24 @@ describe('vidpub batch (audit): CSV syntax', () => {
     expect(await writes()).toEqual([]);
   });
 });
+
+describe('vidpub batch (audit): CSV saved with CRLF line ends', () => {
+  it('a quoted caption spanning lines keeps the rows\' lines right and posts the same caption as the LF file', async () => {
+    const lf = 'file,to,caption\na.mp4,linkedin,"Monday\nand more"\nnope.mp4,linkedin,x\nb.mp4,linkedin,"two\nlines"\nnope2.mp4,linkedin,z\n';
+    const dir = workdir({ 'x.csv': lf.replace(/\n/g, '\r\n') });
+    const r = await run(['batch', join(dir, 'x.csv'), '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('\n  item 2 (line 4): nope.mp4: no such file\n  item 4 (line 7): nope2.mp4: no such file\n');
+
+    const good = workdir({ 'crlf.csv': 'file,to,caption\r\na.mp4,linkedin,"Monday\r\nand more"\r\n', 'lf.csv': 'file,to,caption\na.mp4,linkedin,"Monday\nand more"\n' });
+    const plans = [];
+    for (const name of ['crlf.csv', 'lf.csv']) {
+      const p = await run(['batch', join(good, name), '--dry-run', '--json']);
+      expect(p.code).toBe(0);
+      plans.push((JSON.parse(p.stdout) as { items: { line: number; caption: string; idempotency_key: string }[] }).items[0]);
+    }
+    expect(plans[0]).toMatchObject({ line: 2, caption: 'Monday\nand more' });
+    expect(plans[0]!.idempotency_key).toBe(plans[1]!.idempotency_key);
+    expect(await writes()).toEqual([]);
+  });
+});
