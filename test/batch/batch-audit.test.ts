@@ -240,3 +240,23 @@ describe('vidpub batch (audit): CSV saved with CRLF line ends', () => {
     expect(await writes()).toEqual([]);
   });
 });
+
+describe('vidpub batch (audit): --json FIELDS', () => {
+  it('an unknown field is refused before anything is sent (it was found after the batch had posted: exit 2 over posts made)', async () => {
+    const dir = workdir({ 'x.jsonl': '{"media":"med_demo_sample","to":"linkedin","caption":"fields","draft":true}\n' });
+    const r = await run(['batch', join(dir, 'x.jsonl'), '--json', 'item,status']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr.trim().split('\n').pop()!)).toMatchObject({
+      error: { type: 'usage', message: 'unknown JSON field "item"', exit_code: 2, hint: expect.stringMatching(/^Available fields: .*\bitems\b.*\bstats\b/) },
+    });
+    expect(await writes()).toEqual([]);
+
+    const ok = await run(['batch', join(dir, 'x.jsonl'), '--json', 'items']);
+    expect(ok.code).toBe(0);
+    expect(Object.keys(JSON.parse(ok.stdout) as object)).toEqual(['items']);
+    const plan = await run(['batch', join(dir, 'x.jsonl'), '--dry-run', '--json', 'posts_needed,zone']);
+    expect(plan.code).toBe(0);
+    expect(JSON.parse(plan.stdout)).toEqual({ posts_needed: 0, zone: 'UTC' });
+  });
+});
