@@ -260,3 +260,12 @@ describe('vidpub batch (audit): --json FIELDS', () => {
     expect(JSON.parse(plan.stdout)).toEqual({ posts_needed: 0, zone: 'UTC' });
   });
 });
+
+describe('vidpub batch (audit): the start line', () => {
+  it('says how many posts the batch needs beside how many are left, not "0 of 30 posts left today" (exit 0)', async () => {
+    const dir = workdir({ 'x.jsonl': '{"media":"med_demo_sample","to":"linkedin","caption":"start line","draft":true}\n' });
+    const r = await run(['batch', join(dir, 'x.jsonl')]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^Sending 1 item from .*x\.jsonl \(0 posts needed, \d+ left today\), 3 at a time\.$/m);
+  });
+});
