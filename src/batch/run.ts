@@ -464,6 +464,8 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
       } else if (err instanceof TimeoutError || err instanceof DeadlineReached || (isDeadline(signal) && !(err instanceof VidpubError))) {
         // What is true when the deadline cut a wait short: the post exists and goes on (its
         // outcome not known yet), or the video does and nothing was posted; never "failed".
+        // A video id known only from the error: its upload was cut off before it was complete.
+        const unfinished = out.media_id === null && it.video.kind === 'file' ? mediaIdOf(err) : undefined;
         out.media_id ??= mediaIdOf(err) ?? null;
         const lastLook = err instanceof WaitCut && err.lastFailure !== undefined ? `; the last look failed: ${lastLookText(err.lastFailure)}` : '';
         if (out.post_id) {
@@ -471,7 +473,12 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
           out.error = `stopped waiting (--timeout)${lastLook}; post ${out.post_id} was created and goes on at the service, its outcome not known yet; follow it with: vidpub status ${out.post_id} --wait`;
         } else {
           out.status = 'skipped';
-          out.error = `stopped waiting (--timeout)${lastLook}; ${out.media_id ? `video ${out.media_id} goes on at the service; ` : ''}nothing was posted: run the batch again to post it`;
+          const video = unfinished
+            ? `the upload of video ${unfinished} was not finished, so the service does not have it; `
+            : out.media_id
+              ? `video ${out.media_id} goes on at the service; `
+              : '';
+          out.error = `stopped waiting (--timeout)${lastLook}; ${video}nothing was posted: run the batch again to post it`;
         }
         troubles.set(it.n, 'timeout');
       } else {

@@ -269,3 +269,23 @@ describe('vidpub batch (audit): the start line', () => {
     expect(r.stderr).toMatch(/^Sending 1 item from .*x\.jsonl \(0 posts needed, \d+ left today\), 3 at a time\.$/m);
   });
 });
+
+describe('vidpub batch (audit): --timeout during an upload', () => {
+  it('an upload cut off is said to be unfinished, not "video … goes on at the service" (exit 7); the rerun finishes it, one video, one post', async () => {
+    const dir = workdir({ 'x.jsonl': '{"file":"a.mp4","to":"linkedin","caption":"cut during its upload"}\n' });
+    await emu.fault({ method: 'PUT', path: '/_uploads/*', action: 'hang', times: 1 });
+    const r = await run(['batch', join(dir, 'x.jsonl'), '--timeout', '20s']);
+    expect(r.code).toBe(7);
+    const [line] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string; media_id: string; post_id: string | null; error: string });
+    expect(line).toMatchObject({ status: 'skipped', post_id: null, media_id: expect.stringMatching(/^med_/) });
+    expect(line!.error).toBe(`stopped waiting (--timeout); the upload of video ${line!.media_id} was not finished, so the service does not have it; nothing was posted: run the batch again to post it`);
+    expect(r.stderr).toContain('\nRun the batch again to post the rest: what was done is replayed, not repeated.\n');
+
+    const again = await run(['batch', join(dir, 'x.jsonl')]);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'published', media_id: line!.media_id });
+    const reqs = await emu.requests();
+    expect(reqs.filter((q) => q.method === 'POST' && q.path === '/v1/media/uploads' && !q.replayed)).toHaveLength(1);
+    expect(reqs.filter((q) => q.method === 'POST' && q.path === '/v1/posts' && q.status === 201)).toHaveLength(1);
+  });
+});
