@@ -185,6 +185,8 @@ export interface BatchRun {
   troubles: Map<number, Trouble>;
   /** The items whose write got no answer: what the client said of each. */
   unknowns?: Map<number, OutcomeUnknownError>;
+  /** Items stopped by --timeout that go on at the service (a post created, a video sent whole). */
+  goingOn?: Set<number>;
 }
 
 /** The step of an item whose write may be left without an answer. */
@@ -232,6 +234,7 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
   const outcomes = new Map<number, ItemOutcome>();
   const troubles = new Map<number, Trouble>();
   const unknowns = new Map<number, OutcomeUnknownError>();
+  const goingOn = new Set<number>();
   const startReads = paced.counts.read;
   const startWrites = paced.counts.write;
   const record = async (e: BatchEvent) => {
@@ -467,6 +470,7 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
         // A video id known only from the error: its upload was cut off before it was complete.
         const unfinished = out.media_id === null && it.video.kind === 'file' ? mediaIdOf(err) : undefined;
         out.media_id ??= mediaIdOf(err) ?? null;
+        if (out.post_id || (out.media_id && !unfinished)) goingOn.add(it.n);
         const lastLook = err instanceof WaitCut && err.lastFailure !== undefined ? `; the last look failed: ${lastLookText(err.lastFailure)}` : '';
         if (out.post_id) {
           out.status = 'publishing';
@@ -509,6 +513,7 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
     outcomes: plan.items.map((it) => outcomes.get(it.n)!),
     troubles,
     unknowns,
+    goingOn,
     stats: {
       reads: paced.counts.read - startReads,
       writes: paced.counts.write - startWrites,
@@ -550,7 +555,8 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
     const posts = cut.map((o) => o.post_id).filter((id): id is string => id !== null);
     const follow = posts.length > 0 ? `Follow ${posts.length === 1 ? 'it' : 'them'} with: ${posts.map((id) => `vidpub status ${id} --wait`).join('; ')}` : '';
     const rest = cut.length > posts.length ? 'Run the batch again to post the rest: what was done is replayed, not repeated.' : '';
-    return new TimeoutError(`Stopped waiting (--timeout) for ${count('timeout')} of ${total} items; they go on at the service.`, {
+    const goOn = cut.every((o) => run.goingOn?.has(o.item) ?? true);
+    return new TimeoutError(`Stopped waiting (--timeout) for ${count('timeout')} of ${total} items${goOn ? '; they go on at the service' : ''}.`, {
       data,
       hint: [follow, rest].filter(Boolean).join('\n'),
     });
