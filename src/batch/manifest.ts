@@ -183,7 +183,12 @@ function parseJson(text: string): Manifest {
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    return { format: 'json', items: [], problems: [{ message: `not valid JSON: ${sanitize((err as Error).message)}` }] };
+    // JSON.parse names a character position: the line (and column) is what an editor shows.
+    const message = (err as Error).message;
+    const at = /^(.*) in JSON at position (\d+)/.exec(message);
+    if (!at) return { format: 'json', items: [], problems: [{ message: `not valid JSON: ${sanitize(message)}` }] };
+    const before = text.slice(0, Number(at[2])).split('\n');
+    return { format: 'json', items: [], problems: [{ line: before.length, message: `not valid JSON: ${sanitize(at[1]!)} (column ${before[before.length - 1]!.length + 1})` }] };
   }
   return fromDocument(doc, 'json', () => undefined);
 }

@@ -289,3 +289,13 @@ describe('vidpub batch (audit): --timeout during an upload', () => {
     expect(reqs.filter((q) => q.method === 'POST' && q.path === '/v1/posts' && q.status === 201)).toHaveLength(1);
   });
 });
+
+describe('vidpub batch (audit): JSON syntax', () => {
+  it('a JSON syntax error names its line, not a character position (exit 2)', async () => {
+    const dir = workdir({ 'x.json': '[\n  {"file": "a.mp4", "to": "linkedin", "caption": "one"}\n  {"file": "b.mp4", "to": "linkedin", "caption": "two"}\n]\n' });
+    const r = await run(['batch', join(dir, 'x.json'), '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("\n  line 3: not valid JSON: Expected ',' or ']' after array element (column 3)\n");
+    expect(await emu.requests()).toEqual([]);
+  });
+});
