@@ -217,8 +217,8 @@ function parseJsonLines(text: string): Manifest {
   return { format: 'jsonl', items, problems };
 }
 
-const TRUE_TEXT = /^(true|yes|y|1)$/i;
-const FALSE_TEXT = /^(false|no|n|0|)$/i;
+export const TRUE_TEXT = /^(true|yes|y|1)$/i;
+export const FALSE_TEXT = /^(false|no|n|0|)$/i;
 
 /** What to do about a CSV syntax error (csv-parse's code and message). */
 function csvSyntaxMessage(err: Error & { code?: string }): string {

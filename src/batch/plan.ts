@@ -20,7 +20,7 @@ import { destinationLabel, namesOf } from '../posts/render.js';
 import { isValidTimeZone, parseWhen, pastTimeError, type ResolvedWhen } from '../posts/when.js';
 import { formatDuration } from '../util/duration.js';
 import { itemKey } from './keys.js';
-import { flattenOptions, type Manifest, type Problem, type RawItem } from './manifest.js';
+import { FALSE_TEXT, TRUE_TEXT, flattenOptions, type Manifest, type Problem, type RawItem } from './manifest.js';
 import type { PacedClient } from './pacing.js';
 
 const MAX_CAPTION_FILE_BYTES = 100_000;
@@ -154,8 +154,10 @@ function readLocal(raw: RawItem, problems: Problem[]): LocalItem {
     }
   }
   for (const p of optionProblems) add(p);
-  const draft = f.draft === true || (typeof f.draft === 'string' && /^(true|yes)$/i.test(f.draft));
-  if (f.draft !== undefined && typeof f.draft !== 'boolean' && typeof f.draft !== 'string') add('draft must be true or false');
+  // Text reads as in a CSV cell; any other text is a problem, never "publish now".
+  const draft = f.draft === true || (typeof f.draft === 'string' && TRUE_TEXT.test(f.draft.trim()));
+  if (typeof f.draft === 'string' && !TRUE_TEXT.test(f.draft.trim()) && !FALSE_TEXT.test(f.draft.trim())) add(`draft must be true or false, not "${sanitize(f.draft)}"`);
+  else if (f.draft !== undefined && typeof f.draft !== 'boolean' && typeof f.draft !== 'string') add('draft must be true or false');
   const at = str(f.at);
   const tz = str(f.tz);
   if (draft && at !== undefined) add('a draft has no time: drop "at", or drop "draft" to schedule it');

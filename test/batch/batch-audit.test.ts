@@ -299,3 +299,23 @@ describe('vidpub batch (audit): JSON syntax', () => {
     expect(await emu.requests()).toEqual([]);
   });
 });
+
+describe('vidpub batch (audit): draft as text', () => {
+  it('draft text that is not yes/no is refused, and "y"/"1" mean a draft as in CSV; "maybe" was read as publish now (exit 2, nothing sent)', async () => {
+    const dir = workdir({
+      'x.jsonl': [
+        '{"media":"med_demo_sample","to":"linkedin","caption":"d1","draft":"maybe"}',
+        '{"media":"med_demo_sample","to":"linkedin","caption":"d2","draft":"y"}',
+        '{"media":"med_demo_sample","to":"linkedin","caption":"d3","draft":"no"}',
+      ].join('\n'),
+      'y.jsonl': '{"media":"med_demo_sample","to":"linkedin","caption":"d2","draft":"y"}\n{"media":"med_demo_sample","to":"linkedin","caption":"d4","draft":"1"}\n',
+    });
+    const r = await run(['batch', join(dir, 'x.jsonl')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^Error: 1 problem in .*x\.jsonl; nothing was sent\n {2}item 1 \(line 1\): draft must be true or false, not "maybe"\n/);
+    const plan = await run(['batch', join(dir, 'y.jsonl'), '--dry-run', '--json']);
+    expect(plan.code).toBe(0);
+    expect((JSON.parse(plan.stdout) as { items: { draft: boolean }[] }).items.map((i) => i.draft)).toEqual([true, true]);
+    expect(await writes()).toEqual([]);
+  });
+});
