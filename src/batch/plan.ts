@@ -160,6 +160,11 @@ function readLocal(raw: RawItem, problems: Problem[]): LocalItem {
   else if (f.draft !== undefined && typeof f.draft !== 'boolean' && typeof f.draft !== 'string') add('draft must be true or false');
   const at = str(f.at);
   const tz = str(f.tz);
+  // A list or a map is no time, zone or key: never read as absent ("now", the default zone).
+  const notText = (v: unknown) => v !== undefined && v !== null && str(v) === undefined;
+  if (notText(f.at)) add('at must be text (a time such as "2026-11-25 09:00", or "+2h")');
+  if (notText(f.tz)) add('tz must be text (an IANA name such as Europe/Paris)');
+  if (notText(f.key)) add('key must be text');
   if (draft && at !== undefined) add('a draft has no time: drop "at", or drop "draft" to schedule it');
   if (tz !== undefined && !isValidTimeZone(tz)) add(`unknown time zone "${sanitize(tz)}" (an IANA name such as Europe/Paris)`);
   const userKey = str(f.key);

@@ -319,3 +319,22 @@ describe('vidpub batch (audit): draft as text', () => {
     expect(await writes()).toEqual([]);
   });
 });
+
+describe('vidpub batch (audit): at, tz and key that are not text', () => {
+  it('a list or a map is refused before anything is sent; an "at" list was read as "now" (exit 2)', async () => {
+    const dir = workdir({
+      'x.jsonl': [
+        '{"media":"med_demo_sample","to":"linkedin","caption":"a1","at":["2030-01-02 09:00"]}',
+        '{"media":"med_demo_sample","to":"linkedin","caption":"a2","tz":{"zone":"Europe/Paris"}}',
+        '{"media":"med_demo_sample","to":"linkedin","caption":"a3","key":["x"]}',
+      ].join('\n'),
+    });
+    const r = await run(['batch', join(dir, 'x.jsonl')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^Error: 3 problems in .*x\.jsonl; nothing was sent\n/);
+    expect(r.stderr).toContain('\n  item 1 (line 1): at must be text (a time such as "2026-11-25 09:00", or "+2h")\n');
+    expect(r.stderr).toContain('\n  item 2 (line 2): tz must be text (an IANA name such as Europe/Paris)\n');
+    expect(r.stderr).toContain('\n  item 3 (line 3): key must be text\n');
+    expect(await writes()).toEqual([]);
+  });
+});
