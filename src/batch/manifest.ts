@@ -285,7 +285,12 @@ async function parseCsv(text: string): Promise<Manifest> {
   const problems: Problem[] = [];
   if (rows.length === 0) return { format: 'csv', items: [], problems: [{ message: 'the CSV manifest is empty: it needs a header row and one row per item' }] };
   const header = (rows[0] as { record: string[] }).record.map((h) => h.trim());
-  for (const h of header) {
+  for (const [c, h] of header.entries()) {
+    if (h !== '' && header.indexOf(h) !== c) {
+      // Only one cell of each field would be read: the other would be dropped without a word.
+      if (header.indexOf(h, c + 1) === -1) problems.push({ line: 1, message: `column "${sanitize(h)}" is named twice: give each field one column (several destinations go in one cell, separated by ";")` });
+      continue;
+    }
     if (h === '' ) problems.push({ line: 1, message: 'an empty column name in the header row' });
     else if (!h.startsWith('option:') && !ITEM_FIELDS.includes(h)) problems.push({ line: 1, message: `unknown column "${sanitize(h)}" (columns: ${ITEM_FIELDS.filter((f) => f !== 'options').join(', ')}, option:KEY, option:DEST:KEY)` });
   }

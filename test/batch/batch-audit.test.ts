@@ -338,3 +338,13 @@ describe('vidpub batch (audit): at, tz and key that are not text', () => {
     expect(await writes()).toEqual([]);
   });
 });
+
+describe('vidpub batch (audit): CSV header', () => {
+  it('a column named twice is refused; the second "to" silently replaced the first (exit 2, nothing sent)', async () => {
+    const dir = workdir({ 'x.csv': 'file,to,caption,to\na.mp4,linkedin,twice,youtube\n' });
+    const r = await run(['batch', join(dir, 'x.csv')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^Error: 1 problem in .*x\.csv; nothing was sent\n {2}line 1: column "to" is named twice: give each field one column \(several destinations go in one cell, separated by ";"\)\n/);
+    expect(await writes()).toEqual([]);
+  });
+});
