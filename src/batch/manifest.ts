@@ -292,6 +292,7 @@ async function parseCsv(text: string): Promise<Manifest> {
       continue;
     }
     if (h === '' ) problems.push({ line: 1, message: 'an empty column name in the header row' });
+    else if (h === 'options') problems.push({ line: 1, message: 'a CSV manifest has no "options" column: give each option its own column, option:KEY or option:DEST:KEY' });
     else if (!h.startsWith('option:') && !ITEM_FIELDS.includes(h)) problems.push({ line: 1, message: `unknown column "${sanitize(h)}" (columns: ${ITEM_FIELDS.filter((f) => f !== 'options').join(', ')}, option:KEY, option:DEST:KEY)` });
   }
   const items: RawItem[] = [];
@@ -305,7 +306,7 @@ async function parseCsv(text: string): Promise<Manifest> {
     const options: Record<string, unknown> = {};
     header.forEach((h, c) => {
       const cell = row.record[c] ?? '';
-      if (cell.trim() === '') return;
+      if (cell.trim() === '' || h === 'options') return;
       if (h.startsWith('option:')) options[h.slice('option:'.length)] = cell;
       else if (h === 'draft') {
         if (TRUE_TEXT.test(cell.trim())) fields.draft = true;

@@ -347,4 +347,12 @@ describe('vidpub batch (audit): CSV header', () => {
     expect(r.stderr).toMatch(/^Error: 1 problem in .*x\.csv; nothing was sent\n {2}line 1: column "to" is named twice: give each field one column \(several destinations go in one cell, separated by ";"\)\n/);
     expect(await writes()).toEqual([]);
   });
+
+  it('an "options" column says which columns to use instead (exit 2)', async () => {
+    const dir = workdir({ 'x.csv': 'file,to,caption,options\na.mp4,linkedin,x,privacy=1\n' });
+    const r = await run(['batch', join(dir, 'x.csv')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^Error: 1 problem in .*x\.csv; nothing was sent\n {2}line 1: a CSV manifest has no "options" column: give each option its own column, option:KEY or option:DEST:KEY\n/);
+    expect(await writes()).toEqual([]);
+  });
 });
