@@ -190,6 +190,8 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
   const now = session.clock.now();
   const local = manifest.items.map((raw) => readLocal(raw, problems));
   if (manifest.items.length === 0 && problems.length === 0) problems.push({ message: 'the manifest has no items' });
+  // Nothing to check against the service: said as it is, whether or not the service answers.
+  if (manifest.items.length === 0) throw problemsError(problems, input.source);
 
   const { checkVideoFile } = await import('../media/check.js');
   const { readDurationSec } = await import('../media/duration.js');

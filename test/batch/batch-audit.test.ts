@@ -356,3 +356,13 @@ describe('vidpub batch (audit): CSV header', () => {
     expect(await writes()).toEqual([]);
   });
 });
+
+describe('vidpub batch (audit): a manifest without items', () => {
+  it('is told without asking the service (exit 2), even when the service cannot be reached (it was exit 1, "Could not reach")', async () => {
+    const dir = workdir({ 'x.csv': 'file,to,caption\n' });
+    const r = await run(['batch', join(dir, 'x.csv')], { env: { ...emu.env(), TZ: 'UTC', VIDPUB_BASE_URL: 'http://127.0.0.1:9/v1' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^Error: 1 problem in .*x\.csv; nothing was sent\n {2}the manifest has no items\n/);
+    expect(await emu.requests()).toEqual([]);
+  });
+});
