@@ -96,7 +96,7 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
     if (!yes) throw new CancelledError('Cancelled: nothing was uploaded or posted.');
   } else {
     session.log.info(
-      `Sending ${plan.items.length} item${plan.items.length === 1 ? '' : 's'} from ${sanitize(opts.source)} (${plan.postsNeeded} of ${plan.postsLeft ?? '?'} posts left today), ${opts.concurrency} at a time.`,
+      `Sending ${plan.items.length} item${plan.items.length === 1 ? '' : 's'} from ${sanitize(opts.source)} (${plan.postsNeeded} post${plan.postsNeeded === 1 ? '' : 's'} needed${plan.postsLeft !== undefined ? `, ${plan.postsLeft} left today` : ''}), ${opts.concurrency} at a time.`,
     );
   }
 

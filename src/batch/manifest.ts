@@ -183,7 +183,12 @@ function parseJson(text: string): Manifest {
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    return { format: 'json', items: [], problems: [{ message: `not valid JSON: ${sanitize((err as Error).message)}` }] };
+    // JSON.parse names a character position: the line (and column) is what an editor shows.
+    const message = (err as Error).message;
+    const at = /^(.*) in JSON at position (\d+)/.exec(message);
+    if (!at) return { format: 'json', items: [], problems: [{ message: `not valid JSON: ${sanitize(message)}` }] };
+    const before = text.slice(0, Number(at[2])).split('\n');
+    return { format: 'json', items: [], problems: [{ line: before.length, message: `not valid JSON: ${sanitize(at[1]!)} (column ${before[before.length - 1]!.length + 1})` }] };
   }
   return fromDocument(doc, 'json', () => undefined);
 }
@@ -212,35 +217,96 @@ function parseJsonLines(text: string): Manifest {
   return { format: 'jsonl', items, problems };
 }
 
-const TRUE_TEXT = /^(true|yes|y|1)$/i;
-const FALSE_TEXT = /^(false|no|n|0|)$/i;
+export const TRUE_TEXT = /^(true|yes|y|1)$/i;
+export const FALSE_TEXT = /^(false|no|n|0|)$/i;
+
+/** What to do about a CSV syntax error (csv-parse's code and message). */
+function csvSyntaxMessage(err: Error & { code?: string }): string {
+  const quoteHow = 'put the whole cell in quotes and double each quote in it: "say ""hi"""';
+  switch (err.code) {
+    case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH': {
+      const m = /expect (\d+), got (\d+)/.exec(err.message);
+      if (m) return `${m[2]} cells where the header has ${m[1]} (a cell with a comma in it needs quotes: "Hello, world")`;
+      break;
+    }
+    case 'INVALID_OPENING_QUOTE':
+      return `a quote in the middle of a cell; ${quoteHow}`;
+    case 'CSV_INVALID_CLOSING_QUOTE':
+      return `text after a quoted cell's closing quote; ${quoteHow}; the rows after it are read once it is fixed`;
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return 'a quote opened in this row is never closed (close it, or double it "" where it is part of the text); the rows after it are read once it is fixed';
+  }
+  return sanitize(err.message);
+}
 
 async function parseCsv(text: string): Promise<Manifest> {
   const { parse } = await import('csv-parse/sync');
-  let rows: { record: string[]; info: { lines: number } }[];
+  // Every record in order, the good and the bad: each bad one is told (not just the first),
+  // and keeps its item number. A record's line is where it starts: the first line with text
+  // after the previous record's last (empty lines are no records).
+  const lines = text.split('\n');
+  let lastEnd = 0;
+  const startAfter = (end: number): number => {
+    let l = end + 1;
+    while (l < lines.length && /^\r?$/.test(lines[l - 1]!)) l++;
+    return l;
+  };
+  const rows: ({ record: string[]; line: number } | { error: string; line: number })[] = [];
+  let unreadable = false;
+  let errorLine: number | undefined;
   try {
-    rows = parse(text, { info: true, relax_column_count: false, skip_empty_lines: true, bom: true, trim: false }) as unknown as typeof rows;
+    parse(text, {
+      relax_column_count: false,
+      skip_empty_lines: true,
+      bom: true,
+      trim: false,
+      skip_records_with_error: true,
+      on_record: (record: string[], context: { lines: number }) => {
+        rows.push({ record, line: startAfter(lastEnd) });
+        lastEnd = context.lines;
+        return record;
+      },
+      on_skip: (err) => {
+        // A row's first trouble is told: a second one on the same line is the same row's, and
+        // past a bad closing quote the parser reads on as one quoted cell to the end of the file.
+        const at = typeof err?.lines === 'number' ? err.lines : lastEnd;
+        if (!err || unreadable || at === errorLine) return;
+        if (err.code === 'CSV_INVALID_CLOSING_QUOTE') unreadable = true;
+        rows.push({ error: csvSyntaxMessage(err), line: startAfter(lastEnd) });
+        lastEnd = errorLine = at;
+      },
+    });
   } catch (err) {
     const e = err as Error & { lines?: number };
     return { format: 'csv', items: [], problems: [{ line: e.lines, message: `not valid CSV: ${sanitize(e.message)}` }] };
   }
+  const first = rows[0];
+  if (first && 'error' in first) return { format: 'csv', items: [], problems: [{ line: first.line, message: `not valid CSV (the header row): ${first.error}` }] };
   const problems: Problem[] = [];
   if (rows.length === 0) return { format: 'csv', items: [], problems: [{ message: 'the CSV manifest is empty: it needs a header row and one row per item' }] };
-  const header = rows[0]!.record.map((h) => h.trim());
-  for (const h of header) {
+  const header = (rows[0] as { record: string[] }).record.map((h) => h.trim());
+  for (const [c, h] of header.entries()) {
+    if (h !== '' && header.indexOf(h) !== c) {
+      // Only one cell of each field would be read: the other would be dropped without a word.
+      if (header.indexOf(h, c + 1) === -1) problems.push({ line: 1, message: `column "${sanitize(h)}" is named twice: give each field one column (several destinations go in one cell, separated by ";")` });
+      continue;
+    }
     if (h === '' ) problems.push({ line: 1, message: 'an empty column name in the header row' });
+    else if (h === 'options') problems.push({ line: 1, message: 'a CSV manifest has no "options" column: give each option its own column, option:KEY or option:DEST:KEY' });
     else if (!h.startsWith('option:') && !ITEM_FIELDS.includes(h)) problems.push({ line: 1, message: `unknown column "${sanitize(h)}" (columns: ${ITEM_FIELDS.filter((f) => f !== 'options').join(', ')}, option:KEY, option:DEST:KEY)` });
   }
   const items: RawItem[] = [];
   rows.slice(1).forEach((row, i) => {
-    // csv-parse gives the line a record ends on; a quoted cell may span lines before it.
-    const breaks = row.record.reduce((k, cell) => k + (cell.match(/\n/g)?.length ?? 0), 0);
-    const where = { n: i + 1, line: row.info.lines - breaks };
+    const where = { n: i + 1, line: row.line };
+    if ('error' in row) {
+      problems.push({ ...where, message: `not valid CSV: ${row.error}` });
+      return;
+    }
     const fields: Record<string, unknown> = {};
     const options: Record<string, unknown> = {};
     header.forEach((h, c) => {
       const cell = row.record[c] ?? '';
-      if (cell.trim() === '') return;
+      if (cell.trim() === '' || h === 'options') return;
       if (h.startsWith('option:')) options[h.slice('option:'.length)] = cell;
       else if (h === 'draft') {
         if (TRUE_TEXT.test(cell.trim())) fields.draft = true;
@@ -261,7 +327,10 @@ export async function parseManifest(text: string, format: ManifestFormat): Promi
     case 'yaml':
       return parseYaml(text);
     case 'csv':
-      return parseCsv(text);
+      // CRLF line ends (as Windows saves): read as LF, as the YAML parser does. csv-parse counts
+      // a CRLF inside a quoted cell as two lines, and a caption would differ from the same file
+      // saved with LF (another caption, other Idempotency-Keys: posted again).
+      return parseCsv(text.replace(/\r\n/g, '\n'));
     case 'json':
       return parseJson(text);
     case 'jsonl':

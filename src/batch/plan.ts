@@ -20,7 +20,7 @@ import { destinationLabel, namesOf } from '../posts/render.js';
 import { isValidTimeZone, parseWhen, pastTimeError, type ResolvedWhen } from '../posts/when.js';
 import { formatDuration } from '../util/duration.js';
 import { itemKey } from './keys.js';
-import { flattenOptions, type Manifest, type Problem, type RawItem } from './manifest.js';
+import { FALSE_TEXT, TRUE_TEXT, flattenOptions, type Manifest, type Problem, type RawItem } from './manifest.js';
 import type { PacedClient } from './pacing.js';
 
 const MAX_CAPTION_FILE_BYTES = 100_000;
@@ -154,10 +154,17 @@ function readLocal(raw: RawItem, problems: Problem[]): LocalItem {
     }
   }
   for (const p of optionProblems) add(p);
-  const draft = f.draft === true || (typeof f.draft === 'string' && /^(true|yes)$/i.test(f.draft));
-  if (f.draft !== undefined && typeof f.draft !== 'boolean' && typeof f.draft !== 'string') add('draft must be true or false');
+  // Text reads as in a CSV cell; any other text is a problem, never "publish now".
+  const draft = f.draft === true || (typeof f.draft === 'string' && TRUE_TEXT.test(f.draft.trim()));
+  if (typeof f.draft === 'string' && !TRUE_TEXT.test(f.draft.trim()) && !FALSE_TEXT.test(f.draft.trim())) add(`draft must be true or false, not "${sanitize(f.draft)}"`);
+  else if (f.draft !== undefined && typeof f.draft !== 'boolean' && typeof f.draft !== 'string') add('draft must be true or false');
   const at = str(f.at);
   const tz = str(f.tz);
+  // A list or a map is no time, zone or key: never read as absent ("now", the default zone).
+  const notText = (v: unknown) => v !== undefined && v !== null && str(v) === undefined;
+  if (notText(f.at)) add('at must be text (a time such as "2026-11-25 09:00", or "+2h")');
+  if (notText(f.tz)) add('tz must be text (an IANA name such as Europe/Paris)');
+  if (notText(f.key)) add('key must be text');
   if (draft && at !== undefined) add('a draft has no time: drop "at", or drop "draft" to schedule it');
   if (tz !== undefined && !isValidTimeZone(tz)) add(`unknown time zone "${sanitize(tz)}" (an IANA name such as Europe/Paris)`);
   const userKey = str(f.key);
@@ -183,6 +190,8 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
   const now = session.clock.now();
   const local = manifest.items.map((raw) => readLocal(raw, problems));
   if (manifest.items.length === 0 && problems.length === 0) problems.push({ message: 'the manifest has no items' });
+  // Nothing to check against the service: said as it is, whether or not the service answers.
+  if (manifest.items.length === 0) throw problemsError(problems, input.source);
 
   const { checkVideoFile } = await import('../media/check.js');
   const { readDurationSec } = await import('../media/duration.js');

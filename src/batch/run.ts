@@ -185,6 +185,8 @@ export interface BatchRun {
   troubles: Map<number, Trouble>;
   /** The items whose write got no answer: what the client said of each. */
   unknowns?: Map<number, OutcomeUnknownError>;
+  /** Items stopped by --timeout that go on at the service (a post created, a video sent whole). */
+  goingOn?: Set<number>;
 }
 
 /** The step of an item whose write may be left without an answer. */
@@ -232,6 +234,7 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
   const outcomes = new Map<number, ItemOutcome>();
   const troubles = new Map<number, Trouble>();
   const unknowns = new Map<number, OutcomeUnknownError>();
+  const goingOn = new Set<number>();
   const startReads = paced.counts.read;
   const startWrites = paced.counts.write;
   const record = async (e: BatchEvent) => {
@@ -464,14 +467,22 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
       } else if (err instanceof TimeoutError || err instanceof DeadlineReached || (isDeadline(signal) && !(err instanceof VidpubError))) {
         // What is true when the deadline cut a wait short: the post exists and goes on (its
         // outcome not known yet), or the video does and nothing was posted; never "failed".
+        // A video id known only from the error: its upload was cut off before it was complete.
+        const unfinished = out.media_id === null && it.video.kind === 'file' ? mediaIdOf(err) : undefined;
         out.media_id ??= mediaIdOf(err) ?? null;
+        if (out.post_id || (out.media_id && !unfinished)) goingOn.add(it.n);
         const lastLook = err instanceof WaitCut && err.lastFailure !== undefined ? `; the last look failed: ${lastLookText(err.lastFailure)}` : '';
         if (out.post_id) {
           out.status = 'publishing';
           out.error = `stopped waiting (--timeout)${lastLook}; post ${out.post_id} was created and goes on at the service, its outcome not known yet; follow it with: vidpub status ${out.post_id} --wait`;
         } else {
           out.status = 'skipped';
-          out.error = `stopped waiting (--timeout)${lastLook}; ${out.media_id ? `video ${out.media_id} goes on at the service; ` : ''}nothing was posted: run the batch again to post it`;
+          const video = unfinished
+            ? `the upload of video ${unfinished} was not finished, so the service does not have it; `
+            : out.media_id
+              ? `video ${out.media_id} goes on at the service; `
+              : '';
+          out.error = `stopped waiting (--timeout)${lastLook}; ${video}nothing was posted: run the batch again to post it`;
         }
         troubles.set(it.n, 'timeout');
       } else {
@@ -502,6 +513,7 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
     outcomes: plan.items.map((it) => outcomes.get(it.n)!),
     troubles,
     unknowns,
+    goingOn,
     stats: {
       reads: paced.counts.read - startReads,
       writes: paced.counts.write - startWrites,
@@ -543,7 +555,8 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
     const posts = cut.map((o) => o.post_id).filter((id): id is string => id !== null);
     const follow = posts.length > 0 ? `Follow ${posts.length === 1 ? 'it' : 'them'} with: ${posts.map((id) => `vidpub status ${id} --wait`).join('; ')}` : '';
     const rest = cut.length > posts.length ? 'Run the batch again to post the rest: what was done is replayed, not repeated.' : '';
-    return new TimeoutError(`Stopped waiting (--timeout) for ${count('timeout')} of ${total} items; they go on at the service.`, {
+    const goOn = cut.every((o) => run.goingOn?.has(o.item) ?? true);
+    return new TimeoutError(`Stopped waiting (--timeout) for ${count('timeout')} of ${total} items${goOn ? '; they go on at the service' : ''}.`, {
       data,
       hint: [follow, rest].filter(Boolean).join('\n'),
     });

@@ -80,7 +80,7 @@ describe('vidpub batch: formats', () => {
   it('YAML: defaults inherited, an item overriding them, a scheduled item in its own zone, a draft with a caption file (exit 0)', async () => {
     const dir = workdir({ 'week.yaml': YAML, 'caption.txt': 'From a file\n' });
     const r = await run(['batch', join(dir, 'week.yaml')]);
-    expect(r.stderr).toMatch(/Sending 3 items from .*week\.yaml \(2 of 30 posts left today\), 3 at a time\./);
+    expect(r.stderr).toMatch(/Sending 3 items from .*week\.yaml \(2 posts needed, 30 left today\), 3 at a time\./);
     expect(r.code).toBe(0);
     const out = lines(r.stdout);
     expect(out.map((o) => [o.item, o.line, o.status])).toEqual([

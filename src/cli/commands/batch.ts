@@ -53,6 +53,8 @@ export default defineCommand<BatchOpts, BatchResult>({
     'vidpub batch posts.csv --concurrency 4 --no-wait',
     'generate-items | vidpub batch - --format jsonl --yes --json',
   ],
+  // The run's document and the --dry-run plan's: --json FIELDS is checked before anything is sent.
+  fields: ['items', 'stats', 'dry_run', 'posts_needed', 'posts_left', 'zone'],
   async parse(args, flags, inv) {
     const path = String(args[0] ?? '').trim();
     if (path === '') throw new UsageError('which manifest? Give its path, or "-" to read it from stdin (with --format)');

@@ -5,6 +5,7 @@ import { printPost } from '../../posts/render.js';
 import type { RetryOpts, RetryResult } from '../../posts/retry-flow.js';
 import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
 import { defineCommand } from '../command.js';
+import { POST_FIELDS } from '../json-fields.js';
 
 
 export default defineCommand<RetryOpts, RetryResult>({
@@ -15,6 +16,8 @@ export default defineCommand<RetryOpts, RetryResult>({
     'Running it again creates nothing new: it reports the retry already made. A post with nothing failed: exit 0, ' +
     `nothing sent. WHEN: ${WHEN_FORMATS}.`,
   examples: ['vidpub retry post_123', 'vidpub retry post_123 --to @vidpub.demo --yes', 'vidpub retry post_123 --at +2h --no-wait --json'],
+  // The new post's fields, or { retried, post } when nothing failed: checked before anything is sent.
+  fields: [...POST_FIELDS, 'retried', 'post'],
   parse(args, flags, inv) {
     const zone = resolveTimeZone(flags.tz as string | undefined, inv.ctx.env);
     const to = ((flags.to as string[] | undefined) ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
