@@ -124,14 +124,16 @@ describe('vidpub history', () => {
     }
   });
 
-  it('--workspace "" (an empty VIDPUB_WORKSPACE) filters nothing, as it checks nothing on a write', async () => {
+  it('an empty VIDPUB_WORKSPACE filters nothing, as it checks nothing on a write; --workspace "" is a usage error, as for every command', async () => {
     const a = await post(['--to', 'linkedin']);
-    for (const opts of [{ args: ['--workspace', ''] }, { args: [], env: { VIDPUB_WORKSPACE: '' } }]) {
-      const r = await run(['history', ...opts.args], { env: opts.env });
-      expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(new RegExp(`^${a.id}\t`));
-      expect(r.stderr).not.toMatch(/No posts recorded yet/);
-    }
+    const r = await run(['history'], { env: { VIDPUB_WORKSPACE: '' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^${a.id}\t`));
+    expect(r.stderr).not.toMatch(/No posts recorded yet/);
+    const flag = await run(['history', '--workspace', '']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('--workspace is empty: give the name of the workspace writes must go to, or leave the flag out');
+    expect(flag.stdout).toBe('');
   });
 
   it('an empty journal: nothing on stdout, a sentence on stderr (exit 0)', async () => {
