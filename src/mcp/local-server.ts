@@ -5,13 +5,14 @@
  * which checks and streams a local file with the same flow as `vidpub upload`.
  * Nothing here prompts or writes to stdout (the protocol channel).
  */
+import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { responseMeta, type ApiClient } from '../api/client.js';
 import type { CreatePostRequest } from '../api/types.js';
-import { ExitCode, RateLimitError, VidpubError, sanitize } from '../errors.js';
+import { ExitCode, OutcomeUnknownError, RateLimitError, VidpubError, sanitize } from '../errors.js';
 import type { Session } from '../flows/session.js';
 import type { Progress } from '../ui/progress.js';
 import {
@@ -68,6 +69,7 @@ export function localToolError(err: unknown): CallToolResult {
   const retryAfter = rate?.retryAfterSec ?? http?.retryAfterSec;
   if (retryAfter !== undefined) info.retry_after_sec = retryAfter;
   if (rate?.resetAt) info.reset_at = rate.resetAt;
+  if (err instanceof OutcomeUnknownError && err.idempotencyKey) info.idempotency_key = err.idempotencyKey;
   if (err.data !== undefined) info.data = err.data;
   return toolError(info);
 }
@@ -148,26 +150,51 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
       }
     };
 
+  /**
+   * A write tool's body with the Idempotency-Key it sends: the caller's, or
+   * one made for this call. When no answer came, the outcome_unknown error
+   * names it: calling again with it replays what was done instead of doing
+   * it twice (a retry without it could post twice).
+   */
+  const write =
+    <A extends { idempotency_key?: string }>(tool: ServiceToolName, body: (client: ApiClient, args: A & { idempotency_key: string }, extra: ToolCallExtra) => Promise<unknown>) =>
+    (client: ApiClient, args: A, extra: ToolCallExtra): Promise<unknown> => {
+      const key = args.idempotency_key ?? randomUUID();
+      return body(client, { ...args, idempotency_key: key }, extra).catch((err: unknown) => {
+        if (!(err instanceof OutcomeUnknownError)) throw err;
+        throw err.retold(err.message, {
+          idempotencyKey: key,
+          hint: `Call ${tool} again with the same arguments and "idempotency_key": "${key}" (within 24 hours): what was done is returned, not done twice.`,
+        });
+      });
+    };
+
   const service: ToolHandlers<ServiceToolName> = {
     get_me: call((c, _a, { signal }) => c.getMe({ signal })),
     list_destinations: call(async (c, _a, { signal }) => ({ data: await c.listDestinations({ signal }) })),
     get_destination_options: call((c, a, { signal }) => c.getDestinationOptions(a.destination_id, { signal })),
-    import_media: call(async (c, { idempotency_key, ...body }, { signal }) => {
-      const media = await c.createImport(body, { idempotencyKey: idempotency_key, signal });
-      await session.journal?.media({ media, link: body.url, idem: idempotency_key, outcome: String(media.status) });
-      return media;
-    }),
+    import_media: call(
+      write('import_media', async (c, { idempotency_key, ...body }, { signal }) => {
+        const media = await c.createImport(body, { idempotencyKey: idempotency_key, signal });
+        await session.journal?.media({ media, link: body.url, idem: idempotency_key, outcome: String(media.status) });
+        return media;
+      }),
+    ),
     get_media: call((c, a, { signal }) => c.getMedia(a.media_id, { signal })),
-    create_post: call(async (c, { idempotency_key, ...body }, { signal }) => {
-      const post = await c.createPost(body as CreatePostRequest, { idempotencyKey: idempotency_key, signal });
-      await session.journal?.post({ post, idem: idempotency_key, outcome: responseMeta(post)?.replayed ? 'replayed' : 'created' });
-      return post;
-    }),
-    publish_post: call(async (c, { idempotency_key, post_id, ...body }, { signal }) => {
-      const post = await c.publishPost(post_id, body, { idempotencyKey: idempotency_key, signal });
-      await session.journal?.status(post, post.status === 'scheduled' ? 'scheduled' : 'publishing');
-      return post;
-    }),
+    create_post: call(
+      write('create_post', async (c, { idempotency_key, ...body }, { signal }) => {
+        const post = await c.createPost(body as CreatePostRequest, { idempotencyKey: idempotency_key, signal });
+        await session.journal?.post({ post, idem: idempotency_key, outcome: responseMeta(post)?.replayed ? 'replayed' : 'created' });
+        return post;
+      }),
+    ),
+    publish_post: call(
+      write('publish_post', async (c, { idempotency_key, post_id, ...body }, { signal }) => {
+        const post = await c.publishPost(post_id, body, { idempotencyKey: idempotency_key, signal });
+        await session.journal?.status(post, post.status === 'scheduled' ? 'scheduled' : 'publishing');
+        return post;
+      }),
+    ),
     get_post: call(async (c, a, { signal }) => {
       const post = await c.getPost(a.post_id, { signal });
       await session.journal?.status(post);
