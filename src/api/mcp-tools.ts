@@ -232,10 +232,30 @@ export function toolError(info: ToolErrorInfo): CallToolResult {
 // ---------------------------------------------------------------- registration
 
 /**
- * Registers `names` on an McpServer with their handlers. A handler that
- * throws becomes a tool error with code "internal_error".
+ * A call the SDK refuses before any handler runs (an unknown tool, arguments
+ * that do not match the schema) as one of our errors: the SDK's text
+ * ("MCP error -32602: Tool x not found") is not the `{"error": {...}}` the
+ * other tool errors are.
  */
-export function registerTools<N extends ToolName>(server: McpServer, names: readonly N[], handlers: ToolHandlers<N>): void {
+export function refusedCall(text: string): ToolErrorInfo {
+  const message = text.replace(/^MCP error -?\d+: /, '').replace(/^Input validation error: /, '');
+  return { code: /^Tool \S+ (not found|disabled)$/.test(message) ? 'unknown_tool' : 'invalid_arguments', message };
+}
+
+/**
+ * Registers `names` on an McpServer with their handlers. A handler that
+ * throws becomes a tool error with code "internal_error"; a call refused
+ * before its handler becomes a tool error with code "unknown_tool" or
+ * "invalid_arguments", with `refused` adding what a server adds to its errors.
+ */
+export function registerTools<N extends ToolName>(
+  server: McpServer,
+  names: readonly N[],
+  handlers: ToolHandlers<N>,
+  refused: (info: ToolErrorInfo) => ToolErrorInfo = (info) => info,
+): void {
+  // The SDK's only way to shape the errors it makes itself (a private method, looked up on the instance).
+  (server as unknown as { createToolError(text: string): CallToolResult }).createToolError = (text) => toolError(refused(refusedCall(text)));
   for (const name of names) {
     const def: ToolDef = ALL_TOOLS[name];
     const handler = handlers[name] as unknown as ToolHandler<ToolName>;

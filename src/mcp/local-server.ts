@@ -221,7 +221,8 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
     }),
   };
 
-  registerTools(server, Object.keys(SERVICE_TOOLS) as ServiceToolName[], service);
-  registerTools(server, Object.keys(LOCAL_TOOLS) as LocalToolName[], local);
+  const refused = (e: ToolErrorInfo): ToolErrorInfo => ({ code: e.code, class: ERROR_CLASSES[ExitCode.USAGE], exit_code: ExitCode.USAGE, message: e.message });
+  registerTools(server, Object.keys(SERVICE_TOOLS) as ServiceToolName[], service, refused);
+  registerTools(server, Object.keys(LOCAL_TOOLS) as LocalToolName[], local, refused);
   return server;
 }

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { useEmulator } from '../support/emulator.js';
-import { call, connect, fails, mcpUrl, ok } from '../support/mcp.js';
+import { connect, fails, mcpUrl, ok } from '../support/mcp.js';
 import { waitFor } from '../support/poll.js';
 import type { Json, Res } from '../support/rest.js';
 
@@ -103,11 +103,11 @@ describe('tools', () => {
     expect(badLink.message).toMatch(/not the video file/);
   });
 
-  it('arguments that do not match the schema are refused before the service is called', async () => {
+  it('arguments that do not match the schema, or an unknown tool: a tool error of the usual shape, before the service is called', async () => {
     const c = await client();
-    const r = await call(c, 'create_post', { media_id: 'med_demo_sample', destinations: [] });
-    expect(r.isError).toBe(true);
-    expect((r.content[0] as { text: string }).text).toMatch(/Input validation error.*destinations/s);
+    const err = await fails(c, 'create_post', { media_id: 'med_demo_sample', destinations: [] });
+    expect(err).toEqual({ code: 'invalid_arguments', message: 'Invalid arguments for tool create_post: Too small: expected array to have >=1 items at destinations' });
+    expect(await fails(c, 'delete_post', { post_id: 'post_x' })).toEqual({ code: 'unknown_tool', message: 'Tool delete_post not found' });
     expect((await emu.requests()).filter((q) => q.path === '/mcp').length).toBeGreaterThan(0);
     expect((await emu.api.call('GET', '/me')).body.limits.requests_per_minute.write.used).toBe(0);
   });

@@ -84,6 +84,31 @@ describe('vidpub mcp: refused messages are answered and logged', () => {
   });
 });
 
+describe('vidpub mcp: tool calls the tools cannot take are tool errors of the documented shape', () => {
+  const toolCall = (id: number, name: string, args: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  const toolError = (r: Awaited<ReturnType<typeof serve>>, id: number) => {
+    const result = r.byId(id)[0].result;
+    expect(result.isError).toBe(true);
+    expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+    return result.structuredContent.error;
+  };
+
+  it('arguments that do not match the schema: {"error": {code: invalid_arguments, class, exit_code 2, message}}; nothing is sent', async () => {
+    const r = await serve(toolCall(4, 'get_post', { post_id: 5 }));
+    expect(r.code).toBe(0);
+    const err = toolError(r, 4);
+    expect(err).toMatchObject({ code: 'invalid_arguments', class: 'invalid_input', exit_code: 2 });
+    expect(err.message).toBe('Invalid arguments for tool get_post: Invalid input: expected string, received number at post_id');
+    expect(r.stderr).toBe('');
+    expect(await emu.requests()).toEqual([]);
+  });
+
+  it('an unknown tool: {"error": {code: unknown_tool, class, exit_code 2, message}}', async () => {
+    const r = await serve(toolCall(4, 'delete_everything', {}));
+    expect(toolError(r, 4)).toEqual({ code: 'unknown_tool', class: 'invalid_input', exit_code: 2, message: 'Tool delete_everything not found' });
+  });
+});
+
 describe('the line transport, fed in chunks', () => {
   it('a too-long line split across chunks is skipped up to its newline; the message after it, in the same chunk, is delivered', async () => {
     const stdin = new PassThrough();
