@@ -12,7 +12,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { responseMeta, type ApiClient } from '../api/client.js';
 import type { CreatePostRequest } from '../api/types.js';
-import { ExitCode, OutcomeUnknownError, RateLimitError, VidpubError, sanitize } from '../errors.js';
+import { ExitCode, OutcomeUnknownError, RateLimitError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
+import { bindDeadline } from '../flows/deadline.js';
 import type { Session } from '../flows/session.js';
 import type { Progress } from '../ui/progress.js';
 import {
@@ -117,6 +118,25 @@ export function mcpProgress(notify: NonNullable<ToolCallExtra['progress']>): Pro
   };
 }
 
+/**
+ * How long a service tool call may take in all, retries and rate-limit waits
+ * included: MCP clients give up on a call after about a minute, and an answer
+ * after that reaches nobody. Past it a read is a timeout and a write that got
+ * no answer is outcome_unknown, with the idempotency_key that settles it.
+ * (upload_file has its own wait; with wait false it returns once the bytes are sent.)
+ */
+export const MCP_CALL_TIMEOUT_MS = 50_000;
+
+/** What a call stopped by MCP_CALL_TIMEOUT_MS says instead of naming --timeout, which vidpub mcp does not take. */
+function deadlineError(err: unknown): unknown {
+  const limit = `${MCP_CALL_TIMEOUT_MS / 1000}s, the time a vidpub mcp tool call may take`;
+  if (err instanceof OutcomeUnknownError && err.reason === 'deadline') {
+    return err.retold(err.message.replace(err.why, `no answer came within ${limit}`), {});
+  }
+  if (err instanceof TimeoutError) return new TimeoutError(`Stopped: no answer from the service within ${limit}.`, { cause: err, http: err.http, hint: err.hint });
+  return err;
+}
+
 /** Where the server runs: for its name and for local paths (upload_file). */
 export interface LocalServerInfo {
   version: string;
@@ -141,12 +161,16 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
 
   /** Runs a tool body with the client; any error becomes a tool error. */
   const call =
-    <A>(body: (client: ApiClient, args: A, extra: ToolCallExtra) => Promise<unknown>) =>
+    <A>(body: (client: ApiClient, args: A, extra: ToolCallExtra) => Promise<unknown>, timeoutMs: number | null = MCP_CALL_TIMEOUT_MS) =>
     async (args: A, extra: ToolCallExtra): Promise<CallToolResult> => {
+      const bound = bindDeadline({ ...session, signal: extra.signal }, timeoutMs === null ? undefined : session.clock.now() + timeoutMs, timeoutMs ?? undefined);
+      const signal = bound.session.signal;
       try {
-        return toolResult(await body(await session.client(), args, extra));
+        return toolResult(await body(await session.client(), args, { ...extra, signal }));
       } catch (err) {
-        return localToolError(err);
+        return localToolError(isDeadline(signal) ? deadlineError(err) : err);
+      } finally {
+        bound.dispose();
       }
     };
 
@@ -218,7 +242,7 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
         signal: extra.signal,
         progress: extra.progress ? mcpProgress(extra.progress) : silentProgress,
       });
-    }),
+    }, null),
   };
 
   const refused = (e: ToolErrorInfo): ToolErrorInfo => ({ code: e.code, class: ERROR_CLASSES[ExitCode.USAGE], exit_code: ExitCode.USAGE, message: e.message });

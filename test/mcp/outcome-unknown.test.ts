@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { virtualClock } from '../support/clock.js';
+import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator();
@@ -17,9 +17,9 @@ const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { prot
 const callTool = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 const youtubeNow = { media_id: 'med_demo_sample', caption: 'launch', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' };
 
-/** One `vidpub mcp` session (initialize, then `messages`), with a clock whose backoffs take no time: the answers by id. */
+/** One `vidpub mcp` session (initialize, then `messages`), on a clock 100 times faster than real time (short backoffs): the answers by id. */
 async function serve(...messages: unknown[]) {
-  const r = await runCli(['mcp'], { env: emu.env(), stdin: lines(initialize, ...messages), clock: virtualClock() });
+  const r = await runCli(['mcp'], { env: emu.env(), stdin: lines(initialize, ...messages), clock: scaledClock(100) });
   const out: Json[] = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
   return { code: r.code, stderr: r.stderr, answer: (id: number) => out.find((m) => m.id === id) };
 }
