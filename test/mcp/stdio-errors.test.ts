@@ -45,6 +45,24 @@ describe('vidpub mcp: refused messages are answered and logged', () => {
       -32602, 6, 'Invalid params: "params" of tools/call must be an object, not null.',
       /refused: params not an object in tools\/call; answered with JSON-RPC error -32602\./,
     ],
+    [
+      'tools/call without params',
+      JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/call' }),
+      -32602, 10, 'Invalid params of tools/call: params: expected object, received undefined.',
+      /refused: params of tools\/call do not match its schema; answered with JSON-RPC error -32602\./,
+    ],
+    [
+      'tools/call with a name that is not a string',
+      JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 5 } }),
+      -32602, 11, 'Invalid params of tools/call: params.name: expected string, received number.',
+      /refused: params of tools\/call do not match its schema; answered with JSON-RPC error -32602\./,
+    ],
+    [
+      'initialize without its params',
+      JSON.stringify({ jsonrpc: '2.0', id: 12, method: 'initialize', params: {} }),
+      -32602, 12, 'Invalid params of initialize: params.protocolVersion: expected string, received undefined; params.capabilities: expected object, received undefined; params.clientInfo: expected object, received undefined.',
+      /refused: params of initialize do not match its schema; answered with JSON-RPC error -32602\./,
+    ],
     ['a batch', '[{"jsonrpc":"2.0","id":7,"method":"ping"}]', -32600, null, 'Invalid Request: the message is a batch (an array), which MCP does not use.', /refused: a batch; answered with JSON-RPC error -32600\./],
     ['no jsonrpc member', '{"id":8,"method":"ping"}', -32600, 8, 'Invalid Request: "jsonrpc" must be "2.0".', /refused: no "jsonrpc": "2.0"; answered with JSON-RPC error -32600\./],
   ];
