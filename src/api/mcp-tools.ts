@@ -172,6 +172,7 @@ export const LOCAL_TOOLS = {
     input: {
       path: z.string().min(1).describe('Path of the video file: absolute, or starting with "~/" for the home directory.'),
       wait: z.boolean().optional().describe('Wait until the video is ready (default true). Use false for large files and poll get_media.'),
+      idempotency_key: idempotencyKey,
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   },

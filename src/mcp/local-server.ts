@@ -241,6 +241,13 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
         deadlineMs: session.clock.now() + timeoutMs,
         signal: extra.signal,
         progress: extra.progress ? mcpProgress(extra.progress) : silentProgress,
+        idempotencyBase: a.idempotency_key,
+      }).catch((err: unknown) => {
+        // The flow's hint names the CLI's --idempotency-key; here it is the tool's argument.
+        if (!(err instanceof OutcomeUnknownError) || !err.idempotencyKey) throw err;
+        throw err.retold(err.message, {
+          hint: `Call upload_file again with the same path and "idempotency_key": "${err.idempotencyKey}" (within 24 hours): what was done is reported, not done twice.`,
+        });
       });
     }, null),
   };

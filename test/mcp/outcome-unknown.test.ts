@@ -3,7 +3,9 @@
  * outcome is unknown (never "failed"), and names the idempotency_key the call
  * used, so calling again with it settles the outcome without a second post.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
@@ -49,6 +51,23 @@ describe('vidpub mcp: a write whose answer never came', () => {
     expect(post.structuredContent).toMatchObject({ status: 'publishing', caption: 'launch' });
     expect(await postsMade()).toBe(1);
     expect((await emu.requests()).filter((r) => r.path === '/v1/posts').at(-1)).toMatchObject({ replayed: true, idempotency_key: err.idempotency_key });
+  });
+
+  it('upload_file: outcome_unknown names an idempotency_key upload_file takes; calling again with it finishes the one video', async () => {
+    const clip = join(ROOT, 'test', 'fixtures', 'clip.mp4');
+    await emu.fault({ method: 'POST', path: '/v1/media/uploads', action: 'reset_after_handling', times: 10 });
+    const first = await serve(callTool(2, 'upload_file', { path: clip }));
+    const err = first.answer(2).result.structuredContent.error;
+    expect(err).toMatchObject({ code: 'outcome_unknown', class: 'outcome_unknown', exit_code: 9, idempotency_key: expect.any(String) });
+    expect(err.message).toMatch(/^The outcome is unknown: the upload of clip\.mp4 may have been created at the service; /);
+    expect(err.hint).toBe(`Call upload_file again with the same path and "idempotency_key": "${err.idempotency_key}" (within 24 hours): what was done is reported, not done twice.`);
+
+    await emu.admin('DELETE', '/faults');
+    const again = await serve(callTool(2, 'upload_file', { path: clip, idempotency_key: err.idempotency_key }));
+    expect(again.answer(2).result.structuredContent).toMatchObject({ status: 'ready', filename: 'clip.mp4' });
+    const creates = (await emu.requests()).filter((r) => r.method === 'POST' && r.path === '/v1/media/uploads' && r.status === 201);
+    expect(creates.filter((r) => !r.replayed)).toHaveLength(1);
+    expect(creates.at(-1)).toMatchObject({ replayed: true });
   });
 
   it('a caller’s own idempotency_key is the one named', async () => {
