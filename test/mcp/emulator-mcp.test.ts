@@ -275,3 +275,20 @@ describe('the daily post allowance shared with REST (Standard: 30 per day for th
     expect((await emu.api.call('GET', '/me')).body.limits.api_posts_per_day).toMatchObject({ used: 30, remaining: 0 });
   });
 });
+
+describe('request faults on /mcp', () => {
+  it('reset_after_handling: the tool call is handled (the post is made), then the connection drops with no answer', async () => {
+    await emu.fault({ method: 'POST', path: '/mcp', action: 'reset_after_handling' });
+    const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_post', arguments: draft() } };
+    const sent = fetch(mcpUrl(emu), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emu.key()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(body),
+    });
+    await expect(sent).rejects.toThrow(/fetch failed/);
+    expect((await emu.admin('GET', '/state')).workspaces[0].posts.total).toBe(1);
+    expect((await emu.requests()).filter((r) => r.path === '/mcp')).toEqual([
+      { method: 'POST', path: '/mcp', status: 200, authorization: true, idempotency_key: null, replayed: false, fault: 'reset_after_handling' },
+    ]);
+  });
+});
