@@ -14,6 +14,7 @@ import { responseMeta, type ApiClient } from '../api/client.js';
 import type { CreatePostRequest } from '../api/types.js';
 import { ExitCode, OutcomeUnknownError, RateLimitError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
 import { bindDeadline } from '../flows/deadline.js';
+import { formatDuration } from '../util/duration.js';
 import type { Session } from '../flows/session.js';
 import type { Progress } from '../ui/progress.js';
 import {
@@ -127,9 +128,9 @@ export function mcpProgress(notify: NonNullable<ToolCallExtra['progress']>): Pro
  */
 export const MCP_CALL_TIMEOUT_MS = 50_000;
 
-/** What a call stopped by MCP_CALL_TIMEOUT_MS says instead of naming --timeout, which vidpub mcp does not take. */
-function deadlineError(err: unknown): unknown {
-  const limit = `${MCP_CALL_TIMEOUT_MS / 1000}s, the time a vidpub mcp tool call may take`;
+/** What a call stopped by its deadline says instead of naming --timeout, which vidpub mcp does not take. */
+function deadlineError(err: unknown, timeoutMs: number): unknown {
+  const limit = `${formatDuration(timeoutMs)}, the time a vidpub mcp tool call may take`;
   if (err instanceof OutcomeUnknownError && err.reason === 'deadline') {
     return err.retold(err.message.replace(err.why, `no answer came within ${limit}`), {});
   }
@@ -140,6 +141,8 @@ function deadlineError(err: unknown): unknown {
 /** Where the server runs: for its name and for local paths (upload_file). */
 export interface LocalServerInfo {
   version: string;
+  /** An explicit --max-wait: a call may wait that much longer than MCP_CALL_TIMEOUT_MS. */
+  maxWaitMs?: number;
   cwd: string;
   home?: string;
 }
@@ -159,16 +162,17 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
     },
   );
 
+  const callTimeoutMs = MCP_CALL_TIMEOUT_MS + (info.maxWaitMs ?? 0);
   /** Runs a tool body with the client; any error becomes a tool error. */
   const call =
-    <A>(body: (client: ApiClient, args: A, extra: ToolCallExtra) => Promise<unknown>, timeoutMs: number | null = MCP_CALL_TIMEOUT_MS) =>
+    <A>(body: (client: ApiClient, args: A, extra: ToolCallExtra) => Promise<unknown>, timeoutMs: number | null = callTimeoutMs) =>
     async (args: A, extra: ToolCallExtra): Promise<CallToolResult> => {
       const bound = bindDeadline({ ...session, signal: extra.signal }, timeoutMs === null ? undefined : session.clock.now() + timeoutMs, timeoutMs ?? undefined);
       const signal = bound.session.signal;
       try {
         return toolResult(await body(await session.client(), args, { ...extra, signal }));
       } catch (err) {
-        return localToolError(isDeadline(signal) ? deadlineError(err) : err);
+        return localToolError(isDeadline(signal) && timeoutMs !== null ? deadlineError(err, timeoutMs) : err);
       } finally {
         bound.dispose();
       }
