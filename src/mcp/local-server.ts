@@ -113,7 +113,11 @@ export function mcpProgress(notify: NonNullable<ToolCallExtra['progress']>): Pro
       label = l;
     },
     note(line) {
-      notify(Math.max(shown, 0), 100, line);
+      // Each notification must carry a larger value than the one before: a note moves on by a tenth.
+      const v = shown < 0 ? 0 : Math.round((shown + 0.1) * 10) / 10;
+      if (v > 100) return;
+      shown = v;
+      notify(v, 100, line);
     },
     stop() {},
   };
