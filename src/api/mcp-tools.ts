@@ -8,7 +8,16 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+  type ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from './types.js';
 
@@ -228,6 +237,30 @@ export interface ToolErrorInfo {
 export function toolError(info: ToolErrorInfo): CallToolResult {
   const body = { error: info };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}
+
+// ---------------------------------------------------------------- requests
+
+/** The requests both servers answer, by their schemas. */
+const REQUEST_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+};
+
+/**
+ * What is wrong with the params of a request the servers answer, as the
+ * message of a -32602 (invalid params) error naming each bad field; undefined
+ * when they fit, or for another method. The SDK would answer -32603 (an
+ * internal error) with its validator's dump.
+ */
+export function paramsProblem(method: string, params: unknown): string | undefined {
+  const schema = Object.hasOwn(REQUEST_SCHEMAS, method) ? REQUEST_SCHEMAS[method] : undefined;
+  const checked = schema?.safeParse({ method, params });
+  if (!checked || checked.success) return undefined;
+  const issues = (checked.error?.issues ?? []).map((i) => `${i.path.map(String).join('.')}: ${i.message.replace(/^Invalid input: /, '')}`);
+  return `Invalid params of ${method}: ${issues.join('; ')}.`;
 }
 
 // ---------------------------------------------------------------- registration

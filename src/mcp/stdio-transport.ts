@@ -17,15 +17,8 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolRequestSchema,
-  InitializeRequestSchema,
-  JSONRPCMessageSchema,
-  ListToolsRequestSchema,
-  PingRequestSchema,
-  type JSONRPCMessage,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { paramsProblem } from '../api/mcp-tools.js';
 
 /** The largest message accepted, in bytes (a tool call's arguments are small: paths, ids, a caption). */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -39,18 +32,6 @@ export interface LineTransportOptions {
   /** Where a refused message is reported (one line, no trailing newline). */
   log(line: string): void;
 }
-
-/**
- * The requests the server answers, by their schemas: params that do not match
- * get -32602 naming what is wrong, where the SDK would answer -32603 (an
- * internal error) with its validator's dump.
- */
-const REQUEST_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }> = {
-  initialize: InitializeRequestSchema,
-  ping: PingRequestSchema,
-  'tools/list': ListToolsRequestSchema,
-  'tools/call': CallToolRequestSchema,
-};
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const usableId = (v: unknown): RequestId | null => (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? v : null);
@@ -155,11 +136,9 @@ export class LineTransport implements Transport {
         reply(`Invalid params: "arguments" of tools/call must be an object (or left out)${params.arguments === null ? ', not null' : ''}.`, 'tools/call arguments not an object');
         return;
       }
-      const schema = isRequest && Object.hasOwn(REQUEST_SCHEMAS, value.method) ? REQUEST_SCHEMAS[value.method] : undefined;
-      const checked = schema?.safeParse({ method: value.method, params: value.params });
-      if (checked && !checked.success) {
-        const issues = (checked.error?.issues ?? []).map((i) => `${i.path.map(String).join('.')}: ${i.message.replace(/^Invalid input: /, '')}`);
-        reply(`Invalid params of ${value.method}: ${issues.join('; ')}.`, `params of ${value.method} do not match its schema`);
+      const problem = isRequest ? paramsProblem(value.method, value.params) : undefined;
+      if (problem) {
+        reply(problem, `params of ${value.method} do not match its schema`);
         return;
       }
     }

@@ -176,6 +176,24 @@ describe('authentication: the same refusals as REST, before any MCP handling', (
   });
 });
 
+describe('params that do not fit a request', () => {
+  const send = (message: unknown) =>
+    fetch(mcpUrl(emu), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emu.key()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(message),
+    });
+
+  it('are answered -32602 naming each bad field (as vidpub mcp does), not -32603 with the validator’s dump', async () => {
+    const noParams = await send({ jsonrpc: '2.0', id: 7, method: 'tools/call' });
+    expect(noParams.status).toBe(200);
+    expect(await noParams.json()).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: 'Invalid params of tools/call: params: expected object, received undefined.' } });
+    const nullArgs = await send({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'get_me', arguments: null } });
+    expect(await nullArgs.json()).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32602, message: 'Invalid params of tools/call: params.arguments: expected record, received null.' } });
+    expect((await emu.api.call('GET', '/me')).body.limits.requests_per_minute.read.used).toBe(1);
+  });
+});
+
 describe('per-minute counters shared with REST', () => {
   const remaining = (r: Res) => Number(r.headers['x-ratelimit-remaining'] ?? 0);
 
