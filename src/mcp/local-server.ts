@@ -142,6 +142,16 @@ function deadlineError(err: unknown, timeoutMs: number): unknown {
   return err;
 }
 
+/** How many cancelled writes the server remembers the key of (the oldest is forgotten first). */
+const MAX_UNANSWERED = 1000;
+
+/** JSON with the keys of every object sorted: the same arguments give the same text. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
 /** Where the server runs: for its name and for local paths (upload_file). */
 export interface LocalServerInfo {
   version: string;
@@ -183,22 +193,40 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
     };
 
   /**
-   * A write tool's body with the Idempotency-Key it sends: the caller's, or
-   * one made for this call. When no answer came, the outcome_unknown error
-   * names it: calling again with it replays what was done instead of doing
-   * it twice (a retry without it could post twice).
+   * Writes made without idempotency_key that the client cancelled (its answer
+   * never reached it): the key each sent, by tool and arguments. A host that
+   * gave up on a call and makes it again gets the first one's key, so what
+   * the first did is returned instead of done twice.
+   */
+  const unanswered = new Map<string, string>();
+
+  /**
+   * A write tool's body with the Idempotency-Key it sends: the caller's, that
+   * of a cancelled call with the same arguments, or one made for this call.
+   * When no answer came, the outcome_unknown error names it: calling again
+   * with it replays what was done instead of doing it twice.
    */
   const write =
     <A extends { idempotency_key?: string }>(tool: ServiceToolName, body: (client: ApiClient, args: A & { idempotency_key: string }, extra: ToolCallExtra) => Promise<unknown>) =>
-    (client: ApiClient, args: A, extra: ToolCallExtra): Promise<unknown> => {
-      const key = args.idempotency_key ?? randomUUID();
-      return body(client, { ...args, idempotency_key: key }, extra).catch((err: unknown) => {
+    async (client: ApiClient, args: A, extra: ToolCallExtra): Promise<unknown> => {
+      const same = args.idempotency_key === undefined ? `${tool} ${canonicalJson(args)}` : undefined;
+      const key = args.idempotency_key ?? (same === undefined ? undefined : unanswered.get(same)) ?? randomUUID();
+      if (same !== undefined) unanswered.delete(same);
+      try {
+        return await body(client, { ...args, idempotency_key: key }, extra);
+      } catch (err) {
         if (!(err instanceof OutcomeUnknownError)) throw err;
         throw err.retold(err.message, {
           idempotencyKey: key,
           hint: `Call ${tool} again with the same arguments and "idempotency_key": "${key}" (within 24 hours): what was done is returned, not done twice.`,
         });
-      });
+      } finally {
+        // Cancelled, so never answered: its key is kept for the next call with the same arguments.
+        if (same !== undefined && extra.signal.aborted && !isDeadline(extra.signal)) {
+          unanswered.set(same, key);
+          if (unanswered.size > MAX_UNANSWERED) unanswered.delete(unanswered.keys().next().value!);
+        }
+      }
     };
 
   const service: ToolHandlers<ServiceToolName> = {
