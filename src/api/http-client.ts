@@ -430,6 +430,16 @@ class HttpApiClient implements ApiClient {
     for (let attempt = 1; ; attempt++) {
       this.#budgetSignal(); // spent by now on the clock: the signal aborts
       if (signal.aborted) throw stoppedError(signal);
+      // Per request (the MCP server): a wait for the minute's allowance counts against --max-wait like a 429's.
+      const paceMs = perRequest ? this.#pacer.delayFor(kind) : 0;
+      if (paceMs > this.settings.maxWaitMs - requestWaitedMs) {
+        const wait = formatDuration(Math.ceil(paceMs / 1000) * 1000);
+        throw new RateLimitError(`Rate limited (requests_per_minute): no ${kind} requests are left this minute; the allowance resets in ${wait}, more than --max-wait (${formatDuration(this.settings.maxWaitMs)}) allows.`, {
+          code: 'requests_per_minute',
+          retryAfterSec: Math.ceil(paceMs / 1000),
+          hint: `Try again in ${wait}, or raise --max-wait.`,
+        });
+      }
       await this.#pacer.before(kind, signal, (ms) => {
         const text = `Pacing: no ${kind} requests left this minute; waiting ${formatDuration(ms)} for the allowance to reset.`;
         if (ms >= 5_000) this.#sink.line(text);

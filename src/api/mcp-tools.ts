@@ -8,7 +8,16 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+  type ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from './types.js';
 
@@ -172,6 +181,7 @@ export const LOCAL_TOOLS = {
     input: {
       path: z.string().min(1).describe('Path of the video file: absolute, or starting with "~/" for the home directory.'),
       wait: z.boolean().optional().describe('Wait until the video is ready (default true). Use false for large files and poll get_media.'),
+      idempotency_key: idempotencyKey,
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   },
@@ -229,13 +239,57 @@ export function toolError(info: ToolErrorInfo): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
 
+// ---------------------------------------------------------------- requests
+
+/** The requests both servers answer, by their schemas. */
+const REQUEST_SCHEMAS: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+};
+
+/**
+ * What is wrong with the params of a request the servers answer, as the
+ * message of a -32602 (invalid params) error naming each bad field; undefined
+ * when they fit, or for another method. The SDK would answer -32603 (an
+ * internal error) with its validator's dump.
+ */
+export function paramsProblem(method: string, params: unknown): string | undefined {
+  const schema = Object.hasOwn(REQUEST_SCHEMAS, method) ? REQUEST_SCHEMAS[method] : undefined;
+  const checked = schema?.safeParse({ method, params });
+  if (!checked || checked.success) return undefined;
+  const issues = (checked.error?.issues ?? []).map((i) => `${i.path.map(String).join('.')}: ${i.message.replace(/^Invalid input: /, '')}`);
+  return `Invalid params of ${method}: ${issues.join('; ')}.`;
+}
+
 // ---------------------------------------------------------------- registration
 
 /**
- * Registers `names` on an McpServer with their handlers. A handler that
- * throws becomes a tool error with code "internal_error".
+ * A call the SDK refuses before any handler runs (an unknown tool, arguments
+ * that do not match the schema) as one of our errors: the SDK's text
+ * ("MCP error -32602: Tool x not found") is not the `{"error": {...}}` the
+ * other tool errors are.
  */
-export function registerTools<N extends ToolName>(server: McpServer, names: readonly N[], handlers: ToolHandlers<N>): void {
+export function refusedCall(text: string): ToolErrorInfo {
+  const message = text.replace(/^MCP error -?\d+: /, '').replace(/^Input validation error: /, '');
+  return { code: /^Tool \S+ (not found|disabled)$/.test(message) ? 'unknown_tool' : 'invalid_arguments', message };
+}
+
+/**
+ * Registers `names` on an McpServer with their handlers. A handler that
+ * throws becomes a tool error with code "internal_error"; a call refused
+ * before its handler becomes a tool error with code "unknown_tool" or
+ * "invalid_arguments", with `refused` adding what a server adds to its errors.
+ */
+export function registerTools<N extends ToolName>(
+  server: McpServer,
+  names: readonly N[],
+  handlers: ToolHandlers<N>,
+  refused: (info: ToolErrorInfo) => ToolErrorInfo = (info) => info,
+): void {
+  // The SDK's only way to shape the errors it makes itself (a private method, looked up on the instance).
+  (server as unknown as { createToolError(text: string): CallToolResult }).createToolError = (text) => toolError(refused(refusedCall(text)));
   for (const name of names) {
     const def: ToolDef = ALL_TOOLS[name];
     const handler = handlers[name] as unknown as ToolHandler<ToolName>;

@@ -10,7 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CallContext, EmulatorService, ServiceResult } from './service.js';
-import { SERVICE_TOOLS, registerTools, toolError, toolResult, type ServiceToolName, type ToolErrorInfo, type ToolHandlers } from '../api/mcp-tools.js';
+import { SERVICE_TOOLS, paramsProblem, registerTools, toolError, toolResult, type ServiceToolName, type ToolErrorInfo, type ToolHandlers } from '../api/mcp-tools.js';
 
 /** What the emulator's MCP server announces (v1: the API version it emulates). */
 export const EMULATOR_MCP_SERVER = { name: 'video-publishing-service-emulator', version: '1.0.0' };
@@ -68,6 +68,13 @@ export async function handleMcpRequest(
   body: unknown,
   authorization: string | undefined,
 ): Promise<void> {
+  // A request whose params do not fit: -32602 naming each bad field, where the SDK answers -32603 with its validator's dump.
+  const m = body as { id?: unknown; method?: unknown; params?: unknown } | null;
+  const problem = m && typeof m === 'object' && !Array.isArray(m) && typeof m.method === 'string' && 'id' in m ? paramsProblem(m.method, m.params) : undefined;
+  if (problem) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m!.id ?? null, error: { code: -32602, message: problem } }));
+    return;
+  }
   const server = createServiceMcpServer(service, authorization);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.once('close', () => {

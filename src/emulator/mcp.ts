@@ -46,6 +46,20 @@ export const mcpPlugin: EmulatorPlugin = ({ app, service }) => {
     }
     const { handleMcpRequest } = await load();
     reply.hijack();
+    // reset_after_handling: the message is handled, then the connection is dropped where the answer would start.
+    if (req.emu?.fault?.action === 'reset_after_handling') {
+      const entry = req.emu.entry;
+      const res = reply.raw;
+      const drop = () => {
+        req.raw.socket?.destroy();
+        return res;
+      };
+      res.writeHead = ((status: number) => {
+        if (entry) entry.status = status;
+        return drop();
+      }) as typeof res.writeHead;
+      res.end = drop as typeof res.end;
+    }
     await handleMcpRequest(service, req.raw, reply.raw, body, header(req, 'authorization'));
     return reply;
   });

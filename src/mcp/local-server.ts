@@ -5,13 +5,16 @@
  * which checks and streams a local file with the same flow as `vidpub upload`.
  * Nothing here prompts or writes to stdout (the protocol channel).
  */
+import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { responseMeta, type ApiClient } from '../api/client.js';
 import type { CreatePostRequest } from '../api/types.js';
-import { ExitCode, RateLimitError, VidpubError, sanitize } from '../errors.js';
+import { ExitCode, OutcomeUnknownError, RateLimitError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
+import { bindDeadline } from '../flows/deadline.js';
+import { formatDuration } from '../util/duration.js';
 import type { Session } from '../flows/session.js';
 import type { Progress } from '../ui/progress.js';
 import {
@@ -68,6 +71,7 @@ export function localToolError(err: unknown): CallToolResult {
   const retryAfter = rate?.retryAfterSec ?? http?.retryAfterSec;
   if (retryAfter !== undefined) info.retry_after_sec = retryAfter;
   if (rate?.resetAt) info.reset_at = rate.resetAt;
+  if (err instanceof OutcomeUnknownError && err.idempotencyKey) info.idempotency_key = err.idempotencyKey;
   if (err.data !== undefined) info.data = err.data;
   return toolError(info);
 }
@@ -109,15 +113,50 @@ export function mcpProgress(notify: NonNullable<ToolCallExtra['progress']>): Pro
       label = l;
     },
     note(line) {
-      notify(Math.max(shown, 0), 100, line);
+      // Each notification must carry a larger value than the one before: a note moves on by a tenth.
+      const v = shown < 0 ? 0 : Math.round((shown + 0.1) * 10) / 10;
+      if (v > 100) return;
+      shown = v;
+      notify(v, 100, line);
     },
     stop() {},
   };
 }
 
+/**
+ * How long a service tool call may take in all, retries and rate-limit waits
+ * included: MCP clients give up on a call after about a minute, and an answer
+ * after that reaches nobody. Past it a read is a timeout and a write that got
+ * no answer is outcome_unknown, with the idempotency_key that settles it.
+ * (upload_file has its own wait; with wait false it returns once the bytes are sent.)
+ */
+export const MCP_CALL_TIMEOUT_MS = 50_000;
+
+/** What a call stopped by its deadline says instead of naming --timeout, which vidpub mcp does not take. */
+function deadlineError(err: unknown, timeoutMs: number): unknown {
+  const limit = `${formatDuration(timeoutMs)}, the time a vidpub mcp tool call may take`;
+  if (err instanceof OutcomeUnknownError && err.reason === 'deadline') {
+    return err.retold(err.message.replace(err.why, `no answer came within ${limit}`), {});
+  }
+  if (err instanceof TimeoutError) return new TimeoutError(`Stopped: no answer from the service within ${limit}.`, { cause: err, http: err.http, hint: err.hint });
+  return err;
+}
+
+/** How many cancelled writes the server remembers the key of (the oldest is forgotten first). */
+const MAX_UNANSWERED = 1000;
+
+/** JSON with the keys of every object sorted: the same arguments give the same text. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
 /** Where the server runs: for its name and for local paths (upload_file). */
 export interface LocalServerInfo {
   version: string;
+  /** An explicit --max-wait: a call may wait that much longer than MCP_CALL_TIMEOUT_MS. */
+  maxWaitMs?: number;
   cwd: string;
   home?: string;
 }
@@ -137,14 +176,56 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
     },
   );
 
+  const callTimeoutMs = MCP_CALL_TIMEOUT_MS + (info.maxWaitMs ?? 0);
   /** Runs a tool body with the client; any error becomes a tool error. */
   const call =
-    <A>(body: (client: ApiClient, args: A, extra: ToolCallExtra) => Promise<unknown>) =>
+    <A>(body: (client: ApiClient, args: A, extra: ToolCallExtra) => Promise<unknown>, timeoutMs: number | null = callTimeoutMs) =>
     async (args: A, extra: ToolCallExtra): Promise<CallToolResult> => {
+      const bound = bindDeadline({ ...session, signal: extra.signal }, timeoutMs === null ? undefined : session.clock.now() + timeoutMs, timeoutMs ?? undefined);
+      const signal = bound.session.signal;
       try {
-        return toolResult(await body(await session.client(), args, extra));
+        return toolResult(await body(await session.client(), args, { ...extra, signal }));
       } catch (err) {
-        return localToolError(err);
+        return localToolError(isDeadline(signal) && timeoutMs !== null ? deadlineError(err, timeoutMs) : err);
+      } finally {
+        bound.dispose();
+      }
+    };
+
+  /**
+   * Writes made without idempotency_key that the client cancelled (its answer
+   * never reached it): the key each sent, by tool and arguments. A host that
+   * gave up on a call and makes it again gets the first one's key, so what
+   * the first did is returned instead of done twice.
+   */
+  const unanswered = new Map<string, string>();
+
+  /**
+   * A write tool's body with the Idempotency-Key it sends: the caller's, that
+   * of a cancelled call with the same arguments, or one made for this call.
+   * When no answer came, the outcome_unknown error names it: calling again
+   * with it replays what was done instead of doing it twice.
+   */
+  const write =
+    <A extends { idempotency_key?: string }>(tool: ServiceToolName, body: (client: ApiClient, args: A & { idempotency_key: string }, extra: ToolCallExtra) => Promise<unknown>) =>
+    async (client: ApiClient, args: A, extra: ToolCallExtra): Promise<unknown> => {
+      const same = args.idempotency_key === undefined ? `${tool} ${canonicalJson(args)}` : undefined;
+      const key = args.idempotency_key ?? (same === undefined ? undefined : unanswered.get(same)) ?? randomUUID();
+      if (same !== undefined) unanswered.delete(same);
+      try {
+        return await body(client, { ...args, idempotency_key: key }, extra);
+      } catch (err) {
+        if (!(err instanceof OutcomeUnknownError)) throw err;
+        throw err.retold(err.message, {
+          idempotencyKey: key,
+          hint: `Call ${tool} again with the same arguments and "idempotency_key": "${key}" (within 24 hours): what was done is returned, not done twice.`,
+        });
+      } finally {
+        // Cancelled, so never answered: its key is kept for the next call with the same arguments.
+        if (same !== undefined && extra.signal.aborted && !isDeadline(extra.signal)) {
+          unanswered.set(same, key);
+          if (unanswered.size > MAX_UNANSWERED) unanswered.delete(unanswered.keys().next().value!);
+        }
       }
     };
 
@@ -152,22 +233,28 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
     get_me: call((c, _a, { signal }) => c.getMe({ signal })),
     list_destinations: call(async (c, _a, { signal }) => ({ data: await c.listDestinations({ signal }) })),
     get_destination_options: call((c, a, { signal }) => c.getDestinationOptions(a.destination_id, { signal })),
-    import_media: call(async (c, { idempotency_key, ...body }, { signal }) => {
-      const media = await c.createImport(body, { idempotencyKey: idempotency_key, signal });
-      await session.journal?.media({ media, link: body.url, idem: idempotency_key, outcome: String(media.status) });
-      return media;
-    }),
+    import_media: call(
+      write('import_media', async (c, { idempotency_key, ...body }, { signal }) => {
+        const media = await c.createImport(body, { idempotencyKey: idempotency_key, signal });
+        await session.journal?.media({ media, link: body.url, idem: idempotency_key, outcome: String(media.status) });
+        return media;
+      }),
+    ),
     get_media: call((c, a, { signal }) => c.getMedia(a.media_id, { signal })),
-    create_post: call(async (c, { idempotency_key, ...body }, { signal }) => {
-      const post = await c.createPost(body as CreatePostRequest, { idempotencyKey: idempotency_key, signal });
-      await session.journal?.post({ post, idem: idempotency_key, outcome: responseMeta(post)?.replayed ? 'replayed' : 'created' });
-      return post;
-    }),
-    publish_post: call(async (c, { idempotency_key, post_id, ...body }, { signal }) => {
-      const post = await c.publishPost(post_id, body, { idempotencyKey: idempotency_key, signal });
-      await session.journal?.status(post, post.status === 'scheduled' ? 'scheduled' : 'publishing');
-      return post;
-    }),
+    create_post: call(
+      write('create_post', async (c, { idempotency_key, ...body }, { signal }) => {
+        const post = await c.createPost(body as CreatePostRequest, { idempotencyKey: idempotency_key, signal });
+        await session.journal?.post({ post, idem: idempotency_key, outcome: responseMeta(post)?.replayed ? 'replayed' : 'created' });
+        return post;
+      }),
+    ),
+    publish_post: call(
+      write('publish_post', async (c, { idempotency_key, post_id, ...body }, { signal }) => {
+        const post = await c.publishPost(post_id, body, { idempotencyKey: idempotency_key, signal });
+        await session.journal?.status(post, post.status === 'scheduled' ? 'scheduled' : 'publishing');
+        return post;
+      }),
+    ),
     get_post: call(async (c, a, { signal }) => {
       const post = await c.getPost(a.post_id, { signal });
       await session.journal?.status(post);
@@ -190,11 +277,19 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
         deadlineMs: session.clock.now() + timeoutMs,
         signal: extra.signal,
         progress: extra.progress ? mcpProgress(extra.progress) : silentProgress,
+        idempotencyBase: a.idempotency_key,
+      }).catch((err: unknown) => {
+        // The flow's hint names the CLI's --idempotency-key; here it is the tool's argument.
+        if (!(err instanceof OutcomeUnknownError) || !err.idempotencyKey) throw err;
+        throw err.retold(err.message, {
+          hint: `Call upload_file again with the same path and "idempotency_key": "${err.idempotencyKey}" (within 24 hours): what was done is reported, not done twice.`,
+        });
       });
-    }),
+    }, null),
   };
 
-  registerTools(server, Object.keys(SERVICE_TOOLS) as ServiceToolName[], service);
-  registerTools(server, Object.keys(LOCAL_TOOLS) as LocalToolName[], local);
+  const refused = (e: ToolErrorInfo): ToolErrorInfo => ({ code: e.code, class: ERROR_CLASSES[ExitCode.USAGE], exit_code: ExitCode.USAGE, message: e.message });
+  registerTools(server, Object.keys(SERVICE_TOOLS) as ServiceToolName[], service, refused);
+  registerTools(server, Object.keys(LOCAL_TOOLS) as LocalToolName[], local, refused);
   return server;
 }

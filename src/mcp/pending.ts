@@ -1,7 +1,9 @@
 /**
  * A transport wrapper that knows which requests are still unanswered, so a
  * server whose input closed (a client that wrote its last request and hung
- * up, `... | vidpub mcp`) can answer them before it stops.
+ * up, `... | vidpub mcp`) can answer them before it stops. A request the
+ * client cancelled (notifications/cancelled) gets no answer, so it is not
+ * waited for.
  */
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
@@ -19,6 +21,11 @@ export class PendingTrackingTransport implements Transport {
     this.inner.onmessage = (message, extra) => {
       if ('method' in message && 'id' in message) this.#pending.add(message.id);
       this.onmessage?.(message, extra);
+      // A cancelled request is never answered (the protocol says so): it is no longer waited for.
+      if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
+        const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+        if ((typeof id === 'string' || typeof id === 'number') && this.#pending.delete(id)) this.#settle();
+      }
     };
     this.inner.onclose = () => this.onclose?.();
     this.inner.onerror = (error) => this.onerror?.(error);

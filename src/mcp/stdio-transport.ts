@@ -10,13 +10,15 @@
  *   - JSON that is not a JSON-RPC 2.0 message (a batch array, no "jsonrpc",
  *     a bad id): -32600 (with its id when it has a usable one);
  *   - params that are not an object, or tools/call "arguments" that are not an
- *     object (null included): -32602 (invalid params).
+ *     object (null included), or params of initialize, ping, tools/list or
+ *     tools/call that do not match the method's schema: -32602 (invalid params).
  * The log line names the message by its line number and size, never its
  * content (it may hold a caption or a key).
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { paramsProblem } from '../api/mcp-tools.js';
 
 /** The largest message accepted, in bytes (a tool call's arguments are small: paths, ids, a caption). */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -132,6 +134,11 @@ export class LineTransport implements Transport {
       const params = value.params as Record<string, unknown> | undefined;
       if (value.method === 'tools/call' && params && 'arguments' in params && !isObject(params.arguments)) {
         reply(`Invalid params: "arguments" of tools/call must be an object (or left out)${params.arguments === null ? ', not null' : ''}.`, 'tools/call arguments not an object');
+        return;
+      }
+      const problem = isRequest ? paramsProblem(value.method, value.params) : undefined;
+      if (problem) {
+        reply(problem, `params of ${value.method} do not match its schema`);
         return;
       }
     }

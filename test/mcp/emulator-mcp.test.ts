@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { useEmulator } from '../support/emulator.js';
-import { call, connect, fails, mcpUrl, ok } from '../support/mcp.js';
+import { connect, fails, mcpUrl, ok } from '../support/mcp.js';
 import { waitFor } from '../support/poll.js';
 import type { Json, Res } from '../support/rest.js';
 
@@ -103,11 +103,11 @@ describe('tools', () => {
     expect(badLink.message).toMatch(/not the video file/);
   });
 
-  it('arguments that do not match the schema are refused before the service is called', async () => {
+  it('arguments that do not match the schema, or an unknown tool: a tool error of the usual shape, before the service is called', async () => {
     const c = await client();
-    const r = await call(c, 'create_post', { media_id: 'med_demo_sample', destinations: [] });
-    expect(r.isError).toBe(true);
-    expect((r.content[0] as { text: string }).text).toMatch(/Input validation error.*destinations/s);
+    const err = await fails(c, 'create_post', { media_id: 'med_demo_sample', destinations: [] });
+    expect(err).toEqual({ code: 'invalid_arguments', message: 'Invalid arguments for tool create_post: Too small: expected array to have >=1 items at destinations' });
+    expect(await fails(c, 'delete_post', { post_id: 'post_x' })).toEqual({ code: 'unknown_tool', message: 'Tool delete_post not found' });
     expect((await emu.requests()).filter((q) => q.path === '/mcp').length).toBeGreaterThan(0);
     expect((await emu.api.call('GET', '/me')).body.limits.requests_per_minute.write.used).toBe(0);
   });
@@ -173,6 +173,24 @@ describe('authentication: the same refusals as REST, before any MCP handling', (
     }
     const noKey = await fetch(mcpUrl(emu), { method: 'GET' });
     expect(noKey.status).toBe(401);
+  });
+});
+
+describe('params that do not fit a request', () => {
+  const send = (message: unknown) =>
+    fetch(mcpUrl(emu), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emu.key()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(message),
+    });
+
+  it('are answered -32602 naming each bad field (as vidpub mcp does), not -32603 with the validator’s dump', async () => {
+    const noParams = await send({ jsonrpc: '2.0', id: 7, method: 'tools/call' });
+    expect(noParams.status).toBe(200);
+    expect(await noParams.json()).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: 'Invalid params of tools/call: params: expected object, received undefined.' } });
+    const nullArgs = await send({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'get_me', arguments: null } });
+    expect(await nullArgs.json()).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32602, message: 'Invalid params of tools/call: params.arguments: expected record, received null.' } });
+    expect((await emu.api.call('GET', '/me')).body.limits.requests_per_minute.read.used).toBe(1);
   });
 });
 
@@ -273,5 +291,22 @@ describe('the daily post allowance shared with REST (Standard: 30 per day for th
     expect(r.body.error).toMatchObject({ code: 'daily_post_limit', reset_at: expect.stringMatching(/T00:00:00\.000Z$/) });
     expect(Number(r.headers['retry-after'])).toBeGreaterThan(23 * 3600);
     expect((await emu.api.call('GET', '/me')).body.limits.api_posts_per_day).toMatchObject({ used: 30, remaining: 0 });
+  });
+});
+
+describe('request faults on /mcp', () => {
+  it('reset_after_handling: the tool call is handled (the post is made), then the connection drops with no answer', async () => {
+    await emu.fault({ method: 'POST', path: '/mcp', action: 'reset_after_handling' });
+    const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_post', arguments: draft() } };
+    const sent = fetch(mcpUrl(emu), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emu.key()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(body),
+    });
+    await expect(sent).rejects.toThrow(/fetch failed/);
+    expect((await emu.admin('GET', '/state')).workspaces[0].posts.total).toBe(1);
+    expect((await emu.requests()).filter((r) => r.path === '/mcp')).toEqual([
+      { method: 'POST', path: '/mcp', status: 200, authorization: true, idempotency_key: null, replayed: false, fault: 'reset_after_handling' },
+    ]);
   });
 });

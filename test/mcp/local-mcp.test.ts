@@ -83,7 +83,7 @@ describe('vidpub mcp: tools over stdio', () => {
     ]);
     const upload = tools.find((t) => t.name === 'upload_file')!;
     expect(upload.inputSchema.required).toEqual(['path']);
-    expect(Object.keys(upload.inputSchema.properties!)).toEqual(['path', 'wait']);
+    expect(Object.keys(upload.inputSchema.properties!)).toEqual(['path', 'wait', 'idempotency_key']);
     expect(client.getServerVersion()).toMatchObject({ name: 'vidpub' });
     const remote = await connect(emu);
     try {

@@ -45,6 +45,24 @@ describe('vidpub mcp: refused messages are answered and logged', () => {
       -32602, 6, 'Invalid params: "params" of tools/call must be an object, not null.',
       /refused: params not an object in tools\/call; answered with JSON-RPC error -32602\./,
     ],
+    [
+      'tools/call without params',
+      JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/call' }),
+      -32602, 10, 'Invalid params of tools/call: params: expected object, received undefined.',
+      /refused: params of tools\/call do not match its schema; answered with JSON-RPC error -32602\./,
+    ],
+    [
+      'tools/call with a name that is not a string',
+      JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 5 } }),
+      -32602, 11, 'Invalid params of tools/call: params.name: expected string, received number.',
+      /refused: params of tools\/call do not match its schema; answered with JSON-RPC error -32602\./,
+    ],
+    [
+      'initialize without its params',
+      JSON.stringify({ jsonrpc: '2.0', id: 12, method: 'initialize', params: {} }),
+      -32602, 12, 'Invalid params of initialize: params.protocolVersion: expected string, received undefined; params.capabilities: expected object, received undefined; params.clientInfo: expected object, received undefined.',
+      /refused: params of initialize do not match its schema; answered with JSON-RPC error -32602\./,
+    ],
     ['a batch', '[{"jsonrpc":"2.0","id":7,"method":"ping"}]', -32600, null, 'Invalid Request: the message is a batch (an array), which MCP does not use.', /refused: a batch; answered with JSON-RPC error -32600\./],
     ['no jsonrpc member', '{"id":8,"method":"ping"}', -32600, 8, 'Invalid Request: "jsonrpc" must be "2.0".', /refused: no "jsonrpc": "2.0"; answered with JSON-RPC error -32600\./],
   ];
@@ -81,6 +99,31 @@ describe('vidpub mcp: refused messages are answered and logged', () => {
     expect(r.byId(4)).toEqual([]);
     expect(r.stderr).toBe(`vidpub mcp: message on input line 2 (over ${MAX_MESSAGE_BYTES} bytes) refused: over the size limit; answered with JSON-RPC error -32700.\n`);
     expect(r.byId(9)[0].result.tools).toHaveLength(9);
+  });
+});
+
+describe('vidpub mcp: tool calls the tools cannot take are tool errors of the documented shape', () => {
+  const toolCall = (id: number, name: string, args: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  const toolError = (r: Awaited<ReturnType<typeof serve>>, id: number) => {
+    const result = r.byId(id)[0].result;
+    expect(result.isError).toBe(true);
+    expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+    return result.structuredContent.error;
+  };
+
+  it('arguments that do not match the schema: {"error": {code: invalid_arguments, class, exit_code 2, message}}; nothing is sent', async () => {
+    const r = await serve(toolCall(4, 'get_post', { post_id: 5 }));
+    expect(r.code).toBe(0);
+    const err = toolError(r, 4);
+    expect(err).toMatchObject({ code: 'invalid_arguments', class: 'invalid_input', exit_code: 2 });
+    expect(err.message).toBe('Invalid arguments for tool get_post: Invalid input: expected string, received number at post_id');
+    expect(r.stderr).toBe('');
+    expect(await emu.requests()).toEqual([]);
+  });
+
+  it('an unknown tool: {"error": {code: unknown_tool, class, exit_code 2, message}}', async () => {
+    const r = await serve(toolCall(4, 'delete_everything', {}));
+    expect(toolError(r, 4)).toEqual({ code: 'unknown_tool', class: 'invalid_input', exit_code: 2, message: 'Tool delete_everything not found' });
   });
 });
 

@@ -94,7 +94,12 @@ export default defineCommand<Record<string, never>, undefined>({
       ctx.io.stderr.write(`vidpub mcp: ${sanitize(err instanceof Error ? err.message : String(err))} Tools will answer with this error until it is fixed.\n`);
     }
 
-    const server = createLocalMcpServer(session, { version: ctx.version, cwd: ctx.cwd, home: ctx.env.HOME || undefined });
+    const server = createLocalMcpServer(session, {
+      version: ctx.version,
+      cwd: ctx.cwd,
+      home: ctx.env.HOME || undefined,
+      maxWaitMs: parent.globals.maxWaitGiven ? parent.globals.maxWaitMs : undefined,
+    });
     // A refused message (not JSON, too large, bad params) is answered with a JSON-RPC error and always logged on stderr.
     const lines = new LineTransport(ctx.io.stdin, ctx.io.stdout, { log: (line) => ctx.io.stderr.write(`${line}\n`) });
     const transport = new PendingTrackingTransport(lines);
