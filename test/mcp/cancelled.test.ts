@@ -5,13 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
+import { initialize, lines, type Json } from '../support/mcp-stdio.js';
 
 const emu = useEmulator();
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-const lines = (...messages: unknown[]) => messages.map((m) => JSON.stringify(m) + '\n').join('');
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
 
 describe('vidpub mcp: a cancelled call', () => {
   it('is not answered, and the server still returns 0 once its input closes', async () => {

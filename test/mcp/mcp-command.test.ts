@@ -9,11 +9,10 @@ import { main } from '../../src/cli/main.js';
 import type { Context } from '../../src/cli/context.js';
 import { makeContext, runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
+import { initialize, lines } from '../support/mcp-stdio.js';
 
 const emu = useEmulator({ resetEachTest: false });
 
-const lines = (...messages: unknown[]) => messages.map((m) => JSON.stringify(m) + '\n').join('');
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
 const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 describe('vidpub mcp in-process', () => {

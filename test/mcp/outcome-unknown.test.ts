@@ -9,13 +9,10 @@ import { ROOT } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
+import { initialize, lines, type Json } from '../support/mcp-stdio.js';
 
 const emu = useEmulator();
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-const lines = (...messages: unknown[]) => messages.map((m) => JSON.stringify(m) + '\n').join('');
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
 const callTool = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 const youtubeNow = { media_id: 'med_demo_sample', caption: 'launch', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' };
 

@@ -5,18 +5,13 @@
  * rate_limited with retry_after_sec when the wait is longer than a call may
  * wait (30 s, or --max-wait), and nothing is sent.
  */
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { makeContext } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
+import { initialize, lines, mcpServer } from '../support/mcp-stdio.js';
+import { waitFor } from '../support/poll.js';
 
 const emu = useEmulator();
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-const lines = (...messages: unknown[]) => messages.map((m) => JSON.stringify(m) + '\n').join('');
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
 const draft = { media_id: 'med_demo_sample', caption: 'draft', destinations: [{ destination_id: 'dst_demo_youtube' }] };
 const createPost = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'create_post', arguments: draft } });
 
@@ -25,17 +20,9 @@ describe('vidpub mcp: the minute’s writes spent by its own calls', () => {
     await emu.api.freshMinute();
     // 19 of the key's 20 writes a minute through REST; the server's first call spends the last one and learns that none are left.
     for (let i = 0; i < 19; i++) expect((await emu.api.call('POST', '/posts', { body: draft })).status).toBe(201);
-    const base = makeContext({ env: emu.env() });
-    const stdin = new PassThrough();
-    const answers = (): Json[] => base.stdout().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    const answered = (id: number) =>
-      new Promise<void>((resolve) => {
-        const check = () => (answers().some((m) => m.id === id) ? resolve() : setTimeout(check, 10));
-        check();
-      });
-    const run = main(['mcp'], { ...base.ctx, io: { ...base.ctx.io, stdin } });
+    const { stdin, run, answers, answer } = mcpServer(emu);
     stdin.write(lines(initialize, createPost(2)));
-    await answered(2);
+    await waitFor(() => answer(2), (a) => a !== undefined);
     stdin.end(lines(createPost(3)));
     expect(await run).toBe(0);
     await new Promise((r) => setImmediate(r));

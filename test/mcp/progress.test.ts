@@ -9,13 +9,10 @@ import { ROOT } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
+import { initialize, lines, type Json } from '../support/mcp-stdio.js';
 
 const emu = useEmulator();
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-const lines = (...messages: unknown[]) => messages.map((m) => JSON.stringify(m) + '\n').join('');
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
 
 describe('vidpub mcp: upload_file progress', () => {
   it('a PUT dropped and sent again: its note comes with a larger progress value, never the same one again', async () => {

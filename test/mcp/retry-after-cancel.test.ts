@@ -4,37 +4,22 @@
  * call sends the Idempotency-Key of the first, whose answer never reached the
  * host, so the one post made is returned instead of a second one.
  */
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { makeContext } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
+import { initialize, lines, mcpServer } from '../support/mcp-stdio.js';
 
 const emu = useEmulator();
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-const lines = (...messages: unknown[]) => messages.map((m) => JSON.stringify(m) + '\n').join('');
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
 const post = { media_id: 'med_demo_sample', caption: 'launch', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' };
 const createPost = (id: number, args: Record<string, unknown> = post) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'create_post', arguments: args } });
-
-/** A server fed message by message: what it answered so far, and its end. */
-function server() {
-  const base = makeContext({ env: emu.env() });
-  const stdin = new PassThrough();
-  const run = main(['mcp'], { ...base.ctx, io: { ...base.ctx.io, stdin } });
-  const answers = (): Json[] => base.stdout().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
-  return { stdin, run, answer: (id: number) => answers().find((m) => m.id === id) };
-}
 
 const posts = async () => (await emu.admin('GET', '/state')).workspaces[0].posts.total;
 
 describe('vidpub mcp: a write cancelled by the host, then called again', () => {
   it('with the same arguments: the first call’s key is sent again; one post', async () => {
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 300 });
-    const s = server();
+    const s = mcpServer(emu);
     s.stdin.write(lines(initialize, createPost(2)));
     await waitFor(async () => (await emu.requests()).some((r) => r.path === '/v1/posts'), (sent) => sent);
     s.stdin.write(lines({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'timed out' } }));
@@ -50,7 +35,7 @@ describe('vidpub mcp: a write cancelled by the host, then called again', () => {
   });
 
   it('with other arguments, or after an answer: a new key, a new post', async () => {
-    const s = server();
+    const s = mcpServer(emu);
     s.stdin.write(lines(initialize, createPost(2)));
     await waitFor(async () => s.answer(2), (a) => a !== undefined);
     s.stdin.end(lines(createPost(3), createPost(4, { ...post, caption: 'other' })));

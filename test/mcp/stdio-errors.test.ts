@@ -8,13 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { LineTransport, MAX_MESSAGE_BYTES } from '../../src/mcp/stdio-transport.js';
 import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
+import { initialize, lines, type Json } from '../support/mcp-stdio.js';
 
 const emu = useEmulator();
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-const lines = (...messages: unknown[]) => messages.map((m) => (typeof m === 'string' ? m : JSON.stringify(m)) + '\n').join('');
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
 const toolsList = { jsonrpc: '2.0', id: 9, method: 'tools/list' };
 
 /** Runs `vidpub mcp` with initialize, the bad line, then tools/list; returns the answers by id and stderr. */
