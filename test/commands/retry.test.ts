@@ -11,6 +11,7 @@ import type { Post } from '../../src/api/types.js';
 import { runCli, type RunOptions } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
+import { waitFor } from '../support/poll.js';
 import { scriptedPrompter } from '../support/prompter.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 100 });
@@ -30,6 +31,25 @@ async function halfFailed(): Promise<string> {
   expect(r.code).toBe(6);
   await emu.admin('DELETE', '/faults');
   return /^id\t(\S+)$/m.exec(r.stdout)![1]!;
+}
+
+/**
+ * Post `id` failed on LinkedIn and YouTube: `retry --to linkedin`, then `retry` (all the failed
+ * ones) posts to YouTube alone, saying LinkedIn was retried already. The second retry's post, and
+ * the count of posts before it.
+ */
+async function retryLinkedInThenAll(id: string): Promise<{ b: Post; before: number }> {
+  const one = await run(['retry', id, '--to', 'linkedin', '--json']);
+  expect(one.code).toBe(0);
+  const a = JSON.parse(one.stdout) as Post;
+  const before = (await postsCreated()).length;
+  const all = await run(['retry', id, '--json']);
+  expect(all.code).toBe(0);
+  expect(all.stderr).toMatch(new RegExp(`@vidpub-demo \\(linkedin\\) was already retried as post ${a.id} on \\S+ \\(this machine's journal\\): not posted again\\.`));
+  const b = JSON.parse(all.stdout) as Post;
+  expect(b.destinations.map((d) => d.destination_id)).toEqual(['dst_demo_youtube']);
+  expect((await postsCreated()).length).toBe(before + 1);
+  return { b, before };
 }
 
 beforeEach(async () => {
@@ -115,19 +135,8 @@ describe('vidpub retry', () => {
     expect(made.code).toBe(6);
     await emu.admin('DELETE', '/faults');
     const id = /^id\t(\S+)$/m.exec(made.stdout)![1]!;
-
-    const one = await run(['retry', id, '--to', 'linkedin', '--json']);
-    expect(one.code).toBe(0);
-    const a = JSON.parse(one.stdout) as Post;
-    const before = (await postsCreated()).length;
-
-    // All the failed ones: only YouTube is posted; LinkedIn was retried as post a.
-    const all = await run(['retry', id, '--json']);
-    expect(all.code).toBe(0);
-    expect(all.stderr).toMatch(new RegExp(`@vidpub-demo \\(linkedin\\) was already retried as post ${a.id} on \\S+ \\(this machine's journal\\): not posted again\\.`));
-    const b = JSON.parse(all.stdout) as Post;
-    expect(b.destinations.map((d) => d.destination_id)).toEqual(['dst_demo_youtube']);
-    expect((await postsCreated()).length).toBe(before + 1);
+    // All the failed ones after LinkedIn alone: only YouTube is posted.
+    const { b, before } = await retryLinkedInThenAll(id);
 
     // Both retried now: a rerun sends nothing (exit 0), naming both posts; --to youtube reports post b.
     for (const args of [[], ['--to', 'linkedin,youtube']]) {
@@ -153,18 +162,9 @@ describe('vidpub retry', () => {
       publish_at: 'now',
     });
     const id = made.body.id;
-    for (let i = 0; i < 200 && (await emu.api.call<Post>('GET', `/posts/${id}`)).body.status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(async () => (await emu.api.call<Post>('GET', `/posts/${id}`)).body.status, (status) => status === 'completed');
     await emu.admin('DELETE', '/faults');
-
-    const one = await run(['retry', id, '--to', 'linkedin', '--json']);
-    expect(one.code).toBe(0);
-    const a = JSON.parse(one.stdout) as Post;
-    const before = (await postsCreated()).length;
-    const all = await run(['retry', id, '--json']);
-    expect(all.code).toBe(0);
-    expect(all.stderr).toMatch(new RegExp(`@vidpub-demo \\(linkedin\\) was already retried as post ${a.id} on \\S+ \\(this machine's journal\\): not posted again\\.`));
-    expect((JSON.parse(all.stdout) as Post).destinations.map((d) => d.destination_id)).toEqual(['dst_demo_youtube']);
-    expect((await postsCreated()).length).toBe(before + 1);
+    await retryLinkedInThenAll(id);
   });
 
   it('--at +2h with no answer to the post (exit 9): the rerun the error gives carries the time sent, and reports the post made, none twice', async () => {

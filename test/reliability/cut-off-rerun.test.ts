@@ -15,6 +15,7 @@ import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
+import { waitFor } from '../support/poll.js';
 import { scriptedPrompter } from '../support/prompter.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
@@ -226,7 +227,7 @@ describe('a rerun of a post that was cut off', () => {
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 1500, times: 1 });
     let whileSent: string[] = [];
     const seen = (async () => {
-      while (!(await emu.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts')) await new Promise((r) => setTimeout(r, 20));
+      await waitFor(() => emu.requests(), (log) => log.some((q) => q.method === 'POST' && q.path === '/v1/posts'));
       whileSent = notes();
     })();
     const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Confirmed', '--no-wait'], {
