@@ -12,14 +12,18 @@ import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
+/** A state directory whose journal holds one post (LinkedIn, "kept"), a runner that uses it, the post's id and the journal's file. */
+async function journalWithOnePost(): Promise<{ state: string; run: ReturnType<typeof cliRunner>; id: string; file: string }> {
+  const state = mkdtempSync(join(tmpdir(), 'vidpub-journal-shape-'));
+  const run = cliRunner(() => ({ env: { ...emu.env(), VIDPUB_STATE_DIR: state } }));
+  const posted = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'kept', '--no-wait', '--json']);
+  expect(posted.code).toBe(0);
+  return { state, run, id: (JSON.parse(posted.stdout) as { id: string }).id, file: join(state, 'journal.jsonl') };
+}
+
 describe('a journal line of the wrong shape', () => {
   it('history and status skip it with one warning naming the file and line, exit 0', async () => {
-    const state = mkdtempSync(join(tmpdir(), 'vidpub-journal-shape-'));
-    const run = cliRunner(() => ({ env: { ...emu.env(), VIDPUB_STATE_DIR: state } }));
-    const posted = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'kept', '--no-wait', '--json']);
-    expect(posted.code).toBe(0);
-    const id = (JSON.parse(posted.stdout) as { id: string }).id;
-    const file = join(state, 'journal.jsonl');
+    const { run, id, file } = await journalWithOnePost();
     appendFileSync(
       file,
       [
@@ -49,12 +53,7 @@ describe('a journal line of the wrong shape', () => {
   });
 
   it('a record without its status, or with a destination\'s name or state not text (an edit by hand), is skipped too, not an "unexpected" error (exit 1)', async () => {
-    const state = mkdtempSync(join(tmpdir(), 'vidpub-journal-shape-'));
-    const run = cliRunner(() => ({ env: { ...emu.env(), VIDPUB_STATE_DIR: state } }));
-    const posted = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'kept', '--no-wait', '--json']);
-    expect(posted.code).toBe(0);
-    const id = (JSON.parse(posted.stdout) as { id: string }).id;
-    const file = join(state, 'journal.jsonl');
+    const { run, id, file } = await journalWithOnePost();
     appendFileSync(
       file,
       [
@@ -73,10 +72,7 @@ describe('a journal line of the wrong shape', () => {
   });
 
   it('a journal that cannot be read: history and status without an id fail (exit 1) naming it, never "No posts recorded yet"', async () => {
-    const state = mkdtempSync(join(tmpdir(), 'vidpub-journal-shape-'));
-    const run = cliRunner(() => ({ env: { ...emu.env(), VIDPUB_STATE_DIR: state } }));
-    const posted = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'kept', '--no-wait']);
-    expect(posted.code).toBe(0);
+    const { run, state } = await journalWithOnePost();
     // The posts are in a segment; the active file cannot be read (a link to itself: ELOOP, as EACCES would be).
     renameSync(join(state, 'journal.jsonl'), join(state, 'journal.000001.jsonl'));
     symlinkSync('journal.jsonl', join(state, 'journal.jsonl'));
