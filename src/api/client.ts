@@ -110,6 +110,8 @@ export interface ResponseMeta {
   retryAfterSec?: number;
   /** The answer came from the cache, read from the service at this time (epoch ms), not from a response now. */
   cachedAt?: number;
+  /** The response's Server header, when it carried one (the emulator names itself there). */
+  server?: string;
 }
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -469,6 +469,7 @@ class HttpApiClient implements ApiClient {
         replayed: header(headers, 'idempotent-replayed') === 'true',
         rateLimit: rate ? { limit: rate.limit ?? 0, remaining: rate.remaining, resetSec: Math.max(0, Math.round((rate.resetAtMs - this.deps.clock.now()) / 1000)) } : undefined,
         ...(retryAfterSec !== undefined ? { retryAfterSec } : {}),
+        ...(headers.server !== undefined ? { server: header(headers, 'server') } : {}),
       };
       const info = { status, method, url, headers, bodyText: res.text, retryAfterSec, secrets: [this.#key] };
       const code = status >= 400 ? parseErrorBody(res.text, header(headers, 'content-type')).code : undefined;

@@ -8,6 +8,12 @@
 
 export const API_VERSION_PREFIX = '/v1';
 export const KEY_PREFIX_MARKER = '_live_';
+/**
+ * The `Server` header of every answer of the emulator (`vidpub emulator`), so a
+ * client can tell it from the real service by the answer it already has
+ * (docs/api-notes.md). The real service names itself otherwise, or not at all.
+ */
+export const EMULATOR_SERVER_HEADER = 'vidpub-emulator';
 
 export const SUPPORTED_CONTENT_TYPES = [
   'video/mp4',

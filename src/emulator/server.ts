@@ -8,7 +8,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { EmulatorStartInfo } from '../api/types.js';
+import { EMULATOR_SERVER_HEADER, type EmulatorStartInfo } from '../api/types.js';
 import { ADMIN_PREFIX, registerAdmin } from './admin.js';
 import type { Core } from './core.js';
 import { errorBody, ServiceError } from './errors.js';
@@ -327,6 +327,8 @@ export async function buildServer(
     const fastify = routing[0]!;
     server.removeAllListeners('request');
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      // Every answer names the emulator (a client tells it from the real service without asking again).
+      res.setHeader('server', EMULATOR_SERVER_HEADER);
       if (closing || !fast(req, res)) fastify.call(server, req, res);
     });
   }

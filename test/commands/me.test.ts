@@ -160,6 +160,56 @@ describe('vidpub me', () => {
     expect(r2.code).toBe(0);
   });
 
+  test('the emulator is told by the Server header of GET /me: no second request, wherever it runs', async () => {
+    const raw = await emu.api.get('/me');
+    expect(raw.headers.server).toBe('vidpub-emulator');
+    const r = await runCli(['me'], { env: emu.env() });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Emulator\tyes$/m);
+  });
+
+  /**
+   * A service on this machine answering GET /v1/me with the emulator's record and `server`
+   * (or no Server header), and GET /_emulator as an emulator does; counts what it was asked.
+   */
+  async function lookalike(server: string | undefined): Promise<{ url: string; asked: string[]; close: () => Promise<void> }> {
+    const record = (await emu.api.get('/me')).body;
+    const asked: string[] = [];
+    const s = createServer((req, res) => {
+      asked.push(`${req.method} ${req.url}`);
+      const body = req.url === '/_emulator' ? { controls: [] } : record;
+      res.writeHead(200, { 'content-type': 'application/json', ...(server !== undefined ? { server } : {}) });
+      res.end(JSON.stringify(body));
+    });
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/v1`;
+    return { url, asked, close: () => new Promise((r) => s.close(() => r())) };
+  }
+
+  test('a Server header that names another server: not the emulator, and /_emulator is not asked', async () => {
+    const svc = await lookalike('nginx');
+    try {
+      const r = await runCli(['me'], { env: { VIDPUB_API_KEY: emu.key(), VIDPUB_BASE_URL: svc.url } });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Emulator\tno$/m);
+      expect(svc.asked).toEqual(['GET /v1/me']);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  test('no Server header from a service on this machine (an earlier emulator): GET /_emulator decides', async () => {
+    const svc = await lookalike(undefined);
+    try {
+      const r = await runCli(['me'], { env: { VIDPUB_API_KEY: emu.key(), VIDPUB_BASE_URL: svc.url } });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Emulator\tyes$/m);
+      expect(svc.asked).toEqual(['GET /v1/me', 'GET /_emulator']);
+    } finally {
+      await svc.close();
+    }
+  });
+
   test('an invalid --max-wait: exit 2 before any request', async () => {
     const r = await runCli(['me', '--max-wait', 'soon'], { env: emu.env() });
     expect(r.code).toBe(2);

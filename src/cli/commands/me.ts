@@ -1,4 +1,5 @@
-import type { KeyInfo, Me, MinuteCounter } from '../../api/types.js';
+import { responseMeta } from '../../api/client.js';
+import { EMULATOR_SERVER_HEADER, type KeyInfo, type Me, type MinuteCounter } from '../../api/types.js';
 import { isLoopbackHost, resolveCredentials } from '../../api/credentials.js';
 import { createTransport } from '../../api/transport.js';
 import { sanitize } from '../../errors.js';
@@ -67,11 +68,16 @@ export interface Origin {
 }
 
 /**
- * An emulator answers GET /_emulator on its own origin; only asked of a service on this machine.
- * Through node:http (the transport the API client uses), not fetch: Node's fetch is undici,
- * built in but compiled at its first use, which cost `vidpub me` more than everything else it does.
+ * Whether the service is the emulator. Its answers name it in their Server header
+ * (EMULATOR_SERVER_HEADER), so the GET /me in hand tells, wherever the emulator runs; an answer
+ * that names another server is not the emulator. An answer with no Server header from a service
+ * on this machine (an emulator of an earlier vidpub) is asked GET /_emulator, which an emulator
+ * answers on its own origin: through node:http (the transport the API client uses), not fetch,
+ * Node's undici built in but compiled at its first use, which cost `vidpub me` more than
+ * everything else it does.
  */
-async function isEmulator(baseUrl: string, signal: AbortSignal): Promise<boolean> {
+async function isEmulator(server: string | undefined, baseUrl: string, signal: AbortSignal): Promise<boolean> {
+  if (server !== undefined) return server === EMULATOR_SERVER_HEADER || server.startsWith(`${EMULATOR_SERVER_HEADER}/`);
   const url = new URL(baseUrl);
   if (!isLoopbackHost(url.hostname)) return false;
   const transport = createTransport({ connectMs: 2000, headersMs: 2000, bodyMs: 2000, totalMs: 2000 });
@@ -102,8 +108,8 @@ export default defineCommand<Record<string, never>, Me & { origin?: Origin }>({
     // --json prints the GET /me record alone: where the key and service come from is for people.
     if (inv.globals.json) return client.getMe();
     const { ctx, globals } = inv;
-    // The record and the emulator check at the same time (the check only asks a service on this machine).
-    const [me, emulator] = await Promise.all([client.getMe(), isEmulator(client.baseUrl, ctx.signal)]);
+    const me = await client.getMe();
+    const emulator = await isEmulator(responseMeta(me)?.server, client.baseUrl, ctx.signal);
     const creds = await resolveCredentials(
       { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (await ctx.config()).getProfile(name) },
       { profile: globals.profile, baseUrl: globals.baseUrl, apiKeyFile: globals.apiKeyFile },
