@@ -10,6 +10,7 @@
 // known and the bench takes ~25 s. Goal: ratio <= 1.2. Requests per item are
 // printed from the emulator's own log (goal: reads <= 6 per item).
 /* global fetch */
+import './node-env.mjs'; // first: sets the environment every measured process inherits
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

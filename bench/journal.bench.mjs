@@ -11,6 +11,7 @@
 //
 // Env: VIDPUB_BENCH_RUNS (default 30). Exit code 1 if a goal is missed.
 // Everything lives in a temp dir, deleted at the end.
+import { envNote } from './node-env.mjs'; // first: sets the environment every measured process inherits
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -94,6 +95,7 @@ try {
   const segments = writeJournal();
   const cpuModel = (cpus()[0]?.model ?? 'unknown CPU').trim();
   console.log(`Journal: ${RECORDS.toLocaleString('en-US')} records in ${segments} segments + the active file · ${RUNS} runs per case (after ${WARMUP} warm-up), medians · node ${process.version} · ${cpus().length} CPUs (${cpuModel})`);
+  console.log(envNote());
 
   const lines = run([BIN, 'history']).stdout.trim().split('\n');
   if (lines.length !== 20) throw new Error(`vidpub history printed ${lines.length} lines, not 20`);

@@ -30,6 +30,7 @@
 // Env: VIDPUB_BENCH_POSTS (threes of runs, default 5), VIDPUB_BENCH_ROOT (another build).
 // Exit code 1 if a goal is missed. The watch's resolution is ~10 ms.
 /* global fetch */
+import { envNote } from './node-env.mjs'; // first: sets the environment every measured process inherits
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -192,6 +193,7 @@ try {
   console.log(
     `Post latency: ${RUNS} × (cold cache, warm, next day), --processing-ms ${PROCESSING_MS} --publish-ms ${PUBLISH_MS} · node ${process.version} · ${cpus().length} CPUs (${cpuModel}) · load ${loadavg()[0].toFixed(2)} · ${new Date().toISOString().slice(0, 10)}`,
   );
+  console.log(envNote());
   const f = (ms) => (ms / 1000).toFixed(2);
   const head = `${'run'.padEnd(10)} ${'service s'.padStart(9)} ${'vidpub s'.padStart(9)} ${'overhead'.padStart(9)} ${'after done'.padStart(10)} ${'ready→post'.padStart(10)} ${'reads'.padStart(5)} ${'writes'.padStart(6)}`;
   const line = (label, r) =>

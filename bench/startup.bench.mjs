@@ -25,6 +25,7 @@
 // substring: only the cases whose name has it, and the baseline). Exit code 1
 // if a goal is missed. Everything lives in a temp dir, deleted at the end.
 /* global fetch */
+import { envNote } from './node-env.mjs'; // first: sets the environment every measured process inherits
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -126,6 +127,7 @@ try {
   const bc = median(base.cpu);
   const cpuModel = (cpus()[0]?.model ?? 'unknown CPU').trim();
   console.log(`Start-up: ${RUNS} runs per case (after ${WARMUP} warm-up), medians · node ${process.version} · ${cpus().length} CPUs (${cpuModel}) · ${new Date().toISOString().slice(0, 10)} · load average ${loadAtStart} at the start, ${loadavg()[0].toFixed(2)} at the end`);
+  console.log(envNote());
   console.log(`${'case'.padEnd(34)} ${'wall ms'.padStart(8)} ${'ratio'.padStart(6)} ${'cpu ms'.padStart(8)} ${'ratio'.padStart(6)}  goal (on the CPU ratio)`);
   for (const c of cases) {
     const w = median(c.wall);
