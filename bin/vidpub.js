@@ -36,16 +36,59 @@ function load(path) {
 // A reader that has stopped reading (`vidpub history | head -1`): what is left of the output has
 // nowhere to go, which is no failure of the command. Without this, Node throws EPIPE at the next
 // write, with a stack trace, possibly in the middle of a post.
-process.stdout.on('error', (err) => {
-  if (err && (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED')) return;
-  throw err;
-});
+let stdoutGuarded = false;
+function guardStdout() {
+  if (stdoutGuarded) return;
+  stdoutGuarded = true;
+  process.stdout.on('error', (err) => {
+    if (err && (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED')) return;
+    throw err;
+  });
+}
+
+/**
+ * Whether a file descriptor is a terminal. A pipe or a file is told by fstat alone: node:tty
+ * loads node:net and its streams, which the fast path otherwise never needs.
+ */
+function isTerminal(fd) {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose, see above
+    return require('node:fs').fstatSync(fd).isCharacterDevice() && require('node:tty').isatty(fd);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The fast path's stdout: the text written to file descriptor 1 at once, without creating
+ * process.stdout (for a pipe, a net.Socket with Node's stream machinery: most of what
+ * `vidpub --version` cost over `node -e 0`). A reader gone away (EPIPE) is no failure, as above;
+ * a non-blocking pipe that is full (EAGAIN: another process set the flag on it) gets the rest
+ * through process.stdout, which waits for it.
+ */
+function writeOut(text) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose, see above
+  const { writeSync } = require('node:fs');
+  const bytes = Buffer.from(text, 'utf8');
+  let done = 0;
+  while (done < bytes.length) {
+    try {
+      done += writeSync(1, bytes, done);
+    } catch (err) {
+      if (err && err.code === 'EPIPE') return true;
+      if (!err || err.code !== 'EAGAIN') throw err;
+      guardStdout();
+      return process.stdout.write(bytes.subarray(done));
+    }
+  }
+  return true;
+}
 
 const argv = process.argv.slice(2);
 // dist/fast.cjs answers at most one word: nothing, an option (--version, --help) or `help`
 // (src/cli/fast-path.ts); any other command line goes straight to the CLI without loading it.
-// process.stdout and process.stderr are read only when the fast path writes: creating a
-// stream costs a few ms, and a command may never write to stderr.
+// Neither process.stdout nor process.stderr is created for it (see writeOut); only a terminal
+// has columns to wrap the help at.
 const mayBeFast = argv.length === 0 || (argv.length === 1 && (argv[0].startsWith('-') || argv[0] === 'help'));
 let fastCode;
 if (mayBeFast) {
@@ -53,11 +96,9 @@ if (mayBeFast) {
   fastCode = fast.fastPath(argv, {
     version: fast.VERSION,
     io: {
-      get stdout() {
-        return process.stdout;
-      },
+      stdout: { write: writeOut },
       get columns() {
-        return process.stderr.columns || process.stdout.columns || undefined;
+        return (isTerminal(2) && process.stderr.columns) || (isTerminal(1) && process.stdout.columns) || undefined;
       },
     },
   });
@@ -66,6 +107,7 @@ if (mayBeFast) {
 if (fastCode !== undefined) {
   process.exitCode = fastCode;
 } else {
+  guardStdout();
   // SIGINT (Ctrl-C), SIGTERM (cron, CI, timeout(1), docker stop) and SIGHUP (the
   // terminal went away) all stop the command the same way: the work in flight
   // is aborted, the message names the ids and the next command, and the exit

@@ -34,6 +34,47 @@ describe('output into a pipe closed early', () => {
     }
   });
 
+  it.each(['--version', '--help'])('vidpub %s into a reader that is already gone (| true): exit 0, nothing on stderr', (args) => {
+    // The fast path writes to the file descriptor itself (bin/vidpub.js, writeOut): EPIPE there is no failure either.
+    for (let i = 0; i < 3; i++) {
+      const r = piped(args, 'true');
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    }
+  });
+
+  it.skipIf(spawnSync('python3', ['-c', 'pass']).status !== 0)(
+    'vidpub --help into a full pipe set non-blocking by another process: the help arrives whole, after what was there (EAGAIN)',
+    () => {
+      // The write end is full (64 KiB) and O_NONBLOCK, as a pipe shared with another program may be:
+      // the fast path's write gets EAGAIN and hands the rest to process.stdout, which waits for the reader.
+      const script = [
+        'import os, fcntl, subprocess, sys, time',
+        'r, w = os.pipe()',
+        "os.write(w, b'x' * 65536)",
+        'fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)',
+        "p = subprocess.Popen(['node', sys.argv[1], '--help'], stdout=w, stderr=subprocess.PIPE)",
+        'os.close(w)',
+        'time.sleep(0.5)',
+        'data = b""',
+        'while True:',
+        '    b = os.read(r, 65536)',
+        '    if not b: break',
+        '    data += b',
+        'p.wait()',
+        "sys.stdout.write(f'{p.returncode}\\n{len(data)}\\n{p.stderr.read().decode()}\\n')",
+        "sys.stdout.write(data[65536:].decode())",
+      ].join('\n');
+      const help = spawnSync('node', [join(ROOT, 'bin/vidpub.js'), '--help'], { encoding: 'utf8' }).stdout;
+      const r = spawnSync('python3', ['-c', script, join(ROOT, 'bin/vidpub.js')], { encoding: 'utf8' });
+      const [code, length, stderr, ...rest] = r.stdout.split('\n');
+      expect(code).toBe('0');
+      expect(stderr).toBe('');
+      expect(Number(length)).toBe(65536 + Buffer.byteLength(help));
+      expect(rest.join('\n')).toBe(help);
+    },
+  );
+
   it('a batch whose first item line is read and the pipe closed: the later lines are dropped, the batch ends well (exit 0)', () => {
     // A draft ends at once, the post to publish about a second later: its line is written after head has gone.
     writeFileSync(join(box.cwd, 'two.yaml'), 'items:\n  - media: med_demo_sample\n    to: linkedin\n    caption: first\n    draft: true\n  - media: med_demo_sample\n    to: linkedin\n    caption: second\n');
