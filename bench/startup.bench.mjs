@@ -20,6 +20,14 @@
 // dir: written by the warm-up runs, used by the timed ones, as a user's
 // second and later runs would.
 //
+// Beside them, two floors: the same requests made by a few lines of plain
+// node:http (GET /me and print it; create, PUT the clip, complete), no vidpub
+// code at all. Any client on node:http pays at least what a floor costs over
+// `node -e 0`; where a floor's ratio is above a goal, the goal is out of reach
+// without another HTTP client, and the bench says so.
+//
+// The processes run without NODE_EXTRA_CA_CERTS (bench/node-env.mjs).
+//
 // Env: VIDPUB_BENCH_RUNS (default 40), VIDPUB_BENCH_ROOT (a dir with
 // bin/vidpub.js and dist/, default this checkout), VIDPUB_BENCH_ONLY (a
 // substring: only the cases whose name has it, and the baseline). Exit code 1
@@ -96,6 +104,45 @@ try {
     await admin('/reset', {});
     await admin('/clock', { advance_sec: 61 });
   };
+  // The floors: the same requests from a few lines of plain node:http, no vidpub at all. What a
+  // floor costs over `node -e 0`, any client on node:http pays; a goal under it is out of reach.
+  const floorMe = join(dir, 'floor-me.cjs');
+  writeFileSync(
+    floorMe,
+    `const http = require('node:http');
+const [base, key] = process.argv.slice(2);
+http.get(base + '/me', { headers: { authorization: 'Bearer ' + key } }, (res) => {
+  let body = '';
+  res.setEncoding('utf8').on('data', (c) => (body += c)).on('end', () => process.stdout.write(body + '\\n'));
+});
+`,
+  );
+  const floorUpload = join(dir, 'floor-upload.cjs');
+  writeFileSync(
+    floorUpload,
+    `const http = require('node:http');
+const fs = require('node:fs');
+const [base, key, file] = process.argv.slice(2);
+const size = fs.statSync(file).size;
+function call(method, url, headers, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => (res.statusCode < 300 ? resolve(text) : reject(new Error(text))));
+    });
+    req.on('error', reject);
+    if (body && typeof body.pipe === 'function') body.pipe(req);
+    else req.end(body);
+  });
+}
+(async () => {
+  const auth = { authorization: 'Bearer ' + key };
+  const created = JSON.parse(await call('POST', base + '/media/uploads', { ...auth, 'content-type': 'application/json' }, JSON.stringify({ filename: 'clip.mp4', size_bytes: size, content_type: 'video/mp4' })));
+  await call(created.upload.method, created.upload.url, { ...created.upload.headers, 'content-length': String(size) }, fs.createReadStream(file));
+  process.stdout.write(await call('POST', base + '/media/' + created.media.id + '/complete', auth) + '\\n');
+})();
+`,
+  );
   const only = process.env.VIDPUB_BENCH_ONLY;
   const cases = [
     { name: 'node -e 0', args: ['-e', '0'] },
@@ -103,7 +150,9 @@ try {
     { name: 'vidpub --help', args: [BIN, '--help'], goal: 1.1 },
     { name: 'vidpub me', args: [BIN, 'me'], goal: 1.3, before: fresh },
     { name: 'vidpub me --json', args: [BIN, 'me', '--json'], goal: 1.3, before: fresh },
+    { name: 'floor of me: node:http GET /me', args: [floorMe, info.base_url, key.key], floorOf: 'vidpub me', before: fresh },
     { name: 'vidpub upload small.mp4 --no-wait', args: [BIN, 'upload', CLIP, '--no-wait', '--quiet'], goal: 2.0, before: fresh },
+    { name: 'floor of upload: node:http, 3 calls', args: [floorUpload, info.base_url, key.key, CLIP], floorOf: 'vidpub upload', before: fresh },
   ].filter((c, i) => i === 0 || !only || c.name.includes(only));
   for (const c of cases) {
     c.wall = [];
@@ -128,14 +177,20 @@ try {
   const cpuModel = (cpus()[0]?.model ?? 'unknown CPU').trim();
   console.log(`Start-up: ${RUNS} runs per case (after ${WARMUP} warm-up), medians · node ${process.version} · ${cpus().length} CPUs (${cpuModel}) · ${new Date().toISOString().slice(0, 10)} · load average ${loadAtStart} at the start, ${loadavg()[0].toFixed(2)} at the end`);
   console.log(envNote());
-  console.log(`${'case'.padEnd(34)} ${'wall ms'.padStart(8)} ${'ratio'.padStart(6)} ${'cpu ms'.padStart(8)} ${'ratio'.padStart(6)}  goal (on the CPU ratio)`);
+  console.log(`${'case'.padEnd(38)} ${'wall ms'.padStart(8)} ${'ratio'.padStart(6)} ${'cpu ms'.padStart(8)} ${'ratio'.padStart(6)}  goal (on the CPU ratio)`);
   for (const c of cases) {
     const w = median(c.wall);
     const u = median(c.cpu);
     const ratio = u / bc;
-    const verdict = c.goal === undefined ? '' : `<= ${c.goal.toFixed(2)}x ${ratio <= c.goal ? 'ok' : 'MISSED'}`;
+    const goalOfFloor = c.floorOf && cases.find((x) => x.name.startsWith(c.floorOf) && x.goal !== undefined)?.goal;
+    const verdict =
+      c.goal !== undefined
+        ? `<= ${c.goal.toFixed(2)}x ${ratio <= c.goal ? 'ok' : 'MISSED'}`
+        : goalOfFloor
+          ? `(${c.floorOf}'s goal <= ${goalOfFloor.toFixed(2)}x is ${ratio <= goalOfFloor ? 'above this floor' : 'below this floor: out of reach on node:http'})`
+          : '';
     if (c.goal !== undefined && ratio > c.goal) failed = true;
-    console.log(`${c.name.padEnd(34)} ${w.toFixed(1).padStart(8)} ${((w / bw).toFixed(2) + 'x').padStart(6)} ${u.toFixed(1).padStart(8)} ${(ratio.toFixed(2) + 'x').padStart(6)}  ${verdict}`);
+    console.log(`${c.name.padEnd(38)} ${w.toFixed(1).padStart(8)} ${((w / bw).toFixed(2) + 'x').padStart(6)} ${u.toFixed(1).padStart(8)} ${(ratio.toFixed(2) + 'x').padStart(6)}  ${verdict}`);
   }
 } finally {
   // The emulator writes into the temp dir until it exits.

@@ -129,9 +129,11 @@ if (fastCode !== undefined) {
   // Through the V8 code cache (bin/compile-cache.js).
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose, see above
   const { requireCached } = require('./compile-cache.js');
-  // `vidpub me ...` (the command first: nothing to skip) runs from dist/me.js, the CLI
-  // without the other commands' modules, half the size of dist/main.js (scripts/build.mjs).
-  const loaded = requireCached(built(argv[0] === 'me' ? '../dist/me.js' : '../dist/main.js'), process.env);
+  // `vidpub me ...` and `vidpub upload ...` (the command first: nothing to skip) run from a
+  // bundle of their own, the CLI without the other commands' modules, about half the size of
+  // dist/main.js (SLIM in scripts/build.mjs).
+  const bundle = argv[0] === 'me' ? '../dist/me.js' : argv[0] === 'upload' ? '../dist/upload.js' : '../dist/main.js';
+  const loaded = requireCached(built(bundle), process.env);
   const { main, createProcessContext } = loaded.exports;
   main(argv, createProcessContext({ signal: controller.signal })).then((code) => {
     loaded.save();

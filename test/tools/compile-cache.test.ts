@@ -23,8 +23,8 @@ function envWith(cacheHome: string, extra: Record<string, string> = {}): NodeJS.
   return { ...env, ...emu.env(), XDG_CACHE_HOME: cacheHome, VIDPUB_CONFIG_DIR: join(cacheHome, 'config'), VIDPUB_NO_JOURNAL: '1', ...extra };
 }
 
-/** The cache files of one bundle: main (the CLI) or me (`vidpub me`, see scripts/build.mjs). */
-const cacheFiles = (dir: string, bundle: 'main' | 'me' = 'me') => readdirSync(dir).filter((f) => f.startsWith(`v8-${bundle}-`) && f.endsWith('.bin'));
+/** The cache files of one bundle: main (the CLI), me (`vidpub me`) or upload (`vidpub upload`; see scripts/build.mjs). */
+const cacheFiles = (dir: string, bundle: 'main' | 'me' | 'upload' = 'me') => readdirSync(dir).filter((f) => f.startsWith(`v8-${bundle}-`) && f.endsWith('.bin'));
 
 describe('compile cache', () => {
   test('the first run writes it (0600 in 0700); the next run, restored from it, still loads modules on demand', async () => {
@@ -47,17 +47,20 @@ describe('compile cache', () => {
     // Accepted, so not written again.
     expect(statSync(join(dir, files[0]!)).mtimeMs).toBe(written);
 
-    // Every other command runs from dist/main.js, with a cache of its own, used the same way.
-    const upload = () => runAsync(process.execPath, [BIN, 'upload', CLIP, '--no-wait', '--quiet'], { env: envWith(home) });
-    expect((await upload()).status).toBe(0);
-    const mains = cacheFiles(dir, 'main');
-    expect(mains).toHaveLength(1);
-    const mainWritten = statSync(join(dir, mains[0]!)).mtimeMs;
-    const again = await upload();
-    expect(again.stderr).toBe('');
-    expect(again.status).toBe(0);
-    expect(again.stdout.trim()).toMatch(/^med_\w+$/);
-    expect(statSync(join(dir, mains[0]!)).mtimeMs).toBe(mainWritten);
+    // `vidpub upload ...` runs from dist/upload.js and every other command line from dist/main.js
+    // (here the same upload, with an option first), each with a cache of its own, used the same way.
+    for (const [bundle, first] of [['upload', []], ['main', ['--quiet']]] as const) {
+      const upload = () => runAsync(process.execPath, [BIN, ...first, 'upload', CLIP, '--no-wait', '--quiet'], { env: envWith(home) });
+      expect((await upload()).status).toBe(0);
+      const own = cacheFiles(dir, bundle);
+      expect(own).toHaveLength(1);
+      const ownWritten = statSync(join(dir, own[0]!)).mtimeMs;
+      const again = await upload();
+      expect(again.stderr).toBe('');
+      expect(again.status).toBe(0);
+      expect(again.stdout.trim()).toMatch(/^med_\w+$/);
+      expect(statSync(join(dir, own[0]!)).mtimeMs).toBe(ownWritten);
+    }
     expect(cacheFiles(dir)).toEqual(files);
   });
 

@@ -56,6 +56,7 @@ describe('npm pack', () => {
       'dist/main.js',
       'dist/me.js',
       'dist/package.json',
+      'dist/upload.js',
       'package.json',
     ];
     expect(paths.filter((p) => p !== 'LICENSE')).toEqual(expected);
