@@ -7,9 +7,10 @@
 //     >= 0.95 each: the whole commands (vidpub's start-up and its two API calls
 //     against the script's three curl processes), and the PUTs alone (vidpub's
 //     own timing of its PUT, the --debug line, against curl's time_total).
-//     Beside them, the ceiling of the first ratio for any Node.js client: the
-//     curl script's time over vidpub's PUT plus `node -e 0` (timed once a
-//     round), a program that would do nothing but start and send the PUT.
+//     Beside them, the ceiling of the first ratio for a Node.js client: the
+//     curl script's time over curl's PUT plus `node -e 0` (timed once a
+//     round), a program that would do nothing but start and send the PUT as
+//     fast as curl.
 // (b) Memory: the client's peak RSS uploading the big file against a 10 MB
 //     one (GNU time's %M when present); goal: at most 16 MB more.
 //
@@ -164,10 +165,10 @@ try {
   // Paired, run by run (each pair ran back to back): less at the mercy of a busy moment than the medians.
   const pairs = (field) => median(runs.vidpub.map((v, i) => runs.curl[i][field] / v[field]));
   const mbps = (ms) => (BIG / 1e6 / (ms / 1000)).toFixed(0);
-  // The best whole-command ratio any Node.js program could reach with vidpub's PUT: one that did nothing
-  // but start (`node -e 0`) and send the PUT. Below the goal, the goal is out of a Node client's reach here.
-  const ceiling = med('curl', 'ms') / (med('vidpub', 'putMs') + med('node', 'ms'));
-  const ceilingPaired = median(runs.vidpub.map((v, i) => runs.curl[i].ms / (v.putMs + runs.node[i].ms)));
+  // The best whole-command ratio a Node.js program could reach with a PUT as fast as curl's: one that did
+  // nothing else but start (`node -e 0`). Below the goal, the goal is out of a Node client's reach here.
+  const ceiling = med('curl', 'ms') / (med('curl', 'putMs') + med('node', 'ms'));
+  const ceilingPaired = median(runs.curl.map((c, i) => c.ms / (c.putMs + runs.node[i].ms)));
 
   // (b) memory: the client's peak RSS, 1 GB against 10 MB
   const bigRss = [];
@@ -187,7 +188,7 @@ try {
   console.log(`  curl script (create, PUT, complete): ${med('curl', 'ms').toFixed(0)} ms  runs: ${list('curl', 'ms')}`);
   console.log(`  whole command ratio (curl script time / vidpub time): ${wallRatio.toFixed(3)} (paired: ${pairs('ms').toFixed(3)})  goal >= ${RATIO_GOAL}: ${wallRatio >= RATIO_GOAL ? 'ok' : 'MISSED'}`);
   console.log(`  outside the PUT: vidpub ${(med('vidpub', 'ms') - med('vidpub', 'putMs')).toFixed(0)} ms, the curl script ${(med('curl', 'ms') - med('curl', 'putMs')).toFixed(0)} ms, node -e 0 alone ${med('node', 'ms').toFixed(0)} ms`);
-  console.log(`  ceiling for a Node.js client (curl script / (vidpub PUT + node -e 0)): ${ceiling.toFixed(3)} (paired: ${ceilingPaired.toFixed(3)})${ceiling < RATIO_GOAL ? `: below ${RATIO_GOAL}, the whole-command goal is out of reach of any Node.js process on this bench` : ''}`);
+  console.log(`  ceiling for a Node.js client with curl's PUT (curl script / (curl PUT + node -e 0)): ${ceiling.toFixed(3)} (paired: ${ceilingPaired.toFixed(3)})${ceiling < RATIO_GOAL ? `: below ${RATIO_GOAL}, the whole-command goal is out of reach of any Node.js process on this bench` : ''}`);
   console.log(`  vidpub PUT (its --debug timing): ${med('vidpub', 'putMs').toFixed(0)} ms (${mbps(med('vidpub', 'putMs'))} MB/s)  runs: ${list('vidpub', 'putMs')}`);
   console.log(`  curl -T (its time_total):        ${med('curl', 'putMs').toFixed(0)} ms (${mbps(med('curl', 'putMs'))} MB/s)  runs: ${list('curl', 'putMs')}`);
   console.log(`  PUT ratio (curl time / vidpub time): ${ratio.toFixed(3)} (paired: ${pairs('putMs').toFixed(3)})  goal >= ${RATIO_GOAL}: ${ratio >= RATIO_GOAL ? 'ok' : 'MISSED'}`);
