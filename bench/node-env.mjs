@@ -31,15 +31,11 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-/** Wall time (ms) of `node -e 0`, median of `runs`, with the given env. */
-function nodeStart(env, runs) {
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = process.hrtime.bigint();
-    spawnSync(process.execPath, ['-e', '0'], { env, stdio: 'ignore' });
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  return median(times);
+/** Wall time (ms) of one `node -e 0` with the given env. */
+function nodeStart(env) {
+  const t0 = process.hrtime.bigint();
+  spawnSync(process.execPath, ['-e', '0'], { env, stdio: 'ignore' });
+  return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
 /**
@@ -55,8 +51,8 @@ export function envNote(runs = 7) {
   const a = [];
   const b = [];
   for (let i = 0; i < runs; i++) {
-    a.push(nodeStart(withIt, 1));
-    b.push(nodeStart(process.env, 1));
+    a.push(nodeStart(withIt));
+    b.push(nodeStart(process.env));
   }
   return `environment: ${names.join(', ')} set aside for every process measured (node -e 0: ${median(a).toFixed(0)} ms with it, ${median(b).toFixed(0)} ms without; see bench/node-env.mjs; VIDPUB_BENCH_KEEP_ENV=1 keeps it)`;
 }

@@ -130,9 +130,9 @@ if (fastCode !== undefined) {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose, see above
   const { requireCached } = require('./compile-cache.js');
   // `vidpub me ...` and `vidpub upload ...` (the command first: nothing to skip) run from a
-  // bundle of their own, the CLI without the other commands' modules, about half the size of
-  // dist/main.js (SLIM in scripts/build.mjs).
-  const bundle = argv[0] === 'me' ? '../dist/me.js' : argv[0] === 'upload' ? '../dist/upload.js' : '../dist/main.js';
+  // bundle of their own, dist/<command>.js: the CLI without the other commands' modules, about
+  // half the size of dist/main.js (the same names as SLIM in scripts/build.mjs).
+  const bundle = ['me', 'upload'].includes(argv[0]) ? `../dist/${argv[0]}.js` : '../dist/main.js';
   const loaded = requireCached(built(bundle), process.env);
   const { main, createProcessContext } = loaded.exports;
   main(argv, createProcessContext({ signal: controller.signal })).then((code) => {
