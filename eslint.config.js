@@ -33,7 +33,7 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   // Dependencies point down: cli/ on top; then the flows (posts/, mcp/, then
-  // media/, then flows/ which they share); then api/, ui/, config/; and at the
+  // media/, then session/ which they share); then api/, ui/, config/; and at the
   // bottom core/, util/ and errors.ts. cache/ (what a key's client keeps
   // between runs) sits with config/: api/ uses it, it uses nothing above.
   // The emulator stands beside them and shares only api/'s wire types. An
@@ -43,15 +43,15 @@ export default tseslint.config(
     'src/posts/**': ['cli', 'batch', 'mcp', 'emulator'],
     'src/mcp/**': ['cli', 'posts', 'emulator'],
     'src/media/**': ['cli', 'posts', 'mcp', 'emulator'],
-    'src/flows/**': ['cli', 'posts', 'mcp', 'media', 'emulator'],
-    'src/api/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'ui', 'emulator'],
-    'src/ui/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'config', 'emulator'],
-    'src/config/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'emulator'],
-    'src/journal/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'ui', 'emulator'],
-    'src/cache/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'journal', 'emulator'],
-    'src/emulator/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'ui', 'config', 'cache'],
-    'src/{core,util}/**': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'config', 'journal', 'cache', 'emulator'],
-    'src/errors.ts': ['cli', 'posts', 'mcp', 'media', 'flows', 'api', 'ui', 'config', 'journal', 'cache', 'emulator', 'core'],
+    'src/session/**': ['cli', 'posts', 'mcp', 'media', 'emulator'],
+    'src/api/**': ['cli', 'posts', 'mcp', 'media', 'session', 'ui', 'emulator'],
+    'src/ui/**': ['cli', 'posts', 'mcp', 'media', 'session', 'config', 'emulator'],
+    'src/config/**': ['cli', 'posts', 'mcp', 'media', 'session', 'api', 'ui', 'emulator'],
+    'src/journal/**': ['cli', 'posts', 'mcp', 'media', 'session', 'ui', 'emulator'],
+    'src/cache/**': ['cli', 'posts', 'mcp', 'media', 'session', 'api', 'ui', 'journal', 'emulator'],
+    'src/emulator/**': ['cli', 'posts', 'mcp', 'media', 'session', 'ui', 'config', 'cache'],
+    'src/{core,util,time}/**': ['cli', 'posts', 'mcp', 'media', 'session', 'api', 'ui', 'config', 'journal', 'cache', 'emulator'],
+    'src/errors.ts': ['cli', 'posts', 'mcp', 'media', 'session', 'api', 'ui', 'config', 'journal', 'cache', 'emulator', 'core'],
   }),
 );
 

@@ -6,7 +6,7 @@
 //    run by run. Goal: <= 3x (median wall time).
 // 2. What the journal adds to a post: the records one post writes (its video,
 //    the post, two statuses seen later), appended the way vidpub appends them
-//    (src/journal/store.ts, bundled here with esbuild), into a journal already
+//    (src/journal/jsonl-store.ts, bundled here with esbuild), into a journal already
 //    holding the 100,000 records. Goal: < 2 ms per post (median of batches).
 //
 // Env: VIDPUB_BENCH_RUNS (default 30). Exit code 1 if a goal is missed.

@@ -60,7 +60,7 @@ const common = {
   logLevel: 'warning',
   external: HEAVY,
   define: { __VIDPUB_VERSION__: JSON.stringify(pkg.version), 'import.meta.url': '__vidpubModuleUrl' },
-  // What import.meta.url would be: the bundle's own file (src/demo/sample.ts finds assets/ beside it).
+  // What import.meta.url would be: the bundle's own file (src/cli/demo/sample.ts finds assets/ beside it).
   banner: { js: "const __vidpubModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 };
 

@@ -14,7 +14,7 @@ import type {
   Media,
   Post,
   PublishPostRequest,
-} from './types.js';
+} from './wire-types.js';
 
 /** What an invocation tells the client factory (from global flags and env). */
 export interface ClientSettings {

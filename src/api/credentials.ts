@@ -6,7 +6,7 @@
 // fs.promises, not node:fs/promises: it loads (~1.7 ms of CPU) only when a key file is read.
 import { promises as fsp } from 'node:fs';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
-import type { Profile } from '../config/types.js';
+import type { Profile } from '../config/profile-types.js';
 import { AuthError, UsageError, sanitize } from '../errors.js';
 import type { ClientSettings, KeySource } from './client.js';
 import { redactUrl } from './debug.js';

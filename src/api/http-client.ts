@@ -26,7 +26,7 @@
 import type { Clock } from '../core/clock.js';
 import { AuthError, DeadlineReached, OutcomeUnknownError, RateLimitError, ServiceError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
 import { KeyCache } from '../cache/key-cache.js';
-import { formatDuration } from '../util/duration.js';
+import { formatDuration } from '../time/duration.js';
 import { nodeCrypto } from '../util/lazy-crypto.js';
 import { envFlag } from '../util/env.js';
 import { cacheDir } from '../util/xdg.js';
@@ -46,9 +46,9 @@ import {
 import { noKeyError, resolveCredentials, withKeyHint, type CredentialSources, type KeyOrigin } from './credentials.js';
 import { createDebugLogger, redactUrl, type DebugLogger } from './debug.js';
 import { errorFromResponse, formatResetTime, isRetryableNetworkError, networkError, parseErrorBody } from './http-errors.js';
-import { Pacer, kindOf } from './pacing.js';
+import { Pacer, kindOf } from './rate-limit-state.js';
 import { decideAfterAttempt, decideRateLimit, type RetryCounters } from './retry-decision.js';
-import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, stoppedError, waitWithNotice, type BackoffPolicy, type NoticeSink } from './retry.js';
+import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, stoppedError, waitWithNotice, type BackoffPolicy, type NoticeSink } from './backoff.js';
 import type {
   CreateImportRequest,
   CreatePostRequest,
@@ -60,7 +60,7 @@ import type {
   Media,
   Post,
   PublishPostRequest,
-} from './types.js';
+} from './wire-types.js';
 import { createTransport, type MaybeSent, type Transport } from './transport.js';
 
 /** Retries after a connection error, a timeout or a 5xx (so at most 1 + this many attempts). */

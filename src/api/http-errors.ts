@@ -16,7 +16,7 @@ import {
   type HttpErrorDetails,
 } from '../errors.js';
 import { redactUrl } from './debug.js';
-import { KEY_PREFIX_MARKER } from './types.js';
+import { KEY_PREFIX_MARKER } from './wire-types.js';
 
 const MAX_MESSAGE = 300;
 

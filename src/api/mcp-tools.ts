@@ -19,7 +19,7 @@ import {
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { IDEMPOTENCY_KEY_MAX_LENGTH } from './types.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from './wire-types.js';
 
 /** Name and version announced by both MCP servers. */
 export const MCP_SERVER_NAME = 'vidpub';

@@ -27,9 +27,9 @@
  */
 import type { Clock } from '../core/clock.js';
 import { InterruptedError, RateLimitError, ServiceError, TimeoutError, VidpubError, isDeadline } from '../errors.js';
-import { formatDuration } from '../util/duration.js';
+import { formatDuration } from '../time/duration.js';
 import { responseMeta } from './client.js';
-import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, type BackoffPolicy } from './retry.js';
+import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, type BackoffPolicy } from './backoff.js';
 
 /** What the last response said beyond its body; `responseMeta(record)` fits as is. */
 export interface PollHints {

@@ -7,7 +7,7 @@
  * Not undici: `vidpub me` is benchmarked (<= 1.3x `node -e 0`), and
  * undici's Agent and request alone take ~25 ms of CPU to load plus a
  * WebAssembly HTTP parser compiled at the first connection, where node:http
- * is part of Node (~2.5 ms). The signed-URL upload (src/api/upload.ts) is on
+ * is part of Node (~2.5 ms). The signed-URL upload (src/api/put-file.ts) is on
  * node:http too, at curl's throughput. The measurements are in
  * docs/performance.md.
  *

@@ -5,14 +5,14 @@
  * (run.ts), and say how each item ended.
  */
 import { CancelledError, TimeoutError, isDeadline, sanitize } from '../errors.js';
-import { bindDeadline } from '../flows/deadline.js';
-import type { Session } from '../flows/session.js';
-import { formatDuration } from '../util/duration.js';
+import { bindDeadline } from '../session/deadline.js';
+import type { Session } from '../session/session.js';
+import { formatDuration } from '../time/duration.js';
 import { ask } from '../posts/options.js';
 import type { ManifestFormat } from './manifest.js';
-import { pacedClient } from './pacing.js';
+import { pacedClient } from './allowance-gate.js';
 import type { BatchPlan } from './plan.js';
-import type { BatchRecorder, ItemOutcome, RunStats } from './run.js';
+import type { BatchRecorder, ItemOutcome, RunStats } from './run-batch.js';
 
 export interface BatchOpts {
   /** The manifest's text. */
@@ -46,7 +46,7 @@ export interface BatchResult {
 export async function runBatchCommand(opts: BatchOpts, session: Session): Promise<BatchResult> {
   const { parseManifest } = await import('./manifest.js');
   const { buildPlan, allowanceError, problemsError } = await import('./plan.js');
-  const { planLines, outcomeTable } = await import('./render.js');
+  const { planLines, outcomeTable } = await import('./batch-view.js');
   const manifest = await parseManifest(opts.text, opts.format);
   // A manifest that does not parse has no items to check against the service.
   if (manifest.items.length === 0 && manifest.problems.length > 0) throw problemsError(manifest.problems, opts.source);
@@ -100,7 +100,7 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
     );
   }
 
-  const { runBatch, troubleError } = await import('./run.js');
+  const { runBatch, troubleError } = await import('./run-batch.js');
   const run = await runBatch(plan, session, paced, { concurrency: opts.concurrency, wait: opts.wait, timeoutMs: opts.timeoutMs, spentMs: checksMs, recorder: opts.recorder, onItem: opts.onItem });
   if (!session.quiet) {
     session.screen.write('\n');

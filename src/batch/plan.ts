@@ -11,17 +11,17 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ApiClient } from '../api/client.js';
-import type { DestinationOptions, Me, Media } from '../api/types.js';
+import type { DestinationOptions, Me, Media } from '../api/wire-types.js';
 import { RateLimitError, UsageError, VidpubError, sanitize } from '../errors.js';
-import type { Session } from '../flows/session.js';
+import type { Session } from '../session/session.js';
 import type { VideoFile } from '../media/check.js';
 import { parseOptionFlag, planOptions, allowedValues, type ChosenDestination, type DestinationPlan, type OptionAssignment } from '../posts/options.js';
-import { destinationLabel, namesOf } from '../posts/render.js';
-import { isValidTimeZone, parseWhen, pastTimeError, type ResolvedWhen } from '../posts/when.js';
-import { formatDuration } from '../util/duration.js';
+import { destinationLabel, namesOf } from '../posts/post-view.js';
+import { isValidTimeZone, parseWhen, pastTimeError, type ResolvedWhen } from '../time/when.js';
+import { formatDuration } from '../time/duration.js';
 import { itemKey } from './keys.js';
 import { FALSE_TEXT, TRUE_TEXT, flattenOptions, type Manifest, type Problem, type RawItem } from './manifest.js';
-import type { PacedClient } from './pacing.js';
+import type { PacedClient } from './allowance-gate.js';
 
 const MAX_CAPTION_FILE_BYTES = 100_000;
 /** The service schedules at most 365 days ahead (400 invalid_publish_at beyond). */
@@ -194,7 +194,7 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
   if (manifest.items.length === 0) throw problemsError(problems, input.source);
 
   const { checkVideoFile } = await import('../media/check.js');
-  const { readDurationSec } = await import('../media/duration.js');
+  const { readDurationSec } = await import('../media/mp4-duration.js');
   const { checkImportUrl } = await import('../media/import-url.js');
   const { resolveDestination, matchChosen } = await import('../posts/destinations.js');
 

@@ -1,7 +1,7 @@
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import type { ClientTuning } from '../api/http-client.js';
 import { UsageError } from '../errors.js';
-import { parseDuration } from '../util/duration.js';
+import { parseDuration } from '../time/duration.js';
 import type { Context } from './context.js';
 
 /** VIDPUB_REQUEST_TIMEOUT: the ceiling of one request (90s, 2m; a bare number is seconds); undefined: the default (60 s). */
@@ -22,7 +22,7 @@ export function requestTimeoutOf(env: Record<string, string | undefined>): numbe
 export async function createClientFor(ctx: Context, settings: ClientSettings, tuning?: ClientTuning): Promise<ApiClient> {
   const [{ createApiClient }, { silentNotices }, { streamNotices }] = await Promise.all([
     import('../api/http-client.js'),
-    import('../api/retry.js'),
+    import('../api/backoff.js'),
     import('../ui/notices.js'),
   ]);
   const requestTimeoutMs = requestTimeoutOf(ctx.env);

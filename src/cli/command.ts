@@ -1,7 +1,7 @@
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import type { Context } from './context.js';
 import type { Logger } from '../core/log.js';
-import type { Session } from '../flows/session.js';
+import type { Session } from '../session/session.js';
 import type { Colors } from '../ui/color.js';
 import type { DataOut } from '../ui/output.js';
 

@@ -1,5 +1,5 @@
 import type { ApiClient, ClientSettings } from '../api/client.js';
-import type { ConfigStore } from '../config/types.js';
+import type { ConfigStore } from '../config/profile-types.js';
 import type { Clock } from '../core/clock.js';
 import type { IO } from '../core/io.js';
 import type { Prompter } from '../ui/prompter.js';
@@ -11,7 +11,7 @@ export type { Clock } from '../core/clock.js';
 export { realClock, realSleep } from '../core/clock.js';
 export type { IO } from '../core/io.js';
 export type { Choice, Prompter } from '../ui/prompter.js';
-export type { ConfigStore, Profile } from '../config/types.js';
+export type { ConfigStore, Profile } from '../config/profile-types.js';
 
 export interface Context {
   io: IO;

@@ -4,7 +4,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import type { Clock } from '../core/clock.js';
-import type { Journal } from '../journal/types.js';
+import type { Journal } from '../journal/journal-types.js';
 import { stateDir } from '../journal/paths.js';
 
 export interface JournalSettings {

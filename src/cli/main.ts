@@ -20,12 +20,12 @@ import {
 } from '../errors.js';
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import { colorLevel, makeColors } from '../ui/color.js';
-import { parseDuration } from '../util/duration.js';
+import { parseDuration } from '../time/duration.js';
 import { shellLine } from '../util/shell.js';
 import { wrapCommand } from '../ui/wrap.js';
 import type { CommandSpec, GlobalOptions, Invocation, Logger } from './command.js';
 import { COMMANDS, COMMAND_TIMEOUT, commandTerm, findCommand, type CommandEntry } from './commands/index.js';
-import { parseTimeout } from '../flows/wait-flags.js';
+import { parseTimeout } from '../session/wait-flags.js';
 import { loadCommand } from './commands/load.js';
 import { lazyJournal } from './journal-session.js';
 import type { Context } from './context.js';

@@ -34,7 +34,7 @@ export function createProcessContext(opts: { signal: AbortSignal }): Context {
     },
     env: process.env,
     clock: realClock,
-    config: async () => (await import('../config/store.js')).openConfigStore(ctx.env),
+    config: async () => (await import('../config/config-store.js')).openConfigStore(ctx.env),
     prompter: async () => (await import('../ui/prompter.js')).createInquirerPrompter(ctx),
     createClient: async (settings) => (await import('./client-factory.js')).createClientFor(ctx, settings),
     signal: opts.signal,

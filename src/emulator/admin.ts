@@ -4,9 +4,9 @@
  * cancel, and the small HTML pages behind review_url and published urls.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { EmulatorStartInfo } from '../api/types.js';
+import type { EmulatorStartInfo } from '../api/wire-types.js';
 import type { Core } from './core.js';
-import { ServiceError, errorBody } from './errors.js';
+import { ServiceError, errorBody } from './service-errors.js';
 import { cancelPost, releaseDuePosts } from './posts.js';
 import { postRecord } from './records.js';
 import { asObject, parseJsonBody } from './validate.js';

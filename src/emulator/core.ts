@@ -4,7 +4,7 @@
  * the fixture.
  */
 import { randomBytes } from 'node:crypto';
-import { Clock } from './clock.js';
+import { Clock } from './offset-clock.js';
 import { Faults } from './faults.js';
 import type { Fixture } from './fixture.js';
 import { IdempotencyStore } from './idempotency.js';

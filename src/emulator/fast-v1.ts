@@ -17,7 +17,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from './core.js';
-import { internalError } from './errors.js';
+import { internalError } from './service-errors.js';
 import type { LogEntry } from './request-log.js';
 import type { CallContext, EmulatorService, RequestBody, ServiceResult } from './service.js';
 import { V1_ROUTES } from './v1-routes.js';

@@ -6,7 +6,7 @@
  * by method and path (a trailing "*" makes the path a prefix), and
  * persistent outcome faults for media processing and destinations.
  */
-import { ServiceError, errorBody } from './errors.js';
+import { ServiceError, errorBody } from './service-errors.js';
 
 export type RequestFaultAction = 'reset_after_handling' | 'reset_before_handling' | 'status' | 'delay' | 'hang' | 'trickle';
 

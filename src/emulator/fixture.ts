@@ -14,7 +14,7 @@ import {
   type OptionType,
   type OptionValue,
   type PlanName,
-} from '../api/types.js';
+} from '../api/wire-types.js';
 
 // ------------------------------------------------------------------ types (normalized)
 

@@ -1,9 +1,9 @@
 /**
  * Public entry of the emulator of the Video Publishing Service. Loaded only
- * on demand (`await import('../emulator/index.js')`).
+ * on demand (`await import('./index.js')`).
  */
 import type { AddressInfo } from 'node:net';
-import type { EmulatorKeyInfo, EmulatorStartInfo } from '../api/types.js';
+import type { EmulatorKeyInfo, EmulatorStartInfo } from '../api/wire-types.js';
 import { Core } from './core.js';
 import { defaultFixture, validateFixture, type Fixture } from './fixture.js';
 import { releaseDuePosts } from './posts.js';

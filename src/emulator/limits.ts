@@ -2,9 +2,9 @@
  * Authentication, the per-key per-minute read/write counters and the daily
  * post allowance. One place, used by every entry point (REST now, MCP later).
  */
-import { KEY_PREFIX_MARKER, type DailyScope, type PlanName } from '../api/types.js';
-import { IsoCache, nextMidnightUtc, secondsUntil, utcDay, type Clock } from './clock.js';
-import { ServiceError } from './errors.js';
+import { KEY_PREFIX_MARKER, type DailyScope, type PlanName } from '../api/wire-types.js';
+import { IsoCache, nextMidnightUtc, secondsUntil, utcDay, type Clock } from './offset-clock.js';
+import { ServiceError } from './service-errors.js';
 import { PLAN_LIMITS, type KeyState, type PlanLimits, type State, type WorkspaceState } from './state.js';
 
 export type RequestKind = 'read' | 'write';

@@ -8,9 +8,9 @@ import {
   MAX_FILE_SIZE_BYTES,
   MAX_IMPORTS_IN_FLIGHT,
   SUPPORTED_CONTENT_TYPES,
-} from '../api/types.js';
+} from '../api/wire-types.js';
 import type { Core } from './core.js';
-import { ServiceError, badRequest, conflict, invalidField, missingField, notFound } from './errors.js';
+import { ServiceError, badRequest, conflict, invalidField, missingField, notFound } from './service-errors.js';
 import type { AuthContext } from './limits.js';
 import { mediaRecord } from './records.js';
 import { ok, type Result } from './result.js';

@@ -3,10 +3,10 @@
  * reschedule, send now), read, the issues that block publishing, the
  * scheduler (emulator clock) and the simulated posting to each destination.
  */
-import { TERMINAL_DESTINATION_STATUSES, type Issue, type Notice, type OptionValue } from '../api/types.js';
+import { TERMINAL_DESTINATION_STATUSES, type Issue, type Notice, type OptionValue } from '../api/wire-types.js';
 import type { Core } from './core.js';
-import type { ServiceError } from './errors.js';
-import { badRequest, blockingIssues, conflict, invalidField, missingField, notFound } from './errors.js';
+import type { ServiceError } from './service-errors.js';
+import { badRequest, blockingIssues, conflict, invalidField, missingField, notFound } from './service-errors.js';
 import type { AuthContext } from './limits.js';
 import { postRecord } from './records.js';
 import { ok, type Result } from './result.js';

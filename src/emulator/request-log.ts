@@ -6,7 +6,7 @@
  * path or an Idempotency-Key longer than its limit is cut and marked
  * "…(+N chars)", so the log stays under ~15 MB whatever the traffic.
  */
-import type { RecordedRequest } from '../api/types.js';
+import type { RecordedRequest } from '../api/wire-types.js';
 
 export interface LogEntry extends RecordedRequest {
   /** The request fault applied to this request, if any. */

@@ -8,10 +8,10 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { EMULATOR_SERVER_HEADER, type EmulatorStartInfo } from '../api/types.js';
+import { EMULATOR_SERVER_HEADER, type EmulatorStartInfo } from '../api/wire-types.js';
 import { ADMIN_PREFIX, registerAdmin } from './admin.js';
 import type { Core } from './core.js';
-import { errorBody, ServiceError } from './errors.js';
+import { errorBody, ServiceError } from './service-errors.js';
 import { statusFaultResponse, type RequestFault } from './faults.js';
 import { clip, type LogEntry } from './request-log.js';
 import type { CallContext, EmulatorService, RequestBody, ServiceResult } from './service.js';

@@ -5,9 +5,9 @@
  * included) as {status, body, headers}. The REST routes call it; an MCP
  * endpoint can call the same methods and share the same allowances.
  */
-import { API_VERSION_PREFIX, KEY_PREFIX_MARKER, type Me } from '../api/types.js';
+import { API_VERSION_PREFIX, KEY_PREFIX_MARKER, type Me } from '../api/wire-types.js';
 import type { Core } from './core.js';
-import { ServiceError, internalError, notFound } from './errors.js';
+import { ServiceError, internalError, notFound } from './service-errors.js';
 import { IdempotencyStore, fingerprint, type StoredResponse } from './idempotency.js';
 import type { AuthContext, RequestKind } from './limits.js';
 import { completeUpload, createImport, createUpload, getMedia } from './media.js';

@@ -13,7 +13,7 @@ import type {
   PlanName,
   PostDestinationStatus,
   PostStatus,
-} from '../api/types.js';
+} from '../api/wire-types.js';
 import type { Fixture, FixtureAccount, FixtureDestination, FixtureKey } from './fixture.js';
 
 export interface PlanLimits {

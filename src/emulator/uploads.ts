@@ -9,10 +9,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { UploadTarget } from '../api/types.js';
-import { IsoCache } from './clock.js';
+import type { UploadTarget } from '../api/wire-types.js';
+import { IsoCache } from './offset-clock.js';
 import type { Core } from './core.js';
-import { ServiceError } from './errors.js';
+import { ServiceError } from './service-errors.js';
 import type { MediaState } from './state.js';
 
 export const UPLOAD_PATH_PREFIX = '/_uploads/';

@@ -1,5 +1,5 @@
 /** Small request-body readers that throw 400s in the gaps.md shape. */
-import { badRequest, invalidField, missingField } from './errors.js';
+import { badRequest, invalidField, missingField } from './service-errors.js';
 
 export type Json = Record<string, unknown>;
 

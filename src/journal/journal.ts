@@ -5,11 +5,11 @@
  * command: the first failure warns once and the journal stays quiet after.
  */
 import type { ApiClient } from '../api/client.js';
-import type { Post } from '../api/types.js';
+import type { Post } from '../api/wire-types.js';
 import type { Clock } from '../core/clock.js';
 import { sanitize, VidpubError } from '../errors.js';
 import { nodeCrypto } from '../util/lazy-crypto.js';
-import { decode, JournalStore, type ReadLine } from './store.js';
+import { decode, JournalStore, type ReadLine } from './jsonl-store.js';
 import type {
   HistoryQuery,
   Journal,
@@ -20,7 +20,7 @@ import type {
   PostRecord,
   RecordContext,
   StatusRecord,
-} from './types.js';
+} from './journal-types.js';
 
 export const CAPTION_CHARS = 200;
 

@@ -29,7 +29,7 @@ import { hostname, uptime } from 'node:os';
 import { join } from 'node:path';
 import { pid } from 'node:process'; // the run's owner: this OS process, not Context state
 import { processAlive } from '../util/file-lock.js';
-import type { OpenRun } from './types.js';
+import type { OpenRun } from './journal-types.js';
 
 /** How long a cut-off run can be continued: the service's memory of an Idempotency-Key. */
 export const RUN_MEMORY_MS = 24 * 3600_000;

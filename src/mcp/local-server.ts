@@ -11,11 +11,11 @@ import { isAbsolute, resolve } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { responseMeta, type ApiClient } from '../api/client.js';
-import type { CreatePostRequest } from '../api/types.js';
+import type { CreatePostRequest } from '../api/wire-types.js';
 import { ExitCode, OutcomeUnknownError, RateLimitError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
-import { bindDeadline } from '../flows/deadline.js';
-import { formatDuration } from '../util/duration.js';
-import type { Session } from '../flows/session.js';
+import { bindDeadline } from '../session/deadline.js';
+import { formatDuration } from '../time/duration.js';
+import type { Session } from '../session/session.js';
 import type { Progress } from '../ui/progress.js';
 import {
   LOCAL_TOOLS,
@@ -266,8 +266,8 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
     upload_file: call(async (_c, a, extra) => {
       const [{ checkVideoFile }, { uploadFile }, { parseWaitFlags }, { silentProgress }] = await Promise.all([
         import('../media/check.js'),
-        import('../media/upload.js'),
-        import('../flows/wait-flags.js'),
+        import('../media/upload-flow.js'),
+        import('../session/wait-flags.js'),
         import('../ui/progress.js'),
       ]);
       const file = await checkVideoFile(localPath(a.path, info.cwd, info.home));

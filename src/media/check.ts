@@ -7,7 +7,7 @@
 import { open, stat } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { EXTENSION_CONTENT_TYPES, MAX_FILE_SIZE_BYTES, type SupportedContentType } from '../api/types.js';
+import { EXTENSION_CONTENT_TYPES, MAX_FILE_SIZE_BYTES, type SupportedContentType } from '../api/wire-types.js';
 
 export interface VideoFile {
   /** Absolute path. */

@@ -3,11 +3,11 @@
  * poller (1 s backing off to 5 s, paced by X-RateLimit-Remaining, every wait
  * interruptible, a deadline) and shows the service's phase and percent.
  */
-import type { Media } from '../api/types.js';
+import type { Media } from '../api/wire-types.js';
 import { poll } from '../api/poll.js';
 import { WorkTimer } from '../api/work-timer.js';
 import { InterruptedError, TimeoutError, VidpubError, WorkFailedError, isInterruption, sanitize } from '../errors.js';
-import type { Session } from '../flows/session.js';
+import type { Session } from '../session/session.js';
 import type { Progress } from '../ui/progress.js';
 
 /** The contract's rule: a client stops polling on any status other than uploading or processing. */

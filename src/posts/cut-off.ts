@@ -11,12 +11,12 @@
  * their options, and time as typed, at the same service in the same
  * workspace (with any of its keys), within 24 hours. --force-new (or --no-journal) posts anew.
  */
-import type { Session } from '../flows/session.js';
-import type { RunKey } from '../flows/run-key.js';
-import type { OpenRun, RunMemory } from '../journal/types.js';
+import type { Session } from '../session/session.js';
+import type { RunKey } from '../session/run-key.js';
+import type { OpenRun, RunMemory } from '../journal/journal-types.js';
 import { InterruptedError, OutcomeUnknownError, VidpubError } from '../errors.js';
 import type { PostSource } from './post-flow.js';
-import { isoUtc, parseWhen, relativePhrase, type ResolvedWhen } from './when.js';
+import { isoUtc, parseWhen, relativePhrase, type ResolvedWhen } from '../time/when.js';
 
 export interface CutOffInput {
   source: PostSource;

@@ -6,8 +6,8 @@
  */
 import { responseMeta } from '../api/client.js';
 import { NotFoundError, TimeoutError, UsageError, sanitize } from '../errors.js';
-import type { Session } from '../flows/session.js';
-import type { HistoryQuery, JournalPost } from '../journal/types.js';
+import type { Session } from '../session/session.js';
+import type { HistoryQuery, JournalPost } from '../journal/journal-types.js';
 
 /** Reads left in the minute that --refresh leaves for other commands. */
 export const READ_RESERVE = 5;

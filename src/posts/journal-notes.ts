@@ -2,10 +2,10 @@
  * What the post flows tell the journal (Session.journal): how a command
  * ended for a post, as a word that history shows and folds.
  */
-import type { Post } from '../api/types.js';
-import { outcomeOfError } from '../journal/outcome.js';
-import type { Session } from '../flows/session.js';
-import { isFinished, type PostResult } from './render.js';
+import type { Post } from '../api/wire-types.js';
+import { outcomeOfError } from '../journal/error-outcome.js';
+import type { Session } from '../session/session.js';
+import { isFinished, type PostResult } from './post-view.js';
 
 /** The outcome of a command that returned normally. */
 export function outcomeOf(post: Post): string {

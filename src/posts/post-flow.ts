@@ -7,13 +7,13 @@
  * Nothing is sent until every local check has passed.
  */
 import { CACHE_ENTRIES, responseMeta } from '../api/client.js';
-import type { CreatePostRequest, Media, Post } from '../api/types.js';
+import type { CreatePostRequest, Media, Post } from '../api/wire-types.js';
 import type { VideoFile } from '../media/check.js';
 import { BlockedError, CancelledError, InterruptedError, OutcomeUnknownError, TimeoutError, UsageError, VidpubError, sanitize } from '../errors.js';
-import { bindDeadline } from '../flows/deadline.js';
-import { runKey, type RunKey } from '../flows/run-key.js';
-import { stepKey, type Session } from '../flows/session.js';
-import { formatDuration } from '../util/duration.js';
+import { bindDeadline } from '../session/deadline.js';
+import { runKey, type RunKey } from '../session/run-key.js';
+import { stepKey, type Session } from '../session/session.js';
+import { formatDuration } from '../time/duration.js';
 import { shellLine, shellWord } from '../util/shell.js';
 import { wrapLine } from '../ui/wrap.js';
 import {
@@ -26,14 +26,14 @@ import {
   type DestinationPlan,
   type OptionAssignment,
 } from './options.js';
-import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
-import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './render.js';
+import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './settle.js';
+import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './post-view.js';
 import { summaryLines, whenLine } from './summary.js';
 import { recordingEnd } from './journal-notes.js';
 import { reportEarlier } from './rerun.js';
 import { followPost } from './watch.js';
 import { continueCutOff, endRun, noteRun, postMoved, type CutOffInput, type RunTrack } from './cut-off.js';
-import type { ResolvedWhen } from './when.js';
+import type { ResolvedWhen } from '../time/when.js';
 
 /** What `post` posts: a checked local file, a checked link, or a video already at the service. */
 export type PostSource =
@@ -336,11 +336,11 @@ async function obtainMedia(opts: PostOpts, session: Session, known: Media | unde
   const s = opts.source;
   const common = { idempotencyBase: key.key, wait: ready, deadlineMs, progress };
   if (s.kind === 'file') {
-    const { uploadFile } = await import('../media/upload.js');
+    const { uploadFile } = await import('../media/upload-flow.js');
     return uploadFile(session, s.file, common);
   }
   if (s.kind === 'url') {
-    const { importLink } = await import('../media/import.js');
+    const { importLink } = await import('../media/import-flow.js');
     return importLink(session, s.url, common);
   }
   const media = known!;

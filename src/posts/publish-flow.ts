@@ -4,18 +4,18 @@
  * parsed.
  */
 import { responseMeta, type ApiClient } from '../api/client.js';
-import type { Destination, Me, Post } from '../api/types.js';
+import type { Destination, Me, Post } from '../api/wire-types.js';
 import { BlockedError, CancelledError, ConflictError, InterruptedError, OutcomeUnknownError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
-import { bindDeadline, lookUp } from '../flows/deadline.js';
-import type { Session } from '../flows/session.js';
+import { bindDeadline, lookUp } from '../session/deadline.js';
+import type { Session } from '../session/session.js';
 import { recordingEnd } from './journal-notes.js';
 import { ask, type DestinationPlan } from './options.js';
-import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
-import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './render.js';
+import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './settle.js';
+import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './post-view.js';
 import { dailySpendText, summaryLines, whenLine } from './summary.js';
 import { wrapLine } from '../ui/wrap.js';
 import { followPost } from './watch.js';
-import type { ResolvedWhen } from './when.js';
+import type { ResolvedWhen } from '../time/when.js';
 
 export interface PublishOpts {
   postId: string;

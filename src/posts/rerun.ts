@@ -5,11 +5,11 @@
  * for as long as its journal is kept.
  */
 import type { ApiClient } from '../api/client.js';
-import type { Session } from '../flows/session.js';
-import type { JournalPost } from '../journal/types.js';
+import type { Session } from '../session/session.js';
+import type { JournalPost } from '../journal/journal-types.js';
 import { recordingEnd } from './journal-notes.js';
-import { blockedPost } from './outcome.js';
-import { blockingIssues, namesOf, type PostResult } from './render.js';
+import { blockedPost } from './settle.js';
+import { blockingIssues, namesOf, type PostResult } from './post-view.js';
 import { followPost } from './watch.js';
 
 export interface EarlierOpts {

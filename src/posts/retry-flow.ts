@@ -7,18 +7,18 @@
  */
 import { createHash } from 'node:crypto';
 import { responseMeta } from '../api/client.js';
-import type { CreatePostRequest, Me, Post, PostDestination } from '../api/types.js';
+import type { CreatePostRequest, Me, Post, PostDestination } from '../api/wire-types.js';
 import { BlockedError, InterruptedError, OutcomeUnknownError, UsageError, sanitize } from '../errors.js';
-import type { Session } from '../flows/session.js';
+import type { Session } from '../session/session.js';
 import { recordingEnd } from './journal-notes.js';
 import { ask } from './options.js';
 import { resolveDestination } from './destinations.js';
-import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './outcome.js';
-import { blockingIssues, failedDestinations, namesOf, type PostResult } from './render.js';
+import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './settle.js';
+import { blockingIssues, failedDestinations, namesOf, type PostResult } from './post-view.js';
 import { reportEarlier } from './rerun.js';
 import { dailySpendText, whenLine } from './summary.js';
 import { followPost } from './watch.js';
-import type { ResolvedWhen } from './when.js';
+import type { ResolvedWhen } from '../time/when.js';
 
 export interface RetryOpts {
   postId: string;

@@ -3,13 +3,13 @@
  * machine with this profile, from the journal), a video id (med_…: its
  * state, progress and error; --wait waits like upload does), or a post id.
  */
-import type { Media } from '../api/types.js';
+import type { Media } from '../api/wire-types.js';
 import { NotFoundError, sanitize } from '../errors.js';
 import { shellWord } from '../util/shell.js';
-import type { Session } from '../flows/session.js';
+import type { Session } from '../session/session.js';
 import { journalOff } from './history-flow.js';
 import { firstLook, runStatus, withinTimeout, type StatusOpts } from './publish-flow.js';
-import type { PostResult } from './render.js';
+import type { PostResult } from './post-view.js';
 
 export type StatusTarget = { kind: 'last' } | { kind: 'media'; id: string } | { kind: 'post'; id: string };
 

@@ -3,13 +3,13 @@
  * each destination with its options (defaults marked), and when it goes out
  * (with its offset and in UTC).
  */
-import type { Me } from '../api/types.js';
+import type { Me } from '../api/wire-types.js';
 import { sanitize } from '../errors.js';
 import type { Colors } from '../ui/color.js';
-import { formatDuration } from '../util/duration.js';
+import { formatDuration } from '../time/duration.js';
 import type { DestinationPlan } from './options.js';
-import { destinationLabel } from './render.js';
-import { describeRelative, isValidTimeZone, relativePhrase, type ResolvedWhen } from './when.js';
+import { destinationLabel } from './post-view.js';
+import { describeRelative, isValidTimeZone, relativePhrase, type ResolvedWhen } from '../time/when.js';
 
 export interface SummaryInput {
   /** What is posted: a file path, a link, or "media med_123". */

@@ -6,15 +6,15 @@
  * the waiting (not the post) and say how to look again.
  */
 import type { ApiClient } from '../api/client.js';
-import type { Post } from '../api/types.js';
+import type { Post } from '../api/wire-types.js';
 import { WorkTimer } from '../api/work-timer.js';
 import { InterruptedError, TimeoutError, isInterruption, sanitize } from '../errors.js';
-import type { Screen, Session } from '../flows/session.js';
+import type { Screen, Session } from '../session/session.js';
 import { LiveRegion } from '../ui/live-region.js';
 import type { Logger } from '../core/log.js';
-import { formatDuration } from '../util/duration.js';
-import { settle } from './outcome.js';
-import { isFinished, type PostResult } from './render.js';
+import { formatDuration } from '../time/duration.js';
+import { settle } from './settle.js';
+import { isFinished, type PostResult } from './post-view.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const TICK_MS = 100;

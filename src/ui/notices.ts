@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { NoticeSink } from '../api/retry.js';
+import type { NoticeSink } from '../api/backoff.js';
 
 /**
  * The client's notices on a stream (stderr): a line each, and on a terminal

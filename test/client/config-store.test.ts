@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { STALE_MS } from '../../src/util/file-lock.js';
-import { configDir, openConfigStore } from '../../src/config/store.js';
+import { configDir, openConfigStore } from '../../src/config/config-store.js';
 import { VidpubError } from '../../src/errors.js';
 import { expectError } from '../support/errors.js';
 import { BIN, ensureBuilt, runAsync } from '../support/build.js';

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { createDebugLogger, redactHeaders, redactUrl } from '../../src/api/debug.js';
 import { errorFromResponse, htmlToLine, networkError, parseErrorBody } from '../../src/api/http-errors.js';
 import { isLoopbackHost, normalizeBaseUrl } from '../../src/api/credentials.js';
-import { backoffDelay, parseRetryAfter } from '../../src/api/retry.js';
+import { backoffDelay, parseRetryAfter } from '../../src/api/backoff.js';
 import { AuthError, BlockedError, ExitCode, NotFoundError, RateLimitError, ServiceError, UsageError, VidpubError } from '../../src/errors.js';
 import { PassThrough } from 'node:stream';
 

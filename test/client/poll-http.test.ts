@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import type { ClientSettings } from '../../src/api/client.js';
 import { poll } from '../../src/api/poll.js';
-import type { Media } from '../../src/api/types.js';
+import type { Media } from '../../src/api/wire-types.js';
 import { AuthError, ExitCode, NotFoundError, TimeoutError, VidpubError } from '../../src/errors.js';
 import { createClientFor } from '../../src/cli/client-factory.js';
 import { makeContext } from '../support/cli.js';

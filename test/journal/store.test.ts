@@ -10,11 +10,11 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { createJournal } from '../../src/journal/journal.js';
-import { decode, encode, JournalStore, MAX_RECORD_BYTES } from '../../src/journal/store.js';
+import { decode, encode, JournalStore, MAX_RECORD_BYTES } from '../../src/journal/jsonl-store.js';
 import { stateDir } from '../../src/journal/paths.js';
 import type { ApiClient } from '../../src/api/client.js';
-import type { Post } from '../../src/api/types.js';
-import type { PostRecord, StatusRecord } from '../../src/journal/types.js';
+import type { Post } from '../../src/api/wire-types.js';
+import type { PostRecord, StatusRecord } from '../../src/journal/journal-types.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'vidpub-journal-'));
 
@@ -68,7 +68,7 @@ describe('many processes appending at once', () => {
   it('20 processes × 150 records, rotating as they go: every record is there once, none torn', async () => {
     const dir = tmp();
     const bundle = join(dir, 'store.mjs');
-    await build({ entryPoints: [resolve('src/journal/store.ts')], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent' });
+    await build({ entryPoints: [resolve('src/journal/jsonl-store.ts')], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent' });
     const child = join(dir, 'child.mjs');
     writeFileSync(
       child,

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseMvhd, readDurationSec } from '../../src/media/duration.js';
+import { parseMvhd, readDurationSec } from '../../src/media/mp4-duration.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vidpub-duration-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

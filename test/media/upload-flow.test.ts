@@ -7,10 +7,10 @@ import { useEmulator } from '../support/emulator.js';
 import { http } from '../support/rest.js';
 import { makeInvocation } from '../../src/cli/main.js';
 import type { GlobalOptions } from '../../src/cli/command.js';
-import type { CreateUploadResponse, Media } from '../../src/api/types.js';
+import type { CreateUploadResponse, Media } from '../../src/api/wire-types.js';
 import { checkVideoFile } from '../../src/media/check.js';
-import { uploadFile } from '../../src/media/upload.js';
-import { importLink } from '../../src/media/import.js';
+import { uploadFile } from '../../src/media/upload-flow.js';
+import { importLink } from '../../src/media/import-flow.js';
 import { waitForMedia } from '../../src/media/wait.js';
 import { TimeoutError, WorkFailedError } from '../../src/errors.js';
 

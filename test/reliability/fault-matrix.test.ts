@@ -10,7 +10,7 @@
  * write carried one Idempotency-Key, and at most one was handled.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RecordedRequest } from '../../src/api/types.js';
+import type { RecordedRequest } from '../../src/api/wire-types.js';
 import { runCli, type RunResult } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 

@@ -65,7 +65,7 @@ export function makeContext(opts: RunOptions = {}): { ctx: Context; stdout: () =
     },
     env,
     clock: opts.clock ?? realClock,
-    config: async () => (await import('../../src/config/store.js')).openConfigStore(env),
+    config: async () => (await import('../../src/config/config-store.js')).openConfigStore(env),
     prompter: async () => opts.prompter ?? noPrompter,
     createClient: async (settings) => (await import('../../src/cli/client-factory.js')).createClientFor(ctx, settings),
     signal: opts.signal ?? new AbortController().signal,

@@ -5,7 +5,7 @@
  */
 import { request } from 'undici';
 import { DEFAULT_KEYS } from '../../src/emulator/index.js';
-import type { RecordedRequest } from '../../src/api/types.js';
+import type { RecordedRequest } from '../../src/api/wire-types.js';
 import { waitFor } from './poll.js';
 
 export const KEYS = DEFAULT_KEYS;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { mediaIdFrom, postIdFrom } from '../../src/cli/demo/run.js';
+import { mediaIdFrom, postIdFrom } from '../../src/cli/demo/demo-run.js';
 import { shellLine } from '../../src/util/shell.js';
 import { sampleVideoCandidates } from '../../src/cli/demo/sample.js';
 

@@ -1,9 +1,9 @@
 import { UsageError, sanitize } from '../../errors.js';
 import { planJson, type BatchOpts, type BatchResult } from '../../batch/batch-flow.js';
-import { planLines } from '../../batch/render.js';
-import type { ItemOutcome } from '../../batch/run.js';
-import { parseTimeout } from '../../flows/wait-flags.js';
-import { resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
+import { planLines } from '../../batch/batch-view.js';
+import type { ItemOutcome } from '../../batch/run-batch.js';
+import { parseTimeout } from '../../session/wait-flags.js';
+import { resolveTimeZone, WHEN_FORMATS } from '../../time/when.js';
 import { defineCommand, type Invocation } from '../command.js';
 
 const MAX_MANIFEST_BYTES = 10_000_000;

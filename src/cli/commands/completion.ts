@@ -1,4 +1,4 @@
-import type { Destination } from '../../api/types.js';
+import type { Destination } from '../../api/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { completionScript, SHELLS, type Shell } from '../completion/index.js';

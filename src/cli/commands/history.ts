@@ -1,8 +1,8 @@
 import { UsageError, sanitize } from '../../errors.js';
 import { captionExcerpt, destinationsText, runHistory, type HistoryOpts, type HistoryResult } from '../../posts/history-flow.js';
-import { instantsForWall, isoInZone, offsetAt, resolveTimeZone } from '../../posts/when.js';
+import { instantsForWall, isoInZone, offsetAt, resolveTimeZone } from '../../time/when.js';
 import { renderTable } from '../../ui/table.js';
-import { parseDuration } from '../../util/duration.js';
+import { parseDuration } from '../../time/duration.js';
 import { defineCommand } from '../command.js';
 
 const STATES = ['draft', 'scheduled', 'publishing', 'completed', 'failed'];

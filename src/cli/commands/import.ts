@@ -1,8 +1,8 @@
-import type { Media } from '../../api/types.js';
+import type { Media } from '../../api/wire-types.js';
 import { UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { MEDIA_FIELDS } from '../json-fields.js';
-import { parseWaitFlags, type WaitFlags } from '../../flows/wait-flags.js';
+import { parseWaitFlags, type WaitFlags } from '../../session/wait-flags.js';
 import { runMediaFlow } from './upload.js';
 
 interface ImportOpts extends WaitFlags {
@@ -29,11 +29,11 @@ export default defineCommand<ImportOpts, Media>({
     const { checkImportUrl, checkImportFilename } = await import('../../media/import-url.js');
     const { url } = checkImportUrl(raw);
     const filename = flags.filename === undefined ? undefined : checkImportFilename(String(flags.filename));
-    const { parseIdempotencyKey } = await import('../../posts/flags.js');
+    const { parseIdempotencyKey } = await import('../../posts/post-flags.js');
     return { url, filename, ...parseWaitFlags(flags), idempotencyKey: parseIdempotencyKey(flags.idempotencyKey) };
   },
   async run(opts, inv) {
-    const { importLink } = await import('../../media/import.js');
+    const { importLink } = await import('../../media/import-flow.js');
     return runMediaFlow(inv, opts, (o) => importLink(inv.session, opts.url, { ...o, filename: opts.filename }), (m) => `Imported ${m.filename ?? opts.url}`);
   },
   print(media, inv) {

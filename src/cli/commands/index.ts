@@ -10,7 +10,7 @@
  * path (dist/fast.cjs), which the build keeps small and dependency-free.
  */
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS } from '../../emulator/defaults.js';
-import { DEFAULT_TIMEOUT } from '../../flows/wait-flags.js';
+import { DEFAULT_TIMEOUT } from '../../session/wait-flags.js';
 import { argsTerm, type ArgSpec, type FlagSpec } from '../flags.js';
 
 export interface CommandEntry {

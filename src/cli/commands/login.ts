@@ -1,7 +1,7 @@
-import { KEY_PREFIX_MARKER } from '../../api/types.js';
+import { KEY_PREFIX_MARKER } from '../../api/wire-types.js';
 import { AuthError, CancelledError, DeadlineReached, InterruptedError, TimeoutError, UsageError, sanitize } from '../../errors.js';
-import { bindDeadline } from '../../flows/deadline.js';
-import { formatDuration } from '../../util/duration.js';
+import { bindDeadline } from '../../session/deadline.js';
+import { formatDuration } from '../../time/duration.js';
 import { renderFields } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { readKeyFile } from '../../api/credentials.js';
@@ -117,7 +117,7 @@ export default defineCommand<LoginOpts, LoginResult>({
   async run(opts, inv) {
     const { ctx, globals } = inv;
     // Open the store first: a corrupt config file stops us before the key is asked.
-    const { openConfigStore } = await import('../../config/store.js');
+    const { openConfigStore } = await import('../../config/config-store.js');
     const store = await openConfigStore(ctx.env, { writable: true });
 
     const key = opts.withKey ? await readStdin(inv) : opts.keyFile ? await readKeyFile(ctx.cwd, opts.keyFile) : await askKey(inv);

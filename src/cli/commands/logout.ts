@@ -18,7 +18,7 @@ export default defineCommand<Record<string, never>, LogoutResult>({
   },
   async run(_opts, inv) {
     const { ctx, globals } = inv;
-    const { openConfigStore } = await import('../../config/store.js');
+    const { openConfigStore } = await import('../../config/config-store.js');
     const store = await openConfigStore(ctx.env, { writable: true });
     const profile = store.getProfile(globals.profile);
     let removed = false;

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../api/client.js';
 import { sanitize } from '../../errors.js';
-import type { Session } from '../../flows/session.js';
+import type { Session } from '../../session/session.js';
 import { silentProgress } from '../../ui/progress.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { lazyJournal } from '../journal-session.js';

@@ -1,5 +1,5 @@
 import { responseMeta } from '../../api/client.js';
-import { EMULATOR_SERVER_HEADER, type KeyInfo, type Me, type MinuteCounter } from '../../api/types.js';
+import { EMULATOR_SERVER_HEADER, type KeyInfo, type Me, type MinuteCounter } from '../../api/wire-types.js';
 import { isLoopbackHost, resolveCredentials } from '../../api/credentials.js';
 import { createTransport } from '../../api/transport.js';
 import { sanitize } from '../../errors.js';

@@ -1,12 +1,12 @@
-import type { Media } from '../../api/types.js';
+import type { Media } from '../../api/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { NO_ASKING, parseOptionFlag } from '../../posts/options.js';
 import { shellWord } from '../../util/shell.js';
-import { printPost, type PostResult } from '../../posts/render.js';
+import { printPost, type PostResult } from '../../posts/post-view.js';
 import type { PostOpts, PostSource } from '../../posts/post-flow.js';
-import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
-import { parseTimeout } from '../../flows/wait-flags.js';
-import { parseIdempotencyKey } from '../../posts/flags.js';
+import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../time/when.js';
+import { parseTimeout } from '../../session/wait-flags.js';
+import { parseIdempotencyKey } from '../../posts/post-flags.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { POST_FIELDS } from '../json-fields.js';
 
@@ -72,7 +72,7 @@ async function parseSource(args: unknown[], flags: Record<string, unknown>, inv:
     return { kind: 'url', url: link.url, filename: link.filename };
   }
   const { checkVideoFile } = await import('../../media/check.js');
-  const { readDurationSec } = await import('../../media/duration.js');
+  const { readDurationSec } = await import('../../media/mp4-duration.js');
   const file = await checkVideoFile(arg, inv.ctx.cwd);
   const durationSec = await readDurationSec(file.path);
   return { kind: 'file', file, shown: arg, durationSec };

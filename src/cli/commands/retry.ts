@@ -1,9 +1,9 @@
 import { UsageError } from '../../errors.js';
-import { parseTimeout } from '../../flows/wait-flags.js';
-import { parsePostId } from '../../posts/flags.js';
-import { printPost } from '../../posts/render.js';
+import { parseTimeout } from '../../session/wait-flags.js';
+import { parsePostId } from '../../posts/post-flags.js';
+import { printPost } from '../../posts/post-view.js';
 import type { RetryOpts, RetryResult } from '../../posts/retry-flow.js';
-import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../posts/when.js';
+import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../time/when.js';
 import { defineCommand } from '../command.js';
 import { POST_FIELDS } from '../json-fields.js';
 

@@ -1,11 +1,11 @@
 import { sanitize } from '../../errors.js';
-import { parseTimeout } from '../../flows/wait-flags.js';
-import { parsePostId } from '../../posts/flags.js';
-import type { Media } from '../../api/types.js';
-import { printPost, type PostResult } from '../../posts/render.js';
+import { parseTimeout } from '../../session/wait-flags.js';
+import { parsePostId } from '../../posts/post-flags.js';
+import type { Media } from '../../api/wire-types.js';
+import { printPost, type PostResult } from '../../posts/post-view.js';
 import { formatSize } from '../../posts/summary.js';
 import type { AnyStatusOpts, StatusData } from '../../posts/status-flow.js';
-import { resolveTimeZone } from '../../posts/when.js';
+import { resolveTimeZone } from '../../time/when.js';
 import { renderFields } from '../../ui/table.js';
 import { defineCommand } from '../command.js';
 import { MEDIA_FIELDS, POST_FIELDS } from '../json-fields.js';

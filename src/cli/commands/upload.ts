@@ -1,8 +1,8 @@
-import type { Media } from '../../api/types.js';
+import type { Media } from '../../api/wire-types.js';
 import { UsageError } from '../../errors.js';
 import type { VideoFile } from '../../media/check.js';
 import type { Progress } from '../../ui/progress.js';
-import { parseWaitFlags, type WaitFlags } from '../../flows/wait-flags.js';
+import { parseWaitFlags, type WaitFlags } from '../../session/wait-flags.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { MEDIA_FIELDS } from '../json-fields.js';
 
@@ -58,11 +58,11 @@ export default defineCommand<UploadOpts, Media>({
     if (typeof path !== 'string' || path === '') throw new UsageError('give the path of a video file: vidpub upload FILE');
     const wait = parseWaitFlags(flags);
     const { checkVideoFile } = await import('../../media/check.js');
-    const { parseIdempotencyKey } = await import('../../posts/flags.js');
+    const { parseIdempotencyKey } = await import('../../posts/post-flags.js');
     return { file: await checkVideoFile(path, inv.ctx.cwd), ...wait, idempotencyKey: parseIdempotencyKey(flags.idempotencyKey) };
   },
   async run(opts, inv) {
-    const { uploadFile } = await import('../../media/upload.js');
+    const { uploadFile } = await import('../../media/upload-flow.js');
     return runMediaFlow(inv, opts, (o) => uploadFile(inv.session, opts.file, o), () => `Uploaded ${opts.file.filename}`);
   },
   print(media, inv) {

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import { InterruptedError, TimeoutError, isDeadline, type VidpubError } from '../errors.js';
-import { formatDuration } from '../util/duration.js';
+import { formatDuration } from '../time/duration.js';
 
 export interface BackoffPolicy {
   /** Delay before the first retry (ms). */

@@ -12,7 +12,7 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, writeSync, constants } from 'node:fs';
 import { tryFileLock } from '../util/file-lock.js';
 import { join } from 'node:path';
-import type { JournalRecord } from './types.js';
+import type { JournalRecord } from './journal-types.js';
 
 export const ACTIVE_FILE = 'journal.jsonl';
 /** A segment is rotated out past this size (about 8,000 records). */

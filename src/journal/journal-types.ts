@@ -3,7 +3,7 @@
  * (Session.journal). Types only: a flow that records loads nothing until the
  * first record is written.
  */
-import type { OptionValue, Post } from '../api/types.js';
+import type { OptionValue, Post } from '../api/wire-types.js';
 
 /** Who wrote a record: the profile, the service, the key (a short hash, never the key) and its workspace. */
 export interface RecordContext {

@@ -4,14 +4,14 @@
  * table for a person, stable tab-separated lines for a pipe (the shape of
  * `--json` is the post record itself).
  */
-import type { Destination, Issue, Post, PostDestination } from '../api/types.js';
-import { TERMINAL_DESTINATION_STATUSES } from '../api/types.js';
+import type { Destination, Issue, Post, PostDestination } from '../api/wire-types.js';
+import { TERMINAL_DESTINATION_STATUSES } from '../api/wire-types.js';
 import type { DataOut } from '../ui/output.js';
 import { atHandle } from './destinations.js';
 import { sanitize } from '../errors.js';
 import type { Colors } from '../ui/color.js';
 import { renderFields, renderTable } from '../ui/table.js';
-import { describeMoment, describeRelative } from './when.js';
+import { describeMoment, describeRelative } from '../time/when.js';
 
 /** What post, publish and status return: the post and what is needed to show it. */
 export interface PostResult {

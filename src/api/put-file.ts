@@ -24,7 +24,7 @@ import type { Clock } from '../core/clock.js';
 import { ServiceError, UsageError, VidpubError } from '../errors.js';
 import type { DebugLogger } from './debug.js';
 import { isRetryableNetworkError, networkCode, parseErrorBody } from './http-errors.js';
-import { backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, stoppedError, type BackoffPolicy } from './retry.js';
+import { backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, stoppedError, type BackoffPolicy } from './backoff.js';
 import { TransportTimeoutError, watchSignal } from './transport.js';
 
 /** 1 MiB reads: close to curl; 64 KiB reads lose about a third. */

@@ -1,5 +1,5 @@
-/** Flags shared by post, publish and status (the wait flags: src/flows/wait-flags.ts). */
-import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../api/types.js';
+/** Flags shared by post, publish and status (the wait flags: src/session/wait-flags.ts). */
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../api/wire-types.js';
 import { UsageError, sanitize } from '../errors.js';
 
 /** Room left in the 255-character Idempotency-Key for the step suffixes (":complete:med_…"). */

@@ -3,10 +3,10 @@
  * status: 0 all published (or scheduled, or a draft saved), 6 a destination
  * failed or was cancelled, 8 issues of severity error, 4 the daily allowance.
  */
-import type { Issue } from '../api/types.js';
+import type { Issue } from '../api/wire-types.js';
 import { BlockedError, RateLimitError, WorkFailedError, type VidpubError, sanitize } from '../errors.js';
-import { blockingIssues, failedDestinations, issueLines, type PostResult } from './render.js';
-import { describeRelative } from './when.js';
+import { blockingIssues, failedDestinations, issueLines, type PostResult } from './post-view.js';
+import { describeRelative } from '../time/when.js';
 
 /** Returns the result when every destination was published; throws WorkFailedError (exit 6) otherwise. */
 export function settle(r: PostResult): PostResult {

@@ -4,12 +4,12 @@
  */
 import { sanitize } from '../errors.js';
 import { formatSize } from '../posts/summary.js';
-import { destinationLabel } from '../posts/render.js';
+import { destinationLabel } from '../posts/post-view.js';
 import type { Colors } from '../ui/color.js';
 import { renderTable } from '../ui/table.js';
-import { formatDuration } from '../util/duration.js';
+import { formatDuration } from '../time/duration.js';
 import type { BatchPlan, PlannedItem } from './plan.js';
-import type { ItemOutcome, RunStats } from './run.js';
+import type { ItemOutcome, RunStats } from './run-batch.js';
 
 const CAPTION_PREVIEW = 80;
 

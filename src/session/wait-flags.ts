@@ -3,7 +3,7 @@
  * place for the CLI's commands and the MCP server's tools.
  */
 import { UsageError } from '../errors.js';
-import { parseDuration } from '../util/duration.js';
+import { parseDuration } from '../time/duration.js';
 
 /**
  * Default --timeout of upload, import, post, publish and status --wait: long

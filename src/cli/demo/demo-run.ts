@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { ApiClient } from '../../api/client.js';
-import type { Destination, Post } from '../../api/types.js';
+import type { Destination, Post } from '../../api/wire-types.js';
 import { ExitCode, InterruptedError, VidpubError, type ExitCodeValue } from '../../errors.js';
 import type { Invocation } from '../command.js';
 import type { Context } from '../context.js';
@@ -110,7 +110,7 @@ export async function runDemo(opts: DemoOptions, inv: Invocation): Promise<DemoR
         io: { ...ctx.io, stdout: stdout as Context['io']['stdout'] },
         env,
         cwd: dir,
-        config: async () => (await import('../../config/store.js')).openConfigStore(env),
+        config: async () => (await import('../../config/config-store.js')).openConfigStore(env),
         createClient: async (settings) => (await import('../client-factory.js')).createClientFor(subCtx, settings),
       };
       return subCtx;

@@ -5,7 +5,7 @@
  * left, the next request of that kind waits until the counter resets.
  */
 import type { Clock } from '../core/clock.js';
-import { interruptibleSleep } from './retry.js';
+import { interruptibleSleep } from './backoff.js';
 
 export type RequestKind = 'read' | 'write';
 

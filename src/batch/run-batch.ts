@@ -17,7 +17,7 @@
  */
 import { responseMeta, type ApiClient } from '../api/client.js';
 import { readThrough } from '../api/poll.js';
-import type { CreatePostRequest, Media, Post } from '../api/types.js';
+import type { CreatePostRequest, Media, Post } from '../api/wire-types.js';
 import {
   BlockedError,
   DeadlineReached,
@@ -33,13 +33,13 @@ import {
   isInterruption,
   sanitize,
 } from '../errors.js';
-import { bindDeadline } from '../flows/deadline.js';
-import { stepKey, type Session } from '../flows/session.js';
+import { bindDeadline } from '../session/deadline.js';
+import { stepKey, type Session } from '../session/session.js';
 import { optionsBody } from '../posts/options.js';
-import { blockingIssues, isFinished } from '../posts/render.js';
-import type { PacedClient } from './pacing.js';
+import { blockingIssues, isFinished } from '../posts/post-view.js';
+import type { PacedClient } from './allowance-gate.js';
 import type { BatchPlan, PlannedItem } from './plan.js';
-import { createView, itemProgress } from './view.js';
+import { createView, itemProgress } from './live-view.js';
 
 export type ItemStatus = 'published' | 'publishing' | 'scheduled' | 'draft' | 'failed' | 'skipped' | 'blocked' | 'unknown';
 
@@ -371,7 +371,7 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
         let since = clock.now();
         if (v.kind === 'file') {
           view.state(it.n, 'uploading');
-          const { uploadFile } = await import('../media/upload.js');
+          const { uploadFile } = await import('../media/upload-flow.js');
           media = await uploadFile(s, v.file, { idempotencyBase: it.key, wait: false, progress: itemProgress(view, it.n), deadlineMs });
           since = clock.now();
         } else if (v.kind === 'url') {
@@ -379,7 +379,7 @@ async function runWithin(plan: BatchPlan, session: Session, stopSignal: AbortSig
           holdingImport = true;
           step = 'import';
           view.state(it.n, 'importing');
-          const { importLink } = await import('../media/import.js');
+          const { importLink } = await import('../media/import-flow.js');
           media = await importLink(s, v.url, { idempotencyBase: it.key, wait: false, deadlineMs });
         } else {
           media = v.media;

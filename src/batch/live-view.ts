@@ -4,7 +4,7 @@
  * file uploads); on a pipe a sparse plain line when an item changes state;
  * nothing with --quiet.
  */
-import type { Screen, Session } from '../flows/session.js';
+import type { Screen, Session } from '../session/session.js';
 import { LiveRegion } from '../ui/live-region.js';
 import type { Progress } from '../ui/progress.js';
 

@@ -4,14 +4,14 @@
  * imports_in_flight is waited out by the client within --max-wait, with a
  * notice; past it, RateLimitError (exit 4).
  */
-import type { Media } from '../api/types.js';
+import type { Media } from '../api/wire-types.js';
 import { InterruptedError, OutcomeUnknownError, TimeoutError, isInterruption } from '../errors.js';
-import { bindDeadline } from '../flows/deadline.js';
-import { runKey } from '../flows/run-key.js';
-import { stepKey, type Session } from '../flows/session.js';
+import { bindDeadline } from '../session/deadline.js';
+import { runKey } from '../session/run-key.js';
+import { stepKey, type Session } from '../session/session.js';
 import { silentProgress } from '../ui/progress.js';
 import { checkImportUrl } from './import-url.js';
-import { noteWait } from './upload.js';
+import { noteWait } from './upload-flow.js';
 import { waitForMedia, type MediaFlowOptions } from './wait.js';
 
 export interface ImportLinkOptions extends MediaFlowOptions {

@@ -5,16 +5,16 @@
  */
 import { responseMeta } from '../api/client.js';
 import { createDebugLogger } from '../api/debug.js';
-import type { CreateUploadResponse, Media } from '../api/types.js';
-import { putFile, UploadLinkRefusedError } from '../api/upload.js';
+import type { CreateUploadResponse, Media } from '../api/wire-types.js';
+import { putFile, UploadLinkRefusedError } from '../api/put-file.js';
 import { InterruptedError, OutcomeUnknownError, ServiceError, TimeoutError, VidpubError, isInterruption } from '../errors.js';
-import { interruptibleSleep } from '../api/retry.js';
-import { bindDeadline, lookUp, withGrace } from '../flows/deadline.js';
-import { runKey } from '../flows/run-key.js';
-import { stepKey, type Session } from '../flows/session.js';
-import { outcomeOfError } from '../journal/outcome.js';
+import { interruptibleSleep } from '../api/backoff.js';
+import { bindDeadline, lookUp, withGrace } from '../session/deadline.js';
+import { runKey } from '../session/run-key.js';
+import { stepKey, type Session } from '../session/session.js';
+import { outcomeOfError } from '../journal/error-outcome.js';
 import { silentProgress } from '../ui/progress.js';
-import { formatDuration } from '../util/duration.js';
+import { formatDuration } from '../time/duration.js';
 import type { VideoFile } from './check.js';
 import { waitForMedia, type MediaFlowOptions } from './wait.js';
 

@@ -7,7 +7,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
-import type { Journal } from '../journal/types.js';
+import type { Journal } from '../journal/journal-types.js';
 import type { Colors } from '../ui/color.js';
 import type { Progress } from '../ui/progress.js';
 import type { Prompter } from '../ui/prompter.js';

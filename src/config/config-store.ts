@@ -24,7 +24,7 @@ import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFi
 import { homedir, platform } from 'node:os';
 import { pid } from 'node:process';
 import { basename, dirname, join } from 'node:path';
-import type { ConfigStore, Profile } from './types.js';
+import type { ConfigStore, Profile } from './profile-types.js';
 import { VidpubError, sanitize } from '../errors.js';
 import { withFileLock } from '../util/file-lock.js';
 import { xdgBase } from '../util/xdg.js';
