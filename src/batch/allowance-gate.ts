@@ -12,7 +12,6 @@ import type { RequestKind as Kind } from '../api/rate-limit-state.js';
 import type { Me } from '../api/wire-types.js';
 import type { Clock } from '../core/clock.js';
 
-
 /** How a gate stands: for tests and the bench. */
 export interface GateStats {
   waits: number;
@@ -26,6 +25,9 @@ class Gate {
   private resetAtMs = 0;
   private inFlight = 0;
   private waiters: (() => void)[] = [];
+  /** The signals whose abort wakes the waiters (each listened to once). */
+  private readonly watched = new WeakSet<AbortSignal>();
+  private resetSleep: { signal: AbortSignal; sleep: Promise<void> } | undefined;
   readonly stats: GateStats = { waits: 0, waitedMs: 0 };
 
   constructor(private readonly clock: Clock) {}
@@ -62,18 +64,10 @@ class Gate {
       } else if (this.left > 0) break;
       const started = this.clock.now();
       this.stats.waits++;
-      if (this.left !== undefined && this.left <= 0 && this.inFlight === 0) {
-        // Spent: sleep to the reset (a little after, for the service's own rounding).
-        await this.clock.sleep(Math.max(50, this.resetAtMs - this.clock.now() + 250), signal);
-      } else {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            signal.removeEventListener('abort', done);
-            resolve();
-          };
-          this.waiters.push(done);
-          signal.addEventListener('abort', done, { once: true });
-        });
+      // Spent: sleep to the reset (a little after, for the service's own rounding); else wait for a response.
+      if (this.left !== undefined && this.left <= 0 && this.inFlight === 0) await this.sleepToReset(signal);
+      else {
+        await this.nextResponse(signal);
         signal.throwIfAborted();
       }
       this.stats.waitedMs += this.clock.now() - started;
@@ -82,13 +76,37 @@ class Gate {
     if (this.left !== undefined) this.left--;
   }
 
+  /** One sleep to the reset for every request waiting on it: one abort listener, not one each. */
+  private sleepToReset(signal: AbortSignal): Promise<void> {
+    if (this.resetSleep?.signal !== signal) {
+      const sleep = this.clock.sleep(Math.max(50, this.resetAtMs - this.clock.now() + 250), signal).finally(() => {
+        if (this.resetSleep?.sleep === sleep) this.resetSleep = undefined;
+      });
+      this.resetSleep = { signal, sleep };
+    }
+    return this.resetSleep.sleep;
+  }
+
+  /** Until a response (or the signal's abort) wakes the waiters; one abort listener per signal, not one per waiter. */
+  private nextResponse(signal: AbortSignal): Promise<void> {
+    if (!this.watched.has(signal)) {
+      this.watched.add(signal);
+      signal.addEventListener('abort', () => this.wake(), { once: true });
+    }
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  private wake(): void {
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) w();
+  }
+
   release(result: unknown): void {
     this.inFlight--;
     const rl = responseMeta(result)?.rateLimit;
     if (rl) this.note(rl.limit, rl.remaining, rl.resetSec);
-    const waiting = this.waiters;
-    this.waiters = [];
-    for (const w of waiting) w();
+    this.wake();
   }
 }
 

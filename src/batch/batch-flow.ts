@@ -2,7 +2,7 @@
  * `vidpub batch`, after its flags are read: parse the manifest, check every
  * item (plan.ts; nothing is sent until all pass), check the daily allowance,
  * then show the plan (--dry-run), or confirm once at a terminal and run it
- * (run.ts), and say how each item ended.
+ * (run-batch.ts), and say how each item ended.
  */
 import { CancelledError, TimeoutError, isDeadline, sanitize } from '../errors.js';
 import { bindDeadline } from '../session/deadline.js';
@@ -12,7 +12,7 @@ import { ask } from '../posts/options.js';
 import type { ManifestFormat } from './manifest.js';
 import { pacedClient } from './allowance-gate.js';
 import type { BatchPlan } from './plan.js';
-import type { BatchRecorder, ItemOutcome, RunStats } from './run-batch.js';
+import type { BatchRecorder, ItemOutcome, RunStats } from './run-types.js';
 
 export interface BatchOpts {
   /** The manifest's text. */
@@ -100,7 +100,8 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
     );
   }
 
-  const { runBatch, troubleError } = await import('./run-batch.js');
+  const { runBatch } = await import('./run-batch.js');
+  const { troubleError } = await import('./trouble-error.js');
   const run = await runBatch(plan, session, paced, { concurrency: opts.concurrency, wait: opts.wait, timeoutMs: opts.timeoutMs, spentMs: checksMs, recorder: opts.recorder, onItem: opts.onItem });
   if (!session.quiet) {
     session.screen.write('\n');

@@ -9,7 +9,7 @@ import type { Colors } from '../ui/color.js';
 import { renderTable } from '../ui/table.js';
 import { formatDuration } from '../time/duration.js';
 import type { BatchPlan, PlannedItem } from './plan.js';
-import type { ItemOutcome, RunStats } from './run-batch.js';
+import type { ItemOutcome, RunStats } from './run-types.js';
 
 const CAPTION_PREVIEW = 80;
 

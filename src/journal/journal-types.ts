@@ -3,7 +3,9 @@
  * (Session.journal). Types only: a flow that records loads nothing until the
  * first record is written.
  */
+import type { ApiClient } from '../api/client.js';
 import type { OptionValue, Post } from '../api/wire-types.js';
+import type { Clock } from '../core/clock.js';
 
 /** Who wrote a record: the profile, the service, the key (a short hash, never the key) and its workspace. */
 export interface RecordContext {
@@ -210,4 +212,18 @@ export interface Journal {
    * this service in `workspace` (its id: any of its keys), or with this key when the workspace is not known.
    */
   runs(what: unknown, workspace?: string): Promise<RunMemory>;
+}
+
+/** What the journal is made of: where it lives, the command's profile, client and clock, and how it warns. */
+export interface JournalDeps {
+  dir: string;
+  profile: string;
+  /** The API client of the command (base URL, key hash, GET /me for the workspace). */
+  client(): Promise<ApiClient>;
+  clock: Pick<Clock, 'now'>;
+  signal?: AbortSignal;
+  /** A warning line on stderr (never with data). */
+  warn(line: string): void;
+  /** Rotation threshold (tests). */
+  segmentBytes?: number;
 }

@@ -28,8 +28,9 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import { hostname, uptime } from 'node:os';
 import { join } from 'node:path';
 import { pid } from 'node:process'; // the run's owner: this OS process, not Context state
+import { nodeCrypto } from '../util/lazy-crypto.js';
 import { processAlive } from '../util/file-lock.js';
-import type { OpenRun } from './journal-types.js';
+import type { OpenRun, RecordContext, RunMemory } from './journal-types.js';
 
 /** How long a cut-off run can be continued: the service's memory of an Idempotency-Key. */
 export const RUN_MEMORY_MS = 24 * 3600_000;
@@ -150,4 +151,34 @@ export class RunStore {
       // gone already
     }
   }
+}
+
+export interface RunMemoryOptions {
+  /** The state directory. */
+  dir: string;
+  now: () => number;
+  /** Who runs it: the profile, the service, the key's hash. */
+  ctx: RecordContext;
+  /** What the runs post (hashed). */
+  what: unknown;
+  /** The key's workspace id, when known. */
+  workspace?: string;
+}
+
+/** The memory of the runs that post `what` (Journal.runs). */
+export function runMemory(o: RunMemoryOptions): RunMemory {
+  const { ctx, what } = o;
+  const hash = (v: unknown) => nodeCrypto().createHash('sha256').update(JSON.stringify(v)).digest('hex').slice(0, 32);
+  // The service replays a key per workspace: in a known workspace, any of its keys (one rotated since) runs the same
+  // command. A run whose workspace was not known is noted by its key, and found by it too.
+  const byKey = hash([ctx.profile, ctx.base_url, ctx.key ?? null, what]);
+  const ids = o.workspace ? [hash(['workspace', ctx.base_url, o.workspace, what]), byKey] : [byKey];
+  const store = new RunStore(o.dir, o.now);
+  return {
+    cutOff: () => store.cutOff(ids),
+    open: (run) => store.open(ids[0]!, run),
+    end: (key, known) => {
+      for (const id of ids) store.end(id, key, known);
+    },
+  };
 }

@@ -7,7 +7,7 @@ import { expectError } from '../support/errors.js';
 import { makeInvocation } from '../../src/cli/main.js';
 import type { GlobalOptions } from '../../src/cli/command.js';
 import { runBatchCommand, type BatchOpts } from '../../src/batch/batch-flow.js';
-import type { BatchEvent } from '../../src/batch/run-batch.js';
+import type { BatchEvent } from '../../src/batch/run-types.js';
 import { RateLimitError } from '../../src/errors.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });

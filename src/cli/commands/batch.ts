@@ -1,7 +1,7 @@
 import { UsageError, sanitize } from '../../errors.js';
 import { planJson, type BatchOpts, type BatchResult } from '../../batch/batch-flow.js';
 import { planLines } from '../../batch/batch-view.js';
-import type { ItemOutcome } from '../../batch/run-batch.js';
+import type { ItemOutcome } from '../../batch/run-types.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { resolveTimeZone, WHEN_FORMATS } from '../../time/when.js';
 import { defineCommand, type Invocation } from '../command.js';

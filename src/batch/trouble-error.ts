@@ -1,0 +1,59 @@
+/**
+ * The exit code's error for a batch run: the most pressing of its items'
+ * troubles (a write that may have happened first), with the command that
+ * follows or finishes what is left.
+ */
+import { BlockedError, InterruptedError, OutcomeUnknownError, RateLimitError, TimeoutError, WorkFailedError, type VidpubError } from '../errors.js';
+import type { BatchRun, Trouble } from './run-types.js';
+
+/** The exit code's error for a run's troubles (undefined: every item ended well). */
+export function troubleError(run: BatchRun, data: unknown): VidpubError | undefined {
+  const kinds = new Set(run.troubles.values());
+  const troubled = (k: Trouble) => run.outcomes.filter((o) => run.troubles.get(o.item) === k);
+  const count = (k: Trouble) => troubled(k).length;
+  const total = run.outcomes.length;
+  // A write that may have happened matters more to a script than why the batch stopped (as for post: exit 9).
+  if (kinds.has('unknown')) {
+    const first = [...(run.unknowns?.values() ?? [])][0];
+    return new OutcomeUnknownError(`The outcome of ${count('unknown')} of ${total} items is unknown: a write got no answer, so it may or may not have been done.`, {
+      request: first?.request ?? 'POST /v1/posts',
+      reason: first?.reason ?? 'network',
+      data,
+      hint: `Run the same batch again to settle ${count('unknown') === 1 ? 'it' : 'them'}: what was done is replayed and reported, not done twice.`,
+    });
+  }
+  if (kinds.has('interrupted')) {
+    const cut = troubled('interrupted');
+    const posts = cut.filter((o) => o.status === 'publishing' && o.post_id !== null).map((o) => o.post_id!);
+    const follow = posts.length > 0 ? `Follow ${posts.length === 1 ? 'it' : 'them'} with: ${posts.map((id) => `vidpub status ${id} --wait`).join('; ')}` : '';
+    const rest = cut.length > posts.length ? 'Run the same command again: finished steps are replayed by the service, not repeated.' : '';
+    return new InterruptedError(`Interrupted: ${count('interrupted')} of ${total} items unfinished.`, {
+      data,
+      hint: [follow, rest].filter(Boolean).join('\n'),
+    });
+  }
+  if (kinds.has('rate')) return new RateLimitError(`${count('rate')} of ${total} items were refused by the daily post allowance.`, { data, code: 'daily_post_limit' });
+  if (kinds.has('timeout')) {
+    const cut = run.outcomes.filter((o) => run.troubles.get(o.item) === 'timeout');
+    const posts = cut.map((o) => o.post_id).filter((id): id is string => id !== null);
+    const follow = posts.length > 0 ? `Follow ${posts.length === 1 ? 'it' : 'them'} with: ${posts.map((id) => `vidpub status ${id} --wait`).join('; ')}` : '';
+    const rest = cut.length > posts.length ? 'Run the batch again to post the rest: what was done is replayed, not repeated.' : '';
+    const goOn = cut.every((o) => run.goingOn?.has(o.item) ?? true);
+    return new TimeoutError(`Stopped waiting (--timeout) for ${count('timeout')} of ${total} items${goOn ? '; they go on at the service' : ''}.`, {
+      data,
+      hint: [follow, rest].filter(Boolean).join('\n'),
+    });
+  }
+  if (kinds.has('blocked')) return new BlockedError(`${count('blocked')} of ${total} items are blocked by issues of severity error.`, { data });
+  if (kinds.has('failed')) {
+    // A post whose destinations failed is replayed as it is by a rerun: `vidpub retry` posts to them again.
+    const failed = troubled('failed');
+    const retry = failed.filter((o) => o.post_id !== null && o.destinations.some((d) => d.status === 'failed' || d.status === 'cancelled')).map((o) => o.post_id!);
+    const hint = [
+      retry.length > 0 ? `Post again to the destinations that failed with: ${retry.map((id) => `vidpub retry ${id}`).join('; ')}` : '',
+      failed.length > retry.length ? 'Fix what the table says and run the batch again: items that went out are not posted twice.' : '',
+    ];
+    return new WorkFailedError(`${count('failed')} of ${total} items failed.`, { data, hint: hint.filter(Boolean).join('\n') });
+  }
+  return undefined;
+}
