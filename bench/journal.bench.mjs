@@ -124,7 +124,7 @@ try {
 
   // 2. Append cost per post, with the store vidpub uses.
   const bundle = join(dir, 'store.mjs');
-  await build({ entryPoints: [join(ROOT, 'src', 'journal', 'store.ts')], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent' });
+  await build({ entryPoints: [join(ROOT, 'src', 'journal', 'jsonl-store.ts')], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent' });
   const { JournalStore } = await import(pathToFileURL(bundle).href);
   const store = new JournalStore(stateDir);
   const at = new Date().toISOString();
