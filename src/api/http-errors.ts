@@ -195,7 +195,8 @@ export function keyCharacterError(key: string, source: string): AuthError | unde
   return undefined;
 }
 
-function header(h: ResponseInfo['headers'], name: string): string | undefined {
+/** A response header's value (the first, when it came more than once). */
+export function header(h: ResponseInfo['headers'], name: string): string | undefined {
   const v = h[name];
   return Array.isArray(v) ? v[0] : v;
 }
