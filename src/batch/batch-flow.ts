@@ -2,7 +2,7 @@
  * `vidpub batch`, after its flags are read: parse the manifest, check every
  * item (plan.ts; nothing is sent until all pass), check the daily allowance,
  * then show the plan (--dry-run), or confirm once at a terminal and run it
- * (run.ts), and say how each item ended.
+ * (run-batch.ts), and say how each item ended.
  */
 import { CancelledError, TimeoutError, isDeadline, sanitize } from '../errors.js';
 import { bindDeadline } from '../session/deadline.js';

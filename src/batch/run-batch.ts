@@ -2,7 +2,7 @@
  * Running a checked batch plan: uploads and imports `concurrency` at a time
  * (at most 5 imports downloading at once, the service's cap), each item's
  * post created as soon as its video is ready, every request paced within the
- * key's per-minute allowance (pacing.ts), and posts sent "now" followed until
+ * key's per-minute allowance (allowance-gate.ts), and posts sent "now" followed until
  * every destination ends (unless --no-wait). Each item's Idempotency-Keys
  * derive from its content (keys.ts): a rerun replays what was done.
  *
