@@ -16,7 +16,9 @@ import type { RunKey } from '../session/run-key.js';
 import type { OpenRun, RunMemory } from '../journal/journal-types.js';
 import { InterruptedError, OutcomeUnknownError, VidpubError } from '../errors.js';
 import type { PostSource } from './post-flow.js';
-import { isoUtc, parseWhen, relativePhrase, type ResolvedWhen } from '../time/when.js';
+import { relativePhrase } from '../time/describe.js';
+import { isoUtc } from '../time/iso-time.js';
+import { parseWhen, type ResolvedWhen } from '../time/parse-when.js';
 
 export interface CutOffInput {
   source: PostSource;

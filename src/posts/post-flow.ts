@@ -33,7 +33,7 @@ import { recordingEnd } from './journal-notes.js';
 import { reportEarlier } from './rerun.js';
 import { followPost } from './watch.js';
 import { continueCutOff, endRun, noteRun, postMoved, type CutOffInput, type RunTrack } from './cut-off.js';
-import type { ResolvedWhen } from '../time/when.js';
+import type { ResolvedWhen } from '../time/parse-when.js';
 
 /** What `post` posts: a checked local file, a checked link, or a video already at the service. */
 export type PostSource =

@@ -15,7 +15,7 @@ import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult
 import { dailySpendText, summaryLines, whenLine } from './summary.js';
 import { wrapLine } from '../ui/wrap.js';
 import { followPost } from './watch.js';
-import type { ResolvedWhen } from '../time/when.js';
+import type { ResolvedWhen } from '../time/parse-when.js';
 
 export interface PublishOpts {
   postId: string;

@@ -18,7 +18,7 @@ import { blockingIssues, failedDestinations, namesOf, type PostResult } from './
 import { reportEarlier } from './rerun.js';
 import { dailySpendText, whenLine } from './summary.js';
 import { followPost } from './watch.js';
-import type { ResolvedWhen } from '../time/when.js';
+import type { ResolvedWhen } from '../time/parse-when.js';
 
 export interface RetryOpts {
   postId: string;
