@@ -24,10 +24,8 @@ import { formatDuration } from '../time/duration.js';
 import { itemKey } from './keys.js';
 import { FALSE_TEXT, TRUE_TEXT, flattenOptions, type Manifest, type Problem, type RawItem } from './manifest.js';
 import type { PacedClient } from './allowance-gate.js';
+import { captionFileRefusal, captionRefusal, optionValueRefusal, tooLongFor, type Refusal } from '../core/post-rules.js';
 
-const MAX_CAPTION_FILE_BYTES = 100_000;
-/** The service schedules at most 365 days ahead (400 invalid_publish_at beyond). */
-const MAX_AHEAD_MS = 365 * 86_400_000;
 
 export type ItemVideo =
   | { kind: 'file'; file: VideoFile; shown: string; durationSec?: number }
@@ -150,7 +148,10 @@ function readLocal(raw: RawItem, problems: Problem[]): LocalItem {
   const assignments: OptionAssignment[] = [];
   for (const [k, v] of flattenOptions(f.options, optionProblems)) {
     try {
-      assignments.push(parseOptionFlag(`${k}=${v === null ? '' : String(v)}`));
+      const a = parseOptionFlag(`${k}=${v === null ? '' : String(v)}`);
+      const tooLong = optionValueRefusal(a.key, a.value, 'option');
+      if (tooLong) add(tooLong.message);
+      else assignments.push(a);
     } catch (err) {
       add(messageOf(err).replace(/--option/g, 'option'));
     }
@@ -173,11 +174,19 @@ function readLocal(raw: RawItem, problems: Problem[]): LocalItem {
   return { raw, video, to, caption, captionFile, assignments, at, tz, draft, userKey };
 }
 
-function maxDurationOf(p: ChosenDestination): number | undefined {
-  const a = p.options.max_duration_sec;
-  if (typeof a === 'number' && a > 0) return a;
-  const b = p.destination.video_limits?.max_duration_sec;
-  return typeof b === 'number' && b > 0 ? b : undefined;
+/** A caption_file's text (its last line break dropped), or why it cannot be had. */
+async function readCaptionFile(file: string, baseDir: string): Promise<string | Refusal> {
+  const path = resolve(baseDir, file);
+  try {
+    const st = await stat(path);
+    if (!st.isFile()) throw new Error('not a file');
+    const tooBig = captionFileRefusal(st.size, `caption_file ${sanitize(file)}`);
+    if (tooBig) return tooBig;
+    return (await readFile(path, 'utf8')).replace(/\r?\n$/, '');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { message: `caption_file ${sanitize(file)} cannot be read: ${code === 'ENOENT' ? 'no such file' : sanitize(messageOf(err))}` };
+  }
 }
 
 /**
@@ -222,18 +231,12 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
   );
   const captions = await Promise.all(
     local.map(async (it) => {
-      if (it.captionFile === undefined) return it.caption;
-      const path = resolve(baseDir, it.captionFile);
-      try {
-        const st = await stat(path);
-        if (!st.isFile()) throw new Error('not a file');
-        if (st.size > MAX_CAPTION_FILE_BYTES) throw new Error(`longer than ${MAX_CAPTION_FILE_BYTES.toLocaleString('en-US')} bytes`);
-        return (await readFile(path, 'utf8')).replace(/\r?\n$/, '');
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        problems.push({ n: it.raw.n, line: it.raw.line, message: `caption_file ${sanitize(it.captionFile)} cannot be read: ${code === 'ENOENT' ? 'no such file' : sanitize(messageOf(err))}` });
-        return undefined;
-      }
+      const refused = (r: Refusal) => void problems.push({ n: it.raw.n, line: it.raw.line, message: r.message });
+      const caption = it.captionFile === undefined ? it.caption : await readCaptionFile(it.captionFile, baseDir);
+      if (typeof caption === 'object') return refused(caption);
+      // What `post` refuses, refused here in its words: before any upload, not by the service after it.
+      const tooLong = captionRefusal(caption);
+      return tooLong ? refused(tooLong) : caption;
     }),
   );
   // A time now past is a problem unless this machine's journal holds the item's post (a rerun
@@ -248,9 +251,6 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
       if (!when.now && when.ms < now) {
         pastProblems.set(i, problem(pastTimeError(when)));
         return when;
-      }
-      if (!when.now && when.ms - now > MAX_AHEAD_MS) {
-        throw new UsageError(`the time ${when.local} (${when.utc}) is more than 365 days ahead; the service schedules at most a year out`);
       }
       return when;
     } catch (err) {
@@ -362,11 +362,10 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
       const durationSec = video.kind === 'file' ? video.durationSec : video.kind === 'media' ? video.media.duration_sec : undefined;
       const size = video.kind === 'file' ? video.file.size : video.kind === 'media' ? video.media.size_bytes ?? undefined : undefined;
       const type = video.kind === 'file' ? video.file.contentType : video.kind === 'media' ? video.media.content_type : undefined;
+      for (const t of tooLongFor(durationSec, plans)) {
+        add(`the video is ${formatDuration(durationSec! * 1000)} long; ${destinationLabel(t.destination.destination)} takes at most ${formatDuration(t.maxSec * 1000)}`);
+      }
       for (const p of plans) {
-        const max = maxDurationOf(p);
-        if (durationSec !== undefined && max !== undefined && durationSec > max) {
-          add(`the video is ${formatDuration(durationSec * 1000)} long; ${destinationLabel(p.destination)} takes at most ${formatDuration(max * 1000)}`);
-        }
         const maxSize = p.destination.video_limits?.max_size_bytes;
         if (size !== undefined && typeof maxSize === 'number' && size > maxSize) {
           add(`the video is ${size.toLocaleString('en-US')} bytes; ${destinationLabel(p.destination)} takes at most ${maxSize.toLocaleString('en-US')}`);

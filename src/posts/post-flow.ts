@@ -14,6 +14,7 @@ import { bindDeadline } from '../session/deadline.js';
 import { runKey, type RunKey } from '../session/run-key.js';
 import { stepKey, type Session } from '../session/session.js';
 import { formatDuration } from '../time/duration.js';
+import { captionRefusal, optionValueRefusal, refuse, tooLongFor } from '../core/post-rules.js';
 import { shellLine, shellWord } from '../util/shell.js';
 import { wrapLine } from '../ui/wrap.js';
 import {
@@ -233,23 +234,11 @@ function cutOffInput(opts: PostOpts, caption: string, plans: DestinationPlan[]):
   return { source: opts.source, caption, destinations: destinationsBody(plans), draft: opts.draft, when: opts.when, atText: opts.atText, zone: opts.zone };
 }
 
-/** The longest video each destination takes, from its options (creator platforms) or its video limits. */
-function maxDurationOf(p: ChosenDestination): number | undefined {
-  const fromOptions = p.options.max_duration_sec;
-  if (typeof fromOptions === 'number' && fromOptions > 0) return fromOptions;
-  const fromLimits = p.destination.video_limits?.max_duration_sec;
-  return typeof fromLimits === 'number' && fromLimits > 0 ? fromLimits : undefined;
-}
-
 function checkDuration(durationSec: number | undefined, plans: DestinationPlan[], video: string): void {
-  if (durationSec === undefined || !Number.isFinite(durationSec)) return;
-  const tooLong = plans.filter((p) => {
-    const max = maxDurationOf(p);
-    return max !== undefined && durationSec > max;
-  });
+  const tooLong = tooLongFor(durationSec, plans);
   if (tooLong.length === 0) return;
-  const what = tooLong.map((p) => `${destinationLabel(p.destination)} takes at most ${formatDuration(maxDurationOf(p)! * 1000)}`).join('; ');
-  throw new UsageError(`${sanitize(video)} is ${formatDuration(durationSec * 1000)} long, too long to post: ${what}`, {
+  const what = tooLong.map((t) => `${destinationLabel(t.destination.destination)} takes at most ${formatDuration(t.maxSec * 1000)}`).join('; ');
+  throw new UsageError(`${sanitize(video)} is ${formatDuration(durationSec! * 1000)} long, too long to post: ${what}`, {
     hint: 'Trim the video, or leave those destinations out of --to. Nothing was uploaded.',
   });
 }
@@ -275,42 +264,6 @@ async function askCaption(opts: PostOpts, session: Session, again: string): Prom
     return text.replace(/\r?\n$/, '');
   }
   return ask(() => prompter.input({ message: 'Caption (one line; set $EDITOR to write several, or use --caption-file)' }), cancelledText(opts), hint);
-}
-
-/** The most characters a caption may have; the service counts Unicode code points (an emoji is one). */
-export const MAX_CAPTION_CHARS = 10_000;
-
-/** Characters of a caption as the service counts them: code points, not UTF-16 units. */
-export function captionLength(caption: string): number {
-  let n = 0;
-  for (const _ of caption) n++;
-  return n;
-}
-
-/** The caption fits what the service takes: said before anything is sent. */
-export function checkCaption(caption: string | undefined): void {
-  if (caption === undefined) return;
-  const n = captionLength(caption);
-  if (n > MAX_CAPTION_CHARS) {
-    throw new UsageError(`the caption has ${n.toLocaleString('en-US')} characters; the service takes at most ${MAX_CAPTION_CHARS.toLocaleString('en-US')}`, {
-      hint: 'Shorten it; nothing was uploaded or posted.',
-    });
-  }
-}
-
-/** The longest option value the service takes (docs/api-notes.md: a string over 1000 characters is 400 invalid_option_value). */
-export const MAX_OPTION_VALUE_CHARS = 1000;
-
-/** Every --option value fits what the service takes: said before anything is sent. */
-export function checkOptionValues(options: OptionAssignment[]): void {
-  for (const o of options) {
-    const n = captionLength(o.value);
-    if (n > MAX_OPTION_VALUE_CHARS) {
-      throw new UsageError(`the value of --option ${sanitize(o.key)} has ${n.toLocaleString('en-US')} characters; the service takes at most ${MAX_OPTION_VALUE_CHARS.toLocaleString('en-US')}`, {
-        hint: 'Shorten it; nothing was uploaded or posted.',
-      });
-    }
-  }
 }
 
 /**
@@ -364,8 +317,8 @@ function serviceKey(opts: PostOpts, now: number): string | undefined {
 
 export async function runPost(opts: PostOpts, outer: Session): Promise<PostResult> {
   // Every local check before any request.
-  checkCaption(opts.caption);
-  checkOptionValues(opts.options);
+  refuse(captionRefusal(opts.caption));
+  for (const o of opts.options) refuse(optionValueRefusal(o.key, o.value));
   // One deadline for the whole command: destinations, upload, post, publish, watch.
   const deadlineMs = outer.clock.now() + opts.timeoutMs;
   const bound = bindDeadline(outer, deadlineMs, opts.timeoutMs);
@@ -478,7 +431,7 @@ async function postWithin(
   let caption = opts.caption;
   if (caption === undefined) {
     caption = await askCaption(opts, session, again());
-    checkCaption(caption);
+    refuse(captionRefusal(caption));
   }
 
   // A rerun of a run that was cut off before it knew whether it posted continues it (its key, its time).
