@@ -3,7 +3,7 @@ import { UsageError, sanitize } from '../../errors.js';
 import { NO_ASKING, parseOptionFlag } from '../../posts/options.js';
 import { shellWord } from '../../util/shell.js';
 import { printPost, type PostResult } from '../../posts/post-view.js';
-import type { PostOpts, PostSource } from '../../posts/post-flow.js';
+import type { PostOpts, PostSource } from '../../posts/post-opts.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';
