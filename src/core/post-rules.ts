@@ -103,17 +103,37 @@ export function tooLongFor<D extends DurationLimited>(durationSec: number | unde
  * A `publish_at` the service would refuse for its time: past, or more than
  * MAX_DAYS_AHEAD days ahead. (`--at` is read by parseWhen, which holds the
  * same range; this is for a time given as the service takes it, such as an
- * MCP tool's `publish_at`.)
+ * MCP tool's `publish_at`, or one resolved earlier that may have passed
+ * since, as publish sends it. `field` names it in the message.)
  */
-export function publishAtRefusal(publishAt: string | undefined, now: number): Refusal | undefined {
+export function publishAtRefusal(publishAt: string | undefined, now: number, field = 'publish_at'): Refusal | undefined {
   // Only a time with its offset is one the service reads; the rest is its to refuse.
   if (publishAt === undefined || !/^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/i.test(publishAt.trim())) return undefined;
   const ms = Date.parse(publishAt.trim());
   if (!Number.isFinite(ms)) return undefined;
   const shown = sanitize(publishAt);
-  if (ms < now) return { message: `the time ${shown} for publish_at is in the past`, hint: 'Give a later time, or "now" to post now.' };
+  if (ms < now) return { message: `the time ${shown} for ${field} is in the past`, hint: 'Give a later time, or "now" to post now.' };
   if (ms - now > MAX_DAYS_AHEAD * 86_400_000) {
-    return { message: `the time ${shown} for publish_at is more than ${MAX_DAYS_AHEAD} days ahead; the service schedules at most ${MAX_DAYS_AHEAD} days ahead` };
+    return { message: `the time ${shown} for ${field} is more than ${MAX_DAYS_AHEAD} days ahead; the service schedules at most ${MAX_DAYS_AHEAD} days ahead` };
   }
   return undefined;
+}
+
+// ---------------------------------------------------------------- a whole post
+
+/** What a post sends, as POST /posts (and POST /posts/{id}/publish) take it. */
+export interface PostBody {
+  caption?: string;
+  destinations?: { options?: Record<string, unknown> }[];
+  publish_at?: string;
+}
+
+/** The first thing the service would refuse in a post's caption, option values or time (`flag`: how options are named). */
+export function postRefusal(body: PostBody, now: number, flag = 'option'): Refusal | undefined {
+  const options = (body.destinations ?? []).flatMap((d) => Object.entries(d.options ?? {}));
+  return (
+    captionRefusal(body.caption) ??
+    options.map(([key, value]) => optionValueRefusal(key, value, flag)).find((r) => r !== undefined) ??
+    publishAtRefusal(body.publish_at, now)
+  );
 }

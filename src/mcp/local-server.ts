@@ -15,7 +15,7 @@ import type { CreatePostRequest } from '../api/wire-types.js';
 import { ExitCode, OutcomeUnknownError, RateLimitError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
 import { bindDeadline } from '../session/deadline.js';
 import { formatDuration } from '../time/duration.js';
-import { captionRefusal, optionValueRefusal, publishAtRefusal, refuse } from '../core/post-rules.js';
+import { postRefusal, refuse } from '../core/post-rules.js';
 import type { Session } from '../session/session.js';
 import type { Progress } from '../ui/progress.js';
 import {
@@ -153,13 +153,6 @@ function canonicalJson(value: unknown): string {
   );
 }
 
-/** What the service would refuse in a post (its caption, option values, time), refused before it is sent, in vidpub's words. */
-function refuseBeforeSending(body: { caption?: string; destinations?: { options?: Record<string, unknown> }[]; publish_at?: string }, now: number): void {
-  refuse(captionRefusal(body.caption));
-  for (const d of body.destinations ?? []) for (const [key, value] of Object.entries(d.options ?? {})) refuse(optionValueRefusal(key, value, 'option'));
-  refuse(publishAtRefusal(body.publish_at, now));
-}
-
 /** Where the server runs: for its name and for local paths (upload_file). */
 export interface LocalServerInfo {
   version: string;
@@ -251,7 +244,7 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
     get_media: call((c, a, { signal }) => c.getMedia(a.media_id, { signal })),
     create_post: call(
       write('create_post', async (c, { idempotency_key, ...body }, { signal }) => {
-        refuseBeforeSending(body, session.clock.now());
+        refuse(postRefusal(body, session.clock.now()));
         const post = await c.createPost(body as CreatePostRequest, { idempotencyKey: idempotency_key, signal });
         await session.journal?.post({ post, idem: idempotency_key, outcome: responseMeta(post)?.replayed ? 'replayed' : 'created' });
         return post;
@@ -259,7 +252,7 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
     ),
     publish_post: call(
       write('publish_post', async (c, { idempotency_key, post_id, ...body }, { signal }) => {
-        refuseBeforeSending(body, session.clock.now());
+        refuse(postRefusal(body, session.clock.now()));
         const post = await c.publishPost(post_id, body, { idempotencyKey: idempotency_key, signal });
         await session.journal?.status(post, post.status === 'scheduled' ? 'scheduled' : 'publishing');
         return post;
