@@ -126,7 +126,7 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   format: 'cjs',
-  minifyWhitespace: true,
+  minify: true,
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
