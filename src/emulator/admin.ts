@@ -156,10 +156,11 @@ export function registerAdmin(app: FastifyInstance, core: Core, info: () => Emul
 
   app.get(`${ADMIN_PREFIX}/state`, async () => {
     const workspaces = [...core.state.workspaces.values()].map((ws) => {
-      const media: Record<string, number> = { total: ws.media.size, uploading: 0, processing: 0, ready: 0, failed: 0, imports_downloading: 0 };
+      const media: Record<string, number> = { total: ws.media.size, uploading: 0, processing: 0, ready: 0, failed: 0, imports_downloading: 0, uploads_receiving: 0 };
       for (const m of ws.media.values()) {
         media[m.status] = (media[m.status] ?? 0) + 1;
         if (m.source === 'import' && m.status === 'uploading') media.imports_downloading! += 1;
+        if (m.upload?.state === 'receiving') media.uploads_receiving! += 1;
       }
       const posts: Record<string, number> = { total: ws.posts.size, draft: 0, scheduled: 0, publishing: 0, completed: 0 };
       for (const p of ws.posts.values()) posts[p.status] = (posts[p.status] ?? 0) + 1;
