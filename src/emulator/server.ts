@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { EMULATOR_SERVER_HEADER, type EmulatorStartInfo } from '../api/wire-types.js';
 import { ADMIN_PREFIX, registerAdmin } from './admin.js';
+import { controlsAnswer, controlsRefused } from './access.js';
 import type { Core } from './core.js';
 import { errorBody, ServiceError } from './service-errors.js';
 import { statusFaultResponse, type RequestFault } from './faults.js';
@@ -129,11 +130,18 @@ function trickle(req: FastifyRequest, reply: FastifyReply, status: number, heade
   req.raw.socket?.once('close', () => clearInterval(timer));
 }
 
+export interface ServerOptions {
+  /** Extra routes, registered before the server listens. */
+  plugins?: readonly EmulatorPlugin[];
+  /** Let the test controls answer peers that are not on this machine's loopback (access.ts). */
+  exposeControls?: boolean;
+}
+
 export async function buildServer(
   core: Core,
   service: EmulatorService,
   info: () => EmulatorStartInfo,
-  plugins: readonly EmulatorPlugin[] = [],
+  { plugins = [], exposeControls = false }: ServerOptions = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
@@ -166,7 +174,9 @@ export async function buildServer(
   app.addHook('onRequest', (req, reply, done) => {
     const path = pathOf(req);
     if (isAdmin(path)) {
-      done();
+      const peer = req.raw.socket?.remoteAddress;
+      if (controlsAnswer(path, peer, exposeControls)) done();
+      else void reply.code(403).send(controlsRefused(peer).toBody());
       return;
     }
     const entry = core.log.add(req.method, path, req.headers.authorization !== undefined, header(req, 'idempotency-key'));
