@@ -43,8 +43,9 @@ function page(title: string, body: string): string {
 function optionChanges(raw: unknown, keys: string[]): { key: string; set: Record<string, unknown> }[] {
   if (!Array.isArray(raw)) throw invalid('options must be an array of {"key", "values", "default", "required"}.', 'options');
   return raw.map((entry, i) => {
-    const e = asObject(entry);
     const at = `options[${i}]`;
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw invalid(`${at} must be an object {"key", "values", "default", "required"}.`, at);
+    const e = entry as Record<string, unknown>;
     if (typeof e.key !== 'string' || !keys.includes(e.key)) throw invalid(`${at}.key must name an option of the destination (${keys.join(', ')}).`, `${at}.key`);
     const set: Record<string, unknown> = {};
     if (e.values !== undefined) {

@@ -18,6 +18,7 @@ import { newId, type MediaState } from './state.js';
 import { uploadTarget } from './uploads.js';
 import { asObject, optionalString, requiredString } from './validate.js';
 import { isPrivateHost, normaliseHost } from './addresses.js';
+import { isIPv4 } from 'node:net';
 
 /** Size an imported video gets when the link does not say (see docs/api-notes.md). */
 export const IMPORT_DEFAULT_SIZE_BYTES = 10_000_000;
@@ -175,7 +176,8 @@ export function checkImportUrl(raw: string): { url: URL; extension: string } {
   if (url.username || url.password) throw invalidUrl('The link must not contain a user name or password: it must be public.');
   const host = normaliseHost(url.hostname);
   if (isPrivateHost(host)) {
-    const shown = host === url.hostname || url.hostname === `[${host}]` ? url.hostname : `${url.hostname} (${host})`;
+    // An IPv6 address that carries an IPv4 one is named by both.
+    const shown = isIPv4(host) && host !== url.hostname ? `${url.hostname} (${host})` : url.hostname;
     throw invalidUrl(`The link must be public: ${shown} is a local or private address the service cannot reach.`);
   }
   const site = PAGE_HOSTS.find((d) => matchesHost(host, d));

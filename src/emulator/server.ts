@@ -137,6 +137,15 @@ export interface ServerOptions {
   exposeControls?: boolean;
 }
 
+/** The answer to a method and path that are not an endpoint. */
+function noEndpoint(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = pathOf(req);
+  const hint = path.startsWith('/v1/') || path === '/v1'
+    ? ' The API endpoints are listed in the service contract (e.g. GET /v1/me).'
+    : ' The API lives under /v1 and the test controls under /_emulator.';
+  return send(req, reply, 404, {}, errorBody('not_found', 'not_found', `No endpoint ${req.method} ${quotePath(path)}.${hint}`));
+}
+
 export async function buildServer(
   core: Core,
   service: EmulatorService,
@@ -217,6 +226,9 @@ export async function buildServer(
 
   // ---------------------------------------------------------------- errors and 404
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
+    // No route: 404 whatever else is wrong with the request (a QUERY without Content-Type, a body
+    // too large...), as for every other method and path that is not an endpoint.
+    if (req.is404) return noEndpoint(req, reply);
     const path = pathOf(req);
     let e: ServiceError;
     if (err instanceof ServiceError) e = err;
@@ -246,13 +258,7 @@ export async function buildServer(
     return send(req, reply, e.status, e.headers, e.toBody());
   });
 
-  app.setNotFoundHandler((req, reply) => {
-    const path = pathOf(req);
-    const hint = path.startsWith('/v1/') || path === '/v1'
-      ? ' The API endpoints are listed in the service contract (e.g. GET /v1/me).'
-      : ' The API lives under /v1 and the test controls under /_emulator.';
-    return send(req, reply, 404, {}, errorBody('not_found', 'not_found', `No endpoint ${req.method} ${quotePath(path)}.${hint}`));
-  });
+  app.setNotFoundHandler((req, reply) => noEndpoint(req, reply));
 
   // ---------------------------------------------------------------- /v1
   const ctxOf = (req: FastifyRequest): CallContext => ({
@@ -271,6 +277,11 @@ export async function buildServer(
       url: `/v1${url}`,
       // Synchronous unless the service waits (a delay fault): no promise per request.
       handler: (req, reply) => {
+        // An empty segment is not an id: /v1/media/ is /v1/media with a trailing slash, not an endpoint.
+        if (req.params.id === '') {
+          noEndpoint(req, reply);
+          return undefined;
+        }
         const r = call(req);
         if (r instanceof Promise) return r.then((x) => { send(req, reply, x.status, x.headers, x.body, x.replayed); });
         send(req, reply, r.status, r.headers, r.body, r.replayed);
