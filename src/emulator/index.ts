@@ -11,6 +11,7 @@ import { validateFixture } from './fixture-check.js';
 import { releaseDuePosts } from './posts.js';
 import { mcpPlugin } from './mcp.js';
 import { buildServer, type EmulatorPlugin } from './server.js';
+import { listenWarning } from './access.js';
 import { EmulatorService } from './service.js';
 
 export { defaultFixture, DEFAULT_KEYS } from './default-fixture.js';
@@ -40,6 +41,8 @@ export interface EmulatorOptions {
   now?: () => number;
   /** Extra routes registered on the same server before it listens (one at /mcp replaces the built-in MCP endpoint). */
   plugins?: readonly EmulatorPlugin[];
+  /** Let the test controls (/_emulator) answer peers other than this machine's loopback. Default false. */
+  exposeControls?: boolean;
 }
 
 export interface EmulatorHandle {
@@ -54,6 +57,8 @@ export interface EmulatorHandle {
   info: EmulatorStartInfo;
   /** The HTTP-independent service layer (for an MCP endpoint or in-process use). */
   service: EmulatorService;
+  /** What to tell whoever started it about who can reach it (a host other than loopback), or null. */
+  warning: string | null;
   /** Stops the server, drops open connections and clears every timer. */
   close(): Promise<void>;
 }
@@ -92,7 +97,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const service = new EmulatorService(core);
   const keys = keysOf(fixture);
   let info: EmulatorStartInfo = { base_url: '', admin_url: '', keys };
-  const app = await buildServer(core, service, () => info, [...(opts.plugins ?? []), mcpPlugin]);
+  const exposeControls = opts.exposeControls === true;
+  const app = await buildServer(core, service, () => info, { plugins: [...(opts.plugins ?? []), mcpPlugin], exposeControls });
 
   try {
     await app.listen({ host, port });
@@ -123,6 +129,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     keys,
     info,
     service,
+    warning: listenWarning(host, exposeControls),
     close: () => {
       closed ??= (async () => {
         core.timers.shutdown();

@@ -135,6 +135,9 @@ export async function receiveUpload(core: Core, req: UploadRequest): Promise<Upl
 type CountResult = { kind: 'end'; bytes: number; durationSec: number | null } | { kind: 'overflow' } | { kind: 'aborted' };
 
 function count(stream: Readable, limit: number, sniff: boolean, progress: (n: number) => void): Promise<CountResult> {
+  // The client went away before the body was read (e.g. while a delay fault held the request):
+  // the stream was destroyed and will emit nothing more, so waiting for it would hold the link for good.
+  if (stream.destroyed) return Promise.resolve({ kind: 'aborted' });
   return new Promise((resolve) => {
     let bytes = 0;
     let settled = false;

@@ -6,6 +6,7 @@ import { printJson } from '../json-output.js';
 
 interface EmulatorOpts {
   host: string;
+  exposeControls: boolean;
   port: number;
   processingMs?: number;
   publishMs?: number;
@@ -46,6 +47,7 @@ export default defineCommand<EmulatorOpts, void>({
   parse(_args, flags) {
     return {
       host: String(flags.host),
+      exposeControls: flags.exposeControls === true,
       port: wholeNumber(flags.port, '--port', 65535)!,
       processingMs: wholeNumber(flags.processingMs, '--processing-ms'),
       publishMs: wholeNumber(flags.publishMs, '--publish-ms'),
@@ -67,6 +69,7 @@ export default defineCommand<EmulatorOpts, void>({
     try {
       handle = await emulator.startEmulator({
         host: opts.host,
+        exposeControls: opts.exposeControls,
         port: opts.port,
         processingMs: opts.processingMs,
         publishMs: opts.publishMs,
@@ -87,6 +90,8 @@ export default defineCommand<EmulatorOpts, void>({
       }
       throw err;
     }
+    // Listening beyond this machine is said first, on stderr (the keys stay on this terminal).
+    if (handle.warning) inv.log.warn(handle.warning);
     // One line (scripts read it as the emulator starts), through --json FIELDS and --jq like any document.
     if (inv.globals.json) await printJson(handle.info, inv, { compact: true });
     else printHuman(handle.info, inv);

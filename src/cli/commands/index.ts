@@ -218,6 +218,7 @@ const ENTRIES = [
     group: 'tools',
     flags: [
       { name: 'host', value: 'host', description: 'address to listen on', default: DEFAULT_HOST },
+      { name: 'expose-controls', description: 'let the test controls (/_emulator) answer other machines too, not only this one' },
       { name: 'port', value: 'port', kind: 'number', description: 'port to listen on (0 takes a free one)', default: String(DEFAULT_PORT) },
       {
         name: 'processing-ms',
