@@ -1,37 +1,36 @@
 /**
  * Who the emulator answers beyond its API: the test controls (/_emulator, which list every
  * key) answer only this machine's loopback unless --expose-controls is given; listening on an
- * address other than loopback is said on stderr at start. The peer here that is not loopback
- * is an address of this very machine (the client binds to it): no traffic leaves the machine.
+ * address other than loopback is said on stderr at start. The peer that is not loopback is a
+ * test host of this test's own (a network namespace joined by a veth pair, test/support/test-host.ts):
+ * no traffic leaves the machine.
  */
 import { request as httpRequest } from 'node:http';
-import { networkInterfaces } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { controlsAnswer, listenWarning } from '../../src/emulator/access.js';
 import { isLoopback } from '../../src/emulator/addresses.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 import { ensureBuilt } from '../support/build.js';
 import { startBuiltEmulator } from '../support/built-emulator.js';
 import { waitFor } from '../support/poll.js';
+import { createTestHost, type TestHost } from '../support/test-host.js';
 
-/** An IPv4 address of this machine that is not loopback, or undefined when it has none. */
-function otherLocalAddress(): string | undefined {
-  return Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
-}
-
-/** GET `path` on `port` of `host`, from the local address `from`: status and parsed body. */
-function getFrom(from: string | undefined, host: string, port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: { error?: { type: string; code: string; message: string } } }> {
+/** GET `path` on the loopback `port`: the status. */
+function getLocal(port: number, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host, port, path, localAddress: from, headers }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => { text += c.toString(); });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text.startsWith('{') ? JSON.parse(text) : {} }));
+    const req = httpRequest({ host: '127.0.0.1', port, path }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
     });
     req.on('error', reject);
     req.end();
   });
 }
+
+let host: TestHost;
+beforeAll(() => { host = createTestHost(); });
+afterAll(() => host?.remove());
 
 describe('the decision: which peers the test controls answer', () => {
   it('loopback peers, in every form the socket reports them', () => {
@@ -73,33 +72,29 @@ describe('an emulator listening on every address', () => {
     emu = undefined;
   });
 
-  // Without an address of this machine other than loopback, no request can come from elsewhere
-  // without leaving the machine: the decision above and the warning below are what is tested then.
-  const other = otherLocalAddress();
 
   it('refuses the test controls to a peer that is not loopback (403 controls_not_exposed), answers loopback and the API', async () => {
     emu = await startTestEmulator({ host: '0.0.0.0' });
     expect(emu.handle.warning).toBe(listenWarning('0.0.0.0', false));
-    expect((await getFrom('127.0.0.1', '127.0.0.1', emu.port, '/_emulator')).status).toBe(200);
-    if (!other) return;
+    expect(await getLocal(emu.port, '/_emulator')).toBe(200);
     for (const path of ['/_emulator', '/_emulator/state', '/_emulator/requests']) {
-      const r = await getFrom(other, other, emu.port, path);
+      const r = await host.get(`http://${host.hostAddress}:${emu.port}${path}`);
       expect([path, r.status]).toEqual([path, 403]);
-      expect(r.body.error).toMatchObject({ type: 'permission_error', code: 'controls_not_exposed' });
-      expect(r.body.error!.message).toBe(
-        `The test controls (/_emulator) answer only requests from this machine's loopback address (127.0.0.1, ::1); this one came from ${other}. `
+      const body = JSON.parse(r.body) as { error: { type: string; code: string; message: string } };
+      expect(body.error).toMatchObject({ type: 'permission_error', code: 'controls_not_exposed' });
+      expect(body.error.message).toBe(
+        `The test controls (/_emulator) answer only requests from this machine's loopback address (127.0.0.1, ::1); this one came from ${host.peerAddress}. `
         + 'To use them from elsewhere, start the emulator with --expose-controls.',
       );
     }
-    const api = await getFrom(other, other, emu.port, '/v1/me', { authorization: `Bearer ${emu.key()}` });
+    const api = await host.get(`http://${host.hostAddress}:${emu.port}/v1/me`, { authorization: `Bearer ${emu.key()}` });
     expect(api.status).toBe(200);
   });
 
   it('with exposeControls, answers them to that peer too', async () => {
     emu = await startTestEmulator({ host: '0.0.0.0', exposeControls: true });
     expect(emu.handle.warning).toBe(listenWarning('0.0.0.0', true));
-    const from = other ?? '127.0.0.1';
-    expect((await getFrom(from, from, emu.port, '/_emulator/clock')).status).toBe(200);
+    expect((await host.get(`http://${host.hostAddress}:${emu.port}/_emulator/clock`)).status).toBe(200);
   });
 
   it('on loopback (the default), says nothing', async () => {
@@ -129,10 +124,8 @@ describe('vidpub emulator --host 0.0.0.0, the built command', () => {
   it('warns on stderr before anything else, and keeps its controls from other machines', async () => {
     const { port, stderr } = await start(['--host', '0.0.0.0']);
     expect(stderr()).toBe(`! ${listenWarning('0.0.0.0', false)}\n`);
-    const other = otherLocalAddress();
-    const from = other ?? '127.0.0.1';
-    const r = await getFrom(from, from, port, '/_emulator');
-    expect(r.status).toBe(other ? 403 : 200);
+    expect((await host.get(`http://${host.hostAddress}:${port}/_emulator`)).status).toBe(403);
+    expect(await getLocal(port, '/_emulator')).toBe(200);
   }, 30_000);
 
   it('with --expose-controls, says the controls are open too', async () => {
