@@ -79,12 +79,17 @@ interface Guardable {
 
 const GUARDED = Symbol.for('vidpub.redacted-secrets');
 
-/** A chunk with the secrets out: bytes are read as latin1 (one char per byte), so a chunk that holds none comes back as it was. */
+/**
+ * A chunk with the secrets out. Bytes are read as latin1 (one char per byte),
+ * so a chunk that holds none comes back as it was, and what stands in a
+ * secret's place is put in as its UTF-8 bytes.
+ */
 function clean(chunk: unknown, secrets: Map<string, Secret>): unknown {
   if (typeof chunk === 'string') return redactKnown(chunk, secrets.values());
   if (chunk instanceof Uint8Array) {
     const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
-    const out = redactKnown(text, secrets.values());
+    const asBytes = [...secrets.values()].map((x) => ({ text: x.text, shown: Buffer.from(x.shown ?? REDACTED, 'utf8').toString('latin1') }));
+    const out = redactKnown(text, asBytes);
     return out === text ? chunk : Buffer.from(out, 'latin1');
   }
   return chunk;
