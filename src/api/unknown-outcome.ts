@@ -43,7 +43,7 @@ export interface FailedWrite {
  * A write's failure as OutcomeUnknownError when the service may have handled
  * it without our hearing: an earlier attempt got no answer (or the same
  * request is still in flight), and nothing definitive came since. Undefined
- * when the failure says nothing was done (a 4xx, no connection at all).
+ * when the failure says nothing was done (a 4xx in the service's own words, no connection at all).
  */
 export function unknownOutcome(err: unknown, w: FailedWrite): OutcomeUnknownError | undefined {
   if (!w.uncertain || err instanceof OutcomeUnknownError) return undefined;
