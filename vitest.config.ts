@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,10 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Most tests wait on HTTP and child processes, not on the CPU: two test
+    // files per core keep the cores busy (Vitest's default is one fewer than
+    // the cores, so a single worker on a 2-core machine).
+    maxWorkers: Math.max(2, 2 * availableParallelism()),
     reporters: ['default'],
   },
 });
