@@ -387,7 +387,9 @@ export async function runDocument(markdown: string, session: Session, norm: Norm
       }
       case 'transcript': {
         if (b.reason === 'tty' && (await session.run('command -v script > /dev/null', { keepState: false })).code !== 0) {
-          report.skipped.push({ name, reason: 'no `script` program here to give it a pseudo-terminal' });
+          // Under CI, which installs it (.ci/run), a block skipped for want of it is a failure.
+          if (process.env.CI) fail(b, 'no `script` program here to give it a pseudo-terminal: CI must install it (.ci/run)');
+          else report.skipped.push({ name, reason: 'no `script` program here to give it a pseudo-terminal' });
           break;
         }
         report.runs++;
