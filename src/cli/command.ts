@@ -5,7 +5,7 @@ import type { Session } from '../session/session.js';
 import type { Colors } from '../ui/color.js';
 import type { DataOut } from '../ui/output.js';
 
-/** Flags every command accepts (see main.ts for their definitions). */
+/** Flags every command accepts (their definitions: GLOBAL_FLAGS in flags.ts; read by invocation.ts). */
 export interface GlobalOptions {
   json: boolean;
   /** `--json id,status`: the fields to keep. */
