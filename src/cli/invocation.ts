@@ -10,40 +10,40 @@ import { truthy } from '../util/env.js';
 import type { GlobalOptions, Invocation, Logger } from './command.js';
 import type { Context } from './context.js';
 import { lazyJournal } from './journal-session.js';
-import { DEFAULT_MAX_WAIT } from './flags.js';
+import type { GlobalFlags } from './flags.js';
 
 const PROFILE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-export function resolveGlobals(all: Record<string, unknown>, ctx: Context, given: (option: string) => boolean): GlobalOptions {
-  const profile = (all.profile as string | undefined) ?? ctx.env.VIDPUB_PROFILE ?? 'default';
+/** What the global flags and their environment variables decide (the command's --timeout aside). */
+export function resolveGlobals(all: GlobalFlags, ctx: Context, given: (key: keyof GlobalFlags) => boolean): GlobalOptions {
+  const profile = all.profile ?? ctx.env.VIDPUB_PROFILE ?? 'default';
   if (!PROFILE_NAME.test(profile)) {
     const from = all.profile !== undefined ? '--profile' : 'VIDPUB_PROFILE';
     throw new UsageError(`invalid profile name "${sanitize(profile)}" (from ${from}): use letters, digits, "-" and "_" (at most 64)`);
   }
-  const jq = all.jq as string | undefined;
   // `--workspace "$WS"` with WS unset: the check of the workspace is not silently turned off.
-  if (typeof all.workspace === 'string' && all.workspace.trim() === '') {
+  if (all.workspace?.trim() === '') {
     throw new UsageError('--workspace is empty: give the name of the workspace writes must go to, or leave the flag out');
   }
-  if (typeof all.apiKeyFile === 'string' && all.apiKeyFile.trim() === '') {
+  if (all.apiKeyFile?.trim() === '') {
     throw new UsageError('--api-key-file is empty: give the path of a file that holds only the key');
   }
   return {
-    json: all.json === true || jq !== undefined,
-    jq,
-    quiet: all.quiet === true,
-    input: all.input !== false && !truthy(ctx.env.VIDPUB_NO_INPUT),
-    color: all.color !== false,
+    json: all.json || all.jq !== undefined,
+    jq: all.jq,
+    quiet: all.quiet,
+    input: all.input && !truthy(ctx.env.VIDPUB_NO_INPUT),
+    color: all.color,
     profile,
-    baseUrl: all.baseUrl as string | undefined,
-    apiKeyFile: all.apiKeyFile as string | undefined,
-    workspace: (all.workspace as string | undefined) ?? (ctx.env.VIDPUB_WORKSPACE || undefined),
-    debug: all.debug === true || truthy(ctx.env.VIDPUB_DEBUG),
-    maxWaitMs: parseDuration(String(all.maxWait ?? DEFAULT_MAX_WAIT), '--max-wait'),
+    baseUrl: all.baseUrl,
+    apiKeyFile: all.apiKeyFile,
+    workspace: all.workspace ?? (ctx.env.VIDPUB_WORKSPACE || undefined),
+    debug: all.debug || truthy(ctx.env.VIDPUB_DEBUG),
+    maxWaitMs: parseDuration(all.maxWait, '--max-wait'),
     maxWaitGiven: given('maxWait'),
-    waitForQuota: all.waitForQuota === true,
-    journal: all.journal !== false && !truthy(ctx.env.VIDPUB_NO_JOURNAL),
-    cache: all.cache !== false && !truthy(ctx.env.VIDPUB_NO_CACHE),
+    waitForQuota: all.waitForQuota,
+    journal: all.journal && !truthy(ctx.env.VIDPUB_NO_JOURNAL),
+    cache: all.cache && !truthy(ctx.env.VIDPUB_NO_CACHE),
   };
 }
 

@@ -5,7 +5,7 @@
  * it is done (the emulator's start line).
  */
 import { sanitize, UsageError, VidpubError } from '../errors.js';
-import type { CommandSpec, Invocation } from './command.js';
+import type { CommandPrinters, Invocation } from './command.js';
 
 function unknownField(field: string, available: readonly string[]): UsageError {
   return new UsageError(`unknown JSON field "${sanitize(field)}"`, { hint: `Available fields: ${available.join(', ')}.` });
@@ -89,7 +89,7 @@ export async function printJson(doc: unknown, inv: Invocation, opts: { known?: r
 }
 
 /** A command's data on stdout: its JSON document with --json, else its printer's lines (JSON without one). */
-export async function printData<D>(spec: CommandSpec<unknown, D>, data: D, inv: Invocation): Promise<void> {
+export async function printData<D>(spec: CommandPrinters<D>, data: D, inv: Invocation): Promise<void> {
   if (inv.globals.json) {
     const doc = spec.json ? spec.json(data) : data;
     if (doc !== undefined) await printJson(doc, inv, { known: spec.fields });

@@ -8,14 +8,14 @@ import { ExitCode } from '../errors.js';
 import { wrapCommand } from '../ui/wrap.js';
 import { parseTimeout } from '../session/wait-flags.js';
 import { commandNameOf, splitJsonFields } from './argv.js';
-import type { CommandSpec, Invocation } from './command.js';
+import type { AnyCommandSpec, Invocation } from './command.js';
 import { COMMANDS, COMMAND_TIMEOUT, commandTerm, findCommand, type CommandEntry } from './commands/index.js';
 import { loadCommand } from './commands/load.js';
 import type { Context } from './context.js';
-import { addFlags } from './declare.js';
+import { addFlags, readArgs, readFlags } from './declare.js';
 import { closeInvocation, makeInvocation, resolveGlobals } from './invocation.js';
 import { checkFields, checkJq, printData } from './json-output.js';
-import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, flagTerm } from './flags.js';
+import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, flagTerm, type GlobalFlags } from './flags.js';
 import { parserErrorWriter, report } from './report-error.js';
 import { ROOT_DESCRIPTION, examplesText, helpWidth, renderRootHelp } from './root-help.js';
 
@@ -61,8 +61,7 @@ interface Run {
   argv: string[];
   jsonFields: string[] | undefined;
   entry: CommandEntry;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  spec: CommandSpec<any, any>;
+  spec: AnyCommandSpec;
 }
 
 /** The command's action: its flags read, checked and run, its data printed; returns the exit code. */
@@ -70,17 +69,19 @@ async function runCommand(run: Run, positional: unknown[], self: Command): Promi
   const { ctx, entry, spec } = run;
   let inv: Invocation | undefined;
   try {
-    const given = (option: string) => {
-      const source = self.getOptionValueSourceWithGlobals(option);
+    const given = (key: keyof GlobalFlags) => {
+      const source = self.getOptionValueSourceWithGlobals(key);
       return source !== undefined && source !== 'default';
     };
+    const flags = readFlags(entry.flags, self.opts());
     // login, me, destinations, options: --timeout is a budget for all of the client's requests.
-    const commandTimeoutMs = entry.flags?.includes(COMMAND_TIMEOUT) ? parseTimeout(self.opts()) : undefined;
-    inv = makeInvocation(ctx, { ...resolveGlobals(self.optsWithGlobals(), ctx, given), jsonFields: run.jsonFields, commandTimeoutMs }, main);
+    const commandTimeoutMs = entry.flags?.includes(COMMAND_TIMEOUT) ? parseTimeout(flags) : undefined;
+    const globals = resolveGlobals(readFlags(GLOBAL_FLAGS, self.optsWithGlobals()), ctx, given);
+    inv = makeInvocation(ctx, { ...globals, jsonFields: run.jsonFields, commandTimeoutMs }, main);
     // A mistake in --json FIELDS or --jq is found before anything is sent, not after a write.
     if (run.jsonFields && spec.fields) checkFields(run.jsonFields, spec.fields);
     if (inv.globals.jq !== undefined) await checkJq(inv.globals.jq);
-    const opts = await spec.parse(positional, self.opts(), inv);
+    const opts = await spec.parse(readArgs(entry.args, positional), flags, inv);
     const data = await spec.run(opts, inv);
     await printData(spec, data, inv);
     return ExitCode.OK;

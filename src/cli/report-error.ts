@@ -26,10 +26,10 @@ import { colorLevel, makeColors } from '../ui/color.js';
 import { shellLine } from '../util/shell.js';
 import { truthy } from '../util/env.js';
 import { commandNameOf, splitJsonFields } from './argv.js';
-import type { CommandSpec, Invocation } from './command.js';
+import type { CommandPrinters, Invocation } from './command.js';
 import { findCommand } from './commands/index.js';
 import type { Context } from './context.js';
-import { GLOBAL_FLAGS } from './flags.js';
+import { GLOBAL_FLAGS, anyFlags } from './flags.js';
 import { printData } from './json-output.js';
 
 const ERROR_TYPES: [new (...a: never[]) => VidpubError, string][] = [
@@ -71,7 +71,7 @@ export function errorJson(error: unknown, exitCode: number): string {
  */
 export function rerunCommand(argv: string[], key: string | undefined, values: Record<string, string> = {}): string {
   const entry = findCommand(commandNameOf(splitJsonFields(argv).args) ?? '');
-  const flags = [...GLOBAL_FLAGS, ...(entry?.flags ?? [])].filter((f) => f.value !== undefined);
+  const flags = anyFlags([...GLOBAL_FLAGS, ...(entry?.flags ?? [])]).filter((f) => f.value !== undefined);
   const long = new Set(flags.map((f) => `--${f.name}`));
   const short = new Set(flags.filter((f) => f.short !== undefined).map((f) => f.short!));
   const kept: string[] = [];
@@ -146,7 +146,7 @@ function explained(err: unknown, ctx: Context): unknown {
   return err;
 }
 
-async function reportVidpubError(error: VidpubError, r: Reporting, spec: CommandSpec | undefined): Promise<number> {
+async function reportVidpubError(error: VidpubError, r: Reporting, spec: CommandPrinters | undefined): Promise<number> {
   const code = exitCodeOf(error, r.ctx.signal);
   // An error that carries the command's data (batch: every item's outcome) prints it as the
   // command would have, an unknown outcome too; else an unknown outcome prints what it knows
@@ -192,7 +192,7 @@ function reportUnexpected(error: unknown, r: Reporting): number {
  * --json FIELDS) and returns the exit code. `inv` and `spec` are there once the flags were parsed
  * and the command loaded.
  */
-export async function report(err: unknown, ctx: Context, argv: string[], inv?: Invocation, spec?: CommandSpec): Promise<number> {
+export async function report(err: unknown, ctx: Context, argv: string[], inv?: Invocation, spec?: CommandPrinters): Promise<number> {
   const error = explained(err, ctx);
   const r: Reporting = {
     ctx,
