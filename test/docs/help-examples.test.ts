@@ -15,7 +15,7 @@ import { loadCommand } from '../../src/cli/commands/load.js';
 import { addFlags } from '../../src/cli/declare.js';
 import { GLOBAL_FLAGS } from '../../src/cli/flags.js';
 import { ROOT_EXAMPLES } from '../../src/cli/root-help.js';
-import { commandNameOf, splitJsonFields } from '../../src/cli/main.js';
+import { commandNameOf, splitJsonFields } from '../../src/cli/argv.js';
 import { ROOT } from '../support/build.js';
 import { Session, shellQuote } from './doctest.js';
 import { useBuiltEmulatorSandbox } from '../support/built-emulator.js';
