@@ -134,8 +134,10 @@ export async function buildServer(
   service: EmulatorService,
   info: () => EmulatorStartInfo,
   plugins: readonly EmulatorPlugin[] = [],
+  https?: { cert: string; key: string },
 ): Promise<FastifyInstance> {
   const app = Fastify({
+    ...(https ? { https } : {}),
     logger: false,
     forceCloseConnections: true,
     bodyLimit: JSON_BODY_LIMIT,
