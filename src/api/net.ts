@@ -21,6 +21,15 @@ export interface NetSettings {
   caFile?: string;
   /** Where caFile came from, for messages ("--ca-file", "VIDPUB_CA_FILE", 'profile "default"'). */
   caFileSource?: string;
+  /** What caFile makes trusted, read already (withTrust): a bad file is then a usage error before any request. */
+  ca?: readonly string[];
+}
+
+/** `s` with its CA file read and checked (UsageError for a missing or bad one); as it is without a CA file. */
+export async function withTrust(s: NetSettings): Promise<NetSettings> {
+  if (!s.caFile || s.ca) return s;
+  const { trustedCas } = await import('./tls-trust.js');
+  return { ...s, ca: await trustedCas(s) };
 }
 
 /** What `lib.request(options)` needs to send a request to `target` on its way. */
@@ -79,9 +88,8 @@ export class Network {
 
   /** The CAs to trust when a CA file is given; undefined: Node's own (system roots, NODE_EXTRA_CA_CERTS). */
   #trusted(): Promise<string[] | undefined> {
-    const { caFile } = this.settings;
-    if (!caFile) return Promise.resolve(undefined);
-    return (this.#ca ??= import('./tls-trust.js').then((t) => t.trustedCas(this.settings)));
+    if (!this.settings.caFile) return Promise.resolve(undefined);
+    return (this.#ca ??= withTrust(this.settings).then((s) => s.ca?.slice()));
   }
 
   /** Closes the kept-alive connections. */
