@@ -114,23 +114,20 @@ export async function resolveCredentials(
     keySource = 'profile';
   }
   if (apiKey !== undefined) checkKeyCharacters(apiKey, keySource!);
-  const ca = await caFileOf(src, settings, readProfile);
+  // The profile's CA file only when the profile was read for the base URL or key: env giving both leaves the config file unread.
+  const ca = caFileOf(src, settings, profileRead ? profile : undefined);
   return { baseUrl, baseUrlSource, apiKey, keySource, profile, ...ca };
 }
 
-/** The CA file to trust besides the system's: --ca-file, VIDPUB_CA_FILE, then the profile's; none when unset. */
-async function caFileOf(
-  src: CredentialSources,
-  settings: CredentialSettings,
-  readProfile: () => Promise<Profile | undefined>,
-): Promise<{ caFile?: string; caFileSource?: string }> {
+/** The CA file to trust besides the system's: --ca-file, VIDPUB_CA_FILE, then the profile's (when read); none when unset. */
+function caFileOf(src: CredentialSources, settings: CredentialSettings, profile: Profile | undefined): { caFile?: string; caFileSource?: string } {
   if (settings.caFile !== undefined) {
     if (settings.caFile.trim() === '') throw new UsageError('--ca-file is empty: give the path of a file of CA certificates (PEM)');
     return { caFile: settings.caFile, caFileSource: '--ca-file' };
   }
   const env = src.env.VIDPUB_CA_FILE?.trim();
   if (env) return { caFile: env, caFileSource: 'VIDPUB_CA_FILE' };
-  const stored = (await readProfile())?.ca_file;
+  const stored = profile?.ca_file;
   return stored ? { caFile: stored, caFileSource: `profile "${settings.profile}"` } : {};
 }
 

@@ -19,7 +19,7 @@ import { envFlag } from '../util/env.js';
 import { cacheDir } from '../util/xdg.js';
 import type { ApiClient, CallOptions, ClientMemory, ClientSettings } from './client.js';
 import { noKeyError, resolveCredentials, type CredentialSources, type KeyOrigin } from './credentials.js';
-import { withTrust, type NetSettings } from './net.js';
+import { prepareNet, type NetSettings } from './net.js';
 import { RequestSender, type ClientTuning, type SenderDeps } from './request-sender.js';
 import { DestinationsResource } from './resources/destinations-resource.js';
 import { MediaResource } from './resources/media-resource.js';
@@ -38,7 +38,7 @@ export async function createApiClient(settings: ClientSettings, deps: ClientDeps
   const creds = await resolveCredentials(deps.credentials, settings);
   if (creds.apiKey === undefined) throw noKeyError(settings.profile);
   const keyOrigin: KeyOrigin = { source: creds.keySource, profile: settings.profile, file: settings.apiKeyFile };
-  const net = await withTrust({ env: deps.credentials.env, cwd: deps.credentials.cwd, caFile: creds.caFile, caFileSource: creds.caFileSource });
+  const net = await prepareNet({ env: deps.credentials.env, cwd: deps.credentials.cwd, caFile: creds.caFile, caFileSource: creds.caFileSource });
   return new HttpApiClient({ deps: { ...deps, net }, settings, baseUrl: creds.baseUrl, key: creds.apiKey, tuning, keyOrigin });
 }
 

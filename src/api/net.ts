@@ -21,12 +21,16 @@ export interface NetSettings {
   caFile?: string;
   /** Where caFile came from, for messages ("--ca-file", "VIDPUB_CA_FILE", 'profile "default"'). */
   caFileSource?: string;
-  /** What caFile makes trusted, read already (withTrust): a bad file is then a usage error before any request. */
+  /** What caFile makes trusted, read already (prepareNet): a bad file is then a usage error before any request. */
   ca?: readonly string[];
 }
 
-/** `s` with its CA file read and checked (UsageError for a missing or bad one); as it is without a CA file. */
-export async function withTrust(s: NetSettings): Promise<NetSettings> {
+/**
+ * `s` checked before any request, so a mistake is a usage error (exit 2) and
+ * not a network failure: the CA file read, the proxy variables parsed.
+ */
+export async function prepareNet(s: NetSettings): Promise<NetSettings> {
+  if (proxyVariableSet(s.env)) (await import('./proxy.js')).checkProxyVariables(s.env);
   if (!s.caFile || s.ca) return s;
   const { trustedCas } = await import('./tls-trust.js');
   return { ...s, ca: await trustedCas(s) };
@@ -89,7 +93,7 @@ export class Network {
   /** The CAs to trust when a CA file is given; undefined: Node's own (system roots, NODE_EXTRA_CA_CERTS). */
   #trusted(): Promise<string[] | undefined> {
     if (!this.settings.caFile) return Promise.resolve(undefined);
-    return (this.#ca ??= withTrust(this.settings).then((s) => s.ca?.slice()));
+    return (this.#ca ??= prepareNet(this.settings).then((s) => s.ca?.slice()));
   }
 
   /** Closes the kept-alive connections. */

@@ -51,6 +51,18 @@ export function proxyFor(target: URL, env: NetSettings['env']): ProxyChoice | un
   const v = variable(env, target.protocol === 'https:' ? 'https_proxy' : 'http_proxy');
   if (!v) return undefined;
   if (bypassed(target, variable(env, 'no_proxy')?.value ?? '')) return undefined;
+  return { url: proxyUrl(v), source: v.name };
+}
+
+/** Parses both proxy variables (UsageError for one that cannot be used). */
+export function checkProxyVariables(env: NetSettings['env']): void {
+  for (const name of ['https_proxy', 'http_proxy']) {
+    const v = variable(env, name);
+    if (v) proxyUrl(v);
+  }
+}
+
+function proxyUrl(v: { value: string; name: string }): URL {
   let url: URL;
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(v.value) ? v.value : `http://${v.value}`);
@@ -61,7 +73,7 @@ export function proxyFor(target: URL, env: NetSettings['env']): ProxyChoice | un
     throw new UsageError(`${v.name} is ${redactUrl(sanitize(url.href))}: only http:// proxies are supported (an https URL still goes through it encrypted, in a CONNECT tunnel)`);
   }
   if (!url.port) url.port = DEFAULT_PROXY_PORT;
-  return { url, source: v.name };
+  return url;
 }
 
 const bare = (host: string) => host.replace(/^\[|\]$/g, '').toLowerCase();
