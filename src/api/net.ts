@@ -52,11 +52,9 @@ export interface RouteOptions {
   connectMs: number;
 }
 
-const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'];
-
 /** True when a proxy variable is set (and not empty). */
 export function proxyVariableSet(env: NetSettings['env']): boolean {
-  return PROXY_VARIABLES.some((name) => (env[name] ?? '').trim() !== '');
+  return [env.https_proxy, env.HTTPS_PROXY, env.http_proxy, env.HTTP_PROXY].some((v) => (v ?? '').trim() !== '');
 }
 
 let httpsLib: Promise<typeof Https> | undefined;

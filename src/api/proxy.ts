@@ -38,10 +38,18 @@ export interface ProxyFailure {
 
 const DEFAULT_PROXY_PORT = '1080';
 
-function variable(env: NetSettings['env'], lower: string): { value: string; name: string } | undefined {
-  for (const name of [lower, lower.toUpperCase()]) {
-    const value = (env[name] ?? '').trim();
-    if (value) return { value, name };
+type Which = 'https_proxy' | 'http_proxy' | 'no_proxy';
+
+/** The variable's value and name, the lower-case name first (curl's order); undefined when unset or empty. */
+function variable(env: NetSettings['env'], which: Which): { value: string; name: string } | undefined {
+  const pairs = {
+    https_proxy: [env.https_proxy, env.HTTPS_PROXY],
+    http_proxy: [env.http_proxy, env.HTTP_PROXY],
+    no_proxy: [env.no_proxy, env.NO_PROXY],
+  }[which];
+  for (const [i, raw] of pairs.entries()) {
+    const value = (raw ?? '').trim();
+    if (value) return { value, name: i === 0 ? which : which.toUpperCase() };
   }
   return undefined;
 }
@@ -56,7 +64,7 @@ export function proxyFor(target: URL, env: NetSettings['env']): ProxyChoice | un
 
 /** Parses both proxy variables (UsageError for one that cannot be used). */
 export function checkProxyVariables(env: NetSettings['env']): void {
-  for (const name of ['https_proxy', 'http_proxy']) {
+  for (const name of ['https_proxy', 'http_proxy'] as const) {
     const v = variable(env, name);
     if (v) proxyUrl(v);
   }
