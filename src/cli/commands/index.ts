@@ -233,6 +233,10 @@ const ENTRIES = [
         description: `how long each destination of a post takes to publish, one after another (default: ${DEFAULT_PUBLISH_MS})`,
       },
       { name: 'fixture', value: 'file', kind: 'file', description: 'JSON file of plans, workspaces, keys and destinations to start from' },
+      { name: 'tls', description: 'serve over HTTPS with a CA and certificates made at start (its file is ca_file in --json); turns on --storage-port' },
+      { name: 'tls-cert', value: 'file', kind: 'file', description: 'serve over HTTPS with this certificate (PEM; with --tls-key)' },
+      { name: 'tls-key', value: 'file', kind: 'file', description: 'the private key (PEM) of --tls-cert' },
+      { name: 'storage-port', value: 'port', kind: 'number', description: 'take the upload links on a listener of their own, another origin (0 takes a free one; default with --tls)' },
     ],
   },
   {

@@ -1,3 +1,4 @@
+import { resolve as resolvePath } from 'node:path';
 import { KEY_PREFIX_MARKER } from '../../api/wire-types.js';
 import { AuthError, CancelledError, DeadlineReached, InterruptedError, TimeoutError, UsageError, sanitize } from '../../errors.js';
 import { bindDeadline } from '../../session/deadline.js';
@@ -144,6 +145,7 @@ export default defineCommand<'login', LoginOpts, LoginResult>({
         {
           api_key: key,
           base_url: client.baseUrl,
+          ca_file: client.net?.caFile === undefined ? undefined : resolvePath(ctx.cwd, client.net.caFile),
           workspace: workspace || undefined,
           logged_in_at: new Date(ctx.clock.now()).toISOString(),
         },
