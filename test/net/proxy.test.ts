@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
-import { HAVE_TINYPROXY, startTinyproxy, type Tinyproxy } from './tinyproxy.js';
+import { missing } from '../support/tools.js';
+import { startTinyproxy, type Tinyproxy } from './tinyproxy.js';
 
 const CLIP = join(__dirname, '..', 'fixtures', 'clip.mp4');
 const AUTH = { user: 'ci-user', password: 'pa-ss_w0rd.42' };
-const needed = HAVE_TINYPROXY || process.env.CI !== undefined;
 
-describe.runIf(needed)('through tinyproxy', () => {
+describe.skipIf(missing('tinyproxy', ['-v']))('through tinyproxy', () => {
   let emu: TestEmulator;
   let open: Tinyproxy;
   let guarded: Tinyproxy;
@@ -103,8 +103,4 @@ describe.runIf(needed)('through tinyproxy', () => {
     expect(r.stderr).toMatch(/failed \(ECONNREFUSED: could not reach the proxy: connect ECONNREFUSED 127\.0\.0\.1:\d+\); retrying in 1s/);
     expect(r.stderr).toMatch(/^Error: Could not reach the service at https:\/\/127\.0\.0\.1:\d+\/v1\/me: could not reach the proxy http:\/\/127\.0\.0\.1:\d+\/ \(HTTPS_PROXY\) \(ECONNREFUSED\)\.\nCheck HTTPS_PROXY, or list 127\.0\.0\.1 in NO_PROXY/m);
   });
-});
-
-describe.runIf(!needed)('through tinyproxy (not installed)', () => {
-  it.todo('install tinyproxy (apt-get install tinyproxy) to run the proxy tests; CI installs it and fails without it');
 });
