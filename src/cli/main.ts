@@ -346,6 +346,8 @@ async function report(err: unknown, ctx: Context, inv: Invocation | undefined, s
     // A person saying no (a declined confirmation) is said plainly, not as an error.
     write(error instanceof CancelledError ? sanitize(error.message) : `${red('Error:')} ${sanitize(error.message)}`);
     if (unknown) reportUnknown(unknown, ctx, inv, argv, write, !printsData);
+    // Stopped by a signal once a write went out: the same command with the run's key continues it.
+    if (error instanceof InterruptedError && error.idempotencyKey !== undefined) write(`Rerun to continue it (nothing is done twice): ${rerunCommand(argv, error.idempotencyKey, error.rerunFlags)}`);
     if (error.hint) write(dim(error.hint));
     if (debug && error.stack) write(dim(error.stack));
     return code;
