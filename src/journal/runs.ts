@@ -51,7 +51,13 @@ const holds = new Map<string, Hold>();
 
 /** Writes `text` to `path` whole: a temporary file, fsync, rename. Throws what the file system says. */
 function writeWhole(dir: string, name: string, text: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    // A recursive mkdir says ENOENT for a parent on a read-only file system: the directory itself says why.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') mkdirSync(dir, { mode: 0o700 });
+    throw err;
+  }
   const tmp = join(dir, `.${name}.${pid}.tmp`);
   const fd = openSync(tmp, 'w', 0o600);
   try {
