@@ -162,6 +162,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
   };
   const interactive = globals.input && io.stdinIsTTY && io.stderrIsTTY;
   const getClient = () => (client ??= ctx.createClient(clientSettings));
+  const journal = globals.journal === false ? undefined : lazyJournal({ env, profile: globals.profile, client: getClient, clock: ctx.clock, signal: ctx.signal, warn: log.warn });
   const inv: Invocation = {
     ctx,
     globals,
@@ -188,10 +189,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
         colors: colors.stderr,
       },
       debugOut: globals.debug ? io.stderr : undefined,
-      journal:
-        globals.journal === false
-          ? undefined
-          : lazyJournal({ env, profile: globals.profile, client: getClient, clock: ctx.clock, signal: ctx.signal, warn: log.warn }),
+      journal,
     },
     clientSettings,
     client: getClient,
@@ -199,6 +197,8 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
   };
   disposers.set(inv, async () => {
     if (client) await (await client.catch(() => undefined))?.close();
+    // Last, after the output: a post run's note goes only once its outcome is printed.
+    await journal?.settle().catch(() => undefined);
   });
   return inv;
 }

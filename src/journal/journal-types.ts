@@ -222,6 +222,8 @@ export interface Journal {
    * this service in `workspace` (its id: any of its keys), or with this key when the workspace is not known.
    */
   runs(what: unknown, workspace?: string): Promise<RunMemory>;
+  /** The command has printed its outcome: the notes of the runs that finished go (the last thing a command does). */
+  settle(): Promise<void>;
 }
 
 /** What the journal is made of: where it lives, the command's profile, client and clock, and how it warns. */

@@ -8,7 +8,8 @@
  * posts (the video, caption, destinations, options and time, at this service
  * in this workspace, or with this key when the workspace is not known), `key`
  * its base Idempotency-Key. When the run finishes (its post known, or a
- * definite answer: refused, nothing sent), the file is removed. It stays when
+ * definite answer: refused, nothing sent), the file is removed once the
+ * command has printed its outcome (settleRuns). It stays when
  * the run was cut off: killed, stopped by a signal (SIGTERM, SIGINT, SIGHUP
  * keep it exactly as SIGKILL does), or ended not knowing whether its write
  * was done (it is then marked ended).
@@ -48,6 +49,19 @@ const STEP = /^[a-z0-9:]{1,20}$/;
 
 /** The notes this process holds open, by file path (one RunStore per memory; a moved note changes stores). */
 const holds = new Map<string, Hold>();
+/** Notes of runs that finished, removed once the command has said so (settleRuns). */
+const finished = new Map<string, () => void>();
+
+/**
+ * Removes the notes of the runs that finished, once the command has printed
+ * what they did (the CLI calls it last, through Journal.settle). Until then
+ * a note stays, held: a run killed between its end and its output is
+ * continued by the rerun, which reports its post instead of making another.
+ */
+export function settleRuns(): void {
+  for (const remove of finished.values()) remove();
+  finished.clear();
+}
 
 /** Writes `text` to `path` whole: a temporary file, fsync, rename. Throws what the file system says. */
 function writeWhole(dir: string, name: string, text: string): void {
@@ -118,6 +132,7 @@ export class RunStore {
       return false;
     }
     const path = join(this.#dir, name);
+    finished.delete(path);
     holds.get(path)?.release();
     holds.set(path, hold(holdAddresses(this.#dir, name)));
     return true;
@@ -148,8 +163,18 @@ export class RunStore {
   end(what: string, key: string, how: RunEnd): void {
     const name = `${what}.${key}.json`;
     const path = join(this.#dir, name);
-    if (how === 'known') this.#remove(name);
-    else if (how === 'unknown') {
+    const release = () => {
+      holds.get(path)?.release();
+      holds.delete(path);
+    };
+    if (how === 'known') {
+      finished.set(path, () => {
+        this.#remove(name);
+        release();
+      });
+      return;
+    }
+    if (how === 'unknown') {
       const run = this.#read(name);
       try {
         if (run) writeWhole(this.#dir, name, JSON.stringify({ v: 1, ...run, ended: true, pid, host: hostname() }) + '\n');
@@ -157,8 +182,8 @@ export class RunStore {
         // the note stays as written: a rerun reads it as cut off, which it was
       }
     }
-    holds.get(path)?.release();
-    holds.delete(path);
+    finished.delete(path);
+    release();
   }
 
   #names(): string[] {

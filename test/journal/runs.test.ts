@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from '
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RUN_MEMORY_MS, RunStore } from '../../src/journal/runs.js';
+import { RUN_MEMORY_MS, RunStore, settleRuns } from '../../src/journal/runs.js';
 import { holdAddresses } from '../../src/journal/run-hold.js';
 
 const WHAT = 'a'.repeat(32);
@@ -34,7 +34,20 @@ describe('the runs a rerun may continue', () => {
     // another post is another fingerprint
     expect(await runs.cutOff('b'.repeat(32))).toBeUndefined();
     runs.end(WHAT, 'vp-one', 'known');
+    settleRuns();
     expect(await runs.cutOff(WHAT)).toBeUndefined();
+  });
+
+  it('a finished run keeps its note, held, until the command has printed its outcome (settleRuns); killed before, it is continued', async () => {
+    const now = { t: 1_000_000 };
+    const { dir, runs } = store(now);
+    runs.open(WHAT, { key: 'vp-done', started: now.t });
+    runs.end(WHAT, 'vp-done', 'known');
+    expect(readdirSync(join(dir, 'runs')).filter((n) => n.endsWith('.json'))).toEqual([`${WHAT}.vp-done.json`]);
+    // still held: a command beside it is a run of its own
+    expect(await runs.cutOff(WHAT)).toBeUndefined();
+    settleRuns();
+    expect(readdirSync(join(dir, 'runs'))).toEqual([]);
   });
 
   it('a run stopped by a signal keeps its note as it was (not marked ended), and no longer holds it', async () => {
@@ -55,6 +68,7 @@ describe('the runs a rerun may continue', () => {
     expect((await runs.cutOff(WHAT))?.key).toBe('vp-ppid');
     // the older one is found once the newer is gone
     runs.end(WHAT, 'vp-ppid', 'known');
+    settleRuns();
     expect((await runs.cutOff(WHAT))?.key).toBe('vp-pid1');
   });
 
@@ -67,6 +81,7 @@ describe('the runs a rerun may continue', () => {
       expect((await runs.cutOff(WHAT))?.key).toBe('vp-old');
     } finally {
       runs.end(WHAT, 'vp-live', 'known');
+      settleRuns();
     }
   });
 
