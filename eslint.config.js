@@ -1,5 +1,38 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
+
+/**
+ * The layers of src/, top to bottom: the one list the layer rule is made from.
+ * Dependencies point down: a file may import from its own layer and the layers
+ * under it, never from a layer above. Entries that share a layer are peers and
+ * may import one another as long as no circle forms (import-x/no-cycle).
+ * The developers' guide names six bands: cli; batch; the flows (posts, media,
+ * mcp); session; the services (api, ui, config, journal, cache, emulator); the
+ * base (util, core, time, errors.ts). Where today's code already points one way
+ * inside a band, the list keeps that order so it cannot turn round: media/
+ * serves posts/ and mcp/; journal/, ui/ and the emulator use api/; api/ uses
+ * config/ and cache/; util/ and time/ use errors.ts, which imports nothing.
+ * The emulator, a program of its own, heads its band so that journal/ and ui/
+ * cannot pull it (and Fastify) into the CLI.
+ * Every folder and file directly in src/ must have a place here.
+ */
+const LAYERS = [
+  ['index.ts'],
+  ['cli'],
+  ['batch'],
+  ['posts', 'mcp'],
+  ['media'],
+  ['session'],
+  ['emulator'],
+  ['journal', 'ui'],
+  ['api'],
+  ['config', 'cache'],
+  ['core', 'util', 'time'],
+  ['errors.ts'],
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
@@ -32,43 +65,46 @@ export default tseslint.config(
     files: ['bin/**/*.js'],
     rules: { 'no-restricted-properties': 'off' },
   },
-  // Dependencies point down: cli/ on top; then the flows (posts/, mcp/, then
-  // media/, then session/ which they share); then api/, ui/, config/; and at the
-  // bottom core/, util/ and errors.ts. cache/ (what a key's client keeps
-  // between runs) sits with config/: api/ uses it, it uses nothing above.
-  // The emulator stands beside them and shares only api/'s wire types. An
-  // import that runs back up fails lint.
-  ...layers({
-    'src/batch/**': ['cli', 'mcp', 'emulator'],
-    'src/posts/**': ['cli', 'batch', 'mcp', 'emulator'],
-    'src/mcp/**': ['cli', 'posts', 'emulator'],
-    'src/media/**': ['cli', 'posts', 'mcp', 'emulator'],
-    'src/session/**': ['cli', 'posts', 'mcp', 'media', 'emulator'],
-    'src/api/**': ['cli', 'posts', 'mcp', 'media', 'session', 'ui', 'emulator'],
-    'src/ui/**': ['cli', 'posts', 'mcp', 'media', 'session', 'config', 'emulator'],
-    'src/config/**': ['cli', 'posts', 'mcp', 'media', 'session', 'api', 'ui', 'emulator'],
-    'src/journal/**': ['cli', 'posts', 'mcp', 'media', 'session', 'ui', 'emulator'],
-    'src/cache/**': ['cli', 'posts', 'mcp', 'media', 'session', 'api', 'ui', 'journal', 'emulator'],
-    'src/emulator/**': ['cli', 'posts', 'mcp', 'media', 'session', 'ui', 'config', 'cache'],
-    'src/{core,util,time}/**': ['cli', 'posts', 'mcp', 'media', 'session', 'api', 'ui', 'config', 'journal', 'cache', 'emulator'],
-    'src/errors.ts': ['cli', 'posts', 'mcp', 'media', 'session', 'api', 'ui', 'config', 'journal', 'cache', 'emulator', 'core'],
-  }),
+  {
+    // Imports: the layer rule, made from LAYERS, and no circles. import-x
+    // resolves each path, so an import, an `export ... from`, an `import type`
+    // and an import() all count for the layers. The cycle rule leaves type-only
+    // imports out (the plugin always does): they vanish from the build, so they
+    // cannot make one module see another half-loaded.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Read .ts sources with the TypeScript parser, and resolve './x.js' to x.ts as tsc does.
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+    },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: layerZones(LAYERS) }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
 );
 
 /**
- * Per folder, the folders above it that it must not import: static imports
- * (no-restricted-imports) and lazy ones (an import() expression).
+ * For each entry of src/, one zone per entry of a higher layer: the imports it
+ * must not make. Throws when something in src/ has no place in the list, so a
+ * new folder cannot slip past the rule.
  */
-function layers(table) {
-  return Object.entries(table).map(([files, above]) => {
-    const message = `${files} sits below ${above.join(', ')}: dependencies point down (see "Project layout and development" in the README).`;
-    const regex = `(^|/)(${above.join('|')})/`;
-    return {
-      files: [files.endsWith('.ts') ? files : `${files}/*.ts`],
-      rules: {
-        'no-restricted-imports': ['error', { patterns: [{ regex, message }] }],
-        'no-restricted-syntax': ['error', { selector: `ImportExpression[source.value=/${regex.replace(/\//g, '\\/')}/]`, message }],
-      },
-    };
-  });
+function layerZones(layers) {
+  const placed = new Set(layers.flat());
+  const unplaced = readdirSync(join(import.meta.dirname, 'src'), { withFileTypes: true })
+    .filter((e) => e.isDirectory() || e.name.endsWith('.ts'))
+    .map((e) => e.name)
+    .filter((name) => !placed.has(name));
+  if (unplaced.length > 0) {
+    throw new Error(`eslint.config.js: ${unplaced.map((n) => `src/${n}`).join(', ')} has no place in LAYERS; add it to the layer it belongs to.`);
+  }
+  const label = (entry) => (entry.endsWith('.ts') ? `src/${entry}` : `src/${entry}/`);
+  return layers.flatMap((layer, depth) => layer.flatMap((entry) =>
+    layers.slice(0, depth).flat().map((above) => ({
+      target: `src/${entry}`,
+      from: `src/${above}`,
+      message: `${label(entry)} must not import ${label(above)}, a layer above it: dependencies point down (the order is LAYERS in eslint.config.js).`,
+    }))));
 }

@@ -195,7 +195,8 @@ export function keyCharacterError(key: string, source: string): AuthError | unde
   return undefined;
 }
 
-function header(h: ResponseInfo['headers'], name: string): string | undefined {
+/** A response header's value (the first, when it came more than once). */
+export function header(h: ResponseInfo['headers'], name: string): string | undefined {
   const v = h[name];
   return Array.isArray(v) ? v[0] : v;
 }
@@ -271,22 +272,7 @@ export function errorFromResponse(res: ResponseInfo, opts: { action?: string } =
         : 'Run "vidpub login" with a valid key, or set VIDPUB_API_KEY.',
     });
   }
-  if (status === 403) {
-    if (code === 'plan_without_api_access') {
-      return new AuthError(`The workspace is on the Free plan, which has no API access: ${said} (${label})`, {
-        http,
-        hint: 'API keys work on the Standard and Studio plans: upgrade the workspace, or use a key from another workspace.',
-      });
-    }
-    if (code === 'read_only_key') {
-      const need = opts.action ? `a read_write key is needed to ${opts.action}` : 'this request needs a read_write key';
-      return new AuthError(`This API key is read-only; ${need}: ${said} (${label})`, {
-        http,
-        hint: 'Create a key with read and write access in the web app (API settings), then run "vidpub login".',
-      });
-    }
-    return new AuthError(`Permission denied: ${said} (${label})`, { http });
-  }
+  if (status === 403) return forbidden(http, `${said} (${label})`, opts.action);
   if (status === 404) {
     return new NotFoundError(`Not found: ${said} (${label})`, { http });
   }
@@ -315,6 +301,24 @@ export function errorFromResponse(res: ResponseInfo, opts: { action?: string } =
     });
   }
   return new VidpubError(`Unexpected response to ${where}: ${said} (${label})`, { http });
+}
+
+/** A 403: a plan without API access, a read-only key, or another refusal. `said` is the service's words and the status. */
+function forbidden(http: HttpErrorDetails, said: string, action: string | undefined): AuthError {
+  if (http.code === 'plan_without_api_access') {
+    return new AuthError(`The workspace is on the Free plan, which has no API access: ${said}`, {
+      http,
+      hint: 'API keys work on the Standard and Studio plans: upgrade the workspace, or use a key from another workspace.',
+    });
+  }
+  if (http.code === 'read_only_key') {
+    const need = action ? `a read_write key is needed to ${action}` : 'this request needs a read_write key';
+    return new AuthError(`This API key is read-only; ${need}: ${said}`, {
+      http,
+      hint: 'Create a key with read and write access in the web app (API settings), then run "vidpub login".',
+    });
+  }
+  return new AuthError(`Permission denied: ${said}`, { http });
 }
 
 /** Network-level codes that mean "the service could not be reached". */

@@ -195,17 +195,52 @@ export function paceDelay(rate: PollHints['rateLimit']): number {
   return Math.ceil(resetMs / rate.remaining);
 }
 
+/**
+ * When to look next after a value: the growing interval, or near the end the
+ * progress (or the caller's expected end) points to; never sooner than a
+ * Retry-After, never faster than the read allowance.
+ */
+class LookPlanner<T> {
+  readonly #estimator = new ProgressEstimator();
+  #interval: number;
+  /** Looks made since the estimate said "done by now". */
+  #lateSteps = 0;
+
+  constructor(
+    private readonly opts: PollOptions<T>,
+    private readonly o: { maxMs: number; minMs: number; factor: number; progressOf: (value: T) => number | undefined },
+  ) {
+    this.#interval = opts.initialIntervalMs ?? 1000;
+  }
+
+  /** Notes a value seen at `t`; returns how long to wait before the next look. */
+  after(t: number, value: T): number {
+    this.#estimator.note(t, this.o.progressOf(value));
+    const { maxMs, minMs, factor } = this.o;
+    let ms = this.#interval;
+    this.#interval = nextInterval(this.#interval, { factor, maxIntervalMs: maxMs });
+    const end = this.#estimator.endAt() ?? this.opts.expectedEndAt;
+    if (end !== undefined) {
+      const toEnd = end + ESTIMATE_MARGIN_MS - this.opts.clock.now();
+      if (toEnd > 0) {
+        ms = Math.min(Math.max(toEnd, minMs), maxMs);
+        this.#lateSteps = 0;
+      } else {
+        // The estimate was early: look again soon, a little later each time.
+        ms = Math.min(maxMs, Math.round(minMs * factor ** this.#lateSteps++));
+      }
+    }
+    const hints = this.opts.hints ? this.opts.hints() : responseMeta(value);
+    if (hints?.retryAfterSec !== undefined) ms = Math.max(ms, hints.retryAfterSec * 1000);
+    return Math.round(Math.max(ms, paceDelay(hints?.rateLimit)));
+  }
+}
+
 export async function poll<T>(opts: PollOptions<T>): Promise<T> {
   const { clock, signal, deadlineMs } = opts;
   const started = clock.now();
-  const maxMs = opts.maxIntervalMs ?? 5000;
   const minMs = opts.minIntervalMs ?? AFTER_ESTIMATE_MS;
-  const factor = opts.factor ?? 1.5;
-  const progressOf = opts.progressOf ?? defaultProgress;
-  const estimator = new ProgressEstimator();
-  let interval = opts.initialIntervalMs ?? 1000;
-  /** Looks made since the estimate said "done by now". */
-  let lateSteps = 0;
+  const planner = new LookPlanner(opts, { maxMs: opts.maxIntervalMs ?? 5000, minMs, factor: opts.factor ?? 1.5, progressOf: opts.progressOf ?? defaultProgress });
   let lastError: unknown;
   let last: T | undefined = opts.initial;
   let wait = 0;
@@ -213,28 +248,7 @@ export async function poll<T>(opts: PollOptions<T>): Promise<T> {
   if (opts.initial !== undefined) {
     opts.onUpdate?.(opts.initial);
     if (opts.done(opts.initial)) return opts.initial;
-    estimator.note(started, progressOf(opts.initial));
-    wait = planAfterValue();
-  }
-
-  function planAfterValue(): number {
-    const now = clock.now();
-    let ms = interval;
-    interval = nextInterval(interval, { factor, maxIntervalMs: maxMs });
-    const end = estimator.endAt() ?? opts.expectedEndAt;
-    if (end !== undefined) {
-      const toEnd = end + ESTIMATE_MARGIN_MS - now;
-      if (toEnd > 0) {
-        ms = Math.min(Math.max(toEnd, minMs), maxMs);
-        lateSteps = 0;
-      } else {
-        // The estimate was early: look again soon, a little later each time.
-        ms = Math.min(maxMs, Math.round(minMs * factor ** lateSteps++));
-      }
-    }
-    const hints = opts.hints ? opts.hints() : responseMeta(last);
-    if (hints?.retryAfterSec !== undefined) ms = Math.max(ms, hints.retryAfterSec * 1000);
-    return Math.round(Math.max(ms, paceDelay(hints?.rateLimit)));
+    wait = planner.after(started, opts.initial);
   }
 
   function timeout(now: number): VidpubError {
@@ -253,7 +267,7 @@ export async function poll<T>(opts: PollOptions<T>): Promise<T> {
   };
 
   for (;;) {
-    if (wait > 0) await sleepWithin(clock, wait, deadlineMs, signal, stopped);
+    if (wait > 0) await sleepWithin({ clock, wait, deadlineMs, signal, stopped });
     const value = await readThrough<T>({
       fetch: opts.fetch,
       clock,
@@ -275,8 +289,7 @@ export async function poll<T>(opts: PollOptions<T>): Promise<T> {
     if (opts.done(value)) return value;
     const now = clock.now();
     if (deadlineMs !== undefined && now >= deadlineMs) throw timeout(now);
-    estimator.note(now, progressOf(value));
-    wait = planAfterValue();
+    wait = planner.after(now, value);
   }
 }
 
@@ -338,13 +351,14 @@ export async function readThrough<T>(opts: ReadThroughOptions<T>): Promise<T> {
       const wait = after !== undefined ? Math.max(after * 1000, minMs) : backoffDelay(troubles, opts.backoff ?? DEFAULT_BACKOFF, opts.random);
       troubles++;
       opts.onRetry?.(err, wait);
-      await sleepWithin(clock, wait, deadlineMs, signal, stopped);
+      await sleepWithin({ clock, wait, deadlineMs, signal, stopped });
     }
   }
 }
 
 /** Sleeps `wait` ms, never past the deadline (one last look exactly at it); a stop by the signal throws `stopped(err)`. */
-async function sleepWithin(clock: Clock, wait: number, deadlineMs: number | undefined, signal: AbortSignal | undefined, stopped: (err: unknown) => unknown): Promise<void> {
+async function sleepWithin(o: { clock: Clock; wait: number; deadlineMs: number | undefined; signal: AbortSignal | undefined; stopped: (err: unknown) => unknown }): Promise<void> {
+  const { clock, wait, deadlineMs, signal, stopped } = o;
   try {
     await interruptibleSleep(clock, deadlineMs !== undefined ? Math.min(wait, Math.max(0, deadlineMs - clock.now())) : wait, signal);
   } catch (err) {

@@ -101,66 +101,7 @@ export function createTransport(timeouts: TransportTimeouts): Transport {
     const agent = secure ? (httpsAgent ??= new (lib as typeof Https).Agent({ keepAlive: true })) : (httpAgent ??= new http.Agent({ keepAlive: true }));
     const headers = { ...o.headers };
     if (o.body !== undefined) headers['content-length'] = String(Buffer.byteLength(o.body));
-
-    return new Promise<TransportResponse>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      let ceiling: NodeJS.Timeout | undefined;
-      let settled = false;
-      let sent = false;
-      let phase: 'connect' | 'headers' | 'body' = 'connect';
-      const settle = (fn: () => void) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        clearTimeout(ceiling);
-        fn();
-      };
-      const fail = (err: Error) =>
-        settle(() => {
-          if (Object.isExtensible(err)) (err as Error & MaybeSent).requestSent = sent;
-          reject(err);
-        });
-      const req = lib.request(target, { method: o.method, headers, agent });
-      watchSignal(req, o.signal);
-      const arm = (ms: number, code: TransportTimeoutError['code'], what: string) => {
-        clearTimeout(timer);
-        timer = setTimeout(() => req.destroy(new TransportTimeoutError(code, `${what} (${ms} ms)`)), ms);
-      };
-      if (timeouts.totalMs !== undefined) {
-        ceiling = setTimeout(() => {
-          const code = phase === 'connect' ? 'UND_ERR_CONNECT_TIMEOUT' : phase === 'headers' ? 'UND_ERR_HEADERS_TIMEOUT' : 'UND_ERR_BODY_TIMEOUT';
-          req.destroy(new TransportTimeoutError(code, `the request took longer than its ceiling (${timeouts.totalMs} ms, VIDPUB_REQUEST_TIMEOUT)`));
-        }, timeouts.totalMs);
-      }
-      const awaitHeaders = () => {
-        sent = true;
-        phase = 'headers';
-        arm(timeouts.headersMs, 'UND_ERR_HEADERS_TIMEOUT', 'no response headers in time');
-      };
-      req.on('socket', (socket) => {
-        if (!socket.connecting) return awaitHeaders();
-        arm(timeouts.connectMs, 'UND_ERR_CONNECT_TIMEOUT', 'could not connect in time');
-        socket.once(secure ? 'secureConnect' : 'connect', awaitHeaders);
-      });
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        phase = 'body';
-        // One timer for the whole body: a trickle does not re-arm it.
-        arm(timeouts.bodyMs, 'UND_ERR_BODY_TIMEOUT', 'the response body did not arrive in time');
-        res.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
-        });
-        res.on('end', () =>
-          settle(() => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') })),
-        );
-        res.on('error', fail);
-        res.on('close', () => {
-          if (!res.complete) fail(Object.assign(new Error('the connection closed during the response'), { code: 'ECONNRESET' }));
-        });
-      });
-      req.on('error', fail);
-      req.end(o.body);
-    });
+    return requestOnce({ lib, target, secure, agent, headers, o, timeouts });
   }
 
   return {
@@ -171,4 +112,79 @@ export function createTransport(timeouts: TransportTimeouts): Transport {
       httpAgent = httpsAgent = undefined;
     },
   };
+}
+
+interface OneRequest {
+  lib: typeof http | typeof Https;
+  target: URL;
+  secure: boolean;
+  agent: http.Agent;
+  /** The request's headers, Content-Length included. */
+  headers: Record<string, string>;
+  o: TransportRequest;
+  timeouts: TransportTimeouts;
+}
+
+/** One request on a connection of the agent, each phase within its time limit and the whole within the ceiling. */
+function requestOnce(r: OneRequest): Promise<TransportResponse> {
+  const { lib, target, secure, agent, headers, o, timeouts } = r;
+  return new Promise<TransportResponse>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    let ceiling: NodeJS.Timeout | undefined;
+    let settled = false;
+    let sent = false;
+    let phase: 'connect' | 'headers' | 'body' = 'connect';
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(ceiling);
+      fn();
+    };
+    const fail = (err: Error) =>
+      settle(() => {
+        if (Object.isExtensible(err)) (err as Error & MaybeSent).requestSent = sent;
+        reject(err);
+      });
+    const req = lib.request(target, { method: o.method, headers, agent });
+    watchSignal(req, o.signal);
+    const arm = (ms: number, code: TransportTimeoutError['code'], what: string) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => req.destroy(new TransportTimeoutError(code, `${what} (${ms} ms)`)), ms);
+    };
+    if (timeouts.totalMs !== undefined) {
+      ceiling = setTimeout(() => {
+        const code = phase === 'connect' ? 'UND_ERR_CONNECT_TIMEOUT' : phase === 'headers' ? 'UND_ERR_HEADERS_TIMEOUT' : 'UND_ERR_BODY_TIMEOUT';
+        req.destroy(new TransportTimeoutError(code, `the request took longer than its ceiling (${timeouts.totalMs} ms, VIDPUB_REQUEST_TIMEOUT)`));
+      }, timeouts.totalMs);
+    }
+    const awaitHeaders = () => {
+      sent = true;
+      phase = 'headers';
+      arm(timeouts.headersMs, 'UND_ERR_HEADERS_TIMEOUT', 'no response headers in time');
+    };
+    req.on('socket', (socket) => {
+      if (!socket.connecting) return awaitHeaders();
+      arm(timeouts.connectMs, 'UND_ERR_CONNECT_TIMEOUT', 'could not connect in time');
+      socket.once(secure ? 'secureConnect' : 'connect', awaitHeaders);
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      phase = 'body';
+      // One timer for the whole body: a trickle does not re-arm it.
+      arm(timeouts.bodyMs, 'UND_ERR_BODY_TIMEOUT', 'the response body did not arrive in time');
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+      });
+      res.on('end', () =>
+        settle(() => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') })),
+      );
+      res.on('error', fail);
+      res.on('close', () => {
+        if (!res.complete) fail(Object.assign(new Error('the connection closed during the response'), { code: 'ECONNRESET' }));
+      });
+    });
+    req.on('error', fail);
+    req.end(o.body);
+  });
 }

@@ -8,29 +8,21 @@
  * daily post allowance against GET /me. Every problem is collected with its
  * item number and line, then reported together (exit 2), nothing sent.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import type { ApiClient } from '../api/client.js';
-import type { DestinationOptions, Me, Media } from '../api/wire-types.js';
-import { RateLimitError, UsageError, VidpubError, sanitize } from '../errors.js';
+import type { Destination, DestinationOptions, Me, Media } from '../api/wire-types.js';
+import { RateLimitError, UsageError, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
-import type { VideoFile } from '../media/check.js';
-import { parseOptionFlag, planOptions, allowedValues, type ChosenDestination, type DestinationPlan, type OptionAssignment } from '../posts/options.js';
+import { planOptions, allowedValues, type ChosenDestination, type DestinationPlan, type OptionAssignment } from '../posts/options.js';
 import { destinationLabel, namesOf } from '../posts/post-view.js';
-import { isValidTimeZone, parseWhen, pastTimeError, type ResolvedWhen } from '../time/when.js';
+import type { ResolvedWhen } from '../time/parse-when.js';
 import { formatDuration } from '../time/duration.js';
+import { tooLongFor } from '../core/post-rules.js';
 import { itemKey } from './keys.js';
-import { FALSE_TEXT, TRUE_TEXT, flattenOptions, type Manifest, type Problem, type RawItem } from './manifest.js';
+import type { Manifest, Problem } from './manifest.js';
 import type { PacedClient } from './allowance-gate.js';
+import { localCaptions, localVideos, localWhens, messageOf, readLocal, type LocalItem, type LocalVideo } from './plan-local.js';
 
-const MAX_CAPTION_FILE_BYTES = 100_000;
-/** The service schedules at most 365 days ahead (400 invalid_publish_at beyond). */
-const MAX_AHEAD_MS = 365 * 86_400_000;
 
-export type ItemVideo =
-  | { kind: 'file'; file: VideoFile; shown: string; durationSec?: number }
-  | { kind: 'url'; url: string; filename: string }
-  | { kind: 'media'; id: string; media: Media };
+export type ItemVideo = Exclude<LocalVideo, { kind: 'media' }> | { kind: 'media'; id: string; media: Media };
 
 /** One item, resolved and checked: what will be sent. */
 export interface PlannedItem {
@@ -90,92 +82,23 @@ export function problemsError(problems: Problem[], source: string): UsageError {
   return Object.assign(err, { problems: sorted.map((p) => ({ item: p.n ?? null, line: p.line ?? null, message: sanitize(p.message) })) });
 }
 
-function messageOf(err: unknown): string {
-  if (err instanceof VidpubError) return err.message;
-  return err instanceof Error ? err.message : String(err);
+/** What the service said, read once for the whole manifest. */
+interface ServiceView {
+  me: Me;
+  names: Record<string, string>;
+  /** Per item, each name in "to" resolved (undefined: its problem was added). */
+  resolved: ({ name: string; destination: Destination } | undefined)[][];
+  optionsById: Map<string, DestinationOptions>;
+  mediaById: Map<string, Media | Error>;
+  findChosen: (name: string, chosen: ChosenDestination[]) => ChosenDestination | undefined;
 }
 
-function str(v: unknown): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
-}
-
-function toList(v: unknown): string[] | undefined {
-  if (v === undefined || v === null) return undefined;
-  const parts = Array.isArray(v) ? v.map((x) => String(x)) : typeof v === 'string' ? v.split(/[,;\s]+/) : [String(v)];
-  return parts.map((s) => s.trim()).filter((s) => s !== '');
-}
-
-/** Local checks of one item (no request): video, caption, time, option syntax. */
-interface LocalItem {
-  raw: RawItem;
-  video?: { kind: 'file'; path: string } | { kind: 'url'; url: string } | { kind: 'media'; id: string };
-  to: string[];
-  caption?: string;
-  captionFile?: string;
-  assignments: OptionAssignment[];
-  at?: string;
-  tz?: string;
-  draft: boolean;
-  userKey?: string;
-}
-
-function readLocal(raw: RawItem, problems: Problem[]): LocalItem {
-  const f = raw.fields;
-  const where = { n: raw.n, line: raw.line };
-  const add = (message: string) => problems.push({ ...where, message });
-  const videos = (['file', 'url', 'media'] as const).filter((k) => f[k] !== undefined && f[k] !== '');
-  let video: LocalItem['video'];
-  if (videos.length === 0) add('no video: give file, url or media');
-  else if (videos.length > 1) add(`give one video, not ${videos.join(' and ')}`);
-  else {
-    const k = videos[0]!;
-    const v = str(f[k]);
-    if (v === undefined || v.trim() === '') add(`${k} must be text`);
-    else if (k === 'file') video = { kind: 'file', path: v };
-    else if (k === 'url') video = { kind: 'url', url: v.trim() };
-    else if (!/^[A-Za-z0-9_-]{1,200}$/.test(v.trim())) add(`invalid media "${sanitize(v)}": give a video id such as med_123`);
-    else video = { kind: 'media', id: v.trim() };
-  }
-  const to = toList(f.to) ?? [];
-  if (to.length === 0) add('"to" is missing: where should it be posted? (ids, @handles or platforms)');
-  const caption = f.caption === undefined || f.caption === null ? undefined : str(f.caption);
-  if (f.caption !== undefined && f.caption !== null && caption === undefined) add('caption must be text');
-  const captionFile = str(f.caption_file);
-  if (caption !== undefined && captionFile !== undefined) add('give caption or caption_file, not both');
-  if (caption === undefined && captionFile === undefined) add('no caption: give caption (caption: "" posts without one) or caption_file');
-  const optionProblems: string[] = [];
-  const assignments: OptionAssignment[] = [];
-  for (const [k, v] of flattenOptions(f.options, optionProblems)) {
-    try {
-      assignments.push(parseOptionFlag(`${k}=${v === null ? '' : String(v)}`));
-    } catch (err) {
-      add(messageOf(err).replace(/--option/g, 'option'));
-    }
-  }
-  for (const p of optionProblems) add(p);
-  // Text reads as in a CSV cell; any other text is a problem, never "publish now".
-  const draft = f.draft === true || (typeof f.draft === 'string' && TRUE_TEXT.test(f.draft.trim()));
-  if (typeof f.draft === 'string' && !TRUE_TEXT.test(f.draft.trim()) && !FALSE_TEXT.test(f.draft.trim())) add(`draft must be true or false, not "${sanitize(f.draft)}"`);
-  else if (f.draft !== undefined && typeof f.draft !== 'boolean' && typeof f.draft !== 'string') add('draft must be true or false');
-  const at = str(f.at);
-  const tz = str(f.tz);
-  // A list or a map is no time, zone or key: never read as absent ("now", the default zone).
-  const notText = (v: unknown) => v !== undefined && v !== null && str(v) === undefined;
-  if (notText(f.at)) add('at must be text (a time such as "2026-11-25 09:00", or "+2h")');
-  if (notText(f.tz)) add('tz must be text (an IANA name such as Europe/Paris)');
-  if (notText(f.key)) add('key must be text');
-  if (draft && at !== undefined) add('a draft has no time: drop "at", or drop "draft" to schedule it');
-  if (tz !== undefined && !isValidTimeZone(tz)) add(`unknown time zone "${sanitize(tz)}" (an IANA name such as Europe/Paris)`);
-  const userKey = str(f.key);
-  return { raw, video, to, caption, captionFile, assignments, at, tz, draft, userKey };
-}
-
-function maxDurationOf(p: ChosenDestination): number | undefined {
-  const a = p.options.max_duration_sec;
-  if (typeof a === 'number' && a > 0) return a;
-  const b = p.destination.video_limits?.max_duration_sec;
-  return typeof b === 'number' && b > 0 ? b : undefined;
+/** Everything known of the items before each is planned: the local checks' results and the service's answers. */
+interface Checked {
+  videos: (LocalVideo | undefined)[];
+  captions: (string | undefined)[];
+  whens: (ResolvedWhen | null | undefined)[];
+  service: ServiceView;
 }
 
 /**
@@ -193,78 +116,39 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
   // Nothing to check against the service: said as it is, whether or not the service answers.
   if (manifest.items.length === 0) throw problemsError(problems, input.source);
 
-  const { checkVideoFile } = await import('../media/check.js');
-  const { readDurationSec } = await import('../media/mp4-duration.js');
-  const { checkImportUrl } = await import('../media/import-url.js');
-  const { resolveDestination, matchChosen } = await import('../posts/destinations.js');
-
   // Files and links, captions and times: local, in parallel.
-  const videos = await Promise.all(
-    local.map(async (it): Promise<ItemVideo | { kind: 'media'; id: string } | undefined> => {
-      const where = { n: it.raw.n, line: it.raw.line };
-      try {
-        if (it.video?.kind === 'file') {
-          const file = await checkVideoFile(it.video.path, baseDir);
-          return { kind: 'file', file, shown: it.video.path, durationSec: await readDurationSec(file.path) };
-        }
-        if (it.video?.kind === 'url') {
-          const link = checkImportUrl(it.video.url);
-          return { kind: 'url', url: link.url, filename: link.filename };
-        }
-        if (it.video?.kind === 'media') return { kind: 'media', id: it.video.id };
-      } catch (err) {
-        problems.push({ ...where, message: messageOf(err).replace('(it is relative to the current directory)', '') });
-      }
-      return undefined;
-    }),
-  );
-  const captions = await Promise.all(
-    local.map(async (it) => {
-      if (it.captionFile === undefined) return it.caption;
-      const path = resolve(baseDir, it.captionFile);
-      try {
-        const st = await stat(path);
-        if (!st.isFile()) throw new Error('not a file');
-        if (st.size > MAX_CAPTION_FILE_BYTES) throw new Error(`longer than ${MAX_CAPTION_FILE_BYTES.toLocaleString('en-US')} bytes`);
-        return (await readFile(path, 'utf8')).replace(/\r?\n$/, '');
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        problems.push({ n: it.raw.n, line: it.raw.line, message: `caption_file ${sanitize(it.captionFile)} cannot be read: ${code === 'ENOENT' ? 'no such file' : sanitize(messageOf(err))}` });
-        return undefined;
-      }
-    }),
-  );
-  // A time now past is a problem unless this machine's journal holds the item's post (a rerun
-  // after it was scheduled): its key is computed from the time as written, and looked up below.
-  const pastProblems = new Map<number, Problem>();
-  const whens = local.map((it, i) => {
-    if (it.draft) return null;
-    const z = it.tz !== undefined && isValidTimeZone(it.tz) ? it.tz : zone;
-    const problem = (err: unknown): Problem => ({ n: it.raw.n, line: it.raw.line, message: messageOf(err).replace(/ for --at/g, '') });
-    try {
-      const when = parseWhen(it.at ?? 'now', { now, zone: z, allowPast: session.journal !== undefined });
-      if (!when.now && when.ms < now) {
-        pastProblems.set(i, problem(pastTimeError(when)));
-        return when;
-      }
-      if (!when.now && when.ms - now > MAX_AHEAD_MS) {
-        throw new UsageError(`the time ${when.local} (${when.utc}) is more than 365 days ahead; the service schedules at most a year out`);
-      }
-      return when;
-    } catch (err) {
-      problems.push(problem(err));
-      return undefined;
-    }
-  });
+  const videos = await localVideos(local, baseDir, problems);
+  const captions = await localCaptions(local, baseDir, problems);
+  const { whens, past } = localWhens(local, { now, zone, allowPast: session.journal !== undefined }, problems);
+  const service = await readService(paced, session, { local, videos }, problems);
+  const { items, pastKeys } = planItems(local, { videos, captions, whens, service }, { batchKey: manifest.batchKey, past }, problems);
+  problems.push(...past.values()); // items with other problems: no key to look up
+  const postedBefore = pastKeys.size > 0 ? await session.journal?.postIdsByKeys(pastKeys.keys()) : undefined;
+  for (const [key, problem] of pastKeys) if (!postedBefore?.has(key)) problems.push(problem);
+  if (problems.length > 0) throw problemsError(problems, input.source);
 
-  // The service: one look at the account, the destinations, and each named destination's options.
-  const client: ApiClient = paced.client;
+  const daily = service.me.limits?.api_posts_per_day;
+  return {
+    items,
+    names: service.names,
+    postsNeeded: items.filter((it) => !it.draft).length,
+    postsLeft: typeof daily?.remaining === 'number' ? daily.remaining : undefined,
+    postsLimit: typeof daily?.limit === 'number' ? daily.limit : undefined,
+    dailyResetAt: daily?.reset_at,
+    zone,
+    me: service.me,
+  };
+}
+
+/** The service: one look at the account, the destinations, each named destination's options, and each video named by id. */
+async function readService(paced: PacedClient, session: Session, of: { local: LocalItem[]; videos: (LocalVideo | undefined)[] }, problems: Problem[]): Promise<ServiceView> {
+  const { resolveDestination, matchChosen } = await import('../posts/destinations.js');
+  const client = paced.client;
   const { signal } = session;
   const me = await client.getMe({ signal });
   paced.seed(me);
   const all = await client.listDestinations({ signal });
-  const names = namesOf(all);
-  const resolved = local.map((it) =>
+  const resolved = of.local.map((it) =>
     it.to.map((name) => {
       try {
         return { name, destination: resolveDestination(name, all) };
@@ -282,7 +166,7 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
       optionsById.set(id, Array.isArray(o.options) ? o : { ...o, options: [] });
     }),
   );
-  const mediaIds = [...new Set(videos.filter((v) => v?.kind === 'media').map((v) => v!.id))];
+  const mediaIds = [...new Set(of.videos.filter((v) => v?.kind === 'media').map((v) => v!.id))];
   const mediaById = new Map<string, Media | Error>();
   await Promise.all(
     mediaIds.map(async (id) => {
@@ -294,137 +178,145 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
       }
     }),
   );
+  return { me, names: namesOf(all), resolved, optionsById, mediaById, findChosen: matchChosen };
+}
 
+/**
+ * Each item planned in turn; a repeat of an earlier item, or a "key" two
+ * items give, is a problem. An item whose only problem is a past time goes
+ * to `pastKeys` (its key, to look up in the journal) instead.
+ */
+function planItems(
+  local: LocalItem[],
+  checked: Checked,
+  batch: { batchKey?: string; past: Map<number, Problem> },
+  problems: Problem[],
+): { items: PlannedItem[]; pastKeys: Map<string, Problem> } {
   const items: PlannedItem[] = [];
   const seenKeys = new Map<string, number>();
   const userKeys = new Map<string, number>();
-  const findChosen = matchChosen;
   const pastKeys = new Map<string, Problem>();
   local.forEach((it, i) => {
-    const where = { n: it.raw.n, line: it.raw.line };
-    const add = (message: string) => problems.push({ ...where, message });
-    const before = problems.length;
-    // Destinations: active, each once.
-    const chosen: ChosenDestination[] = [];
-    for (const r of resolved[i]!) {
-      if (!r) continue;
-      if (r.destination.status !== 'active') {
-        add(`cannot post to ${destinationLabel(r.destination)}: it is ${sanitize(String(r.destination.status ?? 'not active'))} (reconnect it in the web app, or leave it out)`);
-        continue;
-      }
-      if (chosen.some((c) => c.destination.id === r.destination.id)) continue;
-      chosen.push({ name: r.name, destination: r.destination, options: optionsById.get(r.destination.id)! });
-    }
-    let plans: DestinationPlan[] = [];
-    if (chosen.length > 0) {
-      // Each option on its own, so every bad one is reported.
-      const good: OptionAssignment[] = [];
-      for (const a of it.assignments) {
-        // A default that does not concern this item's destinations is not for it.
-        if (it.raw.fromDefaults.has(a.dest !== undefined ? `${a.dest}:${a.key}` : a.key)) {
-          const target = a.dest !== undefined ? findChosen(a.dest, chosen) : undefined;
-          if (a.dest !== undefined ? !target : !chosen.some((c) => c.options.options.some((o) => o.key === a.key))) continue;
-        }
-        try {
-          planOptions(chosen, [a], findChosen);
-          good.push(a);
-        } catch (err) {
-          add(`option ${a.text}: ${messageOf(err).replace(/--option /g, '').replace(/--to destinations/g, 'item\'s destinations')}`);
-        }
-      }
-      plans = planOptions(chosen, good, findChosen);
-      for (const p of plans) {
-        for (const o of p.missing) {
-          const allowed = allowedValues(o);
-          const personal = p.options.creator != null && /privacy/i.test(o.key);
-          add(
-            `${p.name} needs option "${o.key}"${o.label ? ` (${sanitize(o.label)})` : ''}${allowed ? `, one of: ${allowed}` : ''}` +
-              (personal ? `; write it in the item or in defaults (options: {${o.key}: ...}): a person chooses it, vidpub never fills it in` : `; add options: {${o.key}: ...}`),
-          );
-        }
-      }
-    }
-    // The video against each destination.
-    let video = videos[i];
-    if (video?.kind === 'media' && !('media' in video)) {
-      const m = mediaById.get(video.id);
-      if (m instanceof Error || m === undefined) {
-        add(`video ${video.id}: ${sanitize(m ? messageOf(m) : 'not found')}`);
-        video = undefined;
-      } else if (m.status === 'failed') {
-        add(`video ${video.id} failed at the service${m.error?.message ? `: ${sanitize(m.error.message)}` : ''}`);
-        video = undefined;
-      } else video = { kind: 'media', id: video.id, media: m };
-    }
-    if (video) {
-      const durationSec = video.kind === 'file' ? video.durationSec : video.kind === 'media' ? video.media.duration_sec : undefined;
-      const size = video.kind === 'file' ? video.file.size : video.kind === 'media' ? video.media.size_bytes ?? undefined : undefined;
-      const type = video.kind === 'file' ? video.file.contentType : video.kind === 'media' ? video.media.content_type : undefined;
-      for (const p of plans) {
-        const max = maxDurationOf(p);
-        if (durationSec !== undefined && max !== undefined && durationSec > max) {
-          add(`the video is ${formatDuration(durationSec * 1000)} long; ${destinationLabel(p.destination)} takes at most ${formatDuration(max * 1000)}`);
-        }
-        const maxSize = p.destination.video_limits?.max_size_bytes;
-        if (size !== undefined && typeof maxSize === 'number' && size > maxSize) {
-          add(`the video is ${size.toLocaleString('en-US')} bytes; ${destinationLabel(p.destination)} takes at most ${maxSize.toLocaleString('en-US')}`);
-        }
-        const types = p.destination.video_limits?.content_types;
-        if (type && Array.isArray(types) && types.length > 0 && !types.includes(type)) {
-          add(`${destinationLabel(p.destination)} does not take ${sanitize(type)} video (it takes ${types.join(', ')})`);
-        }
-      }
-    }
-    const caption = captions[i];
-    const when = whens[i];
-    if (problems.length > before || !video || caption === undefined || when === undefined || plans.length === 0) return;
-
-    // What identifies the item: the video, where, what, when. A relative time counts as written.
-    const content = {
-      video: video.kind === 'file' ? { file: it.video?.kind === 'file' ? it.video.path : video.shown, size: video.file.size } : video.kind === 'url' ? { url: video.url } : { media: video.id },
-      to: plans.map((p) => ({ id: p.destination.id, options: Object.fromEntries(p.values.map((v) => [v.key, v.value])) })),
-      caption,
-      when: when === null ? 'draft' : when.now ? 'now' : /^\+/.test((it.at ?? '').trim()) ? { relative: it.at!.trim() } : when.utc,
-      key: it.userKey ?? null,
-    };
-    const key = itemKey(content, manifest.batchKey);
+    const add = (message: string) => problems.push({ n: it.raw.n, line: it.raw.line, message });
+    const item = planItem(it, i, checked, add);
+    if (!item) return;
+    const key = itemKey(item.content, batch.batchKey);
     const dup = seenKeys.get(key);
-    if (dup !== undefined) {
-      add(`repeats item ${dup} (the same video, destinations, caption, options and time); give one a "key" if both are meant`);
-      return;
-    }
+    if (dup !== undefined) return add(`repeats item ${dup} (the same video, destinations, caption, options and time); give one a "key" if both are meant`);
     seenKeys.set(key, it.raw.n);
     if (it.userKey !== undefined) {
       const other = userKeys.get(it.userKey);
       if (other !== undefined) add(`key "${sanitize(it.userKey)}" is also item ${other}'s`);
       userKeys.set(it.userKey, it.raw.n);
     }
-    const past = pastProblems.get(i);
+    const past = batch.past.get(i);
     if (past) {
-      pastProblems.delete(i);
+      batch.past.delete(i);
       pastKeys.set(key, past);
     }
-    items.push({ n: it.raw.n, line: it.raw.line, video, caption, plans, when, draft: it.draft, key, fromDefaults: it.raw.fromDefaults });
+    items.push({ ...item.planned, key });
   });
-  problems.push(...pastProblems.values()); // items with other problems: no key to look up
-  const postedBefore = pastKeys.size > 0 ? await session.journal?.postIdsByKeys(pastKeys.keys()) : undefined;
-  for (const [key, problem] of pastKeys) if (!postedBefore?.has(key)) problems.push(problem);
+  return { items, pastKeys };
+}
 
-  if (problems.length > 0) throw problemsError(problems, input.source);
-
-  const daily = me.limits?.api_posts_per_day;
-  const postsNeeded = items.filter((it) => !it.draft).length;
-  const plan: BatchPlan = {
-    items,
-    names,
-    postsNeeded,
-    postsLeft: typeof daily?.remaining === 'number' ? daily.remaining : undefined,
-    postsLimit: typeof daily?.limit === 'number' ? daily.limit : undefined,
-    dailyResetAt: daily?.reset_at,
-    zone,
-    me,
+/** One item against what the service said: undefined once it has a problem (added with `add`). */
+function planItem(it: LocalItem, i: number, checked: Checked, add: (message: string) => void): { planned: Omit<PlannedItem, 'key'>; content: unknown } | undefined {
+  let problems = 0;
+  const counted = (message: string) => {
+    problems++;
+    add(message);
   };
-  return plan;
+  const { service } = checked;
+  const chosen = chosenFor(service.resolved[i]!, service.optionsById, counted);
+  const plans = chosen.length > 0 ? optionPlans(it, chosen, service.findChosen, counted) : [];
+  const video = serviceVideo(checked.videos[i], service.mediaById, counted);
+  if (video) checkVideo(video, plans, counted);
+  const caption = checked.captions[i];
+  const when = checked.whens[i];
+  if (problems > 0 || !video || caption === undefined || when === undefined || plans.length === 0) return undefined;
+  // What identifies the item: the video, where, what, when. A relative time counts as written.
+  const content = {
+    video: video.kind === 'file' ? { file: it.video?.kind === 'file' ? it.video.path : video.shown, size: video.file.size } : video.kind === 'url' ? { url: video.url } : { media: video.id },
+    to: plans.map((p) => ({ id: p.destination.id, options: Object.fromEntries(p.values.map((v) => [v.key, v.value])) })),
+    caption,
+    when: when === null ? 'draft' : when.now ? 'now' : /^\+/.test((it.at ?? '').trim()) ? { relative: it.at!.trim() } : when.utc,
+    key: it.userKey ?? null,
+  };
+  return { planned: { n: it.raw.n, line: it.raw.line, video, caption, plans, when, draft: it.draft, fromDefaults: it.raw.fromDefaults }, content };
+}
+
+/** The item's destinations: active, each once. */
+function chosenFor(resolved: ServiceView['resolved'][number], optionsById: Map<string, DestinationOptions>, add: (message: string) => void): ChosenDestination[] {
+  const chosen: ChosenDestination[] = [];
+  for (const r of resolved) {
+    if (!r) continue;
+    if (r.destination.status !== 'active') {
+      add(`cannot post to ${destinationLabel(r.destination)}: it is ${sanitize(String(r.destination.status ?? 'not active'))} (reconnect it in the web app, or leave it out)`);
+      continue;
+    }
+    if (chosen.some((c) => c.destination.id === r.destination.id)) continue;
+    chosen.push({ name: r.name, destination: r.destination, options: optionsById.get(r.destination.id)! });
+  }
+  return chosen;
+}
+
+/** The item's options against its destinations', each on its own so every bad one is reported; then what is still missing. */
+function optionPlans(it: LocalItem, chosen: ChosenDestination[], findChosen: ServiceView['findChosen'], add: (message: string) => void): DestinationPlan[] {
+  const good: OptionAssignment[] = [];
+  for (const a of it.assignments) {
+    // A default that does not concern this item's destinations is not for it.
+    if (it.raw.fromDefaults.has(a.dest !== undefined ? `${a.dest}:${a.key}` : a.key)) {
+      const target = a.dest !== undefined ? findChosen(a.dest, chosen) : undefined;
+      if (a.dest !== undefined ? !target : !chosen.some((c) => c.options.options.some((o) => o.key === a.key))) continue;
+    }
+    try {
+      planOptions(chosen, [a], findChosen);
+      good.push(a);
+    } catch (err) {
+      add(`option ${a.text}: ${messageOf(err).replace(/--option /g, '').replace(/--to destinations/g, 'item\'s destinations')}`);
+    }
+  }
+  const plans = planOptions(chosen, good, findChosen);
+  for (const p of plans) {
+    for (const o of p.missing) {
+      const allowed = allowedValues(o);
+      const personal = p.options.creator != null && /privacy/i.test(o.key);
+      add(
+        `${p.name} needs option "${o.key}"${o.label ? ` (${sanitize(o.label)})` : ''}${allowed ? `, one of: ${allowed}` : ''}` +
+          (personal ? `; write it in the item or in defaults (options: {${o.key}: ...}): a person chooses it, vidpub never fills it in` : `; add options: {${o.key}: ...}`),
+      );
+    }
+  }
+  return plans;
+}
+
+/** A video named by id, as the service has it: a problem when it cannot be read or failed there. */
+function serviceVideo(video: LocalVideo | undefined, mediaById: Map<string, Media | Error>, add: (message: string) => void): ItemVideo | undefined {
+  if (video?.kind !== 'media') return video;
+  const m = mediaById.get(video.id);
+  if (m instanceof Error || m === undefined) return void add(`video ${video.id}: ${sanitize(m ? messageOf(m) : 'not found')}`);
+  if (m.status === 'failed') return void add(`video ${video.id} failed at the service${m.error?.message ? `: ${sanitize(m.error.message)}` : ''}`);
+  return { kind: 'media', id: video.id, media: m };
+}
+
+/** The video against each destination: duration (src/core/post-rules.ts), size, type. */
+function checkVideo(video: ItemVideo, plans: DestinationPlan[], add: (message: string) => void): void {
+  const durationSec = video.kind === 'file' ? video.durationSec : video.kind === 'media' ? video.media.duration_sec : undefined;
+  const size = video.kind === 'file' ? video.file.size : video.kind === 'media' ? video.media.size_bytes ?? undefined : undefined;
+  const type = video.kind === 'file' ? video.file.contentType : video.kind === 'media' ? video.media.content_type : undefined;
+  for (const t of tooLongFor(durationSec, plans)) {
+    add(`the video is ${formatDuration(durationSec! * 1000)} long; ${destinationLabel(t.destination.destination)} takes at most ${formatDuration(t.maxSec * 1000)}`);
+  }
+  for (const p of plans) {
+    const maxSize = p.destination.video_limits?.max_size_bytes;
+    if (size !== undefined && typeof maxSize === 'number' && size > maxSize) {
+      add(`the video is ${size.toLocaleString('en-US')} bytes; ${destinationLabel(p.destination)} takes at most ${maxSize.toLocaleString('en-US')}`);
+    }
+    const types = p.destination.video_limits?.content_types;
+    if (type && Array.isArray(types) && types.length > 0 && !types.includes(type)) {
+      add(`${destinationLabel(p.destination)} does not take ${sanitize(type)} video (it takes ${types.join(', ')})`);
+    }
+  }
 }
 
 /** exit 4 when the items do not fit in what is left of today's post allowance. */

@@ -1,5 +1,5 @@
 import type { ApiClient, ClientSettings } from '../api/client.js';
-import type { ClientTuning } from '../api/http-client.js';
+import type { ClientTuning } from '../api/request-sender.js';
 import { UsageError } from '../errors.js';
 import { parseDuration } from '../time/duration.js';
 import type { Context } from './context.js';

@@ -7,8 +7,8 @@
  *
  * The directory is created 0700 and the file written 0600: it holds API keys.
  *
- * Writes (login, logout) are read-modify-write under a lock, so two logins at
- * the same instant keep both profiles (see ./lock.ts): take the lock, read the
+ * Writes (login, logout) are read-modify-write under a lock (src/util/file-lock.ts),
+ * so two logins at the same instant keep both profiles: take the lock, read the
  * file as it is now, change one profile, write a temporary file (0600, flushed)
  * and rename it over config.json, release the lock. A reader therefore sees the
  * old file or the new one, never half of one. Reads take no lock.
@@ -19,6 +19,13 @@
  * replaced either: the mode is checked explicitly, because root could
  * otherwise write it anyway. A UTF-8 byte order mark (as some Windows editors
  * save) is accepted.
+ *
+ * Why not conf (the usual store for a CLI's settings, and the first one here):
+ * it writes its file atomically but takes no lock between processes, so two
+ * logins at the same instant each wrote the profiles they had read and one
+ * profile was lost (in the first of the trials of four logins at the same
+ * instant that test/client/config-store.test.ts runs). Loading it, with ajv, also
+ * cost ~84 ms on each login and logout (docs/performance.md).
  */
 import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
@@ -26,7 +33,7 @@ import { pid } from 'node:process';
 import { basename, dirname, join } from 'node:path';
 import type { ConfigStore, Profile } from './profile-types.js';
 import { VidpubError, sanitize } from '../errors.js';
-import { withFileLock } from '../util/file-lock.js';
+import { withFileLock, type LockPurpose } from '../util/file-lock.js';
 import { xdgBase } from '../util/xdg.js';
 import { nodeCrypto } from '../util/lazy-crypto.js';
 type Env = Readonly<Record<string, string | undefined>>;
@@ -174,6 +181,14 @@ export function writeFileAtomic(path: string, text: string): void {
   }
 }
 
+/** The lock on config.json, as its errors name it. */
+const LOCK_PURPOSE: LockPurpose = {
+  file: 'the config file',
+  holders: 'another vidpub login or logout',
+  notDone: 'nothing was stored',
+  directory: 'the config directory',
+};
+
 export interface OpenOptions {
   /** Create the directory and allow setProfile/deleteProfile. Without it the store is read-only and writing throws. */
   writable?: boolean;
@@ -197,7 +212,7 @@ export async function openConfigStore(env: Env, opts: OpenOptions = {}): Promise
   /** Read-modify-write under the lock; `change` returns the new profiles, or undefined to write nothing. */
   const update = async <T>(change: (current: Record<string, Profile>) => { next?: Record<string, Profile>; result: T }, signal?: AbortSignal): Promise<T> => {
     if (!opts.writable) throw new Error('internal: the config store was opened read-only (openConfigStore(env, { writable: true }) to write)');
-    return withFileLock(path, { waitMs: opts.lockWaitMs, signal }, () => {
+    return withFileLock(path, { purpose: LOCK_PURPOSE, waitMs: opts.lockWaitMs, signal }, () => {
       // Read right before writing: keep what other processes stored meanwhile,
       // and never overwrite a file that became corrupt or read-only.
       const fresh = readConfigFile(path);

@@ -6,7 +6,7 @@ export interface Profile {
   logged_in_at?: string;
 }
 
-/** The config store (conf underneath, file 0600 in a 0700 directory). */
+/** The config store: one JSON file (0600, in a 0700 directory), written under a lock by config-store.ts. */
 export interface ConfigStore {
   /** Absolute path of the config file. */
   readonly path: string;

@@ -5,13 +5,16 @@
 import type { AddressInfo } from 'node:net';
 import type { EmulatorKeyInfo, EmulatorStartInfo } from '../api/wire-types.js';
 import { Core } from './core.js';
-import { defaultFixture, validateFixture, type Fixture } from './fixture.js';
+import { defaultFixture } from './default-fixture.js';
+import type { Fixture } from './fixture.js';
+import { validateFixture } from './fixture-check.js';
 import { releaseDuePosts } from './posts.js';
 import { mcpPlugin } from './mcp.js';
 import { buildServer, type EmulatorPlugin } from './server.js';
 import { EmulatorService } from './service.js';
 
-export { defaultFixture, loadFixtureFile, validateFixture, FixtureError, DEFAULT_KEYS } from './fixture.js';
+export { defaultFixture, DEFAULT_KEYS } from './default-fixture.js';
+export { loadFixtureFile, validateFixture, FixtureError, type FixtureProblem } from './fixture-check.js';
 export type { Fixture, FixtureAccount, FixtureWorkspace, FixtureKey, FixtureDestination, FixtureOption, FixtureMedia } from './fixture.js';
 export { EmulatorService } from './service.js';
 export type { CallContext, RequestBody, ServiceResult } from './service.js';

@@ -15,6 +15,7 @@ import type { CreatePostRequest } from '../api/wire-types.js';
 import { ExitCode, OutcomeUnknownError, RateLimitError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
 import { bindDeadline } from '../session/deadline.js';
 import { formatDuration } from '../time/duration.js';
+import { postRefusal, refuse } from '../core/post-rules.js';
 import type { Session } from '../session/session.js';
 import type { Progress } from '../ui/progress.js';
 import {
@@ -243,6 +244,7 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
     get_media: call((c, a, { signal }) => c.getMedia(a.media_id, { signal })),
     create_post: call(
       write('create_post', async (c, { idempotency_key, ...body }, { signal }) => {
+        refuse(postRefusal(body, session.clock.now()));
         const post = await c.createPost(body as CreatePostRequest, { idempotencyKey: idempotency_key, signal });
         await session.journal?.post({ post, idem: idempotency_key, outcome: responseMeta(post)?.replayed ? 'replayed' : 'created' });
         return post;
@@ -250,6 +252,7 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
     ),
     publish_post: call(
       write('publish_post', async (c, { idempotency_key, post_id, ...body }, { signal }) => {
+        refuse(postRefusal(body, session.clock.now()));
         const post = await c.publishPost(post_id, body, { idempotencyKey: idempotency_key, signal });
         await session.journal?.status(post, post.status === 'scheduled' ? 'scheduled' : 'publishing');
         return post;

@@ -15,8 +15,11 @@ import type { Session } from '../session/session.js';
 import type { RunKey } from '../session/run-key.js';
 import type { OpenRun, RunMemory } from '../journal/journal-types.js';
 import { CancelledError, InterruptedError, OutcomeUnknownError, VidpubError, sanitize } from '../errors.js';
-import type { PostSource } from './post-flow.js';
-import { isoUtc, parseWhen, relativePhrase, type ResolvedWhen } from '../time/when.js';
+import type { PostOpts, PostSource } from './post-opts.js';
+import { optionsBody, type DestinationPlan } from './options.js';
+import { relativePhrase } from '../time/describe.js';
+import { isoUtc } from '../time/iso-time.js';
+import { parseWhen, type ResolvedWhen } from '../time/parse-when.js';
 
 export interface CutOffInput {
   source: PostSource;
@@ -28,6 +31,16 @@ export interface CutOffInput {
   /** --at as typed. */
   atText?: string;
   zone: string;
+}
+
+/** What POST /posts would carry for the destinations: to tell whether fresh options change the post. */
+export function destinationsBody(plans: DestinationPlan[]): string {
+  return JSON.stringify(plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })));
+}
+
+/** What a run's note in runs/ says it posts, to tell a rerun of it. */
+export function cutOffInput(opts: PostOpts, caption: string, plans: DestinationPlan[]): CutOffInput {
+  return { source: opts.source, caption, destinations: destinationsBody(plans), draft: opts.draft, when: opts.when, atText: opts.atText, zone: opts.zone };
 }
 
 /** The run memory of this post, once the run has written it down (runPost ends it). */

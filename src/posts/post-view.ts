@@ -11,7 +11,7 @@ import { atHandle } from './destinations.js';
 import { sanitize } from '../errors.js';
 import type { Colors } from '../ui/color.js';
 import { renderFields, renderTable } from '../ui/table.js';
-import { describeMoment, describeRelative } from '../time/when.js';
+import { describeMoment, describeRelative } from '../time/describe.js';
 
 /** What post, publish and status return: the post and what is needed to show it. */
 export interface PostResult {

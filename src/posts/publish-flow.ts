@@ -14,8 +14,9 @@ import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './set
 import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './post-view.js';
 import { dailySpendText, summaryLines, whenLine } from './summary.js';
 import { wrapLine } from '../ui/wrap.js';
+import { publishAtRefusal, refuse } from '../core/post-rules.js';
 import { followPost } from './watch.js';
-import type { ResolvedWhen } from '../time/when.js';
+import type { ResolvedWhen } from '../time/parse-when.js';
 
 export interface PublishOpts {
   postId: string;
@@ -153,6 +154,8 @@ async function publishWithin(opts: PublishOpts, session: Session): Promise<PostR
   if (session.interactive && !opts.yes) await confirmPublish(opts, session, client, all);
   session.log.info(`Publishing post ${opts.postId}: ${whenLine(opts.when, session.clock.now())}`);
   if (opts.when.note) session.log.warn(opts.when.note);
+  // The time held to the service's range once more: it may have passed while the person read the summary.
+  refuse(publishAtRefusal(opts.when.publishAt, session.clock.now(), '--at'));
   let post: Post;
   try {
     post = await client.publishPost(opts.postId, { publish_at: opts.when.publishAt }, { signal });

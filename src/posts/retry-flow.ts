@@ -10,6 +10,7 @@ import { responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Me, Post, PostDestination } from '../api/wire-types.js';
 import { BlockedError, InterruptedError, OutcomeUnknownError, UsageError, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
+import type { JournalPost } from '../journal/journal-types.js';
 import { recordingEnd } from './journal-notes.js';
 import { ask } from './options.js';
 import { resolveDestination } from './destinations.js';
@@ -17,8 +18,9 @@ import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './set
 import { blockingIssues, failedDestinations, namesOf, type PostResult } from './post-view.js';
 import { reportEarlier } from './rerun.js';
 import { dailySpendText, whenLine } from './summary.js';
+import { postRefusal, refuse } from '../core/post-rules.js';
 import { followPost } from './watch.js';
-import type { ResolvedWhen } from '../time/when.js';
+import type { ResolvedWhen } from '../time/parse-when.js';
 
 export interface RetryOpts {
   postId: string;
@@ -57,65 +59,93 @@ export async function runRetry(opts: RetryOpts, outer: Session): Promise<RetryRe
   }
 }
 
+/** One retry: what its steps share. */
+interface RetryRun {
+  opts: RetryOpts;
+  session: Session;
+  deadlineMs: number;
+  original: Post;
+  names: Record<string, string>;
+}
+
 async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResult> {
   const client = await session.client();
   const { signal, clock } = session;
   const deadlineMs = session.deadlineMs ?? clock.now() + opts.timeoutMs;
-  let original: Post;
-  try {
-    original = await client.getPost(opts.postId, { signal });
-  } catch (err) {
-    const { journalKnows } = await import('./status-flow.js');
-    throw await journalKnows(err, opts.postId, session, 'retry');
-  }
-  let names: Record<string, string> = {};
+  const original = await readOriginal(opts.postId, session);
   const all = await client.listDestinations({ signal, cached: true }).catch(() => []);
-  names = namesOf(all);
+  const run: RetryRun = { opts, session, deadlineMs, original, names: namesOf(all) };
+  const nothing: RetryResult = { post: original, names: run.names, zone: opts.zone, nothing: true, retryOf: original.id };
   const failed = failedDestinations(original);
   if (failed.length === 0) {
     const total = original.destinations?.length ?? 0;
     session.log.info(
       `Post ${original.id} has no destination that failed or was cancelled (${total} destination${total === 1 ? '' : 's'}, post ${sanitize(String(original.status))}): nothing to retry, nothing was sent.`,
     );
-    return { post: original, names, zone: opts.zone, nothing: true, retryOf: original.id };
+    return nothing;
   }
+  const todo = await leftToRetry(run, pick(failed, opts.to, all, run.names, original.id));
+  if (todo.chosen.length === 0) {
+    session.log.info(`Post ${original.id}: nothing to retry, nothing was sent.`);
+    return nothing;
+  }
+  if (todo.earlier) return { ...(await reportRetried(run, todo.chosen, todo.key, todo.earlier)), retryOf: original.id };
+  await confirmRetry(run, todo.chosen);
+  const post = await createRetry(run, todo.chosen, todo.key);
+  return { ...(await followRetry(run, post, todo.key)), retryOf: original.id };
+}
 
-  let chosen = pick(failed, opts.to, all, names, original.id);
+async function readOriginal(postId: string, session: Session): Promise<Post> {
+  try {
+    return await (await session.client()).getPost(postId, { signal: session.signal });
+  } catch (err) {
+    const { journalKnows } = await import('./status-flow.js');
+    throw await journalKnows(err, postId, session, 'retry');
+  }
+}
+
+/**
+ * The destinations still to retry and the key of their retry, with the
+ * retry of them this machine's journal holds (any age), if any. A
+ * destination an earlier retry of another set already posted to (retry --to
+ * one, then retry) is not posted again: none left is nothing to retry.
+ */
+async function leftToRetry(run: RetryRun, picked: PostDestination[]): Promise<{ chosen: PostDestination[]; key: string; earlier?: JournalPost }> {
+  const { session, original, names } = run;
+  let chosen = picked;
   let key = retryKey(original.id, chosen.map((d) => d.destination_id));
-
-  // Retried before from this machine (any age): report that post, create nothing.
-  let earlier = await session.journal?.findByKey(key);
-  if (!earlier) {
-    // A destination an earlier retry of another set already posted to (retry --to one, then retry): not posted again.
-    const done = await retriedBefore(session, original.id);
-    const left = chosen.filter((d) => !done.has(d.destination_id));
-    for (const d of chosen) {
-      const by = done.get(d.destination_id);
-      if (!by) continue;
-      session.log.info(
-        `${sanitize(names[d.destination_id] ?? d.destination_id)} was already retried as post ${by.post_id} on ${by.at} (this machine's journal): not posted again.` +
-          (by.status === 'failed' || by.status === 'cancelled' ? ` It ${by.status} there too: vidpub retry ${by.post_id}` : ''),
-      );
-    }
-    if (left.length === 0) {
-      session.log.info(`Post ${original.id}: nothing to retry, nothing was sent.`);
-      return { post: original, names, zone: opts.zone, nothing: true, retryOf: original.id };
-    }
-    if (left.length < chosen.length) {
-      chosen = left;
-      key = retryKey(original.id, chosen.map((d) => d.destination_id));
-      earlier = await session.journal?.findByKey(key);
-    }
+  const earlier = await session.journal?.findByKey(key);
+  if (earlier) return { chosen, key, earlier };
+  const done = await retriedBefore(session, original.id);
+  for (const d of chosen) {
+    const by = done.get(d.destination_id);
+    if (!by) continue;
+    session.log.info(
+      `${sanitize(names[d.destination_id] ?? d.destination_id)} was already retried as post ${by.post_id} on ${by.at} (this machine's journal): not posted again.` +
+        (by.status === 'failed' || by.status === 'cancelled' ? ` It ${by.status} there too: vidpub retry ${by.post_id}` : ''),
+    );
   }
-  if (earlier) {
-    const message =
-      `${chosen.length === 1 ? 'This destination' : 'These destinations'} of post ${original.id} ${chosen.length === 1 ? 'was' : 'were'} already retried ` +
-      `as post ${earlier.post_id} on ${earlier.at} (this machine's journal): nothing new is created; reporting that post as it is now.` +
-      (earlier.state === 'failed' ? ` It failed too: vidpub retry ${earlier.post_id}` : '');
-    const r = await reportEarlier(session, client, earlier, { key, wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs, zone: opts.zone, message });
-    return { ...r, retryOf: original.id };
-  }
+  const left = chosen.filter((d) => !done.has(d.destination_id));
+  if (left.length === 0 || left.length === chosen.length) return { chosen: left, key };
+  chosen = left;
+  key = retryKey(original.id, chosen.map((d) => d.destination_id));
+  return { chosen, key, earlier: await session.journal?.findByKey(key) };
+}
 
+/** These destinations were retried before from this machine: that post is reported as it is now, nothing is created. */
+async function reportRetried(run: RetryRun, chosen: PostDestination[], key: string, earlier: JournalPost): Promise<PostResult> {
+  const { opts, session, original } = run;
+  const message =
+    `${chosen.length === 1 ? 'This destination' : 'These destinations'} of post ${original.id} ${chosen.length === 1 ? 'was' : 'were'} already retried ` +
+    `as post ${earlier.post_id} on ${earlier.at} (this machine's journal): nothing new is created; reporting that post as it is now.` +
+    (earlier.state === 'failed' ? ` It failed too: vidpub retry ${earlier.post_id}` : '');
+  const client = await session.client();
+  return reportEarlier(session, client, earlier, { key, wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs: run.deadlineMs, zone: opts.zone, message });
+}
+
+/** What is retried and why it failed, when, and what it spends: asked on a terminal (without --yes), logged elsewhere. */
+async function confirmRetry(run: RetryRun, chosen: PostDestination[]): Promise<void> {
+  const { opts, session, original, names } = run;
   const lines = [`Retry of post ${original.id}: a new post of video ${sanitize(String(original.media_id))} with the same caption and options to:`];
   for (const d of chosen) {
     const why = d.failure?.message ? `: ${sanitize(d.failure.message)}${d.failure.code ? ` (${sanitize(d.failure.code)})` : ''}` : '';
@@ -123,15 +153,20 @@ async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResu
   }
   lines.push(`When: ${whenLine(opts.when)}`);
   lines.push(await allowanceLine(session, opts.zone));
-  if (session.interactive && !opts.yes) {
-    for (const line of lines) session.screen.write(line + '\n');
-    const prompter = await session.prompter();
-    const yes = await ask(() => prompter.confirm({ message: opts.when.now ? 'Post it now?' : 'Schedule it?', default: true }));
-    if (!yes) throw new InterruptedError('Cancelled: nothing was posted.');
-  } else {
+  if (!session.interactive || opts.yes) {
     for (const line of lines) session.log.info(line);
+    return;
   }
+  for (const line of lines) session.screen.write(line + '\n');
+  const prompter = await session.prompter();
+  const yes = await ask(() => prompter.confirm({ message: opts.when.now ? 'Post it now?' : 'Schedule it?', default: true }));
+  if (!yes) throw new InterruptedError('Cancelled: nothing was posted.');
+}
 
+/** The new post: the original's video, caption and options to the destinations chosen, under the retry's key. */
+async function createRetry(run: RetryRun, chosen: PostDestination[], key: string): Promise<Post> {
+  const { opts, session, original, names } = run;
+  const { clock, signal } = session;
   const body: CreatePostRequest = {
     media_id: original.media_id,
     caption: original.caption ?? '',
@@ -139,9 +174,10 @@ async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResu
     publish_at: opts.when.publishAt,
   };
   if (!opts.when.now && opts.when.ms <= clock.now()) throw new UsageError(`the time ${opts.when.local} for --at has passed; nothing was posted`);
-  let post: Post;
+  refuse(postRefusal(body, clock.now()));
+  const client = await session.client();
   try {
-    post = await client.createPost(body, { idempotencyKey: key, signal });
+    return await client.createPost(body, { idempotencyKey: key, signal });
   } catch (err) {
     if (isDailyLimit(err)) {
       throw dailyLimitError(err, 'no post was created', `Run "vidpub retry ${original.id}" again after the reset, or add --wait-for-quota to wait for it.`, opts.zone, clock.now());
@@ -157,14 +193,21 @@ async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResu
     }
     throw err;
   }
+}
+
+/** The journal told of the new post (a replayed one read as it is now first), then followed like post does. */
+async function followRetry(run: RetryRun, created: Post, key: string): Promise<PostResult> {
+  const { opts, session, original, names, deadlineMs } = run;
+  const client = await session.client();
+  let post = created;
   const replayed = responseMeta(post)?.replayed === true;
   if (replayed) {
     session.log.info(`Post ${post.id} was already created by an earlier retry of ${original.id}; reporting it.`);
-    post = await client.getPost(post.id, { signal });
+    post = await client.getPost(post.id, { signal: session.signal });
   }
   await session.journal?.post({ post, names, idem: key, outcome: replayed ? 'replayed' : 'created', retryOf: original.id });
   const result: PostResult = { post, names, zone: opts.zone };
-  const r = await recordingEnd(
+  return recordingEnd(
     session,
     async () => {
       if (blockingIssues(post.issues).length > 0) throw blockedPost(result, 'published');
@@ -173,7 +216,6 @@ async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResu
     },
     post,
   );
-  return { ...r, retryOf: original.id };
 }
 
 /** The destinations earlier retries of `postId` posted to, from this machine's journal: id → that retry post, its time and the destination's state there. */

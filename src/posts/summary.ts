@@ -9,7 +9,9 @@ import type { Colors } from '../ui/color.js';
 import { formatDuration } from '../time/duration.js';
 import type { DestinationPlan } from './options.js';
 import { destinationLabel } from './post-view.js';
-import { describeRelative, isValidTimeZone, relativePhrase, type ResolvedWhen } from '../time/when.js';
+import { describeRelative, relativePhrase } from '../time/describe.js';
+import type { ResolvedWhen } from '../time/parse-when.js';
+import { isValidTimeZone } from '../time/zones.js';
 
 export interface SummaryInput {
   /** What is posted: a file path, a link, or "media med_123". */

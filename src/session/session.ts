@@ -1,8 +1,9 @@
 /**
  * What a flow (upload, import, post, publish, status, an MCP tool) runs with:
  * the client, the clock, the signal, where its words go, and whether it may
- * ask. The CLI builds one from an invocation (src/cli/session.ts), the MCP
- * server its own; a flow never sees the CLI's Invocation or Context.
+ * ask. The CLI builds one with each invocation (Invocation.session, in
+ * src/cli/command.ts), the MCP server its own; a flow never sees the CLI's
+ * Invocation or Context.
  */
 import type { ApiClient } from '../api/client.js';
 import type { Clock } from '../core/clock.js';

@@ -1,16 +1,18 @@
 /**
- * A cross-process lock on one file, for short sections of file I/O: the
- * config store's read-modify-write (login, logout), which waits for the lock
- * (withFileLock), and the journal's rotation, which one process does and the
- * others skip (tryFileLock). The sections are a few milliseconds of
- * synchronous file I/O; the wait between tries is asynchronous, so that
- * Ctrl-C and a command's --timeout (the signal) end it at once.
+ * A cross-process lock on one file, for short sections of file I/O. Two ways
+ * to take it: withFileLock waits for the lock (for a read-modify-write that
+ * must happen), tryFileLock runs its section only if nobody holds the lock
+ * (for work that one process does for all, the others skipping it). The
+ * section itself is synchronous and takes milliseconds; the wait between
+ * tries is asynchronous, so that Ctrl-C and a command's --timeout (the
+ * signal) end it at once. The lock knows nothing of what it protects: a
+ * caller that waits says it (LockPurpose), and the errors use its words.
  *
  * The lock is a file `<path>.lock` created with O_CREAT|O_EXCL (`wx`), so
  * exactly one process creates it; it holds {"pid", "host", "at"} for the
  * diagnosis. A process that finds it waits, with jittered sleeps, for at most
- * `waitMs` (default 10 s), then gives up with an error naming the lock file;
- * an abort of `signal` ends the wait sooner, with the signal's reason.
+ * `waitMs` (default 10 s), then gives up with an error naming the file and its
+ * holder; an abort of `signal` ends the wait sooner, with the signal's reason.
  *
  * Stale locks (a vidpub killed while holding one) are taken over: a lock whose
  * process no longer exists on this host, or that is older than STALE_MS
@@ -19,12 +21,13 @@
  * again, under the guard, the lock that is there now. (Moving the stale lock
  * aside and putting back a live one, as before, could lose a live lock when a
  * third process took the place meanwhile: two holders at once, and a profile
- * lost, seen once in the 4-logins-on-a-stale-lock test.)
+ * lost, seen once in a test of four processes meeting one stale lock.)
  *
- * Why not a library: proper-lockfile (the usual choice) is asynchronous,
- * mkdir-based with the same mtime staleness rule, and pulls in three
- * dependencies; the ConfigStore interface is synchronous and the section
- * is tiny, so the ~80 lines here are simpler to keep right.
+ * Why not a library: proper-lockfile (the usual choice) judges a lock by its
+ * age alone, keeping a held lock fresh by touching it on a timer; a lock left
+ * by a killed vidpub would then hold up the next caller until it went stale,
+ * where this file takes it over at once when its process is gone. It also
+ * pulls in three dependencies; the ~170 lines of code here use node:fs alone.
  */
 import { closeSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -76,7 +79,7 @@ export function processAlive(other: number): boolean {
   }
 }
 
-/** True when the lock file (inode `ino`, modified at `mtimeMs`) is stale. */
+/** True when the lock file (holding `info`, modified at `mtimeMs`) is stale: too old, or its process gone. */
 function isStale(info: LockInfo, mtimeMs: number, now: number): boolean {
   if (now - mtimeMs > STALE_MS) return true;
   if (info.host === hostname() && typeof info.pid === 'number' && info.pid !== pid && !processAlive(info.pid)) return true;
@@ -135,12 +138,28 @@ function tryAcquire(lockPath: string): boolean {
   return true;
 }
 
+/** What a waited-for lock protects, in the words its errors use. */
+export interface LockPurpose {
+  /** The file locked, as a sentence names it: "the config file" (its path follows). */
+  file: string;
+  /** Who else takes the lock: "another vidpub login or logout". */
+  holders: string;
+  /** What the caller did not do when it cannot have the lock: "nothing was stored". */
+  notDone: string;
+  /** The directory the lock file is created in, for a hint: "the config directory". */
+  directory: string;
+}
+
 export interface LockOptions {
+  /** What the lock is for: its errors say it. */
+  purpose: LockPurpose;
   /** Longest wait for the lock, ms (default 10 s). */
   waitMs?: number;
   /** Ends the wait for another holder (Ctrl-C, the command's deadline): rejects with its reason. */
   signal?: AbortSignal;
 }
+
+const capitalized = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** One try at the lock: 'held' (ours now), 'busy' (a live holder), 'retry' (released or broken as stale meanwhile). */
 function attempt(lockPath: string): { state: 'held' } | { state: 'retry' } | { state: 'busy'; info: LockInfo } {
@@ -173,8 +192,8 @@ function release<T>(lockPath: string, fn: () => T): T {
 
 /**
  * Runs `fn` while holding the lock on `path` (the lock file is `<path>.lock`),
- * waiting for another holder up to `waitMs`. Errors name the config file: the
- * config store is what waits.
+ * waiting for another holder up to `waitMs`. Its errors (the lock cannot be
+ * created; another holder kept it too long) name `path` as `purpose` words it.
  */
 export async function withFileLock<T>(path: string, opts: LockOptions, fn: () => T): Promise<T> {
   const lockPath = `${path}.lock`;
@@ -187,8 +206,8 @@ export async function withFileLock<T>(path: string, opts: LockOptions, fn: () =>
       got = attempt(lockPath);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new VidpubError(`Cannot create the lock file ${sanitize(lockPath)} (${code ?? 'error'}); the config file was left as it was.`, {
-        hint: 'Check the permissions of the config directory.',
+      throw new VidpubError(`Cannot create the lock file ${sanitize(lockPath)} (${code ?? 'error'}); ${opts.purpose.file} was left as it was.`, {
+        hint: `Check the permissions of ${opts.purpose.directory}.`,
       });
     }
     if (got.state === 'held') break;
@@ -196,7 +215,8 @@ export async function withFileLock<T>(path: string, opts: LockOptions, fn: () =>
     if (Date.now() - start >= waitMs) {
       const { info } = got;
       const who = typeof info.pid === 'number' ? ` by process ${info.pid}${info.host && info.host !== hostname() ? ` on ${sanitize(info.host)}` : ''}` : '';
-      throw new VidpubError(`The config file ${sanitize(path)} is locked${who} (another vidpub login or logout); nothing was stored.`, {
+      const { file, holders, notDone } = opts.purpose;
+      throw new VidpubError(`${capitalized(file)} ${sanitize(path)} is locked${who} (${holders}); ${notDone}.`, {
         hint: `Run the command again when it has finished. If no other vidpub is running, remove ${sanitize(lockPath)}.`,
       });
     }

@@ -155,6 +155,58 @@ describe('loadFixtureFile', () => {
   });
 });
 
+describe('a fixture with several problems', () => {
+  /** Three problems of different kinds: a value, an unknown field, an id used twice. */
+  const threeProblems = () => {
+    const f = structuredClone(MINIMAL) as Json;
+    f.workspaces[0].keys[0].access = 'write';
+    f.workspaces[0].destinations[0].platfrom = 'youtube';
+    f.workspaces[0].media.push({ id: 'med_a', filename: 'b.mp4', content_type: 'video/mp4', size_bytes: 1000 });
+    return f;
+  };
+  const lines = (file: string) => [
+    `${file}: workspaces[0].keys[0].access must be "read" or "read_write", got "write"`,
+    `${file}: workspaces[0].destinations[0].platfrom is not a known field (known: id, platform, handle, display_name, status, video_limits, options, creator, caption_max_length)`,
+    `${file}: workspaces[0].media[1].id duplicates media id "med_a" already used at workspaces[0].media[0].id`,
+  ];
+
+  it('validateFixture reports every one of them, one line each naming its path', () => {
+    let error: unknown;
+    try {
+      validateFixture(threeProblems(), 'mine.json');
+    } catch (err) {
+      error = err;
+    }
+    expect((error as Error).name).toBe('FixtureError');
+    expect((error as Error).message.split('\n')).toEqual(lines('mine.json'));
+    expect((error as { problems: unknown }).problems).toEqual([
+      { path: 'workspaces[0].keys[0].access', message: 'must be "read" or "read_write", got "write"' },
+      { path: 'workspaces[0].destinations[0].platfrom', message: expect.stringMatching(/^is not a known field/) },
+      { path: 'workspaces[0].media[1].id', message: 'duplicates media id "med_a" already used at workspaces[0].media[0].id' },
+    ]);
+  });
+
+  it('vidpub emulator --fixture prints the three lines under a count, exit 2; --json lists them as "problems"', async () => {
+    const file = join(dir, 'three.json');
+    await writeFile(file, JSON.stringify(threeProblems()));
+    const r = await runCli(['emulator', '--port', '0', '--fixture', file], { signal: AbortSignal.abort() });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')).toEqual([
+      `Error: invalid fixture: 3 problems in ${file}`,
+      ...lines(file).map((line) => `  ${line}`),
+      'See "Fixture files" in the README for the format.',
+      '',
+    ]);
+
+    const j = await runCli(['emulator', '--port', '0', '--json', '--fixture', file], { signal: AbortSignal.abort() });
+    expect(j.code).toBe(2);
+    const { error } = JSON.parse(j.stderr) as { error: { exit_code: number; problems: { path: string }[] } };
+    expect(error.exit_code).toBe(2);
+    expect(error.problems.map((p) => p.path)).toEqual(['workspaces[0].keys[0].access', 'workspaces[0].destinations[0].platfrom', 'workspaces[0].media[1].id']);
+  });
+});
+
 describe('startEmulator with a custom fixture', () => {
   it('serves the fixture instead of the default', async () => {
     const emu = await startTestEmulator({ processingMs: 10, publishMs: 10, fixture: MINIMAL });

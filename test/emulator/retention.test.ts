@@ -4,7 +4,7 @@
  * videos that an unfinished post uses are kept.
  */
 import { describe, expect, test } from 'vitest';
-import { defaultFixture } from '../../src/emulator/fixture.js';
+import { defaultFixture } from '../../src/emulator/default-fixture.js';
 import { RETAINED_FINISHED_RECORDS, RetainedRecords, State, type MediaState, type PostState } from '../../src/emulator/state.js';
 
 function media(id: string, status: MediaState['status']): MediaState {

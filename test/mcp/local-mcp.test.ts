@@ -150,6 +150,21 @@ describe('vidpub mcp: tools over stdio', () => {
   });
 });
 
+describe('vidpub mcp: the rules post holds, before anything is sent', () => {
+  it('create_post with an 11,000-character caption, an option value over 1,000, a past or too distant publish_at: invalid_input in post\'s words, no request', async () => {
+    const { client } = await start();
+    const caption = await fails(client, 'create_post', { ...youtubeNow('med_demo_sample'), caption: 'x'.repeat(11_000) });
+    expect(caption).toMatchObject({ class: 'invalid_input', exit_code: 2, message: 'the caption has 11,000 characters; the service takes at most 10,000' });
+    const option = await fails(client, 'create_post', { ...youtubeNow('med_demo_sample'), destinations: [{ destination_id: 'dst_demo_youtube', options: { title: 't'.repeat(1001) } }] });
+    expect(option).toMatchObject({ class: 'invalid_input', message: 'the value of option title has 1,001 characters; the service takes at most 1,000' });
+    const past = await fails(client, 'create_post', { ...youtubeNow('med_demo_sample'), publish_at: '2001-01-01T09:00:00Z' });
+    expect(past).toMatchObject({ class: 'invalid_input', message: 'the time 2001-01-01T09:00:00Z for publish_at is in the past' });
+    const far = await fails(client, 'publish_post', { post_id: 'post_any', publish_at: '2999-01-01T09:00:00+02:00' });
+    expect(far.message).toBe('the time 2999-01-01T09:00:00+02:00 for publish_at is more than 365 days ahead; the service schedules at most 365 days ahead');
+    expect((await emu.requests()).filter((r) => r.path.startsWith('/v1/posts'))).toEqual([]);
+  });
+});
+
 describe('vidpub mcp: local files', () => {
   it('upload_file with a missing path: a tool error naming the reason; nothing is sent', async () => {
     const { client } = await start();

@@ -3,7 +3,8 @@ import { planJson, type BatchOpts, type BatchResult } from '../../batch/batch-fl
 import { planLines } from '../../batch/batch-view.js';
 import type { ItemOutcome } from '../../batch/run-types.js';
 import { parseTimeout } from '../../session/wait-flags.js';
-import { resolveTimeZone, WHEN_FORMATS } from '../../time/when.js';
+import { WHEN_FORMATS } from '../../time/at-grammar.js';
+import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand, type Invocation } from '../command.js';
 
 const MAX_MANIFEST_BYTES = 10_000_000;

@@ -1,4 +1,5 @@
-import { UsageError, VidpubError } from '../../errors.js';
+import type { FixtureError } from '../../emulator/index.js';
+import { sanitize, UsageError, VidpubError } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { printJson } from '../json-output.js';
@@ -9,6 +10,17 @@ interface EmulatorOpts {
   processingMs?: number;
   publishMs?: number;
   fixture?: string;
+}
+
+/** One problem on the error line; more, one line each under a count (with --json, as "problems"). */
+function invalidFixture(err: FixtureError, file: string): UsageError {
+  const readme = 'See "Fixture files" in the README for the format.';
+  const lines = err.message.split('\n');
+  if (lines.length === 1) return new UsageError(`invalid fixture: ${lines[0]}`, { hint: readme });
+  const error = new UsageError(`invalid fixture: ${lines.length} problems in ${file}`, {
+    hint: [...lines.map((line) => `  ${sanitize(line)}`), readme].join('\n'),
+  });
+  return Object.assign(error, { problems: err.problems });
 }
 
 function wholeNumber(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
@@ -48,9 +60,7 @@ export default defineCommand<EmulatorOpts, void>({
       try {
         fixture = await emulator.loadFixtureFile(opts.fixture);
       } catch (err) {
-        throw new UsageError(`invalid fixture: ${(err as Error).message}`, {
-          hint: 'See "Fixture files" in the README for the format.',
-        });
+        throw invalidFixture(err as FixtureError, opts.fixture);
       }
     }
     let handle: Awaited<ReturnType<typeof emulator.startEmulator>>;

@@ -1,6 +1,7 @@
 import { UsageError, sanitize } from '../../errors.js';
 import { captionExcerpt, destinationsText, runHistory, type HistoryOpts, type HistoryResult } from '../../posts/history-flow.js';
-import { instantsForWall, isoInZone, offsetAt, resolveTimeZone } from '../../time/when.js';
+import { isoInZone } from '../../time/iso-time.js';
+import { instantsForWall, offsetAt, resolveTimeZone } from '../../time/zones.js';
 import { renderTable } from '../../ui/table.js';
 import { parseDuration } from '../../time/duration.js';
 import { defineCommand } from '../command.js';

@@ -3,14 +3,15 @@ import { UsageError, sanitize } from '../../errors.js';
 import { NO_ASKING, parseOptionFlag } from '../../posts/options.js';
 import { shellWord } from '../../util/shell.js';
 import { printPost, type PostResult } from '../../posts/post-view.js';
-import type { PostOpts, PostSource } from '../../posts/post-flow.js';
-import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../time/when.js';
+import type { PostOpts, PostSource } from '../../posts/post-opts.js';
+import { WHEN_FORMATS } from '../../time/at-grammar.js';
+import { parseWhen } from '../../time/parse-when.js';
+import { resolveTimeZone } from '../../time/zones.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parseIdempotencyKey } from '../../posts/post-flags.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { POST_FIELDS } from '../json-fields.js';
-
-const MAX_CAPTION_FILE_BYTES = 100_000;
+import { MAX_CAPTION_FILE_BYTES, captionFileRefusal, refuse } from '../../core/post-rules.js';
 
 async function readAll(stream: NodeJS.ReadableStream, limit: number, what: string): Promise<string> {
   const chunks: Buffer[] = [];
@@ -40,7 +41,7 @@ async function readCaption(flags: Record<string, unknown>, inv: Invocation): Pro
     try {
       const st = await stat(path);
       if (!st.isFile()) throw new UsageError(`--caption-file ${sanitize(file)} is not a file`);
-      if (st.size > MAX_CAPTION_FILE_BYTES) throw new UsageError(`--caption-file ${sanitize(file)} is longer than ${MAX_CAPTION_FILE_BYTES.toLocaleString('en-US')} bytes`);
+      refuse(captionFileRefusal(st.size, `--caption-file ${sanitize(file)}`));
       raw = await readFile(path, 'utf8');
     } catch (err) {
       if (err instanceof UsageError) throw err;

@@ -3,7 +3,9 @@ import { parseTimeout } from '../../session/wait-flags.js';
 import { parsePostId } from '../../posts/post-flags.js';
 import { runPublish, type PublishOpts } from '../../posts/publish-flow.js';
 import { printPost, type PostResult } from '../../posts/post-view.js';
-import { parseWhen, resolveTimeZone, WHEN_FORMATS } from '../../time/when.js';
+import { WHEN_FORMATS } from '../../time/at-grammar.js';
+import { parseWhen } from '../../time/parse-when.js';
+import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand } from '../command.js';
 import { POST_FIELDS } from '../json-fields.js';
 

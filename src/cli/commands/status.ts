@@ -5,7 +5,7 @@ import type { Media } from '../../api/wire-types.js';
 import { printPost, type PostResult } from '../../posts/post-view.js';
 import { formatSize } from '../../posts/summary.js';
 import type { AnyStatusOpts, StatusData } from '../../posts/status-flow.js';
-import { resolveTimeZone } from '../../time/when.js';
+import { resolveTimeZone } from '../../time/zones.js';
 import { renderFields } from '../../ui/table.js';
 import { defineCommand } from '../command.js';
 import { MEDIA_FIELDS, POST_FIELDS } from '../json-fields.js';

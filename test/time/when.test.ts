@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { expectError } from '../support/errors.js';
-import { describeMoment, describeRelative, isoInZone, isoUtc, parseWhen, resolveTimeZone } from '../../src/time/when.js';
+import { describeMoment, describeRelative } from '../../src/time/describe.js';
+import { isoInZone, isoUtc } from '../../src/time/iso-time.js';
+import { parseWhen } from '../../src/time/parse-when.js';
+import { resolveTimeZone } from '../../src/time/zones.js';
 
 // 2026-06-15T10:00:00Z: summer in Paris (+02:00) and New York (-04:00).
 const NOW = Date.UTC(2026, 5, 15, 10, 0, 0);

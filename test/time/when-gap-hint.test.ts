@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseWhen } from '../../src/time/when.js';
+import { parseWhen } from '../../src/time/parse-when.js';
 import { UsageError } from '../../src/errors.js';
 
 function usage(fn: () => unknown): UsageError {

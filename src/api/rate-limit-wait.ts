@@ -1,0 +1,69 @@
+/**
+ * A 429 from the service: waited out per Retry-After within --max-wait
+ * (daily_post_limit only with --wait-for-quota), or told as RateLimitError.
+ * What to do is decided by decideRateLimit (retry-decision.ts); this does it.
+ */
+import type { Clock } from '../core/clock.js';
+import { RateLimitError, sanitize } from '../errors.js';
+import { formatDuration } from '../time/duration.js';
+import { waitWithNotice, type NoticeSink } from './backoff.js';
+import { errorFromResponse, formatResetTime, header, parseErrorBody, type ResponseInfo } from './http-errors.js';
+import { decideRateLimit } from './retry-decision.js';
+
+export interface RateLimitedAnswer {
+  info: ResponseInfo;
+  /** Rate-limit waits so far that count against --max-wait. */
+  waitedMs: number;
+  signal: AbortSignal;
+  /** What the request does ("create a post"), for the message. */
+  action?: string;
+  clock: Clock;
+  sink: NoticeSink;
+  maxWaitMs: number;
+  waitForQuota: boolean;
+}
+
+/** Waits the 429 out (returns the ms waited that count against --max-wait) or throws RateLimitError. */
+export async function waitOutRateLimit(r: RateLimitedAnswer): Promise<number> {
+  const { info } = r;
+  const parsed = parseErrorBody(info.bodyText, header(info.headers, 'content-type'));
+  const code = parsed.code ?? 'rate_limited';
+  const now = r.clock.now();
+  const decision = decideRateLimit({ code, retryAfterSec: info.retryAfterSec, resetAt: parsed.resetAt, now, waitedMs: r.waitedMs, maxWaitMs: r.maxWaitMs, waitForQuota: r.waitForQuota });
+  if (decision.action === 'fail' && decision.reason === 'daily') {
+    throw new RateLimitError(`The daily post allowance is used up (daily_post_limit); it resets at ${formatResetTime(decision.resetAt, now)}.`, {
+      http: errorFromResponse(info).http,
+      code,
+      retryAfterSec: info.retryAfterSec,
+      resetAt: decision.resetAt,
+      hint: 'Run again after the reset, add --wait-for-quota to wait for it, or schedule the post for later.',
+    });
+  }
+  if (decision.action === 'fail') {
+    const base = errorFromResponse(info, { action: r.action });
+    const already = r.waitedMs > 0 ? ` after waiting ${formatDuration(r.waitedMs)}` : '';
+    throw new RateLimitError(
+      `Rate limited (${code})${already}: the service asks to wait ${formatDuration(decision.waitMs)}, more than --max-wait (${formatDuration(r.maxWaitMs)}) allows. ${parsed.message ? sanitize(parsed.message) : ''}`.trim(),
+      {
+        http: base.http,
+        code,
+        retryAfterSec: info.retryAfterSec,
+        resetAt: parsed.resetAt,
+        hint: `Try again in ${formatDuration(decision.waitMs)}, or raise --max-wait.`,
+      },
+    );
+  }
+  const when = formatResetTime(decision.resetAt, now);
+  await waitWithNotice({
+    clock: r.clock,
+    ms: decision.ms,
+    signal: r.signal,
+    sink: r.sink,
+    message: decision.daily
+      ? decision.resetAt === undefined
+        ? (left) => `Daily post allowance used up and the service gave no reset time; asking again in ${left} (--wait-for-quota)…`
+        : (left) => `Daily post allowance used up; waiting for the reset at ${when} (--wait-for-quota), ${left} left…`
+      : (left) => `Rate limited (${code}); retrying in ${left}…`,
+  });
+  return decision.daily ? 0 : decision.ms;
+}

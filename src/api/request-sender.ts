@@ -1,0 +1,372 @@
+/**
+ * The request sender: one logical request of the contract to the service,
+ * its parsed answer back, or an error of the hierarchy (http-errors.ts). What
+ * every endpoint shares lives here; what each endpoint means lives in its
+ * resource (resources/), which only names a method, a path and a body.
+ *
+ * - the key sent to the service's origin only (redirects.ts);
+ * - one Idempotency-Key per write, reused on every retry;
+ * - retries of connection errors, timeouts and 5xx with capped, jittered
+ *   exponential backoff, what to do after each attempt decided by a pure
+ *   function (retry-decision.ts);
+ * - 429s waited out within --max-wait (rate-limit-wait.ts), X-RateLimit-*
+ *   used to slow down before one (rate-limit-state.ts);
+ * - the --timeout budget, Ctrl-C, and a write whose outcome is open told as
+ *   such (unknown-outcome.ts);
+ * - each result carrying its own response metadata (responseMeta());
+ * - a --debug line per request and response with secrets redacted.
+ *
+ * The write rule (--workspace) and the key's cache are the client's
+ * (http-client.ts): the sender calls back before a write and when the key is
+ * refused.
+ */
+import type { Clock } from '../core/clock.js';
+import { AuthError, DeadlineReached, RateLimitError, ServiceError, sanitize } from '../errors.js';
+import { formatDuration } from '../time/duration.js';
+import { nodeCrypto } from '../util/lazy-crypto.js';
+import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, stoppedError, type BackoffPolicy, type NoticeSink } from './backoff.js';
+import { attachMeta, type ClientSettings, type HttpMethod, type RequestOptions, type ResponseMeta } from './client.js';
+import { withKeyHint, type KeyOrigin } from './credentials.js';
+import { createDebugLogger, redactUrl, type DebugLogger } from './debug.js';
+import { errorFromResponse, header, isRetryableNetworkError, networkError, parseErrorBody, type ResponseInfo } from './http-errors.js';
+import { Pacer, kindOf, type RequestKind } from './rate-limit-state.js';
+import { waitOutRateLimit } from './rate-limit-wait.js';
+import { redirectTarget, sameOrigin } from './redirects.js';
+import { exchange, networkReason, type RawResponse } from './exchange.js';
+import { decideAfterAttempt, type RetryCounters } from './retry-decision.js';
+import { createTransport, type MaybeSent, type Transport } from './transport.js';
+import { uncertainAfter, unknownOutcome } from './unknown-outcome.js';
+
+/** Retries after a connection error, a timeout or a 5xx (so at most 1 + this many attempts). */
+export const MAX_RETRIES = 3;
+/** Retries of a 409 idempotency_key_in_use (the first request is still being handled). */
+const MAX_IN_USE_RETRIES = 6;
+const CONNECT_TIMEOUT_MS = 10_000;
+const HEADERS_TIMEOUT_MS = 30_000;
+/** The whole response body, from its headers (a total: a trickle cannot stretch it). */
+const BODY_TIMEOUT_MS = 30_000;
+/** The ceiling of one request, connect to last byte (VIDPUB_REQUEST_TIMEOUT overrides it). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** What the sender runs on: no CLI Context, only these. */
+export interface SenderDeps {
+  clock: Clock;
+  /** Aborts every request of this client (Ctrl-C). */
+  signal: AbortSignal;
+  /** For the User-Agent. */
+  version: string;
+  /** Retries and rate-limit waits, for a person (silentNotices with --quiet). */
+  notices: NoticeSink;
+  /** Where --debug lines go (secrets redacted); absent: no debug log. */
+  debugOut?: { write(text: string): unknown };
+}
+
+/** Extra knobs for tests and other callers; defaults suit the CLI. */
+export interface ClientTuning {
+  backoff?: BackoffPolicy;
+  maxRetries?: number;
+  random?: () => number;
+  /** How long to wait for response headers (ms) before the attempt counts as timed out. */
+  headersTimeoutMs?: number;
+  /** The ceiling of one request (ms), connect to last byte (VIDPUB_REQUEST_TIMEOUT; default 60 s). */
+  requestTimeoutMs?: number;
+}
+
+export interface SenderOptions {
+  deps: SenderDeps;
+  settings: Pick<ClientSettings, 'maxWaitMs' | 'maxWaitPer' | 'timeoutMs' | 'waitForQuota'>;
+  baseUrl: string;
+  key: string;
+  tuning?: ClientTuning;
+  /** Where the key came from: the hint after it is refused says where a new one goes. */
+  keyOrigin?: KeyOrigin;
+  /** Before every write (the --workspace check). */
+  beforeWrite(o: RequestOptions): Promise<void>;
+  /** When the service refuses the key: what was kept under it may no longer hold. */
+  keyRefused(): Promise<void>;
+}
+
+/** One logical request on its way: what every attempt of it shares. */
+interface Sending {
+  method: HttpMethod;
+  kind: RequestKind;
+  path: string;
+  o: RequestOptions;
+  body: string | undefined;
+  signal: AbortSignal;
+  idempotencyKey: string | undefined;
+  /** Whether the service may have handled it without our hearing (a write's outcome is open). */
+  uncertain: boolean;
+}
+
+export class RequestSender {
+  readonly baseUrl: string;
+  readonly #o: SenderOptions;
+  readonly #key: string;
+  readonly #origin: URL;
+  readonly #clock: Clock;
+  readonly #debug: DebugLogger;
+  readonly #pacer: Pacer;
+  readonly #sink: NoticeSink;
+  readonly #backoff: BackoffPolicy;
+  readonly #maxRetries: number;
+  readonly #random: () => number;
+  readonly #headersTimeoutMs: number;
+  readonly #requestTimeoutMs: number;
+  #keyId: string | undefined;
+  #transport?: Transport;
+  /** Rate-limit waits so far, against --max-wait (when it bounds the whole command). */
+  #rateLimitWaitedMs = 0;
+  /** The --timeout budget, started by the first request; `stop` ends its timer at close. */
+  #budget?: { signal: AbortSignal; endsAt: number; stop(): void; expire(): void };
+
+  constructor(o: SenderOptions) {
+    const tuning = o.tuning ?? {};
+    this.#o = o;
+    this.baseUrl = o.baseUrl;
+    this.#key = o.key;
+    this.#origin = new URL(o.baseUrl);
+    this.#clock = o.deps.clock;
+    this.#debug = createDebugLogger({ out: o.deps.debugOut, now: () => o.deps.clock.now(), secrets: () => [this.#key] });
+    this.#pacer = new Pacer(o.deps.clock);
+    this.#sink = o.deps.notices;
+    this.#backoff = tuning.backoff ?? DEFAULT_BACKOFF;
+    this.#maxRetries = tuning.maxRetries ?? MAX_RETRIES;
+    this.#random = tuning.random ?? Math.random;
+    this.#requestTimeoutMs = tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#headersTimeoutMs = Math.min(tuning.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, this.#requestTimeoutMs);
+  }
+
+  /** A short hash of the key, computed on first use: node:crypto takes ~4 ms of CPU to load, which a read needs nothing of. */
+  get keyId(): string {
+    return (this.#keyId ??= nodeCrypto().createHash('sha256').update(this.#key).digest('hex').slice(0, 12));
+  }
+
+  /** Any endpoint of the contract: `path` is relative to baseUrl (e.g. "/me"); the JSON answer, with its metadata. */
+  async request<T = unknown>(method: HttpMethod, path: string, o: RequestOptions = {}): Promise<T> {
+    if (kindOf(method) === 'write') await this.#o.beforeWrite(o);
+    const res = await this.#send(method, path, o);
+    if (res.text.trim() === '') return undefined as T;
+    try {
+      return attachMeta(JSON.parse(res.text) as T, res.meta);
+    } catch {
+      const type = header(res.headers, 'content-type') ?? 'no content type';
+      throw new ServiceError(
+        `Unexpected response to ${method} ${redactUrl(this.baseUrl + path)}: HTTP ${res.status} (${sanitize(type)}) is not JSON: ${parseErrorBody(res.text, type).message}`,
+        { http: { status: res.status, method, path: new URL(this.baseUrl + path).pathname } },
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#budget?.stop();
+    const transport = this.#transport;
+    this.#transport = undefined;
+    await transport?.close().catch(() => undefined);
+  }
+
+  #transportFor(): Transport {
+    return (this.#transport ??= createTransport({
+      connectMs: Math.min(CONNECT_TIMEOUT_MS, this.#requestTimeoutMs),
+      headersMs: this.#headersTimeoutMs,
+      bodyMs: Math.min(BODY_TIMEOUT_MS, this.#requestTimeoutMs),
+      totalMs: this.#requestTimeoutMs,
+    }));
+  }
+
+  #signal(o: RequestOptions): AbortSignal {
+    if (o.signal && o.signalOnly) return o.signal;
+    const signals = [this.#o.deps.signal, ...(o.signal ? [o.signal] : []), ...(this.#budgetSignal() ?? [])];
+    return signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+  }
+
+  /**
+   * settings.timeoutMs as a signal that aborts with DeadlineReached once spent,
+   * started by the first request. A real timer aborts what is in flight; each
+   * call also checks the clock (a test's clock may run faster than real time).
+   */
+  #budgetSignal(): [AbortSignal] | undefined {
+    const ms = this.#o.settings.timeoutMs;
+    if (ms === undefined) return undefined;
+    if (!this.#budget) {
+      const expired = new AbortController();
+      const reason = new DeadlineReached(ms);
+      const timer = setTimeout(() => expired.abort(reason), ms);
+      timer.unref?.();
+      this.#budget = { signal: expired.signal, endsAt: this.#clock.now() + ms, stop: () => clearTimeout(timer), expire: () => expired.abort(reason) };
+    }
+    if (this.#clock.now() >= this.#budget.endsAt) this.#budget.expire();
+    return [this.#budget.signal];
+  }
+
+  /**
+   * Sends one logical request; a write that may have reached the service but
+   * got no answer (timeout, dropped connection, still in flight, Ctrl-C or the
+   * deadline during it) ends in OutcomeUnknownError, never in a refusal.
+   */
+  async #send(method: HttpMethod, path: string, o: RequestOptions): Promise<RawResponse> {
+    const kind = kindOf(method);
+    const s: Sending = {
+      method,
+      kind,
+      path,
+      o,
+      body: o.body === undefined ? undefined : JSON.stringify(o.body),
+      signal: this.#signal(o),
+      // A write carries one Idempotency-Key for all its attempts.
+      idempotencyKey: kind === 'write' ? (o.idempotencyKey ?? nodeCrypto().randomUUID()) : undefined,
+      uncertain: false,
+    };
+    try {
+      return await this.#attempts(s);
+    } catch (caught) {
+      let err = caught;
+      if (err instanceof AuthError) {
+        await this.#o.keyRefused();
+        if (this.#o.keyOrigin) err = withKeyHint(err, this.#o.keyOrigin);
+      }
+      if (kind !== 'write') throw err;
+      const request = `${method} ${new URL(this.baseUrl + path).pathname}`;
+      throw unknownOutcome(err, { uncertain: s.uncertain, signal: s.signal, request, action: o.action }) ?? err;
+    }
+  }
+
+  /** The attempts of one logical request: retries, rate limits, redirects; returns a 2xx response or throws. */
+  async #attempts(s: Sending): Promise<RawResponse> {
+    const { method, signal } = s;
+    const limits = { maxRetries: this.#maxRetries, maxInUseRetries: MAX_IN_USE_RETRIES };
+    const counters: RetryCounters = { retries: 0, inUseRetries: 0 };
+    let url = this.baseUrl + s.path;
+    let redirects = 0;
+    // --max-wait bounds every rate-limit wait of the command together, or of this request alone.
+    const perRequest = this.#o.settings.maxWaitPer === 'request';
+    let requestWaitedMs = 0;
+    for (let attempt = 1; ; attempt++) {
+      this.#budgetSignal(); // spent by now on the clock: the signal aborts
+      if (signal.aborted) throw stoppedError(signal);
+      if (perRequest) this.#refuseLongPacing(s.kind, requestWaitedMs);
+      await this.#pace(s.kind, signal);
+
+      let res: RawResponse;
+      try {
+        res = await this.#exchange(s, url, attempt);
+      } catch (err) {
+        // The request may have reached the service (the connection was up): its outcome is open.
+        if ((err as MaybeSent | undefined)?.requestSent !== false) s.uncertain = true;
+        if (isAbortError(err, signal)) throw stoppedError(signal, err);
+        const decision = decideAfterAttempt({ kind: 'network', retryable: isRetryableNetworkError(err) }, counters, limits);
+        if (decision.action !== 'retry') throw networkError(err, method, url, attempt);
+        await this.#backoffWait(counters[decision.counter]++, signal, `${method} ${redactUrl(url)} failed (${networkReason(err)})`);
+        continue;
+      }
+
+      const { status, headers } = res;
+      res.meta = this.#metaOf(s.kind, res);
+      const { retryAfterSec } = res.meta;
+      const info: ResponseInfo = { status, method, url, headers, bodyText: res.text, retryAfterSec, secrets: [this.#key] };
+      const code = status >= 400 ? parseErrorBody(res.text, header(headers, 'content-type')).code : undefined;
+      s.uncertain = uncertainAfter(status, code, s.uncertain);
+      const decision = decideAfterAttempt({ kind: 'response', status, code, retryAfterSec }, counters, limits);
+      switch (decision.action) {
+        case 'accept':
+          return res;
+        case 'redirect':
+          url = this.#redirect(res, method, url, ++redirects);
+          continue;
+        case 'rate-limited': {
+          const waited = await this.#rateLimited(info, perRequest ? requestWaitedMs : this.#rateLimitWaitedMs, s);
+          requestWaitedMs += waited;
+          this.#rateLimitWaitedMs += waited;
+          continue;
+        }
+        case 'retry': {
+          const why = decision.counter === 'inUseRetries' ? `${method} ${redactUrl(url)}: the same request is still being handled` : `${method} ${redactUrl(url)} got HTTP ${status}`;
+          await this.#backoffWait(counters[decision.counter]++, signal, why, decision.delayMs);
+          continue;
+        }
+        case 'fail':
+          throw failure(info, s.o.action, attempt);
+      }
+    }
+  }
+
+  /** Per request (the MCP server): a wait for the minute's allowance counts against --max-wait like a 429's. */
+  #refuseLongPacing(kind: RequestKind, waitedMs: number): void {
+    const paceMs = this.#pacer.delayFor(kind);
+    const maxWaitMs = this.#o.settings.maxWaitMs;
+    if (paceMs <= maxWaitMs - waitedMs) return;
+    const wait = formatDuration(Math.ceil(paceMs / 1000) * 1000);
+    throw new RateLimitError(`Rate limited (requests_per_minute): no ${kind} requests are left this minute; the allowance resets in ${wait}, more than --max-wait (${formatDuration(maxWaitMs)}) allows.`, {
+      code: 'requests_per_minute',
+      retryAfterSec: Math.ceil(paceMs / 1000),
+      hint: `Try again in ${wait}, or raise --max-wait.`,
+    });
+  }
+
+  /** Waits for the minute's allowance when X-RateLimit-* says none is left. */
+  async #pace(kind: RequestKind, signal: AbortSignal): Promise<void> {
+    await this.#pacer.before(kind, signal, (ms) => {
+      const text = `Pacing: no ${kind} requests left this minute; waiting ${formatDuration(ms)} for the allowance to reset.`;
+      if (ms >= 5_000) this.#sink.line(text);
+      else this.#debug.line(text);
+    });
+  }
+
+  /** What a caller may read of a response (responseMeta()); notes its rate-limit headers for pacing. */
+  #metaOf(kind: RequestKind, res: RawResponse): ResponseMeta {
+    const { status, headers } = res;
+    const rate = this.#pacer.note(kind, headers);
+    const retryAfterSec = parseRetryAfter(headers['retry-after'], this.#clock.now());
+    return {
+      status,
+      replayed: header(headers, 'idempotent-replayed') === 'true',
+      rateLimit: rate ? { limit: rate.limit ?? 0, remaining: rate.remaining, resetSec: Math.max(0, Math.round((rate.resetAtMs - this.#clock.now()) / 1000)) } : undefined,
+      ...(retryAfterSec !== undefined ? { retryAfterSec } : {}),
+      ...(headers.server !== undefined ? { server: header(headers, 'server') } : {}),
+    };
+  }
+
+  /** One attempt's HTTP exchange. */
+  #exchange(s: Sending, url: string, attempt: number): Promise<RawResponse> {
+    return exchange({
+      transport: this.#transportFor(),
+      debug: this.#debug,
+      method: s.method,
+      url,
+      // The key goes to the service's origin only.
+      key: sameOrigin(new URL(url), this.#origin) ? this.#key : undefined,
+      userAgent: `vidpub/${this.#o.deps.version}`,
+      body: s.body,
+      idempotencyKey: s.idempotencyKey,
+      signal: s.signal,
+      attempt,
+    });
+  }
+
+  #redirect(res: RawResponse, method: string, url: string, count: number): string {
+    const to = redirectTarget({ status: res.status, headers: res.headers, method, url, count, origin: this.#origin });
+    this.#debug.line(`redirect ${res.status} → ${redactUrl(to.href)}`);
+    return to.href;
+  }
+
+  #rateLimited(info: ResponseInfo, waitedMs: number, s: Sending): Promise<number> {
+    const { maxWaitMs, waitForQuota } = this.#o.settings;
+    return waitOutRateLimit({ info, waitedMs, signal: s.signal, action: s.o.action, clock: this.#clock, sink: this.#sink, maxWaitMs, waitForQuota });
+  }
+
+  async #backoffWait(retry: number, signal: AbortSignal, why: string, overrideMs?: number): Promise<void> {
+    const ms = overrideMs ?? backoffDelay(retry, this.#backoff, this.#random);
+    this.#debug.line(`${why}; retry ${retry + 1} in ${ms} ms`);
+    if (retry >= 1) this.#sink.line(`${why}; retrying in ${formatDuration(ms)}…`);
+    await interruptibleSleep(this.#clock, ms, signal);
+  }
+}
+
+/** A refusal or failure as an error of the hierarchy; a 5xx says how many attempts it took. */
+function failure(info: ResponseInfo, action: string | undefined, attempts: number): Error {
+  const err = errorFromResponse(info, { action });
+  if (info.status >= 500 && attempts > 1 && err instanceof ServiceError) {
+    return new ServiceError(`${err.message} after ${attempts} attempts`, { http: err.http, hint: err.hint });
+  }
+  return err;
+}

@@ -1,0 +1,129 @@
+/**
+ * The destinations of a post: resolved from --to (or picked on a terminal),
+ * refused when inactive, their options read and planned, what is missing
+ * asked for, and the video's duration checked against each.
+ */
+import { responseMeta } from '../api/client.js';
+import type { Destination } from '../api/wire-types.js';
+import { UsageError, sanitize } from '../errors.js';
+import type { Session } from '../session/session.js';
+import { formatDuration } from '../time/duration.js';
+import { shellWord } from '../util/shell.js';
+import { tooLongFor } from '../core/post-rules.js';
+import { ask, missingOptionsError, planOptions, promptMissing, type ChosenDestination, type DestinationPlan, type OptionAssignment } from './options.js';
+import { destinationLabel, namesOf } from './post-view.js';
+import { cancelledText, postCommandLine, type PostOpts } from './post-opts.js';
+
+/** What chooseDestinations found. */
+export interface Choice {
+  chosen: ChosenDestination[];
+  names: Record<string, string>;
+  /** Some of it came from the key's cache rather than from the service now. */
+  fromCache: boolean;
+}
+
+type Picked = { name: string; destination: Destination };
+
+/**
+ * Resolves --to, refuses inactive destinations, reads each one's options.
+ * The destinations and options may come from the key's cache (10 minutes)
+ * when the service itself refuses a post that stale data would make wrong
+ * (one published or scheduled: its issues block it); a draft, which the
+ * service saves whatever its issues, and a list offered to a person read the
+ * service. `fresh`: always the service.
+ */
+export async function chooseDestinations(opts: PostOpts, session: Session, fresh = false): Promise<Choice> {
+  const client = await session.client();
+  const signal = session.signal;
+  const cached = !fresh && !opts.draft && opts.to.length > 0;
+  const all = await client.listDestinations({ signal, cached });
+  // parse() lets a missing --to through only on a terminal: offer the active destinations.
+  const picked = opts.to.length === 0 ? await pickOnTerminal(opts, session, all) : [];
+  try {
+    await addTyped(opts.to, all, picked);
+    refuseInactive(picked);
+  } catch (err) {
+    // Refused on a remembered list: an account may have been reconnected or added since. Ask the service.
+    if (err instanceof UsageError && responseMeta(all)?.cachedAt !== undefined) return chooseDestinations(opts, session, true);
+    throw err;
+  }
+  const chosen = await Promise.all(
+    picked.map(async (p) => ({ ...p, options: await client.getDestinationOptions(p.destination.id, { signal, cached }) })),
+  );
+  const fromCache = [all, ...chosen.map((c) => c.options)].some((r) => responseMeta(r)?.cachedAt !== undefined);
+  for (const c of chosen) if (!Array.isArray(c.options.options)) c.options = { ...c.options, options: [] };
+  return { chosen, names: namesOf(all), fromCache };
+}
+
+/** No --to on a terminal: the active destinations offered in a checkbox list, named as a person would type them. */
+async function pickOnTerminal(opts: PostOpts, session: Session, all: Destination[]): Promise<Picked[]> {
+  const { atHandle } = await import('./destinations.js');
+  const active = all.filter((d) => d.status === 'active');
+  const prompter = await session.prompter();
+  if (active.length === 0 || !prompter.checkbox) {
+    throw new UsageError('--to is required: where should it be posted?', { hint: `Run "vidpub destinations", then: ${postCommandLine(opts)} --to DEST[,DEST...]` });
+  }
+  const ids = await ask(
+    () =>
+      prompter.checkbox!({
+        message: 'Post to (space selects, enter accepts)',
+        choices: active.map((d) => ({ name: `${destinationLabel(d)}${d.display_name ? ` · ${sanitize(d.display_name)}` : ''}`, value: d.id })),
+        required: true,
+      }),
+    cancelledText(opts),
+  );
+  const picked = ids.map((id) => {
+    const d = active.find((x) => x.id === id)!;
+    // The name a person would type: the handle when it names this destination alone, else the id.
+    const handle = atHandle(d.handle);
+    const name = handle && all.filter((x) => atHandle(x.handle) === handle).length === 1 ? handle : d.id;
+    return { name, destination: d };
+  });
+  session.screen.write(`  Next time, skip this question with: --to ${shellWord(picked.map((p) => p.name).join(','))}\n`);
+  return picked;
+}
+
+/** The destinations named in --to, each once, after any picked. */
+async function addTyped(to: string[], all: Destination[], picked: Picked[]): Promise<void> {
+  const { resolveDestination } = await import('./destinations.js');
+  for (const name of to) {
+    const d = resolveDestination(name, all);
+    if (!picked.some((p) => p.destination.id === d.id)) picked.push({ name, destination: d });
+  }
+}
+
+function refuseInactive(picked: Picked[]): void {
+  const inactive = picked.filter((p) => p.destination.status !== 'active');
+  if (inactive.length === 0) return;
+  const what = inactive.map((p) => `${destinationLabel(p.destination)} is ${sanitize(String(p.destination.status ?? 'not active'))}`).join('; ');
+  throw new UsageError(`cannot post to an inactive destination: ${what}`, {
+    hint: 'Reconnect it in the web app, or leave it out of --to ("vidpub destinations" shows each status).',
+  });
+}
+
+/** The --option flags applied to the chosen destinations, defaults filled in (what is missing is left to askMissing). */
+export async function planFor(chosen: ChosenDestination[], options: OptionAssignment[]): Promise<DestinationPlan[]> {
+  const { matchChosen } = await import('./destinations.js');
+  return planOptions(chosen, options, matchChosen);
+}
+
+/** Asks for the options still missing on a terminal (`stop`: what Ctrl-C says); elsewhere, exit 2 listing the flags to pass. */
+export async function askMissing(session: Session, plans: DestinationPlan[], stop: () => { message: string; hint?: string }): Promise<void> {
+  if (!plans.some((p) => p.missing.length > 0)) return;
+  if (!session.interactive) throw missingOptionsError(plans, session.screen.tty);
+  const prompter = await session.prompter();
+  await promptMissing(plans, prompter, (line) => session.screen.write(line + '\n'), {
+    accountLabel: (p) => destinationLabel(p.destination),
+    cancelled: stop,
+  });
+}
+
+/** exit 2 when the video is longer than a destination takes (src/core/post-rules.ts), before any upload. */
+export function checkDuration(durationSec: number | undefined, plans: DestinationPlan[], video: string): void {
+  const tooLong = tooLongFor(durationSec, plans);
+  if (tooLong.length === 0) return;
+  const what = tooLong.map((t) => `${destinationLabel(t.destination.destination)} takes at most ${formatDuration(t.maxSec * 1000)}`).join('; ');
+  throw new UsageError(`${sanitize(video)} is ${formatDuration(durationSec! * 1000)} long, too long to post: ${what}`, {
+    hint: 'Trim the video, or leave those destinations out of --to. Nothing was uploaded.',
+  });
+}

@@ -1,0 +1,77 @@
+/**
+ * What a person sees and answers before a post is sent: the caption when it
+ * was not given, then the summary and a confirmation (scripts get one log
+ * line with the resolved time instead).
+ */
+import { CancelledError, sanitize } from '../errors.js';
+import type { Session } from '../session/session.js';
+import { wrapLine } from '../ui/wrap.js';
+import { ask, type DestinationPlan } from './options.js';
+import { destinationLabel } from './post-view.js';
+import { cancelledText, sourceText, type PostOpts } from './post-opts.js';
+import type { PostRun, Ready } from './post-run.js';
+import { summaryLines, whenLine, type SummaryInput } from './summary.js';
+
+/**
+ * The caption, asked on a terminal: written in $VISUAL / $EDITOR when one is
+ * set (several lines, as gh does), else one line typed at the prompt.
+ */
+export async function askCaption(opts: PostOpts, session: Session, again: string): Promise<string> {
+  const prompter = await session.prompter();
+  const hint = `Run it again with a caption: ${again} --caption "..." (or --caption-file PATH)`;
+  if (opts.editor && prompter.editor) {
+    const text = await ask(() => prompter.editor!({ message: `Caption (opens ${opts.editor})` }), cancelledText(opts), hint);
+    return text.replace(/\r?\n$/, '');
+  }
+  return ask(() => prompter.input({ message: 'Caption (one line; set $EDITOR to write several, or use --caption-file)' }), cancelledText(opts), hint);
+}
+
+async function confirm(opts: PostOpts, session: Session, summary: string[], again: string): Promise<void> {
+  for (const line of summary) session.screen.write(wrapLine(line, session.screen.columns, 9, 9) + '\n');
+  const prompter = await session.prompter();
+  const message = opts.draft ? 'Save this draft?' : opts.when?.now !== false ? 'Post it now?' : 'Schedule it?';
+  const hint = `To post it later without questions: ${again} --yes`;
+  const yes = await ask(() => prompter.confirm({ message, default: true }), cancelledText(opts), hint);
+  if (!yes) throw new CancelledError(cancelledText(opts), { hint });
+}
+
+function summaryOf(opts: PostOpts, ready: Ready, plans: DestinationPlan[], now: number): SummaryInput {
+  return {
+    video: sourceText(opts.source),
+    sizeBytes: opts.source.kind === 'file' ? opts.source.file.size : ready.known?.size_bytes ?? undefined,
+    durationSec: ready.durationSec,
+    caption: ready.caption,
+    plans,
+    when: opts.when,
+    now,
+  };
+}
+
+/** On a terminal (without --yes): the summary and a confirmation. Else scripts see the resolved time (with its offset and in UTC) before anything is sent. */
+export async function confirmOrAnnounce(run: PostRun, ready: Ready, again: string): Promise<void> {
+  const { opts, session } = run;
+  const now = session.clock.now();
+  if (session.interactive && !opts.yes) {
+    await confirm(opts, session, summaryLines(summaryOf(opts, ready, ready.plans, now), session.screen.colors), again);
+    return;
+  }
+  const to = ready.plans.map((p) => destinationLabel(p.destination)).join(', ');
+  session.log.info(`Posting ${sanitize(sourceText(opts.source))} to ${sanitize(to)}: ${whenLine(opts.when, now)}`);
+  if (opts.when?.note) session.log.warn(sanitize(opts.when.note));
+}
+
+/**
+ * The destinations read again take other options than the person confirmed:
+ * asked again on a terminal (`asMedia`: the run as it stands, the video
+ * uploaded), said in a log line elsewhere.
+ */
+export async function confirmChanged(run: PostRun, ready: Ready, next: DestinationPlan[], asMedia: PostOpts, again: string): Promise<void> {
+  const { opts, session } = run;
+  if (session.interactive && !opts.yes) {
+    const lines = summaryLines(summaryOf(opts, ready, next, session.clock.now()), session.screen.colors);
+    await confirm(asMedia, session, lines, again);
+    return;
+  }
+  const what = next.map((p) => `${destinationLabel(p.destination)} ${p.values.map((v) => `${v.key}=${String(v.value)}`).join(' ') || '(no options)'}`);
+  session.log.info(`Posting with what the destinations take now: ${sanitize(what.join('; '))}`);
+}

@@ -1,0 +1,175 @@
+/**
+ * The last steps of `post`: create the post (once more on fresh destinations
+ * when cached ones were refused), tell the journal, then follow it until
+ * every destination is published, failed or cancelled.
+ */
+import { CACHE_ENTRIES, responseMeta } from '../api/client.js';
+import type { CreatePostRequest, Media, Post } from '../api/wire-types.js';
+import { BlockedError, UsageError } from '../errors.js';
+import { stepKey, type Session } from '../session/session.js';
+import { cutOffInput, postMoved } from './cut-off.js';
+import { optionsBody, type DestinationPlan } from './options.js';
+import { madeFrom } from './post-opts.js';
+import type { PostRun, Ready } from './post-run.js';
+import { readAgain, readAgainStep, suggestsChangedDestinations } from './post-read-again.js';
+import { blockingIssues, nextCommand, type PostResult } from './post-view.js';
+import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './settle.js';
+import { recordingEnd } from './journal-notes.js';
+import { followPost } from './watch.js';
+
+/** What one step of the end hands the next: the post as made, and the destination names its messages use. */
+interface Made {
+  post: Post;
+  names: Record<string, string>;
+  replayed: boolean;
+}
+
+/** Creates the post for `media` and follows it; `following` is called once the post exists. */
+export async function createAndFollow(run: PostRun, ready: Ready, media: Media, following: () => void): Promise<PostResult> {
+  refusePassedTime(run, media);
+  const made = await create(run, ready, media);
+  following();
+  await record(run, made, media);
+  return follow(run, made);
+}
+
+/** --at passed while the video was being uploaded: nothing is posted. (A continued run sends its first run's time whatever it is now: the service replays the post it made.) */
+function refusePassedTime({ opts, session, key }: PostRun, media: Media): void {
+  if (!opts.when || opts.when.now || opts.when.ms > session.clock.now() || key.continued) return;
+  throw new UsageError(`the time ${opts.when.local} (${opts.when.utc}) for --at passed while the video was being uploaded; nothing was posted`, {
+    hint: `The video is uploaded: post it with --media ${media.id} and a later --at (or --at now).`,
+  });
+}
+
+function bodyOf(run: PostRun, ready: Ready, media: Media, plans: DestinationPlan[]): CreatePostRequest {
+  return {
+    media_id: media.id,
+    caption: ready.caption,
+    destinations: plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })),
+    ...(run.opts.when ? { publish_at: run.opts.when.publishAt } : {}),
+  };
+}
+
+/** POST /posts; a refusal said in vidpub's words (refusedError). */
+async function create(run: PostRun, ready: Ready, media: Media): Promise<Made> {
+  const { session, key } = run;
+  const client = await session.client();
+  const { signal } = session;
+  let names = ready.names;
+  let post: Post;
+  try {
+    try {
+      post = await client.createPost(bodyOf(run, ready, media, ready.plans), { idempotencyKey: stepKey(key.key, key.postStep ?? 'post'), signal });
+    } catch (err) {
+      if (!ready.fromCache || !suggestsChangedDestinations(err)) throw err;
+      // What we posted with came from the cache, and the service says it changed: read it again, check again, post once more.
+      session.log.info('The service refused the post on destinations or options read earlier (cached); reading them again.');
+      await client.memory?.forget(CACHE_ENTRIES.isDestinationData);
+      const fresh = await readAgain(run, ready, media);
+      names = fresh.names;
+      // A step of its own: the refused body is stored under the step just used (a continued run's may be one read again before).
+      const step = readAgainStep(key.postStep);
+      await postMoved(session, cutOffInput(run.opts, ready.caption, fresh.plans), run.track, step);
+      post = await client.createPost(bodyOf(run, ready, media, fresh.plans), { idempotencyKey: stepKey(key.key, step), signal });
+    }
+  } catch (err) {
+    throw await refusedError(err, run, media, names);
+  }
+  return { post, names, replayed: responseMeta(post)?.replayed === true };
+}
+
+/** A refusal of the post, told with what was done and what to run next. */
+async function refusedError(err: unknown, run: PostRun, media: Media, names: Record<string, string>): Promise<unknown> {
+  const { opts, session, key } = run;
+  if (isDailyLimit(err)) {
+    const given = opts.source.kind === 'media';
+    const made = madeFrom(opts.source);
+    return dailyLimitError(
+      err,
+      given ? 'no post was created' : `no post was created (the video is ${made.done}: ${media.id})`,
+      given
+        ? 'Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft.'
+        : `Run again after the reset with --media ${media.id} instead of the ${made.from}, add --wait-for-quota to wait for it, or save it with --draft.`,
+      opts.zone,
+      session.clock.now(),
+    );
+  }
+  if (err instanceof BlockedError) return blockedCreate(err, names);
+  // The first run's time, sent again so its post would be replayed, refused: that run never made the post.
+  if (err instanceof UsageError && err.http?.code === 'invalid_publish_at' && key.continued && opts.when && !opts.when.now) {
+    return new UsageError(`the earlier run this one continues made no post, and its time ${opts.when.local} (${opts.when.utc}) has passed; nothing was posted`, {
+      hint: 'Run the command again: it posts at the time --at gives then.',
+      http: err.http,
+      cause: err,
+    });
+  }
+  if (err instanceof UsageError && err.http?.code === 'idempotency_key_reused' && opts.idempotencyKey) {
+    return keyReusedError(opts.idempotencyKey, session, err);
+  }
+  return err;
+}
+
+/** The refusal of a key the service saw for another request: names the post when this machine made it. */
+async function keyReusedError(key: string, session: Session, err: UsageError): Promise<UsageError> {
+  const earlier = await session.journal?.findByKey(key).catch(() => undefined);
+  const what = earlier ? ` (post ${earlier.post_id}, made on ${earlier.at})` : '';
+  const retry = earlier
+    ? `To post again to the destinations of ${earlier.post_id} that failed: vidpub retry ${earlier.post_id}.`
+    : 'To post again to the destinations of that post that failed: vidpub retry POST_ID ("vidpub history" lists the posts made here).';
+  return new UsageError(
+    `--idempotency-key ${key} was used within the last 24 hours for a different post${what} (another caption, destinations, options or time)`,
+    {
+      hint: `${retry} Use a new key for a new post. A relative --at (such as +2h) gives a new time on every run: use an absolute time with a key.`,
+      http: err.http,
+      cause: err,
+    },
+  );
+}
+
+/** Tells the journal of the post (a replayed one is read as it is now first). */
+async function record(run: PostRun, made: Made, media: Media): Promise<void> {
+  const { opts, session, key } = run;
+  if (made.replayed) {
+    session.log.info(
+      key.given
+        ? `Post ${made.post.id} was already created by an earlier run with this --idempotency-key; reporting it.`
+        : key.continued
+          ? `Post ${made.post.id} was created by the earlier run this one continues; reporting it.`
+          : `Post ${made.post.id} was created by an earlier attempt of this run whose answer was lost; reporting it.`,
+    );
+    made.post = await (await session.client()).getPost(made.post.id, { signal: session.signal });
+  }
+  const s = opts.source;
+  await session.journal?.post({
+    post: made.post,
+    names: made.names,
+    ...(s.kind === 'file' ? { file: s.file.path, size: s.file.size } : s.kind === 'url' ? { link: s.url } : {}),
+    ...(s.kind !== 'file' && typeof media.size_bytes === 'number' ? { size: media.size_bytes } : {}),
+    idem: opts.idempotencyKey,
+    outcome: made.replayed ? 'replayed' : 'created',
+  });
+}
+
+/** A draft or a scheduled post is told as it is; one published now is followed (--wait) to its end. */
+async function follow(run: PostRun, { post, names, replayed }: Made): Promise<PostResult> {
+  const { opts, session, deadlineMs } = run;
+  const client = await session.client();
+  const result: PostResult = { post, names, zone: opts.zone, now: session.clock.now() };
+  return recordingEnd(
+    session,
+    async () => {
+      if (opts.draft) return { ...result, headline: 'Draft saved.', next: nextCommand(post) };
+      if (blockingIssues(post.issues).length > 0) throw blockedPost(result, 'published');
+      if (post.status === 'scheduled') return { ...result, headline: 'Scheduled.', next: nextCommand(post) };
+      const followed = await followPost(session, client, { ...result, headline: 'Publishing.' }, {
+        wait: opts.wait,
+        timeoutMs: opts.timeoutMs,
+        deadlineMs,
+        startedNow: !replayed && opts.when?.now === true,
+      });
+      // Times are shown relative to when the wait ended.
+      return { ...followed, now: session.clock.now() };
+    },
+    post,
+  );
+}

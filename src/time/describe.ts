@@ -1,0 +1,60 @@
+/**
+ * How a moment is shown to a person: with its offset and in UTC, or relative
+ * to now ("tomorrow 09:00 CET, in 11 h 46 m (2026-11-23T08:00:00Z)").
+ */
+import { isoInZone, isoUtc, pad } from './iso-time.js';
+import { wallAt } from './zones.js';
+
+/** "2026-11-21T09:00:00+01:00 (2026-11-21T08:00:00Z)", the way every time is shown to a person. */
+export function describeMoment(ms: number, zone: string): string {
+  return `${isoInZone(ms, zone)} (${isoUtc(ms)})`;
+}
+
+const DAY_NAMES = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+/** The zone's short name at `ms` (CET, EST, UTC), or its GMT offset (GMT+9) when it has none. */
+export function zoneAbbreviation(ms: number, zone: string): string {
+  const name = (locale: string) =>
+    new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: 'short' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  const us = name('en-US');
+  if (!/^GMT[+-]/.test(us)) return us || zone;
+  const gb = name('en-GB');
+  return /^[A-Z]{2,5}$/.test(gb) ? gb : us;
+}
+
+/** "in 11 h 46 m", "3 m 20 s ago", "in 2 d 4 h", "now". */
+export function relativePhrase(ms: number, now: number): string {
+  const diff = ms - now;
+  const abs = Math.abs(diff) / 1000;
+  if (abs < 0.5) return 'now';
+  // Rounded to the smallest unit shown: hours past a day, minutes past an hour, else seconds.
+  const unit = abs >= 86_400 ? 3600 : abs >= 3600 ? 60 : 1;
+  let secs = Math.round(abs / unit) * unit;
+  const d = Math.floor(secs / 86_400);
+  secs -= d * 86_400;
+  const h = Math.floor(secs / 3600);
+  secs -= h * 3600;
+  const m = Math.floor(secs / 60);
+  const s = secs - m * 60;
+  const parts = d > 0 ? [[d, 'd'], [h, 'h']] : h > 0 ? [[h, 'h'], [m, 'm']] : m > 0 ? [[m, 'm'], [s, 's']] : [[s, 's']];
+  const text = parts
+    .filter(([n], i) => i === 0 || (n as number) > 0)
+    .map(([n, u]) => `${n} ${u}`)
+    .join(' ');
+  return diff > 0 ? `in ${text}` : `${text} ago`;
+}
+
+/**
+ * A moment as a person reads it, relative to `now`: "tomorrow 09:00 CET, in
+ * 11 h 46 m (2026-11-23T08:00:00Z)". The day is today, tomorrow, yesterday, a
+ * weekday within the coming week, or the date.
+ */
+export function describeRelative(ms: number, zone: string, now: number): string {
+  const w = wallAt(ms, zone);
+  const n = wallAt(now, zone);
+  const days = Math.round((Date.UTC(w.y, w.mo - 1, w.d) - Date.UTC(n.y, n.mo - 1, n.d)) / 86_400_000);
+  const day =
+    days === 0 ? 'today' : days === 1 ? 'tomorrow' : days === -1 ? 'yesterday' : days > 1 && days < 7 ? DAY_NAMES[new Date(Date.UTC(w.y, w.mo - 1, w.d)).getUTCDay()]! : `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)}`;
+  const time = `${pad(w.h)}:${pad(w.mi)}${w.s ? `:${pad(w.s)}` : ''}`;
+  return `${day} ${time} ${zoneAbbreviation(ms, zone)}, ${relativePhrase(ms, now)} (${isoUtc(ms)})`;
+}
