@@ -198,10 +198,11 @@ export function endRun(track: RunTrack, key: RunKey, failure: unknown, created: 
 /**
  * A signal stopped the run once a write went out: the error names the run's
  * key, and the CLI prints the command that continues it (the same, with
- * --idempotency-key), which works on any machine; here the command as typed
- * does too (the note is kept).
+ * --idempotency-key, and the time sent in place of a relative --at), which
+ * works on any machine; here the command as typed does too (the note is kept).
  */
-export function continuable(err: unknown, key: RunKey, sent: boolean, rerunFlags: Record<string, string>): unknown {
+export function continuable(err: unknown, run: { opts: Pick<PostOpts, 'atText'>; key: RunKey; track: RunTrack }, sent: boolean): unknown {
   if (!sent || !(err instanceof InterruptedError) || err instanceof CancelledError || err.idempotencyKey !== undefined) return err;
-  return new InterruptedError(err.message, { hint: err.hint, data: err.data, http: err.http, cause: err, idempotencyKey: key.key, rerunFlags });
+  const rerunFlags: Record<string, string> = run.opts.atText !== undefined && run.track.publishAt ? { '--at': run.track.publishAt } : {};
+  return new InterruptedError(err.message, { hint: err.hint, data: err.data, http: err.http, cause: err, idempotencyKey: run.key.key, rerunFlags });
 }

@@ -13,16 +13,16 @@
  * real time, so a trial costs about the first run's start and a few
  * hundred milliseconds.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchManifest } from '../support/batch.js';
-import { BIN, ROOT, ensureBuilt } from '../support/build.js';
+import { ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { spawnWatched, type Ended } from '../support/spawned.js';
 
 const SEED = Number(process.env.KILL_LOOP_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const TRIALS_EACH = 20;
@@ -84,21 +84,12 @@ function dirs(): Record<string, string> {
 }
 
 /** Runs the built vidpub; sends `signal` after `afterMs` unless it has ended. */
-function runKilled(emu: TestEmulator, args: string[], env: Record<string, string>, signal: NodeJS.Signals | undefined, afterMs: number) {
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; ms: number }>((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...emu.env(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = signal ? setTimeout(() => child.kill(signal), afterMs) : undefined;
-    child.on('error', reject);
-    child.on('close', (code, sig) => {
-      clearTimeout(timer);
-      resolve({ code, signal: sig, stdout, stderr, ms: Date.now() - started });
-    });
-  });
+async function runKilled(emu: TestEmulator, args: string[], env: Record<string, string>, signal: NodeJS.Signals | undefined, afterMs: number): Promise<Ended> {
+  const run = spawnWatched(args, { ...emu.env(), ...env });
+  const timer = signal ? setTimeout(() => run.kill(signal), afterMs) : undefined;
+  const ended = await run.ended;
+  clearTimeout(timer);
+  return ended;
 }
 
 const totals = async (emu: TestEmulator) => {

@@ -15,6 +15,7 @@ import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
+import { spawnWatched } from '../support/spawned.js';
 import { waitFor } from '../support/poll.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
@@ -80,21 +81,15 @@ describe('whether the run that left a note is still running', () => {
   it('a live run (its answer held back) is running: the same command started beside it is a post of its own, and both end 0', async () => {
     const env = dirs();
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 3000, times: 1 });
-    const first = spawn(process.execPath, [BIN, ...CLIP], {
-      cwd: ROOT,
-      env: { ...process.env, ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let firstErr = '';
-    first.stderr.setEncoding('utf8').on('data', (c: string) => (firstErr += c));
-    const firstEnd = new Promise<number | null>((resolve) => first.on('close', resolve));
+    const first = spawnWatched(CLIP, { ...emu.env(), ...env });
     await waitFor(() => emu.requests(), (log) => log.some((q) => q.method === 'POST' && q.path === '/v1/posts'));
 
     const beside = await runCli(CLIP, { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' } });
     expect(beside.stderr).not.toMatch(/An earlier run/);
     expect(beside.code).toBe(0);
-    expect(await firstEnd).toBe(0);
-    expect(firstErr).not.toMatch(/An earlier run/);
+    const ended = await first.ended;
+    expect(ended.code).toBe(0);
+    expect(ended.stderr).not.toMatch(/An earlier run/);
     expect(await postsMade()).toBe(2);
   });
 });

@@ -8,15 +8,15 @@
  * read-only and a full tmpfs mounted in a mount namespace of the run's own
  * (unshare), which fail for root too.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, ensureBuilt } from '../support/build.js';
+import { BIN, ensureBuilt } from '../support/build.js';
 import { runCli, tempConfigDir } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
+import { spawnWatched, type Ended } from '../support/spawned.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
@@ -37,21 +37,10 @@ const WAYS =
   /^Free or fix that directory \(or set VIDPUB_STATE_DIR to one that can be written\), or run with --idempotency-key KEY \(a rerun with the same key is safe\), or with --no-journal to post without the note\.$/m;
 
 /** Runs the built vidpub in a mount namespace of its own where `setup` (sh) has prepared STATE. */
-function inNamespace(setup: string, state: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const script = `set -e; mkdir -p "$STATE"; ${setup}; exec "$NODE" "$BIN" "$@"`;
-    const child = spawn('unshare', ['--mount', '--map-root-user', 'sh', '-c', script, 'sh', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...emu.env(), STATE: state, NODE: process.execPath, BIN, VIDPUB_CONFIG_DIR: tempConfigDir(), VIDPUB_STATE_DIR: state, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function inNamespace(setup: string, state: string, args: string[]): Promise<Ended> {
+  const script = `set -e; mkdir -p "$STATE"; ${setup}; exec "$NODE" "$BIN" "$@"`;
+  const env = { ...emu.env(), STATE: state, NODE: process.execPath, BIN, VIDPUB_CONFIG_DIR: tempConfigDir(), VIDPUB_STATE_DIR: state, NO_COLOR: '1' };
+  return spawnWatched(['--mount', '--map-root-user', 'sh', '-c', script, 'sh', ...args], env, { command: 'unshare' }).ended;
 }
 
 describe('a state directory where the note of a run cannot be written', () => {
