@@ -15,7 +15,8 @@
  * share the state directory see each other; when that path is longer than a
  * socket address takes (~107 bytes) or the file system takes no sockets, the
  * Linux abstract namespace (`\0vidpub-run-<hash>`: no file, freed with the
- * process), elsewhere the temporary directory. A rerun tries each place.
+ * process), a named pipe on Windows, elsewhere the temporary directory. A
+ * rerun tries each place.
  *
  * Every doubt reads "not held": the rerun then continues the run under the
  * same Idempotency-Key, and the service makes at most one post of a key. Only
@@ -38,7 +39,8 @@ export function holdAddresses(runsDir: string, name: string): string[] {
   const beside = join(runsDir, `.${hash}.sock`);
   const places: string[] = [];
   if (Buffer.byteLength(beside) <= SUN_PATH_MAX) places.push(beside);
-  places.push(platform() === 'linux' ? `\0vidpub-run-${hash}` : join(tmpdir(), `vidpub-run-${hash}.sock`));
+  const os = platform();
+  places.push(os === 'linux' ? `\0vidpub-run-${hash}` : os === 'win32' ? `\\\\.\\pipe\\vidpub-run-${hash}` : join(tmpdir(), `vidpub-run-${hash}.sock`));
   return places;
 }
 

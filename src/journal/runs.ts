@@ -81,6 +81,15 @@ function writeWhole(dir: string, name: string, text: string): void {
     closeSync(fd);
   }
   renameSync(tmp, join(dir, name));
+  // The rename itself, through a power loss too.
+  const dirFd = openSync(dir, 'r');
+  try {
+    fsyncSync(dirFd);
+  } catch {
+    // a file system that cannot sync a directory (some network ones): the file itself is synced
+  } finally {
+    closeSync(dirFd);
+  }
 }
 
 export class RunStore {
