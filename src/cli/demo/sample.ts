@@ -3,9 +3,10 @@
  * made with `ffmpeg -f lavfi -i testsrc=size=64x64:rate=10 -t 2 -pix_fmt yuv420p
  * -c:v libx264 -preset ultrafast clip.mp4`). The build copies it to
  * dist/assets/clip.mp4, next to the bundle's chunks, so the installed package
- * carries it; run from the sources (tests), it is read from test/fixtures/.
+ * carries it; run from the sources (tests), it is read from test/fixtures/. The
+ * single executable (scripts/build-sea.mjs) carries it as an asset instead.
  */
-import { copyFile } from 'node:fs/promises';
+import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VidpubError } from '../../errors.js';
@@ -18,6 +19,11 @@ export function sampleVideoCandidates(): string[] {
 /** Writes the sample video into `dir` as `name`; returns its path. */
 export async function writeSampleVideo(dir: string, name = 'vidpub-demo.mp4'): Promise<string> {
   const target = join(dir, name);
+  const sea = await import('node:sea');
+  if (sea.isSea()) {
+    await writeFile(target, new Uint8Array(sea.getAsset('clip.mp4')));
+    return target;
+  }
   for (const source of sampleVideoCandidates()) {
     try {
       await copyFile(source, target);
