@@ -102,6 +102,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
   };
   const interactive = globals.input && io.stdinIsTTY && io.stderrIsTTY;
   const getClient = () => (client ??= ctx.createClient(clientSettings));
+  const journal = globals.journal === false ? undefined : lazyJournal({ env, profile: globals.profile, client: getClient, clock: ctx.clock, signal: ctx.signal, warn: log.warn });
   const inv: Invocation = {
     ctx,
     globals,
@@ -128,10 +129,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
         colors: colors.stderr,
       },
       debugOut: globals.debug ? io.stderr : undefined,
-      journal:
-        globals.journal === false
-          ? undefined
-          : lazyJournal({ env, profile: globals.profile, client: getClient, clock: ctx.clock, signal: ctx.signal, warn: log.warn }),
+      journal,
     },
     clientSettings,
     client: getClient,
@@ -139,6 +137,8 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
   };
   disposers.set(inv, async () => {
     if (client) await (await client.catch(() => undefined))?.close();
+    // Last, after the output: a post run's note goes only once its outcome is printed.
+    await journal?.settle().catch(() => undefined);
   });
   return inv;
 }
