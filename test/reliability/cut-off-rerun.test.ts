@@ -9,10 +9,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
+import type { Clock } from '../../src/cli/context.js';
 import { aheadBy, scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
@@ -36,7 +37,16 @@ function dirs(): Record<string, string> {
 }
 
 /** Runs vidpub in-process; `laterMs` puts its clock that far ahead (a later run, without waiting for it). */
-const run = (args: string[], env: Record<string, string>, laterMs = 0) => runCli(args, { clock: aheadBy(scaledClock(20), laterMs), env: { ...emu.env(), ...env, TZ: 'UTC' } });
+/**
+ * One clock for the runs of a test, 20 times faster than the wall: each later run reads a later time
+ * than anything an earlier one wrote (a clock of its own per run could read earlier than the note of
+ * a run that had run ahead on a busy machine).
+ */
+let testClock: Clock = scaledClock(20);
+beforeEach(() => {
+  testClock = scaledClock(20);
+});
+const run = (args: string[], env: Record<string, string>, laterMs = 0) => runCli(args, { clock: aheadBy(testClock, laterMs), env: { ...emu.env(), ...env, TZ: 'UTC' } });
 
 /** Starts the built vidpub; resolves once `ready()` holds, with a function that kills it (-9) and waits for its end. */
 async function startUntil(args: string[], env: Record<string, string>, ready: () => Promise<boolean>): Promise<{ kill9: () => Promise<string> }> {
@@ -126,7 +136,7 @@ describe('a rerun of a post that was cut off', () => {
 
     // Declined at a terminal, the continued run leaves the cut-off run to be continued still.
     const { prompter, asked } = scriptedPrompter([false]);
-    const declined = await runCli(args.filter((a) => a !== '--no-input'), { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' }, tty: true, prompter });
+    const declined = await runCli(args.filter((a) => a !== '--no-input'), { clock: testClock, env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' }, tty: true, prompter });
     expect(asked).toHaveLength(1);
     expect(declined.stderr).toMatch(/ended without knowing whether it posted: continuing it/);
     expect(declined.code).toBe(130);
@@ -205,7 +215,7 @@ describe('a rerun of a post that was cut off', () => {
     const env = dirs();
     const args = ['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Not yet', '--at', 'in 2h'];
     const { prompter, asked } = scriptedPrompter([false]);
-    const declined = await runCli(args, { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' }, tty: true, prompter });
+    const declined = await runCli(args, { clock: testClock, env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' }, tty: true, prompter });
     expect(asked).toHaveLength(1);
     expect(declined.stderr).toMatch(/^Cancelled: nothing was posted \(the video med_demo_sample stays at the service\)\.$/m);
     expect(declined.code).toBe(130);
@@ -231,7 +241,7 @@ describe('a rerun of a post that was cut off', () => {
       whileSent = notes();
     })();
     const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Confirmed', '--no-wait'], {
-      clock: scaledClock(20),
+      clock: testClock,
       env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' },
       tty: true,
       prompter,
