@@ -83,6 +83,11 @@ export async function resolveCredentials(
   if (settings.baseUrl !== undefined) {
     baseUrl = settings.baseUrl;
     baseUrlSource = '--base-url';
+  } else if (envBase === '') {
+    // Set but empty, as VIDPUB_API_KEY below: the real service in its place would hide a missing variable.
+    throw new UsageError('VIDPUB_BASE_URL is set but empty, so there is no service to use (is a CI variable missing?)', {
+      hint: 'Set VIDPUB_BASE_URL to the base URL, or unset it (unset VIDPUB_BASE_URL) to use the stored profile or the default.',
+    });
   } else if (envBase) {
     baseUrl = envBase;
     baseUrlSource = 'VIDPUB_BASE_URL';
