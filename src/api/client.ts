@@ -3,6 +3,7 @@
  * implementation (node:http, retries, idempotency, pacing, debug log)
  * lives beside it in src/api/ and is loaded lazily through Context.createClient.
  */
+import type { Expectation } from './service-word.js';
 import type {
   CreateImportRequest,
   CreatePostRequest,
@@ -171,6 +172,8 @@ export interface RequestOptions extends CallOptions {
   body?: unknown;
   /** What the request does, for a permission message ("create a post"). */
   action?: string;
+  /** What the record of a success must carry to be the service's word (service-word.ts); any JSON when absent. */
+  expect?: Expectation;
 }
 
 /** Where the client's key came from (never the key itself). */
