@@ -161,7 +161,10 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
     io.stdout.write(line + '\n');
   };
   const interactive = globals.input && io.stdinIsTTY && io.stderrIsTTY;
-  const getClient = () => (client ??= ctx.createClient(clientSettings));
+  // The client once made: one still being made when the command ends (a key file that is a pipe, its wait cut
+  // short by --timeout) has nothing to close, and is not waited for.
+  let made: ApiClient | undefined;
+  const getClient = () => (client ??= ctx.createClient(clientSettings).then((c) => (made = c)));
   const inv: Invocation = {
     ctx,
     globals,
@@ -198,7 +201,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions): Invocation
     rerun: (argv, subCtx) => main(argv, subCtx),
   };
   disposers.set(inv, async () => {
-    if (client) await (await client.catch(() => undefined))?.close();
+    await made?.close();
   });
   return inv;
 }
