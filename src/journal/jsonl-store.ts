@@ -11,7 +11,7 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, statSync, writeSync, constants } from 'node:fs';
 import { tryFileLock } from '../util/file-lock.js';
-import { readUserFileSync } from '../util/user-file.js';
+import { NotRegularFileError, readUserFileSync } from '../util/user-file.js';
 import { join } from 'node:path';
 import type { JournalRecord } from './journal-types.js';
 
@@ -107,10 +107,12 @@ export class JournalStore {
     for (const file of this.files()) {
       let buf: Buffer;
       try {
-        // Only a regular file is read: a directory, a FIFO or a device (/dev/full would never end) is an error.
+        // Only a regular file is read: a directory or a FIFO is an error. A device (a link to /dev/null, the
+        // journal turned off by hand; /dev/full, which would never end) is read as empty, as before.
         buf = readUserFileSync(file);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        if (err instanceof NotRegularFileError && err.device) continue;
         throw err;
       }
       if (probe && buf.indexOf(probe) < 0) continue;

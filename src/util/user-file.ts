@@ -26,12 +26,15 @@ export function fileKind(st: Stats): string {
 
 /** A user's path that is not a regular file. */
 export class NotRegularFileError extends Error {
+  /** A character or block device (/dev/null, /dev/full). */
+  readonly device: boolean;
   constructor(
     readonly path: string,
     /** What it is instead: "a directory", "a pipe (FIFO)"… */
     readonly kind: string,
   ) {
     super(`${path} is ${kind}, not a regular file`);
+    this.device = kind.startsWith('a device');
     this.name = 'NotRegularFileError';
   }
 }
