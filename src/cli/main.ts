@@ -20,7 +20,7 @@ import {
 } from '../errors.js';
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import { colorLevel, makeColors } from '../ui/color.js';
-import { parseDuration } from '../time/duration.js';
+import { parseBoundedDuration } from '../time/duration.js';
 import { shellLine } from '../util/shell.js';
 import { wrapCommand } from '../ui/wrap.js';
 import type { CommandSpec, GlobalOptions, Invocation, Logger } from './command.js';
@@ -119,7 +119,7 @@ function resolveGlobals(all: Record<string, unknown>, ctx: Context, given: (opti
     apiKeyFile: all.apiKeyFile as string | undefined,
     workspace: (all.workspace as string | undefined) ?? (ctx.env.VIDPUB_WORKSPACE || undefined),
     debug: all.debug === true || truthy(ctx.env.VIDPUB_DEBUG),
-    maxWaitMs: parseDuration(String(all.maxWait ?? DEFAULT_MAX_WAIT), '--max-wait'),
+    maxWaitMs: parseBoundedDuration(String(all.maxWait ?? DEFAULT_MAX_WAIT), '--max-wait'),
     maxWaitGiven: given('maxWait'),
     waitForQuota: all.waitForQuota === true,
     journal: all.journal !== false && !truthy(ctx.env.VIDPUB_NO_JOURNAL),
