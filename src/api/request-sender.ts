@@ -34,6 +34,7 @@ import { waitOutRateLimit } from './rate-limit-wait.js';
 import { redirectTarget, sameOrigin } from './redirects.js';
 import { exchange, networkReason, type RawResponse } from './exchange.js';
 import { decideAfterAttempt, type RetryCounters } from './retry-decision.js';
+import type { NetSettings } from './net.js';
 import { createTransport, type MaybeSent, type Transport } from './transport.js';
 import { answerSeen, isServiceError, readSuccess } from './service-word.js';
 import { uncertainAfter, unknownOutcome } from './unknown-outcome.js';
@@ -51,6 +52,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /** What the sender runs on: no CLI Context, only these. */
 export interface SenderDeps {
+  /** Proxies and trusted CAs (net.ts); none: straight, trusting Node's CAs. */
+  net?: NetSettings;
   clock: Clock;
   /** Aborts every request of this client (Ctrl-C). */
   signal: AbortSignal;
@@ -163,7 +166,7 @@ export class RequestSender {
       headersMs: this.#headersTimeoutMs,
       bodyMs: Math.min(BODY_TIMEOUT_MS, this.#requestTimeoutMs),
       totalMs: this.#requestTimeoutMs,
-    }));
+    }, this.#o.deps.net));
   }
 
   #signal(o: RequestOptions): AbortSignal {

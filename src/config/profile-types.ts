@@ -2,6 +2,8 @@
 export interface Profile {
   api_key?: string;
   base_url?: string;
+  /** The CA file (absolute path) trusted besides the system's, from `login --ca-file` or VIDPUB_CA_FILE. */
+  ca_file?: string;
   workspace?: string;
   logged_in_at?: string;
 }

@@ -37,6 +37,8 @@ export class Core {
   readonly log = new RequestLog();
   /** http://host:port, set once the server listens. */
   origin = 'http://127.0.0.1';
+  /** The upload links' origin when they have a listener of their own (another origin, as object storage). */
+  storageOrigin?: string;
   private readonly resetListeners: (() => void)[] = [];
 
   constructor(

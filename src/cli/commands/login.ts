@@ -1,3 +1,4 @@
+import { resolve as resolvePath } from 'node:path';
 import { KEY_PREFIX_MARKER } from '../../api/wire-types.js';
 import { AuthError, CancelledError, DeadlineReached, InterruptedError, TimeoutError, UsageError, sanitize } from '../../errors.js';
 import { bindDeadline } from '../../session/deadline.js';
@@ -90,7 +91,7 @@ async function askKey(inv: Invocation): Promise<string> {
   }
 }
 
-export default defineCommand<LoginOpts, LoginResult>({
+export default defineCommand<'login', LoginOpts, LoginResult>({
   description:
     'Check an API key with GET /me and store it, with the base URL, in a profile of the config file ' +
     '(mode 0600). The key is asked with a hidden prompt, read from stdin with --with-key, or from a file ' +
@@ -104,7 +105,7 @@ export default defineCommand<LoginOpts, LoginResult>({
     'vidpub login --base-url http://127.0.0.1:4010/v1 --profile emulator',
   ],
   parse(_args, flags, inv) {
-    const withKey = flags.withKey === true;
+    const withKey = flags.withKey;
     const keyFile = inv.globals.apiKeyFile;
     if (withKey && keyFile) throw new UsageError('give the key one way: --with-key (stdin) or --api-key-file, not both');
     if (!withKey && !keyFile && !inv.interactive) {
@@ -120,7 +121,7 @@ export default defineCommand<LoginOpts, LoginResult>({
     const { openConfigStore } = await import('../../config/config-store.js');
     const store = await openConfigStore(ctx.env, { writable: true });
 
-    const key = opts.withKey ? await readStdin(inv) : opts.keyFile ? await readKeyFile(ctx.cwd, opts.keyFile) : await askKey(inv);
+    const key = opts.withKey ? await readStdin(inv) : opts.keyFile ? await readKeyFile(ctx.cwd, opts.keyFile, { signal: ctx.signal, timeoutMs: inv.globals.commandTimeoutMs }) : await askKey(inv);
     checkKeyShape(key, opts.withKey ? 'The key on stdin' : opts.keyFile ? `The key in ${sanitize(opts.keyFile)}` : 'The key you typed');
     const keyReadAt = ctx.clock.now(); // where --timeout starts
 
@@ -144,6 +145,7 @@ export default defineCommand<LoginOpts, LoginResult>({
         {
           api_key: key,
           base_url: client.baseUrl,
+          ca_file: client.net?.caFile === undefined ? undefined : resolvePath(ctx.cwd, client.net.caFile),
           workspace: workspace || undefined,
           logged_in_at: new Date(ctx.clock.now()).toISOString(),
         },
