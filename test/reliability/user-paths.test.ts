@@ -48,6 +48,24 @@ describe('--api-key-file', () => {
     expect(r.code).toBe(0);
   });
 
+  it('me (its text, which names where the key came from) with a key from a FIFO: the FIFO is read once, exit 0', async () => {
+    const key = fifo(scratch(), 'key');
+    const writing = fsp.writeFile(key, emu.key() + '\n');
+    const r = await runCli(['me', '--api-key-file', key], { env: { VIDPUB_BASE_URL: emu.baseUrl } });
+    await writing;
+    expect(r.stdout).toContain(`--api-key-file ${key}`);
+    expect(r.code).toBe(0);
+  });
+
+  it('login with a key from a FIFO that gets it: stored, exit 0', async () => {
+    const key = fifo(scratch(), 'key');
+    const writing = fsp.writeFile(key, emu.key() + '\n');
+    const r = await runCli(['login', '--api-key-file', key, '--no-input'], { env: { VIDPUB_BASE_URL: emu.baseUrl } });
+    await writing;
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('Error');
+  });
+
   it('a FIFO nobody writes to, then Ctrl-C: the wait ends (exit 130), nothing sent', async () => {
     const key = fifo(scratch(), 'key');
     const ctrlC = new AbortController();
