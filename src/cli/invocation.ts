@@ -5,7 +5,7 @@
 import { UsageError, sanitize } from '../errors.js';
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import { colorLevel, makeColors } from '../ui/color.js';
-import { parseDuration } from '../time/duration.js';
+import { parseBoundedDuration } from '../time/duration.js';
 import { truthy } from '../util/env.js';
 import type { GlobalOptions, Invocation, Logger } from './command.js';
 import type { Context } from './context.js';
@@ -40,7 +40,7 @@ export function resolveGlobals(all: GlobalFlags, ctx: Context, given: (key: keyo
     caFile: all.caFile,
     workspace: all.workspace ?? (ctx.env.VIDPUB_WORKSPACE || undefined),
     debug: all.debug || truthy(ctx.env.VIDPUB_DEBUG),
-    maxWaitMs: parseDuration(all.maxWait, '--max-wait'),
+    maxWaitMs: parseBoundedDuration(all.maxWait, '--max-wait'),
     maxWaitGiven: given('maxWait'),
     waitForQuota: all.waitForQuota,
     journal: all.journal && !truthy(ctx.env.VIDPUB_NO_JOURNAL),
@@ -101,7 +101,10 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
     io.stdout.write(line + '\n');
   };
   const interactive = globals.input && io.stdinIsTTY && io.stderrIsTTY;
-  const getClient = () => (client ??= ctx.createClient(clientSettings));
+  // The client once made: one still being made when the command ends (a key file that is a pipe, its wait cut
+  // short by --timeout) has nothing to close, and is not waited for.
+  let made: ApiClient | undefined;
+  const getClient = () => (client ??= ctx.createClient(clientSettings).then((c) => (made = c)));
   const journal = globals.journal === false ? undefined : lazyJournal({ env, profile: globals.profile, client: getClient, clock: ctx.clock, signal: ctx.signal, warn: log.warn });
   const inv: Invocation = {
     ctx,
@@ -136,7 +139,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
     rerun,
   };
   disposers.set(inv, async () => {
-    if (client) await (await client.catch(() => undefined))?.close();
+    await made?.close();
     // Last, after the output: a post run's note goes only once its outcome is printed.
     await journal?.settle().catch(() => undefined);
   });

@@ -27,7 +27,7 @@
  * instant that test/client/config-store.test.ts runs). Loading it, with ajv, also
  * cost ~84 ms on each login and logout (docs/performance.md).
  */
-import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { pid } from 'node:process';
 import { basename, dirname, join } from 'node:path';
@@ -36,6 +36,8 @@ import { VidpubError, sanitize } from '../errors.js';
 import { withFileLock, type LockPurpose } from '../util/file-lock.js';
 import { xdgBase } from '../util/xdg.js';
 import { nodeCrypto } from '../util/lazy-crypto.js';
+import { NotRegularFileError, readUserFileSync, userFileProblem } from '../util/user-file.js';
+
 type Env = Readonly<Record<string, string | undefined>>;
 
 export const CONFIG_FILE_NAME = 'config.json';
@@ -67,10 +69,11 @@ function corrupt(path: string, what: string): VidpubError {
 export function readConfigFile(path: string): ConfigFile {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readUserFileSync(path).toString('utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return {};
+    if (err instanceof NotRegularFileError) throw new VidpubError(`Cannot read the config file ${sanitize(path)}: it ${userFileProblem(err)}.`, { hint: 'Move it away; "vidpub login" makes a new one.' });
     throw new VidpubError(`Cannot read the config file ${sanitize(path)} (${code ?? 'error'}).`, {
       hint: code === 'EACCES' ? 'Check the permissions of the file and its directory.' : undefined,
     });

@@ -112,10 +112,11 @@ export default defineCommand<'me', Record<string, never>, Me & { origin?: Origin
     const emulator = await isEmulator(responseMeta(me)?.server, client.baseUrl, ctx.signal);
     const creds = await resolveCredentials(
       { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (await ctx.config()).getProfile(name) },
-      { profile: globals.profile, baseUrl: globals.baseUrl, apiKeyFile: globals.apiKeyFile },
+      // A key file is not read again (a pipe, as <(pass show vidpub), gives its key once): it is where the key came from.
+      { profile: globals.profile, baseUrl: globals.baseUrl, ...(globals.apiKeyFile !== undefined ? { apiKey: 'from-the-file' } : {}) },
     ).catch(() => undefined);
     const keySource =
-      creds?.keySource === '--api-key-file'
+      globals.apiKeyFile !== undefined
         ? `--api-key-file ${globals.apiKeyFile}`
         : creds?.keySource === 'VIDPUB_API_KEY'
           ? 'the environment (VIDPUB_API_KEY)'
