@@ -67,7 +67,6 @@ export function commandMarkdown(c: CommandDoc): string {
     mdText(c.description),
     '',
   ];
-  if (c.aliases.length) lines.push(`Also: ${c.aliases.map((a) => code(`vidpub ${a}`)).join(', ')}.`, '');
   lines.push(...argumentsSection(c));
   lines.push('## Flags', '', ...flagTable(c.flags), '', 'And the [global flags](global-flags.md), which every command takes.', '');
   if (c.examples.length) {

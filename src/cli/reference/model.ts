@@ -24,11 +24,10 @@ export interface FlagDoc {
 
 export interface CommandDoc {
   name: string;
-  aliases: readonly string[];
   group: CommandEntry['group'];
   summary: string;
   description: string;
-  /** "vidpub post [options] [file-or-url]", as help's usage line (without the aliases). */
+  /** "vidpub post [options] [file-or-url]", "vidpub history|posts [options]": help's usage line. */
   usage: string;
   args: readonly ArgSpec[];
   /** The command's own flags, then -h, --help: help's "Options:". */
@@ -60,11 +59,10 @@ async function commandDoc(entry: CommandEntry, table: readonly ExitCodeDoc[]): P
   const args = argsTerm(entry.args);
   return {
     name: entry.name,
-    aliases: entry.aliases ?? [],
     group: entry.group,
     summary: entry.summary,
     description: spec.description ?? entry.summary,
-    usage: `vidpub ${entry.name} [options]${args ? ` ${args}` : ''}`,
+    usage: `vidpub ${[entry.name, ...(entry.aliases ?? [])].join('|')} [options]${args ? ` ${args}` : ''}`,
     args: entry.args ?? [],
     flags: flagDocs([...(entry.flags ?? []), HELP_FLAG]),
     examples: spec.examples,

@@ -72,7 +72,6 @@ export function commandPage(c: CommandDoc, ref: Reference): string {
     '.SH DESCRIPTION',
     roffText(c.description),
   ];
-  if (c.aliases.length) lines.push('.PP', roffText(`Also: ${c.aliases.map((a) => `vidpub ${a}`).join(', ')}.`));
   lines.push('.SH OPTIONS', ...flagList(c.flags));
   lines.push('.SH "GLOBAL OPTIONS"', ...flagList(ref.globalFlags));
   lines.push(...examples(c.examples), ...exitStatus(c.exitCodes));
