@@ -85,9 +85,22 @@ const isoTime = () =>
 
 // ------------------------------------------------------------------ records
 
+function count() {
+  const error = (iss: Issue) => `must be a whole number of at least 0, got ${show(iss.input)}`;
+  return z.number({ error }).refine((v) => Number.isInteger(v) && v >= 0 && v <= Number.MAX_SAFE_INTEGER, { error, abort: true });
+}
+
+/** Allowances other than the plan's, shaped like GET /me's limits (fixture.ts FixtureLimits). */
+function limits() {
+  return record({
+    requests_per_minute: record({ read: wholeNumber().optional(), write: wholeNumber().optional() }).optional(),
+    api_posts_per_day: record({ limit: count().optional(), scope: oneOf(['account', 'workspace'] as const).optional(), used: count().optional() }).optional(),
+  }).optional();
+}
+
 function account() {
-  return record({ id: id(), name: text().optional(), plan: oneOf(PLANS) })
-    .transform((a): FixtureAccount => ({ id: a.id, name: a.name ?? a.id, plan: a.plan }));
+  return record({ id: id(), name: text().optional(), plan: oneOf(PLANS), limits: limits() })
+    .transform((a): FixtureAccount => ({ id: a.id, name: a.name ?? a.id, plan: a.plan, ...(a.limits ? { limits: a.limits } : {}) }));
 }
 
 function apiKey() {
@@ -106,7 +119,7 @@ function option() {
     .min(1, { error: 'must list at least one value for an enum option', abort: true })
     .refine((values) => new Set(values).size === values.length, { error: 'must not repeat a value', abort: true });
   const typed = z.discriminatedUnion('type', [
-    record({ ...common, type: z.literal('enum'), values: enumValues, default: z.unknown() }).superRefine((o, ctx) => {
+    record({ ...common, type: z.literal('enum'), values: enumValues, default: z.unknown().optional() }).superRefine((o, ctx) => {
       if (o.default === undefined || o.default === null || (typeof o.default === 'string' && o.values.includes(o.default))) return;
       ctx.addIssue({ code: 'custom', path: ['default'], message: `must be one of values (${o.values.map(show).join(', ')}) or null, got ${show(o.default)}` });
     }),

@@ -5,12 +5,24 @@
  * default-fixture.ts; a user's own JSON (`--fixture FILE`) is checked and
  * normalized by fixture-check.ts.
  */
-import type { Creator, DestinationStatus, KeyAccess, OptionType, OptionValue, PlanName } from '../api/wire-types.js';
+import type { Creator, DailyScope, DestinationStatus, KeyAccess, OptionType, OptionValue, PlanName } from '../api/wire-types.js';
 
 export interface FixtureAccount {
   id: string;
   name: string;
   plan: PlanName;
+  /**
+   * Allowances other than the plan's (a workspace seeded from a real one
+   * keeps what the service reported), in the shape of GET /me's limits; each
+   * field left out is the plan's. `used` is the daily allowance already spent
+   * on the day the emulator starts (or is reset).
+   */
+  limits?: FixtureLimits;
+}
+
+export interface FixtureLimits {
+  requests_per_minute?: { read?: number; write?: number };
+  api_posts_per_day?: { limit?: number; scope?: DailyScope; used?: number };
 }
 
 export interface FixtureKey {

@@ -33,6 +33,20 @@ export const PLAN_LIMITS: Record<PlanName, PlanLimits> = {
   studio: { api: true, readPerMinute: 120, writePerMinute: 30, postsPerDay: 100, dailyScope: 'workspace', accountsPerPlatform: null },
 };
 
+/** The allowances of an account: its plan's, with the fixture's own figures in their place. */
+export function accountLimits(account: FixtureAccount): PlanLimits {
+  const plan = PLAN_LIMITS[account.plan];
+  const own = account.limits;
+  if (!own || !plan.api) return plan;
+  return {
+    ...plan,
+    readPerMinute: own.requests_per_minute?.read ?? plan.readPerMinute,
+    writePerMinute: own.requests_per_minute?.write ?? plan.writePerMinute,
+    postsPerDay: own.api_posts_per_day?.limit ?? plan.postsPerDay,
+    dailyScope: own.api_posts_per_day?.scope ?? plan.dailyScope,
+  };
+}
+
 export interface KeyState extends FixtureKey {
   id: string;
   workspaceId: string;
