@@ -20,7 +20,7 @@ import {
   type PlanName,
 } from '../api/wire-types.js';
 import { FIXTURE_CREATED_AT } from './default-fixture.js';
-import type { FixtureAccount, FixtureDestination, FixtureKey, FixtureMedia, FixtureOption } from './fixture.js';
+import type { FixtureAccount, FixtureDestination, FixtureKey, FixtureMedia, FixtureOption, FixturePost } from './fixture.js';
 import { show, withImplicitAccounts } from './fixture-references.js';
 
 let z: typeof Zod;
@@ -216,6 +216,28 @@ function media() {
   }));
 }
 
+function post() {
+  const optionValue = z.union([z.string(), z.boolean()], { error: (iss: Issue) => `must be a string or a boolean, got ${show(iss.input)}` });
+  const target = record({
+    destination_id: id(),
+    options: z.record(z.string(), optionValue, { error: (iss: Issue) => `must be an object of option values, got ${show(iss.input)}` }).default(() => ({})),
+    status: oneOf(['pending', 'publishing', 'published', 'failed', 'cancelled'] as const).default('pending'),
+  });
+  const time = text().refine((s) => !Number.isNaN(Date.parse(s)), { error: (iss: Issue) => `must be an ISO 8601 time, got ${show(iss.input)}`, abort: true })
+    .transform((s) => new Date(Date.parse(s)).toISOString());
+  return record({
+    id: id(),
+    status: oneOf(['draft', 'scheduled', 'publishing', 'completed'] as const).default('draft'),
+    caption: z.string({ error: (iss: Issue) => `must be a string, got ${show(iss.input)}` }).default(''),
+    media_id: id(),
+    publish_at: time.nullish().transform((t) => t ?? null),
+    destinations: list(target).min(1, { error: 'must list at least one destination' }),
+    created_at: isoTime(),
+  }).superRefine((p, ctx) => {
+    if (p.status === 'scheduled' && p.publish_at === null) ctx.addIssue({ code: 'custom', path: ['publish_at'], message: 'is required for a scheduled post' });
+  }) satisfies Zod.ZodType<FixturePost>;
+}
+
 function workspace() {
   return record({
     id: id(),
@@ -225,6 +247,7 @@ function workspace() {
     keys: list(apiKey()).default(() => []),
     destinations: list(destination()).default(() => []),
     media: list(media()).default(() => []),
+    posts: list(post()).optional(),
   });
 }
 

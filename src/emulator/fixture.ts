@@ -5,7 +5,7 @@
  * default-fixture.ts; a user's own JSON (`--fixture FILE`) is checked and
  * normalized by fixture-check.ts.
  */
-import type { Creator, DailyScope, DestinationStatus, KeyAccess, OptionType, OptionValue, PlanName } from '../api/wire-types.js';
+import type { Creator, DailyScope, DestinationStatus, KeyAccess, OptionType, OptionValue, PlanName, PostDestinationStatus, PostStatus } from '../api/wire-types.js';
 
 export interface FixtureAccount {
   id: string;
@@ -75,6 +75,20 @@ export interface FixtureWorkspace {
   keys: FixtureKey[];
   destinations: FixtureDestination[];
   media: FixtureMedia[];
+  /** Posts already made (a rehearsal of `publish ID` seeds the one it publishes). */
+  posts?: FixturePost[];
+}
+
+export interface FixturePost {
+  id: string;
+  status: PostStatus;
+  caption: string;
+  /** Id of an entry of the workspace's `media`. */
+  media_id: string;
+  /** Required for a scheduled post. */
+  publish_at: string | null;
+  destinations: { destination_id: string; options: Record<string, OptionValue>; status: PostDestinationStatus }[];
+  created_at: string;
 }
 
 export interface Fixture {

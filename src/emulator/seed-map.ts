@@ -13,6 +13,8 @@ import {
   type DestinationOption,
   type DestinationOptions,
   type Me,
+  type Media,
+  type Post,
 } from '../api/wire-types.js';
 
 /** What the seed had to change to fit the emulator, one sentence each. */
@@ -114,4 +116,45 @@ export function destinationOf(d: Destination, read: DestinationOptions, notes: S
     out.creator = Object.fromEntries((['handle', 'display_name', 'avatar_url'] as const).filter((k) => isText(c[k])).map((k) => [k, c[k]]));
   }
   return out;
+}
+
+/** A video read by id, as a fixture's ready (or failed) video. */
+export function mediaOf(m: Media, notes: SeedNotes): Json {
+  if (m.status !== 'ready' && m.status !== 'failed') notes.push(`video ${m.id} is ${m.status} at the service: seeded as ready`);
+  const out: Json = {
+    id: m.id,
+    filename: isText(m.filename) ? m.filename : `${m.id}.mp4`,
+    content_type: SUPPORTED.includes(m.content_type) ? m.content_type : 'video/mp4',
+    size_bytes: isCount(m.size_bytes) && m.size_bytes > 0 ? m.size_bytes : 1,
+    status: m.status === 'failed' ? 'failed' : 'ready',
+  };
+  if (typeof m.duration_sec === 'number' && m.duration_sec > 0) out.duration_sec = m.duration_sec;
+  if (m.status === 'failed' && isText(m.error?.message)) out.error_message = m.error.message;
+  if (isText(m.created_at)) out.created_at = m.created_at;
+  return out;
+}
+
+const POST_STATUSES = ['draft', 'scheduled', 'publishing', 'completed'];
+const TARGET_STATUSES = ['pending', 'publishing', 'published', 'failed', 'cancelled'];
+
+/** A post read by id (its caption, video, time, destinations and their options), as a fixture post. */
+export function postOf(p: Post, notes: SeedNotes): Json {
+  let status = String(p.status);
+  if (!POST_STATUSES.includes(status)) {
+    notes.push(`post ${p.id} is ${status} at the service: seeded as completed (it cannot be published again)`);
+    status = 'completed';
+  }
+  return {
+    id: p.id,
+    status,
+    caption: typeof p.caption === 'string' ? p.caption : '',
+    media_id: p.media_id,
+    publish_at: isText(p.publish_at) ? p.publish_at : null,
+    destinations: (p.destinations ?? []).map((d) => ({
+      destination_id: d.destination_id,
+      options: Object.fromEntries(Object.entries(d.options ?? {}).filter(([, v]) => typeof v === 'string' || typeof v === 'boolean')),
+      status: TARGET_STATUSES.includes(String(d.status)) ? d.status : 'pending',
+    })),
+    ...(isText(p.created_at) ? { created_at: p.created_at } : {}),
+  };
 }

@@ -9,10 +9,13 @@
  */
 import type { ApiClient } from '../api/client.js';
 import type { DestinationOptions, Me } from '../api/wire-types.js';
-import { accountOf, destinationOf, seededKey, type SeedNotes } from './seed-map.js';
+import { accountOf, destinationOf, mediaOf, postOf, seededKey, type SeedNotes } from './seed-map.js';
 
 /** The reads a seed makes: GETs only. */
 export type SeedReader = Pick<ApiClient, 'getMe' | 'listDestinations' | 'getDestinationOptions'>;
+
+/** The reads of records by id: a post and its video, a video (GETs only). */
+export type RecordReader = Pick<ApiClient, 'getPost' | 'getMedia'>;
 
 export interface SeedResult {
   /** A fixture file's JSON (the `--fixture` format), checked by validateFixture when loaded. */
@@ -65,4 +68,25 @@ export async function seedFixture(reader: SeedReader, opts: SeedOptions = {}): P
   };
   if (notes.length > 0) Object.assign(fixture, { _seed_notes: [...notes] });
   return { fixture, key, workspace: me.workspace.name, notes };
+}
+
+/** Records a rehearsal acts on, by id: a post (publish) and videos (post --media). */
+export interface SeedRecords {
+  post?: string;
+  media?: string[];
+}
+
+/**
+ * Adds those records to a seeded fixture: GET /posts/{id} and GET
+ * /media/{id} of its video, GET /media/{id} of each video named.
+ */
+export async function seedRecords(reader: RecordReader, seed: SeedResult, records: SeedRecords, signal?: AbortSignal): Promise<void> {
+  const ws = (seed.fixture.workspaces as Record<string, unknown[]>[])[0]!;
+  const media = new Set(records.media ?? []);
+  if (records.post !== undefined) {
+    const post = await reader.getPost(records.post, { signal });
+    media.add(post.media_id);
+    ws.posts = [postOf(post, seed.notes)];
+  }
+  for (const id of media) ws.media!.push(mediaOf(await reader.getMedia(id, { signal }), seed.notes));
 }

@@ -14,7 +14,7 @@ import type {
   PostDestinationStatus,
   PostStatus,
 } from '../api/wire-types.js';
-import type { Fixture, FixtureAccount, FixtureDestination, FixtureKey } from './fixture.js';
+import type { Fixture, FixtureAccount, FixtureDestination, FixtureKey, FixturePost } from './fixture.js';
 
 export interface PlanLimits {
   api: boolean;
@@ -203,7 +203,7 @@ export class State {
     fixture.workspaces.forEach((w) => {
       const account = this.accounts.get(w.account)!;
       const media = retainedMedia(() => ws, retain);
-      const ws: WorkspaceState = {
+      const ws: WorkspaceState & { posts: RetainedRecords<PostState> } = {
         id: w.id,
         name: w.name,
         account,
@@ -231,6 +231,10 @@ export class State {
           upload: null,
           importUrl: null,
         });
+      }
+      for (const p of w.posts ?? []) {
+        ws.posts.pin(p.id);
+        ws.posts.set(p.id, postOf(p, w.id));
       }
       this.workspaces.set(w.id, ws);
       w.keys.forEach((k, i) => {
@@ -265,6 +269,18 @@ export class State {
   planOf(workspaceId: string): PlanName {
     return this.workspace(workspaceId).account.plan;
   }
+}
+
+/** A fixture's post as the state holds it; its issues are computed when it is published. */
+function postOf(p: FixturePost, workspaceId: string): PostState {
+  const due = p.status === 'scheduled' && p.publish_at !== null ? Date.parse(p.publish_at) : null;
+  return {
+    ...structuredClone(p),
+    workspaceId,
+    dueAtMs: due,
+    issues: [],
+    destinations: p.destinations.map((d) => ({ ...d, options: { ...d.options }, url: null, warning: null, failure: null })),
+  };
 }
 
 /** Random bytes for identifiers, drawn from the system's generator 4 KiB at a time (one call per 512 ids, not one each). */

@@ -58,6 +58,12 @@ export const COMMAND_TIMEOUT: FlagSpec = {
   default: DEFAULT_REQUEST_COMMAND_TIMEOUT,
 };
 
+/** --rehearse of post, publish and batch (src/cli/rehearse.ts). */
+const REHEARSE: FlagSpec = {
+  name: 'rehearse',
+  description: 'run it end to end against a throwaway emulator seeded (GET only) from your workspace; only reads reach the service',
+};
+
 const TZ: FlagSpec = { name: 'tz', value: 'zone', description: "IANA time zone for a local --at time (default: TZ or this machine's zone)" };
 
 const ENTRIES = [
@@ -135,6 +141,7 @@ const ENTRIES = [
       { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key creates no second video or post (this machine: always; any machine: 24 h)' },
       { name: 'force-new', description: 'post anew: not the post made under --idempotency-key, nor the run of this command that was cut off' },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      REHEARSE,
     ],
   },
   {
@@ -148,6 +155,7 @@ const ENTRIES = [
       { name: 'no-wait', description: 'return once it is publishing, without waiting for each destination' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      REHEARSE,
     ],
   },
   {
@@ -163,6 +171,7 @@ const ENTRIES = [
       { name: 'no-wait', description: 'do not follow posts sent now to their end' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole batch waits for videos and posts (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      REHEARSE,
     ],
   },
   {
@@ -233,6 +242,8 @@ const ENTRIES = [
         description: `how long each destination of a post takes to publish, one after another (default: ${DEFAULT_PUBLISH_MS})`,
       },
       { name: 'fixture', value: 'file', kind: 'file', description: 'JSON file of plans, workspaces, keys and destinations to start from' },
+      { name: 'seed-from', value: 'profile', description: "start from a copy of this profile's workspace, read from its service with GET requests only" },
+      { name: 'save-fixture', value: 'file', kind: 'file', description: 'with --seed-from: also write the copy as a fixture file (no key of the service in it)' },
     ],
   },
   {
