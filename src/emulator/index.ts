@@ -118,9 +118,13 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   core.origin = `http://${urlHost(host)}:${actualPort}`;
   info = { base_url: `${core.origin}/v1`, admin_url: `${core.origin}/_emulator`, keys };
 
-  // Scheduled posts go out when their time comes: on every clock advance, and on a short tick.
+  // Scheduled posts go out, and background jobs run, when their time comes: on every clock
+  // advance, and on a short tick (for an injected time source that moves by itself).
   core.clock.onAdvance(() => releaseDuePosts(core));
-  core.timers.every(100, () => releaseDuePosts(core));
+  core.timers.every(100, () => {
+    core.timers.runDue();
+    releaseDuePosts(core);
+  });
 
   let closed: Promise<void> | null = null;
   return {

@@ -8,6 +8,7 @@
  * a read-only key is refused as the real run would be.
  */
 import type { ApiClient } from '../api/client.js';
+import { NotFoundError } from '../errors.js';
 import type { DestinationOptions, Me } from '../api/wire-types.js';
 import { accountOf, destinationOf, mediaOf, postOf, seededKey, type SeedNotes } from './seed-map.js';
 
@@ -78,15 +79,32 @@ export interface SeedRecords {
 
 /**
  * Adds those records to a seeded fixture: GET /posts/{id} and GET
- * /media/{id} of its video, GET /media/{id} of each video named.
+ * /media/{id} of its video, GET /media/{id} of each video named. One the
+ * service does not have is left out: the rehearsal then meets its absence
+ * where the real run would.
  */
 export async function seedRecords(reader: RecordReader, seed: SeedResult, records: SeedRecords, signal?: AbortSignal): Promise<void> {
   const ws = (seed.fixture.workspaces as Record<string, unknown[]>[])[0]!;
   const media = new Set(records.media ?? []);
   if (records.post !== undefined) {
-    const post = await reader.getPost(records.post, { signal });
-    media.add(post.media_id);
-    ws.posts = [postOf(post, seed.notes)];
+    const post = await unlessMissing(reader.getPost(records.post, { signal }));
+    if (post) {
+      media.add(post.media_id);
+      ws.posts = [postOf(post, seed.notes)];
+    }
   }
-  for (const id of media) ws.media!.push(mediaOf(await reader.getMedia(id, { signal }), seed.notes));
+  for (const id of media) {
+    const m = await unlessMissing(reader.getMedia(id, { signal }));
+    if (m) ws.media!.push(mediaOf(m, seed.notes));
+  }
+}
+
+/** The record, or undefined when the service says there is none (404). */
+async function unlessMissing<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
 }

@@ -109,6 +109,15 @@ describe('batch --rehearse', () => {
     expect(rehearsal.stderr).toContain('Rehearsal: this is what the real run would meet too');
     expect(await writesAt(source)).toEqual([]);
   }, 60_000);
+
+  it('reads the videos items name by id (media:) into the copy', async () => {
+    writeFileSync(join(local, 'ids.yaml'), 'items:\n  - media: med_acme_teaser\n    to: dst_acme_films\n    caption: Again\n');
+    const r = await run(['batch', join(local, 'ids.yaml'), '--rehearse', '--yes', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).items.map(shape)).toEqual([{ item: 1, status: 'published', destinations: ['dst_acme_films:published'] }]);
+    expect(await writesAt(source)).toEqual([]);
+    expect((await source.requests()).map((q) => q.path)).toContain('/v1/media/med_acme_teaser');
+  }, 60_000);
 });
 
 describe('post and publish --rehearse', () => {
@@ -144,6 +153,18 @@ describe('post and publish --rehearse', () => {
     expect((await source.requests()).map((q) => q.path)).toContain(`/v1/posts/${draft.body.id}`);
     expect((await source.api.as(SOURCE_KEY).get(`/posts/${draft.body.id}`)).body.status).toBe('draft');
   }, 60_000);
+});
+
+describe('publish --rehearse of a post the service does not have', () => {
+  it('is not found, as in the real run: same message, same exit code', async () => {
+    const r = await run(['publish', 'post_nope', '--rehearse', '--yes']);
+    const real = await run(['publish', 'post_nope', '--yes']);
+    const errorLine = (s: string) => s.split('\n').find((l) => l.startsWith('Error:'));
+    expect(errorLine(r.stderr)).toContain('post_nope');
+    expect(errorLine(r.stderr)).toBe(errorLine(real.stderr));
+    expect(r.code).toBe(real.code);
+    expect(r.code).toBe(5);
+  });
 });
 
 describe('emulator --seed-from --save-fixture', () => {

@@ -164,3 +164,37 @@ describe('a fixture account\'s own allowances (limits)', () => {
     ].join('\n'));
   });
 });
+
+describe('a fixture workspace\'s posts', () => {
+  const withPost = (post: Record<string, unknown>): { workspaces: Record<string, unknown>[] } => ({
+    workspaces: [{
+      name: 'W', plan: 'studio',
+      destinations: [{ id: 'dst_a', platform: 'youtube', handle: '@a' }],
+      media: [{ id: 'med_a', filename: 'a.mp4', content_type: 'video/mp4', size_bytes: 10 }],
+      posts: [post],
+    }],
+  });
+
+  it('names a video or destination that is not the workspace\'s, and a scheduled post without its time', () => {
+    expect(() => validateFixture(withPost({ id: 'post_a', media_id: 'med_b', status: 'scheduled', destinations: [{ destination_id: 'dst_b' }] }), 'mine.json')).toThrow([
+      'mine.json: workspaces[0].posts[0].publish_at is required for a scheduled post',
+      'mine.json: workspaces[0].posts[0].media_id must be the id of an entry of the workspace\'s media, got "med_b"',
+      'mine.json: workspaces[0].posts[0].destinations[0].destination_id must be the id of one of the workspace\'s destinations, got "dst_b"',
+    ].join('\n'));
+  });
+
+  it('serves a draft of the fixture under its own id, and publishes it', async () => {
+    const key = 'vp_live_w_12345678';
+    const fixture = withPost({ id: 'post_a', media_id: 'med_a', caption: 'hi', destinations: [{ destination_id: 'dst_a' }] });
+    fixture.workspaces[0]!.keys = [{ key, name: 'W', access: 'read_write' }];
+    const emu = await startTestEmulator({ fixture });
+    try {
+      expect((await emu.api.as(key).get('/posts/post_a')).body).toMatchObject({ id: 'post_a', status: 'draft', caption: 'hi', media_id: 'med_a' });
+      const published = await emu.api.as(key).post('/posts/post_a/publish', { publish_at: 'now' });
+      expect(published.status).toBe(200);
+      expect(published.body.status).toBe('publishing');
+    } finally {
+      await emu.close();
+    }
+  });
+});

@@ -78,13 +78,14 @@ describe('a PUT whose client goes away while a delay fault holds it', () => {
   // delayed as long, is answered only after the first was handled (timers of the same length fire
   // in the order they were set): once it is answered, the first one's handler has met its gone client.
   // The body is small, so the emulator has taken in all that was sent (and seen the connection
-  // close) before the delay is over: what the handler then meets is a request already closed.
+  // close) before the delay is over: what the handler then meets is a request already closed. The
+  // delay is long enough for that on a loaded machine (a 50 ms delay was not, at a load of 13).
   const small = 1000;
   for (const [point, sent] of [['before the body starts', 0], ['with part of the body', small / 2], ['after the whole body, before the answer', small]] as const) {
     it(`${point}: the link is let go, the next PUT is received`, async () => {
       const up = await createUpload(small);
       const after = await createUpload(small);
-      await emu.fault({ method: 'PUT', path: '/_uploads/*', action: 'delay', ms: 50, times: 2 });
+      await emu.fault({ method: 'PUT', path: '/_uploads/*', action: 'delay', ms: 1000, times: 2 });
       const socket = await startPut(up, small, sent ? Buffer.alloc(sent, 1) : undefined);
       await logged(up);
       socket.destroy();

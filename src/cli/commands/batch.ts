@@ -42,7 +42,7 @@ async function readManifest(path: string, inv: Invocation): Promise<{ text: stri
 /** The items whose line an invocation has printed already. */
 const STREAMED = new WeakMap<Invocation, Set<number>>();
 
-export default defineCommand<BatchOpts & { rehearse: boolean }, BatchResult>({
+export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchResult>({
   description:
     'Post many videos from one manifest (YAML, CSV, JSON or JSON Lines): every item is checked first (files, destinations, ' +
     'options, times, duplicates, the daily allowance) and nothing is sent unless all pass. Then uploads run a few at a time, ' +
@@ -52,13 +52,14 @@ export default defineCommand<BatchOpts & { rehearse: boolean }, BatchResult>({
   examples: [
     'vidpub batch week.yaml --dry-run',
     'vidpub batch week.yaml --yes',
+    'vidpub batch week.yaml --rehearse --yes',
     'vidpub batch posts.csv --concurrency 4 --no-wait',
     'generate-items | vidpub batch - --format jsonl --yes --json',
   ],
   // The run's document and the --dry-run plan's: --json FIELDS is checked before anything is sent.
   fields: ['items', 'stats', 'dry_run', 'posts_needed', 'posts_left', 'zone', 'rehearsal'],
   async parse(args, flags, inv) {
-    const path = String(args[0] ?? '').trim();
+    const path = args[0].trim();
     if (path === '') throw new UsageError('which manifest? Give its path, or "-" to read it from stdin (with --format)');
     const { formatOfPath, parseFormat } = await import('../../batch/manifest.js');
     const format = flags.format !== undefined ? parseFormat(flags.format) : path === '-' ? undefined : formatOfPath(path);
@@ -68,12 +69,12 @@ export default defineCommand<BatchOpts & { rehearse: boolean }, BatchResult>({
         { hint: 'Name it .yaml, .yml, .csv, .json or .jsonl, or pass --format.' },
       );
     }
-    const concurrency = Number(flags.concurrency ?? 3);
+    const concurrency = Number(flags.concurrency);
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
-      throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not "${sanitize(String(flags.concurrency))}"`);
+      throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not "${sanitize(flags.concurrency)}"`);
     }
     const timeoutMs = parseTimeout(flags);
-    const zone = resolveTimeZone(flags.tz as string | undefined, inv.ctx.env);
+    const zone = resolveTimeZone(flags.tz, inv.ctx.env);
     const { text, baseDir, source } = await readManifest(path, inv);
     return {
       text,
@@ -81,13 +82,13 @@ export default defineCommand<BatchOpts & { rehearse: boolean }, BatchResult>({
       source,
       baseDir,
       zone,
-      dryRun: flags.dryRun === true,
+      dryRun: flags.dryRun,
       concurrency,
-      wait: flags.wait !== false,
+      wait: flags.wait,
       timeoutMs,
-      yes: flags.yes === true,
+      yes: flags.yes,
       waitForQuota: inv.globals.waitForQuota,
-      rehearse: flags.rehearse === true,
+      rehearse: flags.rehearse,
     };
   },
   async run(opts, inv) {
@@ -102,7 +103,12 @@ export default defineCommand<BatchOpts & { rehearse: boolean }, BatchResult>({
           inv.out.print(JSON.stringify(o));
           streamed.add(o.item);
         };
-    if (opts.rehearse) return rehearse(inv, (session) => runBatchCommand({ ...opts, onItem }, session));
+    if (opts.rehearse) {
+      // The videos items name by id (media:) are read (GET) into the copy.
+      const { parseManifest } = await import('../../batch/manifest.js');
+      const media = new Set((await parseManifest(opts.text, opts.format)).items.map((it) => it.fields.media).filter((m) => typeof m === 'string'));
+      return rehearse(inv, (session) => runBatchCommand({ ...opts, onItem }, session), { media: [...media] as string[] });
+    }
     return runBatchCommand({ ...opts, onItem }, inv.session);
   },
   print(r, inv) {

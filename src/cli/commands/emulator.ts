@@ -28,9 +28,8 @@ function invalidFixture(err: FixtureError, file: string): UsageError {
   return Object.assign(error, { problems: err.problems });
 }
 
-function wholeNumber(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  if (value === undefined) return undefined;
-  const text = String(value).trim();
+function wholeNumber(value: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
+  const text = value.trim();
   if (!/^\d+$/.test(text) || Number(text) > max) {
     throw new UsageError(`${flag} must be a whole number from 0 to ${max}, got "${text}"`);
   }
@@ -38,9 +37,8 @@ function wholeNumber(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER
 }
 
 /** --seed-from PROFILE and --save-fixture FILE: the one with the other, not with --fixture. */
-function seedFlags(flags: Record<string, unknown>): Pick<EmulatorOpts, 'seedFrom' | 'saveFixture'> {
-  const seedFrom = flags.seedFrom as string | undefined;
-  const saveFixture = flags.saveFixture as string | undefined;
+function seedFlags(flags: { seedFrom?: string; saveFixture?: string; fixture?: string }): Pick<EmulatorOpts, 'seedFrom' | 'saveFixture'> {
+  const { seedFrom, saveFixture } = flags;
   if (saveFixture !== undefined && seedFrom === undefined) {
     throw new UsageError('--save-fixture writes the copy that --seed-from PROFILE reads: give --seed-from too');
   }
@@ -54,7 +52,7 @@ function seedFlags(flags: Record<string, unknown>): Pick<EmulatorOpts, 'seedFrom
   return { seedFrom, saveFixture };
 }
 
-export default defineCommand<EmulatorOpts, void>({
+export default defineCommand<'emulator', EmulatorOpts, void>({
   description:
     'Run the local emulator of the Video Publishing Service: the whole v1 contract in memory, ' +
     'with demo keys, allowances, idempotency, signed uploads and background processing. ' +
@@ -68,12 +66,12 @@ export default defineCommand<EmulatorOpts, void>({
   ],
   parse(_args, flags) {
     return {
-      host: String(flags.host),
-      exposeControls: flags.exposeControls === true,
-      port: wholeNumber(flags.port, '--port', 65535)!,
-      processingMs: wholeNumber(flags.processingMs, '--processing-ms'),
-      publishMs: wholeNumber(flags.publishMs, '--publish-ms'),
-      fixture: flags.fixture as string | undefined,
+      host: flags.host,
+      exposeControls: flags.exposeControls,
+      port: wholeNumber(flags.port, '--port', 65535),
+      processingMs: flags.processingMs === undefined ? undefined : wholeNumber(flags.processingMs, '--processing-ms'),
+      publishMs: flags.publishMs === undefined ? undefined : wholeNumber(flags.publishMs, '--publish-ms'),
+      fixture: flags.fixture,
       ...seedFlags(flags),
     };
   },

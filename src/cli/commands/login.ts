@@ -90,7 +90,7 @@ async function askKey(inv: Invocation): Promise<string> {
   }
 }
 
-export default defineCommand<LoginOpts, LoginResult>({
+export default defineCommand<'login', LoginOpts, LoginResult>({
   description:
     'Check an API key with GET /me and store it, with the base URL, in a profile of the config file ' +
     '(mode 0600). The key is asked with a hidden prompt, read from stdin with --with-key, or from a file ' +
@@ -104,7 +104,7 @@ export default defineCommand<LoginOpts, LoginResult>({
     'vidpub login --base-url http://127.0.0.1:4010/v1 --profile emulator',
   ],
   parse(_args, flags, inv) {
-    const withKey = flags.withKey === true;
+    const withKey = flags.withKey;
     const keyFile = inv.globals.apiKeyFile;
     if (withKey && keyFile) throw new UsageError('give the key one way: --with-key (stdin) or --api-key-file, not both');
     if (!withKey && !keyFile && !inv.interactive) {

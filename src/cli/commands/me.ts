@@ -93,7 +93,7 @@ async function isEmulator(server: string | undefined, baseUrl: string, signal: A
   }
 }
 
-export default defineCommand<Record<string, never>, Me & { origin?: Origin }>({
+export default defineCommand<'me', Record<string, never>, Me & { origin?: Origin }>({
   description:
     'Show the API key in use (masked) and where it came from (--api-key-file, VIDPUB_API_KEY or a profile), ' +
     'the base URL (marked when it is the local emulator), the workspace, plan, usage, and both limits: requests per minute ' +

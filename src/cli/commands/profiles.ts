@@ -22,7 +22,7 @@ export function maskStoredKey(key: string | undefined): string | null {
   return `${prefix}…${k.slice(-4)}`;
 }
 
-export default defineCommand<Record<string, never>, ProfileRow[]>({
+export default defineCommand<'profiles', Record<string, never>, ProfileRow[]>({
   description:
     'List the stored profiles: name, base URL, workspace, the key (masked) and when it was stored by "vidpub login". ' +
     'The profile in use is marked with "*" (--profile or VIDPUB_PROFILE choose it).',
