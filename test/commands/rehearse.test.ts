@@ -210,6 +210,16 @@ describe('emulator --seed-from --save-fixture', () => {
     expect(r.stderr).toContain(message);
   });
 
+  it('a --save-fixture path that cannot be written: says which, exit 2, and nothing is started', async () => {
+    const file = join(dir, 'no-such-dir', 'acme.json');
+    const r = await run(['emulator', '--seed-from', 'acme', '--save-fixture', file, '--port', '0']);
+    expect(r.stderr).toContain(`Error: cannot write the fixture to ${file} (ENOENT)`);
+    expect(r.stderr).toContain('Give --save-fixture a path in a directory you can write.');
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(2);
+    expect(await writesAt(source)).toEqual([]);
+  });
+
   it('a profile with no key: says so, exit 3, and nothing is started', async () => {
     const r = await run(['emulator', '--seed-from', 'nobody', '--port', '0']);
     expect(r.stderr).toContain('No API key: none was given and none is stored in profile "nobody".');
