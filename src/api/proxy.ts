@@ -35,7 +35,7 @@ export interface ProxyChoice {
 /** A proxy failure: carries the code the retry rules know, and the proxy it was (its URL redacted). */
 export interface ProxyFailure {
   code?: string;
-  proxy: { url: string; source: string; status?: number };
+  proxy: { url: string; source: string; status?: number; forward?: boolean };
 }
 
 const DEFAULT_PROXY_PORT = '1080';
@@ -135,10 +135,10 @@ function authorization(proxy: URL): Record<string, string> {
 }
 
 /** An error from reaching the proxy, naming it (redacted) and keeping the cause's code. */
-function proxyError(message: string, choice: ProxyChoice, o: { code?: string; status?: number; cause?: unknown }): Error & ProxyFailure {
+function proxyError(message: string, choice: ProxyChoice, o: { code?: string; status?: number; cause?: unknown; forward?: boolean }): Error & ProxyFailure {
   const err = new Error(message, { cause: o.cause }) as Error & ProxyFailure;
   if (o.code) err.code = o.code;
-  err.proxy = { url: redactUrl(choice.url.href), source: choice.source, status: o.status };
+  err.proxy = { url: redactUrl(choice.url.href), source: choice.source, status: o.status, ...(o.forward ? { forward: true } : {}) };
   return err;
 }
 
@@ -244,5 +244,6 @@ export function proxiedRoute(target: URL, choice: ProxyChoice, o: RouteOptions &
     lib: http,
     options: { hostname: bare(choice.url.hostname), port: choice.url.port, path: target.href, agent },
     headers: { host: target.host, ...authorization(choice.url) },
+    proxyRefusal: (status) => proxyError(`the proxy refused to forward the request: HTTP ${status}`, choice, { code: 'VIDPUB_PROXY_REFUSED', status, forward: true }),
   };
 }

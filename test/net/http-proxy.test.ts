@@ -73,6 +73,17 @@ describe.skipIf(missing('tinyproxy', ['-v']))('plain http through HTTP_PROXY (ti
     expect(open.forwarded().length).toBe(before);
   });
 
+  it('a proxy that asks for credentials (407) refuses a write: a proxy problem, exit 1, not an unknown outcome; nothing reached the service', async () => {
+    const before = (await emu.requests()).length;
+    const r = await run(['upload', CLIP], { env: { HTTP_PROXY: `http://127.0.0.1:${guarded.port}` } });
+    expect(r.stderr).toMatch(/^Error: Could not reach the service at http:\/\/127\.0\.0\.1:\d+\/v1\/media\/uploads: the proxy http:\/\/127\.0\.0\.1:\d+\/ \(HTTP_PROXY\) refused to pass on the request to 127\.0\.0\.1:\d+: HTTP 407 Proxy Authentication Required\.$/m);
+    expect(r.stderr).toMatch(/Put the proxy's user and password in HTTP_PROXY/);
+    expect(r.stderr).not.toMatch(/outcome|Rerun to settle/);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect((await emu.requests()).length).toBe(before);
+  });
+
   it('a proxy nobody listens on: retried as a connection failure, then a proxy problem naming HTTP_PROXY, exit 1', async () => {
     const port = guarded.port;
     await guarded.stop();
