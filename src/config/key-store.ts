@@ -19,8 +19,7 @@ import type { ConfigStore, Profile } from './profile-types.js';
 import { keyStorage, keychainName, maskStoredKey, type KeyStorage } from './key-storage.js';
 import { AuthError, VidpubError, sanitize } from '../errors.js';
 import { CONFIG_FILE_NAME, configDir } from './config-store.js';
-import { KeychainUnavailable, keychain } from './keychain.js';
-import { envFlag } from '../util/env.js';
+import { KeychainUnavailable, keychain, keyringTurnedOff } from './keychain.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -54,7 +53,7 @@ export async function saveKey(store: ConfigStore, env: Env, name: string, key: s
   const base: Profile = { ...fields, api_key: undefined, key_storage: undefined, key_masked: undefined };
   let fallback: string | undefined;
   // VIDPUB_NO_KEYRING, like --insecure-storage, is a choice: the file, without a word about the OS store.
-  if (!opts.fileOnly && !envFlag(env, 'VIDPUB_NO_KEYRING')) {
+  if (!opts.fileOnly && !keyringTurnedOff(env)) {
     try {
       await keychain.set(env, acct, key);
       await store.setProfile(name, { ...base, key_storage: 'keychain', key_masked: maskStoredKey(key) ?? undefined }, opts.signal);

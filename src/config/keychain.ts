@@ -25,7 +25,7 @@ import { platform } from 'node:os';
 import { execPath } from 'node:process';
 import { join } from 'node:path';
 import { sanitize } from '../errors.js';
-import { envFlag } from '../util/env.js';
+import { truthy } from '../util/env.js';
 import { keychainName } from './key-storage.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -62,9 +62,14 @@ process.stdin.on('end', () => {
 });
 `;
 
+/** VIDPUB_NO_KEYRING=1: the OS store is turned off on this machine. */
+export function keyringTurnedOff(env: Env): boolean {
+  return truthy(env.VIDPUB_NO_KEYRING);
+}
+
 /** Why the OS store cannot be used here without asking it, or undefined. */
 export function keychainOff(env: Env): string | undefined {
-  if (envFlag(env, 'VIDPUB_NO_KEYRING')) return 'VIDPUB_NO_KEYRING is set';
+  if (keyringTurnedOff(env)) return 'VIDPUB_NO_KEYRING is set';
   if (platform() !== 'linux' && platform() !== 'freebsd') return undefined;
   if (env.DBUS_SESSION_BUS_ADDRESS?.trim()) return undefined;
   const runtime = env.XDG_RUNTIME_DIR?.trim();
