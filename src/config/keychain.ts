@@ -24,6 +24,7 @@ import { createRequire } from 'node:module';
 import { platform } from 'node:os';
 import { execPath } from 'node:process';
 import { join } from 'node:path';
+import { isSea } from 'node:sea';
 import { sanitize } from '../errors.js';
 import { truthy } from '../util/env.js';
 import { keychainName } from './key-storage.js';
@@ -78,6 +79,8 @@ export function keychainOff(env: Env): string | undefined {
 }
 
 function bindingPath(): string {
+  // The single executable runs itself for `node -e` and has no node_modules to load the binding from.
+  if (isSea()) throw new KeychainUnavailable('the single executable of vidpub has no keychain module; the npm package has');
   try {
     return createRequire(import.meta.url).resolve('@napi-rs/keyring');
   } catch {

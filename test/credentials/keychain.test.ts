@@ -42,7 +42,7 @@ describeWithSecretService('keys in the Secret Service (an unlocked gnome-keyring
     expect(json.status).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ name: 'default', key: 'vp_live_…s3Td', storage: 'keychain' })]);
     const text = await v.run(['profiles']);
-    expect(text.stdout).toBe(`default\t${emu.baseUrl}\tDemo\tvp_live_…s3Td\tkeychain\t${v.profile()!.logged_in_at}\n`);
+    expect(text.stdout).toBe(`default\t${emu.baseUrl}\tDemo\tvp_live_…s3Td\t${v.profile()!.logged_in_at}\tkeychain\n`);
   });
 
   test('logout removes the key from the keyring and keeps the base URL', async () => {

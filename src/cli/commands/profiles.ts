@@ -18,8 +18,8 @@ export interface ProfileRow {
 
 export default defineCommand<Record<string, never>, ProfileRow[]>({
   description:
-    'List the stored profiles: name, base URL, workspace, the key (masked), where the key is kept (keychain: the ' +
-    'system keychain; file: the config file) and when it was stored by "vidpub login". ' +
+    'List the stored profiles: name, base URL, workspace, the key (masked), when it was stored by "vidpub login", ' +
+    'and where the key is kept (keychain: the system keychain; file: the config file). ' +
     'The profile in use is marked with "*" (--profile or VIDPUB_PROFILE choose it).',
   examples: ['vidpub profiles', 'vidpub profiles --json name,workspace'],
   parse() {
@@ -53,8 +53,9 @@ export default defineCommand<Record<string, never>, ProfileRow[]>({
         { header: 'Base URL', value: (r) => r.base_url ?? (tty ? '(built-in default)' : '') },
         { header: 'Workspace', value: (r) => r.workspace ?? '' },
         { header: 'Key', value: (r) => r.key ?? (tty ? '(none)' : '') },
-        { header: 'Storage', value: (r) => r.storage ?? '' },
         { header: 'Last login', value: (r) => (r.logged_in_at ? sanitize(r.logged_in_at) : '') },
+        // Last: a script reading the columns by position before it was added keeps working.
+        { header: 'Storage', value: (r) => r.storage ?? '' },
       ],
       { tty, bold: c.bold },
     );
