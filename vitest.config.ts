@@ -1,4 +1,24 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The files that run longest (each runs its blocks one after another), started
+ * first so that the run does not end waiting on one of them. Without a results
+ * cache (a fresh checkout, as in CI) Vitest would start the largest files
+ * first, and these are small.
+ */
+const LONGEST = ['test/docs/readme.test.ts', 'test/docs/help-examples.test.ts', 'test/client/config-store.test.ts'];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => {
+      const i = LONGEST.findIndex((name) => f.moduleId.endsWith(name));
+      return i < 0 ? LONGEST.length : i;
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   test: {
@@ -6,6 +26,11 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    // Most tests wait on HTTP and child processes, not on the CPU: two test
+    // files per core keep the cores busy (Vitest's default is one fewer than
+    // the cores, so a single worker on a 2-core machine).
+    maxWorkers: Math.max(2, 2 * availableParallelism()),
+    sequence: { sequencer: LongestFirst },
     reporters: ['default'],
   },
 });

@@ -44,6 +44,8 @@ const HEAVY = [
   'yaml',
   'csv-parse',
   'csv-parse/*',
+  // X.509 certificates for `vidpub emulator --tls` (in the emulator's bundle, loaded with it).
+  'node-forge',
   // jq compiled to WebAssembly, loaded only by --jq.
   'jq-wasm',
   // The OS credential store's native binding: never bundled, loaded only in

@@ -104,6 +104,15 @@ export class ConflictError extends VidpubError {
 /** Ctrl-C / SIGINT / SIGTERM / SIGHUP (the exit code per signal: exitCodeOf). */
 export class InterruptedError extends VidpubError {
   override readonly exitCode = ExitCode.INTERRUPTED;
+  /** Stopped once a write went out: the base Idempotency-Key the rerun continues under (the CLI prints the line). */
+  readonly idempotencyKey?: string;
+  /** Flags that rerun carries with the value this run sent (as OutcomeUnknownError.rerunFlags). */
+  readonly rerunFlags: Record<string, string>;
+  constructor(message: string, opts: VidpubErrorOptions & { idempotencyKey?: string; rerunFlags?: Record<string, string> } = {}) {
+    super(message, opts);
+    this.idempotencyKey = opts.idempotencyKey;
+    this.rerunFlags = { ...(opts.rerunFlags ?? {}) };
+  }
 }
 
 /**
@@ -121,8 +130,11 @@ export class OutcomeUnknownError extends VidpubError {
   readonly idempotencyKey?: string;
   /** Ids already known (media_id, post_id), printed on stdout. */
   readonly known: Record<string, string>;
-  /** What stopped it: 'deadline', 'interrupt', 'network', 'in-flight', 'gateway' (a 502/504 in the service's place). */
-  readonly reason: 'deadline' | 'interrupt' | 'network' | 'in-flight' | 'gateway';
+  /**
+   * What stopped it: 'deadline', 'interrupt', 'network', 'in-flight', 'gateway' (a 502/504 in the service's
+   * place), 'not-the-service' (any other answer that was not the service's word: http.foreign says what).
+   */
+  readonly reason: 'deadline' | 'interrupt' | 'network' | 'in-flight' | 'gateway' | 'not-the-service';
   /** Flags the rerun must carry with the value this run sent (--at "in 2h" is another time on each run). */
   readonly rerunFlags: Record<string, string>;
   /**
@@ -161,6 +173,8 @@ export class OutcomeUnknownError extends VidpubError {
         return 'the service was still handling the request';
       case 'gateway':
         return `a gateway answered HTTP ${this.http?.status ?? '502/504'} in the service's place`;
+      case 'not-the-service':
+        return `the answer was not the service's own: ${this.http?.foreign ?? 'neither its record nor its error body'}`;
       default:
         return 'the connection failed before the service answered';
     }
@@ -253,6 +267,11 @@ export interface HttpErrorDetails {
   /** The parsed error body, when it was JSON. */
   body?: unknown;
   retryAfterSec?: number;
+  /**
+   * Set when the answer was not the service's word (src/api/service-word.ts):
+   * what was seen ("HTTP 503 text/html"). It refuses nothing: after a write, the outcome is unknown.
+   */
+  foreign?: string;
 }
 
 /** Remove control characters (ANSI escapes included) from text that came from a server or a file. */

@@ -3,6 +3,8 @@
  * implementation (node:http, retries, idempotency, pacing, debug log)
  * lives beside it in src/api/ and is loaded lazily through Context.createClient.
  */
+import type { Expectation } from './service-word.js';
+import type { NetSettings } from './net.js';
 import type {
   CreateImportRequest,
   CreatePostRequest,
@@ -26,6 +28,8 @@ export interface ClientSettings {
   apiKeyFile?: string;
   /** A key given directly by code (login checks a key before storing it). */
   apiKey?: string;
+  /** --ca-file; falls back to VIDPUB_CA_FILE, then the profile: CA certificates trusted besides the system's. */
+  caFile?: string;
   /** --workspace / VIDPUB_WORKSPACE: checked against GET /me before any write. */
   workspace?: string;
   /** --debug / VIDPUB_DEBUG=1. */
@@ -139,6 +143,8 @@ export interface ApiClient {
   readonly keyId?: string;
   /** What this key's client remembers between runs (absent: nothing is). */
   readonly memory?: ClientMemory;
+  /** Proxies and trusted CAs the client goes through: the upload PUT goes the same way. */
+  readonly net?: NetSettings;
   getMe(o?: CallOptions): Promise<Me>;
   /**
    * The workspace this key belongs to: GET /me once per client (a key's
@@ -171,6 +177,8 @@ export interface RequestOptions extends CallOptions {
   body?: unknown;
   /** What the request does, for a permission message ("create a post"). */
   action?: string;
+  /** What the record of a success must carry to be the service's word (service-word.ts); any JSON when absent. */
+  expect?: Expectation;
 }
 
 /** Where the client's key came from (never the key itself). */

@@ -23,7 +23,7 @@ export interface CredentialSources {
   readProfile(name: string): Promise<Profile | undefined>;
 }
 
-export type CredentialSettings = Pick<ClientSettings, 'profile' | 'baseUrl' | 'apiKeyFile' | 'apiKey'>;
+export type CredentialSettings = Pick<ClientSettings, 'profile' | 'baseUrl' | 'apiKeyFile' | 'apiKey' | 'caFile'>;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
 
@@ -65,7 +65,7 @@ export function normalizeBaseUrl(raw: string, source: string): string {
 export async function resolveCredentials(
   src: CredentialSources,
   settings: CredentialSettings,
-): Promise<{ baseUrl: string; baseUrlSource: string; apiKey?: string; keySource?: KeySource; profile?: Profile }> {
+): Promise<{ baseUrl: string; baseUrlSource: string; apiKey?: string; keySource?: KeySource; profile?: Profile; caFile?: string; caFileSource?: string }> {
   let profile: Profile | undefined;
   let profileRead = false;
   const readProfile = async () => {
@@ -117,7 +117,21 @@ export async function resolveCredentials(
     keySource = 'profile';
   }
   if (apiKey !== undefined) checkKeyCharacters(apiKey, keySource!);
-  return { baseUrl, baseUrlSource, apiKey, keySource, profile };
+  // The profile's CA file only when the profile was read for the base URL or key: env giving both leaves the config file unread.
+  const ca = caFileOf(src, settings, profileRead ? profile : undefined);
+  return { baseUrl, baseUrlSource, apiKey, keySource, profile, ...ca };
+}
+
+/** The CA file to trust besides the system's: --ca-file, VIDPUB_CA_FILE, then the profile's (when read); none when unset. */
+function caFileOf(src: CredentialSources, settings: CredentialSettings, profile: Profile | undefined): { caFile?: string; caFileSource?: string } {
+  if (settings.caFile !== undefined) {
+    if (settings.caFile.trim() === '') throw new UsageError('--ca-file is empty: give the path of a file of CA certificates (PEM)');
+    return { caFile: settings.caFile, caFileSource: '--ca-file' };
+  }
+  const env = src.env.VIDPUB_CA_FILE?.trim();
+  if (env) return { caFile: env, caFileSource: 'VIDPUB_CA_FILE' };
+  const stored = profile?.ca_file;
+  return stored ? { caFile: stored, caFileSource: `profile "${settings.profile}"` } : {};
 }
 
 /** Reads a key file (--api-key-file): trimmed; a missing or empty file is a usage error naming it. */

@@ -16,9 +16,12 @@
  */
 import { KeyCache } from '../cache/key-cache.js';
 import { envFlag } from '../util/env.js';
+import { guardOutput } from '../util/redact.js';
 import { cacheDir } from '../util/xdg.js';
 import type { ApiClient, CallOptions, ClientMemory, ClientSettings } from './client.js';
 import { noKeyError, resolveCredentials, type CredentialSources, type KeyOrigin } from './credentials.js';
+import { secretForms } from './http-errors.js';
+import { prepareNet, type NetSettings } from './net.js';
 import { RequestSender, type ClientTuning, type SenderDeps } from './request-sender.js';
 import { DestinationsResource } from './resources/destinations-resource.js';
 import { MediaResource } from './resources/media-resource.js';
@@ -30,14 +33,21 @@ import type { CreateImportRequest, CreatePostRequest, CreateUploadRequest, Publi
 export interface ClientDeps extends SenderDeps {
   /** Where the base URL and key are read from. */
   credentials: CredentialSources;
+  /**
+   * The streams the command prints on (stdout, stderr): once the key is
+   * known, nothing written to them shows it, in any form (util/redact.ts).
+   */
+  shows?: readonly object[];
 }
 
 /** Creates the client. Reads the profile only when flags and env leave the base URL or key open. */
 export async function createApiClient(settings: ClientSettings, deps: ClientDeps, tuning: ClientTuning = {}): Promise<ApiClient> {
   const creds = await resolveCredentials(deps.credentials, settings);
   if (creds.apiKey === undefined) throw noKeyError(settings.profile);
+  for (const stream of deps.shows ?? []) guardOutput(stream, secretForms(creds.apiKey));
   const keyOrigin: KeyOrigin = { source: creds.keySource, profile: settings.profile, file: settings.apiKeyFile };
-  return new HttpApiClient({ deps, settings, baseUrl: creds.baseUrl, key: creds.apiKey, tuning, keyOrigin });
+  const net = await prepareNet({ env: deps.credentials.env, cwd: deps.credentials.cwd, caFile: creds.caFile, caFileSource: creds.caFileSource });
+  return new HttpApiClient({ deps: { ...deps, net }, settings, baseUrl: creds.baseUrl, key: creds.apiKey, tuning, keyOrigin });
 }
 
 /** The key's cache, unless --no-cache, VIDPUB_NO_CACHE=1 or no cache directory. */
@@ -59,6 +69,7 @@ interface ClientParts {
 
 class HttpApiClient implements ApiClient {
   readonly baseUrl: string;
+  readonly net?: NetSettings;
   readonly #sender: RequestSender;
   readonly #me: MeResource;
   readonly #destinations: DestinationsResource;
@@ -69,6 +80,7 @@ class HttpApiClient implements ApiClient {
 
   constructor(private readonly p: ClientParts) {
     this.baseUrl = p.baseUrl;
+    this.net = p.deps.net;
     this.#sender = new RequestSender({
       ...p,
       beforeWrite: (o) => this.checkWorkspace(o),

@@ -16,6 +16,8 @@ import {
   type HttpErrorDetails,
 } from '../errors.js';
 import { redactUrl } from './debug.js';
+import { redactKnown, type Secret } from '../util/redact.js';
+import { isHopelessNetError, netProblem } from './net-errors.js';
 import { KEY_PREFIX_MARKER } from './wire-types.js';
 
 const MAX_MESSAGE = 300;
@@ -142,26 +144,41 @@ export interface ResponseInfo {
   retryAfterSec?: number;
   /** Secrets sent with the request (the API key): never shown, even when the service echoes them. */
   secrets?: readonly string[];
+  /** What was seen, when the answer was not the service's word (service-word.ts): "HTTP 503 text/html". */
+  foreign?: string;
 }
 
 /** Anything shaped like a live key: `<prefix>_live_<secret>`. */
 const KEY_LIKE = new RegExp(`\\b([A-Za-z0-9]+(?:_[A-Za-z0-9]+)*${KEY_PREFIX_MARKER})([A-Za-z0-9_\\-]{4,})`, 'g');
 
 /**
+ * The forms of a key that are never shown: the key, and its secret part
+ * without the prefix (`vp_live_` taken off), each in any encoding
+ * (redactKnown), shown as people recognise their key: `vp_live_…s3Td`.
+ */
+export function secretForms(key: string): Secret[] {
+  const at = key.indexOf(KEY_PREFIX_MARKER);
+  if (at < 0) return [{ text: key }];
+  const prefix = key.slice(0, at + KEY_PREFIX_MARKER.length);
+  const last4 = key.slice(-4);
+  return [
+    { text: key, shown: `${prefix}…${last4}` },
+    { text: key.slice(prefix.length), shown: `…${last4}` },
+  ];
+}
+
+/**
  * Service text with keys taken out: the given secrets wherever they appear,
- * anything shaped like a live key (kept as its prefix and last 4 characters,
+ * whole or without their prefix, escaped or not (util/redact.ts), anything
+ * shaped like a live key (kept as its prefix and last 4 characters,
  * `vp_live_…s3Td`, the way `vidpub me` shows a key), and a Bearer token.
  */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
-  // Key-shaped text first, masked the way people recognise their key (vp_live_…s3Td);
-  // then any other secret the caller knows of (a key that is not key-shaped).
-  let out = text
+  // The known secrets first, in any encoding; then key-shaped text, masked the way people
+  // recognise their key (vp_live_…s3Td).
+  return redactKnown(text, secrets.flatMap(secretForms))
     .replace(KEY_LIKE, (_m, prefix: string, rest: string) => `${prefix}…${rest.slice(-4)}`)
     .replace(/\b(Bearer\s+)[^\s"',;]{8,}/gi, '$1[redacted]');
-  for (const secret of secrets) {
-    if (secret.length >= 8) out = out.split(secret).join('[redacted key]');
-  }
-  return out;
 }
 
 /**
@@ -238,8 +255,11 @@ function formatIn(ms: number): string {
  * being done ("create a post") for permission messages.
  */
 export function errorFromResponse(res: ResponseInfo, opts: { action?: string } = {}): VidpubError {
-  // A service that echoes the key (in a message or anywhere in the body) never gets it shown.
-  const parsed = parseErrorBody(redactSecrets(res.bodyText, res.secrets), header(res.headers, 'content-type'));
+  // A service that echoes the key (in a message or anywhere in the body) never gets it shown: taken out
+  // of the raw body, then out of what decoding it made (a JSON \u escape, an HTML entity).
+  const redact = (t: string | undefined) => (t === undefined ? undefined : redactSecrets(t, res.secrets));
+  const raw = parseErrorBody(redactSecrets(res.bodyText, res.secrets), header(res.headers, 'content-type'));
+  const parsed = { ...raw, message: redact(raw.message)!, param: redact(raw.param), code: redact(raw.code), type: redact(raw.type) };
   const { status } = res;
   const http: HttpErrorDetails = {
     status,
@@ -250,6 +270,7 @@ export function errorFromResponse(res: ResponseInfo, opts: { action?: string } =
     param: parsed.param,
     body: parsed.json,
     retryAfterSec: res.retryAfterSec,
+    ...(res.foreign !== undefined ? { foreign: res.foreign } : {}),
   };
   const label = statusLabel(status, parsed.code);
   const said = parsed.message || statusText(status);
@@ -356,12 +377,14 @@ export function networkCode(err: unknown): string | undefined {
 /** True for failures worth retrying (the request may not have reached the service, or it timed out). */
 export function isRetryableNetworkError(err: unknown): boolean {
   const code = networkCode(err);
-  if (!code) return false;
+  if (!code || isHopelessNetError(err)) return false;
   return !/CERT|TLS|SELF_SIGNED|ALTNAME|ENOTFOUND/.test(code);
 }
 
 /** A network failure as a ServiceError naming the URL tried. */
 export function networkError(err: unknown, method: string, url: string, attempts: number): ServiceError {
+  const problem = netProblem(err, method, url);
+  if (problem) return problem;
   const code = networkCode(err);
   const reason = (code && CONNECT_CODES[code]) ?? sanitize(err instanceof Error ? err.message : String(err));
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';

@@ -21,20 +21,22 @@
  * refused.
  */
 import type { Clock } from '../core/clock.js';
-import { AuthError, DeadlineReached, RateLimitError, ServiceError, sanitize } from '../errors.js';
+import { AuthError, DeadlineReached, RateLimitError, ServiceError } from '../errors.js';
 import { formatDuration } from '../time/duration.js';
 import { nodeCrypto } from '../util/lazy-crypto.js';
 import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, stoppedError, type BackoffPolicy, type NoticeSink } from './backoff.js';
 import { attachMeta, type ClientSettings, type HttpMethod, type RequestOptions, type ResponseMeta } from './client.js';
 import { withKeyHint, type KeyOrigin } from './credentials.js';
 import { createDebugLogger, redactUrl, type DebugLogger } from './debug.js';
-import { errorFromResponse, header, isRetryableNetworkError, networkError, parseErrorBody, type ResponseInfo } from './http-errors.js';
+import { errorFromResponse, header, isRetryableNetworkError, networkError, parseErrorBody, redactSecrets, type ResponseInfo } from './http-errors.js';
 import { Pacer, kindOf, type RequestKind } from './rate-limit-state.js';
 import { waitOutRateLimit } from './rate-limit-wait.js';
 import { redirectTarget, sameOrigin } from './redirects.js';
 import { exchange, networkReason, type RawResponse } from './exchange.js';
 import { decideAfterAttempt, type RetryCounters } from './retry-decision.js';
+import type { NetSettings } from './net.js';
 import { createTransport, type MaybeSent, type Transport } from './transport.js';
+import { answerSeen, isServiceError, readSuccess } from './service-word.js';
 import { uncertainAfter, unknownOutcome } from './unknown-outcome.js';
 
 /** Retries after a connection error, a timeout or a 5xx (so at most 1 + this many attempts). */
@@ -50,6 +52,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /** What the sender runs on: no CLI Context, only these. */
 export interface SenderDeps {
+  /** Proxies and trusted CAs (net.ts); none: straight, trusting Node's CAs. */
+  net?: NetSettings;
   clock: Clock;
   /** Aborts every request of this client (Ctrl-C). */
   signal: AbortSignal;
@@ -145,17 +149,8 @@ export class RequestSender {
   /** Any endpoint of the contract: `path` is relative to baseUrl (e.g. "/me"); the JSON answer, with its metadata. */
   async request<T = unknown>(method: HttpMethod, path: string, o: RequestOptions = {}): Promise<T> {
     if (kindOf(method) === 'write') await this.#o.beforeWrite(o);
-    const res = await this.#send(method, path, o);
-    if (res.text.trim() === '') return undefined as T;
-    try {
-      return attachMeta(JSON.parse(res.text) as T, res.meta);
-    } catch {
-      const type = header(res.headers, 'content-type') ?? 'no content type';
-      throw new ServiceError(
-        `Unexpected response to ${method} ${redactUrl(this.baseUrl + path)}: HTTP ${res.status} (${sanitize(type)}) is not JSON: ${parseErrorBody(res.text, type).message}`,
-        { http: { status: res.status, method, path: new URL(this.baseUrl + path).pathname } },
-      );
-    }
+    const { body, meta } = await this.#send(method, path, o);
+    return (body !== null && typeof body === 'object' ? attachMeta(body, meta!) : body) as T;
   }
 
   async close(): Promise<void> {
@@ -171,7 +166,7 @@ export class RequestSender {
       headersMs: this.#headersTimeoutMs,
       bodyMs: Math.min(BODY_TIMEOUT_MS, this.#requestTimeoutMs),
       totalMs: this.#requestTimeoutMs,
-    }));
+    }, this.#o.deps.net));
   }
 
   #signal(o: RequestOptions): AbortSignal {
@@ -204,7 +199,7 @@ export class RequestSender {
    * got no answer (timeout, dropped connection, still in flight, Ctrl-C or the
    * deadline during it) ends in OutcomeUnknownError, never in a refusal.
    */
-  async #send(method: HttpMethod, path: string, o: RequestOptions): Promise<RawResponse> {
+  async #send(method: HttpMethod, path: string, o: RequestOptions): Promise<{ body: unknown; meta?: ResponseMeta }> {
     const kind = kindOf(method);
     const s: Sending = {
       method,
@@ -218,7 +213,8 @@ export class RequestSender {
       uncertain: false,
     };
     try {
-      return await this.#attempts(s);
+      const res = await this.#attempts(s);
+      return { body: this.#record(s, res), meta: res.meta };
     } catch (caught) {
       let err = caught;
       if (err instanceof AuthError) {
@@ -263,10 +259,13 @@ export class RequestSender {
       const { status, headers } = res;
       res.meta = this.#metaOf(s.kind, res);
       const { retryAfterSec } = res.meta;
-      const info: ResponseInfo = { status, method, url, headers, bodyText: res.text, retryAfterSec, secrets: [this.#key] };
-      const code = status >= 400 ? parseErrorBody(res.text, header(headers, 'content-type')).code : undefined;
-      s.uncertain = uncertainAfter(status, code, s.uncertain);
-      const decision = decideAfterAttempt({ kind: 'response', status, code, retryAfterSec }, counters, limits);
+      // Only the service's error body speaks for the service (service-word.ts); a 2xx is judged by its record.
+      const fromService = status < 400 || isServiceError(status, res.text);
+      const foreign = fromService ? undefined : answerSeen(status, headers);
+      const info: ResponseInfo = { status, method, url, headers, bodyText: res.text, retryAfterSec, secrets: [this.#key], foreign };
+      const code = status >= 400 && fromService ? parseErrorBody(res.text, header(headers, 'content-type')).code : undefined;
+      s.uncertain = uncertainAfter({ status, code, fromService }, s.uncertain);
+      const decision = decideAfterAttempt({ kind: 'response', status, code, retryAfterSec, fromService }, counters, limits);
       switch (decision.action) {
         case 'accept':
           return res;
@@ -288,6 +287,24 @@ export class RequestSender {
           throw failure(info, s.o.action, attempt);
       }
     }
+  }
+
+  /**
+   * A success as the service's record (service-word.ts): JSON the resource's
+   * expectation accepts. Anything else was not the service's word: an error
+   * that says what was seen, which a write tells as an unknown outcome.
+   */
+  #record(s: Sending, res: RawResponse): unknown {
+    const read = readSuccess(res.status, res.headers, res.text, s.o.expect);
+    if (read.ok) return read.body;
+    s.uncertain = true;
+    const url = this.baseUrl + s.path;
+    const type = header(res.headers, 'content-type');
+    const said = read.seen.includes('not JSON') ? `: ${parseErrorBody(redactSecrets(res.text, [this.#key]), type).message}` : '';
+    throw new ServiceError(`Unexpected response to ${s.method} ${redactUrl(url)}: ${read.seen}${said}`, {
+      http: { status: res.status, method: s.method, path: new URL(url).pathname, foreign: read.seen },
+      hint: 'Run the command again with --debug to see the answer; if it keeps happening, something other than the service is answering (a proxy, a load balancer).',
+    });
   }
 
   /** Per request (the MCP server): a wait for the minute's allowance counts against --max-wait like a 429's. */

@@ -7,7 +7,15 @@
 /** What one attempt ended with. */
 export type AttemptOutcome =
   | { kind: 'network'; retryable: boolean }
-  | { kind: 'response'; status: number; code?: string; retryAfterSec?: number };
+  | {
+    kind: 'response';
+    status: number;
+    /** The error code of the service's error body (none when the answer was not the service's). */
+    code?: string;
+    retryAfterSec?: number;
+    /** The answer is the service's word (service-word.ts): only then does its code mean anything. */
+    fromService: boolean;
+  };
 
 /** Retries spent so far on one logical request. */
 export interface RetryCounters {
@@ -41,7 +49,7 @@ export function decideAfterAttempt(outcome: AttemptOutcome, counters: RetryCount
   if (status >= 200 && status < 300) return { action: 'accept' };
   if (status >= 300 && status < 400) return { action: 'redirect' };
   if (status === 429) return { action: 'rate-limited' };
-  if (status === 409 && outcome.code === 'idempotency_key_in_use' && counters.inUseRetries < limits.maxInUseRetries) {
+  if (status === 409 && outcome.fromService && outcome.code === 'idempotency_key_in_use' && counters.inUseRetries < limits.maxInUseRetries) {
     return { action: 'retry', counter: 'inUseRetries' };
   }
   if (status >= 500 && counters.retries < limits.maxRetries) {

@@ -122,7 +122,8 @@ export function planJson(plan: BatchPlan): unknown {
     zone: plan.zone,
     items: plan.items.map((it) => ({
       item: it.n,
-      ...(it.line !== undefined ? { line: it.line } : {}),
+      // No spread per item (see rawItem in manifest.ts): JSON leaves out a line that is undefined.
+      line: it.line,
       video: it.video.kind === 'file' ? { file: it.video.shown, size_bytes: it.video.file.size, duration_sec: it.video.durationSec ?? null } : it.video.kind === 'url' ? { url: it.video.url } : { media: it.video.id },
       caption: it.caption,
       draft: it.draft,

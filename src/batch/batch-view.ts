@@ -36,32 +36,54 @@ function origin(it: PlannedItem, destName: string, key: string, source: string):
   return '';
 }
 
-/** The plan, for --dry-run and the summary before the confirmation. */
-export function planLines(plan: BatchPlan, source: string, c: Colors): string[] {
-  const lines: string[] = [];
-  const drafts = plan.items.filter((it) => it.draft).length;
-  const replays = plan.items.filter((it) => it.alreadyPosted).length;
-  lines.push(
-    c.bold(`Plan for ${sanitize(source)}: ${plan.items.length} item${plan.items.length === 1 ? '' : 's'}`) +
-      ` (${plan.postsNeeded} to post${replays ? `, ${replays} already posted` : ''}${drafts ? `, ${drafts} draft${drafts === 1 ? '' : 's'}` : ''}); times in ${plan.zone}`,
-  );
-  lines.push(
-    `Daily post allowance: ${plan.postsNeeded} needed, ${plan.postsLeft ?? '?'} left${plan.postsLimit !== undefined ? ` of ${plan.postsLimit}` : ''}` +
-      (plan.dailyResetAt ? ` (resets ${plan.dailyResetAt})` : ''),
-  );
-  for (const it of plan.items) {
-    lines.push('');
-    lines.push(c.bold(`item ${it.n}${it.line !== undefined ? ` (line ${it.line})` : ''}: ${videoText(it)}`));
-    const cap = sanitize(it.caption);
-    lines.push(`  caption: ${cap === '' ? '(empty)' : cap.length > CAPTION_PREVIEW ? cap.slice(0, CAPTION_PREVIEW - 1) + '…' : cap}`);
-    lines.push(`  when:    ${whenText(it)}`);
-    if (it.when?.note) lines.push(`           ${c.yellow(sanitize(it.when.note))}`);
-    for (const p of it.plans) {
-      const opts = p.values.map((v) => `${sanitize(v.key)}=${sanitize(String(v.value))}${c.dim(origin(it, p.name, v.key, v.source))}`);
-      lines.push(`  to ${sanitize(destinationLabel(p.destination))}${opts.length ? `: ${opts.join(', ')}` : ''}`);
-    }
+/** About this much text is given at a time: a few writes for a plan of any size. */
+const PIECE_CHARS = 64 * 1024;
+
+/** One item's lines in the plan. */
+function itemLines(it: PlannedItem, c: Colors): string[] {
+  const lines = ['', c.bold(`item ${it.n}${it.line !== undefined ? ` (line ${it.line})` : ''}: ${videoText(it)}`)];
+  const cap = sanitize(it.caption);
+  lines.push(`  caption: ${cap === '' ? '(empty)' : cap.length > CAPTION_PREVIEW ? cap.slice(0, CAPTION_PREVIEW - 1) + '…' : cap}`);
+  lines.push(`  when:    ${whenText(it)}`);
+  if (it.when?.note) lines.push(`           ${c.yellow(sanitize(it.when.note))}`);
+  for (const p of it.plans) {
+    const opts = p.values.map((v) => `${sanitize(v.key)}=${sanitize(String(v.value))}${c.dim(origin(it, p.name, v.key, v.source))}`);
+    lines.push(`  to ${sanitize(destinationLabel(p.destination))}${opts.length ? `: ${opts.join(', ')}` : ''}`);
   }
   return lines;
+}
+
+/**
+ * The plan, for --dry-run and the summary before the confirmation: pieces of
+ * whole lines (joined by line breaks, each piece to be ended by one), made as
+ * they are written, so a plan of 100,000 items is never one string or one
+ * list of lines in memory, and goes out in a few hundred writes.
+ */
+export function* planLines(plan: BatchPlan, source: string, c: Colors): Generator<string> {
+  let drafts = 0;
+  let replays = 0;
+  for (const it of plan.items) {
+    if (it.draft) drafts++;
+    if (it.alreadyPosted) replays++;
+  }
+  const lines = [
+    c.bold(`Plan for ${sanitize(source)}: ${plan.items.length} item${plan.items.length === 1 ? '' : 's'}`) +
+      ` (${plan.postsNeeded} to post${replays ? `, ${replays} already posted` : ''}${drafts ? `, ${drafts} draft${drafts === 1 ? '' : 's'}` : ''}); times in ${plan.zone}`,
+    `Daily post allowance: ${plan.postsNeeded} needed, ${plan.postsLeft ?? '?'} left${plan.postsLimit !== undefined ? ` of ${plan.postsLimit}` : ''}` +
+      (plan.dailyResetAt ? ` (resets ${plan.dailyResetAt})` : ''),
+  ];
+  let size = 0;
+  for (const it of plan.items) {
+    for (const line of itemLines(it, c)) {
+      lines.push(line);
+      size += line.length + 1;
+    }
+    if (size >= PIECE_CHARS) {
+      yield lines.splice(0).join('\n');
+      size = 0;
+    }
+  }
+  if (lines.length > 0) yield lines.join('\n');
 }
 
 /** The final table (stderr). */

@@ -14,6 +14,7 @@ import { pastTimeError } from '../time/at-grammar.js';
 import { parseWhen, type ResolvedWhen } from '../time/parse-when.js';
 import { isValidTimeZone } from '../time/zones.js';
 import { captionFileRefusal, captionRefusal, optionValueRefusal, type Refusal } from '../core/post-rules.js';
+import { eachOnce } from './bounded.js';
 import { FALSE_TEXT, TRUE_TEXT, flattenOptions, type Problem, type RawItem } from './manifest.js';
 
 /** An item's fields, read and checked on their own. */
@@ -46,10 +47,18 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
 }
 
-function toList(v: unknown): string[] | undefined {
+const listOf = (parts: string[]): string[] => parts.map((s) => s.trim()).filter((s) => s !== '');
+
+/** The destinations named, as a list; one list for all the items that write them alike in one text (`lists`). */
+function toList(v: unknown, lists: Map<string, string[]>): string[] | undefined {
   if (v === undefined || v === null) return undefined;
-  const parts = Array.isArray(v) ? v.map((x) => String(x)) : typeof v === 'string' ? v.split(/[,;\s]+/) : [String(v)];
-  return parts.map((s) => s.trim()).filter((s) => s !== '');
+  if (Array.isArray(v)) return listOf(v.map((x) => String(x)));
+  if (typeof v !== 'string') return listOf([String(v)]);
+  const known = lists.get(v);
+  if (known) return known;
+  const list = listOf(v.split(/[,;\s]+/));
+  lists.set(v, list);
+  return list;
 }
 
 /** Adds one problem of an item. */
@@ -68,19 +77,25 @@ function readVideo(f: Record<string, unknown>, add: Add): LocalItem['video'] {
   return { kind: 'media', id: v.trim() };
 }
 
-/** The options as --option flags would give them, each value held to post's rule. */
-function readOptions(options: unknown, add: Add): OptionAssignment[] {
+/** One option as a --option flag would give it, held to post's rule: the assignment, or what is wrong with it. */
+function readOption(text: string): OptionAssignment | string {
+  try {
+    const a = parseOptionFlag(text);
+    return optionValueRefusal(a.key, a.value, 'option')?.message ?? a;
+  } catch (err) {
+    return messageOf(err).replace(/--option/g, 'option');
+  }
+}
+
+/** The options as --option flags would give them, each value held to post's rule; each KEY=VALUE read once (`alike`). */
+function readOptions(options: unknown, add: Add, alike: ReadAlike): OptionAssignment[] {
   const optionProblems: string[] = [];
   const assignments: OptionAssignment[] = [];
   for (const [k, v] of flattenOptions(options, optionProblems)) {
-    try {
-      const a = parseOptionFlag(`${k}=${v === null ? '' : String(v)}`);
-      const tooLong = optionValueRefusal(a.key, a.value, 'option');
-      if (tooLong) add(tooLong.message);
-      else assignments.push(a);
-    } catch (err) {
-      add(messageOf(err).replace(/--option/g, 'option'));
-    }
+    const text = `${k}=${v === null ? '' : String(v)}`;
+    const read = alike.options.get(text) ?? alike.options.set(text, readOption(text)).get(text)!;
+    if (typeof read === 'string') add(read);
+    else assignments.push(read);
   }
   for (const p of optionProblems) add(p);
   return assignments;
@@ -112,41 +127,82 @@ function readTiming(f: Record<string, unknown>, add: Add): Pick<LocalItem, 'draf
   return { draft, at, tz, userKey: str(f.key) };
 }
 
+/**
+ * What the items of a manifest write alike, read once and shared: the
+ * destination lists by their text, the options by their KEY=VALUE.
+ */
+export interface ReadAlike {
+  lists: Map<string, string[]>;
+  options: Map<string, OptionAssignment | string>;
+}
+
+export const readAlike = (): ReadAlike => ({ lists: new Map(), options: new Map() });
+
 /** One item's fields, checked on their own (no request, no file read). */
-export function readLocal(raw: RawItem, problems: Problem[]): LocalItem {
+export function readLocal(raw: RawItem, problems: Problem[], alike: ReadAlike): LocalItem {
   const f = raw.fields;
   const add: Add = (message) => problems.push({ n: raw.n, line: raw.line, message });
   const video = readVideo(f, add);
-  const to = toList(f.to) ?? [];
+  const to = toList(f.to, alike.lists) ?? [];
   if (to.length === 0) add('"to" is missing: where should it be posted? (ids, @handles or platforms)');
-  const captions = readCaptionFields(f, add);
-  const assignments = readOptions(f.options, add);
-  return { raw, video, to, ...captions, assignments, ...readTiming(f, add) };
+  const { caption, captionFile } = readCaptionFields(f, add);
+  const assignments = readOptions(f.options, add, alike);
+  const { draft, at, tz, userKey } = readTiming(f, add);
+  // Written out, never spread (see rawItem in manifest.ts).
+  return { raw, video, to, caption, captionFile, assignments, at, tz, draft, userKey };
 }
 
-/** Each item's file checked (exists, type, size, duration) or link checked; undefined where there is a problem. */
+/**
+ * How many of the items' files are open at once while they are checked
+ * (a video's head and movie header, a caption file): well under any open-file
+ * limit a system sets, and enough to keep a disk busy.
+ */
+export const FILES_AT_ONCE = 16;
+
+/** The items' values of one kind, each once, in item order. */
+function* named(local: LocalItem[], pick: (it: LocalItem) => string | undefined): Generator<string> {
+  for (const it of local) {
+    const v = pick(it);
+    if (v !== undefined) yield v;
+  }
+}
+
+const filePath = (it: LocalItem) => (it.video?.kind === 'file' ? it.video.path : undefined);
+
+/**
+ * Each item's file checked (exists, type, size, duration) or link checked; undefined where there is a problem.
+ * Each file named is checked once however many items name it, FILES_AT_ONCE at a time: the items naming it share the result.
+ */
 export async function localVideos(local: LocalItem[], baseDir: string, problems: Problem[]): Promise<(LocalVideo | undefined)[]> {
   const { checkVideoFile } = await import('../media/check.js');
   const { readDurationSec } = await import('../media/mp4-duration.js');
   const { checkImportUrl } = await import('../media/import-url.js');
-  return Promise.all(
-    local.map(async (it): Promise<LocalVideo | undefined> => {
-      try {
-        if (it.video?.kind === 'file') {
-          const file = await checkVideoFile(it.video.path, baseDir);
-          return { kind: 'file', file, shown: it.video.path, durationSec: await readDurationSec(file.path) };
-        }
-        if (it.video?.kind === 'url') {
-          const link = checkImportUrl(it.video.url);
-          return { kind: 'url', url: link.url, filename: link.filename };
-        }
-        if (it.video?.kind === 'media') return { kind: 'media', id: it.video.id };
-      } catch (err) {
-        problems.push({ n: it.raw.n, line: it.raw.line, message: messageOf(err).replace('(it is relative to the current directory)', '') });
+  const files = await eachOnce(named(local, filePath), FILES_AT_ONCE, async (path): Promise<LocalVideo | Error> => {
+    try {
+      const file = await checkVideoFile(path, baseDir);
+      return { kind: 'file', file, shown: path, durationSec: await readDurationSec(file.path) };
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  });
+  return local.map((it): LocalVideo | undefined => {
+    try {
+      const v = it.video;
+      if (v?.kind === 'file') {
+        const checked = files.get(v.path)!;
+        if (checked instanceof Error) throw checked;
+        return checked;
       }
-      return undefined;
-    }),
-  );
+      if (v?.kind === 'url') {
+        const link = checkImportUrl(v.url);
+        return { kind: 'url', url: link.url, filename: link.filename };
+      }
+      if (v?.kind === 'media') return { kind: 'media', id: v.id };
+    } catch (err) {
+      problems.push({ n: it.raw.n, line: it.raw.line, message: messageOf(err).replace('(it is relative to the current directory)', '') });
+    }
+    return undefined;
+  });
 }
 
 /** A caption_file's text (its last line break dropped), or why it cannot be had. */
@@ -164,18 +220,21 @@ async function readCaptionFile(file: string, baseDir: string): Promise<string | 
   }
 }
 
-/** Each item's caption, given or read from its caption_file, held to post's rule; undefined where there is a problem. */
-export function localCaptions(local: LocalItem[], baseDir: string, problems: Problem[]): Promise<(string | undefined)[]> {
-  return Promise.all(
-    local.map(async (it) => {
-      const refused = (r: Refusal) => void problems.push({ n: it.raw.n, line: it.raw.line, message: r.message });
-      const caption = it.captionFile === undefined ? it.caption : await readCaptionFile(it.captionFile, baseDir);
-      if (typeof caption === 'object') return refused(caption);
-      // What `post` refuses, refused here in its words: before any upload, not by the service after it.
-      const tooLong = captionRefusal(caption);
-      return tooLong ? refused(tooLong) : caption;
-    }),
-  );
+/** A caption held to post's rule: what `post` refuses, refused here in its words, before any upload. */
+const heldToRule = (caption: string | Refusal | undefined): string | Refusal | undefined => (typeof caption === 'string' ? (captionRefusal(caption) ?? caption) : caption);
+
+/**
+ * Each item's caption, given or read from its caption_file, held to post's rule; undefined where there is a problem.
+ * Each caption file is read once, FILES_AT_ONCE at a time, however many items name it.
+ */
+export async function localCaptions(local: LocalItem[], baseDir: string, problems: Problem[]): Promise<(string | undefined)[]> {
+  const files = await eachOnce(named(local, (it) => it.captionFile), FILES_AT_ONCE, async (file) => heldToRule(await readCaptionFile(file, baseDir)));
+  return local.map((it) => {
+    const caption = it.captionFile === undefined ? heldToRule(it.caption) : files.get(it.captionFile);
+    if (typeof caption !== 'object') return caption;
+    problems.push({ n: it.raw.n, line: it.raw.line, message: caption.message });
+    return undefined;
+  });
 }
 
 /**

@@ -19,7 +19,7 @@ import { tooLongFor } from '../core/post-rules.js';
 import { itemKey } from './keys.js';
 import type { Manifest, Problem } from './manifest.js';
 import type { PacedClient } from './allowance-gate.js';
-import { localCaptions, localVideos, localWhens, messageOf, readLocal, type LocalItem, type LocalVideo } from './plan-local.js';
+import { localCaptions, localVideos, localWhens, messageOf, readAlike, readLocal, type LocalItem, type LocalVideo } from './plan-local.js';
 
 
 export type ItemVideo = Exclude<LocalVideo, { kind: 'media' }> | { kind: 'media'; id: string; media: Media };
@@ -37,7 +37,7 @@ export interface PlannedItem {
   /** Base of the item's Idempotency-Keys. */
   key: string;
   /** Option keys (KEY or DEST:KEY) that came from the defaults block. */
-  fromDefaults: Set<string>;
+  fromDefaults: ReadonlySet<string>;
   /** A journal says an earlier run posted it: its replay spends no allowance. */
   alreadyPosted?: boolean;
   /** The post this machine's journal holds under the item's key: reported as it is now, not posted again. */
@@ -86,12 +86,16 @@ export function problemsError(problems: Problem[], source: string): UsageError {
 interface ServiceView {
   me: Me;
   names: Record<string, string>;
-  /** Per item, each name in "to" resolved (undefined: its problem was added). */
-  resolved: ({ name: string; destination: Destination } | undefined)[][];
+  /** Per item, each name in "to" resolved, or why not; items naming the same destinations share one list. */
+  resolved: Resolved[][];
   optionsById: Map<string, DestinationOptions>;
   mediaById: Map<string, Media | Error>;
   findChosen: (name: string, chosen: ChosenDestination[]) => ChosenDestination | undefined;
+  /** Each distinct pair of destinations and options, planned once: items that name the same share it. */
+  plansOf: Map<string, { plans: DestinationPlan[]; messages: string[] }>;
 }
+
+type Resolved = { name: string; destination: Destination } | Error;
 
 /** Everything known of the items before each is planned: the local checks' results and the service's answers. */
 interface Checked {
@@ -111,7 +115,8 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
   const { manifest, baseDir, zone } = input;
   const problems: Problem[] = [...manifest.problems];
   const now = session.clock.now();
-  const local = manifest.items.map((raw) => readLocal(raw, problems));
+  const alike = readAlike();
+  const local = manifest.items.map((raw) => readLocal(raw, problems, alike));
   if (manifest.items.length === 0 && problems.length === 0) problems.push({ message: 'the manifest has no items' });
   // Nothing to check against the service: said as it is, whether or not the service answers.
   if (manifest.items.length === 0) throw problemsError(problems, input.source);
@@ -148,20 +153,26 @@ async function readService(paced: PacedClient, session: Session, of: { local: Lo
   const me = await client.getMe({ signal });
   paced.seed(me);
   const all = await client.listDestinations({ signal });
-  const resolved = of.local.map((it) =>
-    it.to.map((name) => {
+  const byNames = new Map<string, Resolved[]>();
+  const resolveAll = (names: string[]): Resolved[] =>
+    names.map((name) => {
       try {
         return { name, destination: resolveDestination(name, all) };
       } catch (err) {
-        problems.push({ n: it.raw.n, line: it.raw.line, message: messageOf(err) });
-        return undefined;
+        return err instanceof Error ? err : new Error(String(err));
       }
-    }),
-  );
-  const ids = [...new Set(resolved.flat().filter((r) => r && r.destination.status === 'active').map((r) => r!.destination.id))];
+    });
+  const resolved = of.local.map((it) => {
+    const names = JSON.stringify(it.to);
+    const r = byNames.get(names) ?? byNames.set(names, resolveAll(it.to)).get(names)!;
+    for (const x of r) if (x instanceof Error) problems.push({ n: it.raw.n, line: it.raw.line, message: messageOf(x) });
+    return r;
+  });
+  const ids = new Set<string>();
+  for (const r of byNames.values()) for (const x of r) if (!(x instanceof Error) && x.destination.status === 'active') ids.add(x.destination.id);
   const optionsById = new Map<string, DestinationOptions>();
   await Promise.all(
-    ids.map(async (id) => {
+    [...ids].map(async (id) => {
       const o = await client.getDestinationOptions(id, { signal });
       optionsById.set(id, Array.isArray(o.options) ? o : { ...o, options: [] });
     }),
@@ -178,7 +189,7 @@ async function readService(paced: PacedClient, session: Session, of: { local: Lo
       }
     }),
   );
-  return { me, names: namesOf(all), resolved, optionsById, mediaById, findChosen: matchChosen };
+  return { me, names: namesOf(all), resolved, optionsById, mediaById, findChosen: matchChosen, plansOf: new Map() };
 }
 
 /**
@@ -198,9 +209,9 @@ function planItems(
   const pastKeys = new Map<string, Problem>();
   local.forEach((it, i) => {
     const add = (message: string) => problems.push({ n: it.raw.n, line: it.raw.line, message });
-    const item = planItem(it, i, checked, add);
+    const item = planItem(it, i, checked, batch.batchKey, add);
     if (!item) return;
-    const key = itemKey(item.content, batch.batchKey);
+    const { key } = item;
     const dup = seenKeys.get(key);
     if (dup !== undefined) return add(`repeats item ${dup} (the same video, destinations, caption, options and time); give one a "key" if both are meant`);
     seenKeys.set(key, it.raw.n);
@@ -214,21 +225,21 @@ function planItems(
       batch.past.delete(i);
       pastKeys.set(key, past);
     }
-    items.push({ ...item.planned, key });
+    items.push(item);
   });
   return { items, pastKeys };
 }
 
-/** One item against what the service said: undefined once it has a problem (added with `add`). */
-function planItem(it: LocalItem, i: number, checked: Checked, add: (message: string) => void): { planned: Omit<PlannedItem, 'key'>; content: unknown } | undefined {
+/** One item against what the service said, with its key: undefined once it has a problem (added with `add`). */
+function planItem(it: LocalItem, i: number, checked: Checked, batchKey: string | undefined, add: (message: string) => void): PlannedItem | undefined {
   let problems = 0;
   const counted = (message: string) => {
     problems++;
     add(message);
   };
   const { service } = checked;
-  const chosen = chosenFor(service.resolved[i]!, service.optionsById, counted);
-  const plans = chosen.length > 0 ? optionPlans(it, chosen, service.findChosen, counted) : [];
+  const { plans, messages } = destinationPlans(it, service.resolved[i]!, service);
+  for (const m of messages) counted(m);
   const video = serviceVideo(checked.videos[i], service.mediaById, counted);
   if (video) checkVideo(video, plans, counted);
   const caption = checked.captions[i];
@@ -242,14 +253,33 @@ function planItem(it: LocalItem, i: number, checked: Checked, add: (message: str
     when: when === null ? 'draft' : when.now ? 'now' : /^\+/.test((it.at ?? '').trim()) ? { relative: it.at!.trim() } : when.utc,
     key: it.userKey ?? null,
   };
-  return { planned: { n: it.raw.n, line: it.raw.line, video, caption, plans, when, draft: it.draft, fromDefaults: it.raw.fromDefaults }, content };
+  // Written out whole, never spread (see rawItem in manifest.ts).
+  return { n: it.raw.n, line: it.raw.line, video, caption, plans, when, draft: it.draft, fromDefaults: it.raw.fromDefaults, key: itemKey(content, batchKey) };
+}
+
+/**
+ * The item's destinations and options planned, with what is wrong with them:
+ * planned once for all the items that name the same destinations and options
+ * (the same plans, shared; the messages told for each).
+ */
+function destinationPlans(it: LocalItem, resolved: Resolved[], service: ServiceView): { plans: DestinationPlan[]; messages: string[] } {
+  const given = it.assignments.map((a) => `${it.raw.fromDefaults.has(a.dest !== undefined ? `${a.dest}:${a.key}` : a.key) ? '*' : ''}${a.text}`);
+  const signature = JSON.stringify([it.to, given]);
+  const known = service.plansOf.get(signature);
+  if (known) return known;
+  const messages: string[] = [];
+  const add = (m: string) => void messages.push(m);
+  const chosen = chosenFor(resolved, service.optionsById, add);
+  const planned = { plans: chosen.length > 0 ? optionPlans(it, chosen, service.findChosen, add) : [], messages };
+  service.plansOf.set(signature, planned);
+  return planned;
 }
 
 /** The item's destinations: active, each once. */
 function chosenFor(resolved: ServiceView['resolved'][number], optionsById: Map<string, DestinationOptions>, add: (message: string) => void): ChosenDestination[] {
   const chosen: ChosenDestination[] = [];
   for (const r of resolved) {
-    if (!r) continue;
+    if (r instanceof Error) continue;
     if (r.destination.status !== 'active') {
       add(`cannot post to ${destinationLabel(r.destination)}: it is ${sanitize(String(r.destination.status ?? 'not active'))} (reconnect it in the web app, or leave it out)`);
       continue;

@@ -33,5 +33,6 @@ export async function createClientFor(ctx: Context, settings: ClientSettings, tu
     notices: settings.quiet ? silentNotices : streamNotices(ctx.io.stderr, ctx.io.stderrIsTTY),
     debugOut: settings.debug ? ctx.io.stderr : undefined,
     credentials: { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (await ctx.config()).getProfile(name) },
+    shows: [ctx.io.stdout, ctx.io.stderr],
   }, { requestTimeoutMs, ...tuning });
 }

@@ -1,11 +1,13 @@
 import type { ApiClient, ClientSettings } from '../api/client.js';
+import type { ArgsFor, CommandName, FlagsFor } from './commands/index.js';
 import type { Context } from './context.js';
 import type { Logger } from '../core/log.js';
+import type { FlagSpec, FlagsOf } from './flags.js';
 import type { Session } from '../session/session.js';
 import type { Colors } from '../ui/color.js';
 import type { DataOut } from '../ui/output.js';
 
-/** Flags every command accepts (see main.ts for their definitions). */
+/** Flags every command accepts (their definitions: GLOBAL_FLAGS in flags.ts; read by invocation.ts). */
 export interface GlobalOptions {
   json: boolean;
   /** `--json id,status`: the fields to keep. */
@@ -20,6 +22,8 @@ export interface GlobalOptions {
   profile: string;
   baseUrl?: string;
   apiKeyFile?: string;
+  /** --ca-file. */
+  caFile?: string;
   workspace?: string;
   debug: boolean;
   maxWaitMs: number;
@@ -63,7 +67,7 @@ export interface Invocation {
  * A command: flags, validation up front, then run() that does the work and
  * returns data, then printers that turn the data into output.
  */
-export interface CommandSpec<O = unknown, D = unknown> {
+export interface CommandSpec<N extends CommandName = CommandName, O = unknown, D = unknown> {
   // Name, summary, positional arguments and flags are data in the registry
   // (src/cli/commands/index.ts): help, the fast path and completion read them
   // without loading the command's module.
@@ -73,9 +77,10 @@ export interface CommandSpec<O = unknown, D = unknown> {
   examples: string[];
   /**
    * Validates arguments and flags before any request; throws UsageError.
-   * `args` are commander's positional values, `flags` the command's own options.
+   * `args` are the positional values and `flags` the command's own flags, typed from its
+   * registry entry (FlagsFor: `--no-wait` is `wait: boolean`, `--to` a list).
    */
-  parse(args: unknown[], flags: Record<string, unknown>, inv: Invocation): O | Promise<O>;
+  parse(args: ArgsFor<N>, flags: FlagsFor<N>, inv: Invocation): O | Promise<O>;
   /** Does the work, returns data. May throw a VidpubError carrying `data` to print. */
   run(opts: O, inv: Invocation): Promise<D>;
   /** Prints data for a person (stdout a TTY) or a pipe; defaults to JSON. */
@@ -89,6 +94,19 @@ export interface CommandSpec<O = unknown, D = unknown> {
   fields?: readonly string[];
 }
 
-export function defineCommand<O, D>(spec: CommandSpec<O, D>): CommandSpec<O, D> {
+/** How a command prints its data (and the data an error carries). */
+export type CommandPrinters<D = unknown> = Pick<CommandSpec<CommandName, unknown, D>, 'print' | 'json' | 'fields'>;
+
+/** Command N of the registry: its parse() gets the flags and arguments of N's entry. */
+export function defineCommand<N extends CommandName, O, D>(spec: CommandSpec<N, O, D>): CommandSpec<N, O, D> {
   return spec;
 }
+
+/**
+ * A command whose name is known only at run time (main() loads it by name): its parse() takes
+ * the values read from its registry entry (declare.ts readFlags, readArgs).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyCommandSpec = Omit<CommandSpec<CommandName, any, any>, 'parse'> & {
+  parse(args: readonly (string | undefined)[], flags: FlagsOf<readonly FlagSpec[]>, inv: Invocation): unknown;
+};

@@ -43,6 +43,39 @@ export interface ArgSpec {
   required: boolean;
 }
 
+/** `caption-file` as a key: `captionFile`. */
+type CamelCase<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
+
+/** The key of a flag's value, as commander names it: `--caption-file` is captionFile, `--no-wait` is wait. */
+export type FlagKey<F extends FlagSpec> = F['name'] extends `no-${infer N}` ? CamelCase<N> : CamelCase<F['name']>;
+
+/**
+ * A flag's value as a command gets it: a switch is a boolean (a `--no-X` switch true unless it
+ * is given); a flag with a value is the text typed (always there when it has a default); a
+ * repeatable one is every value given, in order. A `number` flag is its text too: each command
+ * says in its own words what it accepts.
+ */
+export type FlagValue<F extends FlagSpec> = F extends { value: string }
+  ? F extends { repeatable: true }
+    ? readonly string[]
+    : F extends { default: string }
+      ? string
+      : string | undefined
+  : 'value' extends keyof F
+    ? string | boolean | readonly string[] | undefined // any flag (FlagSpec itself): one of these
+    : boolean;
+
+/** The values of a list of flags (a registry entry's, declared `as const`), by key: what a command's parse() receives. */
+export type FlagsOf<Fs extends readonly FlagSpec[]> = { readonly [F in Fs[number] as FlagKey<F>]: FlagValue<F> };
+
+/** The positional values of a list of arguments: a required one is always there. */
+export type ArgsOf<As extends readonly ArgSpec[]> = { readonly [I in keyof As]: As[I] extends { required: true } ? string : string | undefined };
+
+/** The key of a flag's value at run time (see FlagKey). */
+export function flagKey(f: FlagSpec): string {
+  return f.name.replace(/^no-/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
 /** The flag as commander and help write it: "-y, --yes", "--to <dest>". */
 export function flagTerm(f: FlagSpec): string {
   const long = `--${f.name}${f.value === undefined ? '' : ` <${f.value}>`}`;
@@ -65,7 +98,7 @@ export const VERSION_FLAG: FlagSpec = { name: 'version', short: 'V', description
 export const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', description: 'show help for a command' };
 
 /** Flags every command accepts. */
-export const GLOBAL_FLAGS: readonly FlagSpec[] = [
+export const GLOBAL_FLAGS = [
   { name: 'json', description: 'print one JSON document on stdout (--json id,status keeps those fields); errors as one JSON object on stderr' },
   { name: 'jq', value: 'expr', description: 'filter the JSON document with a jq expression (built in, nothing to install)' },
   { name: 'quiet', short: 'q', description: 'print only data and errors (no progress or hints)' },
@@ -77,13 +110,22 @@ export const GLOBAL_FLAGS: readonly FlagSpec[] = [
   { name: 'profile', value: 'name', description: 'stored profile to use (VIDPUB_PROFILE; default "default")' },
   { name: 'base-url', value: 'url', kind: 'url', description: 'service base URL, including /v1 (VIDPUB_BASE_URL)' },
   { name: 'api-key-file', value: 'path', kind: 'file', description: 'read the API key from this file (else VIDPUB_API_KEY, else the profile)' },
+  { name: 'ca-file', value: 'path', kind: 'file', description: 'trust the CA certificates (PEM) in this file besides the system\'s (VIDPUB_CA_FILE; login keeps it)' },
   { name: 'workspace', value: 'name', description: 'refuse to write unless the key belongs to this workspace (VIDPUB_WORKSPACE)' },
   { name: 'max-wait', value: 'dur', kind: 'duration', description: 'longest total wait for rate limits (90s, 5m, 1h)', default: DEFAULT_MAX_WAIT },
   { name: 'no-journal', description: 'keep no record of this run in the local journal (also VIDPUB_NO_JOURNAL=1)' },
   { name: 'no-cache', description: 'read destinations, options and the key\'s workspace from the service, not from the 10-minute cache (also VIDPUB_NO_CACHE=1)' },
   { name: 'wait-for-quota', description: 'when the daily post allowance is used up, sleep until it resets instead of failing' },
   { name: 'debug', description: 'log each request and response on stderr, secrets redacted (VIDPUB_DEBUG=1)' },
-];
+] as const satisfies readonly FlagSpec[];
+
+/** A list of flags (typed each as declared) as flags of any kind, to read what they may have. */
+export function anyFlags(flags: readonly FlagSpec[]): readonly FlagSpec[] {
+  return flags;
+}
+
+/** The global flags' values (resolved into GlobalOptions by invocation.ts). */
+export type GlobalFlags = FlagsOf<typeof GLOBAL_FLAGS>;
 
 /** Long names of the global flags that take a value ("--profile", ...). */
-export const GLOBAL_VALUE_FLAGS: ReadonlySet<string> = new Set(GLOBAL_FLAGS.filter((f) => f.value !== undefined).map((f) => `--${f.name}`));
+export const GLOBAL_VALUE_FLAGS: ReadonlySet<string> = new Set(anyFlags(GLOBAL_FLAGS).filter((f) => f.value !== undefined).map((f) => `--${f.name}`));

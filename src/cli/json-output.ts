@@ -1,11 +1,11 @@
 /**
- * A command's JSON document on stdout: --json FIELDS keeps the named fields,
+ * A command's data on stdout, and its JSON document: --json FIELDS keeps the named fields,
  * --jq filters it, and both are checked before the command sends anything.
  * Shared by main()'s printer and a command that prints its document before
  * it is done (the emulator's start line).
  */
 import { sanitize, UsageError, VidpubError } from '../errors.js';
-import type { Invocation } from './command.js';
+import type { CommandPrinters, Invocation } from './command.js';
 
 function unknownField(field: string, available: readonly string[]): UsageError {
   return new UsageError(`unknown JSON field "${sanitize(field)}"`, { hint: `Available fields: ${available.join(', ')}.` });
@@ -86,4 +86,15 @@ export async function printJson(doc: unknown, inv: Invocation, opts: { known?: r
     return;
   }
   inv.print(opts.compact ? JSON.stringify(doc) : JSON.stringify(doc, null, 2));
+}
+
+/** A command's data on stdout: its JSON document with --json, else its printer's lines (JSON without one). */
+export async function printData<D>(spec: CommandPrinters<D>, data: D, inv: Invocation): Promise<void> {
+  if (inv.globals.json) {
+    const doc = spec.json ? spec.json(data) : data;
+    if (doc !== undefined) await printJson(doc, inv, { known: spec.fields });
+    return;
+  }
+  if (spec.print) spec.print(data, inv);
+  else if (data !== undefined) inv.print(JSON.stringify(data, null, 2));
 }

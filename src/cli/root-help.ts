@@ -5,7 +5,7 @@
  * without the CLI, so both are the same text.
  */
 import { COMMANDS, commandTerm, type CommandEntry } from './commands/index.js';
-import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, flagTerm, type FlagSpec } from './flags.js';
+import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, flagTerm, type FlagSpec } from './flags.js';
 
 export const ROOT_DESCRIPTION = 'Publish videos to connected social accounts through the Video Publishing Service.';
 
@@ -85,7 +85,7 @@ function optionDescription(o: FlagSpec): string {
 /** `vidpub --help`: every command with its summary, the global flags, examples and exit codes. */
 export function renderRootHelp(columns: number | undefined): string {
   const width = helpWidth(columns);
-  const options = [VERSION_FLAG, ...GLOBAL_FLAGS, HELP_FLAG].filter((o) => !o.hidden);
+  const options = anyFlags([VERSION_FLAG, ...GLOBAL_FLAGS, HELP_FLAG]).filter((o) => !o.hidden);
   const termWidth = Math.max(...options.map((o) => flagTerm(o).length), ...COMMANDS.map((c) => commandTerm(c).length));
   const out = ['Usage: vidpub [options] [command]', '', ...wrap(ROOT_DESCRIPTION, width), '', 'Options:'];
   for (const o of options) out.push(item(flagTerm(o), termWidth, optionDescription(o), width));

@@ -40,7 +40,7 @@ import { nodeCrypto } from '../util/lazy-crypto.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 export const CONFIG_FILE_NAME = 'config.json';
-const PROFILE_FIELDS = ['api_key', 'key_storage', 'key_masked', 'base_url', 'workspace', 'logged_in_at'] as const;
+const PROFILE_FIELDS = ['api_key', 'key_storage', 'key_masked', 'base_url', 'ca_file', 'workspace', 'logged_in_at'] as const;
 
 /** The shape of config.json. Unknown top-level keys are kept as they are. */
 export interface ConfigFile {

@@ -7,6 +7,8 @@ export interface Profile {
   /** The key masked (vp_live_…a1b2), when it lives in the OS store. */
   key_masked?: string;
   base_url?: string;
+  /** The CA file (absolute path) trusted besides the system's, from `login --ca-file` or VIDPUB_CA_FILE. */
+  ca_file?: string;
   workspace?: string;
   logged_in_at?: string;
 }

@@ -43,8 +43,9 @@ function page(title: string, body: string): string {
 function optionChanges(raw: unknown, keys: string[]): { key: string; set: Record<string, unknown> }[] {
   if (!Array.isArray(raw)) throw invalid('options must be an array of {"key", "values", "default", "required"}.', 'options');
   return raw.map((entry, i) => {
-    const e = asObject(entry);
     const at = `options[${i}]`;
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw invalid(`${at} must be an object {"key", "values", "default", "required"}.`, at);
+    const e = entry as Record<string, unknown>;
     if (typeof e.key !== 'string' || !keys.includes(e.key)) throw invalid(`${at}.key must name an option of the destination (${keys.join(', ')}).`, `${at}.key`);
     const set: Record<string, unknown> = {};
     if (e.values !== undefined) {
@@ -156,10 +157,11 @@ export function registerAdmin(app: FastifyInstance, core: Core, info: () => Emul
 
   app.get(`${ADMIN_PREFIX}/state`, async () => {
     const workspaces = [...core.state.workspaces.values()].map((ws) => {
-      const media: Record<string, number> = { total: ws.media.size, uploading: 0, processing: 0, ready: 0, failed: 0, imports_downloading: 0 };
+      const media: Record<string, number> = { total: ws.media.size, uploading: 0, processing: 0, ready: 0, failed: 0, imports_downloading: 0, uploads_receiving: 0 };
       for (const m of ws.media.values()) {
         media[m.status] = (media[m.status] ?? 0) + 1;
         if (m.source === 'import' && m.status === 'uploading') media.imports_downloading! += 1;
+        if (m.upload?.state === 'receiving') media.uploads_receiving! += 1;
       }
       const posts: Record<string, number> = { total: ws.posts.size, draft: 0, scheduled: 0, publishing: 0, completed: 0 };
       for (const p of ws.posts.values()) posts[p.status] = (posts[p.status] ?? 0) + 1;

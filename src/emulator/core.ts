@@ -26,7 +26,7 @@ export type { LogEntry } from './request-log.js';
 
 export class Core {
   readonly clock: Clock;
-  readonly timers = new Timers();
+  readonly timers: Timers;
   readonly faults = new Faults();
   readonly limits: Limits;
   readonly idempotency: IdempotencyStore;
@@ -37,6 +37,8 @@ export class Core {
   readonly log = new RequestLog();
   /** http://host:port, set once the server listens. */
   origin = 'http://127.0.0.1';
+  /** The upload links' origin when they have a listener of their own (another origin, as object storage). */
+  storageOrigin?: string;
   private readonly resetListeners: (() => void)[] = [];
 
   constructor(
@@ -45,6 +47,9 @@ export class Core {
     now?: () => number,
   ) {
     this.clock = new Clock(now);
+    // Background jobs follow the clock: moved past one, it runs at once.
+    this.timers = new Timers(() => this.clock.now());
+    this.clock.onAdvance(() => this.timers.runDue());
     this.state = new State(fixture);
     this.settings = { ...initialSettings };
     this.limits = new Limits(this.clock, () => this.state);

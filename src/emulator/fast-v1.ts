@@ -98,6 +98,8 @@ export function fastV1(core: Core, service: EmulatorService, bodyLimit: number):
     const kind = path.slice(4, a);
     const id = b < 0 ? path.slice(a + 1) : path.slice(a + 1, b);
     const action = b < 0 ? '' : path.slice(b + 1);
+    // A trailing slash (/v1/media/{id}/) is another path, as on every route: left to Fastify's 404.
+    if (b >= 0 && action === '') return undefined;
     const route = byId.get(`${method} ${kind}/${action}`);
     // Like Fastify's router: the static POST paths (/v1/media/uploads...) were matched above; an id is any segment.
     if (!route || !ID.test(id)) return undefined;

@@ -17,6 +17,8 @@ import { ok, type Result } from './result.js';
 import { newId, type MediaState } from './state.js';
 import { uploadTarget } from './uploads.js';
 import { asObject, optionalString, requiredString } from './validate.js';
+import { isPrivateHost, normaliseHost } from './addresses.js';
+import { isIPv4 } from 'node:net';
 
 /** Size an imported video gets when the link does not say (see docs/api-notes.md). */
 export const IMPORT_DEFAULT_SIZE_BYTES = 10_000_000;
@@ -146,16 +148,6 @@ export function completeUpload(core: Core, auth: AuthContext, id: string): Resul
 
 // ------------------------------------------------------------------ imports
 
-function isPrivateHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '');
-  if (h === 'localhost' || h.endsWith('.localhost') || h.endsWith('.local') || h.endsWith('.internal')) return true;
-  if (h === '::1' || h === '::' || /^f[cd][0-9a-f]{2}:/i.test(h) || /^fe80:/i.test(h)) return true;
-  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(h);
-  if (!m) return false;
-  const [a, b] = [Number(m[1]), Number(m[2])];
-  return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168);
-}
-
 function safeDecode(s: string): string {
   try {
     return decodeURIComponent(s);
@@ -182,8 +174,12 @@ export function checkImportUrl(raw: string): { url: URL; extension: string } {
   }
   if (url.protocol !== 'https:') throw invalidUrl(`The link must use HTTPS (https://...), got ${url.protocol.replace(':', '')}. ${DIRECT_LINK_HINT}`);
   if (url.username || url.password) throw invalidUrl('The link must not contain a user name or password: it must be public.');
-  const host = url.hostname.toLowerCase();
-  if (isPrivateHost(host)) throw invalidUrl(`The link must be public: ${host} is a local or private address the service cannot reach.`);
+  const host = normaliseHost(url.hostname);
+  if (isPrivateHost(host)) {
+    // An IPv6 address that carries an IPv4 one is named by both.
+    const shown = isIPv4(host) && host !== url.hostname ? `${url.hostname} (${host})` : url.hostname;
+    throw invalidUrl(`The link must be public: ${shown} is a local or private address the service cannot reach.`);
+  }
   const site = PAGE_HOSTS.find((d) => matchesHost(host, d));
   if (site) throw invalidUrl(`${site} links open a page that plays the video, not the video file. ${DIRECT_LINK_HINT}`);
   const last = safeDecode(url.pathname.split('/').pop() ?? '');
@@ -197,7 +193,7 @@ export function checkImportUrl(raw: string): { url: URL; extension: string } {
 
 /** Why the simulated download fails, or null when it succeeds. */
 function downloadFailure(url: URL): { code: string; message: string } | null {
-  const host = url.hostname.toLowerCase();
+  const host = normaliseHost(url.hostname);
   if (host === 'invalid' || host.endsWith('.invalid')) {
     return { code: 'download_failed', message: `The link could not be downloaded: the server ${host} was not found. Check that the link is public and opens the file itself.` };
   }

@@ -1,7 +1,8 @@
 /**
  * The emulator's clock: real time (or an injected source) plus an offset that
  * POST /_emulator/clock moves forward. Minute counters, the daily reset,
- * scheduled posts and upload-link expiry all read it.
+ * scheduled posts, upload-link expiry and the background jobs (processing,
+ * publishing: see timers.ts) all read it.
  */
 export class Clock {
   private offsetMs = 0;

@@ -17,6 +17,8 @@ export const MAX_CAPTION_LENGTH = 10_000;
 export const MAX_DESTINATIONS_PER_POST = 25;
 /** publish_at may be at most this far ahead. */
 export const MAX_SCHEDULE_AHEAD_DAYS = 365;
+/** Longest id taken in a body (media_id, destination_id); the emulator's own ids are far shorter. */
+const MAX_ID_LENGTH = 200;
 
 // ------------------------------------------------------------------ publish_at
 
@@ -125,7 +127,7 @@ function checkOptionValue(d: DestinationState, key: string, value: unknown, para
 
 function readPostInput(ws: WorkspaceState, body: unknown, nowMs: number): PostInput {
   const o = asObject(body);
-  const mediaId = requiredString(o, 'media_id', 'the id of the video to post', 200);
+  const mediaId = requiredString(o, 'media_id', 'the id of the video to post', MAX_ID_LENGTH);
   // Characters are Unicode code points (an emoji is one), not UTF-16 units.
   const caption = optionalString(o, 'caption', Number.MAX_SAFE_INTEGER) ?? '';
   const chars = [...caption].length;
@@ -137,17 +139,20 @@ function readPostInput(ws: WorkspaceState, body: unknown, nowMs: number): PostIn
   if (list.length > MAX_DESTINATIONS_PER_POST) throw invalidField('destinations', `A post may go to at most ${MAX_DESTINATIONS_PER_POST} destinations.`);
   const publishAt = o.publish_at === undefined || o.publish_at === null ? null : parsePublishAt(o.publish_at, nowMs);
 
-  if (!ws.media.has(mediaId)) throw notFound('video', mediaId, 'media_id');
-
-  const seen = new Set<string>();
-  const destinations = list.map((entry: unknown, i): PostDestState => {
+  // Every id is read before any is looked up, and as media_id is: an empty or over-long id is a
+  // malformed request (400), whichever field it is in; an id of the right form that is not there is a 404.
+  const entries = list.map((entry: unknown, i) => {
     const p = `destinations[${i}]`;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw invalidField(p, `${p} must be an object with destination_id.`);
     const e = entry as Record<string, unknown>;
-    if (e.destination_id === undefined || e.destination_id === null) throw missingField(`${p}.destination_id`, 'the id of a destination (GET /v1/destinations)');
-    if (typeof e.destination_id !== 'string') throw invalidField(`${p}.destination_id`, `${p}.destination_id must be a string.`);
-    const d = ws.destinations.get(e.destination_id);
-    if (!d) throw notFound('destination', e.destination_id, `${p}.destination_id`);
+    return { p, e, id: requiredString(e, 'destination_id', 'the id of a destination, from GET /v1/destinations', MAX_ID_LENGTH, `${p}.destination_id`) };
+  });
+  if (!ws.media.has(mediaId)) throw notFound('video', mediaId, 'media_id');
+
+  const seen = new Set<string>();
+  const destinations = entries.map(({ p, e, id: destinationId }): PostDestState => {
+    const d = ws.destinations.get(destinationId);
+    if (!d) throw notFound('destination', destinationId, `${p}.destination_id`);
     if (seen.has(d.id)) throw invalidField(`${p}.destination_id`, `Destination ${d.id} is listed twice.`);
     seen.add(d.id);
     const options: Record<string, OptionValue> = {};

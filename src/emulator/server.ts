@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { EMULATOR_SERVER_HEADER, type EmulatorStartInfo } from '../api/wire-types.js';
 import { ADMIN_PREFIX, registerAdmin } from './admin.js';
+import { controlsAnswer, controlsRefused } from './access.js';
 import type { Core } from './core.js';
 import { errorBody, ServiceError } from './service-errors.js';
 import { statusFaultResponse, type RequestFault } from './faults.js';
@@ -129,13 +130,32 @@ function trickle(req: FastifyRequest, reply: FastifyReply, status: number, heade
   req.raw.socket?.once('close', () => clearInterval(timer));
 }
 
+export interface ServerOptions {
+  /** Extra routes, registered before the server listens. */
+  plugins?: readonly EmulatorPlugin[];
+  /** Let the test controls answer peers that are not on this machine's loopback (access.ts). */
+  exposeControls?: boolean;
+  /** Serve over HTTPS with this certificate and key (PEM). */
+  https?: { cert: string; key: string };
+}
+
+/** The answer to a method and path that are not an endpoint. */
+function noEndpoint(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = pathOf(req);
+  const hint = path.startsWith('/v1/') || path === '/v1'
+    ? ' The API endpoints are listed in the service contract (e.g. GET /v1/me).'
+    : ' The API lives under /v1 and the test controls under /_emulator.';
+  return send(req, reply, 404, {}, errorBody('not_found', 'not_found', `No endpoint ${req.method} ${quotePath(path)}.${hint}`));
+}
+
 export async function buildServer(
   core: Core,
   service: EmulatorService,
   info: () => EmulatorStartInfo,
-  plugins: readonly EmulatorPlugin[] = [],
+  { plugins = [], exposeControls = false, https }: ServerOptions = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
+    ...(https ? { https } : {}),
     logger: false,
     forceCloseConnections: true,
     bodyLimit: JSON_BODY_LIMIT,
@@ -166,7 +186,9 @@ export async function buildServer(
   app.addHook('onRequest', (req, reply, done) => {
     const path = pathOf(req);
     if (isAdmin(path)) {
-      done();
+      const peer = req.raw.socket?.remoteAddress;
+      if (controlsAnswer(path, peer, exposeControls)) done();
+      else void reply.code(403).send(controlsRefused(peer).toBody());
       return;
     }
     const entry = core.log.add(req.method, path, req.headers.authorization !== undefined, header(req, 'idempotency-key'));
@@ -207,6 +229,9 @@ export async function buildServer(
 
   // ---------------------------------------------------------------- errors and 404
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
+    // No route: 404 whatever else is wrong with the request (a QUERY without Content-Type, a body
+    // too large...), as for every other method and path that is not an endpoint.
+    if (req.is404) return noEndpoint(req, reply);
     const path = pathOf(req);
     let e: ServiceError;
     if (err instanceof ServiceError) e = err;
@@ -236,13 +261,7 @@ export async function buildServer(
     return send(req, reply, e.status, e.headers, e.toBody());
   });
 
-  app.setNotFoundHandler((req, reply) => {
-    const path = pathOf(req);
-    const hint = path.startsWith('/v1/') || path === '/v1'
-      ? ' The API endpoints are listed in the service contract (e.g. GET /v1/me).'
-      : ' The API lives under /v1 and the test controls under /_emulator.';
-    return send(req, reply, 404, {}, errorBody('not_found', 'not_found', `No endpoint ${req.method} ${quotePath(path)}.${hint}`));
-  });
+  app.setNotFoundHandler((req, reply) => noEndpoint(req, reply));
 
   // ---------------------------------------------------------------- /v1
   const ctxOf = (req: FastifyRequest): CallContext => ({
@@ -261,6 +280,11 @@ export async function buildServer(
       url: `/v1${url}`,
       // Synchronous unless the service waits (a delay fault): no promise per request.
       handler: (req, reply) => {
+        // An empty segment is not an id: /v1/media/ is /v1/media with a trailing slash, not an endpoint.
+        if (req.params.id === '') {
+          noEndpoint(req, reply);
+          return undefined;
+        }
         const r = call(req);
         if (r instanceof Promise) return r.then((x) => { send(req, reply, x.status, x.headers, x.body, x.replayed); });
         send(req, reply, r.status, r.headers, r.body, r.replayed);

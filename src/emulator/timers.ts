@@ -1,20 +1,39 @@
 /**
- * Every real timer the emulator starts goes through here so that reset and
- * close() can clear all of them (tests must exit cleanly).
+ * Every timer the emulator starts goes through here so that reset and close()
+ * can clear all of them (tests must exit cleanly).
+ *
+ * A one-shot job (a processing step, a destination publishing) is due at a
+ * time of the emulator's clock: it runs when that much real time has passed,
+ * or as soon as the clock reaches it sooner (POST /_emulator/clock, or an
+ * injected time source that jumps): `runDue()` runs those, in the order they
+ * fell due, and the emulator calls it on every clock advance and tick.
  */
+interface Job {
+  readonly dueAt: number;
+  readonly seq: number;
+  readonly fn: () => void;
+  timeout?: NodeJS.Timeout;
+}
+
+/** A job started by `after`, for `cancel`. */
+export type JobHandle = object;
+
 export class Timers {
-  private readonly pending = new Set<NodeJS.Timeout>();
+  private readonly jobs = new Set<Job>();
   private readonly intervals = new Set<NodeJS.Timeout>();
   private stopped = false;
+  private seq = 0;
 
-  after(ms: number, fn: () => void): NodeJS.Timeout | undefined {
+  /** `now`: the emulator's clock (ms). */
+  constructor(private readonly now: () => number = Date.now) {}
+
+  after(ms: number, fn: () => void): JobHandle | undefined {
     if (this.stopped) return undefined; // a request finishing after close() starts nothing
-    const t = setTimeout(() => {
-      this.pending.delete(t);
-      fn();
-    }, Math.max(0, ms));
-    this.pending.add(t);
-    return t;
+    const wait = Math.max(0, ms);
+    const job: Job = { dueAt: this.now() + wait, seq: this.seq++, fn };
+    job.timeout = setTimeout(() => this.run(job), wait);
+    this.jobs.add(job);
+    return job;
   }
 
   every(ms: number, fn: () => void): NodeJS.Timeout | undefined {
@@ -25,16 +44,37 @@ export class Timers {
     return t;
   }
 
-  cancel(t: NodeJS.Timeout | undefined): void {
-    if (!t) return;
-    clearTimeout(t);
-    this.pending.delete(t);
+  cancel(handle: JobHandle | undefined): void {
+    const job = handle as Job | undefined;
+    if (!job) return;
+    clearTimeout(job.timeout);
+    this.jobs.delete(job);
+  }
+
+  /** Runs the jobs the clock has reached, earliest first (with those they start that are due too). */
+  runDue(): void {
+    for (let job = this.nextDue(); job; job = this.nextDue()) this.run(job);
+  }
+
+  private nextDue(): Job | undefined {
+    const now = this.now();
+    let next: Job | undefined;
+    for (const j of this.jobs) {
+      if (j.dueAt <= now && (!next || j.dueAt < next.dueAt || (j.dueAt === next.dueAt && j.seq < next.seq))) next = j;
+    }
+    return next;
+  }
+
+  private run(job: Job): void {
+    if (!this.jobs.delete(job)) return; // cancelled, cleared, or run already
+    clearTimeout(job.timeout);
+    job.fn();
   }
 
   /** Clear the one-shot timers (background jobs); intervals stay. */
   clearJobs(): void {
-    for (const t of this.pending) clearTimeout(t);
-    this.pending.clear();
+    for (const j of this.jobs) clearTimeout(j.timeout);
+    this.jobs.clear();
   }
 
   /** Clears everything and refuses new timers (close()). */
@@ -50,8 +90,6 @@ export class Timers {
   }
 
   get size(): number {
-    return this.pending.size;
+    return this.jobs.size;
   }
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

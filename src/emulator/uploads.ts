@@ -35,7 +35,7 @@ export function uploadTarget(core: Core, m: MediaState): UploadTarget {
   const sig = sign(core, m.id, expiresSec, m.content_type, m.size_bytes ?? 0);
   m.upload = { expiresAtSec: expiresSec, sig, state: 'open' };
   return {
-    url: `${core.origin}${UPLOAD_PATH_PREFIX}${encodeURIComponent(m.id)}?expires=${expiresSec}&sig=${sig}`,
+    url: `${core.storageOrigin ?? core.origin}${UPLOAD_PATH_PREFIX}${encodeURIComponent(m.id)}?expires=${expiresSec}&sig=${sig}`,
     method: 'PUT',
     headers: { 'Content-Type': m.content_type, [UPLOAD_LENGTH_HEADER]: String(m.size_bytes) },
     expires_at: expiresIso.at(expiresSec * 1000),
@@ -135,6 +135,9 @@ export async function receiveUpload(core: Core, req: UploadRequest): Promise<Upl
 type CountResult = { kind: 'end'; bytes: number; durationSec: number | null } | { kind: 'overflow' } | { kind: 'aborted' };
 
 function count(stream: Readable, limit: number, sniff: boolean, progress: (n: number) => void): Promise<CountResult> {
+  // The client went away before the body was read (e.g. while a delay fault held the request):
+  // the stream was destroyed and will emit nothing more, so waiting for it would hold the link for good.
+  if (stream.destroyed) return Promise.resolve({ kind: 'aborted' });
   return new Promise((resolve) => {
     let bytes = 0;
     let settled = false;

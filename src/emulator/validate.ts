@@ -3,20 +3,22 @@ import { badRequest, invalidField, missingField } from './service-errors.js';
 
 export type Json = Record<string, unknown>;
 
+/** A request body as an object: no body (undefined) is `{}`; JSON that is not an object (`null` too) is a 400. */
 export function asObject(body: unknown): Json {
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) {
+  if (body === undefined) return {};
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw badRequest('invalid_json', 'The request body must be a JSON object.');
   }
   return body as Json;
 }
 
-export function requiredString(o: Json, key: string, what: string, maxLength = 10_000): string {
+/** o[key], a non-blank string of at most maxLength characters; `param` names it in errors (default: key). */
+export function requiredString(o: Json, key: string, what: string, maxLength = 10_000, param = key): string {
   const v = o[key];
-  if (v === undefined || v === null) throw missingField(key, what);
-  if (typeof v !== 'string') throw invalidField(key, `${key} must be a string (${what}).`);
-  if (v.trim() === '') throw invalidField(key, `${key} must not be empty (${what}).`);
-  if (v.length > maxLength) throw invalidField(key, `${key} must be at most ${maxLength} characters long.`);
+  if (v === undefined || v === null) throw missingField(param, what);
+  if (typeof v !== 'string') throw invalidField(param, `${param} must be a string (${what}).`);
+  if (v.trim() === '') throw invalidField(param, `${param} must not be empty (${what}).`);
+  if (v.length > maxLength) throw invalidField(param, `${param} must be at most ${maxLength} characters long.`);
   return v;
 }
 

@@ -114,6 +114,7 @@ async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileO
           clock: session.clock,
           signal,
           debug,
+          net: client.net,
           onProgress: (n) => {
             sent = n;
             progress.bytes(n);

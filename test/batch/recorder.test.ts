@@ -4,7 +4,7 @@ import { makeContext } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { expectError } from '../support/errors.js';
-import { makeInvocation } from '../../src/cli/main.js';
+import { makeInvocation } from '../../src/cli/invocation.js';
 import type { GlobalOptions } from '../../src/cli/command.js';
 import { runBatchCommand, type BatchOpts } from '../../src/batch/batch-flow.js';
 import type { BatchEvent } from '../../src/batch/run-types.js';

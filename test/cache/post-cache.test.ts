@@ -11,14 +11,16 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeyCache } from '../../src/cache/key-cache.js';
-import { realClock, type Clock } from '../../src/core/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import type { Post, RecordedRequest } from '../../src/api/wire-types.js';
 import { cliRunner } from '../support/cli.js';
+import { aheadBy, scaledClock } from '../support/clock.js';
 import { startTestEmulator, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator();
 let cacheDir: string;
-const run = cliRunner(() => ({ env: { ...emu.env(), VIDPUB_CACHE_DIR: cacheDir, TZ: 'UTC' } }));
+// Ten times faster than real time: the waits' 1 s first looks take 100 ms.
+const run = cliRunner(() => ({ env: { ...emu.env(), VIDPUB_CACHE_DIR: cacheDir, TZ: 'UTC' }, clock: scaledClock(10) }));
 const post = (extra: string[] = [], env: Record<string, string> = {}, clock?: Clock) =>
   run(['post', 'test/fixtures/clip.mp4', '--to', 'youtube', '--caption', 'cached', '--json', ...extra], { env, ...(clock ? { clock } : {}) });
 
@@ -61,7 +63,7 @@ describe('a repeated post', () => {
   });
 
   it('an hour later destinations and options are read again, the workspace not (kept 7 days); 8 days later it is', async () => {
-    const later = (ms: number): Clock => ({ now: () => Date.now() + ms, sleep: realClock.sleep });
+    const later = (ms: number): Clock => aheadBy(scaledClock(10), ms);
     await emu.admin('DELETE', '/requests');
     expect((await post()).code).toBe(0);
     await readsSinceLast();

@@ -11,9 +11,9 @@ const fresh = (): RetryCounters => ({ retries: 0, inUseRetries: 0 });
 
 describe('decideAfterAttempt', () => {
   test('2xx is accepted, 3xx followed, 429 handed to the rate-limit policy', () => {
-    expect(decideAfterAttempt({ kind: 'response', status: 201 }, fresh(), LIMITS)).toEqual({ action: 'accept' });
-    expect(decideAfterAttempt({ kind: 'response', status: 307 }, fresh(), LIMITS)).toEqual({ action: 'redirect' });
-    expect(decideAfterAttempt({ kind: 'response', status: 429, code: 'rate_limited' }, { retries: 3, inUseRetries: 6 }, LIMITS)).toEqual({ action: 'rate-limited' });
+    expect(decideAfterAttempt({ kind: 'response', fromService: true, status: 201 }, fresh(), LIMITS)).toEqual({ action: 'accept' });
+    expect(decideAfterAttempt({ kind: 'response', fromService: true, status: 307 }, fresh(), LIMITS)).toEqual({ action: 'redirect' });
+    expect(decideAfterAttempt({ kind: 'response', fromService: true, status: 429, code: 'rate_limited' }, { retries: 3, inUseRetries: 6 }, LIMITS)).toEqual({ action: 'rate-limited' });
   });
 
   test('a retryable network error is retried until the retries are spent; any other fails at once', () => {
@@ -23,25 +23,27 @@ describe('decideAfterAttempt', () => {
   });
 
   test('5xx is retried (Retry-After honoured up to a cap), then fails', () => {
-    expect(decideAfterAttempt({ kind: 'response', status: 503 }, fresh(), LIMITS)).toEqual({ action: 'retry', counter: 'retries', delayMs: undefined });
-    expect(decideAfterAttempt({ kind: 'response', status: 503, retryAfterSec: 2 }, fresh(), LIMITS)).toEqual({ action: 'retry', counter: 'retries', delayMs: 2000 });
-    expect(decideAfterAttempt({ kind: 'response', status: 500, retryAfterSec: 3600 }, fresh(), LIMITS)).toEqual({
+    expect(decideAfterAttempt({ kind: 'response', fromService: true, status: 503 }, fresh(), LIMITS)).toEqual({ action: 'retry', counter: 'retries', delayMs: undefined });
+    expect(decideAfterAttempt({ kind: 'response', fromService: true, status: 503, retryAfterSec: 2 }, fresh(), LIMITS)).toEqual({ action: 'retry', counter: 'retries', delayMs: 2000 });
+    expect(decideAfterAttempt({ kind: 'response', fromService: true, status: 500, retryAfterSec: 3600 }, fresh(), LIMITS)).toEqual({
       action: 'retry',
       counter: 'retries',
       delayMs: MAX_SERVER_RETRY_AFTER_MS,
     });
-    expect(decideAfterAttempt({ kind: 'response', status: 502 }, { retries: 3, inUseRetries: 0 }, LIMITS)).toEqual({ action: 'fail' });
+    expect(decideAfterAttempt({ kind: 'response', fromService: true, status: 502 }, { retries: 3, inUseRetries: 0 }, LIMITS)).toEqual({ action: 'fail' });
   });
 
   test('409 idempotency_key_in_use is retried on its own counter; other 409s and 4xx fail', () => {
-    expect(decideAfterAttempt({ kind: 'response', status: 409, code: 'idempotency_key_in_use' }, { retries: 3, inUseRetries: 0 }, LIMITS)).toEqual({
+    expect(decideAfterAttempt({ kind: 'response', fromService: true, status: 409, code: 'idempotency_key_in_use' }, { retries: 3, inUseRetries: 0 }, LIMITS)).toEqual({
       action: 'retry',
       counter: 'inUseRetries',
     });
-    expect(decideAfterAttempt({ kind: 'response', status: 409, code: 'idempotency_key_in_use' }, { retries: 0, inUseRetries: 6 }, LIMITS)).toEqual({ action: 'fail' });
-    expect(decideAfterAttempt({ kind: 'response', status: 409, code: 'invalid_state' }, fresh(), LIMITS)).toEqual({ action: 'fail' });
-    expect(decideAfterAttempt({ kind: 'response', status: 400, code: 'validation_error' }, fresh(), LIMITS)).toEqual({ action: 'fail' });
-    expect(decideAfterAttempt({ kind: 'response', status: 404 }, fresh(), LIMITS)).toEqual({ action: 'fail' });
+    expect(decideAfterAttempt({ kind: 'response', fromService: true, status: 409, code: 'idempotency_key_in_use' }, { retries: 0, inUseRetries: 6 }, LIMITS)).toEqual({ action: 'fail' });
+    expect(decideAfterAttempt({ kind: 'response', fromService: true, status: 409, code: 'invalid_state' }, fresh(), LIMITS)).toEqual({ action: 'fail' });
+    expect(decideAfterAttempt({ kind: 'response', fromService: true, status: 400, code: 'validation_error' }, fresh(), LIMITS)).toEqual({ action: 'fail' });
+    expect(decideAfterAttempt({ kind: 'response', fromService: true, status: 404 }, fresh(), LIMITS)).toEqual({ action: 'fail' });
+    // "still being handled" means something only in the service's own words
+    expect(decideAfterAttempt({ kind: 'response', fromService: false, status: 409, code: 'idempotency_key_in_use' }, fresh(), LIMITS)).toEqual({ action: 'fail' });
   });
 });
 

@@ -267,7 +267,8 @@ export class Session {
       `(exit \${__doctest_rc:-0})`,
     ].join('\n');
     const base = `__doctest_base="$(compgen -v | tr '\\n' ' ') __v __f __doctest_base __doctest_rc rc"`;
-    const full = `${base}\n${prelude}\n${adaptScript(script, this.opts.baseUrl)}\n`;
+    // One pipe for stdout and stderr, so that what is read is in the order it was written.
+    const full = `exec 2>&1\n${base}\n${prelude}\n${adaptScript(script, this.opts.baseUrl)}\n`;
     return new Promise((resolve, reject) => {
       const child = spawn('bash', ['-c', full], {
         cwd,
@@ -313,8 +314,13 @@ export interface DocReport {
   timings: Array<{ name: string; ms: number }>;
 }
 
+export interface RunDocumentOptions {
+  /** Called before each block that runs anything (the README test moves the emulator to a fresh minute). */
+  beforeBlock?: () => Promise<void>;
+}
+
 /** Runs every block of `markdown` in order in `session`; never throws for a mismatch, reports it. */
-export async function runDocument(markdown: string, session: Session, norm: NormaliseOptions): Promise<DocReport> {
+export async function runDocument(markdown: string, session: Session, norm: NormaliseOptions, opts: RunDocumentOptions = {}): Promise<DocReport> {
   const report: DocReport = { runs: 0, matches: 0, skipped: [], failures: [], timings: [] };
   const ids = new Map<string, string>();
   const ID = /\b(?:post|med)_[0-9a-f]{16}\b/g;
@@ -334,6 +340,7 @@ export async function runDocument(markdown: string, session: Session, norm: Norm
   for (const b of blocks) {
     const name = blockName(b);
     const started = Date.now();
+    if (b.kind !== 'skip' && b.kind !== 'unmarked' && b.kind !== 'output') await opts.beforeBlock?.();
     switch (b.kind) {
       case 'unmarked':
         fail(b, 'the block has no doctest marker (run, output, transcript, shows, file or skip REASON)');
@@ -380,7 +387,9 @@ export async function runDocument(markdown: string, session: Session, norm: Norm
       }
       case 'transcript': {
         if (b.reason === 'tty' && (await session.run('command -v script > /dev/null', { keepState: false })).code !== 0) {
-          report.skipped.push({ name, reason: 'no `script` program here to give it a pseudo-terminal' });
+          // Under CI, which installs it (.ci/run), a block skipped for want of it is a failure.
+          if (process.env.CI) fail(b, 'no `script` program here to give it a pseudo-terminal: CI must install it (.ci/run)');
+          else report.skipped.push({ name, reason: 'no `script` program here to give it a pseudo-terminal' });
           break;
         }
         report.runs++;

@@ -5,7 +5,7 @@ import { makeContext } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { http } from '../support/rest.js';
-import { makeInvocation } from '../../src/cli/main.js';
+import { makeInvocation } from '../../src/cli/invocation.js';
 import type { GlobalOptions } from '../../src/cli/command.js';
 import type { CreateUploadResponse, Media } from '../../src/api/wire-types.js';
 import { checkVideoFile } from '../../src/media/check.js';

@@ -12,8 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
 import { ROOT, ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
+import { missing } from '../support/tools.js';
 
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const noTmux = missing('tmux', ['-V']);
 const SOCKET = `vidpub-frictions-${process.pid}`;
 
 // Publishing takes long enough for the live view to repaint many times.
@@ -47,7 +48,7 @@ function start(session: string, columns: number, args: string): void {
   tmux('new-session', '-d', '-x', String(columns), '-y', '30', '-s', session, '-c', ROOT, command);
 }
 
-describe.skipIf(!hasTmux)('at a terminal (tmux)', () => {
+describe.skipIf(noTmux)('at a terminal (tmux)', () => {
   beforeAll(() => {
     ensureBuilt();
   }, 120_000);

@@ -13,8 +13,9 @@ import type { Post } from '../../src/api/wire-types.js';
 import { ROOT, ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
+import { missing } from '../support/tools.js';
 
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const noTmux = missing('tmux', ['-V']);
 const SOCKET = `vidpub-test-${process.pid}`;
 const SESSION = 'post';
 
@@ -27,7 +28,7 @@ const waitForScreen = (re: RegExp, timeoutMs = 15_000): Promise<string> => waitF
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-describe.skipIf(!hasTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
+describe.skipIf(noTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
   beforeAll(() => {
     ensureBuilt();
   }, 120_000);

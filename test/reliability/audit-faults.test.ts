@@ -3,21 +3,33 @@
  * against the emulator: what the command says, its exit code, and (from
  * /_emulator/state) that nothing was created twice.
  */
-import { describe, expect, it } from 'vitest';
+import { describe as serialDescribe, expect, it as baseIt } from 'vitest';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../support/cli.js';
-import { exhaustDailyAllowance, useEmulator } from '../support/emulator.js';
+import { exhaustDailyAllowance, startTestEmulator, type TestEmulator } from '../support/emulator.js';
 
-const emu = useEmulator({ processingMs: 20, publishMs: 30 });
+// Most of these wait out a real --timeout: they run side by side, each against an emulator of its own.
+const describe = serialDescribe.concurrent;
+const it = baseIt.extend<{ emu: TestEmulator }>({
+  // eslint-disable-next-line no-empty-pattern
+  emu: async ({}, use) => {
+    const own = await startTestEmulator({ processingMs: 20, publishMs: 30 });
+    try {
+      await use(own);
+    } finally {
+      await own.close();
+    }
+  },
+});
 
-const postsTotal = async (): Promise<number> => {
+const postsTotal = async (emu: TestEmulator): Promise<number> => {
   const state = (await emu.admin('GET', '/state')) as { workspaces: { name: string; posts: { total: number } }[] };
   return state.workspaces.find((w) => w.name === 'Demo')!.posts.total;
 };
 
 describe('a write whose first attempt got no answer', () => {
-  it('a 429 on the retry beyond --max-wait is an unknown outcome (exit 9 with the rerun), not "rate limited"', async () => {
-    const before = await postsTotal();
+  it('a 429 on the retry beyond --max-wait is an unknown outcome (exit 9 with the rerun), not "rate limited"', async ({ emu }) => {
+    const before = await postsTotal(emu);
     // The first attempt creates the post but its answer is lost; the retry is refused for the minute's allowance.
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'reset_after_handling', times: 1 });
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, retry_after: 30, times: 1 });
@@ -29,18 +41,18 @@ describe('a write whose first attempt got no answer', () => {
     expect(rerun).not.toBeNull();
     expect(r.stdout).toBe('med_demo_sample\n');
     expect(r.code).toBe(9);
-    expect(await postsTotal()).toBe(before + 1);
+    expect(await postsTotal(emu)).toBe(before + 1);
 
     // The printed rerun reports the post the first attempt made: still one post.
     const again = await runCli([...args, '--idempotency-key', rerun![2]!], { env: emu.env() });
     expect(again.stderr).toMatch(/Post post_\w+ was already created by an earlier run with this --idempotency-key; reporting it\./);
     expect(again.code).toBe(0);
-    expect(await postsTotal()).toBe(before + 1);
+    expect(await postsTotal(emu)).toBe(before + 1);
   });
 });
 
 /** A post whose LinkedIn destination failed (exit 6), made by the CLI; its id. */
-async function failedPost(): Promise<string> {
+async function failedPost(emu: TestEmulator): Promise<string> {
   await emu.fault({ destination_fail: 'dst_demo_linkedin' });
   const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--quiet'], { env: emu.env() });
   expect(r.code).toBe(6);
@@ -49,7 +61,7 @@ async function failedPost(): Promise<string> {
 }
 
 describe('a write whose retry is refused by the operation itself', () => {
-  it('a daily-allowance 429 after a dropped attempt stays a refusal (exit 4): a handled attempt would have been replayed', async () => {
+  it('a daily-allowance 429 after a dropped attempt stays a refusal (exit 4): a handled attempt would have been replayed', async ({ emu }) => {
     const body = JSON.stringify({ error: { type: 'rate_limited', code: 'daily_post_limit', message: 'The daily post allowance is used up.' } });
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'reset_before_handling', times: 1 });
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, retry_after: 60, content_type: 'application/json', body, times: 1 });
@@ -61,9 +73,9 @@ describe('a write whose retry is refused by the operation itself', () => {
 });
 
 describe('retry under faults', () => {
-  it('POST /posts not answered before --timeout: exit 9 at the deadline, naming the command that settles it; that rerun makes one post', async () => {
-    const id = await failedPost();
-    const before = await postsTotal();
+  it('POST /posts not answered before --timeout: exit 9 at the deadline, naming the command that settles it; that rerun makes one post', async ({ emu }) => {
+    const id = await failedPost(emu);
+    const before = await postsTotal(emu);
     // The service creates the retry's post, but only after the command's deadline.
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 3000 });
     const r = await runCli(['retry', id, '--timeout', '2s', '--no-input'], { env: emu.env() });
@@ -75,11 +87,11 @@ describe('retry under faults', () => {
     const again = await runCli(['retry', id, '--no-input'], { env: emu.env() });
     expect(again.stderr).toMatch(new RegExp(`Post post_\\w+ was already created by an earlier retry of ${id}; reporting it\\.`));
     expect(again.code).toBe(0);
-    expect(await postsTotal()).toBe(before + 1);
+    expect(await postsTotal(emu)).toBe(before + 1);
   });
 
-  it('GET of the post never answered: exit 7 at the --timeout, saying nothing was posted', async () => {
-    const id = await failedPost();
+  it('GET of the post never answered: exit 7 at the --timeout, saying nothing was posted', async ({ emu }) => {
+    const id = await failedPost(emu);
     await emu.fault({ method: 'GET', path: `/v1/posts/${id}`, action: 'hang', times: 10 });
     const r = await runCli(['retry', id, '--timeout', '2s', '--no-input'], { env: emu.env() });
     expect(r.stderr).toMatch(new RegExp(`Error: Stopped \\(--timeout reached\\) before the retry of post ${id} was sent; nothing was posted\\.`));
@@ -89,7 +101,7 @@ describe('retry under faults', () => {
 });
 
 describe('status --wait under faults', () => {
-  it('rides out an outage on its first look too (5xx past the client retries), then reports the post', async () => {
+  it('rides out an outage on its first look too (5xx past the client retries), then reports the post', async ({ emu }) => {
     const created = await emu.api.post<{ id: string }>('/posts', { media_id: 'med_demo_sample', caption: 'x', publish_at: 'now', destinations: [{ destination_id: 'dst_demo_linkedin' }] });
     expect(created.status).toBe(201);
     const id = created.body.id;
@@ -103,7 +115,7 @@ describe('status --wait under faults', () => {
     expect(looks.filter((q) => q.status === 502)).toHaveLength(5);
   });
 
-  it('an outage past --timeout on its first look: exit 7 (stopped waiting), not exit 1', async () => {
+  it('an outage past --timeout on its first look: exit 7 (stopped waiting), not exit 1', async ({ emu }) => {
     const created = await emu.api.post<{ id: string }>('/posts', { media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_linkedin' }] });
     const id = created.body.id;
     await emu.fault({ method: 'GET', path: `/v1/posts/${id}`, action: 'reset_before_handling', times: 1000 });
@@ -115,7 +127,7 @@ describe('status --wait under faults', () => {
 });
 
 describe('status --wait interrupted during an outage on its first look', () => {
-  it('says it stopped waiting for that post and how to look again (exit 130), not a bare "Interrupted."', async () => {
+  it('says it stopped waiting for that post and how to look again (exit 130), not a bare "Interrupted."', async ({ emu }) => {
     const created = await emu.api.post<{ id: string }>('/posts', { media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_linkedin' }] });
     const id = created.body.id;
     await emu.fault({ method: 'GET', path: `/v1/posts/${id}`, action: 'status', status: 503, times: 1000 });
@@ -133,7 +145,7 @@ describe('status --wait interrupted during an outage on its first look', () => {
 });
 
 describe('status --wait of a video under faults', () => {
-  it('rides out an outage on its first look too', async () => {
+  it('rides out an outage on its first look too', async ({ emu }) => {
     await emu.fault({ method: 'GET', path: '/v1/media/med_demo_sample', action: 'status', status: 502, times: 5 });
     const r = await runCli(['status', 'med_demo_sample', '--wait', '--timeout', '30s', '--no-input', '--json'], { env: emu.env() });
     expect(r.stderr).not.toMatch(/Error:/);
@@ -143,7 +155,7 @@ describe('status --wait of a video under faults', () => {
 });
 
 describe('post --media: the messages do not speak of an upload there was none of', () => {
-  it('the daily allowance used up: exit 4, the reset time, and a rerun of the same command', async () => {
+  it('the daily allowance used up: exit 4, the reset time, and a rerun of the same command', async ({ emu }) => {
     await exhaustDailyAllowance(emu);
     const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input'], { env: emu.env() });
     expect(r.stderr).toMatch(/Error: The daily post allowance is used up; no post was created\. It resets at .*\(\d{4}-\d\d-\d\dT00:00:00Z\)\.\n/);
@@ -152,7 +164,7 @@ describe('post --media: the messages do not speak of an upload there was none of
     expect(r.code).toBe(4);
   });
 
-  it('the --timeout reached while creating the post: exit 7, nothing posted, no "uploaded" video', async () => {
+  it('the --timeout reached while creating the post: exit 7, nothing posted, no "uploaded" video', async ({ emu }) => {
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, retry_after: 30, times: 1 });
     const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--timeout', '2s'], { env: emu.env() });
     expect(r.stderr).toMatch(/Error: Stopped \(--timeout reached\) while creating the post; nothing was posted\.\n/);
@@ -160,7 +172,7 @@ describe('post --media: the messages do not speak of an upload there was none of
     expect(r.code).toBe(7);
   });
 
-  it('a link: the daily allowance names the imported video and the link', async () => {
+  it('a link: the daily allowance names the imported video and the link', async ({ emu }) => {
     await exhaustDailyAllowance(emu);
     const r = await runCli(['post', 'https://cdn.example.com/talk.mp4', '--to', 'linkedin', '--caption', 'x', '--no-input'], { env: emu.env() });
     expect(r.stderr).toMatch(/Error: The daily post allowance is used up; no post was created \(the video is imported: med_\w+\)\./);
@@ -170,7 +182,7 @@ describe('post --media: the messages do not speak of an upload there was none of
 });
 
 describe('history --refresh', () => {
-  it('a post the service no longer has is said so and kept as last seen; the others are refreshed and listed (exit 0)', async () => {
+  it('a post the service no longer has is said so and kept as last seen; the others are refreshed and listed (exit 0)', async ({ emu }) => {
     const dir = tempConfigDir();
     const env = { ...emu.env(), VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state') };
     const schedule = async (caption: string) => {
@@ -190,7 +202,7 @@ describe('history --refresh', () => {
     expect(r.code).toBe(0);
   });
 
-  it('the service not answering within --timeout: exit 7, saying what to do (a longer --timeout, or no --refresh)', async () => {
+  it('the service not answering within --timeout: exit 7, saying what to do (a longer --timeout, or no --refresh)', async ({ emu }) => {
     const dir = tempConfigDir();
     const env = { ...emu.env(), VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state') };
     const made = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--at', '+2h', '--no-input', '--quiet'], { env });
@@ -204,7 +216,7 @@ describe('history --refresh', () => {
 });
 
 describe('--wait-for-quota', () => {
-  it('a daily-allowance 429 without a reset time says it asks again, not "the reset at the next reset"', async () => {
+  it('a daily-allowance 429 without a reset time says it asks again, not "the reset at the next reset"', async ({ emu }) => {
     const body = JSON.stringify({ error: { type: 'rate_limited', code: 'daily_post_limit', message: 'The daily post allowance is used up.' } });
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, retry_after: null, content_type: 'application/json', body, times: 1 });
     const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--wait-for-quota', '--timeout', '2s'], { env: emu.env() });
@@ -216,7 +228,7 @@ describe('--wait-for-quota', () => {
 });
 
 describe('upload stopped by --timeout before its complete', () => {
-  it('names the key whose rerun completes that video; the rerun makes no second video', async () => {
+  it('names the key whose rerun completes that video; the rerun makes no second video', async ({ emu }) => {
     // Every byte arrives, but the storage's answer is trickled past the deadline: the video stays "uploading".
     await emu.fault({ method: 'PUT', path: '/_uploads/*', action: 'trickle', ms: 1000, times: 1 });
     const r = await runCli(['upload', 'test/fixtures/clip.mp4', '--timeout', '2s', '--no-input'], { env: emu.env() });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClientSettings } from '../../src/api/client.js';
 import { createApiClient, type ClientDeps } from '../../src/api/http-client.js';
 import { realClock } from '../../src/core/clock.js';
-import { rerunCommand } from '../../src/cli/main.js';
+import { rerunCommand } from '../../src/cli/report-error.js';
 import { shellWord } from '../../src/util/shell.js';
 import { ExitCode, InterruptedError, OutcomeUnknownError, ServiceError, TimeoutError, exitCodeOf } from '../../src/errors.js';
 import { streamNotices } from '../../src/ui/notices.js';

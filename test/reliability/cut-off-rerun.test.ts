@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
-import { scaledClock } from '../support/clock.js';
+import { aheadBy, scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
 import { scriptedPrompter } from '../support/prompter.js';
@@ -35,7 +35,8 @@ function dirs(): Record<string, string> {
   return { VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state') };
 }
 
-const run = (args: string[], env: Record<string, string>) => runCli(args, { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC' } });
+/** Runs vidpub in-process; `laterMs` puts its clock that far ahead (a later run, without waiting for it). */
+const run = (args: string[], env: Record<string, string>, laterMs = 0) => runCli(args, { clock: aheadBy(scaledClock(20), laterMs), env: { ...emu.env(), ...env, TZ: 'UTC' } });
 
 /** Starts the built vidpub; resolves once `ready()` holds, with a function that kills it (-9) and waits for its end. */
 async function startUntil(args: string[], env: Record<string, string>, ready: () => Promise<boolean>): Promise<{ kill9: () => Promise<string> }> {
@@ -78,7 +79,8 @@ describe('a rerun of a post that was cut off', () => {
     const env = dirs();
     const before = await totals();
     await killedAfterPost(env);
-    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toHaveLength(1);
+    // the note, and the socket the killed run held it by (nothing listens on it now)
+    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')).sort()).toEqual([expect.stringMatching(/^\.[0-9a-f]{24}\.sock$/), expect.stringMatching(/^[0-9a-f]{32}\.vp-[\w-]+\.json$/)]);
 
     const r = await run([...CLIP, '--json'], env);
     expect(r.stderr).toMatch(CONTINUED);
@@ -89,7 +91,7 @@ describe('a rerun of a post that was cut off', () => {
     expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
     // no bytes sent again: the first run's upload was complete
     expect((await emu.requests()).filter((q) => q.method === 'PUT')).toHaveLength(1);
-    // the run is settled: nothing is left to continue
+    // the run is settled: nothing is left to continue, the socket file gone with it
     expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toHaveLength(0);
     const mode = statSync(join(env.VIDPUB_STATE_DIR!, 'runs')).mode & 0o777;
     expect(mode).toBe(0o700);
@@ -129,9 +131,8 @@ describe('a rerun of a post that was cut off', () => {
     expect(declined.stderr).toMatch(/ended without knowing whether it posted: continuing it/);
     expect(declined.code).toBe(130);
 
-    // A second later "in 2h" is another time; the continued run sends the first run's, as the service wants for a replay.
-    await new Promise((r) => setTimeout(r, 1100));
-    const again = await run([...args.slice(0, -2), '--json'], env);
+    // A second later (its clock 1.1 s ahead) "in 2h" is another time; the continued run sends the first run's, as the service wants for a replay.
+    const again = await run([...args.slice(0, -2), '--json'], env, 1100);
     expect(again.stderr).toMatch(/An earlier run of this command, started (?:\d+ [dhms] )+ago \(\S+Z\), ended without knowing whether it posted: continuing it under its key vp-/);
     expect(again.stderr).toMatch(/was created by the earlier run this one continues; reporting it\./);
     expect(again.code).toBe(0);
@@ -155,16 +156,15 @@ describe('a rerun of a post that was cut off', () => {
     expect(Date.parse(at!)).toBe(Date.parse(firstAt!));
     await emu.admin('DELETE', '/faults');
 
-    // A second later "in 2h" would be another time; the printed line needs no note of this machine's.
-    await new Promise((r) => setTimeout(r, 1100));
+    // A second later (the runs' clocks 1.1 s ahead) "in 2h" would be another time; the printed line needs no note of this machine's.
     const rerun = args.map((a) => (a === 'in 2h' ? at! : a));
-    const elsewhere = await run([...rerun, '--json', '--idempotency-key', key!], dirs());
+    const elsewhere = await run([...rerun, '--json', '--idempotency-key', key!], dirs(), 1100);
     expect(elsewhere.stderr).toMatch(/Post post_\w+ was already created by an earlier run with this --idempotency-key; reporting it\./);
     expect(elsewhere.code).toBe(0);
     expect(Date.parse((JSON.parse(elsewhere.stdout) as Post).publish_at!)).toBe(Date.parse(firstAt!));
 
     // Here, the line as typed first with the key (the note holds the time) settles it too, and forgets the run.
-    const here = await run([...args, '--json', '--idempotency-key', key!], env);
+    const here = await run([...args, '--json', '--idempotency-key', key!], env, 1100);
     expect(here.stderr).toMatch(/Post post_\w+ was already created by an earlier run with this --idempotency-key; reporting it\./);
     expect(here.code).toBe(0);
     expect(Date.parse((JSON.parse(here.stdout) as Post).publish_at!)).toBe(Date.parse(firstAt!));
@@ -290,7 +290,7 @@ describe('a rerun of a post that was cut off', () => {
     await killedAfterPost(env);
     // As after a restart: the run's process id now belongs to a live process (here 1), and the machine booted since.
     const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
-    const [name] = readdirSync(runs);
+    const [name] = readdirSync(runs).filter((n) => n.endsWith('.json'));
     const note = JSON.parse(readFileSync(join(runs, name!), 'utf8')) as { booted?: number };
     writeFileSync(join(runs, name!), JSON.stringify({ ...note, pid: 1, booted: (note.booted ?? Date.now()) - 3_600_000 }));
 

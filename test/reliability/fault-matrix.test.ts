@@ -12,31 +12,33 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../src/api/wire-types.js';
 import { runCli, type RunResult } from '../support/cli.js';
-import { useEmulator } from '../support/emulator.js';
+import { startTestEmulator, useEmulator, type TestEmulator } from '../support/emulator.js';
 
 // Publishing takes long enough that a post is still publishing while it is watched.
-const emu = useEmulator({ processingMs: 20, publishMs: 30_000 });
+const TIMINGS = { processingMs: 20, publishMs: 30_000 };
+/** For the overhead and the rerun test; each matrix cell has an emulator of its own, so the cells run concurrently. */
+const emu = useEmulator(TIMINGS);
 
 const TIMEOUT_S = 2;
 const TIMEOUT_MS = TIMEOUT_S * 1000;
 /** The command's own start-up and clean-up, measured below on a command without faults. */
 let overheadMs = 0;
 
-async function timed(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<RunResult & { elapsedMs: number }> {
+async function timed(on: TestEmulator, args: string[], env: Record<string, string> = {}, stdin?: string): Promise<RunResult & { elapsedMs: number }> {
   const started = performance.now();
-  const r = await runCli(args, { env: { ...emu.env(), ...env }, stdin });
+  const r = await runCli(args, { env: { ...on.env(), ...env }, stdin });
   return { ...r, elapsedMs: performance.now() - started };
 }
 
 /** The bound the issue sets: the deadline + 1 s, plus what any command costs here without a fault (x3 for a busy machine). */
 const bound = () => TIMEOUT_MS + 1000 + 3 * overheadMs;
 
-const writes = async (): Promise<RecordedRequest[]> => (await emu.requests()).filter((r) => r.path.startsWith('/v1/') && r.method === 'POST');
+const writes = async (on: TestEmulator): Promise<RecordedRequest[]> => (await on.requests()).filter((r) => r.path.startsWith('/v1/') && r.method === 'POST');
 
 /** Nothing created twice: per write path, one Idempotency-Key for every attempt, and at most one attempt handled afresh. */
-async function expectNothingTwice(since = 0): Promise<void> {
+async function expectNothingTwice(on: TestEmulator, since = 0): Promise<void> {
   const byPath = new Map<string, RecordedRequest[]>();
-  for (const w of (await writes()).slice(since)) {
+  for (const w of (await writes(on)).slice(since)) {
     const step = w.path.replace(/med_\w+|post_\w+/g, ':id');
     byPath.set(step, [...(byPath.get(step) ?? []), w]);
   }
@@ -49,14 +51,14 @@ async function expectNothingTwice(since = 0): Promise<void> {
   }
 }
 
-const postsTotal = async (): Promise<number> => {
-  const state = (await emu.admin('GET', '/state')) as { workspaces: { name: string; posts: { total: number } }[] };
+const postsTotal = async (on: TestEmulator): Promise<number> => {
+  const state = (await on.admin('GET', '/state')) as { workspaces: { name: string; posts: { total: number } }[] };
   return state.workspaces.find((w) => w.name === 'Demo')!.posts.total;
 };
 
 beforeAll(async () => {
   // One command without faults: what start-up, the client and the exit cost on this machine now.
-  const r = await timed(['destinations', '--json']);
+  const r = await timed(emu, ['destinations', '--json']);
   expect(r.code).toBe(0);
   overheadMs = r.elapsedMs;
 });
@@ -79,23 +81,23 @@ interface Cell {
   /** The command must end within the deadline + 1 s (cells that end on their own are checked for the same bound). */
   posts?: number;
   /** Makes what the command acts on (a post); returns its id, put in place of ID in args. */
-  setup?: () => Promise<string>;
+  setup?: (on: TestEmulator) => Promise<string>;
   /** The command's environment instead of the emulator's key and base URL. */
-  env?: () => Record<string, string>;
+  env?: (on: TestEmulator) => Record<string, string>;
   /** Fed to stdin. */
-  stdin?: () => string;
+  stdin?: (on: TestEmulator) => string;
 }
 
 /** A post publishing now (it takes 30 s to publish here), made without faults. */
-async function publishingPost(): Promise<string> {
-  const r = await emu.api.post<{ id: string }>('/posts', { media_id: 'med_demo_sample', caption: 'x', publish_at: 'now', destinations: [{ destination_id: 'dst_demo_youtube' }] });
+async function publishingPost(on: TestEmulator): Promise<string> {
+  const r = await on.api.post<{ id: string }>('/posts', { media_id: 'med_demo_sample', caption: 'x', publish_at: 'now', destinations: [{ destination_id: 'dst_demo_youtube' }] });
   expect(r.status).toBe(201);
   return r.body.id;
 }
 
 /** A draft, for publish. */
-async function draftPost(): Promise<string> {
-  const r = await emu.api.post<{ id: string }>('/posts', { media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_youtube' }] });
+async function draftPost(on: TestEmulator): Promise<string> {
+  const r = await on.api.post<{ id: string }>('/posts', { media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_youtube' }] });
   expect(r.status).toBe(201);
   return r.body.id;
 }
@@ -303,8 +305,8 @@ export const MATRIX: Cell[] = [
     fault: 'GET /me never answered',
     faults: [{ method: 'GET', path: '/v1/me', action: 'hang', times: 10 }],
     args: ['login', '--with-key', ...T],
-    env: () => ({ VIDPUB_BASE_URL: emu.baseUrl }),
-    stdin: () => emu.key(),
+    env: (on) => ({ VIDPUB_BASE_URL: on.baseUrl }),
+    stdin: (on) => on.key(),
     code: 7,
     stdout: '',
     stderr: /Stopped: the --timeout of the command was reached\./,
@@ -408,21 +410,31 @@ export const MATRIX: Cell[] = [
   },
 ];
 
-describe('fault matrix: every cell ends on time, says the truth, creates nothing twice', () => {
+async function runCell(cell: Cell, on: TestEmulator): Promise<void> {
+  const id = cell.setup ? await cell.setup(on) : undefined;
+  const since = (await writes(on)).length; // the setup's own writes are not the command's
+  for (const f of cell.faults) await on.fault(f);
+  const args = cell.args.map((a) => (a === 'ID' && id ? id : a));
+  const r = cell.env ? await timed(on, args, { VIDPUB_API_KEY: '', ...cell.env(on) }, cell.stdin?.(on)) : await timed(on, args, {}, cell.stdin?.(on));
+  expect(r.stderr).toMatch(cell.stderr);
+  expect(r.code).toBe(cell.code);
+  if (cell.stdout === '') expect(r.stdout).toBe('');
+  else expect(r.stdout).toMatch(cell.stdout);
+  expect(r.elapsedMs).toBeLessThan(bound());
+  await expectNothingTwice(on, since);
+  if (cell.posts !== undefined) expect(await postsTotal(on)).toBeLessThanOrEqual(cell.posts);
+}
+
+// The cells wait on their deadlines side by side, each against a fresh emulator of its own.
+describe.concurrent('fault matrix: every cell ends on time, says the truth, creates nothing twice', () => {
   for (const cell of MATRIX) {
     it(`${cell.command} · ${cell.phase} · ${cell.fault} → exit ${cell.code}`, async () => {
-      const id = cell.setup ? await cell.setup() : undefined;
-      const since = (await writes()).length; // the setup's own writes are not the command's
-      for (const f of cell.faults) await emu.fault(f);
-      const args = cell.args.map((a) => (a === 'ID' && id ? id : a));
-      const r = cell.env ? await timed(args, { VIDPUB_API_KEY: '', ...cell.env() }, cell.stdin?.()) : await timed(args, {}, cell.stdin?.());
-      expect(r.stderr).toMatch(cell.stderr);
-      expect(r.code).toBe(cell.code);
-      if (cell.stdout === '') expect(r.stdout).toBe('');
-      else expect(r.stdout).toMatch(cell.stdout);
-      expect(r.elapsedMs).toBeLessThan(bound());
-      await expectNothingTwice(since);
-      if (cell.posts !== undefined) expect(await postsTotal()).toBeLessThanOrEqual(cell.posts);
+      const own = await startTestEmulator(TIMINGS);
+      try {
+        await runCell(cell, own);
+      } finally {
+        await own.close();
+      }
     });
   }
 });
@@ -430,17 +442,17 @@ describe('fault matrix: every cell ends on time, says the truth, creates nothing
 describe('an unknown outcome is settled by the rerun it prints, without a duplicate', () => {
   it('POST /posts answered after the deadline: the printed rerun replays it, one post in all', async () => {
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: TIMEOUT_MS + 500 });
-    const first = await timed([...POST_MEDIA, '--no-wait']);
+    const first = await timed(emu, [...POST_MEDIA, '--no-wait']);
     expect(first.code).toBe(9);
     const rerun = /Rerun to settle it \(nothing is done twice\): vidpub (.*)$/m.exec(first.stderr)![1]!;
     const key = /--idempotency-key (vp-[\w-]+)/.exec(rerun)![1]!;
     // The delayed request is handled meanwhile (one post); the rerun reports it instead of posting again.
     const deadline = Date.now() + 10_000;
-    while ((await postsTotal()) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const second = await timed([...POST_MEDIA, '--no-wait', '--idempotency-key', key]);
+    while ((await postsTotal(emu)) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const second = await timed(emu, [...POST_MEDIA, '--no-wait', '--idempotency-key', key]);
     expect(second.stderr).toMatch(/already created by an earlier run with this --idempotency-key/);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/^id\tpost_\w+$/m);
-    expect(await postsTotal()).toBe(1);
+    expect(await postsTotal(emu)).toBe(1);
   });
 });

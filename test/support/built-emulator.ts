@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { ROOT, ensureBuilt } from './build.js';
+import { Rest } from './rest.js';
 
 /** Starts `vidpub emulator --port 0 --json` from the build and reads its base URL. */
 export async function startBuiltEmulator(args: string[] = []): Promise<{ child: ChildProcess; baseUrl: string }> {
@@ -27,6 +28,12 @@ export interface Sandbox {
   readonly baseUrl: string;
   readonly home: string;
   readonly cwd: string;
+  /**
+   * Moves the emulator's clock just past its next minute, so that what
+   * runs next has the minute's read and write allowances whole instead of
+   * waiting out the ones spent before it in real time.
+   */
+  freshMinute(): Promise<void>;
 }
 
 /**
@@ -38,7 +45,12 @@ export interface Sandbox {
  */
 export function useBuiltEmulatorSandbox(name: string): Sandbox {
   let child: ChildProcess | undefined;
-  const box = { baseUrl: '', home: '', cwd: '' };
+  const box = {
+    baseUrl: '',
+    home: '',
+    cwd: '',
+    freshMinute: () => new Rest({ baseUrl: box.baseUrl, adminUrl: `${new URL(box.baseUrl).origin}/_emulator` }).freshMinute(),
+  };
   beforeAll(async () => {
     ensureBuilt();
     const started = await startBuiltEmulator(['--processing-ms', '100', '--publish-ms', '100']);

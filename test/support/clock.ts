@@ -53,3 +53,8 @@ export function scaledClock(factor: number): Clock {
     sleep: (ms, signal) => realClock.sleep(ms / factor, signal),
   };
 }
+
+/** `clock` put `ms` ahead: a run that starts that much later, without waiting for it. */
+export function aheadBy(clock: Clock, ms: number): Clock {
+  return { now: () => clock.now() + ms, sleep: (wait, signal) => clock.sleep(wait, signal) };
+}

@@ -11,12 +11,11 @@ import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { BIN, ensureBuilt, runAsync } from '../support/build.js';
 import { startTmuxShell } from './tmux.js';
+import { missing } from '../support/tools.js';
 
 const emu = useEmulator({ resetEachTest: false });
 
-function has(shell: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
-}
+const has = (program: string): boolean => !missing(program, program === 'tmux' ? ['-V'] : ['--version']);
 
 async function script(shell: string): Promise<string> {
   const r = await runCli(['completion', shell]);

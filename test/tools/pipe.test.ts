@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/build.js';
 import { useBuiltEmulatorSandbox } from '../support/built-emulator.js';
+import { missing } from '../support/tools.js';
 
 const box = useBuiltEmulatorSandbox('pipe');
 
@@ -43,7 +44,7 @@ describe('output into a pipe closed early', () => {
     }
   });
 
-  it.skipIf(spawnSync('python3', ['-c', 'pass']).status !== 0)(
+  it.skipIf(missing('python3', ['-c', 'pass']))(
     'vidpub --help into a full pipe set non-blocking by another process: the help arrives whole, after what was there (EAGAIN)',
     () => {
       // The write end is full (64 KiB) and O_NONBLOCK, as a pipe shared with another program may be:

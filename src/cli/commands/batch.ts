@@ -41,7 +41,7 @@ async function readManifest(path: string, inv: Invocation): Promise<{ text: stri
 /** The items whose line an invocation has printed already. */
 const STREAMED = new WeakMap<Invocation, Set<number>>();
 
-export default defineCommand<BatchOpts, BatchResult>({
+export default defineCommand<'batch', BatchOpts, BatchResult>({
   description:
     'Post many videos from one manifest (YAML, CSV, JSON or JSON Lines): every item is checked first (files, destinations, ' +
     'options, times, duplicates, the daily allowance) and nothing is sent unless all pass. Then uploads run a few at a time, ' +
@@ -57,7 +57,7 @@ export default defineCommand<BatchOpts, BatchResult>({
   // The run's document and the --dry-run plan's: --json FIELDS is checked before anything is sent.
   fields: ['items', 'stats', 'dry_run', 'posts_needed', 'posts_left', 'zone'],
   async parse(args, flags, inv) {
-    const path = String(args[0] ?? '').trim();
+    const path = args[0].trim();
     if (path === '') throw new UsageError('which manifest? Give its path, or "-" to read it from stdin (with --format)');
     const { formatOfPath, parseFormat } = await import('../../batch/manifest.js');
     const format = flags.format !== undefined ? parseFormat(flags.format) : path === '-' ? undefined : formatOfPath(path);
@@ -67,12 +67,12 @@ export default defineCommand<BatchOpts, BatchResult>({
         { hint: 'Name it .yaml, .yml, .csv, .json or .jsonl, or pass --format.' },
       );
     }
-    const concurrency = Number(flags.concurrency ?? 3);
+    const concurrency = Number(flags.concurrency);
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
-      throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not "${sanitize(String(flags.concurrency))}"`);
+      throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not "${sanitize(flags.concurrency)}"`);
     }
     const timeoutMs = parseTimeout(flags);
-    const zone = resolveTimeZone(flags.tz as string | undefined, inv.ctx.env);
+    const zone = resolveTimeZone(flags.tz, inv.ctx.env);
     const { text, baseDir, source } = await readManifest(path, inv);
     return {
       text,
@@ -80,11 +80,11 @@ export default defineCommand<BatchOpts, BatchResult>({
       source,
       baseDir,
       zone,
-      dryRun: flags.dryRun === true,
+      dryRun: flags.dryRun,
       concurrency,
-      wait: flags.wait !== false,
+      wait: flags.wait,
       timeoutMs,
-      yes: flags.yes === true,
+      yes: flags.yes,
       waitForQuota: inv.globals.waitForQuota,
     };
   },

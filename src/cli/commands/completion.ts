@@ -41,7 +41,7 @@ async function destinationNames(inv: Invocation): Promise<string[]> {
 
 type CompletionResult = { kind: 'script'; text: string } | { kind: 'names'; names: string[] };
 
-export default defineCommand<CompletionOpts, CompletionResult>({
+export default defineCommand<'completion', CompletionOpts, CompletionResult>({
   description:
     'Print a shell completion script for bash, zsh or fish: commands, their flags, and destination names ' +
     '(ids and @handles, fetched quietly when a key is configured). Load it in your shell start-up file.',
@@ -52,11 +52,11 @@ export default defineCommand<CompletionOpts, CompletionResult>({
     'vidpub completion fish > ~/.config/fish/completions/vidpub.fish',
   ],
   parse(args, flags) {
-    const shell = String(args[0] ?? '');
-    if (!(SHELLS as readonly string[]).includes(shell)) {
-      throw new UsageError(`unknown shell "${sanitize(shell)}": use bash, zsh or fish`, { hint: 'For example: source <(vidpub completion bash)' });
+    const shell = SHELLS.find((s) => s === args[0]);
+    if (!shell) {
+      throw new UsageError(`unknown shell "${sanitize(args[0])}": use bash, zsh or fish`, { hint: 'For example: source <(vidpub completion bash)' });
     }
-    return { shell: shell as Shell, destinations: flags.destinations === true };
+    return { shell, destinations: flags.destinations };
   },
   async run(opts, inv) {
     if (opts.destinations) return { kind: 'names', names: await destinationNames(inv) };

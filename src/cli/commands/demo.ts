@@ -4,14 +4,14 @@ import { defineCommand } from '../command.js';
 import { DEFAULT_DEMO_STEP_MS as DEFAULT_STEP_MS } from './index.js';
 const MAX_STEP_MS = 600_000;
 
-function stepMs(value: unknown, flag: string): number {
+function stepMs(value: string | undefined, flag: string): number {
   if (value === undefined) return DEFAULT_STEP_MS;
-  const text = String(value).trim();
+  const text = value.trim();
   if (!/^\d+$/.test(text) || Number(text) > MAX_STEP_MS) throw new UsageError(`${flag} must be a whole number of milliseconds from 0 to ${MAX_STEP_MS}, got "${text}"`);
   return Number(text);
 }
 
-export default defineCommand<DemoOptions, DemoResult>({
+export default defineCommand<'demo', DemoOptions, DemoResult>({
   description:
     'Run the whole job against an emulator of the service started in this process, with its demo key (your ' +
     'stored profile is not used): who am I, the destinations, upload of a small sample video with progress, a ' +
@@ -22,7 +22,7 @@ export default defineCommand<DemoOptions, DemoResult>({
     return {
       processingMs: stepMs(flags.processingMs, '--processing-ms'),
       publishMs: stepMs(flags.publishMs, '--publish-ms'),
-      yes: flags.yes === true,
+      yes: flags.yes,
     };
   },
   // The emulator (fastify) and the steps' commands are imported by runDemo when it runs.

@@ -16,7 +16,7 @@ interface DestinationsResult {
   opts: DestinationsOpts;
 }
 
-export default defineCommand<DestinationsOpts, DestinationsResult>({
+export default defineCommand<'destinations', DestinationsOpts, DestinationsResult>({
   description:
     'List the connected accounts (destinations) of the workspace: id, platform, handle and status. ' +
     'Only active ones, which can be posted to, unless --all. A destination is named elsewhere by its id, ' +
@@ -25,12 +25,12 @@ export default defineCommand<DestinationsOpts, DestinationsResult>({
   parse(_args, flags) {
     let platform: string | undefined;
     if (flags.platform !== undefined) {
-      platform = String(flags.platform).trim().toLowerCase();
+      platform = flags.platform.trim().toLowerCase();
       if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(platform)) {
-        throw new UsageError(`invalid --platform "${sanitize(String(flags.platform))}": give a platform name such as tiktok or youtube`);
+        throw new UsageError(`invalid --platform "${sanitize(flags.platform)}": give a platform name such as tiktok or youtube`);
       }
     }
-    return { platform, all: flags.all === true };
+    return { platform, all: flags.all };
   },
   async run(opts, inv) {
     const all = await (await inv.client()).listDestinations();

@@ -1,3 +1,4 @@
+import type { EmulatorStartInfo } from '../../api/wire-types.js';
 import type { FixtureError } from '../../emulator/index.js';
 import { sanitize, UsageError, VidpubError } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
@@ -6,10 +7,13 @@ import { printJson } from '../json-output.js';
 
 interface EmulatorOpts {
   host: string;
+  exposeControls: boolean;
   port: number;
   processingMs?: number;
   publishMs?: number;
   fixture?: string;
+  tls?: 'generate' | { certFile: string; keyFile: string };
+  storagePort?: number;
 }
 
 /** One problem on the error line; more, one line each under a count (with --json, as "problems"). */
@@ -23,16 +27,37 @@ function invalidFixture(err: FixtureError, file: string): UsageError {
   return Object.assign(error, { problems: err.problems });
 }
 
-function wholeNumber(value: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  if (value === undefined) return undefined;
-  const text = String(value).trim();
+function wholeNumber(value: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
+  const text = value.trim();
   if (!/^\d+$/.test(text) || Number(text) > max) {
     throw new UsageError(`${flag} must be a whole number from 0 to ${max}, got "${text}"`);
   }
   return Number(text);
 }
 
-export default defineCommand<EmulatorOpts, void>({
+/** --tls, or --tls-cert with --tls-key (not both ways at once). */
+function tlsOf(flags: { tls: boolean; tlsCert?: string | undefined; tlsKey?: string | undefined }): EmulatorOpts['tls'] {
+  const cert = flags.tlsCert;
+  const key = flags.tlsKey;
+  if ((cert === undefined) !== (key === undefined)) throw new UsageError('--tls-cert and --tls-key go together: the certificate and its private key, both PEM files');
+  if (cert !== undefined && flags.tls === true) throw new UsageError('--tls makes its own certificates: give either --tls or --tls-cert with --tls-key');
+  if (cert !== undefined) return { certFile: cert, keyFile: key! };
+  return flags.tls === true ? 'generate' : undefined;
+}
+
+async function readTlsFiles(o: { certFile: string; keyFile: string }): Promise<{ cert: string; key: string }> {
+  const { readFile } = await import('node:fs/promises');
+  const read = async (file: string, flag: string) => {
+    const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot read ${flag} ${sanitize(file)}: ${err.code === 'ENOENT' ? 'no such file' : sanitize(err.message)}`);
+    });
+    if (!text.includes('-----BEGIN ')) throw new UsageError(`${flag} ${sanitize(file)} is not a PEM file (it has no "-----BEGIN" line)`);
+    return text;
+  };
+  return { cert: await read(o.certFile, '--tls-cert'), key: await read(o.keyFile, '--tls-key') };
+}
+
+export default defineCommand<'emulator', EmulatorOpts, void>({
   description:
     'Run the local emulator of the Video Publishing Service: the whole v1 contract in memory, ' +
     'with demo keys, allowances, idempotency, signed uploads and background processing. ' +
@@ -42,14 +67,18 @@ export default defineCommand<EmulatorOpts, void>({
     'vidpub emulator --port 0 --json',
     'vidpub emulator --processing-ms 200 --publish-ms 200',
     'vidpub emulator --fixture my-accounts.json',
+    'vidpub emulator --tls --port 0 --json',
   ],
   parse(_args, flags) {
     return {
-      host: String(flags.host),
-      port: wholeNumber(flags.port, '--port', 65535)!,
-      processingMs: wholeNumber(flags.processingMs, '--processing-ms'),
-      publishMs: wholeNumber(flags.publishMs, '--publish-ms'),
-      fixture: flags.fixture as string | undefined,
+      host: flags.host,
+      exposeControls: flags.exposeControls,
+      port: wholeNumber(flags.port, '--port', 65535),
+      processingMs: flags.processingMs === undefined ? undefined : wholeNumber(flags.processingMs, '--processing-ms'),
+      publishMs: flags.publishMs === undefined ? undefined : wholeNumber(flags.publishMs, '--publish-ms'),
+      fixture: flags.fixture,
+      tls: tlsOf(flags),
+      storagePort: flags.storagePort === undefined ? undefined : wholeNumber(flags.storagePort, '--storage-port', 65535),
     };
   },
   async run(opts, inv) {
@@ -67,10 +96,13 @@ export default defineCommand<EmulatorOpts, void>({
     try {
       handle = await emulator.startEmulator({
         host: opts.host,
+        exposeControls: opts.exposeControls,
         port: opts.port,
         processingMs: opts.processingMs,
         publishMs: opts.publishMs,
         fixture,
+        tls: opts.tls === undefined || opts.tls === 'generate' ? opts.tls : await readTlsFiles(opts.tls),
+        storagePort: opts.storagePort,
       });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -87,6 +119,8 @@ export default defineCommand<EmulatorOpts, void>({
       }
       throw err;
     }
+    // Listening beyond this machine is said first, on stderr (the keys stay on this terminal).
+    if (handle.warning) inv.log.warn(handle.warning);
     // One line (scripts read it as the emulator starts), through --json FIELDS and --jq like any document.
     if (inv.globals.json) await printJson(handle.info, inv, { compact: true });
     else printHuman(handle.info, inv);
@@ -100,11 +134,13 @@ export default defineCommand<EmulatorOpts, void>({
   },
 });
 
-function printHuman(info: { base_url: string; admin_url: string; keys: { key: string; workspace: string; plan: string; access: string }[] }, inv: Invocation): void {
+function printHuman(info: EmulatorStartInfo, inv: Invocation): void {
   const c = inv.colors.stdout;
   const tty = inv.ctx.io.stdoutIsTTY;
   inv.print(`${c.bold('Emulator listening')}: ${info.base_url}`);
   inv.print(`Test controls: ${info.admin_url}`);
+  if (info.storage_url) inv.print(`Upload links: ${info.storage_url}`);
+  if (info.ca_file) inv.print(`CA file: ${info.ca_file}`);
   inv.print('');
   for (const line of renderTable(info.keys, [
     { header: 'Key', value: (k) => k.key },
@@ -117,7 +153,8 @@ function printHuman(info: { base_url: string; admin_url: string; keys: { key: st
   const first = info.keys.find((k) => k.access === 'read_write') ?? info.keys[0];
   if (first) {
     inv.log.info('');
-    inv.log.info(`Try it: VIDPUB_BASE_URL=${info.base_url} VIDPUB_API_KEY=${first.key} vidpub me`);
+    const ca = info.ca_file ? ` VIDPUB_CA_FILE=${info.ca_file}` : '';
+    inv.log.info(`Try it: VIDPUB_BASE_URL=${info.base_url}${ca} VIDPUB_API_KEY=${first.key} vidpub me`);
   }
   inv.log.info('Press Ctrl-C to stop.');
 }

@@ -43,7 +43,7 @@ interface Opts extends HistoryOpts {
   zone: string;
 }
 
-export default defineCommand<Opts, HistoryResult & { zone: string }>({
+export default defineCommand<'history', Opts, HistoryResult & { zone: string }>({
   description:
     'List the posts made from this machine (the local journal), newest first: id, time, status, each destination\'s ' +
     'state, caption. Only what vidpub recorded here, with the state last seen; --refresh reads the drafts and the posts ' +
@@ -58,25 +58,25 @@ export default defineCommand<Opts, HistoryResult & { zone: string }>({
   parse(_args, flags, inv) {
     const limit = Number(flags.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-      throw new UsageError(`invalid --limit "${sanitize(String(flags.limit))}": give a whole number from 1 to ${MAX_LIMIT.toLocaleString('en-US')}`);
+      throw new UsageError(`invalid --limit "${sanitize(flags.limit)}": give a whole number from 1 to ${MAX_LIMIT.toLocaleString('en-US')}`);
     }
-    const state = flags.status as string | undefined;
+    const state = flags.status;
     if (state !== undefined && !STATES.includes(state)) {
       throw new UsageError(`invalid --status "${sanitize(state)}": use one of ${STATES.join(', ')}`);
     }
-    const destination = flags.destination as string | undefined;
+    const destination = flags.destination;
     if (destination !== undefined && destination.trim().replace(/^@/, '') === '') {
       throw new UsageError(`invalid --destination "${sanitize(destination)}": give a destination id, @handle or platform`);
     }
     return {
       limit,
       state,
-      sinceMs: flags.since === undefined ? undefined : parseSince(String(flags.since), inv.ctx.clock.now(), resolveTimeZone(undefined, inv.ctx.env)),
+      sinceMs: flags.since === undefined ? undefined : parseSince(flags.since, inv.ctx.clock.now(), resolveTimeZone(undefined, inv.ctx.env)),
       destination,
       // Empty (VIDPUB_WORKSPACE=""): no workspace, as a write checks none.
       workspace: inv.globals.workspace || undefined,
-      profile: flags.allProfiles === true ? undefined : inv.globals.profile,
-      refresh: flags.refresh === true,
+      profile: flags.allProfiles ? undefined : inv.globals.profile,
+      refresh: flags.refresh,
       zone: resolveTimeZone(undefined, inv.ctx.env),
     };
   },

@@ -11,7 +11,7 @@ interface ImportOpts extends WaitFlags {
   idempotencyKey?: string;
 }
 
-export default defineCommand<ImportOpts, Media>({
+export default defineCommand<'import', ImportOpts, Media>({
   description:
     'Import a video from a public https link straight to the file (MP4, MOV, WebM, AVI or MTS), not a page that plays it. ' +
     'The service downloads it in the background; vidpub waits until it is ready and prints the video id ' +
@@ -25,10 +25,10 @@ export default defineCommand<ImportOpts, Media>({
   ],
   async parse(args, flags) {
     const raw = args[0];
-    if (typeof raw !== 'string' || raw === '') throw new UsageError('give the https link of a video file: vidpub import URL');
+    if (raw === '') throw new UsageError('give the https link of a video file: vidpub import URL');
     const { checkImportUrl, checkImportFilename } = await import('../../media/import-url.js');
     const { url } = checkImportUrl(raw);
-    const filename = flags.filename === undefined ? undefined : checkImportFilename(String(flags.filename));
+    const filename = flags.filename === undefined ? undefined : checkImportFilename(flags.filename);
     const { parseIdempotencyKey } = await import('../../posts/post-flags.js');
     return { url, filename, ...parseWaitFlags(flags), idempotencyKey: parseIdempotencyKey(flags.idempotencyKey) };
   },

@@ -11,7 +11,7 @@
  */
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS } from '../../emulator/defaults.js';
 import { DEFAULT_TIMEOUT } from '../../session/wait-flags.js';
-import { argsTerm, type ArgSpec, type FlagSpec } from '../flags.js';
+import { argsTerm, type ArgSpec, type ArgsOf, type FlagSpec, type FlagsOf } from '../flags.js';
 
 export interface CommandEntry {
   name: string;
@@ -32,7 +32,7 @@ export const DEFAULT_DEMO_STEP_MS = 1500;
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 /** --no-wait and --timeout of upload and import. */
-function mediaWaitFlags(what: string): FlagSpec[] {
+function mediaWaitFlags(what: string) {
   return [
     { name: 'no-wait', description: `return once ${what}, without waiting until the video is ready` },
     {
@@ -43,22 +43,22 @@ function mediaWaitFlags(what: string): FlagSpec[] {
       default: DEFAULT_TIMEOUT,
     },
     { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key within 24 h creates no second video' },
-  ];
+  ] as const satisfies readonly FlagSpec[];
 }
 
 /** Default --timeout of the commands that only make requests (login, me, destinations, options, history --refresh). */
 export const DEFAULT_REQUEST_COMMAND_TIMEOUT = '2m';
 
 /** --timeout of login, me, destinations, options and history: a budget for all their requests together. */
-export const COMMAND_TIMEOUT: FlagSpec = {
+export const COMMAND_TIMEOUT = {
   name: 'timeout',
   value: 'dur',
   kind: 'duration',
   description: 'longest the whole command may take, retries and rate-limit waits included (90s, 5m)',
   default: DEFAULT_REQUEST_COMMAND_TIMEOUT,
-};
+} as const satisfies FlagSpec;
 
-const TZ: FlagSpec = { name: 'tz', value: 'zone', description: "IANA time zone for a local --at time (default: TZ or this machine's zone)" };
+const TZ = { name: 'tz', value: 'zone', description: "IANA time zone for a local --at time (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
 
 const ENTRIES = [
   {
@@ -222,6 +222,7 @@ const ENTRIES = [
     group: 'tools',
     flags: [
       { name: 'host', value: 'host', description: 'address to listen on', default: DEFAULT_HOST },
+      { name: 'expose-controls', description: 'let the test controls (/_emulator) answer other machines too, not only this one' },
       { name: 'port', value: 'port', kind: 'number', description: 'port to listen on (0 takes a free one)', default: String(DEFAULT_PORT) },
       {
         name: 'processing-ms',
@@ -236,6 +237,10 @@ const ENTRIES = [
         description: `how long each destination of a post takes to publish, one after another (default: ${DEFAULT_PUBLISH_MS})`,
       },
       { name: 'fixture', value: 'file', kind: 'file', description: 'JSON file of plans, workspaces, keys and destinations to start from' },
+      { name: 'tls', description: 'serve over HTTPS with a CA and certificates made at start (its file is ca_file in --json); turns on --storage-port' },
+      { name: 'tls-cert', value: 'file', kind: 'file', description: 'serve over HTTPS with this certificate (PEM; with --tls-key)' },
+      { name: 'tls-key', value: 'file', kind: 'file', description: 'the private key (PEM) of --tls-cert' },
+      { name: 'storage-port', value: 'port', kind: 'number', description: 'take the upload links on a listener of their own, another origin (0 takes a free one; default with --tls)' },
     ],
   },
   {
@@ -268,6 +273,14 @@ export const COMMANDS: readonly CommandEntry[] = ENTRIES;
 
 /** The registry's command names: ./load.ts must have a module for each. */
 export type CommandName = (typeof ENTRIES)[number]['name'];
+
+type EntryOf<N extends CommandName> = Extract<(typeof ENTRIES)[number], { name: N }>;
+
+/** The flags command N's parse() receives, typed from its entry: `--caption-file` is `captionFile: string | undefined`. */
+export type FlagsFor<N extends CommandName> = EntryOf<N> extends { flags: infer Fs extends readonly FlagSpec[] } ? FlagsOf<Fs> : FlagsOf<[]>;
+
+/** The positional values command N's parse() receives, typed from its entry. */
+export type ArgsFor<N extends CommandName> = EntryOf<N> extends { args: infer As extends readonly ArgSpec[] } ? ArgsOf<As> : ArgsOf<[]>;
 
 export function findCommand(name: string): CommandEntry | undefined {
   return COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));

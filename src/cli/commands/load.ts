@@ -1,8 +1,7 @@
-import type { CommandSpec } from '../command.js';
+import type { AnyCommandSpec } from '../command.js';
 import type { CommandName } from './index.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Loader = () => Promise<{ default: CommandSpec<any, any> }>;
+type Loader = () => Promise<{ default: AnyCommandSpec }>;
 
 /**
  * Each command's module, imported only when that command runs (so `vidpub me`
@@ -31,8 +30,7 @@ const LOADERS: Record<CommandName, Loader> = {
   mcp: () => import('./mcp.js'),
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function loadCommand(name: string): Promise<CommandSpec<any, any>> {
+export async function loadCommand(name: string): Promise<AnyCommandSpec> {
   const load = (LOADERS as Record<string, Loader | undefined>)[name];
   if (!load) throw new Error(`no module for command "${name}"`);
   return (await load()).default;

@@ -1,3 +1,4 @@
+import { resolve as resolvePath } from 'node:path';
 import { KEY_PREFIX_MARKER } from '../../api/wire-types.js';
 import { AuthError, CancelledError, DeadlineReached, InterruptedError, TimeoutError, UsageError, sanitize } from '../../errors.js';
 import { bindDeadline } from '../../session/deadline.js';
@@ -96,7 +97,7 @@ async function askKey(inv: Invocation): Promise<string> {
   }
 }
 
-export default defineCommand<LoginOpts, LoginResult>({
+export default defineCommand<'login', LoginOpts, LoginResult>({
   description:
     'Check an API key with GET /me and store it in a profile: the key in the system keychain (the macOS Keychain, ' +
     'Windows Credential Manager, the Secret Service on Linux) when one answers within 3 s, else, or with --insecure-storage, ' +
@@ -111,7 +112,7 @@ export default defineCommand<LoginOpts, LoginResult>({
     'vidpub login --base-url http://127.0.0.1:4010/v1 --profile emulator',
   ],
   parse(_args, flags, inv) {
-    const withKey = flags.withKey === true;
+    const withKey = flags.withKey;
     const keyFile = inv.globals.apiKeyFile;
     if (withKey && keyFile) throw new UsageError('give the key one way: --with-key (stdin) or --api-key-file, not both');
     if (!withKey && !keyFile && !inv.interactive) {
@@ -147,7 +148,12 @@ export default defineCommand<LoginOpts, LoginResult>({
     const deadline = bindDeadline(inv.session, timeoutMs === undefined ? undefined : keyReadAt + timeoutMs, timeoutMs);
     let saved;
     try {
-      const fields = { base_url: client.baseUrl, workspace: workspace || undefined, logged_in_at: new Date(ctx.clock.now()).toISOString() };
+      const fields = {
+        base_url: client.baseUrl,
+        ca_file: client.net?.caFile === undefined ? undefined : resolvePath(ctx.cwd, client.net.caFile),
+        workspace: workspace || undefined,
+        logged_in_at: new Date(ctx.clock.now()).toISOString(),
+      };
       saved = await saveKey(store, ctx.env, globals.profile, key, fields, { fileOnly: opts.fileOnly, signal: deadline.session.signal });
     } catch (err) {
       if (ctx.signal.aborted) throw new InterruptedError('Interrupted: nothing was stored.');

@@ -12,7 +12,7 @@ export interface LogoutResult {
   config_path: string;
 }
 
-export default defineCommand<Record<string, never>, LogoutResult>({
+export default defineCommand<'logout', Record<string, never>, LogoutResult>({
   description:
     "Forget a profile's stored API key (the profile's base URL is kept for the next login). " +
     'The key itself stays valid at the service: revoke it in the web app if it was exposed.',

@@ -57,7 +57,7 @@ function serverSession(inv: Invocation): { session: Session; dispose(): Promise<
   };
 }
 
-export default defineCommand<Record<string, never>, undefined>({
+export default defineCommand<'mcp', Record<string, never>, undefined>({
   description:
     'Run a local MCP server on stdin/stdout, for an AI assistant on this machine (Claude Desktop, Claude Code, ' +
     'Cursor, ...) to publish videos with your stored profile or VIDPUB_API_KEY. It offers the service tools ' +

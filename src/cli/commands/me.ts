@@ -95,7 +95,7 @@ async function isEmulator(server: string | undefined, baseUrl: string, signal: A
   }
 }
 
-export default defineCommand<Record<string, never>, Me & { origin?: Origin }>({
+export default defineCommand<'me', Record<string, never>, Me & { origin?: Origin }>({
   description:
     'Show the API key in use (masked) and where it came from (--api-key-file, VIDPUB_API_KEY or a profile, ' +
     'its key kept in the system keychain or the config file), ' +

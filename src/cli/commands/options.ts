@@ -14,7 +14,7 @@ interface OptionsResult {
   options: DestinationOptions;
 }
 
-export default defineCommand<OptionsOpts, OptionsResult>({
+export default defineCommand<'options', OptionsOpts, OptionsResult>({
   description:
     'Show the posting options a destination accepts: each with its values, default and whether it is ' +
     'required. For a creator-disclosure destination (short-video platforms), also the creator the post ' +
@@ -23,7 +23,7 @@ export default defineCommand<OptionsOpts, OptionsResult>({
     'To a pipe: one option a line, tab-separated: key, required or optional, type, allowed values (comma-separated), default, label.',
   examples: ['vidpub options tiktok', 'vidpub options @vidpub.demo', 'vidpub options dst_demo_youtube --json'],
   parse(args) {
-    const destination = String(args[0] ?? '').trim();
+    const destination = args[0].trim();
     if (!destination) throw new UsageError('name a destination: its id, @handle or platform', { hint: 'Run "vidpub destinations" to list them.' });
     return { destination };
   },

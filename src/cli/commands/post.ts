@@ -10,8 +10,12 @@ import { resolveTimeZone } from '../../time/zones.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parseIdempotencyKey } from '../../posts/post-flags.js';
 import { defineCommand, type Invocation } from '../command.js';
+import type { ArgsFor, FlagsFor } from './index.js';
 import { POST_FIELDS } from '../json-fields.js';
 import { MAX_CAPTION_FILE_BYTES, captionFileRefusal, refuse } from '../../core/post-rules.js';
+
+type Flags = FlagsFor<'post'>;
+type Args = ArgsFor<'post'>;
 
 async function readAll(stream: NodeJS.ReadableStream, limit: number, what: string): Promise<string> {
   const chunks: Buffer[] = [];
@@ -25,9 +29,9 @@ async function readAll(stream: NodeJS.ReadableStream, limit: number, what: strin
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function readCaption(flags: Record<string, unknown>, inv: Invocation): Promise<string | undefined> {
-  const text = flags.caption as string | undefined;
-  const file = flags.captionFile as string | undefined;
+async function readCaption(flags: Flags, inv: Invocation): Promise<string | undefined> {
+  const text = flags.caption;
+  const file = flags.captionFile;
   if (text !== undefined && file !== undefined) throw new UsageError('give --caption or --caption-file, not both');
   if (file === undefined) return text;
   let raw: string;
@@ -53,9 +57,9 @@ async function readCaption(flags: Record<string, unknown>, inv: Invocation): Pro
   return raw.replace(/\r?\n$/, '');
 }
 
-async function parseSource(args: unknown[], flags: Record<string, unknown>, inv: Invocation): Promise<PostSource> {
-  const arg = args[0] as string | undefined;
-  const media = flags.media as string | undefined;
+async function parseSource(args: Args, flags: Flags, inv: Invocation): Promise<PostSource> {
+  const [arg] = args;
+  const media = flags.media;
   if (arg !== undefined && media !== undefined) throw new UsageError('give a file or link, or --media ID, not both');
   if (media !== undefined) {
     const id = media.trim();
@@ -80,21 +84,20 @@ async function parseSource(args: unknown[], flags: Record<string, unknown>, inv:
 }
 
 /** The words typed for `post` (source, caption, options, time), quoted for a shell: the start of a suggested command. */
-function typedWords(args: unknown[], flags: Record<string, unknown>): string[] {
+function typedWords(args: Args | readonly [], flags: Flags): string[] {
   const words: string[] = [];
-  if (typeof args[0] === 'string') words.push(args[0]);
-  if (typeof flags.media === 'string') words.push('--media', flags.media);
-  const to = (flags.to as string[] | undefined) ?? [];
-  if (to.length > 0) words.push('--to', to.join(','));
-  if (typeof flags.caption === 'string') words.push('--caption', flags.caption);
-  if (typeof flags.captionFile === 'string') words.push('--caption-file', flags.captionFile);
-  for (const o of (flags.option as string[] | undefined) ?? []) words.push('--option', o);
-  if (typeof flags.at === 'string') words.push('--at', flags.at);
-  if (flags.draft === true) words.push('--draft');
+  if (args[0] !== undefined) words.push(args[0]);
+  if (flags.media !== undefined) words.push('--media', flags.media);
+  if (flags.to.length > 0) words.push('--to', flags.to.join(','));
+  if (flags.caption !== undefined) words.push('--caption', flags.caption);
+  if (flags.captionFile !== undefined) words.push('--caption-file', flags.captionFile);
+  for (const o of flags.option) words.push('--option', o);
+  if (flags.at !== undefined) words.push('--at', flags.at);
+  if (flags.draft) words.push('--draft');
   return words.map(shellWord);
 }
 
-export default defineCommand<PostOpts, PostResult | Media>({
+export default defineCommand<'post', PostOpts, PostResult | Media>({
   description:
     'Upload a local video (or import one from an https link, or take one already uploaded with --media) and post it ' +
     'to one or more destinations: now, at a time (--at), or as a draft (--draft). On a terminal it shows a summary, ' +
@@ -109,11 +112,11 @@ export default defineCommand<PostOpts, PostResult | Media>({
     'vidpub post clip.mp4 --to youtube --caption "Nightly" --idempotency-key "nightly-$(date +%F)" --no-input --json',
   ],
   async parse(args, flags, inv) {
-    const zone = resolveTimeZone(flags.tz as string | undefined, inv.ctx.env);
-    const draft = flags.draft === true;
+    const zone = resolveTimeZone(flags.tz, inv.ctx.env);
+    const draft = flags.draft;
     if (draft && flags.at !== undefined) throw new UsageError('--draft saves a draft without a time; drop --at, or drop --draft to schedule it');
-    const when = draft ? null : parseWhen(String(flags.at ?? 'now'), { now: inv.ctx.clock.now(), zone });
-    const to = ((flags.to as string[] | undefined) ?? [])
+    const when = draft ? null : parseWhen(flags.at ?? 'now', { now: inv.ctx.clock.now(), zone });
+    const to = flags.to
       .flatMap((t) => t.split(','))
       .map((t) => t.trim())
       .filter((t) => t !== '');
@@ -122,10 +125,10 @@ export default defineCommand<PostOpts, PostResult | Media>({
       const typed = ['vidpub', 'post', ...typedWords(args, flags)].join(' ');
       throw new UsageError('--to is required: where should it be posted?', { hint: `List the destinations with "vidpub destinations", then run: ${typed} --to DEST[,DEST...]` });
     }
-    const options = ((flags.option as string[] | undefined) ?? []).map(parseOptionFlag);
+    const options = flags.option.map(parseOptionFlag);
     const timeoutMs = parseTimeout(flags);
     const idempotencyKey = parseIdempotencyKey(flags.idempotencyKey);
-    const forceNew = flags.forceNew === true;
+    const forceNew = flags.forceNew;
     const caption = await readCaption(flags, inv);
     if (caption === undefined && !inv.interactive) {
       throw new UsageError(inv.ctx.io.stderrIsTTY ? `--caption is required, and ${NO_ASKING}` : '--caption is required when there is no terminal to ask on', {
@@ -141,13 +144,13 @@ export default defineCommand<PostOpts, PostResult | Media>({
       options,
       when,
       draft,
-      wait: flags.wait !== false,
+      wait: flags.wait,
       timeoutMs,
       idempotencyKey,
       forceNew,
-      yes: flags.yes === true,
+      yes: flags.yes,
       zone,
-      atText: flags.at as string | undefined,
+      atText: flags.at,
       editor,
     };
   },

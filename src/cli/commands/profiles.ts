@@ -16,7 +16,7 @@ export interface ProfileRow {
   current: boolean;
 }
 
-export default defineCommand<Record<string, never>, ProfileRow[]>({
+export default defineCommand<'profiles', Record<string, never>, ProfileRow[]>({
   description:
     'List the stored profiles: name, base URL, workspace, the key (masked), when it was stored by "vidpub login", ' +
     'and where the key is kept (keychain: the system keychain; file: the config file). ' +

@@ -9,7 +9,7 @@ import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand } from '../command.js';
 import { POST_FIELDS } from '../json-fields.js';
 
-export default defineCommand<PublishOpts, PostResult>({
+export default defineCommand<'publish', PublishOpts, PostResult>({
   description:
     'Publish a draft now or at a time, or move a scheduled post to a new time (or send it now). ' +
     'On a terminal it first shows the post (video, caption, destinations and their options, when, the allowance it spends) and asks for a confirmation; --yes skips it, scripts are never asked. ' +
@@ -28,13 +28,13 @@ export default defineCommand<PublishOpts, PostResult>({
         hint: `Post the video with: vidpub post --media ${postId} --to DEST --caption TEXT`,
       });
     }
-    const zone = resolveTimeZone(flags.tz as string | undefined, inv.ctx.env);
+    const zone = resolveTimeZone(flags.tz, inv.ctx.env);
     return {
       postId,
-      when: parseWhen(String(flags.at ?? 'now'), { now: inv.ctx.clock.now(), zone }),
-      atText: flags.at as string | undefined,
-      yes: flags.yes === true,
-      wait: flags.wait !== false,
+      when: parseWhen(flags.at ?? 'now', { now: inv.ctx.clock.now(), zone }),
+      atText: flags.at,
+      yes: flags.yes,
+      wait: flags.wait,
       timeoutMs: parseTimeout(flags),
       zone,
     };

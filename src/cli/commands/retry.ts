@@ -10,7 +10,7 @@ import { defineCommand } from '../command.js';
 import { POST_FIELDS } from '../json-fields.js';
 
 
-export default defineCommand<RetryOpts, RetryResult>({
+export default defineCommand<'retry', RetryOpts, RetryResult>({
   description:
     'Post the same video, caption and options again, as a new post, to the destinations of POST_ID that failed or ' +
     'were cancelled (or --to some of them), now or --at a time. It shows what it retries and why they failed, asks ' +
@@ -21,18 +21,18 @@ export default defineCommand<RetryOpts, RetryResult>({
   // The new post's fields, or { retried, post } when nothing failed: checked before anything is sent.
   fields: [...POST_FIELDS, 'retried', 'post'],
   parse(args, flags, inv) {
-    const zone = resolveTimeZone(flags.tz as string | undefined, inv.ctx.env);
-    const to = ((flags.to as string[] | undefined) ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
+    const zone = resolveTimeZone(flags.tz, inv.ctx.env);
+    const to = flags.to.flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
     // An empty --to (an unset variable in a script) is not "every failed destination".
-    if (flags.to !== undefined && to.length === 0) {
+    if (flags.to.length > 0 && to.length === 0) {
       throw new UsageError('--to names no destination: give the id, @handle or platform of a destination that failed, or leave --to out to retry them all');
     }
     return {
       postId: parsePostId(args[0]),
       to,
-      when: parseWhen(String(flags.at ?? 'now'), { now: inv.ctx.clock.now(), zone }),
-      yes: flags.yes === true,
-      wait: flags.wait !== false,
+      when: parseWhen(flags.at ?? 'now', { now: inv.ctx.clock.now(), zone }),
+      yes: flags.yes,
+      wait: flags.wait,
       timeoutMs: parseTimeout(flags),
       zone,
     };

@@ -17,7 +17,7 @@ function normalize(d: StatusData | PostResult | Media): StatusData {
   return { kind: 'media', media: d as Media };
 }
 
-export default defineCommand<AnyStatusOpts, StatusData>({
+export default defineCommand<'status', AnyStatusOpts, StatusData>({
   description:
     "Show a post and each destination's status, url, warning and failure (a draft: its caption and each destination's " +
     'options). Without an id, the last post made from this machine with this profile (from the local journal). With a ' +
@@ -31,11 +31,11 @@ export default defineCommand<AnyStatusOpts, StatusData>({
     'vidpub status post_123 --wait --timeout 10m --json',
   ],
   parse(args, flags, inv) {
-    const raw = args[0] as string | undefined;
+    const [raw] = args;
     const id = raw === undefined ? undefined : parsePostId(raw);
     return {
       target: id === undefined ? { kind: 'last' } : id.startsWith('med_') ? { kind: 'media', id } : { kind: 'post', id },
-      wait: flags.wait === true,
+      wait: flags.wait,
       timeoutMs: parseTimeout(flags),
       zone: resolveTimeZone(undefined, inv.ctx.env),
     };

@@ -42,7 +42,7 @@ function reportMedia(media: Media, inv: Invocation, what: string): void {
   }
 }
 
-export default defineCommand<UploadOpts, Media>({
+export default defineCommand<'upload', UploadOpts, Media>({
   description:
     'Upload a local video (MP4, MOV, WebM, AVI or MTS, at most 1 GB) and wait until the service has processed it. ' +
     'Prints the video id (or the video record with --json). The file is checked before anything is sent, streamed ' +
@@ -55,7 +55,7 @@ export default defineCommand<UploadOpts, Media>({
   ],
   async parse(args, flags, inv) {
     const path = args[0];
-    if (typeof path !== 'string' || path === '') throw new UsageError('give the path of a video file: vidpub upload FILE');
+    if (path === '') throw new UsageError('give the path of a video file: vidpub upload FILE');
     const wait = parseWaitFlags(flags);
     const { checkVideoFile } = await import('../../media/check.js');
     const { parseIdempotencyKey } = await import('../../posts/post-flags.js');

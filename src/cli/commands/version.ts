@@ -7,7 +7,7 @@ export interface VersionInfo {
   arch: string;
 }
 
-export default defineCommand<Record<string, never>, VersionInfo>({
+export default defineCommand<'version', Record<string, never>, VersionInfo>({
   description: 'Print the version of vidpub, of Node.js and the platform: what a bug report needs.',
   examples: ['vidpub version', 'vidpub version --json'],
   parse() {

@@ -20,11 +20,41 @@ ${cases.join('\n')}
 }`;
 }
 
-export function bashScript(m: CompletionModel, version: string): string {
-  const globalWords = m.globals.flatMap(flagNames).join(' ');
-  const commandWords = m.commands.map((c) => c.name).join(' ');
-  const skipGlobals = [...GLOBAL_VALUE_FLAGS].join('|');
-  const cases = m.commands
+/** The script's functions that the registry does not shape: destinations from the service. */
+const BASH_HELPERS = `# The names come from the service and key of the --profile, --base-url and --api-key-file typed.
+__vidpub_destinations() {
+  local -a args=()
+  local j
+  for ((j = 1; j < \${#toks[@]}; j++)); do
+    case "\${toks[j]}" in
+      --profile|--base-url|--api-key-file) args+=("\${toks[j]}" "\${toks[j+1]}"); ((j++)) ;;
+      --profile=*|--base-url=*|--api-key-file=*) args+=("\${toks[j]}") ;;
+    esac
+  done
+  command vidpub "\${args[@]}" completion bash --destinations 2>/dev/null
+}`;
+
+/** The end of _vidpub: the words offered as the reply, for a comma-separated list and past bash's word breaks. */
+const BASH_REPLY = `  # A comma-separated value (--to a,b): complete the name after the last comma,
+  # and add no space after it, so that a comma can follow.
+  local head=""
+  if __vidpub_in "$prev" $list_flags; then
+    compopt -o nospace 2>/dev/null
+    [[ "$cur" == *,* ]] && head="\${cur%,*},"
+  fi
+  COMPREPLY=($(compgen -P "$head" -W "$words" -- "\${cur#"$head"}"))
+  # Bash splits words at @ : = (COMP_WORDBREAKS): replace only what follows the last break.
+  local part="\${COMP_WORDS[COMP_CWORD]}"
+  if [[ "$cur" != "$part" && "$cur" == *"$part" ]]; then
+    local prefix="\${cur%"$part"}"
+    COMPREPLY=("\${COMPREPLY[@]#"$prefix"}")
+  fi
+  return 0
+}`;
+
+/** Per command, the `case` branch that sets its flags of each kind and its positional argument's kind. */
+function commandCases(m: CompletionModel): string {
+  return m.commands
     .map((c) => {
       const lines = [
         `flags=${shq(c.flags.flatMap(flagNames).join(' '))}`,
@@ -38,20 +68,16 @@ export function bashScript(m: CompletionModel, version: string): string {
       return `    ${c.name}) ${lines.join('; ')} ;;`;
     })
     .join('\n');
+}
+
+export function bashScript(m: CompletionModel, version: string): string {
+  const globalWords = m.globals.flatMap(flagNames).join(' ');
+  const commandWords = m.commands.map((c) => c.name).join(' ');
+  const skipGlobals = [...GLOBAL_VALUE_FLAGS].join('|');
+  const cases = commandCases(m);
   return `${header('bash', version, ['Load it in this shell:    source <(vidpub completion bash)', "Load it in every shell:   echo 'source <(vidpub completion bash)' >> ~/.bashrc"])}
 
-# The names come from the service and key of the --profile, --base-url and --api-key-file typed.
-__vidpub_destinations() {
-  local -a args=()
-  local j
-  for ((j = 1; j < \${#toks[@]}; j++)); do
-    case "\${toks[j]}" in
-      --profile|--base-url|--api-key-file) args+=("\${toks[j]}" "\${toks[j+1]}"); ((j++)) ;;
-      --profile=*|--base-url=*|--api-key-file=*) args+=("\${toks[j]}") ;;
-    esac
-  done
-  command vidpub "\${args[@]}" completion bash --destinations 2>/dev/null
-}
+${BASH_HELPERS}
 
 ${choicesFunction(m)}
 
@@ -114,22 +140,7 @@ ${cases}
       command) words=${shq(commandWords)} ;;
     esac
   fi
-  # A comma-separated value (--to a,b): complete the name after the last comma,
-  # and add no space after it, so that a comma can follow.
-  local head=""
-  if __vidpub_in "$prev" $list_flags; then
-    compopt -o nospace 2>/dev/null
-    [[ "$cur" == *,* ]] && head="\${cur%,*},"
-  fi
-  COMPREPLY=($(compgen -P "$head" -W "$words" -- "\${cur#"$head"}"))
-  # Bash splits words at @ : = (COMP_WORDBREAKS): replace only what follows the last break.
-  local part="\${COMP_WORDS[COMP_CWORD]}"
-  if [[ "$cur" != "$part" && "$cur" == *"$part" ]]; then
-    local prefix="\${cur%"$part"}"
-    COMPREPLY=("\${COMPREPLY[@]#"$prefix"}")
-  fi
-  return 0
-}
+${BASH_REPLY}
 
 complete -F _vidpub vidpub
 `;

@@ -27,20 +27,8 @@ function fishFlag(f: FlagSpec, m: CompletionModel, condition?: string): string {
   return parts.join(' ');
 }
 
-export function fishScript(m: CompletionModel, version: string): string {
-  const skipGlobals = [...GLOBAL_VALUE_FLAGS].join(' ');
-  const lines: string[] = [];
-  for (const c of m.commands) lines.push(`complete -c vidpub -n __vidpub_needs_command -f -a ${c.name} -d ${fishq(c.summary)}`);
-  for (const f of m.globals) lines.push(fishFlag(f, m));
-  for (const c of m.commands) {
-    const cond = `__vidpub_using_command ${c.name}`;
-    for (const f of c.flags) lines.push(fishFlag(f, m, cond));
-    const positional = c.positional && valueArguments(c.positional, m);
-    if (positional) lines.push(`complete -c vidpub -n ${fishq(cond)} ${positional}`);
-  }
-  return `${header('fish', version, ['Load it in this shell:  vidpub completion fish | source', 'Install it:             vidpub completion fish > ~/.config/fish/completions/vidpub.fish'])}
-
-# The names come from the service and key of the --profile, --base-url and --api-key-file typed.
+/** The script's functions that the registry does not shape: destinations from the service, comma-separated lists. */
+const FISH_HELPERS = `# The names come from the service and key of the --profile, --base-url and --api-key-file typed.
 function __vidpub_destinations
     set -l toks (commandline -opc)
     set -l args
@@ -79,7 +67,22 @@ function __vidpub_list
     end
     test (count $fits) -eq 1; and echo "$head$fits[1],"
     return 0
-end
+end`;
+
+export function fishScript(m: CompletionModel, version: string): string {
+  const skipGlobals = [...GLOBAL_VALUE_FLAGS].join(' ');
+  const lines: string[] = [];
+  for (const c of m.commands) lines.push(`complete -c vidpub -n __vidpub_needs_command -f -a ${c.name} -d ${fishq(c.summary)}`);
+  for (const f of m.globals) lines.push(fishFlag(f, m));
+  for (const c of m.commands) {
+    const cond = `__vidpub_using_command ${c.name}`;
+    for (const f of c.flags) lines.push(fishFlag(f, m, cond));
+    const positional = c.positional && valueArguments(c.positional, m);
+    if (positional) lines.push(`complete -c vidpub -n ${fishq(cond)} ${positional}`);
+  }
+  return `${header('fish', version, ['Load it in this shell:  vidpub completion fish | source', 'Install it:             vidpub completion fish > ~/.config/fish/completions/vidpub.fish'])}
+
+${FISH_HELPERS}
 
 # The command word typed so far (global flags and their values skipped), or nothing.
 function __vidpub_command

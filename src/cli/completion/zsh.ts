@@ -28,26 +28,8 @@ ${cases.join('\n')}
 }`;
 }
 
-export function zshScript(m: CompletionModel, version: string): string {
-  const skipGlobals = [...GLOBAL_VALUE_FLAGS].join('|');
-  const cases = m.commands
-    .map((c) => {
-      const lines = [
-        `flags=(${described(flagItems(c.flags))})`,
-        `value_flags+=(${valueFlagNames(c.flags).join(' ')})`,
-        `dest_flags=(${valueFlagNames(c.flags, isKind('destination')).join(' ')})`,
-        `file_flags+=(${valueFlagNames(c.flags, isKind('file')).join(' ')})`,
-        `choice_flags+=(${valueFlagNames(c.flags, isKind('choice')).join(' ')})`,
-        `list_flags=(${valueFlagNames(c.flags, (f) => f.commaList === true).join(' ')})`,
-        `positional=${c.positional?.kind ?? 'none'}`,
-      ];
-      return `    (${c.name}) ${lines.join('; ')} ;;`;
-    })
-    .join('\n');
-  return `#compdef vidpub
-${header('zsh', version, ['Load it in this shell (after compinit):  source <(vidpub completion zsh)', 'Install it:  vidpub completion zsh > "${fpath[1]}/_vidpub"   (then start a new shell)'])}
-
-# Offers the words after the first argument. For a comma-separated value (the
+/** The script's functions that the registry does not shape: adding words (comma-separated lists too), destinations from the service. */
+const ZSH_HELPERS = `# Offers the words after the first argument. For a comma-separated value (the
 # first argument is 1) only what follows the last comma is completed, and no
 # space is added after a word, so that a comma can follow.
 __vidpub_add() {
@@ -74,7 +56,33 @@ __vidpub_destinations() {
   done
   dests=(\${(f)"$(command vidpub $args completion zsh --destinations 2>/dev/null)"})
   __vidpub_add $1 $dests
+}`;
+
+/** Per command, the `case` branch that sets its flags of each kind and its positional argument's kind. */
+function commandCases(m: CompletionModel): string {
+  return m.commands
+    .map((c) => {
+      const lines = [
+        `flags=(${described(flagItems(c.flags))})`,
+        `value_flags+=(${valueFlagNames(c.flags).join(' ')})`,
+        `dest_flags=(${valueFlagNames(c.flags, isKind('destination')).join(' ')})`,
+        `file_flags+=(${valueFlagNames(c.flags, isKind('file')).join(' ')})`,
+        `choice_flags+=(${valueFlagNames(c.flags, isKind('choice')).join(' ')})`,
+        `list_flags=(${valueFlagNames(c.flags, (f) => f.commaList === true).join(' ')})`,
+        `positional=${c.positional?.kind ?? 'none'}`,
+      ];
+      return `    (${c.name}) ${lines.join('; ')} ;;`;
+    })
+    .join('\n');
 }
+
+export function zshScript(m: CompletionModel, version: string): string {
+  const skipGlobals = [...GLOBAL_VALUE_FLAGS].join('|');
+  const cases = commandCases(m);
+  return `#compdef vidpub
+${header('zsh', version, ['Load it in this shell (after compinit):  source <(vidpub completion zsh)', 'Install it:  vidpub completion zsh > "${fpath[1]}/_vidpub"   (then start a new shell)'])}
+
+${ZSH_HELPERS}
 
 ${choicesFunction(m)}
 

@@ -80,10 +80,57 @@ export function mediaIdFrom(output: string): string | undefined {
   return last && /^[A-Za-z0-9_-]+$/.test(last) ? last : undefined;
 }
 
+/** The options the demo's post sets: as flags (none on a terminal, where they are asked), as a user would type them, the ones asked, the first account that asks. */
+interface PlannedOptions {
+  flags: string[];
+  explicit: string[];
+  asked: string[];
+  askingId?: string;
+}
+
 /** A value for a required option nobody chose yet: the most private one for a privacy setting. */
 function pickValue(values: readonly unknown[]): string | undefined {
   const strings = values.map(String);
   return strings.find((v) => /SELF|PRIVATE|ONLY_ME/i.test(v)) ?? strings[0];
+}
+
+/**
+ * The Context of a step's command: the demo's env (the emulator's URL and key, a throwaway config
+ * and state dir), its temporary directory as cwd, `stdout` for output.
+ */
+function stepContext(ctx: Context, env: Context['env'], dir: string, stdout: NodeJS.WritableStream): Context {
+  const subCtx: Context = {
+    ...ctx,
+    io: { ...ctx.io, stdout: stdout as Context['io']['stdout'] },
+    env,
+    cwd: dir,
+    config: async () => (await import('../../config/config-store.js')).openConfigStore(env),
+    createClient: async (settings) => (await import('../client-factory.js')).createClientFor(subCtx, settings),
+  };
+  return subCtx;
+}
+
+/** The user's env without their vidpub settings, with the emulator's URL and key and the demo's own config and journal. */
+function demoEnv(ctx: Context, emulator: { baseUrl: string }, key: string, dir: string): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...ctx.env };
+  for (const name of USER_SETTINGS) delete env[name];
+  // Its own config and journal: the demo's posts at a throwaway emulator stay out of the user's history.
+  return Object.assign(env, { VIDPUB_BASE_URL: emulator.baseUrl, VIDPUB_API_KEY: key, VIDPUB_CONFIG_DIR: join(dir, 'config'), VIDPUB_STATE_DIR: join(dir, 'state') });
+}
+
+/** What a user types to do the same against the real service. */
+function realCommands(to: string, chosen: PlannedOptions, optionsOf: string): string[] {
+  const realPost = ['vidpub', 'post', 'my-video.mp4', '--to', to, '--caption', CAPTION, ...chosen.explicit];
+  return [
+    'vidpub login',
+    'vidpub me',
+    'vidpub destinations',
+    `vidpub options ${optionsOf}`,
+    shellLine(['vidpub', 'upload', 'my-video.mp4']),
+    shellLine(['vidpub', 'post', '--media', 'MEDIA_ID', '--to', to, '--caption', CAPTION, ...chosen.explicit]),
+    'vidpub status POST_ID',
+    `VIDPUB_API_KEY="$KEY" ${shellLine(realPost)} --no-input --json`,
+  ];
 }
 
 export async function runDemo(opts: DemoOptions, inv: Invocation): Promise<DemoResult> {
@@ -98,23 +145,10 @@ export async function runDemo(opts: DemoOptions, inv: Invocation): Promise<DemoR
   try {
     const demoKey = emulator.keys.find((k) => k.workspace === 'Demo' && k.access === 'read_write') ?? emulator.keys.find((k) => k.access === 'read_write');
     if (!demoKey) throw new VidpubError('the emulator has no read/write key to run the demo with');
-    const env: Record<string, string | undefined> = { ...ctx.env };
-    for (const name of USER_SETTINGS) delete env[name];
-    // Its own config and journal: the demo's posts at a throwaway emulator stay out of the user's history.
-    Object.assign(env, { VIDPUB_BASE_URL: emulator.baseUrl, VIDPUB_API_KEY: demoKey.key, VIDPUB_CONFIG_DIR: join(dir, 'config'), VIDPUB_STATE_DIR: join(dir, 'state') });
+    const env = demoEnv(ctx, emulator, demoKey.key, dir);
     inv.log.info(`Emulator: ${emulator.baseUrl} · key of workspace "${demoKey.workspace}" for this run only (your stored profile is not used).`);
 
-    const sub = (stdout: NodeJS.WritableStream): Context => {
-      const subCtx: Context = {
-        ...ctx,
-        io: { ...ctx.io, stdout: stdout as Context['io']['stdout'] },
-        env,
-        cwd: dir,
-        config: async () => (await import('../../config/config-store.js')).openConfigStore(env),
-        createClient: async (settings) => (await import('../client-factory.js')).createClientFor(subCtx, settings),
-      };
-      return subCtx;
-    };
+    const sub = (stdout: NodeJS.WritableStream) => stepContext(ctx, env, dir, stdout);
     // With --json the demo's own summary is the only document on stdout; the steps' output goes to stderr.
     const out = globals.json ? ctx.io.stderr : ctx.io.stdout;
     const passOn = [...(globals.quiet ? ['--quiet'] : []), ...(globals.color ? [] : ['--no-color']), ...(globals.input ? [] : ['--no-input']), ...(globals.debug ? ['--debug'] : [])];
@@ -156,18 +190,8 @@ export async function runDemo(opts: DemoOptions, inv: Invocation): Promise<DemoR
     await step('the final status of each destination', ['status', postId]);
 
     const post = await client.getPost(postId, { signal: ctx.signal });
-    const realPost = ['vidpub', 'post', 'my-video.mp4', '--to', to, '--caption', CAPTION, ...chosen.explicit];
-    const commands = [
-      'vidpub login',
-      'vidpub me',
-      'vidpub destinations',
-      // The options of an account that asks for a choice (a privacy), else of the first.
-      `vidpub options ${chosen.askingId ?? destinations[0]!.id}`,
-      shellLine(['vidpub', 'upload', 'my-video.mp4']),
-      shellLine(['vidpub', 'post', '--media', 'MEDIA_ID', '--to', to, '--caption', CAPTION, ...chosen.explicit]),
-      'vidpub status POST_ID',
-      `VIDPUB_API_KEY="$KEY" ${shellLine(realPost)} --no-input --json`,
-    ];
+    // The options of an account that asks for a choice (a privacy), else of the first.
+    const commands = realCommands(to, chosen, chosen.askingId ?? destinations[0]!.id);
     return { base_url: emulator.baseUrl, media_id: mediaId, post_id: postId, post, commands };
   } finally {
     await client?.close().catch(() => undefined);
@@ -185,7 +209,7 @@ async function planOptions(
   client: ApiClient,
   destinations: Destination[],
   inv: Invocation,
-): Promise<{ flags: string[]; explicit: string[]; asked: string[]; askingId?: string }> {
+): Promise<PlannedOptions> {
   const explicit: string[] = [];
   const asked: string[] = [];
   let askingId: string | undefined;

@@ -1,0 +1,39 @@
+/**
+ * Who the emulator answers beyond its API. Its test controls (/_emulator:
+ * the start information with every key, reset, the clock, faults, the
+ * request log) answer only peers on this machine's loopback, unless it was
+ * started to expose them (`vidpub emulator --expose-controls`); the pages
+ * behind review_url and a published destination's url are links the API
+ * hands out and answer anyone. Listening on an address other than loopback
+ * is said at start (listenWarning).
+ */
+import { isLoopback } from './addresses.js';
+import { ADMIN_PREFIX } from './admin.js';
+import { ServiceError } from './service-errors.js';
+
+const PAGE_PREFIXES = [`${ADMIN_PREFIX}/review/`, `${ADMIN_PREFIX}/published/`];
+
+/** Whether a request to `path` (under /_emulator) from `peer` (the socket's remote address) is answered. */
+export function controlsAnswer(path: string, peer: string | undefined, exposeControls: boolean): boolean {
+  return exposeControls || isLoopback(peer) || PAGE_PREFIXES.some((p) => path.startsWith(p));
+}
+
+/** The answer to a peer the controls do not answer. */
+export function controlsRefused(peer: string | undefined): ServiceError {
+  return new ServiceError(
+    403,
+    'controls_not_exposed',
+    `The test controls (/_emulator) answer only requests from this machine's loopback address (127.0.0.1, ::1); this one came from ${peer ?? 'an unknown address'}. `
+      + 'To use them from elsewhere, start the emulator with --expose-controls.',
+  );
+}
+
+/** What to say when the emulator listens on `host`, or null when only this machine can reach it. */
+export function listenWarning(host: string, exposeControls: boolean): string | null {
+  if (isLoopback(host)) return null;
+  const who = `The emulator listens on ${host}: whoever can reach this machine can use its API with its keys `
+    + "(those of the default fixture are published in vidpub's README)";
+  return exposeControls
+    ? `${who}, and its test controls (/_emulator: every key, reset, the clock, faults), as --expose-controls asks.`
+    : `${who}. Its test controls (/_emulator), which list every key, still answer only on this machine; --expose-controls opens them too.`;
+}

@@ -1,0 +1,135 @@
+/**
+ * Who the emulator answers beyond its API: the test controls (/_emulator, which list every
+ * key) answer only this machine's loopback unless --expose-controls is given; listening on an
+ * address other than loopback is said on stderr at start. The peer that is not loopback is a
+ * test host of this test's own (a network namespace joined by a veth pair, test/support/test-host.ts):
+ * no traffic leaves the machine.
+ */
+import { request as httpRequest } from 'node:http';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { controlsAnswer, listenWarning } from '../../src/emulator/access.js';
+import { isLoopback } from '../../src/emulator/addresses.js';
+import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { ensureBuilt } from '../support/build.js';
+import { startBuiltEmulator } from '../support/built-emulator.js';
+import { waitFor } from '../support/poll.js';
+import { createTestHost, type TestHost } from '../support/test-host.js';
+
+/** GET `path` on the loopback `port`: the status. */
+function getLocal(port: number, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+let host: TestHost;
+beforeAll(() => { host = createTestHost(); });
+afterAll(() => host?.remove());
+
+describe('the decision: which peers the test controls answer', () => {
+  it('loopback peers, in every form the socket reports them', () => {
+    for (const peer of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1']) {
+      expect([peer, controlsAnswer('/_emulator/reset', peer, false)]).toEqual([peer, true]);
+    }
+  });
+
+  it('no other peer, and no peer whose connection is gone, unless the controls are exposed', () => {
+    for (const peer of ['192.0.2.7', '::ffff:192.0.2.7', 'fd00::2', '10.0.0.1', '::', undefined]) {
+      expect([peer, controlsAnswer('/_emulator', peer, false)]).toEqual([peer, false]);
+      expect([peer, controlsAnswer('/_emulator/clock', peer, true)]).toEqual([peer, true]);
+    }
+  });
+
+  it('the pages behind review_url and a published url answer anyone: the API hands out their links', () => {
+    expect(controlsAnswer('/_emulator/review/post_1', '192.0.2.7', false)).toBe(true);
+    expect(controlsAnswer('/_emulator/published/post_1/dst_1', '192.0.2.7', false)).toBe(true);
+    expect(controlsAnswer('/_emulator/reviewx', '192.0.2.7', false)).toBe(false);
+  });
+
+  it('a listen host other than loopback gets a warning; loopback gets none', () => {
+    for (const host of ['127.0.0.1', '::1', 'localhost', '127.0.0.2']) expect([host, listenWarning(host, false)]).toEqual([host, null]);
+    for (const host of ['0.0.0.0', '::', '192.0.2.2']) {
+      expect(isLoopback(host)).toBe(false);
+      expect(listenWarning(host, false)).toBe(
+        `The emulator listens on ${host}: whoever can reach this machine can use its API with its keys (those of the default fixture are published in vidpub's README). `
+        + 'Its test controls (/_emulator), which list every key, still answer only on this machine; --expose-controls opens them too.',
+      );
+    }
+    expect(listenWarning('0.0.0.0', true)).toContain('and its test controls (/_emulator: every key, reset, the clock, faults), as --expose-controls asks.');
+  });
+});
+
+describe('an emulator listening on every address', () => {
+  let emu: TestEmulator | undefined;
+  afterEach(async () => {
+    await emu?.close();
+    emu = undefined;
+  });
+
+
+  it('refuses the test controls to a peer that is not loopback (403 controls_not_exposed), answers loopback and the API', async () => {
+    emu = await startTestEmulator({ host: '0.0.0.0' });
+    expect(emu.handle.warning).toBe(listenWarning('0.0.0.0', false));
+    expect(await getLocal(emu.port, '/_emulator')).toBe(200);
+    for (const path of ['/_emulator', '/_emulator/state', '/_emulator/requests']) {
+      const r = await host.get(`http://${host.hostAddress}:${emu.port}${path}`);
+      expect([path, r.status]).toEqual([path, 403]);
+      const body = JSON.parse(r.body) as { error: { type: string; code: string; message: string } };
+      expect(body.error).toMatchObject({ type: 'permission_error', code: 'controls_not_exposed' });
+      expect(body.error.message).toBe(
+        `The test controls (/_emulator) answer only requests from this machine's loopback address (127.0.0.1, ::1); this one came from ${host.peerAddress}. `
+        + 'To use them from elsewhere, start the emulator with --expose-controls.',
+      );
+    }
+    const api = await host.get(`http://${host.hostAddress}:${emu.port}/v1/me`, { authorization: `Bearer ${emu.key()}` });
+    expect(api.status).toBe(200);
+  });
+
+  it('with exposeControls, answers them to that peer too', async () => {
+    emu = await startTestEmulator({ host: '0.0.0.0', exposeControls: true });
+    expect(emu.handle.warning).toBe(listenWarning('0.0.0.0', true));
+    expect((await host.get(`http://${host.hostAddress}:${emu.port}/_emulator/clock`)).status).toBe(200);
+  });
+
+  it('on loopback (the default), says nothing', async () => {
+    emu = await startTestEmulator();
+    expect(emu.handle.warning).toBeNull();
+  });
+});
+
+describe('vidpub emulator --host 0.0.0.0, the built command', () => {
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    child?.kill('SIGTERM');
+    child = undefined;
+  });
+
+  async function start(args: string[]): Promise<{ port: number; stderr: () => string }> {
+    ensureBuilt();
+    const started = await startBuiltEmulator(args);
+    child = started.child;
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => { err += c.toString(); });
+    // The warning comes before the start document: it is already on its way.
+    await waitFor(() => err, (t) => t.endsWith('\n'));
+    return { port: Number(new URL(started.baseUrl).port), stderr: () => err };
+  }
+
+  it('warns on stderr before anything else, and keeps its controls from other machines', async () => {
+    const { port, stderr } = await start(['--host', '0.0.0.0']);
+    expect(stderr()).toBe(`! ${listenWarning('0.0.0.0', false)}\n`);
+    expect((await host.get(`http://${host.hostAddress}:${port}/_emulator`)).status).toBe(403);
+    expect(await getLocal(port, '/_emulator')).toBe(200);
+  }, 30_000);
+
+  it('with --expose-controls, says the controls are open too', async () => {
+    const { stderr } = await start(['--host', '0.0.0.0', '--expose-controls']);
+    expect(stderr()).toBe(`! ${listenWarning('0.0.0.0', true)}\n`);
+  }, 30_000);
+});

@@ -1,0 +1,19 @@
+/**
+ * Programs some tests drive (tmux, zsh, fish, python3, script). Outside CI a
+ * test that needs one skips where it is missing, saying so; under CI (CI set),
+ * where .ci/run installs them all, a missing one fails the test file instead,
+ * so that no test is skipped unseen.
+ */
+import { spawnSync } from 'node:child_process';
+
+/** Whether `program` runs here (found on PATH and answers `probe`). */
+export function runs(program: string, probe: string[] = ['--version']): boolean {
+  return spawnSync(program, probe, { stdio: 'ignore' }).status === 0;
+}
+
+/** For `skipIf`: true where `program` is missing and this is not CI; under CI a missing program throws. */
+export function missing(program: string, probe?: string[]): boolean {
+  if (runs(program, probe)) return false;
+  if (process.env.CI) throw new Error(`${program} is missing: CI must install it (.ci/run) so that the tests that need it run instead of skipping.`);
+  return true;
+}
