@@ -30,7 +30,17 @@ export async function createAndFollow(run: PostRun, ready: Ready, media: Media, 
   const made = await create(run, ready, media);
   following();
   await record(run, made, media);
-  return follow(run, made);
+  return follow(run, made, defaultedKeys(ready.plans));
+}
+
+/** destination_id -> the required options filled from the destination's default, when there are any. */
+function defaultedKeys(plans: DestinationPlan[]): Record<string, string[]> | undefined {
+  const out: Record<string, string[]> = {};
+  for (const p of plans) {
+    const keys = p.values.filter((v) => v.source === 'default').map((v) => v.key);
+    if (keys.length > 0) out[p.destination.id] = keys;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** --at passed while the video was being uploaded: nothing is posted. (A continued run sends its first run's time whatever it is now: the service replays the post it made.) */
@@ -151,10 +161,10 @@ async function record(run: PostRun, made: Made, media: Media): Promise<void> {
 }
 
 /** A draft or a scheduled post is told as it is; one published now is followed (--wait) to its end. */
-async function follow(run: PostRun, { post, names, replayed }: Made): Promise<PostResult> {
+async function follow(run: PostRun, { post, names, replayed }: Made, defaulted: PostResult['defaulted']): Promise<PostResult> {
   const { opts, session, deadlineMs } = run;
   const client = await session.client();
-  const result: PostResult = { post, names, zone: opts.zone, now: session.clock.now() };
+  const result: PostResult = { post, names, zone: opts.zone, now: session.clock.now(), ...(defaulted ? { defaulted } : {}) };
   return recordingEnd(
     session,
     async () => {

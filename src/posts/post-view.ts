@@ -26,6 +26,8 @@ export interface PostResult {
   next?: string;
   /** The current time when the result was made: times are shown relative to it ("in 2 h 5 m"). */
   now?: number;
+  /** destination_id -> the keys of required options filled from the destination's default (none given, none asked). */
+  defaulted?: Record<string, string[]>;
 }
 
 /** "@vidpub.demo (tiktok)" for a destination. */
@@ -156,4 +158,15 @@ export function nextCommand(post: Post): string | undefined {
     return `Send it now with: vidpub publish ${post.id}  (or move it: vidpub publish ${post.id} --at "tomorrow 9:00")`;
   }
   return undefined;
+}
+
+/**
+ * The post's --json document: the service's record, each destination whose required options were
+ * filled from its default (none given, none asked) naming them in `options_defaulted`.
+ */
+export function postDocument(r: PostResult): Post {
+  const defaulted = r.defaulted;
+  if (!defaulted) return r.post;
+  const destinations = r.post.destinations.map((d) => (defaulted[d.destination_id] ? { ...d, options_defaulted: defaulted[d.destination_id] } : d));
+  return { ...r.post, destinations };
 }

@@ -2,7 +2,7 @@ import type { Media } from '../../api/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { NO_ASKING, parseOptionFlag } from '../../posts/options.js';
 import { shellWord } from '../../util/shell.js';
-import { printPost, type PostResult } from '../../posts/post-view.js';
+import { postDocument, printPost, type PostResult } from '../../posts/post-view.js';
 import type { PostOpts, PostSource } from '../../posts/post-opts.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { parseWhen } from '../../time/parse-when.js';
@@ -161,7 +161,7 @@ export default defineCommand<'post', PostOpts, PostResult | Media>({
   // A run stopped before the post existed (--timeout or Ctrl-C during the upload or the video's
   // processing) leaves the video's record as its error data: its id is printed, to post it with --media.
   print: (r, inv) => (videoOnly(r) ? inv.print(r.id) : inv.globals.quiet ? inv.print(r.post.id) : printPost(r, inv.out)),
-  json: (r) => (videoOnly(r) ? { post: null, media: r } : r.post),
+  json: (r) => (videoOnly(r) ? { post: null, media: r } : postDocument(r)),
   fields: POST_FIELDS,
 });
 

@@ -1,0 +1,39 @@
+/**
+ * What a new user was told that was wrong or misleading (issue 29, items 1 to 13), in scripts
+ * and at a terminal (the pseudo-terminal ones are in test/pty/): each asserts what is said now
+ * and the exit code.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Post } from '../../src/api/wire-types.js';
+import { runCli, type RunOptions } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 20 });
+
+function run(args: string[], opts: RunOptions = {}) {
+  return runCli(args, { clock: scaledClock(50), ...opts, env: { ...emu.env(), TZ: 'UTC', NO_COLOR: '1', ...opts.env } });
+}
+
+beforeEach(async () => {
+  await emu.reset();
+});
+
+describe('a required option filled from its default, in a script', () => {
+  it('is said on stderr with the flag that chooses it, and named in --json', async () => {
+    const r = await run(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'release', '--no-input', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("  visibility: private (the destination's default; pass --option youtube:visibility=VALUE to choose)");
+    const post = JSON.parse(r.stdout) as Post & { destinations: { options_defaulted?: string[] }[] };
+    expect(post.destinations[0]).toMatchObject({ destination_id: 'dst_demo_youtube', options: { visibility: 'private' }, options_defaulted: ['visibility'] });
+  });
+
+  it('given with --option, nothing is said and nothing is named', async () => {
+    const r = await run(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'release', '--option', 'visibility=unlisted', '--no-input', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain("the destination's default");
+    const post = JSON.parse(r.stdout) as Post & { destinations: { options_defaulted?: string[] }[] };
+    expect(post.destinations[0]!.options_defaulted).toBeUndefined();
+    expect(post.destinations[0]!.options).toMatchObject({ visibility: 'unlisted' });
+  });
+});
