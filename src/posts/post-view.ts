@@ -8,6 +8,7 @@ import type { Destination, Issue, Post, PostDestination } from '../api/wire-type
 import { TERMINAL_DESTINATION_STATUSES } from '../api/wire-types.js';
 import type { DataOut } from '../ui/output.js';
 import { atHandle } from './destinations.js';
+import { stateOf } from '../journal/post-fold.js';
 import { sanitize } from '../errors.js';
 import type { Colors } from '../ui/color.js';
 import { renderFields, renderTable } from '../ui/table.js';
@@ -48,6 +49,15 @@ export function isFinished(post: Post): boolean {
   const dests = Array.isArray(post.destinations) ? post.destinations : [];
   if (dests.length > 0 && dests.every((d) => TERMINAL_DESTINATION_STATUSES.includes(String(d.status)))) return true;
   return post.status === 'completed';
+}
+
+/**
+ * The post's outcome as people read it, the one word history, status and post all show: its
+ * status, but `failed` once it is over with a destination failed or cancelled (the service says
+ * `completed` for a post that is over, however it ended).
+ */
+export function postState(post: Post): string {
+  return stateOf(String(post.status), Array.isArray(post.destinations) ? post.destinations : []);
 }
 
 export function failedDestinations(post: Post): PostDestination[] {
@@ -109,7 +119,7 @@ export function printPost(r: PostResult, out: DataOut): void {
   // A person reads labels; a pipe gets the record's field names.
   const fields: [string, string][] = [
     [tty ? 'Post' : 'id', post.id],
-    [tty ? 'Status' : 'status', String(post.status)],
+    [tty ? 'Status' : 'status', postState(post)],
   ];
   // A pipe gets one value per field: the record's publish_at as the service gave it.
   const when = tty ? whenText(post, r.zone, r.now) : post.publish_at ?? undefined;

@@ -10,8 +10,8 @@ import { bindDeadline, lookUp } from '../session/deadline.js';
 import type { Session } from '../session/session.js';
 import { recordingEnd } from './journal-notes.js';
 import { ask, type DestinationPlan } from './options.js';
-import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './settle.js';
-import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './post-view.js';
+import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit, settle } from './settle.js';
+import { blockingIssues, destinationLabel, isFinished, namesOf, nextCommand, type PostResult } from './post-view.js';
 import { dailySpendText, summaryLines, whenLine } from './summary.js';
 import { wrapLine } from '../ui/wrap.js';
 import { publishAtRefusal, refuse } from '../core/post-rules.js';
@@ -216,7 +216,8 @@ async function statusWithin(opts: StatusOpts, session: Session): Promise<PostRes
   const r: PostResult = { post, names: await destinationNames(client, signal), zone: opts.zone, now: session.clock.now() };
   if (!opts.wait) {
     await session.journal?.status(post);
-    return r;
+    // Over with a destination failed or cancelled: exit 6, as --wait and post end.
+    return isFinished(post) ? settle(r) : r;
   }
   if (post.status === 'draft') {
     await session.journal?.status(post);

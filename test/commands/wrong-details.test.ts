@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
-import { runCli, type RunOptions } from '../support/cli.js';
+import { runCli, tempConfigDir, type RunOptions } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
@@ -35,5 +35,35 @@ describe('a required option filled from its default, in a script', () => {
     const post = JSON.parse(r.stdout) as Post & { destinations: { options_defaulted?: string[] }[] };
     expect(post.destinations[0]!.options_defaulted).toBeUndefined();
     expect(post.destinations[0]!.options).toMatchObject({ visibility: 'unlisted' });
+  });
+});
+
+describe("a post whose only destination failed", () => {
+  it('status (without --wait) says failed and exits 6; history says the same', async () => {
+    await emu.fault({ destination_fail: 'dst_demo_linkedin' });
+    const posted = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input']);
+    expect(posted.code, posted.stderr).toBe(6);
+    const id = /^id\t(post_\w+)$/m.exec(posted.stdout)![1]!;
+    expect(posted.stdout).toMatch(/^status\tfailed$/m);
+
+    const r = await run(['status', id]);
+    expect(r.code).toBe(6);
+    expect(r.stdout).toMatch(/^status\tfailed$/m);
+    expect(r.stdout).not.toMatch(/completed/);
+    expect(r.stdout).toMatch(/^@vidpub-demo \(linkedin\)\tfailed\t/m);
+    expect(r.stderr).toMatch(new RegExp(`^Error: Post ${id}: 1 of 1 destination did not publish: @vidpub-demo \\(linkedin\\) failed`, 'm'));
+    expect(r.stderr).toContain(`vidpub retry ${id}`);
+  });
+
+  it('post at a terminal prints "Status: failed" above the failed destination, and history agrees', async () => {
+    await emu.fault({ destination_fail: 'dst_demo_linkedin' });
+    const dir = tempConfigDir();
+    const env = { VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: `${dir}/state` };
+    const r = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--yes'], { tty: true, env });
+    expect(r.code, r.stderr).toBe(6);
+    expect(r.stdout).toMatch(/Status: +failed/);
+    expect(r.stdout).not.toMatch(/completed/);
+    const h = await run(['history'], { env });
+    expect(h.stdout).toMatch(/\tfailed\t/);
   });
 });
