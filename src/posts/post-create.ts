@@ -5,6 +5,7 @@
  */
 import { CACHE_ENTRIES, responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Media, Post } from '../api/wire-types.js';
+import type { JournalPost } from '../journal/journal-types.js';
 import { BlockedError, UsageError } from '../errors.js';
 import { stepKey, type Session } from '../session/session.js';
 import { cutOffInput, postMoved } from './cut-off.js';
@@ -122,18 +123,22 @@ async function refusedError(err: unknown, run: PostRun, media: Media, names: Rec
 /** The refusal of a key the service saw for another request: names the post when this machine made it. */
 async function keyReusedError(key: string, session: Session, err: UsageError): Promise<UsageError> {
   const earlier = await session.journal?.findByKey(key).catch(() => undefined);
+  return keyUsedForAnother(key, earlier, err);
+}
+
+/**
+ * exit 2: the key was used for a different post. One message whoever noticed it: the service
+ * (idempotency_key_reused, within its 24 hours) or this machine's journal (`earlier`, any time).
+ */
+export function keyUsedForAnother(key: string, earlier: Pick<JournalPost, 'post_id' | 'at'> | undefined, err?: UsageError): UsageError {
   const what = earlier ? ` (post ${earlier.post_id}, made on ${earlier.at})` : '';
   const retry = earlier
     ? `To post again to the destinations of ${earlier.post_id} that failed: vidpub retry ${earlier.post_id}.`
     : 'To post again to the destinations of that post that failed: vidpub retry POST_ID ("vidpub history" lists the posts made here).';
-  return new UsageError(
-    `--idempotency-key ${key} was used within the last 24 hours for a different post${what} (another caption, destinations, options or time)`,
-    {
-      hint: `${retry} Use a new key for a new post. A relative --at (such as +2h) gives a new time on every run: use an absolute time with a key.`,
-      http: err.http,
-      cause: err,
-    },
-  );
+  return new UsageError(`--idempotency-key ${key} was used for a different post${what} (another caption, destinations, options or time); nothing was posted`, {
+    hint: `${retry} Use a new key for a new post, or add --force-new. A relative --at (such as +2h) gives a new time on every run: use an absolute time with a key.`,
+    ...(err ? { http: err.http, cause: err } : {}),
+  });
 }
 
 /** Tells the journal of the post (a replayed one is read as it is now first). */

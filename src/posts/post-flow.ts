@@ -15,7 +15,7 @@ import { captionRefusal, optionValueRefusal, refuse } from '../core/post-rules.j
 import { continueCutOff, cutOffInput, endRun, noteRun, type RunTrack } from './cut-off.js';
 import { askMissing, checkDuration, chooseDestinations, planFor } from './post-choose.js';
 import { askCaption, confirmOrAnnounce } from './post-confirm.js';
-import { createAndFollow } from './post-create.js';
+import { createAndFollow, keyUsedForAnother } from './post-create.js';
 import { cancelledText, madeFrom, rerunLine, sourceText, type PostOpts } from './post-opts.js';
 import type { Planned, PostRun, Ready } from './post-run.js';
 import { knownMedia, namingMedia, obtainMedia } from './post-video.js';
@@ -119,12 +119,8 @@ async function earlierByKey({ opts, session, deadlineMs }: PostRun): Promise<Pos
   if (!opts.idempotencyKey || opts.forceNew || !session.journal) return undefined;
   const earlier = await session.journal.findByKey(opts.idempotencyKey);
   if (!earlier) return undefined;
-  if (opts.caption !== undefined && opts.caption.slice(0, 200) !== earlier.caption) {
-    session.log.warn(
-      `This command's caption differs from that of post ${earlier.post_id}, made earlier with --idempotency-key ${opts.idempotencyKey}: ` +
-        'nothing is posted with it. For a new post use a new key, or add --force-new.',
-    );
-  }
+  // Another caption is another post: refused as the service refuses it (exit 2), not reported as done.
+  if (opts.caption !== undefined && opts.caption.slice(0, 200) !== earlier.caption) throw keyUsedForAnother(opts.idempotencyKey, earlier);
   const client = await session.client();
   return reportEarlier(session, client, earlier, { key: opts.idempotencyKey, wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs, zone: opts.zone });
 }

@@ -250,7 +250,7 @@ describe('vidpub post: outcomes and faults', () => {
     expect((await run([...base, '--caption', 'first'])).code).toBe(0);
     const r = await run([...base, '--caption', 'second']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/Error: --idempotency-key weekly-1 was used within the last 24 hours for a different post/);
+    expect(r.stderr).toMatch(/Error: --idempotency-key weekly-1 was used for a different post/);
     expect(r.stderr).toMatch(/Use a new key for a new post/);
     const state = (await emu.admin('GET', '/state')) as { workspaces: { name: string; post_ids: string[] }[] };
     expect(state.workspaces.find((w) => w.name === 'Demo')!.post_ids).toHaveLength(1);
