@@ -36,7 +36,7 @@ export async function waitOutRateLimit(r: RateLimitedAnswer): Promise<number> {
       code,
       retryAfterSec: info.retryAfterSec,
       resetAt: decision.resetAt,
-      hint: 'Run again after the reset, add --wait-for-quota to wait for it, or schedule the post for later.',
+      hint: "Run again after the reset, or add --wait-for-quota to wait for it (scheduling with --at spends today's allowance too).",
     });
   }
   if (decision.action === 'fail') {

@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
 import { runCli, tempConfigDir, type RunOptions } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
-import { useEmulator } from '../support/emulator.js';
+import { exhaustDailyAllowance, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
@@ -65,5 +65,17 @@ describe("a post whose only destination failed", () => {
     expect(r.stdout).not.toMatch(/completed/);
     const h = await run(['history'], { env });
     expect(h.stdout).toMatch(/\tfailed\t/);
+  });
+});
+
+describe('the daily allowance used up', () => {
+  it('publish: the hint says when it resets and to rerun then or --wait-for-quota, never to schedule with --at', async () => {
+    const draft = await emu.api.post<Post>('/posts', { media_id: 'med_demo_sample', caption: 'later', destinations: [{ destination_id: 'dst_demo_linkedin' }] });
+    await exhaustDailyAllowance(emu);
+    const r = await run(['publish', draft.body.id, '--yes']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(new RegExp(`^Error: The daily post allowance is used up; post ${draft.body.id} was not published and stays as it was \\(a draft stays a draft\\)\\. It resets at .*\\(\\d{4}-\\d\\d-\\d\\dT00:00:00Z\\)\\.$`, 'm'));
+    expect(r.stderr).toContain(`Run "vidpub publish ${draft.body.id}" again after the reset, or add --wait-for-quota to wait for it (scheduling with --at spends today's allowance too).`);
+    expect(r.stderr).not.toMatch(/schedule it for after the reset|schedule the post for later/);
   });
 });
