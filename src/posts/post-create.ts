@@ -99,8 +99,12 @@ async function refusedError(err: unknown, run: PostRun, media: Media, names: Rec
       err,
       given ? 'no post was created' : `no post was created (the video is ${made.done}: ${media.id})`,
       given
-        ? 'Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft.'
-        : `Run again after the reset with --media ${media.id} instead of the ${made.from}, add --wait-for-quota to wait for it, or save it with --draft.`,
+        ? { hint: 'Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft.' }
+        : {
+            hint: `Run again after the reset with --media ${media.id} instead of the ${made.from}, add --wait-for-quota to wait for it, or save it with --draft.`,
+            // The video made: its record on stdout (with --json, as {"post": null, "media": ...}).
+            data: media,
+          },
       opts.zone,
       session.clock.now(),
     );

@@ -6,8 +6,8 @@
  * create the post and follow it (post-create.ts). Nothing is sent until
  * every local check has passed.
  */
-import type { Media } from '../api/wire-types.js';
-import { OutcomeUnknownError, TimeoutError } from '../errors.js';
+import type { Me, Media } from '../api/wire-types.js';
+import { OutcomeUnknownError, RateLimitError, TimeoutError } from '../errors.js';
 import { bindDeadline } from '../session/deadline.js';
 import type { Session } from '../session/session.js';
 import { runKey } from '../session/run-key.js';
@@ -21,6 +21,7 @@ import type { Planned, PostRun, Ready } from './post-run.js';
 import { knownMedia, namingMedia, obtainMedia } from './post-video.js';
 import type { PostResult } from './post-view.js';
 import { reportEarlier } from './rerun.js';
+import { dailyLimitError } from './settle.js';
 
 /** Where the run is, for the messages of a run stopped by --timeout or with an unknown outcome. */
 type At = (phase: string, media?: Media) => void;
@@ -96,6 +97,7 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   const planned = await plan(given);
   const known = await knownMedia(given.opts, given.session);
   const { run, ready } = await readyToSend(given, planned, known);
+  await refuseSpentAllowance(run);
   noteRun(run.track);
   const s = run.opts.source;
   // A draft may be saved before the video is ready; publishing needs it ready.
@@ -112,6 +114,26 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
     // Once the post exists, its own id is what the messages name.
     throw created ? err : namingMedia(err, media, s.kind !== 'media');
   }
+}
+
+/**
+ * The daily allowance used up: exit 4 before the video is uploaded or imported, not after (GET
+ * /me). Not for a draft (it spends nothing), with --wait-for-quota (the wait comes at the post),
+ * nor for a rerun under a key (its post may be a replay, which spends nothing): the service decides.
+ */
+async function refuseSpentAllowance({ opts, session, key }: PostRun): Promise<void> {
+  if (opts.draft || opts.waitForQuota || opts.source.kind === 'media' || opts.idempotencyKey || key.continued) return;
+  let daily: Me['limits']['api_posts_per_day'] | undefined;
+  try {
+    daily = (await (await session.client()).getMe({ signal: session.signal }))?.limits?.api_posts_per_day;
+  } catch (err) {
+    // Unread, the post itself says it; Ctrl-C stops here.
+    if (session.signal.aborted) throw err;
+  }
+  if (!daily || typeof daily.remaining !== 'number' || daily.remaining > 0) return;
+  const spent = new RateLimitError('daily_post_limit', { code: 'daily_post_limit', resetAt: daily.reset_at });
+  const hint = 'Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft.';
+  throw dailyLimitError(spent, 'nothing was uploaded or posted', { hint }, opts.zone, session.clock.now());
 }
 
 /** Rerun safety beyond the service's 24 hours: a key this machine has posted under is reported, not posted again. */

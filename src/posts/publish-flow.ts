@@ -168,7 +168,7 @@ async function publishWithin(opts: PublishOpts, session: Session): Promise<PostR
       throw dailyLimitError(
         err,
         `post ${opts.postId} was not published and stays as it was (a draft stays a draft)`,
-        `Run "vidpub publish ${opts.postId}" again after the reset, or add --wait-for-quota to wait for it (scheduling with --at spends today's allowance too).`,
+        { hint: `Run "vidpub publish ${opts.postId}" again after the reset, or add --wait-for-quota to wait for it (scheduling with --at spends today's allowance too).` },
         opts.zone,
         session.clock.now(),
       );

@@ -79,3 +79,38 @@ describe('the daily allowance used up', () => {
     expect(r.stderr).not.toMatch(/schedule it for after the reset|schedule the post for later/);
   });
 });
+
+describe('post FILE with the daily allowance used up', () => {
+  it('is refused before the upload: exit 4, nothing uploaded, the reset time and what to run', async () => {
+    await exhaustDailyAllowance(emu);
+    const before = (await emu.requests()).length;
+    const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--no-input', '--json']);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    const { error } = JSON.parse(r.stderr.trim().split('\n').pop()!) as { error: { type: string; message: string; hint: string; exit_code: number } };
+    expect(error).toMatchObject({ type: 'rate_limited', code: 'daily_post_limit', exit_code: 4 });
+    expect(error.message).toMatch(/^The daily post allowance is used up; nothing was uploaded or posted\. It resets at .*\(\d{4}-\d\d-\d\dT00:00:00Z\)\.$/);
+    expect(error.hint).toBe('Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft.');
+    const sent = (await emu.requests()).slice(before);
+    expect(sent.filter((q) => q.method !== 'GET')).toEqual([]);
+    expect(sent.some((q) => q.path === '/v1/me')).toBe(true);
+  });
+
+  it('refused by the post itself after the upload: with --json, stdout carries the video made', async () => {
+    await exhaustDailyAllowance(emu);
+    // a rerun under a key may be a replay, which spends nothing: the service alone decides
+    const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--idempotency-key', 'k-1', '--no-input', '--json']);
+    expect(r.code).toBe(4);
+    const doc = JSON.parse(r.stdout) as { post: null; media: { id: string; status: string } };
+    expect(doc.post).toBeNull();
+    expect(doc.media.id).toMatch(/^med_\w+$/);
+    expect(r.stderr).toContain(`no post was created (the video is uploaded: ${doc.media.id})`);
+  });
+
+  it('a draft is saved: it spends nothing', async () => {
+    await exhaustDailyAllowance(emu);
+    const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--draft', '--no-input']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^status\tdraft$/m);
+  });
+});

@@ -152,6 +152,7 @@ export default defineCommand<'post', PostOpts, PostResult | Media>({
       zone,
       atText: flags.at,
       editor,
+      waitForQuota: inv.globals.waitForQuota,
     };
   },
   async run(opts, inv) {
