@@ -68,6 +68,8 @@ async function confirmPublish(opts: PublishOpts, session: Session, client: ApiCl
   const { signal } = session;
   const post = await client.getPost(opts.postId, { signal });
   if (post.status !== 'draft' && post.status !== 'scheduled') throw notPublishable(post);
+  // Issues that block it: exit 8 at once with them, no question the answer to which cannot matter.
+  if (blockingIssues(post.issues).length > 0) throw blockedPost({ post, names: namesOf(all), zone: opts.zone, now: session.clock.now() }, 'published');
   const [media, me] = await Promise.all([
     client.getMedia(post.media_id, { signal }).catch(() => undefined),
     client.getMe({ signal }).catch(() => undefined),

@@ -7,6 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
 import { runCli, tempConfigDir, type RunOptions } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
+import { scriptedPrompter } from '../support/prompter.js';
 import { exhaustDailyAllowance, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
@@ -112,5 +113,21 @@ describe('post FILE with the daily allowance used up', () => {
     const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--draft', '--no-input']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^status\tdraft$/m);
+  });
+});
+
+describe('publish at a terminal, of a post whose issues block it', () => {
+  it('exits 8 at once with the issues, without asking', async () => {
+    // a draft to TikTok without its privacy: saved, with an issue of severity error
+    const draft = await emu.api.post<Post>('/posts', { media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_tiktok' }] });
+    expect(draft.body.issues.some((i) => i.severity === 'error')).toBe(true);
+    const { prompter, asked } = scriptedPrompter([true]);
+    const r = await run(['publish', draft.body.id], { tty: true, prompter });
+    expect(r.code).toBe(8);
+    expect(asked).toEqual([]);
+    expect(r.stderr).not.toMatch(/Publish it now\?|About to publish/);
+    expect(r.stderr).toMatch(new RegExp(`^Error: Post ${draft.body.id} was not published: 1 issue of severity error blocks it$`, 'm'));
+    expect(r.stdout).toMatch(/Issues:\n +error +@vidpub\.demo \(tiktok\): .*\(missing_required_option\)/);
+    expect((await emu.requests()).filter((q) => q.method === 'POST' && q.path.endsWith('/publish'))).toEqual([]);
   });
 });
