@@ -11,7 +11,7 @@ import { atHandle } from './destinations.js';
 import { stateOf } from '../journal/post-fold.js';
 import { sanitize } from '../errors.js';
 import type { Colors } from '../ui/color.js';
-import { renderFields, renderTable } from '../ui/table.js';
+import { renderFields, renderTable, type Column } from '../ui/table.js';
 import { describeMoment, describeRelative } from '../time/describe.js';
 
 /** What post, publish and status return: the post and what is needed to show it. */
@@ -76,13 +76,35 @@ function statusStyle(status: string, c: Colors): (s: string) => string {
   return (s) => s;
 }
 
-/** The url, warning and failure of one destination, in one cell. */
+/** "The caption was cut to 3000 characters. (caption_truncated)": a warning or a failure, or "" for none. */
+function noticeText(n: PostDestination['warning']): string {
+  return n ? `${n.message ?? ''}${n.code ? ` (${n.code})` : ''}` : '';
+}
+
+/** The url, warning and failure of one destination, in one cell: for people (a pipe gets a field for each). */
 export function destinationDetails(d: PostDestination): string {
   const parts: string[] = [];
   if (d.url) parts.push(d.url);
-  if (d.failure) parts.push(`failure: ${d.failure.message ?? ''}${d.failure.code ? ` (${d.failure.code})` : ''}`);
-  if (d.warning) parts.push(`warning: ${d.warning.message ?? ''}${d.warning.code ? ` (${d.warning.code})` : ''}`);
+  if (d.failure) parts.push(`failure: ${noticeText(d.failure)}`);
+  if (d.warning) parts.push(`warning: ${noticeText(d.warning)}`);
   return parts.join(' · ');
+}
+
+/** The destination table's columns: Details in one cell at a terminal; url, warning and failure in fields of their own in a pipe. */
+function destinationColumns(r: PostResult, tty: boolean, c: Colors): Column<PostDestination>[] {
+  const details: Column<PostDestination>[] = tty
+    ? [{ header: 'Details', value: (d) => destinationDetails(d) }]
+    : [
+        { header: 'url', value: (d) => d.url ?? '' },
+        { header: 'warning', value: (d) => noticeText(d.warning) },
+        { header: 'failure', value: (d) => noticeText(d.failure) },
+      ];
+  return [
+    { header: 'Destination', value: (d) => r.names[d.destination_id] ?? d.destination_id },
+    { header: 'Status', value: (d) => String(d.status ?? 'unknown'), style: (s, d) => statusStyle(String(d.status), c)(s) },
+    ...details,
+    ...(r.post.status === 'draft' ? [{ header: 'Options', value: (d: PostDestination) => optionsText(d.options) }] : []),
+  ];
 }
 
 /** One line per issue: "error  @vidpub.demo (tiktok): choose ... (missing_required_option)". */
@@ -133,16 +155,7 @@ export function printPost(r: PostResult, out: DataOut): void {
   const dests = Array.isArray(post.destinations) ? post.destinations : [];
   if (dests.length > 0) {
     if (tty) out.print('');
-    const rows = renderTable(
-      dests,
-      [
-        { header: 'Destination', value: (d) => r.names[d.destination_id] ?? d.destination_id },
-        { header: 'Status', value: (d) => String(d.status ?? 'unknown'), style: (s, d) => statusStyle(String(d.status), c)(s) },
-        { header: 'Details', value: (d) => destinationDetails(d) },
-        ...(draft ? [{ header: 'Options', value: (d: PostDestination) => optionsText(d.options) }] : []),
-      ],
-      { tty, bold: c.bold },
-    );
+    const rows = renderTable(dests, destinationColumns(r, tty, c), { tty, bold: c.bold });
     for (const line of rows) out.print(line);
   }
   const issues = Array.isArray(post.issues) ? post.issues : [];

@@ -26,8 +26,8 @@ describe('vidpub post: success', () => {
     expect(r.stdout).toMatch(/^id\tpost_\w+$/m);
     expect(r.stdout).toMatch(/^status\tcompleted$/m);
     expect(r.stdout).toMatch(/^review_url\thttp:\/\/\S+\/_emulator\/review\/post_\w+$/m);
-    expect(r.stdout).toMatch(/^@vidpub.demo \(tiktok\)\tpublished\thttp:\/\/\S+\/dst_demo_tiktok$/m);
-    expect(r.stdout).toMatch(/^@vidpubdemo \(youtube\)\tpublished\thttp:\/\/\S+\/dst_demo_youtube$/m);
+    expect(r.stdout).toMatch(/^@vidpub.demo \(tiktok\)\tpublished\thttp:\/\/\S+\/dst_demo_tiktok\t\t$/m);
+    expect(r.stdout).toMatch(/^@vidpubdemo \(youtube\)\tpublished\thttp:\/\/\S+\/dst_demo_youtube\t\t$/m);
     // on a pipe, a plain line per change of state
     expect(r.stderr).toMatch(/^@vidpub.demo \(tiktok\): published/m);
 
@@ -197,7 +197,7 @@ describe('vidpub post: outcomes and faults', () => {
     await emu.fault({ destination_fail: 'dst_demo_youtube' });
     const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'youtube,linkedin', '--caption', 'x']);
     expect(r.code).toBe(6);
-    expect(r.stdout).toMatch(/^@vidpubdemo \(youtube\)\tfailed\tfailure: youtube refused the video .*\(platform_rejected\)$/m);
+    expect(r.stdout).toMatch(/^@vidpubdemo \(youtube\)\tfailed\t\t\tyoutube refused the video .*\(platform_rejected\)$/m);
     expect(r.stdout).toMatch(/^@vidpub-demo \(linkedin\)\tpublished\t/m);
     expect(r.stderr).toMatch(/Error: Post post_\w+: 1 of 2 destinations did not publish: @vidpubdemo \(youtube\) failed/);
   });

@@ -131,3 +131,30 @@ describe('publish at a terminal, of a post whose issues block it', () => {
     expect((await emu.requests()).filter((q) => q.method === 'POST' && q.path.endsWith('/publish'))).toEqual([]);
   });
 });
+
+describe('pipe output: one value per field', () => {
+  it('a destination line is name, status, url, warning, failure: each in a field of its own', async () => {
+    await emu.fault({ destination_fail: 'dst_demo_youtube' });
+    const long = 'x'.repeat(3100); // longer than LinkedIn takes: a warning once published
+    const r = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin,youtube', '--caption', long, '--no-input']);
+    expect(r.code).toBe(6);
+    const lines = r.stdout.split('\n').filter((l) => l.startsWith('@'));
+    const fields = Object.fromEntries(lines.map((l) => [l.split('\t')[0], l.split('\t')]));
+    expect(fields['@vidpub-demo (linkedin)']).toEqual([
+      '@vidpub-demo (linkedin)',
+      'published',
+      expect.stringMatching(/^http:\/\/\S+\/dst_demo_linkedin$/),
+      'The caption was cut to 3000 characters. (caption_truncated)',
+      '',
+    ]);
+    expect(fields['@vidpubdemo (youtube)']).toEqual(['@vidpubdemo (youtube)', 'failed', '', '', expect.stringMatching(/^youtube refused the video.* \(platform_rejected\)$/)]);
+    expect(r.stdout).not.toMatch(/ · |warning: |failure: /);
+  });
+
+  it('at a terminal the details stay in one column, for people', async () => {
+    await emu.fault({ destination_fail: 'dst_demo_youtube' });
+    const r = await run(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--yes'], { tty: true });
+    expect(r.code).toBe(6);
+    expect(r.stdout).toMatch(/@vidpubdemo \(youtube\) +failed +failure: youtube refused the video/);
+  });
+});
