@@ -44,7 +44,7 @@ export async function createApiClient(settings: ClientSettings, deps: ClientDeps
   const creds = await resolveCredentials(deps.credentials, settings);
   if (creds.apiKey === undefined) throw noKeyError(settings.profile);
   for (const stream of deps.shows ?? []) guardOutput(stream, secretForms(creds.apiKey));
-  const keyOrigin: KeyOrigin = { source: creds.keySource, profile: settings.profile, file: settings.apiKeyFile };
+  const keyOrigin: KeyOrigin = { source: creds.keySource, profile: settings.profile, file: settings.apiKeyFile, baseUrl: settings.baseUrl };
   return new HttpApiClient({ deps, settings, baseUrl: creds.baseUrl, key: creds.apiKey, tuning, keyOrigin });
 }
 

@@ -158,3 +158,16 @@ describe('pipe output: one value per field', () => {
     expect(r.stdout).toMatch(/@vidpubdemo \(youtube\) +failed +failure: youtube refused the video/);
   });
 });
+
+describe('login with --base-url, refused', () => {
+  it('the hint repeats --base-url (and --profile): following it does not send the key to the default service', async () => {
+    const env = { VIDPUB_CONFIG_DIR: tempConfigDir(), VIDPUB_API_KEY: undefined, VIDPUB_BASE_URL: undefined };
+    const r = await runCli(['login', '--with-key', '--profile', 't1', '--base-url', emu.baseUrl], { stdin: 'vp_live_demo_revoked_X2v6Bn4Ts8Hj\n', env });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^Error: The API key was refused: .*\(HTTP 401 revoked_key\)$/m);
+    expect(r.stderr).toContain(`then run "vidpub login --profile t1 --base-url ${emu.baseUrl}".`);
+    const invalid = await runCli(['login', '--with-key', '--base-url', emu.baseUrl], { stdin: 'vp_live_demo_notakey000000000000\n', env });
+    expect(invalid.code).toBe(3);
+    expect(invalid.stderr).toContain(`Run "vidpub login --base-url ${emu.baseUrl}" with a valid key, or set VIDPUB_API_KEY.`);
+  });
+});
