@@ -6,7 +6,8 @@
 import { CACHE_ENTRIES, responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Media, Post } from '../api/wire-types.js';
 import type { JournalPost } from '../journal/journal-types.js';
-import { BlockedError, UsageError } from '../errors.js';
+import { BlockedError, InterruptedError, RateLimitError, UsageError, type VidpubError } from '../errors.js';
+import { QuotaWaitInterrupted } from '../api/rate-limit-wait.js';
 import { stepKey, type Session } from '../session/session.js';
 import { cutOffInput, postMoved } from './cut-off.js';
 import { optionsBody, type DestinationPlan } from './options.js';
@@ -14,7 +15,7 @@ import { madeFrom } from './post-opts.js';
 import type { PostRun, Ready } from './post-run.js';
 import { readAgain, readAgainStep, suggestsChangedDestinations } from './post-read-again.js';
 import { blockingIssues, nextCommand, type PostResult } from './post-view.js';
-import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './settle.js';
+import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit, resetText } from './settle.js';
 import { recordingEnd } from './journal-notes.js';
 import { followPost } from './watch.js';
 
@@ -92,23 +93,7 @@ async function create(run: PostRun, ready: Ready, media: Media): Promise<Made> {
 /** A refusal of the post, told with what was done and what to run next. */
 async function refusedError(err: unknown, run: PostRun, media: Media, names: Record<string, string>): Promise<unknown> {
   const { opts, session, key } = run;
-  if (isDailyLimit(err)) {
-    const given = opts.source.kind === 'media';
-    const made = madeFrom(opts.source);
-    return dailyLimitError(
-      err,
-      given ? 'no post was created' : `no post was created (the video is ${made.done}: ${media.id})`,
-      given
-        ? { hint: 'Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft.' }
-        : {
-            hint: `Run again after the reset with --media ${media.id} instead of the ${made.from}, add --wait-for-quota to wait for it, or save it with --draft.`,
-            // The video made: its record on stdout (with --json, as {"post": null, "media": ...}).
-            data: media,
-          },
-      opts.zone,
-      session.clock.now(),
-    );
-  }
+  if (isDailyLimit(err) || err instanceof QuotaWaitInterrupted) return allowanceStop(err, run, media);
   if (err instanceof BlockedError) return blockedCreate(err, names);
   // The first run's time, sent again so its post would be replayed, refused: that run never made the post.
   if (err instanceof UsageError && err.http?.code === 'invalid_publish_at' && key.continued && opts.when && !opts.when.now) {
@@ -122,6 +107,28 @@ async function refusedError(err: unknown, run: PostRun, media: Media, names: Rec
     return keyReusedError(opts.idempotencyKey, session, err);
   }
   return err;
+}
+
+/**
+ * The daily allowance used up (exit 4), or Ctrl-C while --wait-for-quota waited for its reset
+ * (exit 130): no post, the video made named (and its record the command's data), what to run.
+ */
+function allowanceStop(err: RateLimitError | QuotaWaitInterrupted, { opts, session }: PostRun, media: Media): VidpubError {
+  const given = opts.source.kind === 'media';
+  const made = madeFrom(opts.source);
+  const outcome = given ? 'no post was created' : `no post was created (the video is ${made.done}: ${media.id})`;
+  const then = given
+    ? { hint: 'Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft.' }
+    : {
+        hint: `Run again after the reset with --media ${media.id} instead of the ${made.from}, add --wait-for-quota to wait for it, or save it with --draft.`,
+        // The video made: its record on stdout (with --json, as {"post": null, "media": ...}).
+        data: media,
+      };
+  if (err instanceof RateLimitError) return dailyLimitError(err, outcome, then, opts.zone, session.clock.now());
+  return new InterruptedError(`Interrupted while waiting for the daily post allowance to reset; ${outcome}. It resets at ${resetText(err, opts.zone, session.clock.now())}.`, {
+    ...then,
+    cause: err,
+  });
 }
 
 /** The refusal of a key the service saw for another request: names the post when this machine made it. */

@@ -58,7 +58,7 @@ export function isDailyLimit(err: unknown): err is RateLimitError {
 }
 
 /** The reset time of a daily-limit error, in the zone and in UTC. */
-export function resetText(err: RateLimitError, zone: string, now: number): string {
+export function resetText(err: Pick<RateLimitError, 'resetAt' | 'retryAfterSec'>, zone: string, now: number): string {
   const ms = err.resetAt ? Date.parse(err.resetAt) : err.retryAfterSec !== undefined ? now + err.retryAfterSec * 1000 : NaN;
   return Number.isNaN(ms) ? 'the next midnight UTC' : describeRelative(ms, zone, now);
 }

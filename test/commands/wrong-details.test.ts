@@ -171,3 +171,42 @@ describe('login with --base-url, refused', () => {
     expect(invalid.stderr).toContain(`Run "vidpub login --base-url ${emu.baseUrl}" with a valid key, or set VIDPUB_API_KEY.`);
   });
 });
+
+describe('Ctrl-C during --wait-for-quota', () => {
+  it('post: says where things stand (the video made, nothing posted) and what to run', async () => {
+    await exhaustDailyAllowance(emu);
+    const stop = new AbortController();
+    const r = await run(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--wait-for-quota', '--no-input'], {
+      signal: stop.signal,
+      onStderr: (s) => {
+        if (/waiting for the reset/.test(s)) stop.abort();
+      },
+    });
+    expect(r.code).toBe(130);
+    const id = r.stdout.trim();
+    expect(id).toMatch(/^med_\w+$/);
+    expect(r.stderr).toMatch(
+      new RegExp(`^Error: Interrupted while waiting for the daily post allowance to reset; no post was created \\(the video is uploaded: ${id}\\)\\. It resets at .*\\(\\d{4}-\\d\\d-\\d\\dT00:00:00Z\\)\\.$`, 'm'),
+    );
+    expect(r.stderr).toContain(`Run again after the reset with --media ${id} instead of the file, add --wait-for-quota to wait for it, or save it with --draft.`);
+    expect(r.stderr).not.toMatch(/^Error: Interrupted\.$/m);
+  });
+
+  it('publish: says the post stays as it was and what to run', async () => {
+    const draft = await emu.api.post<Post>('/posts', { media_id: 'med_demo_sample', caption: 'later', destinations: [{ destination_id: 'dst_demo_linkedin' }] });
+    await exhaustDailyAllowance(emu);
+    const stop = new AbortController();
+    const r = await run(['publish', draft.body.id, '--wait-for-quota', '--no-input'], {
+      signal: stop.signal,
+      onStderr: (s) => {
+        if (/waiting for the reset/.test(s)) stop.abort();
+      },
+    });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(
+      new RegExp(`^Error: Interrupted while waiting for the daily post allowance to reset; post ${draft.body.id} was not published and stays as it was \\(a draft stays a draft\\)\\. It resets at .*Z\\)\\.$`, 'm'),
+    );
+    expect(r.stderr).toContain(`Run "vidpub publish ${draft.body.id}" again after the reset, or add --wait-for-quota to wait for it`);
+    expect((await emu.api.get<Post>(`/posts/${draft.body.id}`)).body.status).toBe('draft');
+  });
+});
