@@ -84,6 +84,8 @@ export const WORKSPACE_TTL_MS = 7 * 24 * 60 * 60_000;
 export const CACHE_ENTRIES = {
   destinations: 'destinations',
   workspace: 'workspace',
+  /** GET /me's limits.api_posts_per_day as last read. */
+  daily: 'daily',
   options: (destinationId: string) => `options:${destinationId}`,
   /** Destinations and every destination's options. */
   isDestinationData: (name: string) => name === 'destinations' || name.startsWith('options:'),
@@ -141,6 +143,11 @@ export interface ApiClient {
   /** What this key's client remembers between runs (absent: nothing is). */
   readonly memory?: ClientMemory;
   getMe(o?: CallOptions): Promise<Me>;
+  /**
+   * Today's API post allowance (GET /me's limits.api_posts_per_day): from the key's cache while it
+   * is recent and far from spent (or spent until a reset still ahead), else read from the service.
+   */
+  dailyAllowance(o?: CallOptions): Promise<Me['limits']['api_posts_per_day'] | undefined>;
   /**
    * The workspace this key belongs to: GET /me once per client (a key's
    * workspace does not change), and from the cache for WORKSPACE_TTL_MS.

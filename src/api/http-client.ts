@@ -104,6 +104,9 @@ class HttpApiClient implements ApiClient {
   workspace(o?: CallOptions) {
     return this.#me.workspace(o);
   }
+  dailyAllowance(o?: CallOptions) {
+    return this.#me.daily(o);
+  }
   checkWorkspace(o?: CallOptions) {
     return this.#me.checkWorkspace(o);
   }

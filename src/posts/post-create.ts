@@ -93,7 +93,11 @@ async function create(run: PostRun, ready: Ready, media: Media): Promise<Made> {
 /** A refusal of the post, told with what was done and what to run next. */
 async function refusedError(err: unknown, run: PostRun, media: Media, names: Record<string, string>): Promise<unknown> {
   const { opts, session, key } = run;
-  if (isDailyLimit(err) || err instanceof QuotaWaitInterrupted) return allowanceStop(err, run, media);
+  if (isDailyLimit(err) || err instanceof QuotaWaitInterrupted) {
+    // What the key's cache says of the allowance is past: the next run reads it before uploading.
+    await (await session.client()).memory?.forget((name) => name === CACHE_ENTRIES.daily);
+    return allowanceStop(err, run, media);
+  }
   if (err instanceof BlockedError) return blockedCreate(err, names);
   // The first run's time, sent again so its post would be replayed, refused: that run never made the post.
   if (err instanceof UsageError && err.http?.code === 'invalid_publish_at' && key.continued && opts.when && !opts.when.now) {

@@ -118,14 +118,14 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
 
 /**
  * The daily allowance used up: exit 4 before the video is uploaded or imported, not after (GET
- * /me). Not for a draft (it spends nothing), with --wait-for-quota (the wait comes at the post),
+ * /me, or the key's cache of it while far from spent). Not for a draft (it spends nothing), with --wait-for-quota (the wait comes at the post),
  * nor for a rerun under a key (its post may be a replay, which spends nothing): the service decides.
  */
 async function refuseSpentAllowance({ opts, session, key }: PostRun): Promise<void> {
   if (opts.draft || opts.waitForQuota || opts.source.kind === 'media' || opts.idempotencyKey || key.continued) return;
   let daily: Me['limits']['api_posts_per_day'] | undefined;
   try {
-    daily = (await (await session.client()).getMe({ signal: session.signal }))?.limits?.api_posts_per_day;
+    daily = await (await session.client()).dailyAllowance({ signal: session.signal });
   } catch (err) {
     // Unread, the post itself says it; Ctrl-C stops here.
     if (session.signal.aborted) throw err;
