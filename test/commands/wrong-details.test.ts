@@ -210,3 +210,25 @@ describe('Ctrl-C during --wait-for-quota', () => {
     expect((await emu.api.get<Post>(`/posts/${draft.body.id}`)).body.status).toBe('draft');
   });
 });
+
+describe("the emulator's key table", () => {
+  it('lists the Free key as having no access, not read_write (its workspace has no API access)', async () => {
+    const stop = new AbortController();
+    let seen = '';
+    const r = await runCli(['emulator', '--port', '0'], {
+      signal: stop.signal,
+      env: { NO_COLOR: '1' },
+      onStderr: (chunk) => {
+        seen += chunk;
+        if (/Press Ctrl-C/.test(seen)) stop.abort();
+      },
+    });
+    const all = r.stdout + r.stderr;
+    expect(all).toMatch(/^vp_live_free_rw_Z5c1Rm7Ue3Kp8Dw4\tFree\tfree\tnone$/m);
+    expect(all).toMatch(/^vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td\tDemo\tstandard\tread_write$/m);
+    // and the service agrees: every call of that key is refused
+    const me = await runCli(['me'], { env: { ...emu.env(), VIDPUB_API_KEY: 'vp_live_free_rw_Z5c1Rm7Ue3Kp8Dw4' } });
+    expect(me.code).toBe(3);
+    expect(me.stderr).toMatch(/plan_without_api_access/);
+  });
+});

@@ -1,4 +1,4 @@
-import { InterruptedError } from '../../errors.js';
+import { InterruptedError, UsageError, sanitize } from '../../errors.js';
 import { defineCommand } from '../command.js';
 
 export interface LogoutResult {
@@ -21,6 +21,8 @@ export default defineCommand<'logout', Record<string, never>, LogoutResult>({
     const { openConfigStore } = await import('../../config/config-store.js');
     const store = await openConfigStore(ctx.env, { writable: true });
     const profile = store.getProfile(globals.profile);
+    // A profile never stored (a typo): nothing to log out of, said as an error (exit 2), with the ones there are.
+    if (!profile) throw notStored(globals.profile, store.listProfiles());
     let removed = false;
     if (profile?.api_key) {
       const rest = { base_url: profile.base_url };
@@ -39,12 +41,19 @@ export default defineCommand<'logout', Record<string, never>, LogoutResult>({
     }
     return { profile: globals.profile, removed, config_path: store.path };
   },
+  // A message, not data: stderr (as gh's logout); --json prints the result on stdout.
   print(r, inv) {
     if (r.removed) {
-      inv.print(`Logged out: the key of profile "${r.profile}" was removed from ${r.config_path}.`);
+      inv.log.info(`Logged out: the key of profile "${r.profile}" was removed from ${r.config_path}.`);
       inv.log.info('The key is still valid at the service; revoke it in the web app (API settings) if it was exposed.');
     } else {
-      inv.print(`Not logged in: profile "${r.profile}" has no stored key.`);
+      inv.log.info(`Not logged in: profile "${r.profile}" has no stored key (already logged out).`);
     }
   },
 });
+
+function notStored(name: string, stored: string[]): UsageError {
+  return new UsageError(`no profile "${sanitize(name)}" is stored: nothing to log out of`, {
+    hint: stored.length > 0 ? `Stored profiles: ${stored.map(sanitize).join(', ')} ("vidpub profiles" lists them).` : 'No profile is stored ("vidpub login" stores one).',
+  });
+}
