@@ -44,8 +44,13 @@ const HEAVY = [
   'yaml',
   'csv-parse',
   'csv-parse/*',
+  // X.509 certificates for `vidpub emulator --tls` (in the emulator's bundle, loaded with it).
+  'node-forge',
   // jq compiled to WebAssembly, loaded only by --jq.
   'jq-wasm',
+  // The OS credential store's native binding: never bundled, loaded only in
+  // the child process src/config/keychain.ts starts for a stored key.
+  '@napi-rs/keyring',
 ];
 
 const out = `dist.tmp-${process.pid}`;

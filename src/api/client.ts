@@ -4,6 +4,7 @@
  * lives beside it in src/api/ and is loaded lazily through Context.createClient.
  */
 import type { Expectation } from './service-word.js';
+import type { NetSettings } from './net.js';
 import type {
   CreateImportRequest,
   CreatePostRequest,
@@ -27,6 +28,8 @@ export interface ClientSettings {
   apiKeyFile?: string;
   /** A key given directly by code (login checks a key before storing it). */
   apiKey?: string;
+  /** --ca-file; falls back to VIDPUB_CA_FILE, then the profile: CA certificates trusted besides the system's. */
+  caFile?: string;
   /** --workspace / VIDPUB_WORKSPACE: checked against GET /me before any write. */
   workspace?: string;
   /** --debug / VIDPUB_DEBUG=1. */
@@ -142,6 +145,8 @@ export interface ApiClient {
   readonly keyId?: string;
   /** What this key's client remembers between runs (absent: nothing is). */
   readonly memory?: ClientMemory;
+  /** Proxies and trusted CAs the client goes through: the upload PUT goes the same way. */
+  readonly net?: NetSettings;
   getMe(o?: CallOptions): Promise<Me>;
   /**
    * Today's API post allowance (GET /me's limits.api_posts_per_day): from the key's cache while it

@@ -21,6 +21,7 @@ import { cacheDir } from '../util/xdg.js';
 import type { ApiClient, CallOptions, ClientMemory, ClientSettings } from './client.js';
 import { noKeyError, resolveCredentials, type CredentialSources, type KeyOrigin } from './credentials.js';
 import { secretForms } from './http-errors.js';
+import { prepareNet, type NetSettings } from './net.js';
 import { RequestSender, type ClientTuning, type SenderDeps } from './request-sender.js';
 import { DestinationsResource } from './resources/destinations-resource.js';
 import { MediaResource } from './resources/media-resource.js';
@@ -41,11 +42,12 @@ export interface ClientDeps extends SenderDeps {
 
 /** Creates the client. Reads the profile only when flags and env leave the base URL or key open. */
 export async function createApiClient(settings: ClientSettings, deps: ClientDeps, tuning: ClientTuning = {}): Promise<ApiClient> {
-  const creds = await resolveCredentials(deps.credentials, settings);
+  const creds = await resolveCredentials({ signal: deps.signal, ...deps.credentials }, settings);
   if (creds.apiKey === undefined) throw noKeyError(settings.profile);
   for (const stream of deps.shows ?? []) guardOutput(stream, secretForms(creds.apiKey));
   const keyOrigin: KeyOrigin = { source: creds.keySource, profile: settings.profile, file: settings.apiKeyFile, baseUrl: settings.baseUrl };
-  return new HttpApiClient({ deps, settings, baseUrl: creds.baseUrl, key: creds.apiKey, tuning, keyOrigin });
+  const net = await prepareNet({ env: deps.credentials.env, cwd: deps.credentials.cwd, caFile: creds.caFile, caFileSource: creds.caFileSource });
+  return new HttpApiClient({ deps: { ...deps, net }, settings, baseUrl: creds.baseUrl, key: creds.apiKey, tuning, keyOrigin });
 }
 
 /** The key's cache, unless --no-cache, VIDPUB_NO_CACHE=1 or no cache directory. */
@@ -67,6 +69,7 @@ interface ClientParts {
 
 class HttpApiClient implements ApiClient {
   readonly baseUrl: string;
+  readonly net?: NetSettings;
   readonly #sender: RequestSender;
   readonly #me: MeResource;
   readonly #destinations: DestinationsResource;
@@ -77,6 +80,7 @@ class HttpApiClient implements ApiClient {
 
   constructor(private readonly p: ClientParts) {
     this.baseUrl = p.baseUrl;
+    this.net = p.deps.net;
     this.#sender = new RequestSender({
       ...p,
       beforeWrite: (o) => this.checkWorkspace(o),

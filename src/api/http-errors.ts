@@ -17,6 +17,7 @@ import {
 } from '../errors.js';
 import { redactUrl } from './debug.js';
 import { redactKnown, type Secret } from '../util/redact.js';
+import { isHopelessNetError, netProblem } from './net-errors.js';
 import { KEY_PREFIX_MARKER } from './wire-types.js';
 
 const MAX_MESSAGE = 300;
@@ -376,12 +377,14 @@ export function networkCode(err: unknown): string | undefined {
 /** True for failures worth retrying (the request may not have reached the service, or it timed out). */
 export function isRetryableNetworkError(err: unknown): boolean {
   const code = networkCode(err);
-  if (!code) return false;
+  if (!code || isHopelessNetError(err)) return false;
   return !/CERT|TLS|SELF_SIGNED|ALTNAME|ENOTFOUND/.test(code);
 }
 
 /** A network failure as a ServiceError naming the URL tried. */
 export function networkError(err: unknown, method: string, url: string, attempts: number): ServiceError {
+  const problem = netProblem(err, method, url);
+  if (problem) return problem;
   const code = networkCode(err);
   const reason = (code && CONNECT_CODES[code]) ?? sanitize(err instanceof Error ? err.message : String(err));
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';

@@ -20,13 +20,14 @@
  * its progress limits put-watchdog.ts, the file's chunks file-chunks.ts,
  * and what each outcome means put-retry.ts.
  */
-import http from 'node:http';
 import type { Clock } from '../core/clock.js';
 import { ServiceError, UsageError, VidpubError } from '../errors.js';
 import { interruptibleSleep, isAbortError, parseRetryAfter, stoppedError } from './backoff.js';
 import type { DebugLogger } from './debug.js';
 import { FileChunks, ensureSize } from './file-chunks.js';
 import { header, parseErrorBody } from './http-errors.js';
+import { Network, type NetSettings } from './net.js';
+import { isHopelessNetError, netProblem } from './net-errors.js';
 import { DEFAULT_MAX_ATTEMPTS, judgePutAnswer, retryDelayMs, retryableNetworkReason, type Transient } from './put-retry.js';
 import { PUT_LIMITS, sendOnce, type PutLimits, type PutResponse } from './put-stream.js';
 import { Watchdog } from './put-watchdog.js';
@@ -56,6 +57,8 @@ export interface PutFileOptions {
   maxAttempts?: number;
   /** Overrides of PUT_LIMITS (tests). */
   limits?: Partial<PutLimits>;
+  /** Proxies and trusted CAs, as the API client's (net.ts). */
+  net?: NetSettings;
 }
 
 export interface PutFileResult {
@@ -87,7 +90,7 @@ interface Put {
   opts: PutFileOptions;
   method: string;
   url: URL;
-  lib: Parameters<typeof sendOnce>[0];
+  network: Network;
   headers: Record<string, string>;
   limits: PutLimits;
   /** How the file is named in messages. */
@@ -100,6 +103,9 @@ interface Put {
  * size), ServiceError (transient failures after the last attempt), or the
  * signal's reason when aborted.
  */
+/** The PUT failed on every attempt (the flow names the video it was for). */
+export class UploadFailedError extends ServiceError {}
+
 export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
   const maxAttempts = Math.max(1, opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const put = await prepare(opts);
@@ -112,7 +118,7 @@ export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
     if ('status' in outcome) return { status: outcome.status, attempts: attempt };
     if (progress.sent === opts.size) sentAllBefore = true;
     if (attempt >= maxAttempts) {
-      throw new ServiceError(`the upload failed after ${attempt} attempts: ${outcome.reason}`, {
+      throw new UploadFailedError(`the upload failed after ${attempt} attempts: ${outcome.reason}`, {
         hint: 'Check your connection and run the command again.',
       });
     }
@@ -135,7 +141,7 @@ async function prepare(opts: PutFileOptions): Promise<Put> {
     opts,
     method: (opts.target.method || 'PUT').toUpperCase(),
     url,
-    lib: url.protocol === 'https:' ? await import('node:https') : http,
+    network: new Network(opts.net),
     headers,
     limits: { ...PUT_LIMITS, ...opts.limits },
     name: opts.name ?? opts.path,
@@ -158,7 +164,8 @@ async function attemptOnce(put: Put, a: Attempt): Promise<{ status: number } | T
   const watchdog = new Watchdog(put.limits, opts.signal);
   const logResponse = opts.debug?.request(put.method, opts.target.url, `(${opts.size} bytes${a.attempt > 1 ? `, attempt ${a.attempt}` : ''})`);
   try {
-    const res = await sendOnce(put.lib, put.url, { method: put.method, headers: put.headers, limits: put.limits, chunks, signal: watchdog.signal }, {
+    const route = await put.network.route(put.url, { keepAlive: false, connectMs: put.limits.connectMs });
+    const res = await sendOnce(route, put.url, { method: put.method, headers: put.headers, limits: put.limits, chunks, signal: watchdog.signal }, {
       taken(n) {
         a.progress.sent += n;
         watchdog.progress(a.progress.sent);
@@ -176,6 +183,7 @@ async function attemptOnce(put: Put, a: Attempt): Promise<{ status: number } | T
     }
     if (isAbortError(err)) throw stoppedError(opts.signal, err);
     if (err instanceof VidpubError) throw err;
+    if (isHopelessNetError(err)) throw netProblem(err, put.method, opts.target.url, 'the upload storage') ?? err;
     const reason = retryableNetworkReason(err);
     if (!reason) throw err;
     logResponse?.('failed', (err as Error).message);

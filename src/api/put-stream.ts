@@ -1,12 +1,13 @@
 /**
  * One attempt of the signed-URL PUT: the file streamed from disk over a
- * fresh node:http (or node:https) connection, with backpressure and the
+ * fresh node:http (or node:https) connection, straight or through a proxy
+ * (the route, net.ts), with backpressure and the
  * connection's own time limits. Retries, and what an answer means, are
  * put-file.ts's.
  */
 import type http from 'node:http';
-import type * as Https from 'node:https';
 import { POOL_SIZE, type FileChunks } from './file-chunks.js';
+import type { Route } from './net.js';
 import { TransportTimeoutError, watchSignal } from './transport.js';
 
 /**
@@ -63,11 +64,11 @@ export interface SendEvents {
  * the connection's error, a timeout (undici's codes, which the retry rules
  * and messages know), the file's FileChangedError, or the signal's abort.
  */
-export function sendOnce(lib: typeof http | typeof Https, url: URL, o: SendOptions, on: SendEvents): Promise<PutResponse> {
+export function sendOnce(route: Route, url: URL, o: SendOptions, on: SendEvents): Promise<PutResponse> {
   return new Promise<PutResponse>((resolve, reject) => {
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
-    const req = lib.request(url, { method: o.method, headers: o.headers, agent: false });
+    const req = route.lib.request({ ...route.options, method: o.method, headers: { ...o.headers, ...route.headers } });
     watchSignal(req, o.signal);
     const settle = (fn: () => void) => {
       if (settled) return;

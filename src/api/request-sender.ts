@@ -20,7 +20,7 @@
  * (http-client.ts): the sender calls back before a write and when the key is
  * refused.
  */
-import type { Clock } from '../core/clock.js';
+import { setLongTimeout, type Clock } from '../core/clock.js';
 import { AuthError, DeadlineReached, RateLimitError, ServiceError } from '../errors.js';
 import { formatDuration } from '../time/duration.js';
 import { nodeCrypto } from '../util/lazy-crypto.js';
@@ -34,6 +34,7 @@ import { waitOutRateLimit } from './rate-limit-wait.js';
 import { redirectTarget, sameOrigin } from './redirects.js';
 import { exchange, networkReason, type RawResponse } from './exchange.js';
 import { decideAfterAttempt, type RetryCounters } from './retry-decision.js';
+import type { NetSettings } from './net.js';
 import { createTransport, type MaybeSent, type Transport } from './transport.js';
 import { answerSeen, isServiceError, readSuccess } from './service-word.js';
 import { uncertainAfter, unknownOutcome } from './unknown-outcome.js';
@@ -51,6 +52,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /** What the sender runs on: no CLI Context, only these. */
 export interface SenderDeps {
+  /** Proxies and trusted CAs (net.ts); none: straight, trusting Node's CAs. */
+  net?: NetSettings;
   clock: Clock;
   /** Aborts every request of this client (Ctrl-C). */
   signal: AbortSignal;
@@ -163,7 +166,7 @@ export class RequestSender {
       headersMs: this.#headersTimeoutMs,
       bodyMs: Math.min(BODY_TIMEOUT_MS, this.#requestTimeoutMs),
       totalMs: this.#requestTimeoutMs,
-    }));
+    }, this.#o.deps.net));
   }
 
   #signal(o: RequestOptions): AbortSignal {
@@ -183,9 +186,8 @@ export class RequestSender {
     if (!this.#budget) {
       const expired = new AbortController();
       const reason = new DeadlineReached(ms);
-      const timer = setTimeout(() => expired.abort(reason), ms);
-      timer.unref?.();
-      this.#budget = { signal: expired.signal, endsAt: this.#clock.now() + ms, stop: () => clearTimeout(timer), expire: () => expired.abort(reason) };
+      const timer = setLongTimeout(() => expired.abort(reason), ms).unref();
+      this.#budget = { signal: expired.signal, endsAt: this.#clock.now() + ms, stop: () => timer.clear(), expire: () => expired.abort(reason) };
     }
     if (this.#clock.now() >= this.#budget.endsAt) this.#budget.expire();
     return [this.#budget.signal];

@@ -1,6 +1,7 @@
 /**
  * How the API client sends its JSON requests: node:http (node:https, loaded
- * on the first https URL) through one keep-alive agent per client, with the
+ * on the first https URL) through one keep-alive agent per client and route
+ * (straight, or through a proxy: net.ts), with the
  * connect, headers and body timeouts the client needs. Redirects are not
  * followed (the client decides), bodies are read whole as text.
  *
@@ -15,8 +16,10 @@
  * UND_ERR_HEADERS_TIMEOUT, UND_ERR_BODY_TIMEOUT), which the retry policy and
  * the error messages of http-errors.ts already know.
  */
-import http from 'node:http';
-import type * as Https from 'node:https';
+import type http from 'node:http';
+import { setLongTimeout, type LongTimer } from '../core/clock.js';
+import { Network, type NetSettings, type Route } from './net.js';
+import { TransportTimeoutError } from './transport-timeout.js';
 
 export interface TransportTimeouts {
   /** Until the connection (and TLS handshake) is up. */
@@ -61,18 +64,7 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-/** A timeout, with the code the retry policy knows. */
-export class TransportTimeoutError extends Error {
-  constructor(
-    readonly code: 'UND_ERR_CONNECT_TIMEOUT' | 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'TransportTimeoutError';
-  }
-}
-
-let https: Promise<typeof Https> | undefined;
+export { TransportTimeoutError } from './transport-timeout.js';
 
 /**
  * Aborts `req` when `signal` does, with the error Node's own `signal` option
@@ -90,35 +82,30 @@ export function watchSignal(req: http.ClientRequest, signal: AbortSignal | undef
   req.once('close', () => signal.removeEventListener('abort', onAbort));
 }
 
-export function createTransport(timeouts: TransportTimeouts): Transport {
-  let httpAgent: http.Agent | undefined;
-  let httpsAgent: Https.Agent | undefined;
+/** `net`: proxies and trusted CAs (net.ts); none: straight, trusting Node's CAs. */
+export function createTransport(timeouts: TransportTimeouts, net?: NetSettings): Transport {
+  let network: Network | undefined;
 
   async function request(url: string, o: TransportRequest): Promise<TransportResponse> {
     const target = new URL(url);
-    const secure = target.protocol === 'https:';
-    const lib = secure ? await (https ??= import('node:https')) : http;
-    const agent = secure ? (httpsAgent ??= new (lib as typeof Https).Agent({ keepAlive: true })) : (httpAgent ??= new http.Agent({ keepAlive: true }));
-    const headers = { ...o.headers };
+    const route = await (network ??= new Network(net)).route(target, { keepAlive: true, connectMs: timeouts.connectMs });
+    const headers = { ...o.headers, ...route.headers };
     if (o.body !== undefined) headers['content-length'] = String(Buffer.byteLength(o.body));
-    return requestOnce({ lib, target, secure, agent, headers, o, timeouts });
+    return requestOnce({ route, secure: target.protocol === 'https:', headers, o, timeouts });
   }
 
   return {
     request,
     async close() {
-      httpAgent?.destroy();
-      httpsAgent?.destroy();
-      httpAgent = httpsAgent = undefined;
+      network?.close();
+      network = undefined;
     },
   };
 }
 
 interface OneRequest {
-  lib: typeof http | typeof Https;
-  target: URL;
+  route: Route;
   secure: boolean;
-  agent: http.Agent;
   /** The request's headers, Content-Length included. */
   headers: Record<string, string>;
   o: TransportRequest;
@@ -127,10 +114,10 @@ interface OneRequest {
 
 /** One request on a connection of the agent, each phase within its time limit and the whole within the ceiling. */
 function requestOnce(r: OneRequest): Promise<TransportResponse> {
-  const { lib, target, secure, agent, headers, o, timeouts } = r;
+  const { route, secure, headers, o, timeouts } = r;
   return new Promise<TransportResponse>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
-    let ceiling: NodeJS.Timeout | undefined;
+    let ceiling: LongTimer | undefined;
     let settled = false;
     let sent = false;
     let phase: 'connect' | 'headers' | 'body' = 'connect';
@@ -138,7 +125,7 @@ function requestOnce(r: OneRequest): Promise<TransportResponse> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      clearTimeout(ceiling);
+      ceiling?.clear();
       fn();
     };
     const fail = (err: Error) =>
@@ -146,14 +133,14 @@ function requestOnce(r: OneRequest): Promise<TransportResponse> {
         if (Object.isExtensible(err)) (err as Error & MaybeSent).requestSent = sent;
         reject(err);
       });
-    const req = lib.request(target, { method: o.method, headers, agent });
+    const req = route.lib.request({ ...route.options, method: o.method, headers });
     watchSignal(req, o.signal);
     const arm = (ms: number, code: TransportTimeoutError['code'], what: string) => {
       clearTimeout(timer);
       timer = setTimeout(() => req.destroy(new TransportTimeoutError(code, `${what} (${ms} ms)`)), ms);
     };
     if (timeouts.totalMs !== undefined) {
-      ceiling = setTimeout(() => {
+      ceiling = setLongTimeout(() => {
         const code = phase === 'connect' ? 'UND_ERR_CONNECT_TIMEOUT' : phase === 'headers' ? 'UND_ERR_HEADERS_TIMEOUT' : 'UND_ERR_BODY_TIMEOUT';
         req.destroy(new TransportTimeoutError(code, `the request took longer than its ceiling (${timeouts.totalMs} ms, VIDPUB_REQUEST_TIMEOUT)`));
       }, timeouts.totalMs);
@@ -169,6 +156,12 @@ function requestOnce(r: OneRequest): Promise<TransportResponse> {
       socket.once(secure ? 'secureConnect' : 'connect', awaitHeaders);
     });
     req.on('response', (res) => {
+      if (res.statusCode === 407 && route.proxyRefusal) {
+        // The proxy's own refusal: the request went no further, so nothing was sent to the service.
+        res.resume();
+        sent = false;
+        return fail(route.proxyRefusal(407));
+      }
       const chunks: Buffer[] = [];
       phase = 'body';
       // One timer for the whole body: a trickle does not re-arm it.

@@ -317,6 +317,10 @@ export interface EmulatorStartInfo {
   base_url: string;
   admin_url: string;
   keys: EmulatorKeyInfo[];
+  /** The origin of the upload links when storage has a listener of its own. */
+  storage_url?: string;
+  /** With --tls: the file of the CA that signed the emulator's certificates (for --ca-file). */
+  ca_file?: string;
 }
 
 export interface RecordedRequest {

@@ -22,6 +22,8 @@ export interface GlobalOptions {
   profile: string;
   baseUrl?: string;
   apiKeyFile?: string;
+  /** --ca-file. */
+  caFile?: string;
   workspace?: string;
   debug: boolean;
   maxWaitMs: number;

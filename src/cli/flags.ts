@@ -110,6 +110,7 @@ export const GLOBAL_FLAGS = [
   { name: 'profile', value: 'name', description: 'stored profile to use (VIDPUB_PROFILE; default "default")' },
   { name: 'base-url', value: 'url', kind: 'url', description: 'service base URL, including /v1 (VIDPUB_BASE_URL)' },
   { name: 'api-key-file', value: 'path', kind: 'file', description: 'read the API key from this file (else VIDPUB_API_KEY, else the profile)' },
+  { name: 'ca-file', value: 'path', kind: 'file', description: 'trust the CA certificates (PEM) in this file besides the system\'s (VIDPUB_CA_FILE; login keeps it)' },
   { name: 'workspace', value: 'name', description: 'refuse to write unless the key belongs to this workspace (VIDPUB_WORKSPACE)' },
   { name: 'max-wait', value: 'dur', kind: 'duration', description: 'longest total wait for rate limits (90s, 5m, 1h)', default: DEFAULT_MAX_WAIT },
   { name: 'no-journal', description: 'keep no record of this run in the local journal (also VIDPUB_NO_JOURNAL=1)' },

@@ -37,6 +37,8 @@ export class Core {
   readonly log = new RequestLog();
   /** http://host:port, set once the server listens. */
   origin = 'http://127.0.0.1';
+  /** The upload links' origin when they have a listener of their own (another origin, as object storage). */
+  storageOrigin?: string;
   private readonly resetListeners: (() => void)[] = [];
 
   constructor(
@@ -62,10 +64,10 @@ export class Core {
     this.timers.clearJobs();
     this.state = new State(this.fixture);
     this.settings = { ...this.initialSettings };
+    this.clock.reset(); // before the counts: a fixture's used count is of the clock's day
     this.limits.reset();
     this.idempotency.reset();
     this.faults.clear();
-    this.clock.reset();
     this.log.clear();
     for (const l of this.resetListeners) l();
   }

@@ -13,11 +13,14 @@ import { mcpPlugin } from './mcp.js';
 import { buildServer, type EmulatorPlugin } from './server.js';
 import { listenWarning } from './access.js';
 import { EmulatorService } from './service.js';
+import { listenStorage } from './storage-listener.js';
+import type { KeyPair } from './tls.js';
 
 export { defaultFixture, DEFAULT_KEYS } from './default-fixture.js';
 export { loadFixtureFile, validateFixture, FixtureError, type FixtureProblem } from './fixture-check.js';
 export type { Fixture, FixtureAccount, FixtureWorkspace, FixtureKey, FixtureDestination, FixtureOption, FixtureMedia } from './fixture.js';
 export { EmulatorService } from './service.js';
+export { seedFixture, seedRecords, type SeedReader, type SeedRecords, type SeedResult, type SeedOptions } from './seed.js';
 export type { CallContext, RequestBody, ServiceResult } from './service.js';
 export type { EmulatorPlugin } from './server.js';
 
@@ -43,10 +46,20 @@ export interface EmulatorOptions {
   plugins?: readonly EmulatorPlugin[];
   /** Let the test controls (/_emulator) answer peers other than this machine's loopback. Default false. */
   exposeControls?: boolean;
+  /**
+   * Serve over HTTPS: 'generate' makes a CA and a certificate for each listener at start
+   * (the CA's file is `info.ca_file`), or a certificate and key (PEM) for both.
+   */
+  tls?: 'generate' | { cert: string; key: string };
+  /**
+   * A second listener for the upload links (another origin, as object storage): its port,
+   * 0 for a free one. Default: on (a free port) with `tls`, off without.
+   */
+  storagePort?: number;
 }
 
 export interface EmulatorHandle {
-  /** http://HOST:PORT/v1 */
+  /** http(s)://HOST:PORT/v1 */
   baseUrl: string;
   /** http://HOST:PORT/_emulator */
   adminUrl: string;
@@ -87,6 +100,31 @@ export function keysOf(fixture: Fixture): EmulatorKeyInfo[] {
   );
 }
 
+/** The certificates of each listener, and the CA's file when they were made here. */
+async function tlsMaterial(o: NonNullable<EmulatorOptions['tls']>): Promise<{ api: KeyPair; storage: KeyPair; caFile?: { path: string; remove(): Promise<void> } }> {
+  if (o !== 'generate') return { api: o, storage: o };
+  const { makeEmulatorTls, writeCaFile } = await import('./tls.js');
+  const made = await makeEmulatorTls();
+  return { api: made.api, storage: made.storage, caFile: await writeCaFile(made.caCert) };
+}
+
+/** Starts a listener; a refused address closes what was started and says why, with the errno code kept. */
+async function listening<T>(listen: () => Promise<T>, host: string, port: number, closeAll: () => Promise<void>): Promise<T> {
+  try {
+    return await listen();
+  } catch (err) {
+    await closeAll();
+    const e = err as NodeJS.ErrnoException;
+    const why = e.code === 'EADDRINUSE' ? 'the port is already in use'
+      : e.code === 'EACCES' ? 'permission denied'
+        : e.code === 'EADDRNOTAVAIL' ? 'that address is not available on this machine'
+          : e.message;
+    const error: NodeJS.ErrnoException = new Error(`Cannot start the emulator on ${host}:${port}: ${why}${e.code ? ` (${e.code})` : ''}.`, { cause: err });
+    if (e.code) error.code = e.code; // callers may test err.code === 'EADDRINUSE'
+    throw error;
+  }
+}
+
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<EmulatorHandle> {
   const host = opts.host ?? DEFAULT_HOST;
   const port = opts.port ?? DEFAULT_PORT;
@@ -105,24 +143,27 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const keys = keysOf(fixture);
   let info: EmulatorStartInfo = { base_url: '', admin_url: '', keys };
   const exposeControls = opts.exposeControls === true;
-  const app = await buildServer(core, service, () => info, { plugins: [...(opts.plugins ?? []), mcpPlugin], exposeControls });
+  const tls = opts.tls === undefined ? undefined : await tlsMaterial(opts.tls);
+  const app = await buildServer(core, service, () => info, { plugins: [...(opts.plugins ?? []), mcpPlugin], exposeControls, https: tls?.api });
+  const cleanUp: (() => Promise<void>)[] = [() => app.close()];
+  const closeAll = async () => {
+    for (const step of cleanUp.reverse()) await step().catch(() => undefined);
+  };
+  if (tls?.caFile) cleanUp.push(tls.caFile.remove);
 
-  try {
-    await app.listen({ host, port });
-  } catch (err) {
-    await app.close().catch(() => undefined);
-    const e = err as NodeJS.ErrnoException;
-    const why = e.code === 'EADDRINUSE' ? 'the port is already in use'
-      : e.code === 'EACCES' ? 'permission denied'
-        : e.code === 'EADDRNOTAVAIL' ? 'that address is not available on this machine'
-          : e.message;
-    const error: NodeJS.ErrnoException = new Error(`Cannot start the emulator on ${host}:${port}: ${why}${e.code ? ` (${e.code})` : ''}.`, { cause: err });
-    if (e.code) error.code = e.code; // callers may test err.code === 'EADDRINUSE'
-    throw error;
-  }
+  await listening(() => app.listen({ host, port }), host, port, closeAll);
+  const scheme = tls ? 'https' : 'http';
   const actualPort = (app.server.address() as AddressInfo).port;
-  core.origin = `http://${urlHost(host)}:${actualPort}`;
+  core.origin = `${scheme}://${urlHost(host)}:${actualPort}`;
+  const storagePort = opts.storagePort ?? (tls ? 0 : undefined);
+  if (storagePort !== undefined) {
+    const storage = await listening(() => listenStorage(app, { host, port: storagePort, tls: tls?.storage }), host, storagePort, closeAll);
+    cleanUp.push(storage.close);
+    core.storageOrigin = `${scheme}://${urlHost(host)}:${storage.port}`;
+  }
   info = { base_url: `${core.origin}/v1`, admin_url: `${core.origin}/_emulator`, keys };
+  if (core.storageOrigin) info.storage_url = core.storageOrigin;
+  if (tls?.caFile) info.ca_file = tls.caFile.path;
 
   // Scheduled posts go out, and background jobs run, when their time comes: on every clock
   // advance, and on a short tick (for an injected time source that moves by itself).
@@ -144,7 +185,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     close: () => {
       closed ??= (async () => {
         core.timers.shutdown();
-        await app.close();
+        await closeAll();
         core.timers.shutdown();
       })();
       return closed;

@@ -135,6 +135,8 @@ export interface ServerOptions {
   plugins?: readonly EmulatorPlugin[];
   /** Let the test controls answer peers that are not on this machine's loopback (access.ts). */
   exposeControls?: boolean;
+  /** Serve over HTTPS with this certificate and key (PEM). */
+  https?: { cert: string; key: string };
 }
 
 /** The answer to a method and path that are not an endpoint. */
@@ -150,9 +152,10 @@ export async function buildServer(
   core: Core,
   service: EmulatorService,
   info: () => EmulatorStartInfo,
-  { plugins = [], exposeControls = false }: ServerOptions = {},
+  { plugins = [], exposeControls = false, https }: ServerOptions = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
+    ...(https ? { https } : {}),
     logger: false,
     forceCloseConnections: true,
     bodyLimit: JSON_BODY_LIMIT,

@@ -35,7 +35,7 @@ export function uploadTarget(core: Core, m: MediaState): UploadTarget {
   const sig = sign(core, m.id, expiresSec, m.content_type, m.size_bytes ?? 0);
   m.upload = { expiresAtSec: expiresSec, sig, state: 'open' };
   return {
-    url: `${core.origin}${UPLOAD_PATH_PREFIX}${encodeURIComponent(m.id)}?expires=${expiresSec}&sig=${sig}`,
+    url: `${core.storageOrigin ?? core.origin}${UPLOAD_PATH_PREFIX}${encodeURIComponent(m.id)}?expires=${expiresSec}&sig=${sig}`,
     method: 'PUT',
     headers: { 'Content-Type': m.content_type, [UPLOAD_LENGTH_HEADER]: String(m.size_bytes) },
     expires_at: expiresIso.at(expiresSec * 1000),

@@ -12,7 +12,7 @@ import { bindDeadline } from '../session/deadline.js';
 import type { Session } from '../session/session.js';
 import { runKey } from '../session/run-key.js';
 import { captionRefusal, optionValueRefusal, refuse } from '../core/post-rules.js';
-import { continueCutOff, cutOffInput, endRun, noteRun, type RunTrack } from './cut-off.js';
+import { continuable, continueCutOff, cutOffInput, endRun, noteRun, type RunTrack } from './cut-off.js';
 import { askMissing, checkDuration, chooseDestinations, planFor } from './post-choose.js';
 import { askCaption, confirmOrAnnounce } from './post-confirm.js';
 import { createAndFollow, keyUsedForAnother } from './post-create.js';
@@ -54,12 +54,15 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
     });
   } catch (err) {
     failure = err;
-    throw stoppedError(err, { opts, key: run.key.key, track: run.track, phase, media });
+    throw continuable(stoppedError(err, { opts, key: run.key.key, track: run.track, phase, media }), run, sentIn(phase));
   } finally {
-    endRun(run.track, run.key, failure, phase === 'following the post', phase !== 'reading the destinations' && phase !== 'waiting for the video');
+    endRun(run.track, run.key, failure, phase === 'following the post', sentIn(phase));
     bound.dispose();
   }
 }
+
+/** Whether a write may have gone out by `phase` (the upload, the import or the post was started). */
+const sentIn = (phase: string) => phase !== 'reading the destinations' && phase !== 'waiting for the video';
 
 /** A run stopped with an unknown outcome or by --timeout, told with where it was and what was done. */
 function stoppedError(err: unknown, at: { opts: PostOpts; key: string; track: RunTrack; phase: string; media?: Media }): unknown {

@@ -1,3 +1,4 @@
+import type { EmulatorStartInfo } from '../../api/wire-types.js';
 import type { FixtureError } from '../../emulator/index.js';
 import { sanitize, UsageError, VidpubError } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
@@ -11,6 +12,12 @@ interface EmulatorOpts {
   processingMs?: number;
   publishMs?: number;
   fixture?: string;
+  tls?: 'generate' | { certFile: string; keyFile: string };
+  storagePort?: number;
+  /** --seed-from PROFILE: a copy of that profile's workspace. */
+  seedFrom?: string;
+  /** --save-fixture FILE: where to write the copy too. */
+  saveFixture?: string;
 }
 
 /** One problem on the error line; more, one line each under a count (with --json, as "problems"). */
@@ -32,6 +39,44 @@ function wholeNumber(value: string, flag: string, max = Number.MAX_SAFE_INTEGER)
   return Number(text);
 }
 
+/** --tls, or --tls-cert with --tls-key (not both ways at once). */
+function tlsOf(flags: { tls: boolean; tlsCert?: string | undefined; tlsKey?: string | undefined }): EmulatorOpts['tls'] {
+  const cert = flags.tlsCert;
+  const key = flags.tlsKey;
+  if ((cert === undefined) !== (key === undefined)) throw new UsageError('--tls-cert and --tls-key go together: the certificate and its private key, both PEM files');
+  if (cert !== undefined && flags.tls === true) throw new UsageError('--tls makes its own certificates: give either --tls or --tls-cert with --tls-key');
+  if (cert !== undefined) return { certFile: cert, keyFile: key! };
+  return flags.tls === true ? 'generate' : undefined;
+}
+
+async function readTlsFiles(o: { certFile: string; keyFile: string }): Promise<{ cert: string; key: string }> {
+  const { readFile } = await import('node:fs/promises');
+  const read = async (file: string, flag: string) => {
+    const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot read ${flag} ${sanitize(file)}: ${err.code === 'ENOENT' ? 'no such file' : sanitize(err.message)}`);
+    });
+    if (!text.includes('-----BEGIN ')) throw new UsageError(`${flag} ${sanitize(file)} is not a PEM file (it has no "-----BEGIN" line)`);
+    return text;
+  };
+  return { cert: await read(o.certFile, '--tls-cert'), key: await read(o.keyFile, '--tls-key') };
+}
+
+/** --seed-from PROFILE and --save-fixture FILE: the one with the other, not with --fixture. */
+function seedFlags(flags: { seedFrom?: string; saveFixture?: string; fixture?: string }): Pick<EmulatorOpts, 'seedFrom' | 'saveFixture'> {
+  const { seedFrom, saveFixture } = flags;
+  if (saveFixture !== undefined && seedFrom === undefined) {
+    throw new UsageError('--save-fixture writes the copy that --seed-from PROFILE reads: give --seed-from too');
+  }
+  if (seedFrom !== undefined && flags.fixture !== undefined) {
+    throw new UsageError('--seed-from and --fixture both say what the emulator holds: give one of them');
+  }
+  if (seedFrom !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(seedFrom)) {
+    throw new UsageError(`invalid profile name "${sanitize(seedFrom)}" (from --seed-from): use letters, digits, "-" and "_" (at most 64)`);
+  }
+  if (saveFixture !== undefined && saveFixture.trim() === '') throw new UsageError('--save-fixture is empty: give the path of the file to write');
+  return { seedFrom, saveFixture };
+}
+
 export default defineCommand<'emulator', EmulatorOpts, void>({
   description:
     'Run the local emulator of the Video Publishing Service: the whole v1 contract in memory, ' +
@@ -42,6 +87,8 @@ export default defineCommand<'emulator', EmulatorOpts, void>({
     'vidpub emulator --port 0 --json',
     'vidpub emulator --processing-ms 200 --publish-ms 200',
     'vidpub emulator --fixture my-accounts.json',
+    'vidpub emulator --tls --port 0 --json',
+    'vidpub emulator --seed-from default --save-fixture my-workspace.json',
   ],
   parse(_args, flags) {
     return {
@@ -51,13 +98,19 @@ export default defineCommand<'emulator', EmulatorOpts, void>({
       processingMs: flags.processingMs === undefined ? undefined : wholeNumber(flags.processingMs, '--processing-ms'),
       publishMs: flags.publishMs === undefined ? undefined : wholeNumber(flags.publishMs, '--publish-ms'),
       fixture: flags.fixture,
+      tls: tlsOf(flags),
+      storagePort: flags.storagePort === undefined ? undefined : wholeNumber(flags.storagePort, '--storage-port', 65535),
+      ...seedFlags(flags),
     };
   },
   async run(opts, inv) {
     const { ctx } = inv;
     const emulator = await import('../../emulator/index.js');
     let fixture: unknown;
-    if (opts.fixture) {
+    if (opts.seedFrom !== undefined) {
+      const { seedFromProfile } = await import('../seed-profile.js');
+      fixture = await seedFromProfile(opts.seedFrom, opts.saveFixture, inv);
+    } else if (opts.fixture) {
       try {
         fixture = await emulator.loadFixtureFile(opts.fixture);
       } catch (err) {
@@ -73,6 +126,8 @@ export default defineCommand<'emulator', EmulatorOpts, void>({
         processingMs: opts.processingMs,
         publishMs: opts.publishMs,
         fixture,
+        tls: opts.tls === undefined || opts.tls === 'generate' ? opts.tls : await readTlsFiles(opts.tls),
+        storagePort: opts.storagePort,
       });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -104,11 +159,13 @@ export default defineCommand<'emulator', EmulatorOpts, void>({
   },
 });
 
-function printHuman(info: { base_url: string; admin_url: string; keys: { key: string; workspace: string; plan: string; access: string }[] }, inv: Invocation): void {
+function printHuman(info: EmulatorStartInfo, inv: Invocation): void {
   const c = inv.colors.stdout;
   const tty = inv.ctx.io.stdoutIsTTY;
   inv.print(`${c.bold('Emulator listening')}: ${info.base_url}`);
   inv.print(`Test controls: ${info.admin_url}`);
+  if (info.storage_url) inv.print(`Upload links: ${info.storage_url}`);
+  if (info.ca_file) inv.print(`CA file: ${info.ca_file}`);
   inv.print('');
   for (const line of renderTable(info.keys, [
     { header: 'Key', value: (k) => k.key },
@@ -121,7 +178,8 @@ function printHuman(info: { base_url: string; admin_url: string; keys: { key: st
   const first = info.keys.find((k) => k.access === 'read_write') ?? info.keys[0];
   if (first) {
     inv.log.info('');
-    inv.log.info(`Try it: VIDPUB_BASE_URL=${info.base_url} VIDPUB_API_KEY=${first.key} vidpub me`);
+    const ca = info.ca_file ? ` VIDPUB_CA_FILE=${info.ca_file}` : '';
+    inv.log.info(`Try it: VIDPUB_BASE_URL=${info.base_url}${ca} VIDPUB_API_KEY=${first.key} vidpub me`);
   }
   inv.log.info('Press Ctrl-C to stop.');
 }

@@ -1,0 +1,107 @@
+/**
+ * How a request reaches its host: straight, or through the proxy of
+ * HTTPS_PROXY / HTTP_PROXY (NO_PROXY aside; proxy.ts), trusting the system's
+ * roots, NODE_EXTRA_CA_CERTS and a CA file of vidpub's own (--ca-file,
+ * VIDPUB_CA_FILE, the profile; tls-trust.ts). The API calls (transport.ts)
+ * and the upload PUT (put-stream.ts) both ask a Network for their route.
+ *
+ * Start-up is as before when none of that is set: proxy.ts is loaded only
+ * when a proxy variable is, tls-trust.ts only with a CA file, node:https on
+ * the first https URL.
+ */
+import http from 'node:http';
+import type * as Https from 'node:https';
+
+/** Where the network settings come from (the client's Context, in the end). */
+export interface NetSettings {
+  env: Readonly<Record<string, string | undefined>>;
+  /** The directory a relative CA file is read from. */
+  cwd?: string;
+  /** A file of CA certificates (PEM) to trust besides the system's. */
+  caFile?: string;
+  /** Where caFile came from, for messages ("--ca-file", "VIDPUB_CA_FILE", 'profile "default"'). */
+  caFileSource?: string;
+  /** What caFile makes trusted, read already (prepareNet): a bad file is then a usage error before any request. */
+  ca?: readonly string[];
+}
+
+/**
+ * `s` checked before any request, so a mistake is a usage error (exit 2) and
+ * not a network failure: the CA file read, the proxy variables parsed.
+ */
+export async function prepareNet(s: NetSettings): Promise<NetSettings> {
+  if (proxyVariableSet(s.env)) (await import('./proxy.js')).checkProxyVariables(s.env);
+  if (!s.caFile || s.ca) return s;
+  const { trustedCas } = await import('./tls-trust.js');
+  return { ...s, ca: await trustedCas(s) };
+}
+
+/** What `lib.request(options)` needs to send a request to `target` on its way. */
+export interface Route {
+  lib: typeof http | typeof Https;
+  /** Host, port, path and agent (to the proxy, for http through one). */
+  options: Https.RequestOptions;
+  /** Headers to add (the proxy's credentials, for http through one). */
+  headers: Record<string, string>;
+  /**
+   * For http through a proxy: the error for the proxy's own refusal of a request (407: only a proxy
+   * answers it), which went no further than the proxy.
+   */
+  proxyRefusal?: (status: number) => Error;
+}
+
+export interface RouteOptions {
+  /** One kept-alive agent per kind of route (the API calls); false: a fresh connection (the PUT). */
+  keepAlive: boolean;
+  /** The limit on reaching the host (a proxy's tunnel included). */
+  connectMs: number;
+}
+
+/** True when a proxy variable is set (and not empty). */
+export function proxyVariableSet(env: NetSettings['env']): boolean {
+  return [env.https_proxy, env.HTTPS_PROXY, env.http_proxy, env.HTTP_PROXY].some((v) => (v ?? '').trim() !== '');
+}
+
+let httpsLib: Promise<typeof Https> | undefined;
+export const loadHttps = (): Promise<typeof Https> => (httpsLib ??= import('node:https'));
+
+export class Network {
+  readonly #agents = new Map<string, http.Agent>();
+  #ca?: Promise<string[] | undefined>;
+
+  constructor(private readonly settings: NetSettings = { env: {} }) {}
+
+  /** How to send a request to `target`: straight, or through a proxy. */
+  async route(target: URL, o: RouteOptions): Promise<Route> {
+    const secure = target.protocol === 'https:';
+    const ca = secure ? await this.#trusted() : undefined;
+    if (proxyVariableSet(this.settings.env)) {
+      const proxy = await import('./proxy.js');
+      const choice = proxy.proxyFor(target, this.settings.env);
+      if (choice) return proxy.proxiedRoute(target, choice, { ...o, ca, agents: this.#agents });
+    }
+    const lib = secure ? await loadHttps() : http;
+    const tlsOptions = ca ? { ca } : {};
+    const options: Https.RequestOptions = { protocol: target.protocol, hostname: target.hostname.replace(/^\[|\]$/g, ''), port: target.port || undefined, path: target.pathname + target.search, ...tlsOptions };
+    if (!o.keepAlive) return { lib, options: { ...options, agent: false }, headers: {} };
+    const name = secure ? 'https' : 'http';
+    let agent = this.#agents.get(name);
+    if (!agent) {
+      agent = secure ? new (lib as typeof Https).Agent({ keepAlive: true, ...tlsOptions }) : new http.Agent({ keepAlive: true });
+      this.#agents.set(name, agent);
+    }
+    return { lib, options: { ...options, agent }, headers: {} };
+  }
+
+  /** The CAs to trust when a CA file is given; undefined: Node's own (system roots, NODE_EXTRA_CA_CERTS). */
+  #trusted(): Promise<string[] | undefined> {
+    if (!this.settings.caFile) return Promise.resolve(undefined);
+    return (this.#ca ??= prepareNet(this.settings).then((s) => s.ca?.slice()));
+  }
+
+  /** Closes the kept-alive connections. */
+  close(): void {
+    for (const agent of this.#agents.values()) agent.destroy();
+    this.#agents.clear();
+  }
+}
