@@ -8,7 +8,7 @@
 // round), and the figure is the median of the per-round ratios executable / node, so that a busy
 // moment slows both sides of a pair alike. Both run with their V8 code caches warm (the warm-up
 // runs write them): bin/compile-cache.js's for bin/vidpub.js, scripts/sea/loader.cjs's for the
-// executable's assets (its main script has the one built into it, useCodeCache).
+// executable's assets.
 //
 // Env: VIDPUB_BENCH_RUNS (default 20). Exit code 1 if the goal is missed.
 import { envNote } from './node-env.mjs'; // first: sets the environment every measured process inherits

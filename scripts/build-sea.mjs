@@ -13,8 +13,9 @@
 //    their text) is bundled by esbuild into an asset of its own: one per
 //    package, or per group of packages that must share one copy (SHARED).
 // 3. The main script is bin/vidpub.js with the fast path (dist/fast.cjs's
-//    source) and scripts/sea/loader.cjs in place of bin/compile-cache.js: a few
-//    tens of KB, with V8's code cache of it in the blob (useCodeCache).
+//    source) and scripts/sea/loader.cjs in place of bin/compile-cache.js: 20 KB.
+//    (sea-config.json's useCodeCache is off: for a script this small it made no
+//    difference, measured with bench/sea-startup.bench.mjs.)
 //    `--version` and `--help` never touch an asset; any other command compiles
 //    the assets it needs through a code cache kept on disk (see the loader).
 // 4. node --experimental-sea-config makes the blob (the main script and the
