@@ -4,12 +4,16 @@
  * spinner). Without a TTY: a plain line every 10 % or 10 s. With --quiet:
  * nothing. cli-progress and ora are loaded only when stderr is a terminal.
  */
-import { clearLine, cursorTo, moveCursor } from 'node:readline';
+import type * as Readline from 'node:readline';
 import { Writable } from 'node:stream';
 import type * as CliProgress from 'cli-progress';
 import type oraFactory from 'ora';
 import type { Clock } from '../core/clock.js';
 import type { IO } from '../core/io.js';
+
+/** node:readline when a spinner first moves the cursor: ~2 M instructions to load, and upload imports this module for silentProgress. */
+// eslint-disable-next-line no-restricted-globals -- Node's built-in module loader, not process state
+const readline = (): typeof Readline => process.getBuiltinModule('node:readline');
 
 export interface Progress {
   /** Starts a byte count: `label` like "Uploading clip.mp4". */
@@ -166,9 +170,9 @@ function spinnerStream(io: ProgressOptions['io']): Writable {
   tty.isTTY = true;
   Object.defineProperty(tty, 'columns', { get: () => (target.columns || io.columns || 80) });
   Object.defineProperty(tty, 'rows', { get: () => (target.rows || 24) });
-  tty.cursorTo = (x: number, y?: number) => cursorTo(s, x, y);
-  tty.moveCursor = (dx: number, dy: number) => moveCursor(s, dx, dy);
-  tty.clearLine = (dir: -1 | 0 | 1) => clearLine(s, dir);
+  tty.cursorTo = (x: number, y?: number) => readline().cursorTo(s, x, y);
+  tty.moveCursor = (dx: number, dy: number) => readline().moveCursor(s, dx, dy);
+  tty.clearLine = (dir: -1 | 0 | 1) => readline().clearLine(s, dir);
   return s;
 }
 
