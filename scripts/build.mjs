@@ -7,7 +7,7 @@
 //   src/cli/commands/load.ts, which only main.js imports), so nothing has to be
 //   kept out by path; checkFastPath() fails the build if it ever grows imports.
 // - dist/main.js: the CLI (src/index.ts) as ONE CommonJS bundle, commander and
-//   chalk included. Node 20 loads one CommonJS file much faster than the same
+//   styles of its own (no chalk). Node 20 loads one CommonJS file much faster than the same
 //   code as ES modules split into chunks: the ESM loader resolves, links and
 //   evaluates each chunk asynchronously, which cost ~10 ms more on the
 //   `vidpub me --json` path than compiling the whole bundle. (dist/package.json
