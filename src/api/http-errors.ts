@@ -231,25 +231,6 @@ function statusLabel(status: number, code?: string): string {
   return `HTTP ${status}${code ? ' ' + code : ' ' + statusText(status)}`;
 }
 
-/** Formats a reset time in local time and UTC. */
-export function formatResetTime(iso: string | undefined, now: number): string {
-  const t = iso ? Date.parse(iso) : NaN;
-  if (Number.isNaN(t)) return 'the next reset';
-  const d = new Date(t);
-  const local = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  const utc = d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const inMs = t - now;
-  const inText = inMs > 0 ? `, in ${formatIn(inMs)}` : '';
-  return `${local} (${utc}${inText})`;
-}
-
-function formatIn(ms: number): string {
-  const totalMin = Math.ceil(ms / 60_000);
-  const h = Math.floor(totalMin / 60);
-  const m = totalMin % 60;
-  return h ? `${h}h ${m}m` : `${m}m`;
-}
-
 /**
  * Maps a non-2xx response to the error hierarchy. `action` names what was
  * being done ("create a post") for permission messages.

@@ -30,7 +30,7 @@ export async function createClientFor(ctx: Context, settings: ClientSettings, tu
     clock: ctx.clock,
     signal: ctx.signal,
     version: ctx.version,
-    notices: settings.quiet ? silentNotices : streamNotices(ctx.io.stderr, ctx.io.stderrIsTTY),
+    notices: settings.quiet ? silentNotices : streamNotices(ctx.io.stderr, ctx.io.stderrIsTTY, ctx.io.columns),
     debugOut: settings.debug ? ctx.io.stderr : undefined,
     credentials: { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (await ctx.config()).getProfile(name) },
     shows: [ctx.io.stdout, ctx.io.stderr],

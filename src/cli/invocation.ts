@@ -109,7 +109,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
     colors,
     log,
     print,
-    out: { print, tty: io.stdoutIsTTY, colors: colors.stdout },
+    out: { print, tty: io.stdoutIsTTY, colors: colors.stdout, columns: io.stdoutIsTTY ? io.columns : undefined },
     session: {
       client: getClient,
       clock: ctx.clock,

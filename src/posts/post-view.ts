@@ -126,10 +126,10 @@ export function printPost(r: PostResult, out: DataOut): void {
       [
         { header: 'Destination', value: (d) => r.names[d.destination_id] ?? d.destination_id },
         { header: 'Status', value: (d) => String(d.status ?? 'unknown'), style: (s, d) => statusStyle(String(d.status), c)(s) },
-        { header: 'Details', value: (d) => destinationDetails(d) },
-        ...(draft ? [{ header: 'Options', value: (d: PostDestination) => optionsText(d.options) }] : []),
+        { header: 'Details', value: (d) => destinationDetails(d), shrink: true },
+        ...(draft ? [{ header: 'Options', value: (d: PostDestination) => optionsText(d.options), shrink: true }] : []),
       ],
-      { tty, bold: c.bold },
+      { tty, bold: c.bold, width: out.columns },
     );
     for (const line of rows) out.print(line);
   }

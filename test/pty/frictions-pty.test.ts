@@ -88,4 +88,24 @@ describe.skipIf(noTmux)('at a terminal (tmux)', () => {
     for (const h of headers) expect(h.trimEnd().length, h).toBeLessThanOrEqual(60);
     expect(done).toMatch(/@vidpub-demo \(linkedin\) +published/);
   }, 60_000);
+
+  for (const columns of [100, 60]) {
+    it(`at ${columns} columns, the --wait-for-quota countdown is one line rewritten in place: no wrapped copies`, async () => {
+      const resetAt = new Date(Date.now() + 8_000).toISOString();
+      const body = { error: { type: 'rate_limited', code: 'daily_post_limit', message: 'The daily post allowance is used up.', reset_at: resetAt } };
+      await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, times: 1, content_type: 'application/json', body: JSON.stringify(body) });
+      const session = `quota${columns}`;
+      start(session, columns, 'post --media med_demo_sample --to linkedin --caption hi --yes --no-wait --wait-for-quota');
+      const first = await waitForScreen(session, /Daily allowance used up; resets .* in (\d+)s/);
+      const left = /in (\d+)s/.exec(first)![1];
+      // a later tick has rewritten the line
+      const later = await waitForScreen(session, new RegExp(`Daily allowance used up; resets .* in (?!${left}s)\\d+s`));
+      const lines = later.split('\n').filter((l) => /Daily allowance|wait-for-quota/.test(l));
+      expect(lines, later).toHaveLength(1);
+      expect(lines[0]!.trimEnd().length).toBeLessThanOrEqual(columns - 1);
+      const done = await waitForScreen(session, /EXIT:\d+/, 30_000);
+      expect(done).toMatch(/EXIT:0/);
+      expect(done).not.toMatch(/Daily allowance/);
+    }, 60_000);
+  }
 });
