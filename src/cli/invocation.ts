@@ -5,6 +5,7 @@
 import { UsageError, sanitize } from '../errors.js';
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import { colorLevel, makeColors } from '../ui/color.js';
+import { canRepaint } from '../ui/live-region.js';
 import { parseDuration } from '../time/duration.js';
 import { truthy } from '../util/env.js';
 import type { GlobalOptions, Invocation, Logger } from './command.js';
@@ -101,6 +102,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
     io.stdout.write(line + '\n');
   };
   const interactive = globals.input && io.stdinIsTTY && io.stderrIsTTY;
+  const repaint = canRepaint(io.stderrIsTTY, env);
   const getClient = () => (client ??= ctx.createClient(clientSettings));
   const inv: Invocation = {
     ctx,
@@ -118,12 +120,12 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
       quiet: globals.quiet,
       interactive,
       prompter: () => ctx.prompter(),
-      progress: async () => (await import('../ui/progress.js')).createProgress({ io, quiet: globals.quiet, clock: ctx.clock }),
+      progress: async () => (await import('../ui/progress.js')).createProgress({ io, quiet: globals.quiet, clock: ctx.clock, repaint }),
       screen: {
         write: (text) => {
           io.stderr.write(text);
         },
-        tty: io.stderrIsTTY,
+        tty: repaint,
         columns: io.columns,
         colors: colors.stderr,
       },

@@ -1,7 +1,7 @@
 /**
  * Progress on stderr for long work: bytes sent (a cli-progress bar with
  * percent, MB/s and ETA), then the service's phase and percent (an ora
- * spinner). Without a TTY: a plain line every 10 % or 10 s. With --quiet:
+ * spinner). Without a TTY (or with TERM=dumb): a plain line every 10 % or 10 s. With --quiet:
  * nothing. cli-progress and ora are loaded only when stderr is a terminal.
  */
 import { clearLine, cursorTo, moveCursor } from 'node:readline';
@@ -28,6 +28,8 @@ export interface ProgressOptions {
   io: Pick<IO, 'stderr' | 'stderrIsTTY' | 'columns'>;
   quiet: boolean;
   clock: Pick<Clock, 'now'>;
+  /** stderr may be redrawn in place (canRepaint: not TERM=dumb); default: whenever it is a terminal. */
+  repaint?: boolean;
 }
 
 const LINE_EVERY_MS = 10_000;
@@ -58,7 +60,7 @@ class Speed {
 /** Builds the reporter that suits stderr: TTY, plain lines, or nothing. */
 export async function createProgress(opts: ProgressOptions): Promise<Progress> {
   if (opts.quiet) return silentProgress;
-  if (!opts.io.stderrIsTTY) return new PlainProgress(opts.io.stderr, opts.clock);
+  if (!opts.io.stderrIsTTY || opts.repaint === false) return new PlainProgress(opts.io.stderr, opts.clock);
   const [cliProgressModule, oraModule] = await Promise.all([import('cli-progress'), import('ora')]);
   // cli-progress is CommonJS: Node's loader exposes its exports by name, a bundler's interop only as `default`.
   const cliProgress = typeof cliProgressModule.SingleBar === 'function' ? cliProgressModule : (cliProgressModule as unknown as { default: CliProgressModule }).default;

@@ -36,8 +36,8 @@ async function waitForScreen(session: string, re: RegExp, timeoutMs = 20_000): P
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-function start(session: string, columns: number, args: string): void {
-  const env = { ...emu.env(), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-pty-')), TZ: 'Europe/Berlin', NO_COLOR: '1' };
+function start(session: string, columns: number, args: string, extra: Record<string, string> = {}): void {
+  const env = { ...emu.env(), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-pty-')), TZ: 'Europe/Berlin', NO_COLOR: '1', ...extra };
   const command = [
     'env',
     ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)),
@@ -108,4 +108,17 @@ describe.skipIf(noTmux)('at a terminal (tmux)', () => {
       expect(done).not.toMatch(/Daily allowance/);
     }, 60_000);
   }
+
+  it('TERM=dumb: the destination picker is a numbered list answered with numbers, no arrow keys', async () => {
+    start('dumb', 100, 'post test/fixtures/clip.mp4 --caption hi --yes --no-wait', { TERM: 'dumb' });
+    const shown = await waitForScreen('dumb', /Choose \(numbers from 1 to 3, separated by commas\)/);
+    expect(shown).toMatch(/ {2}1\) @vidpub\.demo \(tiktok\)[\s\S]* {2}2\) @vidpubdemo \(youtube\)[\s\S]* {2}3\) @vidpub-demo \(linkedin\)/);
+    expect(shown).not.toMatch(/space selects/);
+    tmux('send-keys', '-t', 'dumb', '3', 'Enter');
+    const done = await waitForScreen('dumb', /EXIT:\d+/, 30_000);
+    expect(done).toMatch(/EXIT:0/);
+    const id = /Post: +(post_\w+)/.exec(done)?.[1];
+    const post = (await emu.api.call<Post>('GET', `/posts/${id}`)).body;
+    expect(post.destinations.map((d) => d.destination_id)).toEqual(['dst_demo_linkedin']);
+  }, 60_000);
 });
