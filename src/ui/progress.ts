@@ -33,6 +33,8 @@ export interface ProgressOptions {
 }
 
 const LINE_EVERY_MS = 10_000;
+/** No byte for this long: the bar says "stalled for N s" in place of a speed and an ETA that no longer hold. */
+export const STALL_AFTER_MS = 3000;
 const LINE_EVERY_PERCENT = 10;
 
 export function formatMB(bytes: number): string {
@@ -185,6 +187,7 @@ class TtyProgress implements Progress {
   private spinner: Spinner | undefined;
   private total = 0;
   private sent = 0;
+  private lastByteAt = 0;
   private readonly speed: Speed;
 
   constructor(
@@ -200,12 +203,20 @@ class TtyProgress implements Progress {
     this.total = total;
     this.sent = 0;
     this.speed.reset();
+    this.lastByteAt = this.opts.clock.now();
+    const moving = `${label} [{bar}] {percentage}% | {done}/{size} MB | {speed} MB/s | ETA {eta_formatted}`;
+    const stalled = `${label} [{bar}] {percentage}% | {done}/{size} MB | stalled for {stalled} s`;
     this.bar = new this.cliProgress.SingleBar({
       stream: this.opts.io.stderr,
       // The Context says stderr is a terminal; the stream object may not say so itself.
       noTTYOutput: true,
       notTTYSchedule: 200,
-      format: `${label} [{bar}] {percentage}% | {done}/{size} MB | {speed} MB/s | ETA {eta_formatted}`,
+      // Redrawn on the bar's own timer, so a stall shows while no byte comes.
+      format: (options, params, payload: Record<string, string>) => {
+        const quiet = this.opts.clock.now() - this.lastByteAt;
+        const format = quiet >= STALL_AFTER_MS && params.value < params.total ? stalled : moving;
+        return this.cliProgress.Format.Formatter({ ...options, format }, params, { ...payload, stalled: String(Math.floor(quiet / 1000)) });
+      },
       barsize: Math.max(10, Math.min(30, (this.opts.io.columns ?? 80) - 70)),
       hideCursor: true,
       clearOnComplete: true,
@@ -222,6 +233,7 @@ class TtyProgress implements Progress {
   bytes(sent: number): void {
     if (!this.bar) return;
     if (sent < this.sent) this.speed.reset();
+    if (sent !== this.sent) this.lastByteAt = this.opts.clock.now();
     this.sent = sent;
     this.bar.update(sent, this.payload(sent));
   }
