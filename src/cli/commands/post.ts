@@ -1,6 +1,6 @@
 import type { Media } from '../../api/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
-import { NO_ASKING, parseOptionFlag } from '../../posts/options.js';
+import { MISSING_CAPTION, MISSING_TO, missingOptionsError, parseOptionFlag } from '../../posts/options.js';
 import { shellWord } from '../../util/shell.js';
 import { printPost, type PostResult } from '../../posts/post-view.js';
 import type { PostOpts, PostSource } from '../../posts/post-opts.js';
@@ -120,21 +120,18 @@ export default defineCommand<'post', PostOpts, PostResult | Media>({
       .flatMap((t) => t.split(','))
       .map((t) => t.trim())
       .filter((t) => t !== '');
+    const caption = await readCaption(flags, inv);
     if (to.length === 0 && !inv.interactive) {
-      // The command as typed, with the flag that is missing.
+      // The command as typed, with the flags that are missing (a missing caption too: all at once).
       const typed = ['vidpub', 'post', ...typedWords(args, flags)].join(' ');
+      if (caption === undefined) throw missingOptionsError([], inv.ctx.io.stderrIsTTY, [MISSING_TO, MISSING_CAPTION]);
       throw new UsageError('--to is required: where should it be posted?', { hint: `List the destinations with "vidpub destinations", then run: ${typed} --to DEST[,DEST...]` });
     }
     const options = flags.option.map(parseOptionFlag);
     const timeoutMs = parseTimeout(flags);
     const idempotencyKey = parseIdempotencyKey(flags.idempotencyKey);
     const forceNew = flags.forceNew;
-    const caption = await readCaption(flags, inv);
-    if (caption === undefined && !inv.interactive) {
-      throw new UsageError(inv.ctx.io.stderrIsTTY ? `--caption is required, and ${NO_ASKING}` : '--caption is required when there is no terminal to ask on', {
-        hint: 'Pass --caption TEXT or --caption-file PATH ("-" for stdin); --caption "" posts without one.',
-      });
-    }
+    // A missing caption without a terminal is told by the run, once the destinations say which options are missing too.
     const source = await parseSource(args, flags, inv);
     const editor = inv.ctx.env.VISUAL || inv.ctx.env.EDITOR || undefined;
     return {
