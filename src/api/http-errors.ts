@@ -308,7 +308,8 @@ export function errorFromResponse(res: ResponseInfo, opts: { action?: string } =
 /** A 403: a plan without API access, a read-only key, or another refusal. `said` is the service's words and the status. */
 function forbidden(http: HttpErrorDetails, said: string, action: string | undefined): AuthError {
   if (http.code === 'plan_without_api_access') {
-    return new AuthError(`The workspace is on the Free plan, which has no API access: ${said}`, {
+    // The service's own words say the same thing again: the status and code are enough.
+    return new AuthError(`The workspace is on the Free plan, which has no API access (HTTP ${http.status} ${http.code}).`, {
       http,
       hint: 'API keys work on the Standard and Studio plans: upgrade the workspace, or use a key from another workspace.',
     });

@@ -101,6 +101,8 @@ describe('vidpub post on a terminal', () => {
     expect(r.code).toBe(0);
     expect(r.asked.map((a) => `${a.kind}:${a.message}`)).toEqual(['input:Caption (one line; set $EDITOR to write several, or use --caption-file)']);
     expect((JSON.parse(r.stdout) as Post).caption).toBe('Typed caption');
+    // as after every other question: the flag that skips it next time
+    expect(r.stderr).toContain("Next time, skip this question with: --caption 'Typed caption'\n");
   });
 
   it('--yes still asks for the privacy of a creator-disclosure destination', async () => {
