@@ -58,6 +58,8 @@ export const COMMAND_TIMEOUT = {
   default: DEFAULT_REQUEST_COMMAND_TIMEOUT,
 } as const satisfies FlagSpec;
 
+/** --web: the review page in a browser (src/cli/browser.ts), as gh's --web. */
+const WEB = { name: 'web', description: 'open the post\'s review page in a browser (prints its URL where none can open)' } as const satisfies FlagSpec;
 const TZ = { name: 'tz', value: 'zone', description: "IANA time zone for a local --at time (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
 
 const ENTRIES = [
@@ -135,6 +137,7 @@ const ENTRIES = [
       { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key creates no second video or post (this machine: always; any machine: 24 h)' },
       { name: 'force-new', description: 'post anew: not the post made under --idempotency-key, nor the run of this command that was cut off' },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      WEB,
     ],
   },
   {
@@ -148,6 +151,7 @@ const ENTRIES = [
       { name: 'no-wait', description: 'return once it is publishing, without waiting for each destination' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      WEB,
     ],
   },
   {
@@ -173,7 +177,14 @@ const ENTRIES = [
     flags: [
       { name: 'wait', description: 'poll until every destination is published, failed or cancelled (a video: ready or failed)' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole command may take, the wait of --wait included (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
+      WEB,
     ],
+  },
+  {
+    name: 'open',
+    summary: "Open a post's review page in a browser",
+    group: 'posts',
+    args: [{ name: 'post-id', kind: 'text', required: true }],
   },
   {
     name: 'history',

@@ -1,4 +1,5 @@
 import type { Media } from '../../api/wire-types.js';
+import { openReviewPage } from '../browser.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { MISSING_CAPTION, MISSING_TO, missingOptionsError, parseOptionFlag } from '../../posts/options.js';
 import { shellWord } from '../../util/shell.js';
@@ -97,7 +98,7 @@ function typedWords(args: Args | readonly [], flags: Flags): string[] {
   return words.map(shellWord);
 }
 
-export default defineCommand<'post', PostOpts, PostResult | Media>({
+export default defineCommand<'post', PostOpts & { web: boolean }, PostResult | Media>({
   description:
     'Upload a local video (or import one from an https link, or take one already uploaded with --media) and post it ' +
     'to one or more destinations: now, at a time (--at), or as a draft (--draft). On a terminal it shows a summary, ' +
@@ -149,11 +150,14 @@ export default defineCommand<'post', PostOpts, PostResult | Media>({
       zone,
       atText: flags.at,
       editor,
+      web: flags.web,
     };
   },
   async run(opts, inv) {
     const { runPost } = await import('../../posts/post-flow.js');
-    return runPost(opts, inv.session);
+    const r = await runPost(opts, inv.session);
+    await openReviewPage(opts.web, r, inv);
+    return r;
   },
   // A run stopped before the post existed (--timeout or Ctrl-C during the upload or the video's
   // processing) leaves the video's record as its error data: its id is printed, to post it with --media.

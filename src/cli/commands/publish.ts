@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.js';
+import { openReviewPage } from '../browser.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parsePostId } from '../../posts/post-flags.js';
 import { runPublish, type PublishOpts } from '../../posts/publish-flow.js';
@@ -9,7 +10,7 @@ import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand } from '../command.js';
 import { POST_FIELDS } from '../json-fields.js';
 
-export default defineCommand<'publish', PublishOpts, PostResult>({
+export default defineCommand<'publish', PublishOpts & { web: boolean }, PostResult>({
   description:
     'Publish a draft now or at a time, or move a scheduled post to a new time (or send it now). ' +
     'On a terminal it first shows the post (video, caption, destinations and their options, when, the allowance it spends) and asks for a confirmation; --yes skips it, scripts are never asked. ' +
@@ -37,9 +38,14 @@ export default defineCommand<'publish', PublishOpts, PostResult>({
       wait: flags.wait,
       timeoutMs: parseTimeout(flags),
       zone,
+      web: flags.web,
     };
   },
-  run: (opts, inv) => runPublish(opts, inv.session),
+  async run(opts, inv) {
+    const r = await runPublish(opts, inv.session);
+    await openReviewPage(opts.web, r, inv);
+    return r;
+  },
   print: (r, inv) => printPost(r, inv.out),
   json: (r) => r.post,
   fields: POST_FIELDS,
