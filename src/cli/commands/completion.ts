@@ -9,6 +9,21 @@ import { atHandle } from '../../posts/destinations.js';
 interface CompletionOpts {
   shell: Shell;
   destinations: boolean;
+  ids: boolean;
+}
+
+/** How many of the latest posts the scripts offer the ids of. */
+const IDS_OFFERED = 50;
+
+/** The ids of the latest posts made here (and of their videos), newest first, from the journal: empty without one. */
+async function journalIds(inv: Invocation): Promise<string[]> {
+  try {
+    const posts = (await inv.session.journal?.history({ limit: IDS_OFFERED, profile: inv.globals.profile })) ?? [];
+    const ids = [...posts.map((p) => p.post_id), ...posts.map((p) => p.media_id)];
+    return [...new Set(ids.filter((n) => typeof n === 'string' && SAFE_NAME.test(n)))];
+  } catch {
+    return [];
+  }
 }
 
 /** Names offered to a shell: ids and handles only, nothing a shell could expand. */
@@ -56,10 +71,11 @@ export default defineCommand<'completion', CompletionOpts, CompletionResult>({
     if (!shell) {
       throw new UsageError(`unknown shell "${sanitize(args[0])}": use bash, zsh or fish`, { hint: 'For example: source <(vidpub completion bash)' });
     }
-    return { shell, destinations: flags.destinations };
+    return { shell, destinations: flags.destinations, ids: flags.ids };
   },
   async run(opts, inv) {
     if (opts.destinations) return { kind: 'names', names: await destinationNames(inv) };
+    if (opts.ids) return { kind: 'names', names: await journalIds(inv) };
     return { kind: 'script', text: completionScript(opts.shell, inv.ctx.version) };
   },
   json: (r) => (r.kind === 'names' ? r.names : { script: r.text }),

@@ -144,7 +144,7 @@ const ENTRIES = [
     name: 'publish',
     summary: 'Publish a draft now or later, or move a scheduled post',
     group: 'posts',
-    args: [{ name: 'post-id', kind: 'text', required: true }],
+    args: [{ name: 'post-id', kind: 'post', required: true }],
     flags: [
       { name: 'at', value: 'when', description: 'when to publish (default: now); for a scheduled post, its new time' },
       TZ,
@@ -173,7 +173,7 @@ const ENTRIES = [
     name: 'status',
     summary: "Show a post and each destination's status, or a video's",
     group: 'posts',
-    args: [{ name: 'id', kind: 'text', required: false }],
+    args: [{ name: 'id', kind: 'post', required: false }],
     flags: [
       { name: 'wait', description: 'poll until every destination is published, failed or cancelled (a video: ready or failed)' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole command may take, the wait of --wait included (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
@@ -184,7 +184,7 @@ const ENTRIES = [
     name: 'open',
     summary: "Open a post's review page in a browser",
     group: 'posts',
-    args: [{ name: 'post-id', kind: 'text', required: true }],
+    args: [{ name: 'post-id', kind: 'post', required: true }],
   },
   {
     name: 'history',
@@ -205,7 +205,7 @@ const ENTRIES = [
     name: 'retry',
     summary: 'Post again to the destinations of a post that failed',
     group: 'posts',
-    args: [{ name: 'post-id', kind: 'text', required: true }],
+    args: [{ name: 'post-id', kind: 'post', required: true }],
     flags: [
       {
         name: 'to',
@@ -270,7 +270,10 @@ const ENTRIES = [
     summary: 'Print shell completion for bash, zsh or fish',
     group: 'tools',
     args: [{ name: 'shell', kind: 'choice', choices: SHELLS, required: true }],
-    flags: [{ name: 'destinations', hidden: true, description: 'print destination names, one per line (used by the scripts)' }],
+    flags: [
+      { name: 'destinations', hidden: true, description: 'print destination names, one per line (used by the scripts)' },
+      { name: 'ids', hidden: true, description: 'print the ids of the posts and videos made here, newest first, one per line (used by the scripts)' },
+    ],
   },
   { name: 'mcp', summary: 'Run a local MCP server (stdio) for AI assistants', group: 'tools' },
 ] as const satisfies readonly CommandEntry[];

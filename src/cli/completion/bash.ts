@@ -135,6 +135,7 @@ ${cases}
   elif (( n == 0 )); then
     case "$positional" in
       destination) words="$(__vidpub_destinations)" ;;
+      post) words="$(command vidpub completion bash --ids 2>/dev/null)" ;;
       file) compopt -o default 2>/dev/null; COMPREPLY=(); return 0 ;;
       choice) words="$(__vidpub_choices "$cmd" "")" ;;
       command) words=${shq(commandWords)} ;;

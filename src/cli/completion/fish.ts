@@ -11,6 +11,7 @@ function valueArguments(v: FlagSpec | ArgSpec, m: CompletionModel): string | und
   const list = 'commaList' in v && v.commaList === true;
   const words = (source: string) => (list ? `'(${source} | __vidpub_list)'` : `'(${source})'`);
   if (kind === 'destination') return `-f -a ${words('__vidpub_destinations')}`;
+  if (kind === 'post') return `-f -a '(command vidpub completion fish --ids 2>/dev/null)'`;
   if (kind === 'file') return '-F';
   const choices = choicesOf({ kind, choices: v.choices }, m);
   if (choices.length) return list ? `-f -a ${words(`string join \\n ${choices.join(' ')}`)}` : `-f -a ${fishq(choices.join(' '))}`;
