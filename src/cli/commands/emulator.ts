@@ -4,6 +4,7 @@ import { sanitize, UsageError, VidpubError } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { printJson } from '../json-output.js';
+import { CONTROLS, parseControl, runControl, type ControlOpts } from '../emulator-controls.js';
 
 interface EmulatorOpts {
   host: string;
@@ -14,6 +15,10 @@ interface EmulatorOpts {
   fixture?: string;
   tls?: 'generate' | { certFile: string; keyFile: string };
   storagePort?: number;
+}
+
+function unknownControl(control: string): never {
+  throw new UsageError(`unknown emulator control "${sanitize(control)}": use clock, fault or requests`, { hint: 'Run "vidpub emulator --help" for what each does.' });
 }
 
 /** One problem on the error line; more, one line each under a count (with --json, as "problems"). */
@@ -57,19 +62,27 @@ async function readTlsFiles(o: { certFile: string; keyFile: string }): Promise<{
   return { cert: await read(o.certFile, '--tls-cert'), key: await read(o.keyFile, '--tls-key') };
 }
 
-export default defineCommand<'emulator', EmulatorOpts, void>({
+export default defineCommand<'emulator', EmulatorOpts | ControlOpts, void>({
   description:
     'Run the local emulator of the Video Publishing Service: the whole v1 contract in memory, ' +
     'with demo keys, allowances, idempotency, signed uploads and background processing. ' +
-    'It runs until Ctrl-C (SIGINT) or SIGTERM.',
+    'It runs until Ctrl-C (SIGINT) or SIGTERM. With a control it drives a running emulator (--base-url, VIDPUB_BASE_URL, ' +
+    'default 127.0.0.1:4010) instead: "clock" shows its clock, "clock +2h" moves it forward; "fault KEY=VALUE,..." adds ' +
+    'a fault, "fault list" and "fault clear"; "requests" prints the request log, --follow as they arrive.',
   examples: [
     'vidpub emulator',
     'vidpub emulator --port 0 --json',
     'vidpub emulator --processing-ms 200 --publish-ms 200',
     'vidpub emulator --fixture my-accounts.json',
     'vidpub emulator --tls --port 0 --json',
+    'vidpub emulator fault path=/v1/posts,method=POST,status=503,times=2',
+    'vidpub emulator clock +2h',
+    'vidpub emulator requests --follow',
   ],
-  parse(_args, flags) {
+  parse(args, flags) {
+    const [control, value] = args;
+    if (control !== undefined) return parseControl(CONTROLS.find((c) => c === control) ?? unknownControl(control), value, flags.follow);
+    if (value !== undefined || flags.follow) throw new UsageError('--follow and a value go with a control: vidpub emulator clock|fault|requests');
     return {
       host: flags.host,
       exposeControls: flags.exposeControls,
@@ -82,6 +95,7 @@ export default defineCommand<'emulator', EmulatorOpts, void>({
     };
   },
   async run(opts, inv) {
+    if ('control' in opts) return runControl(opts, inv);
     const { ctx } = inv;
     const emulator = await import('../../emulator/index.js');
     let fixture: unknown;

@@ -227,7 +227,13 @@ const ENTRIES = [
     name: 'emulator',
     summary: 'Run the local emulator of the Video Publishing Service',
     group: 'tools',
+    // Without a control: run one. With one: drive a running one (src/cli/emulator-controls.ts).
+    args: [
+      { name: 'control', kind: 'choice', choices: ['clock', 'fault', 'requests'], required: false },
+      { name: 'value', kind: 'text', required: false },
+    ],
     flags: [
+      { name: 'follow', description: 'with "requests": print the requests as they arrive, until Ctrl-C' },
       { name: 'host', value: 'host', description: 'address to listen on', default: DEFAULT_HOST },
       { name: 'expose-controls', description: 'let the test controls (/_emulator) answer other machines too, not only this one' },
       { name: 'port', value: 'port', kind: 'number', description: 'port to listen on (0 takes a free one)', default: String(DEFAULT_PORT) },
