@@ -10,8 +10,8 @@
  * files for `file`, the `choices` for `choice` and command names for
  * `command`; the other kinds are free text to the shells.
  */
-/** `post`: the id of a post or video made from this machine (completed from the journal). */
-export type ValueKind = 'text' | 'number' | 'duration' | 'url' | 'file' | 'destination' | 'choice' | 'command' | 'post';
+/** `post`: the id of a post or video made from this machine (completed from the journal); `option`: KEY=VALUE of a destination's options. */
+export type ValueKind = 'text' | 'number' | 'duration' | 'url' | 'file' | 'destination' | 'choice' | 'command' | 'post' | 'option';
 
 export interface FlagSpec {
   /** Long name without the dashes: "caption-file"; "no-wait" for a switch that turns a default off. */

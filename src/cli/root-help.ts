@@ -26,7 +26,7 @@ const GROUP_TITLES: Record<CommandEntry['group'], string> = {
 };
 
 /** Under each command's help, in place of the global flags (which `vidpub --help` lists once). */
-export const GLOBAL_FLAGS_LINE = '\nGlobal flags (--json, --quiet, --profile…): see vidpub --help\n';
+export const GLOBAL_FLAGS_LINE = '\nGlobal flags (--json, --quiet…): see vidpub --help\n';
 
 export function examplesText(examples: readonly string[]): string {
   return examples.length ? `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n` : '';

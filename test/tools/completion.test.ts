@@ -148,6 +148,21 @@ describe('vidpub completion SHELL', () => {
     if (has('fish')) expect(await fishCompleter(await script('fish'), shell)('vidpub status po')).toEqual([id]);
   });
 
+  it('--option completes KEY=VALUE and DEST:KEY=VALUE from the destinations\' options (through the key\'s cache)', async () => {
+    const words = await runCli(['completion', 'bash', '--option-values'], { env: emu.env() });
+    expect(words.code).toBe(0);
+    expect(words.stdout.split('\n')).toEqual(expect.arrayContaining(['privacy=SELF_ONLY', 'dst_demo_tiktok:privacy=SELF_ONLY', 'visibility=private', 'dst_demo_youtube:visibility=unlisted']));
+    const code = await script('bash');
+    const env = shellEnv(emu.env());
+    // bash breaks the word at "=" and ":": only what follows the last break is replaced
+    expect(await bashComplete(code, 'vidpub post --option privacy=SELF', env)).toEqual(['SELF_ONLY']);
+    const visibility = await bashComplete(code, 'vidpub post --option visib', env);
+    expect(visibility).toEqual(expect.arrayContaining(['visibility=public', 'visibility=private', 'visibility=unlisted']));
+    for (const w of visibility) expect(w).toMatch(/^visibility=/);
+    if (has('fish')) expect(await fishCompleter(await script('fish'), env)('vidpub post --option privacy=SELF')).toEqual(['privacy=SELF_ONLY']);
+    expect(await script('zsh')).toContain('__vidpub_names --option-values 0');
+  });
+
   it('the destinations offered are those of the --profile typed on the line (bash, zsh, fish)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vidpub-completion-profiles-'));
     const profile = (workspace: string) => ({ api_key: emu.key(workspace), base_url: emu.baseUrl });

@@ -42,7 +42,7 @@ describe('vidpub --help (the root help)', () => {
   it('wraps long descriptions to the terminal width, aligned under the description column', () => {
     const text = renderRootHelp(80);
     for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
-    expect(text).toMatch(/^ {2}--no-input {13}never prompt; .*\n {25}\S/m);
+    expect(text).toMatch(/^ {2}--no-input {18}never prompt; .*\n {30}\S/m);
     // Wide terminals stop at 120 columns.
     expect(renderRootHelp(300)).toBe(renderRootHelp(120));
   });
@@ -102,7 +102,7 @@ describe('vidpub COMMAND --help', () => {
       expect(r.stdout.replace(/\s+/g, ' ')).toContain(description);
       // the global flags are listed once, in vidpub --help, not under every command
       expect(r.stdout).not.toMatch(/^Global Options:$|^ {2}--no-journal /m);
-      expect(r.stdout).toMatch(/^Global flags \(--json, --quiet, --profile…\): see vidpub --help$/m);
+      expect(r.stdout).toMatch(/^Global flags \(--json, --quiet…\): see vidpub --help$/m);
       expect(r.stdout).not.toMatch(/\(default: "/);
       expect(r.stdout).toMatch(/^Examples:\n {2}\$ \S/m);
       // long examples are broken before a flag with a shell line continuation

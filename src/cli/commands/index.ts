@@ -126,6 +126,7 @@ const ENTRIES = [
       {
         name: 'option',
         value: 'key=value',
+        kind: 'option',
         repeatable: true,
         description: 'a destination option: KEY=VALUE (every destination that has KEY) or DEST:KEY=VALUE; repeatable',
       },
@@ -278,6 +279,7 @@ const ENTRIES = [
     args: [{ name: 'shell', kind: 'choice', choices: SHELLS, required: true }],
     flags: [
       { name: 'destinations', hidden: true, description: 'print destination names, one per line (used by the scripts)' },
+      { name: 'option-values', hidden: true, description: 'print KEY=VALUE and DEST:KEY=VALUE of the destinations\' options, one per line (used by the scripts)' },
       { name: 'ids', hidden: true, description: 'print the ids of the posts and videos made here, newest first, one per line (used by the scripts)' },
     ],
   },
