@@ -73,8 +73,8 @@ function adminUrl(inv: Invocation): string {
   }
 }
 
-async function call<T>(inv: Invocation, method: string, path: string, body?: unknown): Promise<T> {
-  const url = `${adminUrl(inv)}${path}`;
+async function call<T>(inv: Invocation, method: string, path: string, body?: unknown, admin = adminUrl(inv)): Promise<T> {
+  const url = `${admin}${path}`;
   let res: Response;
   try {
     res = await fetch(url, {
@@ -173,4 +173,22 @@ function printRequests(rows: Logged[], inv: Invocation, header: boolean): void {
     { tty, bold: colors.bold, width: columns },
   );
   for (const line of tty && !header ? lines.slice(1) : lines) inv.print(line);
+}
+
+/**
+ * `vidpub emulator --verbose`: each request the emulator answers, on stderr
+ * ("POST /v1/posts 201"), read from its own request log until `signal`
+ * aborts. A request still unanswered is told once a later one is, its status "-".
+ */
+export async function logRequests(inv: Invocation, admin: string, signal: AbortSignal): Promise<void> {
+  let told = 0;
+  while (!signal.aborted) {
+    const log = await call<Logged[]>(inv, 'GET', '/requests', undefined, admin).catch(() => [] as Logged[]);
+    if (log.length < told) told = 0;
+    let last = log.length;
+    while (last > told && log[last - 1]!.status === 0) last--;
+    for (const r of log.slice(told, last)) inv.ctx.io.stderr.write(`${r.method} ${r.path} ${r.status || '-'}${r.fault ? ` (fault: ${r.fault})` : ''}\n`);
+    told = last;
+    await inv.ctx.clock.sleep(250, signal).catch(() => undefined);
+  }
 }

@@ -89,3 +89,23 @@ describe('vidpub emulator requests', () => {
     expect(r.stderr).toMatch(/Start one with "vidpub emulator"/);
   });
 });
+
+describe('vidpub emulator --verbose', () => {
+  it('logs each request it answers on stderr: method, path, status (and the fault that answered)', async () => {
+    const ac = new AbortController();
+    const { ctx, stdout, stderr } = makeContext({ signal: ac.signal });
+    const running = main(['emulator', '--port', '0', '--verbose', '--json'], ctx);
+    const info = JSON.parse(await waitFor(stdout, (t) => t.includes('\n'))) as { base_url: string; keys: { key: string; access: string }[] };
+    const key = info.keys.find((k) => k.access === 'read_write')!.key;
+    const env = { VIDPUB_BASE_URL: info.base_url, VIDPUB_API_KEY: key };
+    expect((await runCli(['me'], { env })).code).toBe(0);
+    await waitFor(stderr, (t) => /^GET \/v1\/me 200$/m.test(t));
+    await runCli(['emulator', 'fault', 'path=/v1/destinations,status=503,times=1'], { env });
+    await runCli(['destinations', '--max-wait', '0'], { env });
+    await waitFor(stderr, (t) => /^GET \/v1\/destinations 503 \(fault: .+\)$/m.test(t));
+    ac.abort();
+    expect(await running).toBe(0);
+    // the controls themselves are not in the log
+    expect(stderr()).not.toMatch(/_emulator/);
+  });
+});

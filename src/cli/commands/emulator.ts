@@ -4,7 +4,7 @@ import { sanitize, UsageError, VidpubError } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { printJson } from '../json-output.js';
-import { CONTROLS, parseControl, runControl, type ControlOpts } from '../emulator-controls.js';
+import { CONTROLS, logRequests, parseControl, runControl, type ControlOpts } from '../emulator-controls.js';
 
 interface EmulatorOpts {
   host: string;
@@ -15,6 +15,7 @@ interface EmulatorOpts {
   fixture?: string;
   tls?: 'generate' | { certFile: string; keyFile: string };
   storagePort?: number;
+  verbose: boolean;
 }
 
 function unknownControl(control: string): never {
@@ -92,6 +93,7 @@ export default defineCommand<'emulator', EmulatorOpts | ControlOpts, void>({
       fixture: flags.fixture,
       tls: tlsOf(flags),
       storagePort: flags.storagePort === undefined ? undefined : wholeNumber(flags.storagePort, '--storage-port', 65535),
+      verbose: flags.verbose,
     };
   },
   async run(opts, inv) {
@@ -139,10 +141,12 @@ export default defineCommand<'emulator', EmulatorOpts | ControlOpts, void>({
     if (inv.globals.json) await printJson(handle.info, inv, { compact: true });
     else printHuman(handle.info, inv);
 
+    const logging = opts.verbose ? logRequests(inv, handle.adminUrl, ctx.signal) : undefined;
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();
       else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
     });
+    await logging;
     inv.log.info('Stopping the emulator.');
     await handle.close();
   },

@@ -235,6 +235,7 @@ const ENTRIES = [
     ],
     flags: [
       { name: 'follow', description: 'with "requests": print the requests as they arrive, until Ctrl-C' },
+      { name: 'verbose', description: 'log each request the emulator answers on stderr (method, path, status)' },
       { name: 'host', value: 'host', description: 'address to listen on', default: DEFAULT_HOST },
       { name: 'expose-controls', description: 'let the test controls (/_emulator) answer other machines too, not only this one' },
       { name: 'port', value: 'port', kind: 'number', description: 'port to listen on (0 takes a free one)', default: String(DEFAULT_PORT) },
