@@ -64,8 +64,10 @@ export async function createProgress(opts: ProgressOptions): Promise<Progress> {
   if (opts.quiet) return silentProgress;
   if (!opts.io.stderrIsTTY || opts.repaint === false) return new PlainProgress(opts.io.stderr, opts.clock);
   const [cliProgressModule, oraModule] = await Promise.all([import('cli-progress'), import('ora')]);
-  // cli-progress is CommonJS: Node's loader exposes its exports by name, a bundler's interop only as `default`.
-  const cliProgress = typeof cliProgressModule.SingleBar === 'function' ? cliProgressModule : (cliProgressModule as unknown as { default: CliProgressModule }).default;
+  // cli-progress is CommonJS: its whole exports are `default` (Node's loader and a bundler's interop alike); Node's loader
+  // also names the ones it detects, not all of them (Format is not among them in the bundle).
+  const whole = (cliProgressModule as unknown as { default?: CliProgressModule }).default;
+  const cliProgress = whole && typeof whole.SingleBar === 'function' ? whole : cliProgressModule;
   return new TtyProgress(opts, cliProgress, oraModule.default);
 }
 
