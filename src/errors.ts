@@ -104,6 +104,15 @@ export class ConflictError extends VidpubError {
 /** Ctrl-C / SIGINT / SIGTERM / SIGHUP (the exit code per signal: exitCodeOf). */
 export class InterruptedError extends VidpubError {
   override readonly exitCode = ExitCode.INTERRUPTED;
+  /** Stopped once a write went out: the base Idempotency-Key the rerun continues under (the CLI prints the line). */
+  readonly idempotencyKey?: string;
+  /** Flags that rerun carries with the value this run sent (as OutcomeUnknownError.rerunFlags). */
+  readonly rerunFlags: Record<string, string>;
+  constructor(message: string, opts: VidpubErrorOptions & { idempotencyKey?: string; rerunFlags?: Record<string, string> } = {}) {
+    super(message, opts);
+    this.idempotencyKey = opts.idempotencyKey;
+    this.rerunFlags = { ...(opts.rerunFlags ?? {}) };
+  }
 }
 
 /**

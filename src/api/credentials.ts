@@ -1,16 +1,18 @@
 /**
  * Where the client's base URL and key come from: flags, then the environment,
- * then the stored profile (read only when needed); `http://` only on loopback;
+ * then the stored profile (read only when needed; its key in the file or the OS store); `http://` only on loopback;
  * a key file; the sentence for a key that cannot be a key.
  */
-// fs.promises, not node:fs/promises: it loads (~1.7 ms of CPU) only when a key file is read.
-import { promises as fsp } from 'node:fs';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { keyStorage } from '../config/key-storage.js';
 import type { Profile } from '../config/profile-types.js';
-import { AuthError, UsageError, sanitize } from '../errors.js';
+import { setLongTimeout } from '../core/clock.js';
+import { AuthError, DeadlineReached, InterruptedError, TimeoutError, UsageError, sanitize } from '../errors.js';
+import { formatDuration } from '../time/duration.js';
 import type { ClientSettings, KeySource } from './client.js';
 import { redactUrl } from './debug.js';
 import { keyCharacterError } from './http-errors.js';
+import { shellWord } from '../util/shell.js';
 
 /** The built-in default base URL (documented in the README). */
 export const DEFAULT_BASE_URL = 'https://api.videopublishing.example/v1';
@@ -20,9 +22,11 @@ export interface CredentialSources {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   readProfile(name: string): Promise<Profile | undefined>;
+  /** Ends the wait for a key from a pipe (--api-key-file <(...)): Ctrl-C, SIGTERM. */
+  signal?: AbortSignal;
 }
 
-export type CredentialSettings = Pick<ClientSettings, 'profile' | 'baseUrl' | 'apiKeyFile' | 'apiKey' | 'caFile'>;
+export type CredentialSettings = Pick<ClientSettings, 'profile' | 'baseUrl' | 'apiKeyFile' | 'apiKey' | 'caFile' | 'timeoutMs'>;
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
 
@@ -81,6 +85,11 @@ export async function resolveCredentials(
   if (settings.baseUrl !== undefined) {
     baseUrl = settings.baseUrl;
     baseUrlSource = '--base-url';
+  } else if (envBase === '') {
+    // Set but empty, as VIDPUB_API_KEY below: the real service in its place would hide a missing variable.
+    throw new UsageError('VIDPUB_BASE_URL is set but empty, so there is no service to use (is a CI variable missing?)', {
+      hint: 'Set VIDPUB_BASE_URL to the base URL, or unset it (unset VIDPUB_BASE_URL) to use the stored profile or the default.',
+    });
   } else if (envBase) {
     baseUrl = envBase;
     baseUrlSource = 'VIDPUB_BASE_URL';
@@ -99,7 +108,7 @@ export async function resolveCredentials(
     apiKey = settings.apiKey.trim();
     keySource = 'settings';
   } else if (settings.apiKeyFile !== undefined) {
-    apiKey = await readKeyFile(src.cwd, settings.apiKeyFile);
+    apiKey = await readKeyFile(src.cwd, settings.apiKeyFile, { signal: src.signal, timeoutMs: settings.timeoutMs });
     keySource = '--api-key-file';
   } else if (src.env.VIDPUB_API_KEY !== undefined && src.env.VIDPUB_API_KEY.trim() === '') {
     // Set but empty: the usual sign of a CI secret that is missing. Using the stored profile instead would hide it.
@@ -109,8 +118,10 @@ export async function resolveCredentials(
   } else if (src.env.VIDPUB_API_KEY?.trim()) {
     apiKey = src.env.VIDPUB_API_KEY.trim();
     keySource = 'VIDPUB_API_KEY';
-  } else if ((await readProfile())?.api_key) {
-    apiKey = profile!.api_key!.trim();
+  } else if (keyStorage(await readProfile())) {
+    // The OS store's binding is loaded only here: a key from a flag, a file or the environment never pays for it.
+    const { readStoredKey } = await import('../config/key-store.js');
+    apiKey = (await readStoredKey(src.env, settings.profile, profile))?.trim();
     keySource = 'profile';
   }
   if (apiKey !== undefined) checkKeyCharacters(apiKey, keySource!);
@@ -131,21 +142,48 @@ function caFileOf(src: CredentialSources, settings: CredentialSettings, profile:
   return stored ? { caFile: stored, caFileSource: `profile "${settings.profile}"` } : {};
 }
 
-/** Reads a key file (--api-key-file): trimmed; a missing or empty file is a usage error naming it. */
-export async function readKeyFile(cwd: string, file: string): Promise<string> {
+/** The most bytes a key file may hold (a key is a few dozen). */
+const MAX_KEY_FILE_BYTES = 64 * 1024;
+
+/**
+ * Reads a key file (--api-key-file): trimmed; a missing or empty file, or one that
+ * is not a regular file nor a pipe, is a usage error naming it. A pipe (`<(pass show
+ * vidpub)`, /dev/stdin) is read until it ends or `signal` aborts (its reason thrown).
+ */
+export async function readKeyFile(cwd: string, file: string, wait: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<string> {
   const path = isAbsolute(file) ? file : resolvePath(cwd, file);
+  const { NotRegularFileError, readUserFile, userFileProblem } = await import('../util/user-file.js');
+  const deadline = new AbortController();
+  const timer = wait.timeoutMs === undefined ? undefined : setLongTimeout(() => deadline.abort(new DeadlineReached(wait.timeoutMs)), wait.timeoutMs);
+  const signal = wait.signal ? AbortSignal.any([wait.signal, deadline.signal]) : deadline.signal;
   let text: string;
   try {
-    text = await fsp.readFile(path, 'utf8');
+    text = (await readUserFile(path, { pipes: true, signal, maxBytes: MAX_KEY_FILE_BYTES, inspect: refuseBigKeyFile })).toString('utf8');
   } catch (err) {
+    if (signal.aborted) throw keyWaitStopped(path, signal.reason);
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read the API key file ${sanitize(path)}${code ? ` (${code})` : ''}`, {
-      hint: 'Give --api-key-file a file that holds only the key.',
-    });
+    const what = err instanceof NotRegularFileError ? `the API key file ${sanitize(path)} ${userFileProblem(err)} nor a pipe` : `cannot read the API key file ${sanitize(path)}${code ? ` (${code})` : ''}`;
+    throw new UsageError(what, { hint: 'Give --api-key-file a file that holds only the key (or a pipe that gives it, as <(pass show vidpub)).' });
+  } finally {
+    timer?.clear();
   }
   const key = text.trim();
   if (!key) throw new UsageError(`the API key file ${sanitize(path)} is empty`);
   return key;
+}
+
+function refuseBigKeyFile(st: { size: number }): void {
+  if (st.size > MAX_KEY_FILE_BYTES) throw Object.assign(new Error('too big for a key file'), { code: 'EFBIG' });
+}
+
+/** The wait for a key from a pipe ended by the command's --timeout (exit 7) or by a signal. */
+function keyWaitStopped(path: string, reason: unknown): Error {
+  if (reason instanceof DeadlineReached) {
+    return new TimeoutError(`Stopped: the API key file ${sanitize(path)} gave no key within the --timeout of the command (${formatDuration(reason.timeoutMs ?? 0)}); nothing was sent.`, {
+      hint: 'It is a pipe: whatever writes to it must write the key and close it.',
+    });
+  }
+  return new InterruptedError(`Interrupted while waiting for the API key from ${sanitize(path)}; nothing was sent.`);
 }
 
 function checkKeyCharacters(key: string, source: string): void {
@@ -154,9 +192,13 @@ function checkKeyCharacters(key: string, source: string): void {
   if (err) throw err;
 }
 
-/** `vidpub login`, for the profile in use: a plain login would store the key in another one. */
-function loginCommand(profile: string): string {
-  return profile === 'default' ? '"vidpub login"' : `"vidpub login --profile ${profile}"`;
+/**
+ * `vidpub login`, for the profile in use (a plain login would store the key in another one), and
+ * the --base-url given (a plain login would send the key to the default service).
+ */
+function loginCommand(profile: string, baseUrl?: string): string {
+  const words = ['vidpub login', ...(profile === 'default' ? [] : [`--profile ${shellWord(profile)}`]), ...(baseUrl ? [`--base-url ${shellWord(sanitize(redactUrl(baseUrl)))}`] : [])];
+  return `"${words.join(' ')}"`;
 }
 
 export function noKeyError(profile: string): AuthError {
@@ -171,6 +213,8 @@ export interface KeyOrigin {
   profile: string;
   /** The --api-key-file path as given. */
   file?: string;
+  /** The --base-url as given: a login the hint suggests repeats it. */
+  baseUrl?: string;
 }
 
 /**
@@ -191,7 +235,7 @@ export function withKeyHint(err: AuthError, origin: KeyOrigin): AuthError {
     const file = sanitize(origin.file ?? 'the file');
     hint = what === 'valid' ? `Put a valid key in ${file} (the --api-key-file).` : `${create}, then put it in ${file} (the --api-key-file).`;
   } else {
-    const login = loginCommand(origin.profile);
+    const login = loginCommand(origin.profile, origin.baseUrl);
     hint = what === 'valid' ? `Run ${login} with a valid key, or set VIDPUB_API_KEY.` : `${create}, then run ${login}.`;
   }
   return new AuthError(err.message, { http: err.http, hint, cause: err.cause, data: err.data });

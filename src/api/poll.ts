@@ -25,7 +25,7 @@
  * `readThrough`, also used alone by waits with a schedule of their own (the
  * batch's).
  */
-import type { Clock } from '../core/clock.js';
+import { setLongTimeout, type Clock, type LongTimer } from '../core/clock.js';
 import { InterruptedError, RateLimitError, ServiceError, TimeoutError, VidpubError, isDeadline } from '../errors.js';
 import { formatDuration } from '../time/duration.js';
 import { responseMeta } from './client.js';
@@ -372,21 +372,20 @@ async function lookWithin<T>(fetch: (look: { signal: AbortSignal }) => Promise<T
   const ac = new AbortController();
   const onAbort = () => ac.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: LongTimer | undefined;
   try {
     const pending = fetch({ signal: ac.signal });
     if (deadlineMs === undefined) return await pending;
     const left = Math.max(0, deadlineMs - clock.now()) + LAST_LOOK_GRACE_MS;
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+      timer = setLongTimeout(() => {
         ac.abort();
         reject(new InterruptedError('The look at the deadline took too long.'));
-      }, left);
-      timer.unref?.();
+      }, left).unref();
     });
     return await Promise.race([pending, expired]);
   } finally {
-    if (timer) clearTimeout(timer);
+    timer?.clear();
     signal?.removeEventListener('abort', onAbort);
   }
 }

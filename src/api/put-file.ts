@@ -103,6 +103,9 @@ interface Put {
  * size), ServiceError (transient failures after the last attempt), or the
  * signal's reason when aborted.
  */
+/** The PUT failed on every attempt (the flow names the video it was for). */
+export class UploadFailedError extends ServiceError {}
+
 export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
   const maxAttempts = Math.max(1, opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const put = await prepare(opts);
@@ -115,7 +118,7 @@ export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
     if ('status' in outcome) return { status: outcome.status, attempts: attempt };
     if (progress.sent === opts.size) sentAllBefore = true;
     if (attempt >= maxAttempts) {
-      throw new ServiceError(`the upload failed after ${attempt} attempts: ${outcome.reason}`, {
+      throw new UploadFailedError(`the upload failed after ${attempt} attempts: ${outcome.reason}`, {
         hint: 'Check your connection and run the command again.',
       });
     }

@@ -20,7 +20,7 @@
  * (http-client.ts): the sender calls back before a write and when the key is
  * refused.
  */
-import type { Clock } from '../core/clock.js';
+import { setLongTimeout, type Clock } from '../core/clock.js';
 import { AuthError, DeadlineReached, RateLimitError, ServiceError } from '../errors.js';
 import { formatDuration } from '../time/duration.js';
 import { nodeCrypto } from '../util/lazy-crypto.js';
@@ -186,9 +186,8 @@ export class RequestSender {
     if (!this.#budget) {
       const expired = new AbortController();
       const reason = new DeadlineReached(ms);
-      const timer = setTimeout(() => expired.abort(reason), ms);
-      timer.unref?.();
-      this.#budget = { signal: expired.signal, endsAt: this.#clock.now() + ms, stop: () => clearTimeout(timer), expire: () => expired.abort(reason) };
+      const timer = setLongTimeout(() => expired.abort(reason), ms).unref();
+      this.#budget = { signal: expired.signal, endsAt: this.#clock.now() + ms, stop: () => timer.clear(), expire: () => expired.abort(reason) };
     }
     if (this.#clock.now() >= this.#budget.endsAt) this.#budget.expire();
     return [this.#budget.signal];

@@ -17,6 +17,7 @@
  * the error messages of http-errors.ts already know.
  */
 import type http from 'node:http';
+import { setLongTimeout, type LongTimer } from '../core/clock.js';
 import { Network, type NetSettings, type Route } from './net.js';
 import { TransportTimeoutError } from './transport-timeout.js';
 
@@ -116,7 +117,7 @@ function requestOnce(r: OneRequest): Promise<TransportResponse> {
   const { route, secure, headers, o, timeouts } = r;
   return new Promise<TransportResponse>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
-    let ceiling: NodeJS.Timeout | undefined;
+    let ceiling: LongTimer | undefined;
     let settled = false;
     let sent = false;
     let phase: 'connect' | 'headers' | 'body' = 'connect';
@@ -124,7 +125,7 @@ function requestOnce(r: OneRequest): Promise<TransportResponse> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      clearTimeout(ceiling);
+      ceiling?.clear();
       fn();
     };
     const fail = (err: Error) =>
@@ -139,7 +140,7 @@ function requestOnce(r: OneRequest): Promise<TransportResponse> {
       timer = setTimeout(() => req.destroy(new TransportTimeoutError(code, `${what} (${ms} ms)`)), ms);
     };
     if (timeouts.totalMs !== undefined) {
-      ceiling = setTimeout(() => {
+      ceiling = setLongTimeout(() => {
         const code = phase === 'connect' ? 'UND_ERR_CONNECT_TIMEOUT' : phase === 'headers' ? 'UND_ERR_HEADERS_TIMEOUT' : 'UND_ERR_BODY_TIMEOUT';
         req.destroy(new TransportTimeoutError(code, `the request took longer than its ceiling (${timeouts.totalMs} ms, VIDPUB_REQUEST_TIMEOUT)`));
       }, timeouts.totalMs);
@@ -155,6 +156,12 @@ function requestOnce(r: OneRequest): Promise<TransportResponse> {
       socket.once(secure ? 'secureConnect' : 'connect', awaitHeaders);
     });
     req.on('response', (res) => {
+      if (res.statusCode === 407 && route.proxyRefusal) {
+        // The proxy's own refusal: the request went no further, so nothing was sent to the service.
+        res.resume();
+        sent = false;
+        return fail(route.proxyRefusal(407));
+      }
       const chunks: Buffer[] = [];
       phase = 'body';
       // One timer for the whole body: a trickle does not re-arm it.

@@ -188,7 +188,15 @@ async function parseYaml(text: string): Promise<Manifest> {
     const node = isSeq(seq) ? (seq.items[i] as { range?: [number, number, number] } | undefined) : undefined;
     return node?.range ? lc.linePos(node.range[0]).line : undefined;
   };
-  return fromDocument(doc.toJS({ maxAliasCount: 100 }), 'yaml', lineOf);
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    // yaml's guard against a document whose aliases (*name) expand without end: a "billion laughs" bomb.
+    if (!(err instanceof ReferenceError && /alias/i.test(err.message))) throw err;
+    return { format: 'yaml', items: [], problems: [{ message: 'refused: its aliases (*name) expand into a document far too large (more than 100 uses of an alias); write the items out' }] };
+  }
+  return fromDocument(data, 'yaml', lineOf);
 }
 
 function parseJson(text: string): Manifest {

@@ -1,15 +1,15 @@
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import type { ClientTuning } from '../api/request-sender.js';
 import { UsageError } from '../errors.js';
-import { parseDuration } from '../time/duration.js';
+import { parseBoundedDuration } from '../time/duration.js';
 import type { Context } from './context.js';
 import { canRepaint } from '../ui/live-region.js';
 
-/** VIDPUB_REQUEST_TIMEOUT: the ceiling of one request (90s, 2m; a bare number is seconds); undefined: the default (60 s). */
+/** VIDPUB_REQUEST_TIMEOUT: the ceiling of one request (90s, 2m; a bare number is seconds; at most 365d); undefined: the default (60 s). */
 export function requestTimeoutOf(env: Record<string, string | undefined>): number | undefined {
   const raw = env.VIDPUB_REQUEST_TIMEOUT;
   if (raw === undefined || raw === '') return undefined;
-  const ms = parseDuration(raw, 'VIDPUB_REQUEST_TIMEOUT');
+  const ms = parseBoundedDuration(raw, 'VIDPUB_REQUEST_TIMEOUT');
   if (ms < 1000) throw new UsageError('VIDPUB_REQUEST_TIMEOUT must be at least 1s');
   return ms;
 }

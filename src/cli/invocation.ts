@@ -6,7 +6,7 @@ import { UsageError, sanitize } from '../errors.js';
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import { colorLevel, makeColors } from '../ui/color.js';
 import { canRepaint } from '../ui/live-region.js';
-import { parseDuration } from '../time/duration.js';
+import { parseBoundedDuration } from '../time/duration.js';
 import { truthy } from '../util/env.js';
 import type { GlobalOptions, Invocation, Logger } from './command.js';
 import type { Context } from './context.js';
@@ -41,7 +41,7 @@ export function resolveGlobals(all: GlobalFlags, ctx: Context, given: (key: keyo
     caFile: all.caFile,
     workspace: all.workspace ?? (ctx.env.VIDPUB_WORKSPACE || undefined),
     debug: all.debug || truthy(ctx.env.VIDPUB_DEBUG),
-    maxWaitMs: parseDuration(all.maxWait, '--max-wait'),
+    maxWaitMs: parseBoundedDuration(all.maxWait, '--max-wait'),
     maxWaitGiven: given('maxWait'),
     waitForQuota: all.waitForQuota,
     journal: all.journal && !truthy(ctx.env.VIDPUB_NO_JOURNAL),
@@ -103,7 +103,11 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
   };
   const interactive = globals.input && io.stdinIsTTY && io.stderrIsTTY;
   const repaint = canRepaint(io.stderrIsTTY, env);
-  const getClient = () => (client ??= ctx.createClient(clientSettings));
+  // The client once made: one still being made when the command ends (a key file that is a pipe, its wait cut
+  // short by --timeout) has nothing to close, and is not waited for.
+  let made: ApiClient | undefined;
+  const getClient = () => (client ??= ctx.createClient(clientSettings).then((c) => (made = c)));
+  const journal = globals.journal === false ? undefined : lazyJournal({ env, profile: globals.profile, client: getClient, clock: ctx.clock, signal: ctx.signal, warn: log.warn });
   const inv: Invocation = {
     ctx,
     globals,
@@ -130,17 +134,16 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
         colors: colors.stderr,
       },
       debugOut: globals.debug ? io.stderr : undefined,
-      journal:
-        globals.journal === false
-          ? undefined
-          : lazyJournal({ env, profile: globals.profile, client: getClient, clock: ctx.clock, signal: ctx.signal, warn: log.warn }),
+      journal,
     },
     clientSettings,
     client: getClient,
     rerun,
   };
   disposers.set(inv, async () => {
-    if (client) await (await client.catch(() => undefined))?.close();
+    await made?.close();
+    // Last, after the output: a post run's note goes only once its outcome is printed.
+    await journal?.settle().catch(() => undefined);
   });
   return inv;
 }

@@ -35,5 +35,6 @@ export function lazyJournal(s: JournalSettings): Journal {
     retriesOf: async (id) => (await get()).retriesOf(id),
     history: async (q) => (await get()).history(q),
     runs: async (what, workspace) => (await get()).runs(what, workspace),
+    settle: async () => (real ? (await real).settle() : undefined),
   };
 }

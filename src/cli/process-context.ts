@@ -5,6 +5,7 @@
 import { isatty } from 'node:tty';
 import type { Context } from './context.js';
 import { realClock } from '../core/clock.js';
+import { guardGoneReader } from '../core/io.js';
 
 declare const __VIDPUB_VERSION__: string | undefined;
 export const VERSION: string = typeof __VIDPUB_VERSION__ === 'string' ? __VIDPUB_VERSION__ : '0.0.0-dev';
@@ -19,11 +20,12 @@ export function createProcessContext(opts: { signal: AbortSignal }): Context {
       get stdin() {
         return process.stdin;
       },
+      // A reader gone away (`2>&1 | head -1`) stops the output, not the command (src/core/io.ts).
       get stdout() {
-        return process.stdout;
+        return guardGoneReader(process.stdout);
       },
       get stderr() {
-        return process.stderr;
+        return guardGoneReader(process.stderr);
       },
       stdinIsTTY,
       stdoutIsTTY,

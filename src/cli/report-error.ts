@@ -169,6 +169,8 @@ async function reportVidpubError(error: VidpubError, r: Reporting, spec: Command
   // A person saying no (a declined confirmation) is said plainly, not as an error.
   r.write(error instanceof CancelledError ? sanitize(error.message) : `${r.red('Error:')} ${sanitize(error.message)}`);
   if (unknown) reportUnknown(unknown, r, r.write, !printsData);
+  // Stopped by a signal once a write went out: the same command with the run's key continues it.
+  if (error instanceof InterruptedError && error.idempotencyKey !== undefined) r.write(`Rerun to continue it (nothing is done twice): ${rerunCommand(r.argv, error.idempotencyKey, error.rerunFlags)}`);
   if (error.hint) r.write(r.dim(error.hint));
   if (r.debug && error.stack) r.write(r.dim(error.stack));
   return code;

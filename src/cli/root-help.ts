@@ -18,7 +18,7 @@ export const ROOT_EXAMPLES = [
   'vidpub emulator --port 0 --json',
 ];
 
-const GROUP_TITLES: Record<CommandEntry['group'], string> = {
+export const GROUP_TITLES: Record<CommandEntry['group'], string> = {
   account: 'Account commands:',
   media: 'Media commands:',
   posts: 'Post commands:',
@@ -81,7 +81,8 @@ function item(term: string, termWidth: number, description: string, width: numbe
   return ['  ' + term.padEnd(termWidth) + '  ' + lines[0], ...lines.slice(1).map((l) => ' '.repeat(termWidth + 4) + l)].join('\n');
 }
 
-function optionDescription(o: FlagSpec): string {
+/** A flag's description as help shows it, its default after it (as commander writes it for a command's flags). */
+export function optionDescription(o: FlagSpec): string {
   return o.default === undefined ? o.description : `${o.description} (default: ${o.default})`;
 }
 

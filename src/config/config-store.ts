@@ -1,5 +1,6 @@
 /**
  * The config store: profiles (API key, base URL, workspace) in one JSON file,
+ * the key itself only when it is not in the OS store (key-store.ts),
  * `config.json` in the vidpub config directory:
  *
  *   VIDPUB_CONFIG_DIR, else $XDG_CONFIG_HOME/vidpub, else ~/.config/vidpub
@@ -27,7 +28,7 @@
  * instant that test/client/config-store.test.ts runs). Loading it, with ajv, also
  * cost ~84 ms on each login and logout (docs/performance.md).
  */
-import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { pid } from 'node:process';
 import { basename, dirname, join } from 'node:path';
@@ -36,10 +37,12 @@ import { VidpubError, sanitize } from '../errors.js';
 import { withFileLock, type LockPurpose } from '../util/file-lock.js';
 import { xdgBase } from '../util/xdg.js';
 import { nodeCrypto } from '../util/lazy-crypto.js';
+import { NotRegularFileError, readUserFileSync, userFileProblem } from '../util/user-file.js';
+
 type Env = Readonly<Record<string, string | undefined>>;
 
 export const CONFIG_FILE_NAME = 'config.json';
-const PROFILE_FIELDS = ['api_key', 'base_url', 'ca_file', 'workspace', 'logged_in_at'] as const;
+const PROFILE_FIELDS = ['api_key', 'key_storage', 'key_masked', 'base_url', 'ca_file', 'workspace', 'logged_in_at'] as const;
 
 /** The shape of config.json. Unknown top-level keys are kept as they are. */
 export interface ConfigFile {
@@ -67,10 +70,11 @@ function corrupt(path: string, what: string): VidpubError {
 export function readConfigFile(path: string): ConfigFile {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readUserFileSync(path).toString('utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return {};
+    if (err instanceof NotRegularFileError) throw new VidpubError(`Cannot read the config file ${sanitize(path)}: it ${userFileProblem(err)}.`, { hint: 'Move it away; "vidpub login" makes a new one.' });
     throw new VidpubError(`Cannot read the config file ${sanitize(path)} (${code ?? 'error'}).`, {
       hint: code === 'EACCES' ? 'Check the permissions of the file and its directory.' : undefined,
     });

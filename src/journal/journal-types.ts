@@ -177,13 +177,23 @@ export interface OpenRun {
 
 /** What the journal remembers of the runs that post one thing (see runs.ts). */
 export interface RunMemory {
-  /** The newest run of it cut off within 24 hours: killed, or ended not knowing whether it posted. */
-  cutOff(): OpenRun | undefined;
-  /** This run is about to write under `run.key`. */
-  open(run: OpenRun): void;
-  /** This run ended: `known` when its post is known or nothing that could make one was sent. */
-  end(key: string, known: boolean): void;
+  /** Where the notes are (for messages). */
+  readonly dir: string;
+  /** The newest run of it cut off within 24 hours (killed, stopped by a signal, or ended not knowing whether it posted) that no live process holds. */
+  cutOff(): Promise<OpenRun | undefined>;
+  /** Whether a note can be written now: undefined if so, else the file system's error code. */
+  writable(): string | undefined;
+  /** This run is about to write under `run.key`, and holds the note while it runs; false when the note could not be written. */
+  open(run: OpenRun): boolean;
+  /**
+   * This run ended: 'known' when its post is known or nothing that could make one was sent (the note goes);
+   * 'unknown' when it may have posted (kept, marked ended); 'cut-off' when a signal stopped it (kept as is).
+   */
+  end(key: string, how: RunEnd): void;
 }
+
+/** How a run ended, for its note (RunMemory.end). */
+export type RunEnd = 'known' | 'unknown' | 'cut-off';
 
 /**
  * The recorder on Session.journal. Every method swallows its own failures:
@@ -212,6 +222,8 @@ export interface Journal {
    * this service in `workspace` (its id: any of its keys), or with this key when the workspace is not known.
    */
   runs(what: unknown, workspace?: string): Promise<RunMemory>;
+  /** The command has printed its outcome: the notes of the runs that finished go (the last thing a command does). */
+  settle(): Promise<void>;
 }
 
 /** What the journal is made of: where it lives, the command's profile, client and clock, and how it warns. */

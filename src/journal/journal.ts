@@ -74,5 +74,9 @@ export function createJournal(deps: JournalDeps): Journal {
       const { runMemory } = await import('./runs.js');
       return runMemory({ dir: deps.dir, now: () => deps.clock.now(), ctx, what, workspace });
     },
+
+    async settle() {
+      (await import('./runs.js')).settleRuns();
+    },
   };
 }

@@ -9,8 +9,9 @@
  * A line that does not parse is skipped with one warning naming the file and
  * line; nothing is ever rewritten.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, writeSync, constants } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, statSync, writeSync, constants } from 'node:fs';
 import { tryFileLock } from '../util/file-lock.js';
+import { NotRegularFileError, readUserFileSync } from '../util/user-file.js';
 import { join } from 'node:path';
 import type { JournalRecord } from './journal-types.js';
 
@@ -49,7 +50,8 @@ export class JournalStore {
   append(record: JournalRecord): void {
     const line = encode(record);
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const fd = openSync(this.activePath, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
+    // O_NONBLOCK: a FIFO put in its place fails at once (ENXIO) instead of waiting for a reader.
+    const fd = openSync(this.activePath, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0), 0o600);
     let size: number;
     try {
       const n = writeSync(fd, line);
@@ -105,11 +107,12 @@ export class JournalStore {
     for (const file of this.files()) {
       let buf: Buffer;
       try {
-        // Only a regular file is read (a device such as /dev/full would never end).
-        if (!statSync(file).isFile()) continue;
-        buf = readFileSync(file);
+        // Only a regular file is read: a directory or a FIFO is an error. A device (a link to /dev/null, the
+        // journal turned off by hand; /dev/full, which would never end) is read as empty, as before.
+        buf = readUserFileSync(file);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        if (err instanceof NotRegularFileError && err.device) continue;
         throw err;
       }
       if (probe && buf.indexOf(probe) < 0) continue;

@@ -6,7 +6,7 @@
 import { responseMeta } from '../api/client.js';
 import { createDebugLogger } from '../api/debug.js';
 import type { CreateUploadResponse, Media } from '../api/wire-types.js';
-import { putFile, UploadLinkRefusedError } from '../api/put-file.js';
+import { putFile, UploadFailedError, UploadLinkRefusedError } from '../api/put-file.js';
 import { InterruptedError, OutcomeUnknownError, ServiceError, TimeoutError, VidpubError, isInterruption } from '../errors.js';
 import { interruptibleSleep } from '../api/backoff.js';
 import { bindDeadline, lookUp, withGrace } from '../session/deadline.js';
@@ -193,6 +193,14 @@ async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileO
         ? `during the upload of ${file.filename} (video ${media.id}, ${file.size ? Math.floor((sent / file.size) * 100) : 0}% sent); it was not completed`
         : `before the upload of ${file.filename} started`;
       throw new InterruptedError(`Interrupted ${where}.`, { hint: 'Run the command again to upload the file.', data: media, cause: err });
+    }
+    if (err instanceof UploadFailedError && media) {
+      // The video exists, "uploading": its id is printed (the record on stdout with --json) to look at it or post it once uploaded.
+      throw new ServiceError(`${err.message.replace(/^the upload/, `the upload of ${file.filename} (video ${media.id})`).replace(/\.$/, '')}; the video stays "uploading".`, {
+        hint: `Check your connection and run the command again; see the video with: vidpub status ${media.id}`,
+        data: media,
+        cause: err,
+      });
     }
     throw err;
   }

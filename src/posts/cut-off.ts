@@ -14,7 +14,7 @@
 import type { Session } from '../session/session.js';
 import type { RunKey } from '../session/run-key.js';
 import type { OpenRun, RunMemory } from '../journal/journal-types.js';
-import { InterruptedError, OutcomeUnknownError, VidpubError } from '../errors.js';
+import { CancelledError, InterruptedError, OutcomeUnknownError, TimeoutError, VidpubError, sanitize } from '../errors.js';
 import type { PostOpts, PostSource } from './post-opts.js';
 import { optionsBody, type DestinationPlan } from './options.js';
 import { relativePhrase } from '../time/describe.js';
@@ -92,7 +92,7 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
   if (!session.journal) return p.when;
   track.workspace = await workspaceOf(session);
   const memory = await session.journal.runs(describe(p), track.workspace);
-  const earlier = memory.cutOff();
+  const earlier = await memory.cutOff();
   let when = p.when;
   // The first run's time ("in 2h" then): the one its post was made with, if it was.
   const earlierWhen = (run: OpenRun) =>
@@ -118,6 +118,8 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
         'so what it did is reported, not done twice. To post anew instead, add --force-new.',
     );
   }
+  const unwritable = memory.writable();
+  if (unwritable) throw noNote(memory.dir, unwritable);
   track.run = { key: key.key, started: earlier?.started ?? session.clock.now(), ...(when && !when.now ? { publishAt: when.publishAt } : {}), ...(key.postStep ? { step: key.postStep } : {}) };
   track.memory = memory;
   return when;
@@ -129,7 +131,30 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
  * leave a note for a post it never sent.)
  */
 export function noteRun(track: RunTrack): void {
-  if (track.memory && track.run) track.memory.open(track.run);
+  if (track.memory && track.run && !track.memory.open(track.run)) throw noNote(track.memory.dir, track.memory.writable() ?? 'EIO');
+}
+
+const DISK_SAYS: Record<string, string> = {
+  EROFS: 'a read-only file system',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'a file is where a directory should be',
+  EEXIST: 'a file is where a directory should be',
+};
+
+/**
+ * The note of the run cannot be written: refused before the first write,
+ * since a rerun after a kill would then post a second time. With a key of
+ * its own a rerun is safe without a note; --no-journal runs without it.
+ */
+function noNote(dir: string, code: string): VidpubError {
+  return new VidpubError(
+    `The state directory cannot be written (${sanitize(dir)}: ${DISK_SAYS[code] ?? code}); nothing was uploaded or posted. ` +
+      'vidpub notes a post there before its first write, so that a plain rerun after a kill continues it instead of posting twice.',
+    { hint: 'Free or fix that directory (or set VIDPUB_STATE_DIR to one that can be written), or run with --idempotency-key KEY (a rerun with the same key is safe), or with --no-journal to post without the note.' },
+  );
 }
 
 /**
@@ -140,9 +165,11 @@ export function noteRun(track: RunTrack): void {
 export async function postMoved(session: Session, p: CutOffInput, track: RunTrack, step: string): Promise<void> {
   if (!session.journal || !track.memory || !track.run) return;
   const memory = await session.journal.runs(describe(p), track.workspace);
-  track.memory.end(track.run.key, true);
-  track.run = { ...track.run, step };
-  memory.open(track.run);
+  const moved = { ...track.run, step };
+  // Unwritten, the note of the first post stays: a rerun replays that post and reads the destinations again.
+  if (!memory.open(moved)) return;
+  track.memory.end(track.run.key, 'known');
+  track.run = moved;
   track.memory = memory;
 }
 
@@ -151,14 +178,34 @@ export async function postMoved(session: Session, p: CutOffInput, track: RunTrac
  * ended on a definite answer (refused, nothing sent). It stays (marked ended)
  * when the run stopped not knowing whether its write was done, and when a
  * continued run stopped before its post was known (a refusal, Ctrl-C at the
- * confirmation), since the first run's post may still exist. `sent`: a
- * write may have gone out (the upload, the import or the post was started).
+ * confirmation), since the first run's post may still exist. A signal
+ * (SIGTERM, SIGINT, SIGHUP) once a write went out, or in a continued run,
+ * leaves it as kill -9 would, even after the post was made: the rerun then
+ * reports that post instead of making a second. `sent`: a write may have
+ * gone out (the upload, the import or the post was started).
  */
 export function endRun(track: RunTrack, key: RunKey, failure: unknown, created: boolean, sent: boolean): void {
   if (!track.memory) return;
+  const signalled = failure instanceof InterruptedError && !(failure instanceof CancelledError);
+  if (signalled && (sent || key.continued === true)) return track.memory.end(key.key, 'cut-off');
+  // Stopped waiting for the post it made (--timeout, exit 7): the command did not finish, and what reruns a
+  // failed CI step or cron line is the same command, which must report this post, not make another.
+  if (created && failure instanceof TimeoutError) return track.memory.end(key.key, 'cut-off');
   // Stopped before its first write (declined or Ctrl-C at the confirmation): nothing can have been posted.
   const unknown = sent && (failure instanceof OutcomeUnknownError || failure instanceof InterruptedError);
   // A continued run whose first run's time was refused: had that run posted, the service would have replayed its post.
   const noEarlierPost = key.continued === true && failure instanceof VidpubError && failure.http?.code === 'invalid_publish_at';
-  track.memory.end(key.key, created || noEarlierPost || (!key.continued && !key.given && !unknown));
+  track.memory.end(key.key, created || noEarlierPost || (!key.continued && !key.given && !unknown) ? 'known' : 'unknown');
+}
+
+/**
+ * A signal stopped the run once a write went out: the error names the run's
+ * key, and the CLI prints the command that continues it (the same, with
+ * --idempotency-key, and the time sent in place of a relative --at), which
+ * works on any machine; here the command as typed does too (the note is kept).
+ */
+export function continuable(err: unknown, run: { opts: Pick<PostOpts, 'atText'>; key: RunKey; track: RunTrack }, sent: boolean): unknown {
+  if (!sent || !(err instanceof InterruptedError) || err instanceof CancelledError || err.idempotencyKey !== undefined) return err;
+  const rerunFlags: Record<string, string> = run.opts.atText !== undefined && run.track.publishAt ? { '--at': run.track.publishAt } : {};
+  return new InterruptedError(err.message, { hint: err.hint, data: err.data, http: err.http, cause: err, idempotencyKey: run.key.key, rerunFlags });
 }

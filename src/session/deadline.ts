@@ -48,9 +48,24 @@ export function bindDeadline(session: Session, deadlineMs: number | undefined, t
   const signal = AbortSignal.any([session.signal, expired.signal]);
   withoutDeadline.set(signal, session.signal);
   return {
-    session: { ...session, signal, deadlineMs },
+    // Making the client may wait on a key from a pipe (--api-key-file <(...)): the deadline ends that wait too.
+    session: { ...session, signal, deadlineMs, client: () => untilAborted(session.client(), signal) },
     dispose: () => timer.abort(),
   };
+}
+
+/**
+ * `work`, or the signal's reason if it aborts while the work is pending (the work
+ * itself is left to end on its own). Past the abort, `work` as is: a look-up
+ * after the deadline still gets the client made before it.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /**

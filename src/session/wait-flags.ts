@@ -3,7 +3,7 @@
  * place for the CLI's commands and the MCP server's tools.
  */
 import { UsageError } from '../errors.js';
-import { parseDuration } from '../time/duration.js';
+import { parseBoundedDuration } from '../time/duration.js';
 
 /**
  * Default --timeout of upload, import, post, publish and status --wait: long
@@ -19,7 +19,7 @@ export interface WaitFlags {
 
 /** --timeout in ms (default 30m); must be longer than 0. */
 export function parseTimeout(flags: { timeout?: unknown }): number {
-  const ms = parseDuration(String(flags.timeout ?? DEFAULT_TIMEOUT), '--timeout');
+  const ms = parseBoundedDuration(String(flags.timeout ?? DEFAULT_TIMEOUT), '--timeout');
   if (ms <= 0) throw new UsageError('--timeout must be longer than 0s');
   return ms;
 }

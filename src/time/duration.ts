@@ -3,6 +3,19 @@ import { UsageError } from '../errors.js';
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /**
+ * The longest --timeout, --max-wait or VIDPUB_REQUEST_TIMEOUT (a year): longer
+ * is a typo, not a plan. Timers of any length up to it work (setLongTimeout).
+ */
+export const MAX_DURATION_MS = 365 * UNIT_MS.d!;
+
+/** parseDuration, held to MAX_DURATION_MS: a usage error naming the maximum beyond it. */
+export function parseBoundedDuration(text: string, flag: string): number {
+  const ms = parseDuration(text, flag);
+  if (ms > MAX_DURATION_MS) throw new UsageError(`${flag} "${text}" is too long: the maximum is 365d`);
+  return ms;
+}
+
+/**
  * Parses a duration as written everywhere in vidpub: `90s`, `5m`, `1h`, `2d`,
  * `500ms`, compounds like `1h30m`, or a bare number of seconds. Returns ms.
  */

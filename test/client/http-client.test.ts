@@ -298,7 +298,7 @@ describe('rate limits', () => {
     const { c, stderr } = await client({ clock, settings: { waitForQuota: true } });
     const created = await c.createPost(post);
     expect(created.id).toMatch(/\S/);
-    expect(stderr()).toMatch(/Daily allowance used up; resets \S+ \d\d:\d\d(:\d\d)? \S+, in \d+s \(--wait-for-quota\)/);
+    expect(stderr()).toMatch(/Allowance used up, waiting for the reset: \d+s left \(daily posts, at \S+ \d\d:\d\d(:\d\d)? \S+; --wait-for-quota\)/);
     const posts = (await emu.requests()).filter((q) => q.path === '/v1/posts');
     expect(posts.map((q) => q.status)).toEqual([429, 201]);
     expect(posts[1]!.idempotency_key).toBe(posts[0]!.idempotency_key);

@@ -26,7 +26,14 @@ describe('vidpub post while waiting', () => {
     const id = /^id\t(post_\w+)$/m.exec(r.stdout)?.[1];
     expect(id).toBeDefined();
     expect(r.stdout).toMatch(/^status\tpublishing$/m);
-    expect(r.stderr).toMatch(new RegExp(`Error: Interrupted: stopped waiting for post ${id}; it goes on at the service\\.\\nCheck on it later with: vidpub status ${id} --wait`));
+    // the line that continues the run comes before the hint: the plain command continues it too, here
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `Error: Interrupted: stopped waiting for post ${id}; it goes on at the service\\.\\n` +
+          'Rerun to continue it \\(nothing is done twice\\): vidpub post test/fixtures/clip\\.mp4 --to linkedin --caption x --idempotency-key vp-[\\w-]+\\n' +
+          `Check on it later with: vidpub status ${id} --wait`,
+      ),
+    );
     const state = (await emu.admin('GET', '/state')) as { workspaces: { name: string; posts: { publishing: number } }[] };
     expect(state.workspaces.find((w) => w.name === 'Demo')!.posts.publishing).toBe(1);
   });

@@ -96,16 +96,16 @@ describe.skipIf(noTmux)('at a terminal (tmux)', () => {
       await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, times: 1, content_type: 'application/json', body: JSON.stringify(body) });
       const session = `quota${columns}`;
       start(session, columns, 'post --media med_demo_sample --to linkedin --caption hi --yes --no-wait --wait-for-quota');
-      const first = await waitForScreen(session, /Daily allowance used up; resets .* in (\d+)s/);
-      const left = /in (\d+)s/.exec(first)![1];
+      const first = await waitForScreen(session, /Allowance used up, waiting for the reset: (\d+)s left/);
+      const left = /reset: (\d+)s left/.exec(first)![1];
       // a later tick has rewritten the line
-      const later = await waitForScreen(session, new RegExp(`Daily allowance used up; resets .* in (?!${left}s)\\d+s`));
-      const lines = later.split('\n').filter((l) => /Daily allowance|wait-for-quota/.test(l));
+      const later = await waitForScreen(session, new RegExp(`Allowance used up, waiting for the reset: (?!${left}s)\\d+s left`));
+      const lines = later.split('\n').filter((l) => /Allowance used up|wait-for-quota/.test(l));
       expect(lines, later).toHaveLength(1);
       expect(lines[0]!.trimEnd().length).toBeLessThanOrEqual(columns - 1);
       const done = await waitForScreen(session, /EXIT:\d+/, 30_000);
       expect(done).toMatch(/EXIT:0/);
-      expect(done).not.toMatch(/Daily allowance/);
+      expect(done).not.toMatch(/Allowance used up/);
     }, 60_000);
   }
 

@@ -9,10 +9,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
+import type { Clock } from '../../src/cli/context.js';
 import { aheadBy, scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
@@ -36,7 +37,16 @@ function dirs(): Record<string, string> {
 }
 
 /** Runs vidpub in-process; `laterMs` puts its clock that far ahead (a later run, without waiting for it). */
-const run = (args: string[], env: Record<string, string>, laterMs = 0) => runCli(args, { clock: aheadBy(scaledClock(20), laterMs), env: { ...emu.env(), ...env, TZ: 'UTC' } });
+/**
+ * One clock for the runs of a test, 20 times faster than the wall: each later run reads a later time
+ * than anything an earlier one wrote (a clock of its own per run could read earlier than the note of
+ * a run that had run ahead on a busy machine).
+ */
+let testClock: Clock = scaledClock(20);
+beforeEach(() => {
+  testClock = scaledClock(20);
+});
+const run = (args: string[], env: Record<string, string>, laterMs = 0) => runCli(args, { clock: aheadBy(testClock, laterMs), env: { ...emu.env(), ...env, TZ: 'UTC' } });
 
 /** Starts the built vidpub; resolves once `ready()` holds, with a function that kills it (-9) and waits for its end. */
 async function startUntil(args: string[], env: Record<string, string>, ready: () => Promise<boolean>): Promise<{ kill9: () => Promise<string> }> {
@@ -79,7 +89,8 @@ describe('a rerun of a post that was cut off', () => {
     const env = dirs();
     const before = await totals();
     await killedAfterPost(env);
-    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toHaveLength(1);
+    // the note, and the socket the killed run held it by (nothing listens on it now)
+    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')).sort()).toEqual([expect.stringMatching(/^\.[0-9a-f]{24}\.sock$/), expect.stringMatching(/^[0-9a-f]{32}\.vp-[\w-]+\.json$/)]);
 
     const r = await run([...CLIP, '--json'], env);
     expect(r.stderr).toMatch(CONTINUED);
@@ -90,10 +101,29 @@ describe('a rerun of a post that was cut off', () => {
     expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
     // no bytes sent again: the first run's upload was complete
     expect((await emu.requests()).filter((q) => q.method === 'PUT')).toHaveLength(1);
-    // the run is settled: nothing is left to continue
+    // the run is settled: nothing is left to continue, the socket file gone with it
     expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toHaveLength(0);
     const mode = statSync(join(env.VIDPUB_STATE_DIR!, 'runs')).mode & 0o777;
     expect(mode).toBe(0o700);
+  });
+
+  it('exit 7 while the post is watched (--timeout): the command run again as typed reports that post and follows it, one post', async () => {
+    const env = dirs();
+    const before = await totals();
+    await emu.fault({ method: 'GET', path: '/v1/posts/*', action: 'hang', times: 20 });
+    const first = await run([...CLIP, '--timeout', '20s'], env);
+    expect(first.stderr).toMatch(/Stopped waiting for post (post_\w+) after 20s \(--timeout\); it goes on at the service\./);
+    expect(first.code).toBe(7);
+    const made = /^id\t(post_\w+)$/m.exec(first.stdout)?.[1];
+    expect(made).toMatch(/^post_/);
+    await emu.admin('DELETE', '/faults');
+
+    const again = await run([...CLIP, '--json'], env, 1100);
+    expect(again.stderr).toMatch(CONTINUED);
+    expect(again.stderr).toMatch(new RegExp(`Post ${made} was created by the earlier run this one continues; reporting it\\.`));
+    expect(again.code).toBe(0);
+    expect((JSON.parse(again.stdout) as Post).id).toBe(made);
+    expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
   });
 
   it('kill -9 while POST /posts was never handled: the rerun posts it, once, with the video the first run uploaded', async () => {
@@ -125,7 +155,7 @@ describe('a rerun of a post that was cut off', () => {
 
     // Declined at a terminal, the continued run leaves the cut-off run to be continued still.
     const { prompter, asked } = scriptedPrompter([false]);
-    const declined = await runCli(args.filter((a) => a !== '--no-input'), { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' }, tty: true, prompter });
+    const declined = await runCli(args.filter((a) => a !== '--no-input'), { clock: testClock, env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' }, tty: true, prompter });
     expect(asked).toHaveLength(1);
     expect(declined.stderr).toMatch(/ended without knowing whether it posted: continuing it/);
     expect(declined.code).toBe(130);
@@ -204,7 +234,7 @@ describe('a rerun of a post that was cut off', () => {
     const env = dirs();
     const args = ['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Not yet', '--at', 'in 2h'];
     const { prompter, asked } = scriptedPrompter([false]);
-    const declined = await runCli(args, { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' }, tty: true, prompter });
+    const declined = await runCli(args, { clock: testClock, env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' }, tty: true, prompter });
     expect(asked).toHaveLength(1);
     expect(declined.stderr).toMatch(/^Cancelled: nothing was posted \(the video med_demo_sample stays at the service\)\.$/m);
     expect(declined.code).toBe(130);
@@ -230,7 +260,7 @@ describe('a rerun of a post that was cut off', () => {
       whileSent = notes();
     })();
     const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Confirmed', '--no-wait'], {
-      clock: scaledClock(20),
+      clock: testClock,
       env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' },
       tty: true,
       prompter,
@@ -289,7 +319,7 @@ describe('a rerun of a post that was cut off', () => {
     await killedAfterPost(env);
     // As after a restart: the run's process id now belongs to a live process (here 1), and the machine booted since.
     const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
-    const [name] = readdirSync(runs);
+    const [name] = readdirSync(runs).filter((n) => n.endsWith('.json'));
     const note = JSON.parse(readFileSync(join(runs, name!), 'utf8')) as { booted?: number };
     writeFileSync(join(runs, name!), JSON.stringify({ ...note, pid: 1, booted: (note.booted ?? Date.now()) - 3_600_000 }));
 

@@ -50,10 +50,10 @@ describe('streamNotices status line', () => {
     let written = '';
     stream.on('data', (c: Buffer) => (written += c.toString()));
     const sink = streamNotices(stream, true, 60);
-    const long = 'Daily allowance used up; resets tomorrow 01:00 CET, in 5h 3m 20s (--wait-for-quota)…';
+    const long = 'Allowance used up, waiting for the reset: 5h 3m 20s left (daily posts, at tomorrow 01:00 CET; --wait-for-quota)…';
     sink.status!(long);
     const shown = written.replace('\r\u001b[2K', '');
     expect(shown.length).toBeLessThanOrEqual(59);
-    expect(shown).toBe('Daily allowance used up; resets tomorrow 01:00 CET, in 5h…');
+    expect(shown).toBe('Allowance used up, waiting for the reset: 5h 3m 20s left…');
   });
 });

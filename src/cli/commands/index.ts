@@ -60,6 +60,12 @@ export const COMMAND_TIMEOUT = {
 
 /** --web: the review page in a browser (src/cli/browser.ts), as gh's --web. */
 const WEB = { name: 'web', description: 'open the post\'s review page in a browser (prints its URL where none can open)' } as const satisfies FlagSpec;
+/** --rehearse of post, publish and batch (src/cli/rehearse.ts). */
+const REHEARSE = {
+  name: 'rehearse',
+  description: 'run it end to end against a throwaway emulator seeded (GET only) from your workspace; only reads reach the service',
+} as const satisfies FlagSpec;
+
 const TZ = { name: 'tz', value: 'zone', description: "IANA time zone for a local --at time (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
 
 const ENTRIES = [
@@ -67,7 +73,11 @@ const ENTRIES = [
     name: 'login',
     summary: 'Check an API key and store it in a profile',
     group: 'account',
-    flags: [{ name: 'with-key', description: 'read the key from stdin (trimmed) instead of prompting' }, COMMAND_TIMEOUT],
+    flags: [
+      { name: 'with-key', description: 'read the key from stdin (trimmed) instead of prompting' },
+      { name: 'insecure-storage', description: 'keep the key in the config file (mode 0600), not in the system keychain' },
+      COMMAND_TIMEOUT,
+    ],
   },
   { name: 'logout', summary: "Forget a profile's stored API key", group: 'account' },
   { name: 'profiles', summary: 'List the stored profiles (base URL, workspace, masked key, last login)', group: 'account' },
@@ -139,6 +149,7 @@ const ENTRIES = [
       { name: 'force-new', description: 'post anew: not the post made under --idempotency-key, nor the run of this command that was cut off' },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
       WEB,
+      REHEARSE,
     ],
   },
   {
@@ -153,6 +164,7 @@ const ENTRIES = [
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
       WEB,
+      REHEARSE,
     ],
   },
   {
@@ -168,6 +180,7 @@ const ENTRIES = [
       { name: 'no-wait', description: 'do not follow posts sent now to their end' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole batch waits for videos and posts (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      REHEARSE,
     ],
   },
   {
@@ -256,6 +269,8 @@ const ENTRIES = [
       { name: 'tls-cert', value: 'file', kind: 'file', description: 'serve over HTTPS with this certificate (PEM; with --tls-key)' },
       { name: 'tls-key', value: 'file', kind: 'file', description: 'the private key (PEM) of --tls-cert' },
       { name: 'storage-port', value: 'port', kind: 'number', description: 'take the upload links on a listener of their own, another origin (0 takes a free one; default with --tls)' },
+      { name: 'seed-from', value: 'profile', description: "start from a copy of this profile's workspace, read from its service with GET requests only" },
+      { name: 'save-fixture', value: 'file', kind: 'file', description: 'with --seed-from: also write the copy as a fixture file (no key of the service in it)' },
     ],
   },
   {

@@ -3,7 +3,7 @@ import { openReviewPage } from '../browser.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { MISSING_CAPTION, MISSING_TO, missingOptionsError, parseOptionFlag } from '../../posts/options.js';
 import { shellWord } from '../../util/shell.js';
-import { printPost, type PostResult } from '../../posts/post-view.js';
+import { postDocument, printPost, type PostResult } from '../../posts/post-view.js';
 import type { PostOpts, PostSource } from '../../posts/post-opts.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { parseWhen } from '../../time/parse-when.js';
@@ -13,6 +13,7 @@ import { parseIdempotencyKey } from '../../posts/post-flags.js';
 import { defineCommand, type Invocation } from '../command.js';
 import type { ArgsFor, FlagsFor } from './index.js';
 import { POST_FIELDS } from '../json-fields.js';
+import { rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
 import { MAX_CAPTION_FILE_BYTES, captionFileRefusal, refuse } from '../../core/post-rules.js';
 
 type Flags = FlagsFor<'post'>;
@@ -98,7 +99,7 @@ function typedWords(args: Args | readonly [], flags: Flags): string[] {
   return words.map(shellWord);
 }
 
-export default defineCommand<'post', PostOpts & { web: boolean }, PostResult | Media>({
+export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolean }, PostResult | Media>({
   description:
     'Upload a local video (or import one from an https link, or take one already uploaded with --media) and post it ' +
     'to one or more destinations: now, at a time (--at), or as a draft (--draft). On a terminal it shows a summary, ' +
@@ -150,19 +151,31 @@ export default defineCommand<'post', PostOpts & { web: boolean }, PostResult | M
       zone,
       atText: flags.at,
       editor,
+      waitForQuota: inv.globals.waitForQuota,
+      rehearse: flags.rehearse,
       web: flags.web,
     };
   },
   async run(opts, inv) {
     const { runPost } = await import('../../posts/post-flow.js');
-    const r = await runPost(opts, inv.session);
-    await openReviewPage(opts.web, r, inv);
-    return r;
+    if (!opts.rehearse) {
+      const r = await runPost(opts, inv.session);
+      await openReviewPage(opts.web, r, inv);
+      return r;
+    }
+    // A video already at the service is read (GET) into the copy.
+    const media = opts.source.kind === 'media' ? opts.source.id : undefined;
+    return rehearse(inv, (session) => runPost(opts, session), media === undefined ? {} : { media: [media] });
   },
   // A run stopped before the post existed (--timeout or Ctrl-C during the upload or the video's
   // processing) leaves the video's record as its error data: its id is printed, to post it with --media.
-  print: (r, inv) => (videoOnly(r) ? inv.print(r.id) : inv.globals.quiet ? inv.print(r.post.id) : printPost(r, inv.out)),
-  json: (r) => (videoOnly(r) ? { post: null, media: r } : r.post),
+  print: (r, inv) => {
+    if (videoOnly(r)) inv.print(r.id);
+    else if (inv.globals.quiet) inv.print(r.post.id);
+    else printPost(r, inv.out);
+    rehearsalNote(r, inv);
+  },
+  json: (r) => rehearsalDoc(r, videoOnly(r) ? { post: null, media: r } : postDocument(r)),
   fields: POST_FIELDS,
 });
 

@@ -9,8 +9,9 @@ import { parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand } from '../command.js';
 import { POST_FIELDS } from '../json-fields.js';
+import { rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
 
-export default defineCommand<'publish', PublishOpts & { web: boolean }, PostResult>({
+export default defineCommand<'publish', PublishOpts & { rehearse: boolean; web: boolean }, PostResult>({
   description:
     'Publish a draft now or at a time, or move a scheduled post to a new time (or send it now). ' +
     'On a terminal it first shows the post (video, caption, destinations and their options, when, the allowance it spends) and asks for a confirmation; --yes skips it, scripts are never asked. ' +
@@ -38,15 +39,21 @@ export default defineCommand<'publish', PublishOpts & { web: boolean }, PostResu
       wait: flags.wait,
       timeoutMs: parseTimeout(flags),
       zone,
+      rehearse: flags.rehearse,
       web: flags.web,
     };
   },
   async run(opts, inv) {
+    // The post (and its video) is read (GET) into the copy; a rehearsal's page is of that copy, never opened.
+    if (opts.rehearse) return rehearse(inv, (session) => runPublish(opts, session), { post: opts.postId });
     const r = await runPublish(opts, inv.session);
     await openReviewPage(opts.web, r, inv);
     return r;
   },
-  print: (r, inv) => printPost(r, inv.out),
-  json: (r) => r.post,
+  print: (r, inv) => {
+    printPost(r, inv.out);
+    rehearsalNote(r, inv);
+  },
+  json: (r) => rehearsalDoc(r, r.post),
   fields: POST_FIELDS,
 });

@@ -1,0 +1,95 @@
+/**
+ * "Is the first run still running?", asked by a plain rerun of a `post` that
+ * finds the first run's note: answered by the socket the run holds while it
+ * runs, which the kernel closes when its process dies, reaped or not. A run
+ * killed but never reaped (a zombie: its parent never waits, as under
+ * `timeout -s KILL` in a container whose PID 1 never reaps) reads as not
+ * running, so the rerun continues it: one post. A live run reads as running.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT, ensureBuilt } from '../support/build.js';
+import { runCli } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
+import { spawnWatched } from '../support/spawned.js';
+import { waitFor } from '../support/poll.js';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 20 });
+
+beforeAll(() => ensureBuilt());
+
+const CLIP = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'Zombie', '--no-input', '--no-wait'];
+const CONTINUED = /An earlier run of this command, started .* was cut off: continuing it under its key vp-[\w-]+/;
+
+const postsMade = async () => (await emu.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/posts' && q.status === 201).length;
+
+function dirs(): Record<string, string> {
+  const base = mkdtempSync(join(tmpdir(), 'vidpub-zombie-'));
+  return { VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state') };
+}
+
+/** The state of a process, as /proc says it (R, S, Z...), or undefined once it is gone. */
+function procState(pid: number): string | undefined {
+  try {
+    return /^\d+ \(.*\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * vidpub started by a shell that then becomes `sleep`, which never waits for
+ * children: once killed, vidpub stays a zombie until `sleep` goes.
+ */
+function startUnreaped(env: Record<string, string>): { vidpub: Promise<number>; stop: () => void } {
+  const shell = spawn('sh', ['-c', '"$NODE" "$BIN" "$@" >/dev/null 2>&1 & echo $!; exec sleep 60', 'sh', ...CLIP], {
+    cwd: ROOT,
+    env: { ...process.env, ...emu.env(), ...env, NODE: process.execPath, BIN, TZ: 'UTC', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const vidpub = new Promise<number>((resolve) => shell.stdout.setEncoding('utf8').once('data', (c: string) => resolve(Number(c.trim()))));
+  return { vidpub, stop: () => shell.kill('SIGKILL') };
+}
+
+describe('whether the run that left a note is still running', () => {
+  it('a run killed and never reaped (a zombie) is not running: the rerun continues it, one post', async () => {
+    const env = dirs();
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'hang', times: 1 });
+    const { vidpub, stop } = startUnreaped(env);
+    try {
+      const pid = await vidpub;
+      await waitFor(() => emu.requests(), (log) => log.some((q) => q.method === 'POST' && q.path === '/v1/posts'));
+      process.kill(pid, 'SIGKILL');
+      await waitFor(async () => procState(pid), (s) => s === 'Z');
+      // kill(pid, 0) still succeeds on a zombie: the check it replaced would have said "running"
+      expect(() => process.kill(pid, 0)).not.toThrow();
+
+      const r = await runCli(CLIP, { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' } });
+      expect(r.stderr).toMatch(CONTINUED);
+      expect(r.code).toBe(0);
+      expect(procState(pid)).toBe('Z');
+      expect(await postsMade()).toBe(1);
+    } finally {
+      stop();
+    }
+  });
+
+  it('a live run (its answer held back) is running: the same command started beside it is a post of its own, and both end 0', async () => {
+    const env = dirs();
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 3000, times: 1 });
+    const first = spawnWatched(CLIP, { ...emu.env(), ...env });
+    await waitFor(() => emu.requests(), (log) => log.some((q) => q.method === 'POST' && q.path === '/v1/posts'));
+
+    const beside = await runCli(CLIP, { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' } });
+    expect(beside.stderr).not.toMatch(/An earlier run/);
+    expect(beside.code).toBe(0);
+    const ended = await first.ended;
+    expect(ended.code).toBe(0);
+    expect(ended.stderr).not.toMatch(/An earlier run/);
+    expect(await postsMade()).toBe(2);
+  });
+});

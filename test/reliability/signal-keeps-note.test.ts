@@ -1,0 +1,125 @@
+/**
+ * SIGTERM, SIGINT and SIGHUP keep the note of a `post` run exactly as SIGKILL
+ * does: stopped once a write went out (during the upload, with POST /posts in
+ * flight, or while the post is watched after it was made), the plain rerun
+ * continues the run and reports its post. One post, whatever the signal.
+ * The stopped run ends 143, 130 or 129 (9 when the post's answer had not
+ * come: its outcome is unknown) and prints the line that continues it.
+ */
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../support/build.js';
+import { runCli } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
+import { spawnWatched, type Ended } from '../support/spawned.js';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 1500 });
+
+beforeAll(() => ensureBuilt());
+
+const totals = async () => {
+  const state = (await emu.admin('GET', '/state')) as { workspaces: { name: string; posts: { total: number }; media: { total: number } }[] };
+  const demo = state.workspaces.find((w) => w.name === 'Demo')!;
+  return { posts: demo.posts.total, media: demo.media.total };
+};
+
+function dirs(): Record<string, string> {
+  const base = mkdtempSync(join(tmpdir(), 'vidpub-signote-'));
+  return { VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state'), TZ: 'UTC', NO_COLOR: '1' };
+}
+
+/** Runs the built vidpub and sends `signal` once stderr matches `when`, or once `when()` holds (asked every 20 ms). */
+async function stopWhen(args: string[], env: Record<string, string>, when: RegExp | (() => Promise<boolean>), signal: NodeJS.Signals): Promise<Ended> {
+  const run = spawnWatched(args, { ...emu.env(), ...env });
+  let sent = false;
+  const send = () => {
+    if (sent) return;
+    sent = true;
+    run.kill(signal);
+  };
+  if (when instanceof RegExp) run.onStderr((all) => when.test(all) && send());
+  const asking = when instanceof RegExp ? undefined : setInterval(() => void when().then((now) => now && send()), 20);
+  const ended = await run.ended;
+  clearInterval(asking);
+  return ended;
+}
+
+const notes = (env: Record<string, string>) => readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')).filter((n) => n.endsWith('.json'));
+const CONTINUED = /An earlier run of this command, started .*, (was cut off|ended without knowing whether it posted): continuing it under its key (vp-[\w-]+)/;
+const CONTINUE_LINE = (caption: string, more = '') =>
+  new RegExp(`^Rerun to continue it \\(nothing is done twice\\): vidpub post test/fixtures/clip\\.mp4 --to linkedin --caption ${caption} --no-input${more} --idempotency-key (vp-[\\w-]+)$`, 'm');
+
+describe('a signal keeps the note of the run, as SIGKILL does', () => {
+  const signals: [NodeJS.Signals, number][] = [
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+    ['SIGHUP', 129],
+  ];
+  for (const [signal, code] of signals) {
+    it(`${signal} while the post it made is watched: exit ${code} and the line that continues it; the plain rerun reports that post, one post`, async () => {
+      const env = dirs();
+      const caption = `watched-${signal}`;
+      const args = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', caption, '--no-input'];
+      const before = await totals();
+      const first = await stopWhen(args, env, /linkedin\): publishing/, signal);
+      expect(first.stderr).toMatch(/Interrupted: stopped waiting for post post_\w+; it goes on at the service\./);
+      const printed = CONTINUE_LINE(caption).exec(first.stderr);
+      expect(printed, first.stderr).not.toBeNull();
+      expect(first.code).toBe(code);
+      expect(first.stdout).toMatch(/^id\tpost_\w+$/m);
+      expect(notes(env)).toHaveLength(1);
+
+      const rerun = await runCli(args, { clock: scaledClock(20), env: { ...emu.env(), ...env } });
+      expect(rerun.stderr).toMatch(CONTINUED);
+      expect(CONTINUED.exec(rerun.stderr)?.[2]).toBe(printed![1]);
+      expect(rerun.stderr).toMatch(/Post post_\w+ was created by the earlier run this one continues; reporting it\./);
+      expect(rerun.code).toBe(0);
+      expect(rerun.stdout).toMatch(/^status\tcompleted$/m);
+      expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
+      expect(notes(env)).toEqual([]);
+    });
+
+    it(`${signal} while POST /posts is in flight: exit 9 (the outcome unknown) with its rerun; the plain rerun settles it, one post`, async () => {
+      const env = dirs();
+      const args = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', `inflight-${signal}`, '--no-input', '--no-wait'];
+      const before = await totals();
+      await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 1000, times: 1 });
+      const sentPost = async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts');
+      const first = await stopWhen(args, env, sentPost, signal);
+      expect(first.stderr).toMatch(/The outcome is unknown: the post may have been created \(video med_\w+\); it was interrupted before the service answered\./);
+      expect(first.stderr).toMatch(/^Rerun to settle it \(nothing is done twice\): vidpub post .* --idempotency-key vp-[\w-]+$/m);
+      expect(first.code).toBe(9);
+      expect(notes(env)).toHaveLength(1);
+      // the delayed POST is handled meanwhile: the post exists
+      await new Promise((r) => setTimeout(r, 1200));
+
+      const rerun = await runCli(args, { clock: scaledClock(20), env: { ...emu.env(), ...env } });
+      expect(rerun.stderr).toMatch(CONTINUED);
+      expect(rerun.code).toBe(0);
+      expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
+    });
+  }
+
+  it('SIGTERM once the bytes of the upload are sent: exit 143 and the line that continues it; the plain rerun posts once, the video uploaded once', async () => {
+    const env = dirs();
+    const args = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'uploading', '--no-input', '--no-wait'];
+    const before = await totals();
+    // The upload's complete is held back a little, so the signal comes with the bytes sent and the video not
+    // yet complete (its complete still goes through: an upload is not left half-done).
+    await emu.fault({ method: 'POST', path: '/v1/media/med_*', action: 'delay', ms: 300, times: 1 });
+    const first = await stopWhen(args, env, /Uploading clip\.mp4: 100%/, 'SIGTERM');
+    expect(first.stderr).toMatch(/Interrupted: stopped waiting for video med_\w+/);
+    expect(first.stderr).toMatch(CONTINUE_LINE('uploading', ' --no-wait'));
+    expect(first.code).toBe(143);
+    expect(notes(env)).toHaveLength(1);
+
+    const rerun = await runCli(args, { clock: scaledClock(20), env: { ...emu.env(), ...env } });
+    expect(rerun.stderr).toMatch(CONTINUED);
+    expect(rerun.code).toBe(0);
+    expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
+    expect((await emu.requests()).filter((q) => q.method === 'PUT')).toHaveLength(1);
+  });
+});
