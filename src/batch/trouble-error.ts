@@ -3,6 +3,7 @@
  * troubles (a write that may have happened first), with the command that
  * follows or finishes what is left.
  */
+import { counted } from '../util/plural.js';
 import { BlockedError, InterruptedError, OutcomeUnknownError, RateLimitError, TimeoutError, WorkFailedError, type VidpubError } from '../errors.js';
 import type { BatchRun, Trouble } from './run-types.js';
 
@@ -15,7 +16,7 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
   // A write that may have happened matters more to a script than why the batch stopped (as for post: exit 9).
   if (kinds.has('unknown')) {
     const first = [...(run.unknowns?.values() ?? [])][0];
-    return new OutcomeUnknownError(`The outcome of ${count('unknown')} of ${total} items is unknown: a write got no answer, so it may or may not have been done.`, {
+    return new OutcomeUnknownError(`The outcome of ${count('unknown')} of ${counted(total, 'item')} is unknown: a write got no answer, so it may or may not have been done.`, {
       request: first?.request ?? 'POST /v1/posts',
       reason: first?.reason ?? 'network',
       data,
@@ -27,24 +28,24 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
     const posts = cut.filter((o) => o.status === 'publishing' && o.post_id !== null).map((o) => o.post_id!);
     const follow = posts.length > 0 ? `Follow ${posts.length === 1 ? 'it' : 'them'} with: ${posts.map((id) => `vidpub status ${id} --wait`).join('; ')}` : '';
     const rest = cut.length > posts.length ? 'Run the same command again: finished steps are replayed by the service, not repeated.' : '';
-    return new InterruptedError(`Interrupted: ${count('interrupted')} of ${total} items unfinished.`, {
+    return new InterruptedError(`Interrupted: ${count('interrupted')} of ${counted(total, 'item')} unfinished.`, {
       data,
       hint: [follow, rest].filter(Boolean).join('\n'),
     });
   }
-  if (kinds.has('rate')) return new RateLimitError(`${count('rate')} of ${total} items were refused by the daily post allowance.`, { data, code: 'daily_post_limit' });
+  if (kinds.has('rate')) return new RateLimitError(`${count('rate')} of ${counted(total, 'item')} were refused by the daily post allowance.`, { data, code: 'daily_post_limit' });
   if (kinds.has('timeout')) {
     const cut = run.outcomes.filter((o) => run.troubles.get(o.item) === 'timeout');
     const posts = cut.map((o) => o.post_id).filter((id): id is string => id !== null);
     const follow = posts.length > 0 ? `Follow ${posts.length === 1 ? 'it' : 'them'} with: ${posts.map((id) => `vidpub status ${id} --wait`).join('; ')}` : '';
     const rest = cut.length > posts.length ? 'Run the batch again to post the rest: what was done is replayed, not repeated.' : '';
     const goOn = cut.every((o) => run.goingOn?.has(o.item) ?? true);
-    return new TimeoutError(`Stopped waiting (--timeout) for ${count('timeout')} of ${total} items${goOn ? '; they go on at the service' : ''}.`, {
+    return new TimeoutError(`Stopped waiting (--timeout) for ${count('timeout')} of ${counted(total, 'item')}${goOn ? '; they go on at the service' : ''}.`, {
       data,
       hint: [follow, rest].filter(Boolean).join('\n'),
     });
   }
-  if (kinds.has('blocked')) return new BlockedError(`${count('blocked')} of ${total} items are blocked by issues of severity error.`, { data });
+  if (kinds.has('blocked')) return new BlockedError(`${count('blocked')} of ${counted(total, 'item')} are blocked by issues of severity error.`, { data });
   if (kinds.has('failed')) {
     // A post whose destinations failed is replayed as it is by a rerun: `vidpub retry` posts to them again.
     const failed = troubled('failed');
@@ -53,7 +54,7 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
       retry.length > 0 ? `Post again to the destinations that failed with: ${retry.map((id) => `vidpub retry ${id}`).join('; ')}` : '',
       failed.length > retry.length ? 'Fix what the table says and run the batch again: items that went out are not posted twice.' : '',
     ];
-    return new WorkFailedError(`${count('failed')} of ${total} items failed.`, { data, hint: hint.filter(Boolean).join('\n') });
+    return new WorkFailedError(`${count('failed')} of ${counted(total, 'item')} failed.`, { data, hint: hint.filter(Boolean).join('\n') });
   }
   return undefined;
 }

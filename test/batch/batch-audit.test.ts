@@ -120,7 +120,7 @@ describe('vidpub batch (audit)', () => {
       error: {
         type: 'interrupted',
         code: null,
-        message: 'Interrupted: 1 of 1 items unfinished.',
+        message: 'Interrupted: 1 of 1 item unfinished.',
         exit_code: 130,
         hint: `Follow it with: vidpub status ${item!.post_id} --wait`,
       },
@@ -279,7 +279,7 @@ describe('vidpub batch (audit): --timeout during an upload', () => {
     const [line] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string; media_id: string; post_id: string | null; error: string });
     expect(line).toMatchObject({ status: 'skipped', post_id: null, media_id: expect.stringMatching(/^med_/) });
     expect(line!.error).toBe(`stopped waiting (--timeout); the upload of video ${line!.media_id} was not finished, so the service does not have it; nothing was posted: run the batch again to post it`);
-    expect(r.stderr).toContain('\nError: Stopped waiting (--timeout) for 1 of 1 items.\nRun the batch again to post the rest: what was done is replayed, not repeated.\n');
+    expect(r.stderr).toContain('\nError: Stopped waiting (--timeout) for 1 of 1 item.\nRun the batch again to post the rest: what was done is replayed, not repeated.\n');
 
     const again = await run(['batch', join(dir, 'x.jsonl')]);
     expect(again.code).toBe(0);

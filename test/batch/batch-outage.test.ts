@@ -92,7 +92,7 @@ describe('vidpub batch: reads failing during its waits', () => {
         `stopped waiting (--timeout); the last look failed: HTTP 503 service_unavailable; ` +
         `post ${post.id} was created and goes on at the service, its outcome not known yet; follow it with: vidpub status ${post.id} --wait`,
     });
-    expect(r.stderr).toContain(`Error: Stopped waiting (--timeout) for 1 of 1 items; they go on at the service.\nFollow it with: vidpub status ${post.id} --wait\n`);
+    expect(r.stderr).toContain(`Error: Stopped waiting (--timeout) for 1 of 1 item; they go on at the service.\nFollow it with: vidpub status ${post.id} --wait\n`);
     expect(r.stderr).toMatch(/^1 {5}publishing {2}med_demo_sample {2}post_\w+ {2}stopped waiting/m);
     expect(r.stderr).toMatch(/^1 publishing in \d+s; /m);
   });
@@ -125,7 +125,7 @@ describe('vidpub batch: reads failing during its waits', () => {
         `stopped waiting (--timeout); the last look failed: Could not reach the service at ${emu.baseUrl}/media/${line!.media_id} after 4 attempts: connection reset (ECONNRESET); ` +
         `video ${line!.media_id} goes on at the service; nothing was posted: run the batch again to post it`,
     });
-    expect(r.stderr).toContain('Error: Stopped waiting (--timeout) for 1 of 1 items; they go on at the service.\nRun the batch again to post the rest: what was done is replayed, not repeated.\n');
+    expect(r.stderr).toContain('Error: Stopped waiting (--timeout) for 1 of 1 item; they go on at the service.\nRun the batch again to post the rest: what was done is replayed, not repeated.\n');
 
     await emu.admin('DELETE', '/faults');
     const again = await run(['batch', manifest]);

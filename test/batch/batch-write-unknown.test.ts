@@ -43,7 +43,7 @@ const unknownError = (why: string) =>
   `outcome unknown: the post may or may not have been created (video med_demo_sample); POST /v1/posts got no answer (${why}); ` +
   'run the batch again to settle it: what was done is replayed, not done twice';
 const STDERR_END =
-  'Error: The outcome of 1 of 1 items is unknown: a write got no answer, so it may or may not have been done.\n' +
+  'Error: The outcome of 1 of 1 item is unknown: a write got no answer, so it may or may not have been done.\n' +
   'Run the same batch again to settle it: what was done is replayed and reported, not done twice.\n';
 
 const TIMEOUT_MS = 5000;
@@ -103,7 +103,7 @@ describe('vidpub batch: a write whose answer never came', () => {
       error: {
         type: 'outcome_unknown',
         code: null,
-        message: 'The outcome of 1 of 1 items is unknown: a write got no answer, so it may or may not have been done.',
+        message: 'The outcome of 1 of 1 item is unknown: a write got no answer, so it may or may not have been done.',
         exit_code: 9,
         hint: 'Run the same batch again to settle it: what was done is replayed and reported, not done twice.',
       },
@@ -177,7 +177,7 @@ describe('vidpub batch: a write whose answer never came', () => {
     expect(line).toMatchObject({ item: 1, status: 'failed', post_id: null });
     expect(line!.error).toMatch(/422/);
     expect(line!.destinations.map((d) => d.status)).toEqual(['not posted']);
-    expect(r.stderr).toContain('Error: 1 of 1 items failed.');
+    expect(r.stderr).toContain('Error: 1 of 1 item failed.');
     expect(await postsTotal()).toBe(0);
   });
 });

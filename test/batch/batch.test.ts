@@ -443,7 +443,7 @@ describe('vidpub batch: running', () => {
         post_id: expect.stringMatching(/^post_/),
         error: `stopped waiting (--timeout); post ${o!.post_id} was created and goes on at the service, its outcome not known yet; follow it with: vidpub status ${o!.post_id} --wait`,
       });
-      expect(r.stderr).toContain(`Error: Stopped waiting (--timeout) for 1 of 1 items; they go on at the service.\nFollow it with: vidpub status ${o!.post_id} --wait\n`);
+      expect(r.stderr).toContain(`Error: Stopped waiting (--timeout) for 1 of 1 item; they go on at the service.\nFollow it with: vidpub status ${o!.post_id} --wait\n`);
     } finally {
       await slow.close();
     }
