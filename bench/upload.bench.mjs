@@ -13,6 +13,10 @@
 //     fast as curl.
 // (b) Memory: the client's peak RSS uploading the big file against a 10 MB
 //     one (GNU time's %M when present); goal: at most 16 MB more.
+// (c) The same over TLS: against `vidpub emulator --tls` (its API and its
+//     storage origin on HTTPS, certificates from its own CA), vidpub trusting
+//     the CA file (VIDPUB_CA_FILE) and curl given it with --cacert: the PUT
+//     ratio, the whole-command ratio and the peak RSS, the same goals.
 //
 // The big file is the service's maximum, 1 GB (1,000,000,000 bytes: a 1 GiB
 // file would be refused before any request). It is sparse, an MP4 ftyp box
@@ -22,10 +26,11 @@
 // with bin/vidpub.js and dist/), VIDPUB_BENCH_RUNS for the runs (default 9: one run of
 // each spreads by ±10 % on a shared 2-core machine, where the emulator itself
 // takes most of a core; see docs/performance.md).
-/* global fetch */
 import { envNote } from './node-env.mjs'; // first: sets the environment every measured process inherits
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, openSync, closeSync, writeSync, ftruncateSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, openSync, closeSync, writeSync, ftruncateSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import { tmpdir, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,11 +82,21 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
+/** The emulator being measured: its test controls, and the CA file its certificates chain to over TLS. */
+let link;
+
 /** A fresh emulator state before each timed upload: the per-minute write allowance must not pace the bench. */
-let adminUrl;
-async function resetEmulator() {
-  const res = await fetch(`${adminUrl}/reset`, { method: 'POST' });
-  if (!res.ok) throw new Error(`emulator reset: ${res.status}`);
+function resetEmulator() {
+  const url = new URL(`${link.adminUrl}/reset`);
+  const lib = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = lib.request(url, { method: 'POST', ...(link.ca ? { ca: link.ca } : {}) }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`emulator reset: ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 // The client's peak RSS: GNU time's %M (the kernel's count, teardown included) when there is one,
@@ -116,48 +131,69 @@ writeFileSync(
   `#!/bin/sh
 set -e
 file=$1 size=$2
-r=$(curl -sS -f -X POST "$BASE/media/uploads" -H "authorization: Bearer $KEY" -H 'content-type: application/json' \\
+# Over TLS, curl trusts the emulator's CA file as vidpub does.
+c() { if [ -n "$CACERT" ]; then curl --cacert "$CACERT" "$@"; else curl "$@"; fi; }
+r=$(c -sS -f -X POST "$BASE/media/uploads" -H "authorization: Bearer $KEY" -H 'content-type: application/json' \\
   -d "{\\"filename\\":\\"bench.mp4\\",\\"size_bytes\\":$size,\\"content_type\\":\\"video/mp4\\"}")
 id=$(printf '%s' "$r" | grep -o '"id":"med_[^"]*"' | head -n 1 | cut -d '"' -f 4)
 url=$(printf '%s' "$r" | grep -o '"url":"[^"]*"' | head -n 1 | cut -d '"' -f 4)
 len=$(printf '%s' "$r" | grep -o '"X-Upload-Length":"[^"]*"' | cut -d '"' -f 4)
-put=$(curl -sS -f -o /dev/null -w '%{time_total}' -T "$file" -H 'Content-Type: video/mp4' -H "X-Upload-Length: $len" "$url")
-curl -sS -f -o /dev/null -X POST "$BASE/media/$id/complete" -H "authorization: Bearer $KEY"
+put=$(c -sS -f -o /dev/null -w '%{time_total}' -T "$file" -H 'Content-Type: video/mp4' -H "X-Upload-Length: $len" "$url")
+c -sS -f -o /dev/null -X POST "$BASE/media/$id/complete" -H "authorization: Bearer $KEY"
 echo "$put"
 `,
 );
 chmodSync(curlScript, 0o755);
 
 /** The curl script: wall time of the whole script, and curl's own time of the PUT. */
-async function curlUpload(baseUrl, key, file, size) {
+async function curlUpload(file, size) {
   await resetEmulator();
-  const r = await timed(curlScript, [file, String(size)], { BASE: baseUrl, KEY: key });
+  const r = await timed(curlScript, [file, String(size)], { BASE: link.baseUrl, KEY: link.key, CACERT: link.caFile ?? '' });
   if (r.code !== 0) throw new Error(`the curl script exited ${r.code}: ${r.stderr}`);
   return { ms: r.ms, putMs: Number(r.stdout.trim().split('\n').pop()) * 1000 };
 }
 
-const loadAtStart = loadavg()[0].toFixed(2);
-const { child: emulator, info } = await startEmulator(BIN, {
-  args: ['--processing-ms', '0'],
-  env: { ...process.env, VIDPUB_CONFIG_DIR: configDir },
-});
-try {
-  adminUrl = info.admin_url;
+/** Starts `vidpub emulator` (with `args`) as the link measured; returns its child process. */
+async function startLink(args) {
+  const { child, info } = await startEmulator(BIN, { args: ['--processing-ms', '0', ...args], env: { ...process.env, VIDPUB_CONFIG_DIR: configDir } });
   const key = info.keys.find((k) => k.access === 'read_write').key;
-  const env = { VIDPUB_BASE_URL: info.base_url, VIDPUB_API_KEY: key, VIDPUB_CONFIG_DIR: configDir, VIDPUB_NO_INPUT: '1' };
-  const big = videoFile('big.mp4', BIG);
-  const small = videoFile('small.mp4', SMALL);
-  warm(big);
+  const caFile = info.ca_file;
+  link = { adminUrl: info.admin_url, baseUrl: info.base_url, key, caFile, ca: caFile ? readFileSync(caFile, 'utf8') : undefined };
+  return child;
+}
 
+async function stopLink(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  // The emulator writes into the temp dir until it exits.
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** (a) and (b) against the link started: the runs, and the peak RSS for the big file and the small one. */
+async function measure(big, small) {
+  const env = { VIDPUB_BASE_URL: link.baseUrl, VIDPUB_API_KEY: link.key, VIDPUB_CONFIG_DIR: configDir, VIDPUB_NO_INPUT: '1', ...(link.caFile ? { VIDPUB_CA_FILE: link.caFile } : {}) };
   // (a) throughput, alternating which goes first; `node -e 0` once per round (the floor of any Node client's start-up)
   await vidpubUpload(env, small); // warm-up: first-request costs of the emulator and the OS
   const runs = { vidpub: [], curl: [], node: [] };
   for (let i = 0; i < RUNS; i++) {
     for (const who of i % 2 === 0 ? ['vidpub', 'curl'] : ['curl', 'vidpub']) {
-      runs[who].push(who === 'vidpub' ? await vidpubUpload(env, big, { debug: true }) : await curlUpload(info.base_url, key, big, BIG));
+      runs[who].push(who === 'vidpub' ? await vidpubUpload(env, big, { debug: true }) : await curlUpload(big, BIG));
     }
     runs.node.push(await timed(process.execPath, ['-e', '0'], {}));
   }
+  // (b) memory: the client's peak RSS, 1 GB against 10 MB
+  const bigRss = [];
+  const smallRss = [];
+  for (let i = 0; i < 3; i++) {
+    bigRss.push((await vidpubUpload(env, big)).rssKb);
+    smallRss.push((await vidpubUpload(env, small)).rssKb);
+  }
+  return { runs, bigPeakMb: Math.max(...bigRss) / 1024, smallPeakMb: Math.max(...smallRss) / 1024 };
+}
+
+/** Prints one link's figures; true when its goals are met. */
+function report(title, curlName, { runs, bigPeakMb, smallPeakMb }) {
   const med = (who, field) => median(runs[who].map((r) => r[field]));
   const list = (who, field) => runs[who].map((r) => r[field].toFixed(0)).join(', ');
   const ratio = med('curl', 'putMs') / med('vidpub', 'putMs');
@@ -169,36 +205,41 @@ try {
   // nothing else but start (`node -e 0`). Below the goal, the goal is out of a Node client's reach here.
   const ceiling = med('curl', 'ms') / (med('curl', 'putMs') + med('node', 'ms'));
   const ceilingPaired = median(runs.curl.map((c, i) => c.ms / (c.putMs + runs.node[i].ms)));
-
-  // (b) memory: the client's peak RSS, 1 GB against 10 MB
-  const bigRss = [];
-  const smallRss = [];
-  for (let i = 0; i < 3; i++) {
-    bigRss.push((await vidpubUpload(env, big)).rssKb);
-    smallRss.push((await vidpubUpload(env, small)).rssKb);
-  }
-  const bigPeakMb = Math.max(...bigRss) / 1024;
-  const smallPeakMb = Math.max(...smallRss) / 1024;
   const diffMb = bigPeakMb - smallPeakMb;
-
-  console.log(`machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadAtStart} at the start, ${loadavg()[0].toFixed(2)} at the end`);
-  console.log(envNote());
-  console.log(`upload of ${BIG.toLocaleString('en-US')} bytes to the emulator, ${RUNS} runs each, medians:`);
+  console.log(`${title}, ${RUNS} runs each, medians:`);
   console.log(`  vidpub upload --no-wait, whole:  ${med('vidpub', 'ms').toFixed(0)} ms  runs: ${list('vidpub', 'ms')}`);
   console.log(`  curl script (create, PUT, complete): ${med('curl', 'ms').toFixed(0)} ms  runs: ${list('curl', 'ms')}`);
   console.log(`  whole command ratio (curl script time / vidpub time): ${wallRatio.toFixed(3)} (paired: ${pairs('ms').toFixed(3)})  goal >= ${RATIO_GOAL}: ${wallRatio >= RATIO_GOAL ? 'ok' : 'MISSED'}`);
   console.log(`  outside the PUT: vidpub ${(med('vidpub', 'ms') - med('vidpub', 'putMs')).toFixed(0)} ms, the curl script ${(med('curl', 'ms') - med('curl', 'putMs')).toFixed(0)} ms, node -e 0 alone ${med('node', 'ms').toFixed(0)} ms`);
   console.log(`  ceiling for a Node.js client with curl's PUT (curl script / (curl PUT + node -e 0)): ${ceiling.toFixed(3)} (paired: ${ceilingPaired.toFixed(3)})${ceiling < RATIO_GOAL ? `: below ${RATIO_GOAL}, the whole-command goal is out of reach of any Node.js process on this bench` : ''}`);
   console.log(`  vidpub PUT (its --debug timing): ${med('vidpub', 'putMs').toFixed(0)} ms (${mbps(med('vidpub', 'putMs'))} MB/s)  runs: ${list('vidpub', 'putMs')}`);
-  console.log(`  curl -T (its time_total):        ${med('curl', 'putMs').toFixed(0)} ms (${mbps(med('curl', 'putMs'))} MB/s)  runs: ${list('curl', 'putMs')}`);
+  console.log(`  ${curlName} (its time_total): `.padEnd(35) + `${med('curl', 'putMs').toFixed(0)} ms (${mbps(med('curl', 'putMs'))} MB/s)  runs: ${list('curl', 'putMs')}`);
   console.log(`  PUT ratio (curl time / vidpub time): ${ratio.toFixed(3)} (paired: ${pairs('putMs').toFixed(3)})  goal >= ${RATIO_GOAL}: ${ratio >= RATIO_GOAL ? 'ok' : 'MISSED'}`);
-  console.log(`peak RSS of the client (${GNU_TIME ? 'GNU time %M' : 'process.resourceUsage().maxRSS'}): ${bigPeakMb.toFixed(1)} MB for 1 GB, ${smallPeakMb.toFixed(1)} MB for 10 MB`);
-  console.log(`  difference: ${diffMb.toFixed(1)} MB  goal <= ${RSS_GOAL_MB} MB: ${diffMb <= RSS_GOAL_MB ? 'ok' : 'MISSED'}`);
-  process.exitCode = ratio >= RATIO_GOAL && wallRatio >= RATIO_GOAL && diffMb <= RSS_GOAL_MB ? 0 : 1;
+  console.log(`  peak RSS of the client (${GNU_TIME ? 'GNU time %M' : 'process.resourceUsage().maxRSS'}): ${bigPeakMb.toFixed(1)} MB for 1 GB, ${smallPeakMb.toFixed(1)} MB for 10 MB`);
+  console.log(`    difference: ${diffMb.toFixed(1)} MB  goal <= ${RSS_GOAL_MB} MB: ${diffMb <= RSS_GOAL_MB ? 'ok' : 'MISSED'}`);
+  return ratio >= RATIO_GOAL && wallRatio >= RATIO_GOAL && diffMb <= RSS_GOAL_MB;
+}
+
+const loadAtStart = loadavg()[0].toFixed(2);
+let child;
+try {
+  const big = videoFile('big.mp4', BIG);
+  const small = videoFile('small.mp4', SMALL);
+  warm(big);
+  child = await startLink([]);
+  const plain = await measure(big, small);
+  await stopLink(child);
+  child = undefined;
+  // (c) the same over TLS, on the emulator's API and storage origins
+  child = await startLink(['--tls']);
+  const tls = await measure(big, small);
+
+  console.log(`machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadAtStart} at the start, ${loadavg()[0].toFixed(2)} at the end`);
+  console.log(envNote());
+  const plainOk = report(`upload of ${BIG.toLocaleString('en-US')} bytes to the emulator over http`, 'curl -T', plain);
+  const tlsOk = report(`the same over TLS (emulator --tls; vidpub with VIDPUB_CA_FILE, curl with --cacert)`, 'curl --cacert -T', tls);
+  process.exitCode = plainOk && tlsOk ? 0 : 1;
 } finally {
-  // The emulator writes into the temp dir until it exits.
-  const exited = new Promise((r) => emulator.once('exit', r));
-  emulator.kill('SIGTERM');
-  await exited;
+  if (child) await stopLink(child);
   rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }

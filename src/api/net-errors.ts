@@ -29,7 +29,7 @@ interface NetErr {
   code?: string;
   host?: string;
   cert?: { subjectaltname?: string };
-  proxy?: { url: string; source: string; status?: number };
+  proxy?: { url: string; source: string; status?: number; forward?: boolean };
 }
 
 function partOf(url: string, part: 'host' | 'pathname'): string {
@@ -81,7 +81,7 @@ export function netProblem(err: unknown, method: string, url: string, what = 'th
     const p = e.proxy;
     const refused = p.status !== undefined;
     const said = refused
-      ? `the proxy ${p.url} (${p.source}) refused to open a tunnel to ${hostOf(url)}: HTTP ${p.status}${p.status === 407 ? ' Proxy Authentication Required' : ''}`
+      ? `the proxy ${p.url} (${p.source}) refused to ${p.forward ? 'pass on the request' : 'open a tunnel'} to ${hostOf(url)}: HTTP ${p.status}${p.status === 407 ? ' Proxy Authentication Required' : ''}`
       : `could not reach the proxy ${p.url} (${p.source})${e.code ? ` (${e.code})` : ''}`;
     const hint = p.status === 407
       ? `Put the proxy's user and password in ${p.source} (http://user:password@host:port, percent-encoded). ${SECTION}`

@@ -43,6 +43,11 @@ export interface Route {
   options: Https.RequestOptions;
   /** Headers to add (the proxy's credentials, for http through one). */
   headers: Record<string, string>;
+  /**
+   * For http through a proxy: the error for the proxy's own refusal of a request (407: only a proxy
+   * answers it), which went no further than the proxy.
+   */
+  proxyRefusal?: (status: number) => Error;
 }
 
 export interface RouteOptions {

@@ -8,7 +8,9 @@
  * Basic and are never shown.
  *
  * https goes through a CONNECT tunnel (TLS end to end: the proxy sees only
- * the host and port); http is sent to the proxy in absolute form.
+ * the host and port); http is sent to the proxy in absolute form. Either way
+ * a proxy that cannot be reached is named in the error (net-errors.ts), with
+ * the variable that set it.
  *
  * On node:http, not undici's EnvHttpProxyAgent: the API calls and the upload
  * PUT are on node:http for start-up time, and a CONNECT is one request there.
@@ -16,7 +18,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import net, { BlockList, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { UsageError, sanitize } from '../errors.js';
@@ -33,7 +35,7 @@ export interface ProxyChoice {
 /** A proxy failure: carries the code the retry rules know, and the proxy it was (its URL redacted). */
 export interface ProxyFailure {
   code?: string;
-  proxy: { url: string; source: string; status?: number };
+  proxy: { url: string; source: string; status?: number; forward?: boolean };
 }
 
 const DEFAULT_PROXY_PORT = '1080';
@@ -133,31 +135,52 @@ function authorization(proxy: URL): Record<string, string> {
 }
 
 /** An error from reaching the proxy, naming it (redacted) and keeping the cause's code. */
-function proxyError(message: string, choice: ProxyChoice, o: { code?: string; status?: number; cause?: unknown }): Error & ProxyFailure {
+function proxyError(message: string, choice: ProxyChoice, o: { code?: string; status?: number; cause?: unknown; forward?: boolean }): Error & ProxyFailure {
   const err = new Error(message, { cause: o.cause }) as Error & ProxyFailure;
   if (o.code) err.code = o.code;
-  err.proxy = { url: redactUrl(choice.url.href), source: choice.source, status: o.status };
+  err.proxy = { url: redactUrl(choice.url.href), source: choice.source, status: o.status, ...(o.forward ? { forward: true } : {}) };
   return err;
 }
 
-interface TunnelOptions {
+interface ProxyConnectOptions {
   choice: ProxyChoice;
   connectMs: number;
 }
 
+type ConnectCallback = (err: Error | null, stream: Duplex) => void;
+
+/** `cb` called once: with the connection, or the error; past `connectMs`, `abort` and a timeout naming `what`. */
+function callbackOnce(o: ProxyConnectOptions, cb: ConnectCallback, what: string, abort: () => void): (err: Error | null, stream?: Duplex) => void {
+  let done = false;
+  const finish = (err: Error | null, stream?: Duplex) => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    cb(err, stream as Duplex);
+  };
+  const timer = setTimeout(() => {
+    abort();
+    finish(new TransportTimeoutError('UND_ERR_CONNECT_TIMEOUT', `the proxy (${o.choice.source}) ${what} in time (${o.connectMs} ms)`));
+  }, o.connectMs);
+  timer.unref();
+  return finish;
+}
+
+/** The proxy could not be reached: its URL and variable named, the cause's code kept for the retry rules. */
+const unreachable = (err: NodeJS.ErrnoException, choice: ProxyChoice) => proxyError(`could not reach the proxy: ${err.message}`, choice, { code: err.code, cause: err });
+
 /** An https.Agent whose connections are CONNECT tunnels through the proxy, TLS inside them. */
 class TunnelAgent extends https.Agent {
   constructor(
-    private readonly tunnel: TunnelOptions,
+    private readonly tunnel: ProxyConnectOptions,
     options: https.AgentOptions,
   ) {
     super(options);
   }
 
-  override createConnection(args: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): undefined {
+  override createConnection(args: http.ClientRequestArgs, callback?: ConnectCallback): undefined {
     const options = args as tls.ConnectionOptions & { host?: string; port?: number };
-    const cb = callback!;
-    const { choice, connectMs } = this.tunnel;
+    const { choice } = this.tunnel;
     const authority = `${isIP(options.host ?? '') === 6 ? `[${options.host}]` : options.host}:${options.port}`;
     const req = http.request({
       hostname: bare(choice.url.hostname),
@@ -167,18 +190,7 @@ class TunnelAgent extends https.Agent {
       headers: { host: authority, ...authorization(choice.url) },
       agent: false,
     });
-    let done = false;
-    const finish = (err: Error | null, socket?: Duplex) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      cb(err, socket as Duplex);
-    };
-    const timer = setTimeout(() => {
-      req.destroy();
-      finish(new TransportTimeoutError('UND_ERR_CONNECT_TIMEOUT', `the proxy (${choice.source}) did not open a tunnel in time (${connectMs} ms)`));
-    }, connectMs);
-    timer.unref();
+    const finish = callbackOnce(this.tunnel, callback!, 'did not open a tunnel', () => req.destroy());
     req.once('connect', (res, socket) => {
       if (res.statusCode !== 200) {
         socket.destroy();
@@ -189,8 +201,27 @@ class TunnelAgent extends https.Agent {
       const servername = isIP(options.host ?? '') ? undefined : options.host;
       finish(null, tls.connect({ ...options, socket, servername }));
     });
-    req.once('error', (err: NodeJS.ErrnoException) => finish(proxyError(`could not reach the proxy: ${err.message}`, choice, { code: err.code, cause: err })));
+    req.once('error', (err: NodeJS.ErrnoException) => finish(unreachable(err, choice)));
     req.end();
+    return undefined;
+  }
+}
+
+/** An http.Agent whose connections go to the proxy (plain http, in absolute form): failing to reach it is named a proxy failure. */
+class ForwardAgent extends http.Agent {
+  constructor(
+    private readonly forward: ProxyConnectOptions,
+    options: http.AgentOptions,
+  ) {
+    super(options);
+  }
+
+  override createConnection(_args: http.ClientRequestArgs, callback?: ConnectCallback): undefined {
+    const { choice } = this.forward;
+    const socket = net.connect({ host: bare(choice.url.hostname), port: Number(choice.url.port) });
+    const finish = callbackOnce(this.forward, callback!, 'could not be connected to', () => socket.destroy());
+    socket.once('connect', () => finish(null, socket));
+    socket.once('error', (err: NodeJS.ErrnoException) => finish(unreachable(err, choice)));
     return undefined;
   }
 }
@@ -203,7 +234,7 @@ export function proxiedRoute(target: URL, choice: ProxyChoice, o: RouteOptions &
   if (!agent) {
     agent = secure
       ? new TunnelAgent({ choice, connectMs: o.connectMs }, { keepAlive: o.keepAlive, ...(o.ca ? { ca: o.ca } : {}) })
-      : new http.Agent({ keepAlive: o.keepAlive });
+      : new ForwardAgent({ choice, connectMs: o.connectMs }, { keepAlive: o.keepAlive });
     if (o.keepAlive) o.agents.set(name, agent);
   }
   if (secure) {
@@ -213,5 +244,6 @@ export function proxiedRoute(target: URL, choice: ProxyChoice, o: RouteOptions &
     lib: http,
     options: { hostname: bare(choice.url.hostname), port: choice.url.port, path: target.href, agent },
     headers: { host: target.host, ...authorization(choice.url) },
+    proxyRefusal: (status) => proxyError(`the proxy refused to forward the request: HTTP ${status}`, choice, { code: 'VIDPUB_PROXY_REFUSED', status, forward: true }),
   };
 }

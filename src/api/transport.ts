@@ -156,6 +156,12 @@ function requestOnce(r: OneRequest): Promise<TransportResponse> {
       socket.once(secure ? 'secureConnect' : 'connect', awaitHeaders);
     });
     req.on('response', (res) => {
+      if (res.statusCode === 407 && route.proxyRefusal) {
+        // The proxy's own refusal: the request went no further, so nothing was sent to the service.
+        res.resume();
+        sent = false;
+        return fail(route.proxyRefusal(407));
+      }
       const chunks: Buffer[] = [];
       phase = 'body';
       // One timer for the whole body: a trickle does not re-arm it.

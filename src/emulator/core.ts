@@ -64,10 +64,10 @@ export class Core {
     this.timers.clearJobs();
     this.state = new State(this.fixture);
     this.settings = { ...this.initialSettings };
+    this.clock.reset(); // before the counts: a fixture's used count is of the clock's day
     this.limits.reset();
     this.idempotency.reset();
     this.faults.clear();
-    this.clock.reset();
     this.log.clear();
     for (const l of this.resetListeners) l();
   }

@@ -71,6 +71,7 @@ export function checkReferences(fixture: Record<string, unknown>): ReferenceProb
     for (const [k, ki] of records(w.keys)) unique('key', k.key, [...at, 'keys', ki, 'key']);
     for (const [d, di] of records(w.destinations)) unique('destination id', d.id, [...at, 'destinations', di, 'id']);
     for (const [m, mi] of records(w.media)) unique('media id', m.id, [...at, 'media', mi, 'id']);
+    problems.push(...postReferences(w, at));
   }
   return problems;
 }
@@ -86,4 +87,23 @@ export function withImplicitAccounts(parsed: { accounts: FixtureAccount[]; works
     return { ...w, account: implicitAccount(w.id) };
   });
   return { accounts, workspaces };
+}
+
+/** A post's video and destinations are the workspace's own. */
+function postReferences(w: Record<string, unknown>, at: Path): ReferenceProblem[] {
+  const problems: ReferenceProblem[] = [];
+  const ids = (list: unknown) => records(list).map(([x]) => x.id);
+  const media = ids(w.media);
+  const destinations = ids(w.destinations);
+  for (const [p, pi] of records(w.posts)) {
+    if (typeof p.media_id === 'string' && !media.includes(p.media_id)) {
+      problems.push({ path: [...at, 'posts', pi, 'media_id'], message: `must be the id of an entry of the workspace's media, got ${show(p.media_id)}` });
+    }
+    for (const [d, di] of records(p.destinations)) {
+      if (typeof d.destination_id === 'string' && !destinations.includes(d.destination_id)) {
+        problems.push({ path: [...at, 'posts', pi, 'destinations', di, 'destination_id'], message: `must be the id of one of the workspace's destinations, got ${show(d.destination_id)}` });
+      }
+    }
+  }
+  return problems;
 }

@@ -20,7 +20,7 @@ import {
   type PlanName,
 } from '../api/wire-types.js';
 import { FIXTURE_CREATED_AT } from './default-fixture.js';
-import type { FixtureAccount, FixtureDestination, FixtureKey, FixtureMedia, FixtureOption } from './fixture.js';
+import type { FixtureAccount, FixtureDestination, FixtureKey, FixtureMedia, FixtureOption, FixturePost } from './fixture.js';
 import { show, withImplicitAccounts } from './fixture-references.js';
 
 let z: typeof Zod;
@@ -85,9 +85,22 @@ const isoTime = () =>
 
 // ------------------------------------------------------------------ records
 
+function count() {
+  const error = (iss: Issue) => `must be a whole number of at least 0, got ${show(iss.input)}`;
+  return z.number({ error }).refine((v) => Number.isInteger(v) && v >= 0 && v <= Number.MAX_SAFE_INTEGER, { error, abort: true });
+}
+
+/** Allowances other than the plan's, shaped like GET /me's limits (fixture.ts FixtureLimits). */
+function limits() {
+  return record({
+    requests_per_minute: record({ read: wholeNumber().optional(), write: wholeNumber().optional() }).optional(),
+    api_posts_per_day: record({ limit: count().optional(), scope: oneOf(['account', 'workspace'] as const).optional(), used: count().optional() }).optional(),
+  }).optional();
+}
+
 function account() {
-  return record({ id: id(), name: text().optional(), plan: oneOf(PLANS) })
-    .transform((a): FixtureAccount => ({ id: a.id, name: a.name ?? a.id, plan: a.plan }));
+  return record({ id: id(), name: text().optional(), plan: oneOf(PLANS), limits: limits() })
+    .transform((a): FixtureAccount => ({ id: a.id, name: a.name ?? a.id, plan: a.plan, ...(a.limits ? { limits: a.limits } : {}) }));
 }
 
 function apiKey() {
@@ -106,7 +119,7 @@ function option() {
     .min(1, { error: 'must list at least one value for an enum option', abort: true })
     .refine((values) => new Set(values).size === values.length, { error: 'must not repeat a value', abort: true });
   const typed = z.discriminatedUnion('type', [
-    record({ ...common, type: z.literal('enum'), values: enumValues, default: z.unknown() }).superRefine((o, ctx) => {
+    record({ ...common, type: z.literal('enum'), values: enumValues, default: z.unknown().optional() }).superRefine((o, ctx) => {
       if (o.default === undefined || o.default === null || (typeof o.default === 'string' && o.values.includes(o.default))) return;
       ctx.addIssue({ code: 'custom', path: ['default'], message: `must be one of values (${o.values.map(show).join(', ')}) or null, got ${show(o.default)}` });
     }),
@@ -203,6 +216,28 @@ function media() {
   }));
 }
 
+function post() {
+  const optionValue = z.union([z.string(), z.boolean()], { error: (iss: Issue) => `must be a string or a boolean, got ${show(iss.input)}` });
+  const target = record({
+    destination_id: id(),
+    options: z.record(z.string(), optionValue, { error: (iss: Issue) => `must be an object of option values, got ${show(iss.input)}` }).default(() => ({})),
+    status: oneOf(['pending', 'publishing', 'published', 'failed', 'cancelled'] as const).default('pending'),
+  });
+  const time = text().refine((s) => !Number.isNaN(Date.parse(s)), { error: (iss: Issue) => `must be an ISO 8601 time, got ${show(iss.input)}`, abort: true })
+    .transform((s) => new Date(Date.parse(s)).toISOString());
+  return record({
+    id: id(),
+    status: oneOf(['draft', 'scheduled', 'publishing', 'completed'] as const).default('draft'),
+    caption: z.string({ error: (iss: Issue) => `must be a string, got ${show(iss.input)}` }).default(''),
+    media_id: id(),
+    publish_at: time.nullish().transform((t) => t ?? null),
+    destinations: list(target).min(1, { error: 'must list at least one destination' }),
+    created_at: isoTime(),
+  }).superRefine((p, ctx) => {
+    if (p.status === 'scheduled' && p.publish_at === null) ctx.addIssue({ code: 'custom', path: ['publish_at'], message: 'is required for a scheduled post' });
+  }) satisfies Zod.ZodType<FixturePost>;
+}
+
 function workspace() {
   return record({
     id: id(),
@@ -212,6 +247,7 @@ function workspace() {
     keys: list(apiKey()).default(() => []),
     destinations: list(destination()).default(() => []),
     media: list(media()).default(() => []),
+    posts: list(post()).optional(),
   });
 }
 

@@ -5,12 +5,24 @@
  * default-fixture.ts; a user's own JSON (`--fixture FILE`) is checked and
  * normalized by fixture-check.ts.
  */
-import type { Creator, DestinationStatus, KeyAccess, OptionType, OptionValue, PlanName } from '../api/wire-types.js';
+import type { Creator, DailyScope, DestinationStatus, KeyAccess, OptionType, OptionValue, PlanName, PostDestinationStatus, PostStatus } from '../api/wire-types.js';
 
 export interface FixtureAccount {
   id: string;
   name: string;
   plan: PlanName;
+  /**
+   * Allowances other than the plan's (a workspace seeded from a real one
+   * keeps what the service reported), in the shape of GET /me's limits; each
+   * field left out is the plan's. `used` is the daily allowance already spent
+   * on the day the emulator starts (or is reset).
+   */
+  limits?: FixtureLimits;
+}
+
+export interface FixtureLimits {
+  requests_per_minute?: { read?: number; write?: number };
+  api_posts_per_day?: { limit?: number; scope?: DailyScope; used?: number };
 }
 
 export interface FixtureKey {
@@ -63,6 +75,20 @@ export interface FixtureWorkspace {
   keys: FixtureKey[];
   destinations: FixtureDestination[];
   media: FixtureMedia[];
+  /** Posts already made (a rehearsal of `publish ID` seeds the one it publishes). */
+  posts?: FixturePost[];
+}
+
+export interface FixturePost {
+  id: string;
+  status: PostStatus;
+  caption: string;
+  /** Id of an entry of the workspace's `media`. */
+  media_id: string;
+  /** Required for a scheduled post. */
+  publish_at: string | null;
+  destinations: { destination_id: string; options: Record<string, OptionValue>; status: PostDestinationStatus }[];
+  created_at: string;
 }
 
 export interface Fixture {

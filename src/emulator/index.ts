@@ -20,6 +20,7 @@ export { defaultFixture, DEFAULT_KEYS } from './default-fixture.js';
 export { loadFixtureFile, validateFixture, FixtureError, type FixtureProblem } from './fixture-check.js';
 export type { Fixture, FixtureAccount, FixtureWorkspace, FixtureKey, FixtureDestination, FixtureOption, FixtureMedia } from './fixture.js';
 export { EmulatorService } from './service.js';
+export { seedFixture, seedRecords, type SeedReader, type SeedRecords, type SeedResult, type SeedOptions } from './seed.js';
 export type { CallContext, RequestBody, ServiceResult } from './service.js';
 export type { EmulatorPlugin } from './server.js';
 

@@ -5,7 +5,7 @@
 import { KEY_PREFIX_MARKER, type DailyScope, type PlanName } from '../api/wire-types.js';
 import { IsoCache, nextMidnightUtc, secondsUntil, utcDay, type Clock } from './offset-clock.js';
 import { ServiceError } from './service-errors.js';
-import { PLAN_LIMITS, type KeyState, type PlanLimits, type State, type WorkspaceState } from './state.js';
+import { accountLimits, type KeyState, type PlanLimits, type State, type WorkspaceState } from './state.js';
 
 export type RequestKind = 'read' | 'write';
 
@@ -56,16 +56,22 @@ export class Limits {
   private readonly workspaceDaily = new Map<string, DayCount>();
   private readonly minuteIso = new IsoCache();
   private readonly midnightIso = new IsoCache();
+  /** utcDay() of the start (or last reset): the day a fixture's `used` counts apply to. */
+  private startDay: number;
 
   constructor(
     private readonly clock: Clock,
     private readonly state: () => State,
-  ) {}
+  ) {
+    this.startDay = utcDay(clock.now());
+  }
 
+  /** Back to the fixture's counts, on the clock's day (reset the clock first). */
   reset(): void {
     this.minute.clear();
     this.dailyCounts.clear();
     this.workspaceDaily.clear();
+    this.startDay = utcDay(this.clock.now());
   }
 
   /** 401 for a missing, malformed, unknown or revoked key; 403 for a Free-plan key. */
@@ -92,7 +98,7 @@ export class Limits {
     }
     const workspace = state.workspace(key.workspaceId);
     const planName = workspace.account.plan;
-    const plan = PLAN_LIMITS[planName];
+    const plan = accountLimits(workspace.account);
     if (!plan.api) {
       return fail(new ServiceError(403, 'plan_without_api_access', `The ${cap(planName)} plan has no API access. Move the account to the Standard or Studio plan to use API keys.`));
     }
@@ -168,23 +174,26 @@ export class Limits {
 
   // ---------------------------------------------------------------- per day
 
-  private dayCount(map: Map<string, DayCount>, id: string): DayCount {
+  /** The count of today; on the start day a new count begins at `startUsed` (the fixture's). */
+  private dayCount(map: Map<string, DayCount>, id: string, startUsed = 0): DayCount {
     const day = utcDay(this.clock.now());
     let d = map.get(id);
     if (!d || d.day !== day) {
-      d = { day, used: 0 };
+      d = { day, used: day === this.startDay ? startUsed : 0 };
       map.set(id, d);
     }
     return d;
   }
 
-  private scopeId(ws: WorkspaceState): string {
-    return PLAN_LIMITS[ws.account.plan].dailyScope === 'account' ? `account:${ws.account.id}` : `workspace:${ws.id}`;
+  /** The daily allowance's count of the workspace's scope (its account, or itself). */
+  private dailyCount(ws: WorkspaceState): DayCount {
+    const id = accountLimits(ws.account).dailyScope === 'account' ? `account:${ws.account.id}` : `workspace:${ws.id}`;
+    return this.dayCount(this.dailyCounts, id, ws.account.limits?.api_posts_per_day?.used);
   }
 
   daily(ws: WorkspaceState): DailyStatus {
-    const plan = PLAN_LIMITS[ws.account.plan];
-    const used = this.dayCount(this.dailyCounts, this.scopeId(ws)).used;
+    const plan = accountLimits(ws.account);
+    const used = this.dailyCount(ws).used;
     return {
       limit: plan.postsPerDay,
       used,
@@ -216,7 +225,7 @@ export class Limits {
 
   /** Spends one post of the daily allowance (after checkDaily). */
   spendDaily(ws: WorkspaceState): void {
-    this.dayCount(this.dailyCounts, this.scopeId(ws)).used += 1;
+    this.dailyCount(ws).used += 1;
     this.dayCount(this.workspaceDaily, ws.id).used += 1;
   }
 }

@@ -14,7 +14,7 @@ import type {
   PostDestinationStatus,
   PostStatus,
 } from '../api/wire-types.js';
-import type { Fixture, FixtureAccount, FixtureDestination, FixtureKey } from './fixture.js';
+import type { Fixture, FixtureAccount, FixtureDestination, FixtureKey, FixturePost } from './fixture.js';
 
 export interface PlanLimits {
   api: boolean;
@@ -32,6 +32,20 @@ export const PLAN_LIMITS: Record<PlanName, PlanLimits> = {
   standard: { api: true, readPerMinute: 60, writePerMinute: 20, postsPerDay: 30, dailyScope: 'account', accountsPerPlatform: 2 },
   studio: { api: true, readPerMinute: 120, writePerMinute: 30, postsPerDay: 100, dailyScope: 'workspace', accountsPerPlatform: null },
 };
+
+/** The allowances of an account: its plan's, with the fixture's own figures in their place. */
+export function accountLimits(account: FixtureAccount): PlanLimits {
+  const plan = PLAN_LIMITS[account.plan];
+  const own = account.limits;
+  if (!own || !plan.api) return plan;
+  return {
+    ...plan,
+    readPerMinute: own.requests_per_minute?.read ?? plan.readPerMinute,
+    writePerMinute: own.requests_per_minute?.write ?? plan.writePerMinute,
+    postsPerDay: own.api_posts_per_day?.limit ?? plan.postsPerDay,
+    dailyScope: own.api_posts_per_day?.scope ?? plan.dailyScope,
+  };
+}
 
 export interface KeyState extends FixtureKey {
   id: string;
@@ -189,7 +203,7 @@ export class State {
     fixture.workspaces.forEach((w) => {
       const account = this.accounts.get(w.account)!;
       const media = retainedMedia(() => ws, retain);
-      const ws: WorkspaceState = {
+      const ws: WorkspaceState & { posts: RetainedRecords<PostState> } = {
         id: w.id,
         name: w.name,
         account,
@@ -217,6 +231,10 @@ export class State {
           upload: null,
           importUrl: null,
         });
+      }
+      for (const p of w.posts ?? []) {
+        ws.posts.pin(p.id);
+        ws.posts.set(p.id, postOf(p, w.id));
       }
       this.workspaces.set(w.id, ws);
       w.keys.forEach((k, i) => {
@@ -251,6 +269,18 @@ export class State {
   planOf(workspaceId: string): PlanName {
     return this.workspace(workspaceId).account.plan;
   }
+}
+
+/** A fixture's post as the state holds it; its issues are computed when it is published. */
+function postOf(p: FixturePost, workspaceId: string): PostState {
+  const due = p.status === 'scheduled' && p.publish_at !== null ? Date.parse(p.publish_at) : null;
+  return {
+    ...structuredClone(p),
+    workspaceId,
+    dueAtMs: due,
+    issues: [],
+    destinations: p.destinations.map((d) => ({ ...d, options: { ...d.options }, url: null, warning: null, failure: null })),
+  };
 }
 
 /** Random bytes for identifiers, drawn from the system's generator 4 KiB at a time (one call per 512 ids, not one each). */

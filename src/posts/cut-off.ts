@@ -14,7 +14,7 @@
 import type { Session } from '../session/session.js';
 import type { RunKey } from '../session/run-key.js';
 import type { OpenRun, RunMemory } from '../journal/journal-types.js';
-import { CancelledError, InterruptedError, OutcomeUnknownError, VidpubError, sanitize } from '../errors.js';
+import { CancelledError, InterruptedError, OutcomeUnknownError, TimeoutError, VidpubError, sanitize } from '../errors.js';
 import type { PostOpts, PostSource } from './post-opts.js';
 import { optionsBody, type DestinationPlan } from './options.js';
 import { relativePhrase } from '../time/describe.js';
@@ -188,6 +188,9 @@ export function endRun(track: RunTrack, key: RunKey, failure: unknown, created: 
   if (!track.memory) return;
   const signalled = failure instanceof InterruptedError && !(failure instanceof CancelledError);
   if (signalled && (sent || key.continued === true)) return track.memory.end(key.key, 'cut-off');
+  // Stopped waiting for the post it made (--timeout, exit 7): the command did not finish, and what reruns a
+  // failed CI step or cron line is the same command, which must report this post, not make another.
+  if (created && failure instanceof TimeoutError) return track.memory.end(key.key, 'cut-off');
   // Stopped before its first write (declined or Ctrl-C at the confirmation): nothing can have been posted.
   const unknown = sent && (failure instanceof OutcomeUnknownError || failure instanceof InterruptedError);
   // A continued run whose first run's time was refused: had that run posted, the service would have replayed its post.

@@ -1,6 +1,6 @@
 /**
  * The `type` of the JSON error object (--json) is one of the values the
- * README's "Exit codes" section lists: a job branching on it must not meet
+ * manual's "Exit codes" section (docs/reliability.md) lists: a job branching on it must not meet
  * one it was never told about.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,13 +1,18 @@
 /**
  * The journey over HTTPS against `startEmulator({ tls: 'generate' })`: its own
  * CA trusted through --ca-file (kept by login) or VIDPUB_CA_FILE, the upload
- * going to the storage origin, another port with its own certificate.
+ * going to the storage origin, another port with its own certificate. The
+ * batch also through a real proxy (tinyproxy), where --debug shows neither
+ * the proxy's password nor the API key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { cliRunner, tempConfigDir } from '../support/cli.js';
+import { batchLines, batchManifest } from '../support/batch.js';
+import { cliRunner, tempConfigDir, type RunResult } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { missing } from '../support/tools.js';
+import { startTinyproxy, type Tinyproxy } from './tinyproxy.js';
 
 const CLIP = join(__dirname, '..', 'fixtures', 'clip.mp4');
 let emu: TestEmulator;
@@ -80,5 +85,58 @@ describe('the emulator over HTTPS', () => {
     const pub = await run(['publish', JSON.parse(draft.stdout).id, '--yes', '--json']);
     expect(pub.code).toBe(0);
     expect(JSON.parse(pub.stdout).status).toBe('completed');
+  });
+});
+
+/** A manifest of two items; `how` in the captions makes it another batch (the same manifest would be replayed, not done again). */
+const twoItems = (how: string) => batchManifest([
+  { file: 'a.mp4', to: 'linkedin', caption: `First ${how}` },
+  { file: 'a.mp4', to: 'youtube', caption: `Second ${how}` },
+]);
+
+/** The origins the batch's PUTs went to, from its --debug lines. */
+const putOrigins = (stderr: string) => [...stderr.matchAll(/→ PUT (https:\/\/[^/\s]+)\//g)].map((m) => m[1]);
+
+/** Both items published, each after an upload to the storage origin over TLS. */
+function expectTwoPublished(r: RunResult): void {
+  expect(r.stderr).not.toMatch(/Error:/);
+  expect(r.code).toBe(0);
+  const lines = batchLines(r.stdout).sort((a, b) => a.item - b.item);
+  expect(lines.map((l) => [l.item, l.status])).toEqual([[1, 'published'], [2, 'published']]);
+  for (const l of lines) expect(l.media_id).toMatch(/^med_/);
+  expect(putOrigins(r.stderr)).toEqual([emu.info.storage_url, emu.info.storage_url]);
+}
+
+describe('batch over HTTPS', () => {
+  it('two items, each uploaded to the storage origin over TLS, then posted and published', async () => {
+    // A fresh per-minute window (the journey above spent most of its writes), set through the test controls over TLS.
+    await emu.api.freshMinute();
+    expectTwoPublished(await run(['batch', twoItems('over TLS'), '--debug']));
+  });
+});
+
+describe.skipIf(missing('tinyproxy', ['-v']))('batch over HTTPS through tinyproxy, with proxy credentials', () => {
+  const AUTH = { user: 'ci-user', password: 'tls-pr0xy_secret' };
+  let proxy: Tinyproxy;
+  beforeAll(async () => {
+    proxy = await startTinyproxy({ connectPorts: [emu.port, Number(new URL(emu.info.storage_url!).port)], auth: AUTH });
+  });
+  afterAll(() => proxy?.stop());
+
+  it('two items through CONNECT tunnels; --debug shows neither the proxy password nor the API key', async () => {
+    await emu.api.freshMinute();
+    const before = proxy.connects().length;
+    const env = { HTTPS_PROXY: `http://${AUTH.user}:${encodeURIComponent(AUTH.password)}@127.0.0.1:${proxy.port}` };
+    const r = await run(['batch', twoItems('through the proxy'), '--debug'], { env });
+    expectTwoPublished(r);
+    const tunnels = proxy.connects().slice(before);
+    expect(tunnels).toContain(`127.0.0.1:${emu.port}`);
+    expect(tunnels).toContain(new URL(emu.info.storage_url!).host);
+    for (const secret of [AUTH.password, encodeURIComponent(AUTH.password), emu.key(), Buffer.from(`${AUTH.user}:${AUTH.password}`).toString('base64')]) {
+      expect(r.stderr).not.toContain(secret);
+      expect(r.stdout).not.toContain(secret);
+    }
+    // The --debug lines are there: their absence would make the check above vacuous.
+    expect(r.stderr).toContain(`POST ${emu.baseUrl}/posts`);
   });
 });

@@ -1,7 +1,9 @@
 /**
  * A real proxy for the network tests: tinyproxy (Debian's package, installed
  * by .ci/run), started on a free port with a generated config, its log in a
- * file the tests read. Under CI a missing tinyproxy is a failure.
+ * file the tests read: the CONNECT tunnels (https) and the requests it
+ * forwarded in absolute form (plain http). Under CI a missing tinyproxy is a
+ * failure.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -19,6 +21,8 @@ export interface Tinyproxy {
   log(): string;
   /** The CONNECT requests in the log ("127.0.0.1:PORT"), in order. */
   connects(): string[];
+  /** The requests forwarded in absolute form (plain http), as "METHOD URL", in order. */
+  forwarded(): string[];
   stop(): Promise<void>;
 }
 
@@ -37,6 +41,9 @@ async function accepting(port: number): Promise<boolean> {
     s.once('error', () => resolve(false));
   });
 }
+
+/** The requests tinyproxy logged, as "METHOD TARGET". */
+const requests = (log: string) => [...log.matchAll(/Request \(file descriptor \d+\): (\S+ \S+)/g)].map((m) => m[1]!);
 
 /** Starts tinyproxy allowing CONNECT to `connectPorts`; `auth` turns on BasicAuth. */
 export async function startTinyproxy(o: { connectPorts: number[]; auth?: { user: string; password: string } }): Promise<Tinyproxy> {
@@ -68,7 +75,8 @@ export async function startTinyproxy(o: { connectPorts: number[]; auth?: { user:
     url: `http://127.0.0.1:${port}`,
     port,
     log,
-    connects: () => [...log().matchAll(/Request \(file descriptor \d+\): CONNECT (\S+)/g)].map((m) => m[1]!),
+    connects: () => requests(log()).filter((r) => r.startsWith('CONNECT ')).map((r) => r.slice('CONNECT '.length)),
+    forwarded: () => requests(log()).filter((r) => !r.startsWith('CONNECT ')),
     stop: async () => {
       if (!exited) {
         const gone = new Promise((r) => child.once('exit', r));

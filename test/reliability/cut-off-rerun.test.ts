@@ -107,6 +107,25 @@ describe('a rerun of a post that was cut off', () => {
     expect(mode).toBe(0o700);
   });
 
+  it('exit 7 while the post is watched (--timeout): the command run again as typed reports that post and follows it, one post', async () => {
+    const env = dirs();
+    const before = await totals();
+    await emu.fault({ method: 'GET', path: '/v1/posts/*', action: 'hang', times: 20 });
+    const first = await run([...CLIP, '--timeout', '20s'], env);
+    expect(first.stderr).toMatch(/Stopped waiting for post (post_\w+) after 20s \(--timeout\); it goes on at the service\./);
+    expect(first.code).toBe(7);
+    const made = /^id\t(post_\w+)$/m.exec(first.stdout)?.[1];
+    expect(made).toMatch(/^post_/);
+    await emu.admin('DELETE', '/faults');
+
+    const again = await run([...CLIP, '--json'], env, 1100);
+    expect(again.stderr).toMatch(CONTINUED);
+    expect(again.stderr).toMatch(new RegExp(`Post ${made} was created by the earlier run this one continues; reporting it\\.`));
+    expect(again.code).toBe(0);
+    expect((JSON.parse(again.stdout) as Post).id).toBe(made);
+    expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
+  });
+
   it('kill -9 while POST /posts was never handled: the rerun posts it, once, with the video the first run uploaded', async () => {
     const env = dirs();
     const before = await totals();

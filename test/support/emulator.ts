@@ -6,6 +6,12 @@
  *   tests and closed after them; reset to the fixture before each test unless
  *   `resetEachTest: false`. Use it inside tests and hooks.
  * - `startTestEmulator(opts)`: one more emulator inside a test; close it.
+ *
+ * Over TLS (`tls: 'generate'`) its REST client and test controls trust the
+ * emulator's own CA file (`info.ca_file`).
+ *
+ * From the emulator's own log and state: `writes`, `expectNothingTwice`,
+ * `postsTotal` (what the fault matrices check after each cell).
  */
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { startEmulator, type EmulatorHandle, type EmulatorOptions } from '../../src/emulator/index.js';
@@ -111,6 +117,37 @@ export function useEmulator(opts: HarnessOptions = {}): TestEmulator {
       return typeof value === 'function' ? value.bind(emu) : value;
     },
   });
+}
+
+/** The writes (POST /v1/...) the emulator has seen, in order. */
+export async function writes(on: TestEmulator): Promise<RecordedRequest[]> {
+  return (await on.requests()).filter((r) => r.path.startsWith('/v1/') && r.method === 'POST');
+}
+
+/**
+ * Nothing created twice, from the emulator's log of the writes after the
+ * first `since`: per write path, one Idempotency-Key for every attempt, and
+ * at most one attempt handled afresh.
+ */
+export async function expectNothingTwice(on: TestEmulator, since = 0): Promise<void> {
+  const byPath = new Map<string, RecordedRequest[]>();
+  for (const w of (await writes(on)).slice(since)) {
+    const step = w.path.replace(/med_\w+|post_\w+/g, ':id');
+    byPath.set(step, [...(byPath.get(step) ?? []), w]);
+  }
+  for (const [path, reqs] of byPath) {
+    const keys = new Set(reqs.map((r) => r.idempotency_key));
+    expect(keys.size, `${path}: one Idempotency-Key for every attempt`).toBe(1);
+    expect([...keys][0], `${path}: a key was sent`).toBeTruthy();
+    const handled = reqs.filter((r) => r.status >= 200 && r.status < 300 && !r.replayed);
+    expect(handled.length, `${path}: handled at most once`).toBeLessThanOrEqual(1);
+  }
+}
+
+/** How many posts the Demo workspace has. */
+export async function postsTotal(on: TestEmulator): Promise<number> {
+  const state = (await on.admin('GET', '/state')) as { workspaces: { name: string; posts: { total: number } }[] };
+  return state.workspaces.find((w) => w.name === 'Demo')!.posts.total;
 }
 
 /**

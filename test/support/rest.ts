@@ -1,9 +1,12 @@
 /**
  * The one REST helper: plain HTTP calls (`http`) and a client of the emulated
  * service and its /_emulator test controls (`Rest`), for setting up and
- * checking tests without going through vidpub.
+ * checking tests without going through vidpub. Against an emulator over TLS
+ * (`tls: 'generate'`) both trust its CA file (`info.ca_file`), the API's and
+ * the storage origin's certificates alike.
  */
-import { request } from 'undici';
+import { readFileSync } from 'node:fs';
+import { Agent, request, type Dispatcher } from 'undici';
 import { DEFAULT_KEYS } from '../../src/emulator/index.js';
 import type { RecordedRequest } from '../../src/api/wire-types.js';
 import { waitFor } from './poll.js';
@@ -40,8 +43,25 @@ function flatHeaders(h: Record<string, string | string[] | undefined>): Record<s
   return out;
 }
 
-export async function http(method: string, url: string, opts: { headers?: Record<string, string>; body?: string | Buffer | AsyncIterable<Buffer> } = {}): Promise<Res> {
-  const r = await request(url, { method: method as 'GET', headers: opts.headers, body: opts.body as string | undefined });
+const trusting = new Map<string, Dispatcher>();
+
+/** A client trusting the CAs in `caFile` (PEM) besides Node's own; one per file. */
+function trustingClient(caFile: string): Dispatcher {
+  let d = trusting.get(caFile);
+  if (!d) trusting.set(caFile, (d = new Agent({ connect: { ca: readFileSync(caFile, 'utf8') } })));
+  return d;
+}
+
+export interface HttpOptions {
+  headers?: Record<string, string>;
+  body?: string | Buffer | AsyncIterable<Buffer>;
+  /** A CA file (PEM) to trust for an https URL, such as the TLS emulator's `info.ca_file`. */
+  caFile?: string;
+}
+
+export async function http(method: string, url: string, opts: HttpOptions = {}): Promise<Res> {
+  const dispatcher = opts.caFile ? trustingClient(opts.caFile) : undefined;
+  const r = await request(url, { method: method as 'GET', headers: opts.headers, body: opts.body as string | undefined, dispatcher });
   const text = await r.body.text();
   let body: unknown = text;
   try {
@@ -66,11 +86,23 @@ export function toNextDaySec(nowMs: number): number {
   return Math.ceil((Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1) - nowMs) / 1000) + 5;
 }
 
+/** Where an emulator is: its API and test controls, and (over TLS) the CA file its certificates chain to. */
+export interface EmulatorUrls {
+  readonly baseUrl: string;
+  readonly adminUrl: string;
+  readonly info?: { readonly ca_file?: string };
+}
+
 export class Rest {
   constructor(
-    readonly urls: { readonly baseUrl: string; readonly adminUrl: string },
+    readonly urls: EmulatorUrls,
     readonly key: string = KEYS.demo_rw,
   ) {}
+
+  /** The emulator's CA file when it speaks TLS. */
+  get caFile(): string | undefined {
+    return this.urls.info?.ca_file;
+  }
 
   /** The same client with another key. */
   as(key: string): Rest {
@@ -86,7 +118,7 @@ export class Rest {
     if (opts.raw !== undefined) body = opts.raw;
     else if (opts.body !== undefined) body = JSON.stringify(opts.body);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-    return http(method, `${this.urls.baseUrl}${path}`, { headers, body }) as Promise<Res<T>>;
+    return http(method, `${this.urls.baseUrl}${path}`, { headers, body, caFile: this.caFile }) as Promise<Res<T>>;
   }
 
   get<T = Json>(path: string, opts: CallOptions = {}): Promise<Res<T>> {
@@ -99,7 +131,7 @@ export class Rest {
 
   // ------------------------------------------------------------- test controls (/_emulator)
   admin<T = Json>(method: string, path: string, body?: unknown): Promise<Res<T>> {
-    return http(method, `${this.urls.adminUrl}${path}`, jsonBody(body)) as Promise<Res<T>>;
+    return http(method, `${this.urls.adminUrl}${path}`, { ...jsonBody(body), caFile: this.caFile }) as Promise<Res<T>>;
   }
 
   /** Back to the fixture. */
@@ -140,7 +172,7 @@ export class Rest {
   async uploadReady(filename = 'clip.mp4', size = 1000, contentType = 'video/mp4'): Promise<string> {
     const c = await this.post('/media/uploads', { filename, size_bytes: size, content_type: contentType });
     if (c.status !== 201) throw new Error(`upload create ${c.status} ${c.text}`);
-    const put = await http('PUT', c.body.upload.url, { headers: c.body.upload.headers, body: Buffer.alloc(size, 1) });
+    const put = await http('PUT', c.body.upload.url, { headers: c.body.upload.headers, body: Buffer.alloc(size, 1), caFile: this.caFile });
     if (put.status !== 200) throw new Error(`put ${put.status} ${put.text}`);
     const done = await this.post(`/media/${c.body.media.id}/complete`);
     if (done.status !== 200) throw new Error(`complete ${done.status}`);

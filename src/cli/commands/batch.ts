@@ -6,6 +6,7 @@ import { parseTimeout } from '../../session/wait-flags.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand, type Invocation } from '../command.js';
+import { rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
 
 const MAX_MANIFEST_BYTES = 10_000_000;
 const MAX_CONCURRENCY = 16;
@@ -41,7 +42,7 @@ async function readManifest(path: string, inv: Invocation): Promise<{ text: stri
 /** The items whose line an invocation has printed already. */
 const STREAMED = new WeakMap<Invocation, Set<number>>();
 
-export default defineCommand<'batch', BatchOpts, BatchResult>({
+export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchResult>({
   description:
     'Post many videos from one manifest (YAML, CSV, JSON or JSON Lines): every item is checked first (files, destinations, ' +
     'options, times, duplicates, the daily allowance) and nothing is sent unless all pass. Then uploads run a few at a time, ' +
@@ -51,11 +52,12 @@ export default defineCommand<'batch', BatchOpts, BatchResult>({
   examples: [
     'vidpub batch week.yaml --dry-run',
     'vidpub batch week.yaml --yes',
+    'vidpub batch week.yaml --rehearse --yes',
     'vidpub batch posts.csv --concurrency 4 --no-wait',
     'generate-items | vidpub batch - --format jsonl --yes --json',
   ],
   // The run's document and the --dry-run plan's: --json FIELDS is checked before anything is sent.
-  fields: ['items', 'stats', 'dry_run', 'posts_needed', 'posts_left', 'zone'],
+  fields: ['items', 'stats', 'dry_run', 'posts_needed', 'posts_left', 'zone', 'rehearsal'],
   async parse(args, flags, inv) {
     const path = args[0].trim();
     if (path === '') throw new UsageError('which manifest? Give its path, or "-" to read it from stdin (with --format)');
@@ -86,6 +88,7 @@ export default defineCommand<'batch', BatchOpts, BatchResult>({
       timeoutMs,
       yes: flags.yes,
       waitForQuota: inv.globals.waitForQuota,
+      rehearse: flags.rehearse,
     };
   },
   async run(opts, inv) {
@@ -100,19 +103,26 @@ export default defineCommand<'batch', BatchOpts, BatchResult>({
           inv.out.print(JSON.stringify(o));
           streamed.add(o.item);
         };
+    if (opts.rehearse) {
+      // The videos items name by id (media:) are read (GET) into the copy.
+      const { parseManifest } = await import('../../batch/manifest.js');
+      const media = new Set((await parseManifest(opts.text, opts.format)).items.map((it) => it.fields.media).filter((m) => typeof m === 'string'));
+      return rehearse(inv, (session) => runBatchCommand({ ...opts, onItem }, session), { media: [...media] as string[] });
+    }
     return runBatchCommand({ ...opts, onItem }, inv.session);
   },
   print(r, inv) {
     if (r.dryRun && r.plan) {
       for (const line of planLines(r.plan, r.source, inv.out.colors)) inv.out.print(line);
-      return;
+    } else {
+      const streamed = STREAMED.get(inv);
+      for (const o of r.items) if (!streamed?.has(o.item)) inv.out.print(JSON.stringify(o));
     }
-    const streamed = STREAMED.get(inv);
-    for (const o of r.items) if (!streamed?.has(o.item)) inv.out.print(JSON.stringify(o));
+    rehearsalNote(r, inv);
   },
   json(r) {
-    if (r.dryRun && r.plan) return planJson(r.plan);
-    return { items: r.items, stats: r.stats ?? null };
+    if (r.dryRun && r.plan) return rehearsalDoc(r, planJson(r.plan));
+    return rehearsalDoc(r, { items: r.items, stats: r.stats ?? null });
   },
 });
 

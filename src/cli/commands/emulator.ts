@@ -14,6 +14,10 @@ interface EmulatorOpts {
   fixture?: string;
   tls?: 'generate' | { certFile: string; keyFile: string };
   storagePort?: number;
+  /** --seed-from PROFILE: a copy of that profile's workspace. */
+  seedFrom?: string;
+  /** --save-fixture FILE: where to write the copy too. */
+  saveFixture?: string;
 }
 
 /** One problem on the error line; more, one line each under a count (with --json, as "problems"). */
@@ -57,6 +61,22 @@ async function readTlsFiles(o: { certFile: string; keyFile: string }): Promise<{
   return { cert: await read(o.certFile, '--tls-cert'), key: await read(o.keyFile, '--tls-key') };
 }
 
+/** --seed-from PROFILE and --save-fixture FILE: the one with the other, not with --fixture. */
+function seedFlags(flags: { seedFrom?: string; saveFixture?: string; fixture?: string }): Pick<EmulatorOpts, 'seedFrom' | 'saveFixture'> {
+  const { seedFrom, saveFixture } = flags;
+  if (saveFixture !== undefined && seedFrom === undefined) {
+    throw new UsageError('--save-fixture writes the copy that --seed-from PROFILE reads: give --seed-from too');
+  }
+  if (seedFrom !== undefined && flags.fixture !== undefined) {
+    throw new UsageError('--seed-from and --fixture both say what the emulator holds: give one of them');
+  }
+  if (seedFrom !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(seedFrom)) {
+    throw new UsageError(`invalid profile name "${sanitize(seedFrom)}" (from --seed-from): use letters, digits, "-" and "_" (at most 64)`);
+  }
+  if (saveFixture !== undefined && saveFixture.trim() === '') throw new UsageError('--save-fixture is empty: give the path of the file to write');
+  return { seedFrom, saveFixture };
+}
+
 export default defineCommand<'emulator', EmulatorOpts, void>({
   description:
     'Run the local emulator of the Video Publishing Service: the whole v1 contract in memory, ' +
@@ -68,6 +88,7 @@ export default defineCommand<'emulator', EmulatorOpts, void>({
     'vidpub emulator --processing-ms 200 --publish-ms 200',
     'vidpub emulator --fixture my-accounts.json',
     'vidpub emulator --tls --port 0 --json',
+    'vidpub emulator --seed-from default --save-fixture my-workspace.json',
   ],
   parse(_args, flags) {
     return {
@@ -79,13 +100,17 @@ export default defineCommand<'emulator', EmulatorOpts, void>({
       fixture: flags.fixture,
       tls: tlsOf(flags),
       storagePort: flags.storagePort === undefined ? undefined : wholeNumber(flags.storagePort, '--storage-port', 65535),
+      ...seedFlags(flags),
     };
   },
   async run(opts, inv) {
     const { ctx } = inv;
     const emulator = await import('../../emulator/index.js');
     let fixture: unknown;
-    if (opts.fixture) {
+    if (opts.seedFrom !== undefined) {
+      const { seedFromProfile } = await import('../seed-profile.js');
+      fixture = await seedFromProfile(opts.seedFrom, opts.saveFixture, inv);
+    } else if (opts.fixture) {
       try {
         fixture = await emulator.loadFixtureFile(opts.fixture);
       } catch (err) {

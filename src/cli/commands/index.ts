@@ -58,6 +58,12 @@ export const COMMAND_TIMEOUT = {
   default: DEFAULT_REQUEST_COMMAND_TIMEOUT,
 } as const satisfies FlagSpec;
 
+/** --rehearse of post, publish and batch (src/cli/rehearse.ts). */
+const REHEARSE = {
+  name: 'rehearse',
+  description: 'run it end to end against a throwaway emulator seeded (GET only) from your workspace; only reads reach the service',
+} as const satisfies FlagSpec;
+
 const TZ = { name: 'tz', value: 'zone', description: "IANA time zone for a local --at time (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
 
 const ENTRIES = [
@@ -135,6 +141,7 @@ const ENTRIES = [
       { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key creates no second video or post (this machine: always; any machine: 24 h)' },
       { name: 'force-new', description: 'post anew: not the post made under --idempotency-key, nor the run of this command that was cut off' },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      REHEARSE,
     ],
   },
   {
@@ -148,6 +155,7 @@ const ENTRIES = [
       { name: 'no-wait', description: 'return once it is publishing, without waiting for each destination' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      REHEARSE,
     ],
   },
   {
@@ -163,6 +171,7 @@ const ENTRIES = [
       { name: 'no-wait', description: 'do not follow posts sent now to their end' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole batch waits for videos and posts (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      REHEARSE,
     ],
   },
   {
@@ -237,6 +246,8 @@ const ENTRIES = [
       { name: 'tls-cert', value: 'file', kind: 'file', description: 'serve over HTTPS with this certificate (PEM; with --tls-key)' },
       { name: 'tls-key', value: 'file', kind: 'file', description: 'the private key (PEM) of --tls-cert' },
       { name: 'storage-port', value: 'port', kind: 'number', description: 'take the upload links on a listener of their own, another origin (0 takes a free one; default with --tls)' },
+      { name: 'seed-from', value: 'profile', description: "start from a copy of this profile's workspace, read from its service with GET requests only" },
+      { name: 'save-fixture', value: 'file', kind: 'file', description: 'with --seed-from: also write the copy as a fixture file (no key of the service in it)' },
     ],
   },
   {

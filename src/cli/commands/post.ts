@@ -12,6 +12,7 @@ import { parseIdempotencyKey } from '../../posts/post-flags.js';
 import { defineCommand, type Invocation } from '../command.js';
 import type { ArgsFor, FlagsFor } from './index.js';
 import { POST_FIELDS } from '../json-fields.js';
+import { rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
 import { MAX_CAPTION_FILE_BYTES, captionFileRefusal, refuse } from '../../core/post-rules.js';
 
 type Flags = FlagsFor<'post'>;
@@ -97,7 +98,7 @@ function typedWords(args: Args | readonly [], flags: Flags): string[] {
   return words.map(shellWord);
 }
 
-export default defineCommand<'post', PostOpts, PostResult | Media>({
+export default defineCommand<'post', PostOpts & { rehearse: boolean }, PostResult | Media>({
   description:
     'Upload a local video (or import one from an https link, or take one already uploaded with --media) and post it ' +
     'to one or more destinations: now, at a time (--at), or as a draft (--draft). On a terminal it shows a summary, ' +
@@ -152,16 +153,25 @@ export default defineCommand<'post', PostOpts, PostResult | Media>({
       zone,
       atText: flags.at,
       editor,
+      rehearse: flags.rehearse,
     };
   },
   async run(opts, inv) {
     const { runPost } = await import('../../posts/post-flow.js');
-    return runPost(opts, inv.session);
+    if (!opts.rehearse) return runPost(opts, inv.session);
+    // A video already at the service is read (GET) into the copy.
+    const media = opts.source.kind === 'media' ? opts.source.id : undefined;
+    return rehearse(inv, (session) => runPost(opts, session), media === undefined ? {} : { media: [media] });
   },
   // A run stopped before the post existed (--timeout or Ctrl-C during the upload or the video's
   // processing) leaves the video's record as its error data: its id is printed, to post it with --media.
-  print: (r, inv) => (videoOnly(r) ? inv.print(r.id) : inv.globals.quiet ? inv.print(r.post.id) : printPost(r, inv.out)),
-  json: (r) => (videoOnly(r) ? { post: null, media: r } : r.post),
+  print: (r, inv) => {
+    if (videoOnly(r)) inv.print(r.id);
+    else if (inv.globals.quiet) inv.print(r.post.id);
+    else printPost(r, inv.out);
+    rehearsalNote(r, inv);
+  },
+  json: (r) => rehearsalDoc(r, videoOnly(r) ? { post: null, media: r } : r.post),
   fields: POST_FIELDS,
 });
 

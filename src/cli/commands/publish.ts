@@ -8,8 +8,9 @@ import { parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand } from '../command.js';
 import { POST_FIELDS } from '../json-fields.js';
+import { rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
 
-export default defineCommand<'publish', PublishOpts, PostResult>({
+export default defineCommand<'publish', PublishOpts & { rehearse: boolean }, PostResult>({
   description:
     'Publish a draft now or at a time, or move a scheduled post to a new time (or send it now). ' +
     'On a terminal it first shows the post (video, caption, destinations and their options, when, the allowance it spends) and asks for a confirmation; --yes skips it, scripts are never asked. ' +
@@ -37,10 +38,15 @@ export default defineCommand<'publish', PublishOpts, PostResult>({
       wait: flags.wait,
       timeoutMs: parseTimeout(flags),
       zone,
+      rehearse: flags.rehearse,
     };
   },
-  run: (opts, inv) => runPublish(opts, inv.session),
-  print: (r, inv) => printPost(r, inv.out),
-  json: (r) => r.post,
+  // The post (and its video) is read (GET) into the copy.
+  run: (opts, inv) => (opts.rehearse ? rehearse(inv, (session) => runPublish(opts, session), { post: opts.postId }) : runPublish(opts, inv.session)),
+  print: (r, inv) => {
+    printPost(r, inv.out);
+    rehearsalNote(r, inv);
+  },
+  json: (r) => rehearsalDoc(r, r.post),
   fields: POST_FIELDS,
 });

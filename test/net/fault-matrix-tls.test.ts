@@ -1,0 +1,125 @@
+/**
+ * A part of the fault matrix (test/reliability/fault-cells.ts) over HTTPS
+ * against the emulator's TLS listeners, each cell both straight and through a
+ * real proxy (tinyproxy, CONNECT tunnels): a hung PUT to the storage origin,
+ * the answer to POST /v1/posts dropped once and on every attempt, a 429 with
+ * Retry-After. Each cell asserts the exit code, stdout, that the command
+ * ended within its --timeout + 1 s plus what a command without faults costs
+ * here over the same route (a computed bound), and, from the emulator's own
+ * log, that nothing was done twice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/cli/context.js';
+import { runCli, type RunResult } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { expectNothingTwice, postsTotal, startTestEmulator, writes, type TestEmulator } from '../support/emulator.js';
+import { missing } from '../support/tools.js';
+import { MATRIX, POST_MEDIA, type Cell } from '../reliability/fault-cells.js';
+import { startTinyproxy, type Tinyproxy } from './tinyproxy.js';
+
+const RETRY_AFTER_S = 3;
+
+interface TlsCell extends Cell {
+  /** Runs on a clock 10 times faster than the wall's, whose sleeps are recorded: checked here. */
+  sleeps?: (sleeps: number[]) => void;
+}
+
+const fromMatrix = (command: string, fault: string): Cell => MATRIX.find((c) => c.command === command && c.fault === fault)!;
+
+const CELLS: TlsCell[] = [
+  fromMatrix('post', 'signed-URL PUT hung (body not read, no answer)'),
+  fromMatrix('post', 'POST /posts reset after handling, once'),
+  {
+    command: 'post',
+    phase: 'create post',
+    fault: 'POST /posts reset after handling, every attempt',
+    faults: [{ method: 'POST', path: '/v1/posts', action: 'reset_after_handling', times: 20 }],
+    args: [...POST_MEDIA, '--no-wait'],
+    code: 9,
+    stdout: /^med_demo_sample\n$/,
+    stderr: /The outcome is unknown: the post may have been created \(video med_demo_sample\); (the connection failed|the --timeout was reached) before the service answered[\s\S]*Rerun to settle it \(nothing is done twice\): vidpub post .*--idempotency-key vp-/,
+    posts: 1,
+  },
+  {
+    command: 'post',
+    phase: 'create post',
+    fault: `POST /posts 429 with Retry-After ${RETRY_AFTER_S}, once`,
+    faults: [{ method: 'POST', path: '/v1/posts', action: 'status', status: 429, retry_after: RETRY_AFTER_S, times: 1 }],
+    args: [...POST_MEDIA.map((a) => (a === '2s' ? '30s' : a)), '--no-wait'],
+    code: 0,
+    stdout: /^id\tpost_\w+$/m,
+    stderr: new RegExp(`Rate limited \\(requests_per_minute\\); retrying in ${RETRY_AFTER_S}s`),
+    posts: 1,
+    sleeps: (sleeps) => expect(sleeps).toContain(RETRY_AFTER_S * 1000),
+  },
+];
+
+/** The --timeout a cell's command runs under, ms. */
+const timeoutMs = (args: string[]) => Number(args[args.indexOf('--timeout') + 1]!.replace('s', '')) * 1000;
+
+/** A clock 10 times faster than the wall's that records the sleeps asked of it. */
+function recordingClock(): Clock & { sleeps: number[] } {
+  const fast = scaledClock(10);
+  const sleeps: number[] = [];
+  return { sleeps, now: fast.now, sleep: (ms, signal) => (sleeps.push(ms), fast.sleep(ms, signal)) };
+}
+
+describe.skipIf(missing('tinyproxy', ['-v']))('the fault matrix over TLS, straight and through tinyproxy', () => {
+  let emu: TestEmulator;
+  let proxy: Tinyproxy;
+  /** What a command without faults costs over each route here, now (start-up, TLS handshakes, tunnels, exit). */
+  const overheadMs = { straight: 0, proxied: 0 };
+  const routes = { straight: () => ({}), proxied: () => ({ HTTPS_PROXY: proxy.url }) };
+  const storageHost = () => new URL(emu.info.storage_url!).host;
+
+  async function timed(route: keyof typeof routes, args: string[], clock?: Clock): Promise<RunResult & { elapsedMs: number }> {
+    const env = { ...emu.env(), VIDPUB_CA_FILE: emu.info.ca_file!, ...routes[route]() };
+    const started = performance.now();
+    const r = await runCli(args, { env, clock });
+    return { ...r, elapsedMs: performance.now() - started };
+  }
+
+  beforeAll(async () => {
+    // Publishing takes long enough that nothing is published under a cell.
+    emu = await startTestEmulator({ tls: 'generate', processingMs: 20, publishMs: 30_000 });
+    proxy = await startTinyproxy({ connectPorts: [emu.port, Number(new URL(emu.info.storage_url!).port)] });
+    for (const route of ['straight', 'proxied'] as const) {
+      const r = await timed(route, ['destinations', '--json']);
+      expect(r.code).toBe(0);
+      overheadMs[route] = r.elapsedMs;
+    }
+  });
+  afterAll(async () => {
+    await proxy?.stop();
+    await emu?.close();
+  });
+
+  // One cell at a time: the emulator's faults are its own, and the proxy log is read per cell.
+  for (const route of ['straight', 'proxied'] as const) {
+    for (const cell of CELLS) {
+      it(`${route} · ${cell.command} · ${cell.phase} · ${cell.fault} → exit ${cell.code}`, async () => {
+        await emu.reset();
+        const since = (await writes(emu)).length;
+        const postsBefore = await postsTotal(emu);
+        const tunnelsBefore = proxy.connects().length;
+        for (const f of cell.faults) await emu.fault(f);
+        const clock = cell.sleeps ? recordingClock() : undefined;
+        const r = await timed(route, cell.args, clock);
+        expect(r.stderr).toMatch(cell.stderr);
+        expect(r.code).toBe(cell.code);
+        expect(r.stdout).toMatch(cell.stdout);
+        expect(r.elapsedMs).toBeLessThan(timeoutMs(cell.args) + 1000 + 3 * overheadMs[route]);
+        if (clock) cell.sleeps!(clock.sleeps);
+        await expectNothingTwice(emu, since);
+        expect(await postsTotal(emu)).toBe(postsBefore + (cell.posts ?? 0));
+        const tunnels = proxy.connects().slice(tunnelsBefore);
+        if (route === 'straight') {
+          expect(tunnels).toEqual([]);
+        } else {
+          expect(tunnels).toContain(`127.0.0.1:${emu.port}`);
+          if (cell.phase === 'PUT') expect(tunnels).toContain(storageHost());
+        }
+      });
+    }
+  }
+});
