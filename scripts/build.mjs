@@ -48,6 +48,9 @@ const HEAVY = [
   'node-forge',
   // jq compiled to WebAssembly, loaded only by --jq.
   'jq-wasm',
+  // The OS credential store's native binding: never bundled, loaded only in
+  // the child process src/config/keychain.ts starts for a stored key.
+  '@napi-rs/keyring',
 ];
 
 const out = `dist.tmp-${process.pid}`;

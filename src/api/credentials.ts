@@ -1,9 +1,10 @@
 /**
  * Where the client's base URL and key come from: flags, then the environment,
- * then the stored profile (read only when needed); `http://` only on loopback;
+ * then the stored profile (read only when needed; its key in the file or the OS store); `http://` only on loopback;
  * a key file; the sentence for a key that cannot be a key.
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { keyStorage } from '../config/key-storage.js';
 import type { Profile } from '../config/profile-types.js';
 import { setLongTimeout } from '../core/clock.js';
 import { AuthError, DeadlineReached, InterruptedError, TimeoutError, UsageError, sanitize } from '../errors.js';
@@ -116,8 +117,10 @@ export async function resolveCredentials(
   } else if (src.env.VIDPUB_API_KEY?.trim()) {
     apiKey = src.env.VIDPUB_API_KEY.trim();
     keySource = 'VIDPUB_API_KEY';
-  } else if ((await readProfile())?.api_key) {
-    apiKey = profile!.api_key!.trim();
+  } else if (keyStorage(await readProfile())) {
+    // The OS store's binding is loaded only here: a key from a flag, a file or the environment never pays for it.
+    const { readStoredKey } = await import('../config/key-store.js');
+    apiKey = (await readStoredKey(src.env, settings.profile, profile))?.trim();
     keySource = 'profile';
   }
   if (apiKey !== undefined) checkKeyCharacters(apiKey, keySource!);

@@ -1,5 +1,6 @@
 /**
  * The config store: profiles (API key, base URL, workspace) in one JSON file,
+ * the key itself only when it is not in the OS store (key-store.ts),
  * `config.json` in the vidpub config directory:
  *
  *   VIDPUB_CONFIG_DIR, else $XDG_CONFIG_HOME/vidpub, else ~/.config/vidpub
@@ -41,7 +42,7 @@ import { NotRegularFileError, readUserFileSync, userFileProblem } from '../util/
 type Env = Readonly<Record<string, string | undefined>>;
 
 export const CONFIG_FILE_NAME = 'config.json';
-const PROFILE_FIELDS = ['api_key', 'base_url', 'ca_file', 'workspace', 'logged_in_at'] as const;
+const PROFILE_FIELDS = ['api_key', 'key_storage', 'key_masked', 'base_url', 'ca_file', 'workspace', 'logged_in_at'] as const;
 
 /** The shape of config.json. Unknown top-level keys are kept as they are. */
 export interface ConfigFile {

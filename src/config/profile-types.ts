@@ -1,6 +1,11 @@
 /** One stored profile: what `vidpub login` keeps. */
 export interface Profile {
+  /** The key, when it lives in this file (see key-store.ts). */
   api_key?: string;
+  /** "keychain": the key lives in the OS store, not in this file (key-store.ts). */
+  key_storage?: string;
+  /** The key masked (vp_live_…a1b2), when it lives in the OS store. */
+  key_masked?: string;
   base_url?: string;
   /** The CA file (absolute path) trusted besides the system's, from `login --ca-file` or VIDPUB_CA_FILE. */
   ca_file?: string;

@@ -246,7 +246,8 @@ describe('concurrent logins (separate processes, the built CLI, against the emul
       // An existing profile, which every login must keep as well.
       writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { existing: { api_key: 'vp_live_existing' } } }));
       chmodSync(join(dir, 'config.json'), 0o600);
-      const env = { ...process.env, VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_API_KEY: '', NO_COLOR: '1' };
+      // The file's lock is under test: the keys go to the file (and never to a desktop's keychain).
+      const env = { ...process.env, VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_API_KEY: '', VIDPUB_NO_KEYRING: '1', NO_COLOR: '1' };
       const runs = await Promise.all(
         Array.from({ length: AT_ONCE }, (_, i) => runAsync(process.execPath, [BIN, 'login', '--with-key', '--profile', `p${i}`, '--json'], { env, input: emu.key() + '\n' })),
       );
@@ -269,7 +270,8 @@ describe('concurrent logins (separate processes, the built CLI, against the emul
       await emu.reset();
       const dir = tmp();
       writeFileSync(join(dir, 'config.json.lock'), JSON.stringify({ pid: dead, host: hostname(), at: Date.now() }));
-      const env = { ...process.env, VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_API_KEY: '', NO_COLOR: '1' };
+      // The file's lock is under test: the keys go to the file (and never to a desktop's keychain).
+      const env = { ...process.env, VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_API_KEY: '', VIDPUB_NO_KEYRING: '1', NO_COLOR: '1' };
       const runs = await Promise.all(
         Array.from({ length: AT_ONCE }, (_, i) => runAsync(process.execPath, [BIN, 'login', '--with-key', '--profile', `p${i}`, '--json'], { env, input: emu.key() + '\n' })),
       );

@@ -229,7 +229,7 @@ describe('identity', () => {
     expect(key).not.toContain(emu.key().slice(8, -4));
     expect(Date.parse(when!)).not.toBeNaN();
     const tty = await runCli(['profiles'], { env: { ...env, VIDPUB_PROFILE: 'ci', NO_COLOR: '1' }, tty: true });
-    expect(tty.stdout).toMatch(/^PROFILE +BASE URL +WORKSPACE +KEY +LAST LOGIN\n\* ci +http/);
+    expect(tty.stdout).toMatch(/^PROFILE +BASE URL +WORKSPACE +KEY +LAST LOGIN +STORAGE\n\* ci +http.* file$/m);
 
     const v = await runCli(['version', '--json']);
     expect(v.code).toBe(0);

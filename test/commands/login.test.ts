@@ -26,7 +26,11 @@ describe('vidpub login', () => {
   test('--with-key: checks the key, stores key and base URL (0600 in 0700), prints workspace, plan and access', async () => {
     const { code, stdout, stderr, dir } = await login(emu.key());
     expect(code).toBe(0);
-    expect(stderr).toBe('');
+    // No D-Bus session in the test's environment: the file, said once (test/credentials/ has the keychain).
+    expect(stderr).toBe(
+      `! No system keychain could take the key (no D-Bus session: DBUS_SESSION_BUS_ADDRESS is not set): it is stored in ${join(dir, 'config.json')} (mode 0600).\n`,
+    );
+    expect(stdout).toMatch(/^Stored in\t.*config\.json$/m);
     expect(stdout).toMatch(/^Workspace\tDemo$/m);
     expect(stdout).toMatch(/^Plan\tstandard$/m);
     expect(stdout).toMatch(/^Access\tread_write$/m);

@@ -20,9 +20,9 @@ describe('vidpub profiles at a terminal', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout.split('\n')).toEqual([
-      'PROFILE    BASE URL                  WORKSPACE  KEY            LAST LOGIN',
-      '* ci       http://127.0.0.1:4010/v1  Demo       vp_live_…1Ye5  2026-11-20T23:00:37.420Z',
-      '  default  http://127.0.0.1:4010/v1  Demo       vp_live_…s3Td  2026-11-20T23:00:38.420Z',
+      'PROFILE    BASE URL                  WORKSPACE  KEY            LAST LOGIN                STORAGE',
+      '* ci       http://127.0.0.1:4010/v1  Demo       vp_live_…1Ye5  2026-11-20T23:00:37.420Z  file',
+      '  default  http://127.0.0.1:4010/v1  Demo       vp_live_…s3Td  2026-11-20T23:00:38.420Z  file',
       '',
     ]);
   });

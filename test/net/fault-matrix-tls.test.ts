@@ -14,7 +14,7 @@ import { runCli, type RunResult } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { expectNothingTwice, postsTotal, startTestEmulator, writes, type TestEmulator } from '../support/emulator.js';
 import { missing } from '../support/tools.js';
-import { MATRIX, POST_MEDIA, type Cell } from '../reliability/fault-cells.js';
+import { MATRIX, POST_MEDIA, TIMEOUT_S, type Cell } from '../reliability/fault-cells.js';
 import { startTinyproxy, type Tinyproxy } from './tinyproxy.js';
 
 const RETRY_AFTER_S = 3;
@@ -45,7 +45,7 @@ const CELLS: TlsCell[] = [
     phase: 'create post',
     fault: `POST /posts 429 with Retry-After ${RETRY_AFTER_S}, once`,
     faults: [{ method: 'POST', path: '/v1/posts', action: 'status', status: 429, retry_after: RETRY_AFTER_S, times: 1 }],
-    args: [...POST_MEDIA.map((a) => (a === '2s' ? '30s' : a)), '--no-wait'],
+    args: [...POST_MEDIA.map((a) => (a === `${TIMEOUT_S}s` ? '30s' : a)), '--no-wait'],
     code: 0,
     stdout: /^id\tpost_\w+$/m,
     stderr: new RegExp(`Rate limited \\(requests_per_minute\\); retrying in ${RETRY_AFTER_S}s`),

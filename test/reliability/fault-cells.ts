@@ -7,7 +7,7 @@
 import { expect } from 'vitest';
 import type { TestEmulator } from '../support/emulator.js';
 
-export const TIMEOUT_S = 2;
+export const TIMEOUT_S = 4;
 export const TIMEOUT_MS = TIMEOUT_S * 1000;
 
 export const T = ['--timeout', `${TIMEOUT_S}s`, '--no-input'];
@@ -181,7 +181,7 @@ export const MATRIX: Cell[] = [
     args: [...POST_MEDIA, '--json'],
     code: 7,
     stdout: /"id": "post_\w+"/,
-    stderr: /Stopped waiting for post post_\w+ after 2s \(--timeout\); it goes on at the service/,
+    stderr: new RegExp(`Stopped waiting for post post_\\w+ after ${TIMEOUT_S}s \\(--timeout\\); it goes on at the service`),
     posts: 1,
   },
   {
@@ -286,7 +286,7 @@ export const MATRIX: Cell[] = [
     args: ['import', 'https://cdn.example.com/videos/launch.mp4', ...T],
     code: 9,
     stdout: '',
-    stderr: /The outcome is unknown: the import of https:\/\/cdn\.example\.com\/videos\/launch\.mp4 may have been started[\s\S]*Rerun to settle it \(nothing is done twice\): vidpub import https:\/\/cdn\.example\.com\/videos\/launch\.mp4 --timeout 2s --no-input --idempotency-key vp-/,
+    stderr: new RegExp(`The outcome is unknown: the import of https://cdn\\.example\\.com/videos/launch\\.mp4 may have been started[\\s\\S]*Rerun to settle it \\(nothing is done twice\\): vidpub import https://cdn\\.example\\.com/videos/launch\\.mp4 --timeout ${TIMEOUT_S}s --no-input --idempotency-key vp-`),
   },
   {
     command: 'status',
@@ -352,6 +352,6 @@ export const MATRIX: Cell[] = [
     setup: draftPost,
     code: 7,
     stdout: /"status": "(publishing|scheduled)"/,
-    stderr: /Stopped waiting for post post_\w+ after 2s \(--timeout\)/,
+    stderr: new RegExp(`Stopped waiting for post post_\\w+ after ${TIMEOUT_S}s \\(--timeout\\)`),
   },
 ];

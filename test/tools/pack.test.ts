@@ -16,6 +16,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
   bin: Record<string, string>;
   files: string[];
+  man: string[];
   scripts: Record<string, string>;
 };
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -57,8 +58,10 @@ describe('npm pack', () => {
       'dist/me.js',
       'dist/package.json',
       'dist/upload.js',
+      // The man pages (package.json "man"), generated from the registry.
+      ...pkg.man.map((m) => m.replace(/^\.\//, '')),
       'package.json',
-    ];
+    ].sort();
     expect(paths.filter((p) => p !== 'LICENSE')).toEqual(expected);
     // No tests, sources, source maps, or anything that may hold a secret.
     expect(paths.filter((p) => /^(test|src|bench|scripts|docs)\/|\.map$|\.ts$|(^|\/)\.env|\.npmrc|\.pem$|\.key$|id_rsa|config\.json$/.test(p))).toEqual([]);

@@ -71,7 +71,11 @@ const ENTRIES = [
     name: 'login',
     summary: 'Check an API key and store it in a profile',
     group: 'account',
-    flags: [{ name: 'with-key', description: 'read the key from stdin (trimmed) instead of prompting' }, COMMAND_TIMEOUT],
+    flags: [
+      { name: 'with-key', description: 'read the key from stdin (trimmed) instead of prompting' },
+      { name: 'insecure-storage', description: 'keep the key in the config file (mode 0600), not in the system keychain' },
+      COMMAND_TIMEOUT,
+    ],
   },
   { name: 'logout', summary: "Forget a profile's stored API key", group: 'account' },
   { name: 'profiles', summary: 'List the stored profiles (base URL, workspace, masked key, last login)', group: 'account' },

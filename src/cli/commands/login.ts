@@ -8,11 +8,15 @@ import { defineCommand, type Invocation } from '../command.js';
 import { readKeyFile } from '../../api/credentials.js';
 import { keyCharacterError } from '../../api/http-errors.js';
 import { maskKey } from './me.js';
+import { saveKey } from '../../config/key-store.js';
+import { storageName, type KeyStorage } from '../../config/key-storage.js';
 
 interface LoginOpts {
   withKey: boolean;
   /** --api-key-file: the key is read from this file instead. */
   keyFile?: string;
+  /** --insecure-storage: the config file, not the OS store. */
+  fileOnly: boolean;
 }
 
 export interface LoginResult {
@@ -23,6 +27,8 @@ export interface LoginResult {
   plan: string;
   access: string;
   key: string;
+  /** Where the key is kept: the OS store (`keychain`) or the config file (`file`). */
+  storage: KeyStorage;
   config_path: string;
 }
 
@@ -93,8 +99,9 @@ async function askKey(inv: Invocation): Promise<string> {
 
 export default defineCommand<'login', LoginOpts, LoginResult>({
   description:
-    'Check an API key with GET /me and store it, with the base URL, in a profile of the config file ' +
-    '(mode 0600). The key is asked with a hidden prompt, read from stdin with --with-key, or from a file ' +
+    'Check an API key with GET /me and store it in a profile: the key in the system keychain (the macOS Keychain, ' +
+    'Windows Credential Manager, the Secret Service on Linux) when one answers within 3 s, else, or with --insecure-storage, ' +
+    'in the config file (mode 0600); the base URL in the config file. The key is asked with a hidden prompt, read from stdin with --with-key, or from a file ' +
     'with --api-key-file; no flag ' +
     'takes the key itself (it would land in shell history and ps). Read-only keys work too.',
   examples: [
@@ -113,7 +120,7 @@ export default defineCommand<'login', LoginOpts, LoginResult>({
         hint: 'Pipe the key in: vidpub login --with-key < key.txt (or use --api-key-file key.txt)',
       });
     }
-    return { withKey, keyFile };
+    return { withKey, keyFile, fileOnly: flags.insecureStorage === true };
   },
   async run(opts, inv) {
     const { ctx, globals } = inv;
@@ -139,18 +146,15 @@ export default defineCommand<'login', LoginOpts, LoginResult>({
     // A wait for another vidpub's lock on the file ends at Ctrl-C and at the --timeout, as the request does.
     const timeoutMs = globals.commandTimeoutMs;
     const deadline = bindDeadline(inv.session, timeoutMs === undefined ? undefined : keyReadAt + timeoutMs, timeoutMs);
+    let saved;
     try {
-      await store.setProfile(
-        globals.profile,
-        {
-          api_key: key,
-          base_url: client.baseUrl,
-          ca_file: client.net?.caFile === undefined ? undefined : resolvePath(ctx.cwd, client.net.caFile),
-          workspace: workspace || undefined,
-          logged_in_at: new Date(ctx.clock.now()).toISOString(),
-        },
-        deadline.session.signal,
-      );
+      const fields = {
+        base_url: client.baseUrl,
+        ca_file: client.net?.caFile === undefined ? undefined : resolvePath(ctx.cwd, client.net.caFile),
+        workspace: workspace || undefined,
+        logged_in_at: new Date(ctx.clock.now()).toISOString(),
+      };
+      saved = await saveKey(store, ctx.env, globals.profile, key, fields, { fileOnly: opts.fileOnly, signal: deadline.session.signal });
     } catch (err) {
       if (ctx.signal.aborted) throw new InterruptedError('Interrupted: nothing was stored.');
       if (err instanceof DeadlineReached) {
@@ -161,6 +165,9 @@ export default defineCommand<'login', LoginOpts, LoginResult>({
       throw err;
     } finally {
       deadline.dispose();
+    }
+    if (saved.fallback) {
+      inv.log.warn(`No system keychain could take the key (${saved.fallback}): it is stored in ${storageName('file', store.path)} (mode 0600).`);
     }
     if (ctx.env.VIDPUB_API_KEY?.trim()) {
       inv.log.warn('VIDPUB_API_KEY is set: it takes precedence over the stored key until you unset it.');
@@ -173,6 +180,7 @@ export default defineCommand<'login', LoginOpts, LoginResult>({
       plan: String(me?.plan?.name ?? 'unknown'),
       access: String(me?.key?.access ?? 'unknown'),
       key: maskKey(me?.key),
+      storage: saved.storage,
       config_path: store.path,
     };
   },
@@ -188,7 +196,7 @@ export default defineCommand<'login', LoginOpts, LoginResult>({
         ['Key', r.key],
         ['Profile', r.profile],
         ['Base URL', r.base_url],
-        ['Stored in', r.config_path],
+        ['Stored in', storageName(r.storage, r.config_path)],
       ],
       { tty, dim: c.dim },
     )) {

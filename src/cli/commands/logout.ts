@@ -1,10 +1,14 @@
 import { InterruptedError } from '../../errors.js';
+import { removeKey } from '../../config/key-store.js';
+import { storageName, type KeyStorage } from '../../config/key-storage.js';
 import { defineCommand } from '../command.js';
 
 export interface LogoutResult {
   profile: string;
   /** True when a stored key was removed. */
   removed: boolean;
+  /** Where the removed key was: the OS store (`keychain`) or the config file (`file`); null when there was none. */
+  storage: KeyStorage | null;
   config_path: string;
 }
 
@@ -20,28 +24,22 @@ export default defineCommand<'logout', Record<string, never>, LogoutResult>({
     const { ctx, globals } = inv;
     const { openConfigStore } = await import('../../config/config-store.js');
     const store = await openConfigStore(ctx.env, { writable: true });
-    const profile = store.getProfile(globals.profile);
-    let removed = false;
-    if (profile?.api_key) {
-      const rest = { base_url: profile.base_url };
-      try {
-        // Ctrl-C ends a wait for another vidpub's lock on the file.
-        if (rest.base_url) await store.setProfile(globals.profile, rest, ctx.signal);
-        else await store.deleteProfile(globals.profile, ctx.signal);
-      } catch (err) {
-        if (ctx.signal.aborted) throw new InterruptedError('Interrupted: nothing was changed.');
-        throw err;
-      }
-      removed = true;
+    let removed;
+    try {
+      // Ctrl-C ends a wait for another vidpub's lock on the file.
+      removed = await removeKey(store, ctx.env, globals.profile, ctx.signal);
+    } catch (err) {
+      if (ctx.signal.aborted) throw new InterruptedError('Interrupted: nothing was changed.');
+      throw err;
     }
     if (ctx.env.VIDPUB_API_KEY?.trim()) {
       inv.log.warn('VIDPUB_API_KEY is still set in this environment: commands keep using that key.');
     }
-    return { profile: globals.profile, removed, config_path: store.path };
+    return { profile: globals.profile, removed: removed.removed, storage: removed.storage, config_path: store.path };
   },
   print(r, inv) {
     if (r.removed) {
-      inv.print(`Logged out: the key of profile "${r.profile}" was removed from ${r.config_path}.`);
+      inv.print(`Logged out: the key of profile "${r.profile}" was removed from ${storageName(r.storage ?? 'file', r.config_path)}.`);
       inv.log.info('The key is still valid at the service; revoke it in the web app (API settings) if it was exposed.');
     } else {
       inv.print(`Not logged in: profile "${r.profile}" has no stored key.`);

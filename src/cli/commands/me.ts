@@ -3,6 +3,8 @@ import { EMULATOR_SERVER_HEADER, type KeyInfo, type Me, type MinuteCounter } fro
 import { isLoopbackHost, resolveCredentials } from '../../api/credentials.js';
 import { createTransport } from '../../api/transport.js';
 import { sanitize } from '../../errors.js';
+import { keyStorage, storageName } from '../../config/key-storage.js';
+import type { ConfigStore } from '../../config/profile-types.js';
 import { renderFields } from '../../ui/table.js';
 import { wrapLine } from '../../ui/wrap.js';
 import { defineCommand } from '../command.js';
@@ -95,7 +97,8 @@ async function isEmulator(server: string | undefined, baseUrl: string, signal: A
 
 export default defineCommand<'me', Record<string, never>, Me & { origin?: Origin }>({
   description:
-    'Show the API key in use (masked) and where it came from (--api-key-file, VIDPUB_API_KEY or a profile), ' +
+    'Show the API key in use (masked) and where it came from (--api-key-file, VIDPUB_API_KEY or a profile, ' +
+    'its key kept in the system keychain or the config file), ' +
     'the base URL (marked when it is the local emulator), the workspace, plan, usage, and both limits: requests per minute ' +
     '(read and write) and API posts per day, each with used, remaining and reset time (local). ' +
     '--json prints the GET /me record.',
@@ -110,8 +113,9 @@ export default defineCommand<'me', Record<string, never>, Me & { origin?: Origin
     const { ctx, globals } = inv;
     const me = await client.getMe();
     const emulator = await isEmulator(responseMeta(me)?.server, client.baseUrl, ctx.signal);
+    let config: ConfigStore | undefined;
     const creds = await resolveCredentials(
-      { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (await ctx.config()).getProfile(name) },
+      { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (config = await ctx.config()).getProfile(name) },
       // A key file is not read again (a pipe, as <(pass show vidpub), gives its key once): it is where the key came from.
       { profile: globals.profile, baseUrl: globals.baseUrl, ...(globals.apiKeyFile !== undefined ? { apiKey: 'from-the-file' } : {}) },
     ).catch(() => undefined);
@@ -121,7 +125,7 @@ export default defineCommand<'me', Record<string, never>, Me & { origin?: Origin
         : creds?.keySource === 'VIDPUB_API_KEY'
           ? 'the environment (VIDPUB_API_KEY)'
           : creds?.keySource === 'profile'
-            ? `profile "${globals.profile}"`
+            ? `profile "${globals.profile}", kept in ${storageName(keyStorage(creds.profile) ?? 'file', config?.path ?? 'the config file')}`
             : 'unknown';
     const origin: Origin = {
       key_source: keySource,

@@ -1,4 +1,5 @@
 import { sanitize } from '../../errors.js';
+import { keyStorage, maskedProfileKey, type KeyStorage } from '../../config/key-storage.js';
 import { renderTable } from '../../ui/table.js';
 import { defineCommand } from '../command.js';
 
@@ -8,23 +9,17 @@ export interface ProfileRow {
   workspace: string | null;
   /** The stored key, masked: vp_live_…a1b2 (never more). */
   key: string | null;
+  /** Where the key is kept: the OS store (`keychain`) or the config file (`file`); null without a key. */
+  storage: KeyStorage | null;
   logged_in_at: string | null;
   /** The profile this run would use (--profile, VIDPUB_PROFILE, else "default"). */
   current: boolean;
 }
 
-/** A stored key as `vp_live_…a1b2`: the prefix up to its last "_" (at most 12 characters) and the last 4. */
-export function maskStoredKey(key: string | undefined): string | null {
-  if (!key) return null;
-  const k = key.trim();
-  if (k.length <= 8) return '…';
-  const prefix = /^([A-Za-z0-9]+_(?:[A-Za-z0-9]+_)?)/.exec(k)?.[1]?.slice(0, 12) ?? '';
-  return `${prefix}…${k.slice(-4)}`;
-}
-
 export default defineCommand<'profiles', Record<string, never>, ProfileRow[]>({
   description:
-    'List the stored profiles: name, base URL, workspace, the key (masked) and when it was stored by "vidpub login". ' +
+    'List the stored profiles: name, base URL, workspace, the key (masked), when it was stored by "vidpub login", ' +
+    'and where the key is kept (keychain: the system keychain; file: the config file). ' +
     'The profile in use is marked with "*" (--profile or VIDPUB_PROFILE choose it).',
   examples: ['vidpub profiles', 'vidpub profiles --json name,workspace'],
   parse() {
@@ -38,7 +33,8 @@ export default defineCommand<'profiles', Record<string, never>, ProfileRow[]>({
         name,
         base_url: p.base_url ?? null,
         workspace: p.workspace ?? null,
-        key: maskStoredKey(p.api_key),
+        key: maskedProfileKey(p),
+        storage: keyStorage(p),
         logged_in_at: p.logged_in_at ?? null,
         current: name === inv.globals.profile,
       };
@@ -58,6 +54,8 @@ export default defineCommand<'profiles', Record<string, never>, ProfileRow[]>({
         { header: 'Workspace', value: (r) => r.workspace ?? '' },
         { header: 'Key', value: (r) => r.key ?? (tty ? '(none)' : '') },
         { header: 'Last login', value: (r) => (r.logged_in_at ? sanitize(r.logged_in_at) : '') },
+        // Last: a script reading the columns by position before it was added keeps working.
+        { header: 'Storage', value: (r) => r.storage ?? '' },
       ],
       { tty, bold: c.bold },
     );

@@ -1,0 +1,41 @@
+/**
+ * Where a profile's key is kept, as config.json records it (key-store.ts
+ * writes it), and how that is said: cheap to load, so that `vidpub profiles`
+ * and `vidpub me` tell where a key lives without loading the OS store's code.
+ */
+import { platform } from 'node:os';
+import type { Profile } from './profile-types.js';
+
+/** Where a key lives: `keychain` (the OS store) or `file` (config.json). */
+export type KeyStorage = 'keychain' | 'file';
+
+/** Where the profile's key lives, or null when it has none. */
+export function keyStorage(p: Profile | undefined): KeyStorage | null {
+  if (p?.key_storage === 'keychain') return 'keychain';
+  return p?.api_key ? 'file' : null;
+}
+
+/** What the OS store is called, for messages. */
+export function keychainName(): string {
+  const os = platform();
+  return os === 'darwin' ? 'the macOS Keychain' : os === 'win32' ? 'Windows Credential Manager' : 'the Secret Service keyring';
+}
+
+/** Where the key is, for people: the OS store's name or the config file's path. */
+export function storageName(storage: KeyStorage, configPath: string): string {
+  return storage === 'keychain' ? keychainName() : configPath;
+}
+
+/** A stored key as `vp_live_…a1b2`: the prefix up to its last "_" (at most 12 characters) and the last 4. */
+export function maskStoredKey(key: string | undefined): string | null {
+  if (!key) return null;
+  const k = key.trim();
+  if (k.length <= 8) return '…';
+  const prefix = /^([A-Za-z0-9]+_(?:[A-Za-z0-9]+_)?)/.exec(k)?.[1]?.slice(0, 12) ?? '';
+  return `${prefix}…${k.slice(-4)}`;
+}
+
+/** The profile's key, masked, wherever it lives. */
+export function maskedProfileKey(p: Profile | undefined): string | null {
+  return keyStorage(p) === 'keychain' ? (p?.key_masked ?? '…') : maskStoredKey(p?.api_key);
+}

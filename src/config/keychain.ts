@@ -1,0 +1,149 @@
+/**
+ * The operating system's credential store (the macOS Keychain, Windows
+ * Credential Manager, the Secret Service on Linux desktops) through
+ * @napi-rs/keyring, the maintained successor of keytar: prebuilt binaries in
+ * its npm packages, no dependency of its own.
+ *
+ * Each call runs in a child Node process that loads the binding, does one
+ * operation and answers on stdout, killed when it has not answered within
+ * KEYCHAIN_TIMEOUT_MS (3 s, as gh waits). The binding's calls are synchronous
+ * and, on Linux, talk D-Bus: a session bus that accepts a connection and never
+ * answers blocks the calling thread (the event loop too: the binding's
+ * asynchronous entry connects before it hands the work to a thread). Only a
+ * process of its own can be stopped in the middle of that. The key travels on
+ * the child's stdin, never in its arguments (ps shows those).
+ *
+ * On Linux the Secret Service is required: the binding would otherwise fall
+ * back to the kernel keyring, which forgets everything at reboot. Where there
+ * is no D-Bus session at all (a container, a CI runner, ssh without a session)
+ * no child is started. VIDPUB_NO_KEYRING=1 turns the OS store off.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { platform } from 'node:os';
+import { execPath } from 'node:process';
+import { join } from 'node:path';
+import { isSea } from 'node:sea';
+import { sanitize } from '../errors.js';
+import { truthy } from '../util/env.js';
+import { keychainName } from './key-storage.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** How long the OS store has to answer one call. */
+export const KEYCHAIN_TIMEOUT_MS = 3000;
+
+/** The service name the keys are filed under. */
+export const KEYCHAIN_SERVICE = 'vidpub';
+
+/** The store did not answer, or refused: why, in words (never the key). */
+export class KeychainUnavailable extends Error {}
+
+type Op = { op: 'get' } | { op: 'set'; secret: string } | { op: 'delete' };
+
+// CommonJS, run with `node -e`: argv[1] is the binding's path, the request comes on stdin.
+const CHILD = `
+const { Entry } = require(process.argv[1]);
+let input = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (d) => { input += d; });
+process.stdin.on('end', () => {
+  let out;
+  try {
+    const r = JSON.parse(input);
+    const e = new Entry(r.service, r.account, { linux: { store: 'secret-service' } });
+    if (r.op === 'get') out = { ok: true, value: e.getPassword() };
+    else if (r.op === 'set') { e.setPassword(r.secret); out = { ok: true }; }
+    else out = { ok: true, value: e.deletePassword() };
+  } catch (err) {
+    out = { ok: false, error: String((err && err.message) || err) };
+  }
+  process.stdout.write(JSON.stringify(out));
+});
+`;
+
+/** VIDPUB_NO_KEYRING=1: the OS store is turned off on this machine. */
+export function keyringTurnedOff(env: Env): boolean {
+  return truthy(env.VIDPUB_NO_KEYRING);
+}
+
+/** Why the OS store cannot be used here without asking it, or undefined. */
+export function keychainOff(env: Env): string | undefined {
+  if (keyringTurnedOff(env)) return 'VIDPUB_NO_KEYRING is set';
+  if (platform() !== 'linux' && platform() !== 'freebsd') return undefined;
+  if (env.DBUS_SESSION_BUS_ADDRESS?.trim()) return undefined;
+  const runtime = env.XDG_RUNTIME_DIR?.trim();
+  if (runtime && existsSync(join(runtime, 'bus'))) return undefined; // libdbus finds the bus there
+  return 'no D-Bus session: DBUS_SESSION_BUS_ADDRESS is not set';
+}
+
+function bindingPath(): string {
+  // The single executable runs itself for `node -e` and has no node_modules to load the binding from.
+  if (isSea()) throw new KeychainUnavailable('the single executable of vidpub has no keychain module; the npm package has');
+  try {
+    return createRequire(import.meta.url).resolve('@napi-rs/keyring');
+  } catch {
+    throw new KeychainUnavailable('the keychain module (@napi-rs/keyring) is not installed with this vidpub');
+  }
+}
+
+/** The first line of the binding's error, bounded: it names the D-Bus or OS failure. */
+function reason(text: string): string {
+  const line = sanitize(text.split('\n')[0] ?? '').trim();
+  return (line.length > 200 ? `${line.slice(0, 200)}…` : line) || 'it failed without saying why';
+}
+
+/** Runs one operation in a child process; rejects with KeychainUnavailable on any failure or after the timeout. */
+function call(env: Env, account: string, op: Op): Promise<unknown> {
+  const off = keychainOff(env);
+  if (off) return Promise.reject(new KeychainUnavailable(off));
+  let path: string;
+  try {
+    path = bindingPath();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(execPath, ['-e', CHILD, path], { env: { ...env }, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new KeychainUnavailable(`${keychainName()} did not answer within ${KEYCHAIN_TIMEOUT_MS / 1000} s`));
+    }, KEYCHAIN_TIMEOUT_MS);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(new KeychainUnavailable(`the keychain helper could not start (${reason(e.message)})`));
+    });
+    child.on('close', () => {
+      clearTimeout(timer);
+      let answer: { ok?: boolean; value?: unknown; error?: string };
+      try {
+        answer = JSON.parse(out) as typeof answer;
+      } catch {
+        return reject(new KeychainUnavailable(`the keychain helper failed (${reason(err)})`));
+      }
+      if (answer.ok) resolve(answer.value);
+      else reject(new KeychainUnavailable(reason(answer.error ?? '')));
+    });
+    child.stdin.on('error', () => {}); // a child that died early: its close says why
+    child.stdin.end(JSON.stringify({ service: KEYCHAIN_SERVICE, account, ...op }));
+  });
+}
+
+/** The OS store, for one account name. Every call may reject with KeychainUnavailable. */
+export const keychain = {
+  async get(env: Env, account: string): Promise<string | undefined> {
+    const v = await call(env, account, { op: 'get' });
+    return typeof v === 'string' && v !== '' ? v : undefined;
+  },
+  async set(env: Env, account: string, secret: string): Promise<void> {
+    await call(env, account, { op: 'set', secret });
+  },
+  async delete(env: Env, account: string): Promise<boolean> {
+    return (await call(env, account, { op: 'delete' })) === true;
+  },
+};

@@ -1,0 +1,65 @@
+/**
+ * The built CLI against the emulator, in a config dir of its own, with a
+ * D-Bus session's environment: what the keychain tests run.
+ */
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe } from 'vitest';
+import { BIN, runAsync, type Ran } from '../support/build.js';
+import { tempConfigDir } from '../support/cli.js';
+import type { TestEmulator } from '../support/emulator.js';
+import { missingTools } from './secret-service.js';
+
+export interface Vidpub {
+  dir: string;
+  /** The path of config.json, which names the account the key is filed under: `<profile>@<path>`. */
+  configPath: string;
+  run(args: string[], opts?: { input?: string; env?: Record<string, string> }): Promise<Ran>;
+  /** config.json's text ('' when there is none). */
+  configText(): string;
+  profile(name?: string): Record<string, string> | undefined;
+  /** Writes config.json as a vidpub before the keychain wrote it: the key in the file. */
+  writeConfig(profiles: Record<string, Record<string, string>>): void;
+}
+
+/** A config dir and a runner of the built CLI with `env` (the D-Bus session's, or none). */
+export function vidpub(emu: TestEmulator, env: () => Record<string, string>): Vidpub {
+  const dir = tempConfigDir();
+  const configPath = join(dir, 'config.json');
+  const configText = () => {
+    try {
+      return readFileSync(configPath, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  return {
+    dir,
+    configPath,
+    run: (args, opts = {}) =>
+      runAsync(process.execPath, [BIN, ...args], {
+        env: { PATH: process.env.PATH ?? '', VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state'), VIDPUB_BASE_URL: emu.baseUrl, NO_COLOR: '1', ...env(), ...opts.env },
+        input: opts.input ?? '',
+      }),
+    configText,
+    profile: (name = 'default') => (JSON.parse(configText() || '{}') as { profiles?: Record<string, Record<string, string>> }).profiles?.[name],
+    writeConfig(profiles) {
+      writeFileSync(configPath, JSON.stringify({ profiles }));
+      chmodSync(configPath, 0o600);
+    },
+  };
+}
+
+/**
+ * describe() when the Secret Service tools are installed. As test/support/tools.ts
+ * does: under CI (CI set), where .ci/run installs them, a missing tool fails
+ * the test file; elsewhere the tests are skipped, saying which tool is missing.
+ */
+export function describeWithSecretService(name: string, body: () => void): void {
+  const missing = missingTools();
+  if (missing.length > 0 && process.env.CI) {
+    throw new Error(`${missing.join(', ')} missing: CI must install gnome-keyring, dbus-daemon and libsecret-tools (.ci/run) so that the keychain tests run instead of skipping.`);
+  }
+  if (missing.length > 0) console.warn(`${name}: skipped, ${missing.join(', ')} not installed (Debian: gnome-keyring dbus-daemon libsecret-tools)`);
+  describe.skipIf(missing.length > 0)(name, body);
+}
