@@ -84,6 +84,7 @@ describe('normalise and compareLines', () => {
       'Uploading clip.mp4: 100% (0.01 of 0.01 MB, 0.5 MB/s)',
       'med_demo_sample stays',
       'resets Nov 21, 2026, 12:00 AM; resets Nov 27, 2026,',
+      'Publish at: today 20:12:33 UTC, 4 s ago (2026-11-26T20:12:33Z); today 20:12:33 UTC, in 10 m 2 s (x)',
     ].join('\n');
     expect(normalise(text, { home: '/tmp/home-x1' })).toEqual([
       'id\tpost_<id>',
@@ -93,6 +94,7 @@ describe('normalise and compareLines', () => {
       'http://127.0.0.1:4010/v1 (<n> ms) reset=<n> s remaining=<n>/60',
       'med_demo_sample stays',
       'resets <clock>; resets <date>,',
+      'Publish at: today <clock> UTC, <relative> (<time>); today <clock> UTC, <relative> (x)',
     ]);
   });
 
