@@ -1,6 +1,6 @@
 /**
  * Runs the shell examples of a Markdown manual and compares the output it
- * shows with what they print. Used by test/docs/readme.test.ts on README.md.
+ * shows with what they print. Used by test/docs/manual.test.ts on README.md and every page of docs/.
  *
  * Marking convention (HTML comments, invisible on GitHub). The comment goes on
  * the line(s) right before a fenced block (blank lines between are allowed):
@@ -338,7 +338,7 @@ export interface DocReport {
 }
 
 export interface RunDocumentOptions {
-  /** Called before each block that runs anything (the README test moves the emulator to a fresh minute). */
+  /** Called before each block that runs anything (the manual test moves the emulator to a fresh minute). */
   beforeBlock?: () => Promise<void>;
 }
 
