@@ -87,6 +87,8 @@ export const WORKSPACE_TTL_MS = 7 * 24 * 60 * 60_000;
 export const CACHE_ENTRIES = {
   destinations: 'destinations',
   workspace: 'workspace',
+  /** GET /me's limits.api_posts_per_day as last read. */
+  daily: 'daily',
   options: (destinationId: string) => `options:${destinationId}`,
   /** Destinations and every destination's options. */
   isDestinationData: (name: string) => name === 'destinations' || name.startsWith('options:'),
@@ -146,6 +148,11 @@ export interface ApiClient {
   /** Proxies and trusted CAs the client goes through: the upload PUT goes the same way. */
   readonly net?: NetSettings;
   getMe(o?: CallOptions): Promise<Me>;
+  /**
+   * Today's API post allowance (GET /me's limits.api_posts_per_day): from the key's cache while it
+   * is recent and far from spent (or spent until a reset still ahead), else read from the service.
+   */
+  dailyAllowance(o?: CallOptions): Promise<Me['limits']['api_posts_per_day'] | undefined>;
   /**
    * The workspace this key belongs to: GET /me once per client (a key's
    * workspace does not change), and from the cache for WORKSPACE_TTL_MS.

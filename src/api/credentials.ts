@@ -12,6 +12,7 @@ import { formatDuration } from '../time/duration.js';
 import type { ClientSettings, KeySource } from './client.js';
 import { redactUrl } from './debug.js';
 import { keyCharacterError } from './http-errors.js';
+import { shellWord } from '../util/shell.js';
 
 /** The built-in default base URL (documented in docs/configuration.md). */
 export const DEFAULT_BASE_URL = 'https://api.videopublishing.example/v1';
@@ -191,9 +192,13 @@ function checkKeyCharacters(key: string, source: string): void {
   if (err) throw err;
 }
 
-/** `vidpub login`, for the profile in use: a plain login would store the key in another one. */
-function loginCommand(profile: string): string {
-  return profile === 'default' ? '"vidpub login"' : `"vidpub login --profile ${profile}"`;
+/**
+ * `vidpub login`, for the profile in use (a plain login would store the key in another one), and
+ * the --base-url given (a plain login would send the key to the default service).
+ */
+function loginCommand(profile: string, baseUrl?: string): string {
+  const words = ['vidpub login', ...(profile === 'default' ? [] : [`--profile ${shellWord(profile)}`]), ...(baseUrl ? [`--base-url ${shellWord(sanitize(redactUrl(baseUrl)))}`] : [])];
+  return `"${words.join(' ')}"`;
 }
 
 export function noKeyError(profile: string): AuthError {
@@ -208,6 +213,8 @@ export interface KeyOrigin {
   profile: string;
   /** The --api-key-file path as given. */
   file?: string;
+  /** The --base-url as given: a login the hint suggests repeats it. */
+  baseUrl?: string;
 }
 
 /**
@@ -228,7 +235,7 @@ export function withKeyHint(err: AuthError, origin: KeyOrigin): AuthError {
     const file = sanitize(origin.file ?? 'the file');
     hint = what === 'valid' ? `Put a valid key in ${file} (the --api-key-file).` : `${create}, then put it in ${file} (the --api-key-file).`;
   } else {
-    const login = loginCommand(origin.profile);
+    const login = loginCommand(origin.profile, origin.baseUrl);
     hint = what === 'valid' ? `Run ${login} with a valid key, or set VIDPUB_API_KEY.` : `${create}, then run ${login}.`;
   }
   return new AuthError(err.message, { http: err.http, hint, cause: err.cause, data: err.data });

@@ -45,7 +45,7 @@ export async function createApiClient(settings: ClientSettings, deps: ClientDeps
   const creds = await resolveCredentials({ signal: deps.signal, ...deps.credentials }, settings);
   if (creds.apiKey === undefined) throw noKeyError(settings.profile);
   for (const stream of deps.shows ?? []) guardOutput(stream, secretForms(creds.apiKey));
-  const keyOrigin: KeyOrigin = { source: creds.keySource, profile: settings.profile, file: settings.apiKeyFile };
+  const keyOrigin: KeyOrigin = { source: creds.keySource, profile: settings.profile, file: settings.apiKeyFile, baseUrl: settings.baseUrl };
   const net = await prepareNet({ env: deps.credentials.env, cwd: deps.credentials.cwd, caFile: creds.caFile, caFileSource: creds.caFileSource });
   return new HttpApiClient({ deps: { ...deps, net }, settings, baseUrl: creds.baseUrl, key: creds.apiKey, tuning, keyOrigin });
 }
@@ -107,6 +107,9 @@ class HttpApiClient implements ApiClient {
   }
   workspace(o?: CallOptions) {
     return this.#me.workspace(o);
+  }
+  dailyAllowance(o?: CallOptions) {
+    return this.#me.daily(o);
   }
   checkWorkspace(o?: CallOptions) {
     return this.#me.checkWorkspace(o);

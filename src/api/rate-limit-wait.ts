@@ -4,11 +4,28 @@
  * What to do is decided by decideRateLimit (retry-decision.ts); this does it.
  */
 import type { Clock } from '../core/clock.js';
-import { RateLimitError, sanitize } from '../errors.js';
+import { InterruptedError, RateLimitError, sanitize } from '../errors.js';
 import { formatDuration } from '../time/duration.js';
 import { waitWithNotice, type NoticeSink } from './backoff.js';
 import { errorFromResponse, formatResetTime, header, parseErrorBody, type ResponseInfo } from './http-errors.js';
 import { decideRateLimit } from './retry-decision.js';
+
+/**
+ * Ctrl-C (or a signal) during the wait of --wait-for-quota: the 429 was the service's answer, so
+ * nothing more was sent. `resetAt` lets a flow retell it with what it had done (post, publish).
+ */
+export class QuotaWaitInterrupted extends InterruptedError {
+  constructor(
+    readonly resetAt: string | undefined,
+    when: string,
+    cause: unknown,
+  ) {
+    super(`Interrupted while waiting for the daily post allowance to reset at ${when} (--wait-for-quota); nothing more was sent.`, {
+      hint: 'Run the command again after the reset, or again with --wait-for-quota to wait for it.',
+      cause,
+    });
+  }
+}
 
 export interface RateLimitedAnswer {
   info: ResponseInfo;
@@ -36,7 +53,7 @@ export async function waitOutRateLimit(r: RateLimitedAnswer): Promise<number> {
       code,
       retryAfterSec: info.retryAfterSec,
       resetAt: decision.resetAt,
-      hint: 'Run again after the reset, add --wait-for-quota to wait for it, or schedule the post for later.',
+      hint: "Run again after the reset, or add --wait-for-quota to wait for it (scheduling with --at spends today's allowance too).",
     });
   }
   if (decision.action === 'fail') {
@@ -54,7 +71,7 @@ export async function waitOutRateLimit(r: RateLimitedAnswer): Promise<number> {
     );
   }
   const when = formatResetTime(decision.resetAt, now);
-  await waitWithNotice({
+  const waiting = waitWithNotice({
     clock: r.clock,
     ms: decision.ms,
     signal: r.signal,
@@ -65,5 +82,14 @@ export async function waitOutRateLimit(r: RateLimitedAnswer): Promise<number> {
         : (left) => `Daily post allowance used up; waiting for the reset at ${when} (--wait-for-quota), ${left} left…`
       : (left) => `Rate limited (${code}); retrying in ${left}…`,
   });
-  return decision.daily ? 0 : decision.ms;
+  if (!decision.daily) {
+    await waiting;
+    return decision.ms;
+  }
+  try {
+    await waiting;
+  } catch (err) {
+    throw err instanceof InterruptedError ? new QuotaWaitInterrupted(decision.resetAt, when, err) : err;
+  }
+  return 0;
 }

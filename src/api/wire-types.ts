@@ -309,7 +309,8 @@ export interface EmulatorKeyInfo {
   key: string;
   workspace: string;
   plan: PlanName;
-  access: KeyAccess;
+  /** What the key may do: `none` on a Free-plan workspace (no API access), whatever the key's own access. */
+  access: KeyAccess | 'none';
 }
 
 export interface EmulatorStartInfo {

@@ -87,10 +87,17 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** The usable keys, each with what it may do: a Free-plan key may do nothing (every call is 403 plan_without_api_access). */
 export function keysOf(fixture: Fixture): EmulatorKeyInfo[] {
   const plans = new Map(fixture.accounts.map((a) => [a.id, a.plan]));
   return fixture.workspaces.flatMap((w) =>
-    w.keys.filter((k) => !k.revoked).map((k) => ({ key: k.key, workspace: w.name, plan: plans.get(w.account)!, access: k.access })));
+    w.keys
+      .filter((k) => !k.revoked)
+      .map((k) => {
+        const plan = plans.get(w.account)!;
+        return { key: k.key, workspace: w.name, plan, access: plan === 'free' ? ('none' as const) : k.access };
+      }),
+  );
 }
 
 /** The certificates of each listener, and the CA's file when they were made here. */

@@ -31,7 +31,9 @@ function candidatesHint(list: Destination[]): string {
 /**
  * Finds the destination `name` refers to: its id, its handle (with or without
  * @, any case), or its platform when the workspace has exactly one active
- * account there. Unknown or ambiguous -> UsageError (exit 2) listing candidates.
+ * account there (or exactly one account at all). The one resolver of every
+ * command: whether an inactive one will do is the caller's to say. Unknown or
+ * ambiguous -> UsageError (exit 2) listing candidates.
  */
 export function resolveDestination(name: string, all: Destination[]): Destination {
   const raw = name.trim();
@@ -56,6 +58,8 @@ export function resolveDestination(name: string, all: Destination[]): Destinatio
     if (onPlatform.length > 0) {
       const active = onPlatform.filter((d) => d.status === 'active');
       if (active.length === 1) return active[0]!;
+      // The only account there, inactive: named as its id would name it (options reads it; post refuses it as inactive).
+      if (active.length === 0 && onPlatform.length === 1) return onPlatform[0]!;
       if (active.length === 0) {
         throw new UsageError(`no active ${sanitize(platform)} account in this workspace`, { hint: candidatesHint(onPlatform) });
       }

@@ -262,9 +262,35 @@ export function promptMessage(option: DestinationOption, accountLabel: string): 
   return `${sanitize(option.key)} for ${sanitize(accountLabel)}${label}`;
 }
 
+/** The first entry of a select with no default: Enter on it chooses nothing, and the question is asked again. */
+const NO_CHOICE = Symbol('no choice');
+const NO_CHOICE_NAME = '(choose one: there is no default)';
+
+/**
+ * A select among the allowed values. With a default, it is pre-selected; without one, the
+ * cursor starts on an entry that is no value, so Enter alone never picks one (privacy
+ * included: the person posting chooses it, as gh makes one choose where nothing is assumed).
+ */
+async function askChoice(
+  prompter: Prompter,
+  q: { message: string; values: OptionValue[]; def: OptionValue | undefined; say: (line: string) => void },
+  stop?: { message: string; hint?: string },
+): Promise<OptionValue> {
+  const choices: { name: string; value: OptionValue | typeof NO_CHOICE }[] = q.values.map((v) => ({
+    name: `${sanitize(valueLabel(v))} (${sanitize(showValue(v))})`,
+    value: v,
+  }));
+  if (q.def === undefined) choices.unshift({ name: NO_CHOICE_NAME, value: NO_CHOICE });
+  for (;;) {
+    const picked = await ask(() => prompter.select({ message: q.message, choices, default: q.def }), stop?.message, stop?.hint);
+    if (picked !== NO_CHOICE) return picked;
+    q.say('  Nothing chosen: move to a value with the arrow keys, then press Enter.');
+  }
+}
+
 /**
  * Asks a person for every missing option (a select among the allowed values,
- * the destination's default pre-selected when it has one; the creator details
+ * the destination's default pre-selected when it has one, else no value at all; the creator details
  * first for a creator-disclosure destination). Fills `plans` in place.
  */
 export async function promptMissing(
@@ -284,16 +310,7 @@ export async function promptMissing(
       let value: OptionValue;
       const values = Array.isArray(option.values) && option.values.length > 0 ? option.values : option.type === 'boolean' ? [true, false] : null;
       if (values) {
-        value = await ask(
-          () =>
-            prompter.select<OptionValue>({
-              message,
-              choices: values.map((v) => ({ name: `${sanitize(valueLabel(v))} (${sanitize(showValue(v))})`, value: v })),
-              default: def,
-            }),
-          stop?.message,
-          stop?.hint,
-        );
+        value = await askChoice(prompter, { message, values, def, say }, stop);
       } else {
         let text = '';
         while (text.trim() === '') {

@@ -6,7 +6,7 @@
 import { CancelledError, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
 import { wrapLine } from '../ui/wrap.js';
-import { ask, type DestinationPlan } from './options.js';
+import { ask, flagFor, type DestinationPlan } from './options.js';
 import { destinationLabel } from './post-view.js';
 import { cancelledText, sourceText, type PostOpts } from './post-opts.js';
 import type { PostRun, Ready } from './post-run.js';
@@ -57,7 +57,24 @@ export async function confirmOrAnnounce(run: PostRun, ready: Ready, again: strin
   }
   const to = ready.plans.map((p) => destinationLabel(p.destination)).join(', ');
   session.log.info(`Posting ${sanitize(sourceText(opts.source))} to ${sanitize(to)}: ${whenLine(opts.when, now)}`);
+  for (const line of defaultedLines(ready.plans)) session.log.info(line);
   if (opts.when?.note) session.log.warn(sanitize(opts.when.note));
+}
+
+/**
+ * A required option nobody gave or was asked for, filled from the destination's default, said
+ * where no summary showed it: `visibility: private (the destination's default; pass ...)`.
+ */
+function defaultedLines(plans: DestinationPlan[]): string[] {
+  const lines: string[] = [];
+  for (const p of plans) {
+    for (const v of p.values.filter((x) => x.source === 'default')) {
+      const option = p.options.options.find((o) => o.key === v.key)!;
+      const whose = plans.length > 1 ? ` for ${destinationLabel(p.destination)}` : '';
+      lines.push(`  ${sanitize(v.key)}${whose}: ${sanitize(String(v.value))} (the destination's default; pass ${flagFor(p.name, option)} to choose)`);
+    }
+  }
+  return lines;
 }
 
 /**

@@ -5,7 +5,9 @@
  */
 import { CACHE_ENTRIES, responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Media, Post } from '../api/wire-types.js';
-import { BlockedError, UsageError } from '../errors.js';
+import type { JournalPost } from '../journal/journal-types.js';
+import { BlockedError, InterruptedError, RateLimitError, UsageError, type VidpubError } from '../errors.js';
+import { QuotaWaitInterrupted } from '../api/rate-limit-wait.js';
 import { stepKey, type Session } from '../session/session.js';
 import { cutOffInput, postMoved } from './cut-off.js';
 import { optionsBody, type DestinationPlan } from './options.js';
@@ -13,7 +15,7 @@ import { madeFrom } from './post-opts.js';
 import type { PostRun, Ready } from './post-run.js';
 import { readAgain, readAgainStep, suggestsChangedDestinations } from './post-read-again.js';
 import { blockingIssues, nextCommand, type PostResult } from './post-view.js';
-import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './settle.js';
+import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit, resetText } from './settle.js';
 import { recordingEnd } from './journal-notes.js';
 import { followPost } from './watch.js';
 
@@ -30,7 +32,17 @@ export async function createAndFollow(run: PostRun, ready: Ready, media: Media, 
   const made = await create(run, ready, media);
   following();
   await record(run, made, media);
-  return follow(run, made);
+  return follow(run, made, defaultedKeys(ready.plans));
+}
+
+/** destination_id -> the required options filled from the destination's default, when there are any. */
+function defaultedKeys(plans: DestinationPlan[]): Record<string, string[]> | undefined {
+  const out: Record<string, string[]> = {};
+  for (const p of plans) {
+    const keys = p.values.filter((v) => v.source === 'default').map((v) => v.key);
+    if (keys.length > 0) out[p.destination.id] = keys;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** --at passed while the video was being uploaded: nothing is posted. (A continued run sends its first run's time whatever it is now: the service replays the post it made.) */
@@ -81,18 +93,10 @@ async function create(run: PostRun, ready: Ready, media: Media): Promise<Made> {
 /** A refusal of the post, told with what was done and what to run next. */
 async function refusedError(err: unknown, run: PostRun, media: Media, names: Record<string, string>): Promise<unknown> {
   const { opts, session, key } = run;
-  if (isDailyLimit(err)) {
-    const given = opts.source.kind === 'media';
-    const made = madeFrom(opts.source);
-    return dailyLimitError(
-      err,
-      given ? 'no post was created' : `no post was created (the video is ${made.done}: ${media.id})`,
-      given
-        ? 'Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft.'
-        : `Run again after the reset with --media ${media.id} instead of the ${made.from}, add --wait-for-quota to wait for it, or save it with --draft.`,
-      opts.zone,
-      session.clock.now(),
-    );
+  if (isDailyLimit(err) || err instanceof QuotaWaitInterrupted) {
+    // What the key's cache says of the allowance is past: the next run reads it before uploading.
+    await (await session.client()).memory?.forget((name) => name === CACHE_ENTRIES.daily);
+    return allowanceStop(err, run, media);
   }
   if (err instanceof BlockedError) return blockedCreate(err, names);
   // The first run's time, sent again so its post would be replayed, refused: that run never made the post.
@@ -109,21 +113,47 @@ async function refusedError(err: unknown, run: PostRun, media: Media, names: Rec
   return err;
 }
 
+/**
+ * The daily allowance used up (exit 4), or Ctrl-C while --wait-for-quota waited for its reset
+ * (exit 130): no post, the video made named (and its record the command's data), what to run.
+ */
+function allowanceStop(err: RateLimitError | QuotaWaitInterrupted, { opts, session }: PostRun, media: Media): VidpubError {
+  const given = opts.source.kind === 'media';
+  const made = madeFrom(opts.source);
+  const outcome = given ? 'no post was created' : `no post was created (the video is ${made.done}: ${media.id})`;
+  const then = given
+    ? { hint: 'Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft.' }
+    : {
+        hint: `Run again after the reset with --media ${media.id} instead of the ${made.from}, add --wait-for-quota to wait for it, or save it with --draft.`,
+        // The video made: its record on stdout (with --json, as {"post": null, "media": ...}).
+        data: media,
+      };
+  if (err instanceof RateLimitError) return dailyLimitError(err, outcome, then, opts.zone, session.clock.now());
+  return new InterruptedError(`Interrupted while waiting for the daily post allowance to reset; ${outcome}. It resets at ${resetText(err, opts.zone, session.clock.now())}.`, {
+    ...then,
+    cause: err,
+  });
+}
+
 /** The refusal of a key the service saw for another request: names the post when this machine made it. */
 async function keyReusedError(key: string, session: Session, err: UsageError): Promise<UsageError> {
   const earlier = await session.journal?.findByKey(key).catch(() => undefined);
+  return keyUsedForAnother(key, earlier, err);
+}
+
+/**
+ * exit 2: the key was used for a different post. One message whoever noticed it: the service
+ * (idempotency_key_reused, within its 24 hours) or this machine's journal (`earlier`, any time).
+ */
+export function keyUsedForAnother(key: string, earlier: Pick<JournalPost, 'post_id' | 'at'> | undefined, err?: UsageError): UsageError {
   const what = earlier ? ` (post ${earlier.post_id}, made on ${earlier.at})` : '';
   const retry = earlier
     ? `To post again to the destinations of ${earlier.post_id} that failed: vidpub retry ${earlier.post_id}.`
     : 'To post again to the destinations of that post that failed: vidpub retry POST_ID ("vidpub history" lists the posts made here).';
-  return new UsageError(
-    `--idempotency-key ${key} was used within the last 24 hours for a different post${what} (another caption, destinations, options or time)`,
-    {
-      hint: `${retry} Use a new key for a new post. A relative --at (such as +2h) gives a new time on every run: use an absolute time with a key.`,
-      http: err.http,
-      cause: err,
-    },
-  );
+  return new UsageError(`--idempotency-key ${key} was used for a different post${what} (another caption, destinations, options or time); nothing was posted`, {
+    hint: `${retry} Use a new key for a new post, or add --force-new. A relative --at (such as +2h) gives a new time on every run: use an absolute time with a key.`,
+    ...(err ? { http: err.http, cause: err } : {}),
+  });
 }
 
 /** Tells the journal of the post (a replayed one is read as it is now first). */
@@ -151,10 +181,10 @@ async function record(run: PostRun, made: Made, media: Media): Promise<void> {
 }
 
 /** A draft or a scheduled post is told as it is; one published now is followed (--wait) to its end. */
-async function follow(run: PostRun, { post, names, replayed }: Made): Promise<PostResult> {
+async function follow(run: PostRun, { post, names, replayed }: Made, defaulted: PostResult['defaulted']): Promise<PostResult> {
   const { opts, session, deadlineMs } = run;
   const client = await session.client();
-  const result: PostResult = { post, names, zone: opts.zone, now: session.clock.now() };
+  const result: PostResult = { post, names, zone: opts.zone, now: session.clock.now(), ...(defaulted ? { defaulted } : {}) };
   return recordingEnd(
     session,
     async () => {

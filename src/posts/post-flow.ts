@@ -6,8 +6,8 @@
  * create the post and follow it (post-create.ts). Nothing is sent until
  * every local check has passed.
  */
-import type { Media } from '../api/wire-types.js';
-import { OutcomeUnknownError, TimeoutError } from '../errors.js';
+import type { Me, Media } from '../api/wire-types.js';
+import { OutcomeUnknownError, RateLimitError, TimeoutError } from '../errors.js';
 import { bindDeadline } from '../session/deadline.js';
 import type { Session } from '../session/session.js';
 import { runKey } from '../session/run-key.js';
@@ -15,12 +15,13 @@ import { captionRefusal, optionValueRefusal, refuse } from '../core/post-rules.j
 import { continuable, continueCutOff, cutOffInput, endRun, noteRun, type RunTrack } from './cut-off.js';
 import { askMissing, checkDuration, chooseDestinations, planFor } from './post-choose.js';
 import { askCaption, confirmOrAnnounce } from './post-confirm.js';
-import { createAndFollow } from './post-create.js';
+import { createAndFollow, keyUsedForAnother } from './post-create.js';
 import { cancelledText, madeFrom, rerunLine, sourceText, type PostOpts } from './post-opts.js';
 import type { Planned, PostRun, Ready } from './post-run.js';
 import { knownMedia, namingMedia, obtainMedia } from './post-video.js';
 import type { PostResult } from './post-view.js';
 import { reportEarlier } from './rerun.js';
+import { dailyLimitError } from './settle.js';
 
 /** Where the run is, for the messages of a run stopped by --timeout or with an unknown outcome. */
 type At = (phase: string, media?: Media) => void;
@@ -99,6 +100,7 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   const planned = await plan(given);
   const known = await knownMedia(given.opts, given.session);
   const { run, ready } = await readyToSend(given, planned, known);
+  await refuseSpentAllowance(run);
   noteRun(run.track);
   const s = run.opts.source;
   // A draft may be saved before the video is ready; publishing needs it ready.
@@ -117,17 +119,33 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   }
 }
 
+/**
+ * The daily allowance used up: exit 4 before the video is uploaded or imported, not after (GET
+ * /me, or the key's cache of it while far from spent). Not for a draft (it spends nothing), with --wait-for-quota (the wait comes at the post),
+ * nor for a rerun under a key (its post may be a replay, which spends nothing): the service decides.
+ */
+async function refuseSpentAllowance({ opts, session, key }: PostRun): Promise<void> {
+  if (opts.draft || opts.waitForQuota || opts.source.kind === 'media' || opts.idempotencyKey || key.continued) return;
+  let daily: Me['limits']['api_posts_per_day'] | undefined;
+  try {
+    daily = await (await session.client()).dailyAllowance({ signal: session.signal });
+  } catch (err) {
+    // Unread, the post itself says it; Ctrl-C stops here.
+    if (session.signal.aborted) throw err;
+  }
+  if (!daily || typeof daily.remaining !== 'number' || daily.remaining > 0) return;
+  const spent = new RateLimitError('daily_post_limit', { code: 'daily_post_limit', resetAt: daily.reset_at });
+  const hint = 'Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft.';
+  throw dailyLimitError(spent, 'nothing was uploaded or posted', { hint }, opts.zone, session.clock.now());
+}
+
 /** Rerun safety beyond the service's 24 hours: a key this machine has posted under is reported, not posted again. */
 async function earlierByKey({ opts, session, deadlineMs }: PostRun): Promise<PostResult | undefined> {
   if (!opts.idempotencyKey || opts.forceNew || !session.journal) return undefined;
   const earlier = await session.journal.findByKey(opts.idempotencyKey);
   if (!earlier) return undefined;
-  if (opts.caption !== undefined && opts.caption.slice(0, 200) !== earlier.caption) {
-    session.log.warn(
-      `This command's caption differs from that of post ${earlier.post_id}, made earlier with --idempotency-key ${opts.idempotencyKey}: ` +
-        'nothing is posted with it. For a new post use a new key, or add --force-new.',
-    );
-  }
+  // Another caption is another post: refused as the service refuses it (exit 2), not reported as done.
+  if (opts.caption !== undefined && opts.caption.slice(0, 200) !== earlier.caption) throw keyUsedForAnother(opts.idempotencyKey, earlier);
   const client = await session.client();
   return reportEarlier(session, client, earlier, { key: opts.idempotencyKey, wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs, zone: opts.zone });
 }

@@ -35,6 +35,8 @@ export interface PostOpts {
   atText?: string;
   /** $VISUAL or $EDITOR, to write a caption that was not given. */
   editor?: string;
+  /** --wait-for-quota: a daily allowance used up is waited for, not checked before the upload. */
+  waitForQuota?: boolean;
 }
 
 /** How this run's video reached the service, for messages: uploaded from the file, or imported from the link. */

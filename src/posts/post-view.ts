@@ -8,9 +8,10 @@ import type { Destination, Issue, Post, PostDestination } from '../api/wire-type
 import { TERMINAL_DESTINATION_STATUSES } from '../api/wire-types.js';
 import type { DataOut } from '../ui/output.js';
 import { atHandle } from './destinations.js';
+import { stateOf } from '../journal/post-fold.js';
 import { sanitize } from '../errors.js';
 import type { Colors } from '../ui/color.js';
-import { renderFields, renderTable } from '../ui/table.js';
+import { renderFields, renderTable, type Column } from '../ui/table.js';
 import { describeMoment, describeRelative } from '../time/describe.js';
 
 /** What post, publish and status return: the post and what is needed to show it. */
@@ -26,6 +27,8 @@ export interface PostResult {
   next?: string;
   /** The current time when the result was made: times are shown relative to it ("in 2 h 5 m"). */
   now?: number;
+  /** destination_id -> the keys of required options filled from the destination's default (none given, none asked). */
+  defaulted?: Record<string, string[]>;
 }
 
 /** "@vidpub.demo (tiktok)" for a destination. */
@@ -48,6 +51,15 @@ export function isFinished(post: Post): boolean {
   return post.status === 'completed';
 }
 
+/**
+ * The post's outcome as people read it, the one word history, status and post all show: its
+ * status, but `failed` once it is over with a destination failed or cancelled (the service says
+ * `completed` for a post that is over, however it ended).
+ */
+export function postState(post: Post): string {
+  return stateOf(String(post.status), Array.isArray(post.destinations) ? post.destinations : []);
+}
+
 export function failedDestinations(post: Post): PostDestination[] {
   return (post.destinations ?? []).filter((d) => d.status === 'failed' || d.status === 'cancelled');
 }
@@ -64,13 +76,35 @@ function statusStyle(status: string, c: Colors): (s: string) => string {
   return (s) => s;
 }
 
-/** The url, warning and failure of one destination, in one cell. */
+/** "The caption was cut to 3000 characters. (caption_truncated)": a warning or a failure, or "" for none. */
+function noticeText(n: PostDestination['warning']): string {
+  return n ? `${n.message ?? ''}${n.code ? ` (${n.code})` : ''}` : '';
+}
+
+/** The url, warning and failure of one destination, in one cell: for people (a pipe gets a field for each). */
 export function destinationDetails(d: PostDestination): string {
   const parts: string[] = [];
   if (d.url) parts.push(d.url);
-  if (d.failure) parts.push(`failure: ${d.failure.message ?? ''}${d.failure.code ? ` (${d.failure.code})` : ''}`);
-  if (d.warning) parts.push(`warning: ${d.warning.message ?? ''}${d.warning.code ? ` (${d.warning.code})` : ''}`);
+  if (d.failure) parts.push(`failure: ${noticeText(d.failure)}`);
+  if (d.warning) parts.push(`warning: ${noticeText(d.warning)}`);
   return parts.join(' · ');
+}
+
+/** The destination table's columns: Details in one cell at a terminal; url, warning and failure in fields of their own in a pipe. */
+function destinationColumns(r: PostResult, tty: boolean, c: Colors): Column<PostDestination>[] {
+  const details: Column<PostDestination>[] = tty
+    ? [{ header: 'Details', value: (d) => destinationDetails(d) }]
+    : [
+        { header: 'url', value: (d) => d.url ?? '' },
+        { header: 'warning', value: (d) => noticeText(d.warning) },
+        { header: 'failure', value: (d) => noticeText(d.failure) },
+      ];
+  return [
+    { header: 'Destination', value: (d) => r.names[d.destination_id] ?? d.destination_id },
+    { header: 'Status', value: (d) => String(d.status ?? 'unknown'), style: (s, d) => statusStyle(String(d.status), c)(s) },
+    ...details,
+    ...(r.post.status === 'draft' ? [{ header: 'Options', value: (d: PostDestination) => optionsText(d.options) }] : []),
+  ];
 }
 
 /** One line per issue: "error  @vidpub.demo (tiktok): choose ... (missing_required_option)". */
@@ -107,7 +141,7 @@ export function printPost(r: PostResult, out: DataOut): void {
   // A person reads labels; a pipe gets the record's field names.
   const fields: [string, string][] = [
     [tty ? 'Post' : 'id', post.id],
-    [tty ? 'Status' : 'status', String(post.status)],
+    [tty ? 'Status' : 'status', postState(post)],
   ];
   // A pipe gets one value per field: the record's publish_at as the service gave it.
   const when = tty ? whenText(post, r.zone, r.now) : post.publish_at ?? undefined;
@@ -121,16 +155,7 @@ export function printPost(r: PostResult, out: DataOut): void {
   const dests = Array.isArray(post.destinations) ? post.destinations : [];
   if (dests.length > 0) {
     if (tty) out.print('');
-    const rows = renderTable(
-      dests,
-      [
-        { header: 'Destination', value: (d) => r.names[d.destination_id] ?? d.destination_id },
-        { header: 'Status', value: (d) => String(d.status ?? 'unknown'), style: (s, d) => statusStyle(String(d.status), c)(s) },
-        { header: 'Details', value: (d) => destinationDetails(d) },
-        ...(draft ? [{ header: 'Options', value: (d: PostDestination) => optionsText(d.options) }] : []),
-      ],
-      { tty, bold: c.bold },
-    );
+    const rows = renderTable(dests, destinationColumns(r, tty, c), { tty, bold: c.bold });
     for (const line of rows) out.print(line);
   }
   const issues = Array.isArray(post.issues) ? post.issues : [];
@@ -156,4 +181,15 @@ export function nextCommand(post: Post): string | undefined {
     return `Send it now with: vidpub publish ${post.id}  (or move it: vidpub publish ${post.id} --at "tomorrow 9:00")`;
   }
   return undefined;
+}
+
+/**
+ * The post's --json document: the service's record, each destination whose required options were
+ * filled from its default (none given, none asked) naming them in `options_defaulted`.
+ */
+export function postDocument(r: PostResult): Post {
+  const defaulted = r.defaulted;
+  if (!defaulted) return r.post;
+  const destinations = r.post.destinations.map((d) => (defaulted[d.destination_id] ? { ...d, options_defaulted: defaulted[d.destination_id] } : d));
+  return { ...r.post, destinations };
 }

@@ -5,13 +5,14 @@
  */
 import { responseMeta, type ApiClient } from '../api/client.js';
 import type { Destination, Me, Post } from '../api/wire-types.js';
-import { BlockedError, CancelledError, ConflictError, InterruptedError, OutcomeUnknownError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
+import { BlockedError, CancelledError, ConflictError, InterruptedError, OutcomeUnknownError, RateLimitError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
+import { QuotaWaitInterrupted } from '../api/rate-limit-wait.js';
 import { bindDeadline, lookUp } from '../session/deadline.js';
 import type { Session } from '../session/session.js';
 import { recordingEnd } from './journal-notes.js';
 import { ask, type DestinationPlan } from './options.js';
-import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './settle.js';
-import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './post-view.js';
+import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit, resetText, settle } from './settle.js';
+import { blockingIssues, destinationLabel, isFinished, namesOf, nextCommand, type PostResult } from './post-view.js';
 import { dailySpendText, summaryLines, whenLine } from './summary.js';
 import { wrapLine } from '../ui/wrap.js';
 import { publishAtRefusal, refuse } from '../core/post-rules.js';
@@ -68,6 +69,8 @@ async function confirmPublish(opts: PublishOpts, session: Session, client: ApiCl
   const { signal } = session;
   const post = await client.getPost(opts.postId, { signal });
   if (post.status !== 'draft' && post.status !== 'scheduled') throw notPublishable(post);
+  // Issues that block it: exit 8 at once with them, no question the answer to which cannot matter.
+  if (blockingIssues(post.issues).length > 0) throw blockedPost({ post, names: namesOf(all), zone: opts.zone, now: session.clock.now() }, 'published');
   const [media, me] = await Promise.all([
     client.getMedia(post.media_id, { signal }).catch(() => undefined),
     client.getMe({ signal }).catch(() => undefined),
@@ -103,6 +106,14 @@ async function confirmPublish(opts: PublishOpts, session: Session, client: ApiCl
   const cancelled = `Cancelled: post ${post.id} was not published; it is still ${sanitize(String(post.status))}.`;
   const yes = await ask(() => prompter.confirm({ message, default: true }), cancelled);
   if (!yes) throw new CancelledError(cancelled, { hint: `Publish it without the question: vidpub publish ${post.id}${opts.atText ? ` --at ${JSON.stringify(opts.atText)}` : ''} --yes` });
+}
+
+/** The daily allowance used up (exit 4), or Ctrl-C while --wait-for-quota waited for its reset (exit 130): the post stays as it was. */
+function publishAllowanceStop(err: RateLimitError | QuotaWaitInterrupted, opts: PublishOpts, now: number): VidpubError {
+  const outcome = `post ${opts.postId} was not published and stays as it was (a draft stays a draft)`;
+  const hint = `Run "vidpub publish ${opts.postId}" again after the reset, or add --wait-for-quota to wait for it (scheduling with --at spends today's allowance too).`;
+  if (err instanceof RateLimitError) return dailyLimitError(err, outcome, { hint }, opts.zone, now);
+  return new InterruptedError(`Interrupted while waiting for the daily post allowance to reset; ${outcome}. It resets at ${resetText(err, opts.zone, now)}.`, { hint, cause: err });
 }
 
 /** Runs `fn` with the session bound to the command's deadline (--timeout), told in words when reached. */
@@ -164,15 +175,7 @@ async function publishWithin(opts: PublishOpts, session: Session): Promise<PostR
       const current = await client.getPost(opts.postId, { signal }).catch(() => undefined);
       if (current && current.status !== 'draft' && current.status !== 'scheduled') throw notPublishable(current, err);
     }
-    if (isDailyLimit(err)) {
-      throw dailyLimitError(
-        err,
-        `post ${opts.postId} was not published and stays as it was (a draft stays a draft)`,
-        `Publish it after the reset (vidpub publish ${opts.postId}), add --wait-for-quota to wait for it, or schedule it for after the reset with --at.`,
-        opts.zone,
-        session.clock.now(),
-      );
-    }
+    if (isDailyLimit(err) || err instanceof QuotaWaitInterrupted) throw publishAllowanceStop(err, opts, session.clock.now());
     if (err instanceof OutcomeUnknownError) {
       throw err.retold(`The outcome is unknown: post ${opts.postId} may have been sent to publish; ${err.why}.`, {
         known: { post_id: opts.postId },
@@ -216,7 +219,8 @@ async function statusWithin(opts: StatusOpts, session: Session): Promise<PostRes
   const r: PostResult = { post, names: await destinationNames(client, signal), zone: opts.zone, now: session.clock.now() };
   if (!opts.wait) {
     await session.journal?.status(post);
-    return r;
+    // Over with a destination failed or cancelled: exit 6, as --wait and post end.
+    return isFinished(post) ? settle(r) : r;
   }
   if (post.status === 'draft') {
     await session.journal?.status(post);

@@ -180,7 +180,7 @@ async function createRetry(run: RetryRun, chosen: PostDestination[], key: string
     return await client.createPost(body, { idempotencyKey: key, signal });
   } catch (err) {
     if (isDailyLimit(err)) {
-      throw dailyLimitError(err, 'no post was created', `Run "vidpub retry ${original.id}" again after the reset, or add --wait-for-quota to wait for it.`, opts.zone, clock.now());
+      throw dailyLimitError(err, 'no post was created', { hint: `Run "vidpub retry ${original.id}" again after the reset, or add --wait-for-quota to wait for it.` }, opts.zone, clock.now());
     }
     if (err instanceof BlockedError) throw blockedCreate(err, names);
     // The key of this retry was sent before with another body: only publish_at can differ (the rest comes from the post).

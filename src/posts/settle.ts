@@ -58,19 +58,23 @@ export function isDailyLimit(err: unknown): err is RateLimitError {
 }
 
 /** The reset time of a daily-limit error, in the zone and in UTC. */
-export function resetText(err: RateLimitError, zone: string, now: number): string {
+export function resetText(err: Pick<RateLimitError, 'resetAt' | 'retryAfterSec'>, zone: string, now: number): string {
   const ms = err.resetAt ? Date.parse(err.resetAt) : err.retryAfterSec !== undefined ? now + err.retryAfterSec * 1000 : NaN;
   return Number.isNaN(ms) ? 'the next midnight UTC' : describeRelative(ms, zone, now);
 }
 
-/** exit 4 with what it means for this command: `outcome` says what happened to the post. */
-export function dailyLimitError(err: RateLimitError, outcome: string, hint: string, zone: string, now: number): RateLimitError {
+/**
+ * exit 4 with what it means for this command: `outcome` says what happened to the post; `then` the
+ * hint and the command's data (the video a post run made, printed on stdout).
+ */
+export function dailyLimitError(err: RateLimitError, outcome: string, then: { hint: string; data?: unknown }, zone: string, now: number): RateLimitError {
   return new RateLimitError(`The daily post allowance is used up; ${outcome}. It resets at ${resetText(err, zone, now)}.`, {
     code: err.code,
     resetAt: err.resetAt,
     retryAfterSec: err.retryAfterSec,
     http: err.http,
     cause: err,
-    hint,
+    hint: then.hint,
+    ...(then.data !== undefined ? { data: then.data } : {}),
   });
 }

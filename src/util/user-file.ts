@@ -113,6 +113,8 @@ async function readPipe(fd: number, path: string, opts: ReadUserFileOptions): Pr
   try {
     return await new Promise<Buffer>((resolve, reject) => {
       const onAbort = () => reject(signal!.reason as Error);
+      // Aborted while the file was being opened: an abort event is not sent twice.
+      if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       pipe.once('close', () => signal?.removeEventListener('abort', onAbort));
       pipe.on('data', (chunk: Buffer) => {

@@ -126,7 +126,7 @@ describe('when the cache is wrong', () => {
     const r = await post();
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('reading them again');
-    expect(r.stderr).toMatch(/no active youtube account in this workspace \(the video is uploaded: med_\w+; post it with --media med_\w+\)/);
+    expect(r.stderr).toMatch(/cannot post to an inactive destination: @vidpubdemo \(youtube\) is disconnected \(the video is uploaded: med_\w+; post it with --media med_\w+\)/);
     expect(await postsInDemo()).toBe(before);
     // The cache now holds what the service said.
     expect(cacheText()).toContain('"disconnected"');
@@ -164,7 +164,7 @@ describe('when the cache is wrong', () => {
     await emu.admin('DELETE', '/requests');
     const r = await post();
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('no active youtube account');
+    expect(r.stderr).toContain('cannot post to an inactive destination: @vidpubdemo (youtube) is expired');
     const log = (await emu.requests()) as RecordedRequest[];
     expect(log.filter((e) => e.method === 'POST')).toEqual([]);
     // Refused on the kept list: read once more from the service before saying so.

@@ -46,8 +46,7 @@ describe('--to on destinations remembered from an earlier run', () => {
     await rememberDestinations();
 
     const r = await run(['post', '--media', 'med_demo_sample', '--to', 'instagram', '--caption', 'again', '--no-wait']);
-    expect(r.stderr).toContain('Error: no active instagram account in this workspace');
-    expect(r.stderr).toContain('dst_demo_instagram (instagram @vidpub.demo, disconnected)');
+    expect(r.stderr).toContain('Error: cannot post to an inactive destination: @vidpub.demo (instagram) is disconnected');
     expect(r.code).toBe(2);
     expect(await destinationReads()).toBe(1);
   });

@@ -56,7 +56,10 @@ describe('resolveDestination', () => {
   test('a platform with several active accounts is ambiguous; one with none active says so', () => {
     const two = [...ALL, d('dst_tt2', 'tiktok', '@second')];
     expect(() => resolveDestination('tiktok', two)).toThrow(/"tiktok" is ambiguous: the workspace has 2 active tiktok accounts/);
-    expect(() => resolveDestination('instagram', ALL)).toThrow(/no active instagram account in this workspace/);
+    // the only account there, inactive: named as its id names it (the caller says whether an inactive one will do)
+    expect(resolveDestination('instagram', ALL).id).toBe('dst_ig');
+    const twoOff = [...ALL, d('dst_ig2', 'instagram', '@other.reels', 'expired')];
+    expect(() => resolveDestination('instagram', twoOff)).toThrow(/no active instagram account in this workspace/);
     expect(() => resolveDestination('', ALL)).toThrow(UsageError);
   });
 
@@ -206,10 +209,16 @@ describe('vidpub options', () => {
     expect(r.stderr).toMatch(/dst_studio_tiktok_3 \(tiktok @studio\.three, active\)/);
   });
 
-  test('a platform with no active account: exit 2', async () => {
-    const r = await runCli(['options', 'instagram'], { env: emu.env() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/no active instagram account in this workspace/);
+  test('the platform of the one (inactive) account there resolves as its id does: options instagram = options dst_demo_instagram', async () => {
+    const byPlatform = await runCli(['options', 'instagram'], { env: emu.env() });
+    const byId = await runCli(['options', 'dst_demo_instagram'], { env: emu.env() });
+    expect(byPlatform.code, byPlatform.stderr).toBe(0);
+    expect(byPlatform.stdout).toBe(byId.stdout);
+    expect(byPlatform.stdout).toMatch(/share_to_feed/);
+    // post still refuses it, as inactive, in the same words as by id
+    const post = await runCli(['post', '--media', 'med_demo_sample', '--to', 'instagram', '--caption', 'x', '--no-input'], { env: emu.env() });
+    expect(post.code).toBe(2);
+    expect(post.stderr).toMatch(/^Error: cannot post to an inactive destination: @vidpub\.demo \(instagram\) is disconnected$/m);
   });
 
   test('no destination given: exit 2', async () => {

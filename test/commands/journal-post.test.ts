@@ -84,18 +84,36 @@ describe('rerun safety beyond 24 hours', () => {
     expect((await emu.requests()).filter((q) => q.method === 'PUT')).toHaveLength(1);
   });
 
-  it('reports a first post whose destination failed by its outcome (exit 6) with the retry command', async () => {
+  it('the same key with another caption, known to the journal only (after the service forgot it): exit 2 as the service says it, nothing posted', async () => {
     await emu.fault({ destination_fail: 'dst_demo_linkedin' });
     const first = await run(NIGHTLY);
     expect(first.code).toBe(6);
     await emu.advance(25 * 3600);
     const second = await run([...NIGHTLY.slice(0, 4), '--caption', 'another caption', ...NIGHTLY.slice(6)]);
-    expect(second.code).toBe(6);
+    expect(second.code).toBe(2);
     const id = /^id\t(\S+)$/m.exec(first.stdout)![1]!;
-    expect(second.stdout).toMatch(new RegExp(`^id\\t${id}$`, 'm'));
-    expect(second.stderr).toMatch(new RegExp(`Post again to that destination with: vidpub retry ${id}`));
-    expect(second.stderr).toMatch(new RegExp(`! This command's caption differs from that of post ${id}, made earlier with --idempotency-key nightly-42: nothing is posted with it\\. For a new post use a new key, or add --force-new\\.`));
+    expect(second.stdout).toBe('');
+    expect(second.stderr).toMatch(
+      new RegExp(`^Error: --idempotency-key nightly-42 was used for a different post \\(post ${id}, made on \\S+\\) \\(another caption, destinations, options or time\\); nothing was posted$`, 'm'),
+    );
+    expect(second.stderr).toMatch(new RegExp(`vidpub retry ${id}\\. Use a new key for a new post, or add --force-new\\.`));
     expect((await emu.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/posts')).toHaveLength(1);
+  });
+
+  // Where the service is the one to notice, the video was uploaded first: the message adds its id.
+  it('the same key with another caption: one message and exit 2 with the journal, without it, and where the service alone knows the key', async () => {
+    expect((await run(NIGHTLY)).code).toBe(0);
+    const changed = [...NIGHTLY.slice(0, 4), '--caption', 'changed', ...NIGHTLY.slice(6)];
+    const message = /^Error: --idempotency-key nightly-42 was used for a different post( \(post post_\w+, made on \S+\))? \(another caption, destinations, options or time\); nothing was posted( \(the video is uploaded: med_\w+; post it with --media med_\w+\))?$/m;
+    const withJournal = await run(changed);
+    const noJournal = await run([...changed, '--no-journal']);
+    const elsewhere = await run(changed, { env: { VIDPUB_STATE_DIR: join(stateDir, 'elsewhere') } });
+    for (const r of [withJournal, noJournal, elsewhere]) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    const state = (await emu.admin('GET', '/state')) as { workspaces: { name: string; post_ids: string[] }[] };
+    expect(state.workspaces.find((w) => w.name === 'Demo')!.post_ids).toHaveLength(1);
   });
 
   it('--force-new posts again under a known key', async () => {
@@ -120,7 +138,7 @@ describe('rerun safety beyond 24 hours', () => {
     expect((await run(NIGHTLY, { env: { VIDPUB_STATE_DIR: join(stateDir, 'other') } })).code).toBe(0);
     const r = await run([...NIGHTLY.slice(0, 4), '--caption', 'different', ...NIGHTLY.slice(6)]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/Error: --idempotency-key nightly-42 was used within the last 24 hours for a different post/);
+    expect(r.stderr).toMatch(/Error: --idempotency-key nightly-42 was used for a different post \(another caption, destinations, options or time\); nothing was posted/);
     expect(r.stderr).toMatch(/vidpub retry POST_ID \("vidpub history" lists the posts made here\)/);
   });
 });

@@ -231,7 +231,9 @@ describe('vidpub logout', () => {
     const { dir } = await login(emu.key());
     const out = await runCli(['logout'], { env: { VIDPUB_CONFIG_DIR: dir } });
     expect(out.code).toBe(0);
-    expect(out.stdout).toMatch(/Logged out: the key of profile "default" was removed from .*config\.json/);
+    // a message, not data: on stderr
+    expect(out.stdout).toBe('');
+    expect(out.stderr).toMatch(/^Logged out: the key of profile "default" was removed from .*config\.json\.$/m);
     expect(out.stderr).toMatch(/still valid at the service; revoke it/);
     expect(config(dir).profiles!.default).toEqual({ base_url: emu.baseUrl });
     const me = await runCli(['me'], { env: { VIDPUB_CONFIG_DIR: dir } });
@@ -256,6 +258,19 @@ describe('vidpub logout', () => {
     const out = await runCli(['logout'], { env: { VIDPUB_CONFIG_DIR: dir, VIDPUB_API_KEY: emu.key() } });
     expect(out.code).toBe(0);
     expect(out.stderr).toMatch(/VIDPUB_API_KEY is still set/);
+  });
+
+  test('a profile that is not stored: exit 2, saying so, with the stored ones; nothing changed', async () => {
+    const { dir } = await login(emu.key());
+    const before = readFileSync(join(dir, 'config.json'), 'utf8');
+    const out = await runCli(['logout', '--profile', 'nope'], { env: { VIDPUB_CONFIG_DIR: dir } });
+    expect(out.code).toBe(2);
+    expect(out.stdout).toBe('');
+    expect(out.stderr).toBe('Error: no profile "nope" is stored: nothing to log out of\nStored profiles: default ("vidpub profiles" lists them).\n');
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
+    const none = await runCli(['logout'], { env: { VIDPUB_CONFIG_DIR: tempConfigDir() } });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^Error: no profile "default" is stored: nothing to log out of\nNo profile is stored \("vidpub login" stores one\)\.$/m);
   });
 
   test('an invalid profile name: exit 2', async () => {

@@ -53,9 +53,11 @@ describe('vidpub post on a terminal', () => {
     const [privacy, confirm] = r.asked;
     expect(privacy!.message).toBe('privacy for @vidpub.demo (tiktok): Who can view this video');
     expect(privacy!.default).toBeUndefined();
-    expect(privacy!.choices!.map((c) => c.value)).toEqual(['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY']);
+    // first an entry that is no value, where the cursor starts: Enter alone never posts publicly
+    expect(privacy!.choices!.slice(1).map((c) => c.value)).toEqual(['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY']);
     // readable labels beside the values
     expect(privacy!.choices!.map((c) => c.name)).toEqual([
+      '(choose one: there is no default)',
       'Everyone (PUBLIC_TO_EVERYONE)',
       'Friends (followers you follow back) (MUTUAL_FOLLOW_FRIENDS)',
       'Followers (FOLLOWER_OF_CREATOR)',

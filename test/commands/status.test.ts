@@ -36,7 +36,7 @@ describe('vidpub status', () => {
     const r = await run(['status', created.body.id, '--wait']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^status\tcompleted$/m);
-    expect(r.stdout).toMatch(/^@vidpub-demo \(linkedin\)\tpublished\thttp\S+ · warning: The caption was cut to 3000 characters\. \(caption_truncated\)$/m);
+    expect(r.stdout).toMatch(/^@vidpub-demo \(linkedin\)\tpublished\thttp\S+\tThe caption was cut to 3000 characters\. \(caption_truncated\)\t$/m);
   });
 
   it('--wait on a post with a failed destination: exit 6 with the failure', async () => {

@@ -17,7 +17,8 @@ describe('handle and start info', () => {
       { key: KEYS.demo_read, workspace: 'Demo', plan: 'standard', access: 'read' },
       { key: KEYS.second_rw, workspace: 'Demo Second', plan: 'standard', access: 'read_write' },
       { key: KEYS.studio_rw, workspace: 'Studio', plan: 'studio', access: 'read_write' },
-      { key: KEYS.free_rw, workspace: 'Free', plan: 'free', access: 'read_write' },
+      // a Free-plan workspace has no API access, whatever the key's own access
+      { key: KEYS.free_rw, workspace: 'Free', plan: 'free', access: 'none' },
     ]);
   });
 

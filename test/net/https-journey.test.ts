@@ -35,7 +35,8 @@ describe('the emulator over HTTPS', () => {
 
   it('login --ca-file keeps the CA in the profile; me then needs nothing else', async () => {
     const dir = tempConfigDir();
-    const env = { VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_CONFIG_DIR: dir, VIDPUB_CA_FILE: undefined, VIDPUB_API_KEY: undefined };
+    // The key in the file (no keychain asked), so that login says nothing but its result.
+    const env = { VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_CONFIG_DIR: dir, VIDPUB_CA_FILE: undefined, VIDPUB_API_KEY: undefined, VIDPUB_NO_KEYRING: '1' };
     const login = await run(['login', '--with-key', '--ca-file', caFile(), '--json'], { stdin: `${emu.key()}\n`, env });
     expect(login.stderr).toBe('');
     expect(login.code).toBe(0);

@@ -141,9 +141,29 @@ describe('promptMissing', () => {
     expect(said[0]).toBe('0:Posting to tiktok as vidpub Demo (@vidpub.demo)');
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({ kind: 'select', message: 'privacy for @vidpub.demo: Who can view this video', default: undefined });
-    expect(asked[0]!.choices!.map((c) => c.value)).toEqual(['PUBLIC_TO_EVERYONE', 'SELF_ONLY']);
+    // the cursor starts on an entry that is no value: Enter alone never posts publicly
+    expect(asked[0]!.choices!.map((c) => c.name)).toEqual(['(choose one: there is no default)', 'Everyone (PUBLIC_TO_EVERYONE)', 'Only me (SELF_ONLY)']);
+    expect(asked[0]!.choices!.slice(1).map((c) => c.value)).toEqual(['PUBLIC_TO_EVERYONE', 'SELF_ONLY']);
     expect(optionsBody(plans[0]!)).toEqual({ privacy: 'SELF_ONLY' });
     expect(plans[0]!.values[0]!.source).toBe('prompt');
+  });
+
+  it('Enter on "no choice" chooses nothing: it says so and asks again', async () => {
+    const said: string[] = [];
+    // answer the first question with the entry the cursor starts on, the second with SELF_ONLY
+    const answers: unknown[] = [];
+    const prompter = {
+      ...scripted([]).prompter,
+      select: <T>(o: { message: string; choices: { name: string; value: T }[] }) => {
+        answers.push(o.choices.map((c) => c.value));
+        return Promise.resolve(answers.length === 1 ? o.choices[0]!.value : o.choices[2]!.value);
+      },
+    };
+    const plans = planOptions([tiktok], [], find);
+    await promptMissing(plans, prompter, (l) => said.push(l));
+    expect(answers).toHaveLength(2);
+    expect(said).toContain('  Nothing chosen: move to a value with the arrow keys, then press Enter.');
+    expect(optionsBody(plans[0]!)).toEqual({ privacy: 'SELF_ONLY' });
   });
 
   it('pre-selects a default when there is one (the person still chooses), and asks text for a free-text option', async () => {

@@ -60,8 +60,13 @@ describe.skipIf(noTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
     // readable labels beside the values
     expect(asked).toMatch(/Everyone \(PUBLIC_TO_EVERYONE\)[\s\S]*Only me \(SELF_ONLY\)/);
 
-    // PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, FOLLOWER_OF_CREATOR, SELF_ONLY: three down is SELF_ONLY
-    tmux('send-keys', '-t', SESSION, 'Down', 'Down', 'Down');
+    // the cursor starts on no value: Enter there posts nothing publicly, it asks again
+    expect(asked).toMatch(/[❯>] \(choose one: there is no default\)/);
+    tmux('send-keys', '-t', SESSION, 'Enter');
+    const again = await waitForScreen(/Nothing chosen: move to a value with the arrow keys, then press Enter\.[\s\S]*[❯>] \(choose one/);
+    expect(again).not.toMatch(/Post it now\?/);
+    // (no choice), PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, FOLLOWER_OF_CREATOR, SELF_ONLY: four down is SELF_ONLY
+    tmux('send-keys', '-t', SESSION, 'Down', 'Down', 'Down', 'Down');
     await waitForScreen(/[❯>] Only me \(SELF_ONLY\)/);
     tmux('send-keys', '-t', SESSION, 'Enter');
 

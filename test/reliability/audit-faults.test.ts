@@ -174,7 +174,8 @@ describe('post --media: the messages do not speak of an upload there was none of
 
   it('a link: the daily allowance names the imported video and the link', async ({ emu }) => {
     await exhaustDailyAllowance(emu);
-    const r = await runCli(['post', 'https://cdn.example.com/talk.mp4', '--to', 'linkedin', '--caption', 'x', '--no-input'], { env: emu.env() });
+    // (under a key: the service decides, after the import, as the post may be a replay)
+    const r = await runCli(['post', 'https://cdn.example.com/talk.mp4', '--to', 'linkedin', '--caption', 'x', '--idempotency-key', 'once', '--no-input'], { env: emu.env() });
     expect(r.stderr).toMatch(/Error: The daily post allowance is used up; no post was created \(the video is imported: med_\w+\)\./);
     expect(r.stderr).toMatch(/Run again after the reset with --media med_\w+ instead of the link, add --wait-for-quota/);
     expect(r.code).toBe(4);

@@ -121,8 +121,10 @@ describe('vidpub completion SHELL', () => {
     // Disconnected accounts are not offered.
     expect(await bashComplete(code, 'vidpub post --to dst_demo_i', env)).toEqual([]);
     expect(await bashComplete(code, 'vidpub options dst_demo_y', env)).toEqual(['dst_demo_youtube']);
-    // "@" is a word break for bash: only what follows it is replaced.
-    expect(await bashComplete(code, 'vidpub post --to @vidpubd', env)).toEqual(['vidpubdemo']);
+    // "@" is a word break for bash, but readline keeps it in the text it replaces: the reply keeps it
+    // (test/pty/completion-pty.test.ts checks the line in a real bash).
+    expect(await bashComplete(code, 'vidpub post --to @vidpubd', env)).toEqual(['@vidpubdemo']);
+    expect(await bashComplete(code, 'vidpub post --to dst_demo_tiktok,@vidpubd', env)).toEqual(['@vidpubdemo']);
     // A comma-separated list completes its last name.
     expect(await bashComplete(code, 'vidpub post clip.mp4 --to dst_demo_tiktok,dst_demo_l', env)).toEqual(['dst_demo_tiktok,dst_demo_linkedin']);
     // Once the destination is given, nothing more is offered for the positional argument.

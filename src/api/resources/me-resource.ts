@@ -9,12 +9,23 @@ import type { Me } from '../wire-types.js';
 import { remember, type MemoryOf, type Requester } from './resource-base.js';
 
 type Workspace = Me['workspace'];
+type Daily = Me['limits']['api_posts_per_day'];
+
+/**
+ * A cached allowance is trusted only with more than DAILY_LOW posts left (another run may spend
+ * some meanwhile), and for a day at most. It only shrinks until its reset, and a post refused for
+ * it forgets it (CACHE_ENTRIES.daily): at worst the service refuses after the upload, as without it.
+ */
+const DAILY_TTL_MS = 24 * 60 * 60_000;
+const DAILY_LOW = 5;
 
 export class MeResource {
   #checked?: Promise<void>;
   #workspace?: Promise<Workspace | undefined>;
   /** The workspace in hand came from the cache (the --workspace check reads it afresh before refusing). */
   #cached = false;
+  /** This run's GET /me, once read. */
+  #me?: Promise<Me | undefined>;
 
   constructor(
     private readonly api: Requester,
@@ -43,10 +54,32 @@ export class MeResource {
 
   /** The workspace from GET /me, kept for the next runs' --workspace check and journal (`vidpub me` alone writes no cache). */
   async #read(o: RequestOptions): Promise<Workspace | undefined> {
+    return (await this.#readMe(o))?.workspace;
+  }
+
+  /** GET /me, its workspace and daily allowance kept in the key's cache. */
+  async #readMe(o: RequestOptions): Promise<Me | undefined> {
     this.#cached = false;
-    const workspace = (await this.get(o))?.workspace;
-    if (workspace) await remember(this.memory, CACHE_ENTRIES.workspace, workspace);
-    return workspace;
+    const read = this.get(o);
+    this.#me = read;
+    read.catch(() => (this.#me = undefined));
+    const me = await read;
+    if (me?.workspace) await remember(this.memory, CACHE_ENTRIES.workspace, me.workspace);
+    const daily = me?.limits?.api_posts_per_day;
+    if (daily && typeof daily === 'object') await remember(this.memory, CACHE_ENTRIES.daily, daily);
+    return me;
+  }
+
+  /** Today's API post allowance: the key's cache while recent with more than DAILY_LOW left, else GET /me (the workspace kept too). */
+  async daily(o: RequestOptions = {}): Promise<Daily | undefined> {
+    const hit = await this.memory()?.get<Daily>(CACHE_ENTRIES.daily, DAILY_TTL_MS);
+    if (typeof hit?.value?.remaining === 'number' && hit.value.remaining > DAILY_LOW) return hit.value;
+    if (this.#me) return (await this.#me)?.limits?.api_posts_per_day;
+    const me = this.#readMe(o);
+    // One read for this and the workspace: a later workspace() takes it from here.
+    this.#workspace ??= me.then((m) => m?.workspace);
+    this.#workspace.catch(() => (this.#workspace = undefined));
+    return (await me)?.limits?.api_posts_per_day;
   }
 
   /** --workspace: the key must belong to the named workspace before anything is written. */

@@ -1,4 +1,4 @@
-import { InterruptedError } from '../../errors.js';
+import { InterruptedError, UsageError, sanitize } from '../../errors.js';
 import { removeKey } from '../../config/key-store.js';
 import { storageName, type KeyStorage } from '../../config/key-storage.js';
 import { defineCommand } from '../command.js';
@@ -24,6 +24,8 @@ export default defineCommand<'logout', Record<string, never>, LogoutResult>({
     const { ctx, globals } = inv;
     const { openConfigStore } = await import('../../config/config-store.js');
     const store = await openConfigStore(ctx.env, { writable: true });
+    // A profile never stored (a typo): nothing to log out of, said as an error (exit 2), with the ones there are.
+    if (!store.getProfile(globals.profile)) throw notStored(globals.profile, store.listProfiles());
     let removed;
     try {
       // Ctrl-C ends a wait for another vidpub's lock on the file.
@@ -37,12 +39,19 @@ export default defineCommand<'logout', Record<string, never>, LogoutResult>({
     }
     return { profile: globals.profile, removed: removed.removed, storage: removed.storage, config_path: store.path };
   },
+  // A message, not data: stderr (as gh's logout); --json prints the result on stdout.
   print(r, inv) {
     if (r.removed) {
-      inv.print(`Logged out: the key of profile "${r.profile}" was removed from ${storageName(r.storage ?? 'file', r.config_path)}.`);
+      inv.log.info(`Logged out: the key of profile "${r.profile}" was removed from ${storageName(r.storage ?? 'file', r.config_path)}.`);
       inv.log.info('The key is still valid at the service; revoke it in the web app (API settings) if it was exposed.');
     } else {
-      inv.print(`Not logged in: profile "${r.profile}" has no stored key.`);
+      inv.log.info(`Not logged in: profile "${r.profile}" has no stored key (already logged out).`);
     }
   },
 });
+
+function notStored(name: string, stored: string[]): UsageError {
+  return new UsageError(`no profile "${sanitize(name)}" is stored: nothing to log out of`, {
+    hint: stored.length > 0 ? `Stored profiles: ${stored.map(sanitize).join(', ')} ("vidpub profiles" lists them).` : 'No profile is stored ("vidpub login" stores one).',
+  });
+}

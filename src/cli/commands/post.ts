@@ -2,7 +2,7 @@ import type { Media } from '../../api/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { NO_ASKING, parseOptionFlag } from '../../posts/options.js';
 import { shellWord } from '../../util/shell.js';
-import { printPost, type PostResult } from '../../posts/post-view.js';
+import { postDocument, printPost, type PostResult } from '../../posts/post-view.js';
 import type { PostOpts, PostSource } from '../../posts/post-opts.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { parseWhen } from '../../time/parse-when.js';
@@ -153,6 +153,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean }, PostResul
       zone,
       atText: flags.at,
       editor,
+      waitForQuota: inv.globals.waitForQuota,
       rehearse: flags.rehearse,
     };
   },
@@ -171,7 +172,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean }, PostResul
     else printPost(r, inv.out);
     rehearsalNote(r, inv);
   },
-  json: (r) => rehearsalDoc(r, videoOnly(r) ? { post: null, media: r } : r.post),
+  json: (r) => rehearsalDoc(r, videoOnly(r) ? { post: null, media: r } : postDocument(r)),
   fields: POST_FIELDS,
 });
 

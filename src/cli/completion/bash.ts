@@ -43,12 +43,13 @@ const BASH_REPLY = `  # A comma-separated value (--to a,b): complete the name af
     [[ "$cur" == *,* ]] && head="\${cur%,*},"
   fi
   COMPREPLY=($(compgen -P "$head" -W "$words" -- "\${cur#"$head"}"))
-  # Bash splits words at @ : = (COMP_WORDBREAKS): replace only what follows the last break.
-  local part="\${COMP_WORDS[COMP_CWORD]}"
-  if [[ "$cur" != "$part" && "$cur" == *"$part" ]]; then
-    local prefix="\${cur%"$part"}"
-    COMPREPLY=("\${COMPREPLY[@]#"$prefix"}")
-  fi
+  # Readline replaces only what follows the last of COMP_WORDBREAKS (: = @ ...) in the word, but
+  # keeps a "@" or "$" break with the text it replaces (rl_special_prefixes): strip the rest.
+  local tail="\${cur##*["$COMP_WORDBREAKS"]}"
+  local brk="\${cur:\${#cur}-\${#tail}-1:1}"
+  (( \${#tail} < \${#cur} )) && [[ "$brk" == "@" || "$brk" == '$' ]] && tail="$brk$tail"
+  local prefix="\${cur:0:\${#cur}-\${#tail}}"
+  [[ -n "$prefix" ]] && COMPREPLY=("\${COMPREPLY[@]#"$prefix"}")
   return 0
 }`;
 
