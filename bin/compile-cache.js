@@ -83,22 +83,28 @@ function requireCached(file, env) {
   return {
     exports: mod.exports,
     save() {
-      if (!needsSave) return;
-      try {
-        fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-        const tmp = `${cacheFile}.${process.pid}.tmp`;
-        fs.writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
-        fs.renameSync(tmp, cacheFile);
-        // The caches of older builds of this bundle are no use any more.
-        const prefix = `v8-${path.basename(file, '.js')}-`;
-        for (const old of fs.readdirSync(dir)) {
-          if (old.startsWith(prefix) && old !== path.basename(cacheFile) && old.endsWith('.bin')) fs.rmSync(path.join(dir, old), { force: true });
-        }
-      } catch {
-        // A cache that cannot be written costs the next run its compile time, nothing more.
-      }
+      if (needsSave) writeCache(cacheFile, script, `v8-${path.basename(file, '.js')}-`);
     },
   };
 }
 
-module.exports = { requireCached, cacheDir };
+/**
+ * Writes a script's V8 cached data to cacheFile (atomically, 0600, its directory 0700) and
+ * removes the caches of older builds: the other files of the directory named prefix*.bin.
+ */
+function writeCache(cacheFile, script, prefix) {
+  const dir = path.dirname(cacheFile);
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const tmp = `${cacheFile}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
+    fs.renameSync(tmp, cacheFile);
+    for (const old of fs.readdirSync(dir)) {
+      if (old.startsWith(prefix) && old !== path.basename(cacheFile) && old.endsWith('.bin')) fs.rmSync(path.join(dir, old), { force: true });
+    }
+  } catch {
+    // A cache that cannot be written costs the next run its compile time, nothing more.
+  }
+}
+
+module.exports = { requireCached, cacheDir, writeCache };

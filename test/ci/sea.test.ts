@@ -4,7 +4,7 @@
  * emulator, login, me, post, status, mcp and the demo, and the exit codes of failures.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,8 +39,13 @@ beforeAll(async () => {
   baseUrl = info.base_url;
   key = info.keys.find((k) => k.workspace === 'Demo' && k.access === 'read_write')!.key;
 }, 60_000);
-afterAll(() => {
-  emulator?.kill();
+afterAll(async () => {
+  // The emulator gone before its home goes: stopped by a signal, it still writes its code cache.
+  if (emulator && emulator.exitCode === null && emulator.signalCode === null) {
+    const exited = new Promise((resolve) => emulator!.once('exit', resolve));
+    emulator.kill();
+    await exited;
+  }
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -93,5 +98,62 @@ describe('the single executable, with no node on PATH', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout + r.stderr).not.toMatch(/sample video is missing/);
     expect(r.stdout + r.stderr).toMatch(/vidpub-demo\.mp4/);
+  });
+});
+
+describe("the single executable's code cache", () => {
+  const cacheHome = join(dir, 'xdg-cache');
+  const cacheDir = join(cacheHome, 'vidpub');
+  const withCache = (args: string[], extra: Record<string, string> = {}): Promise<Ran> =>
+    runAsync(exe, args, { env: { ...env, XDG_CACHE_HOME: cacheHome, ...extra }, cwd: work });
+  const meCache = (): string[] => (existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => /^sea-me\.js-\w+\.bin$/.test(f)) : []);
+
+  beforeAll(async () => {
+    const login = await vidpub(['login', '--base-url', baseUrl, '--with-key'], key);
+    expect(login.status, login.stderr).toBe(0);
+  });
+
+  it('is not written by --version, which loads no bundle', async () => {
+    rmSync(cacheHome, { recursive: true, force: true });
+    const r = await withCache(['--version']);
+    expect(r.status).toBe(0);
+    expect(existsSync(cacheDir)).toBe(false);
+  });
+
+  it('is written after a first run (0600 in a 0700 directory), and a second run uses it as it is', async () => {
+    rmSync(cacheHome, { recursive: true, force: true });
+    const first = await withCache(['me', '--json']);
+    expect(first.status, first.stderr).toBe(0);
+    expect(meCache()).toHaveLength(1);
+    const file = join(cacheDir, meCache()[0]!);
+    expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const written = statSync(file).ino;
+    const second = await withCache(['me', '--json']);
+    expect(second.status, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout)).toMatchObject({ workspace: { name: 'Demo' } });
+    // V8 took the cached data: the file was not written anew (a rejected one is replaced, below).
+    expect(statSync(file).ino).toBe(written);
+  });
+
+  it("ignores a corrupt cache file, rewrites it, and removes another build's", async () => {
+    expect(meCache()).toHaveLength(1);
+    const file = join(cacheDir, meCache()[0]!);
+    writeFileSync(file, 'not V8 cached data');
+    const stale = join(cacheDir, 'sea-me.js-0000000000000000.bin');
+    writeFileSync(stale, 'an older build', { mode: 0o600 });
+    const r = await withCache(['me', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toMatchObject({ workspace: { name: 'Demo' } });
+    expect(readFileSync(file, 'utf8')).not.toBe('not V8 cached data');
+    expect(existsSync(stale)).toBe(false);
+  });
+
+  it('is neither read nor written with VIDPUB_NO_COMPILE_CACHE=1', async () => {
+    rmSync(cacheHome, { recursive: true, force: true });
+    const r = await withCache(['me', '--json'], { VIDPUB_NO_COMPILE_CACHE: '1' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(existsSync(cacheDir)).toBe(false);
   });
 });

@@ -51,7 +51,8 @@ describeWithSecretService('keys in the Secret Service (an unlocked gnome-keyring
     expect(ss.lookup(`ci@${v.configPath}`)).toBe(emu.key());
     const out = await v.run(['logout', '--profile', 'ci']);
     expect(out.status).toBe(0);
-    expect(out.stdout).toBe('Logged out: the key of profile "ci" was removed from the Secret Service keyring.\n');
+    expect(out.stderr).toBe('Logged out: the key of profile "ci" was removed from the Secret Service keyring.\nThe key is still valid at the service; revoke it in the web app (API settings) if it was exposed.\n');
+    expect(out.stdout).toBe('');
     expect(ss.lookup(`ci@${v.configPath}`)).toBeUndefined();
     expect(v.profile('ci')).toEqual({ base_url: emu.baseUrl });
     const me = await v.run(['me', '--profile', 'ci']);
@@ -77,7 +78,8 @@ describeWithSecretService('keys in the Secret Service (an unlocked gnome-keyring
     expect(v.profile('old')?.api_key).toBe(emu.key('Demo', 'read')); // the other profile is left as it was
 
     const out = await v.run(['logout', '--profile', 'old']);
-    expect(out.stdout).toBe(`Logged out: the key of profile "old" was removed from ${v.configPath}.\n`);
+    expect(out.stderr).toBe(`Logged out: the key of profile "old" was removed from ${v.configPath}.\nThe key is still valid at the service; revoke it in the web app (API settings) if it was exposed.\n`);
+    expect(out.stdout).toBe('');
     expect(v.configText()).not.toContain(emu.key('Demo', 'read'));
   });
 

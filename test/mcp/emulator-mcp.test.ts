@@ -156,10 +156,10 @@ describe('authentication: the same refusals as REST, before any MCP handling', (
     const revoked = await post({ authorization: 'Bearer vp_live_demo_revoked_X2v6Bn4Ts8Hj' });
     expect(revoked.status).toBe(401);
     expect(((await revoked.json()) as Json).error.code).toBe('revoked_key');
-    const free = await post({ authorization: `Bearer ${emu.key('Free')}` });
+    const free = await post({ authorization: `Bearer ${emu.key('Free', 'none')}` });
     expect(free.status).toBe(403);
     expect(((await free.json()) as Json).error.code).toBe('plan_without_api_access');
-    await expect(connect(emu, emu.key('Free'))).rejects.toThrow(/403|plan_without_api_access|Free plan/);
+    await expect(connect(emu, emu.key('Free', 'none'))).rejects.toThrow(/403|plan_without_api_access|Free plan/);
   });
 
   it('a body that is not JSON: 400 JSON-RPC parse error; GET and DELETE: 405 (stateless endpoint)', async () => {

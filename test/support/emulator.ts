@@ -23,7 +23,7 @@ export interface HarnessOptions extends EmulatorOptions {
   resetEachTest?: boolean;
 }
 
-type Access = 'read' | 'read_write';
+type Access = 'read' | 'read_write' | 'none';
 
 export class TestEmulator {
   /** REST client with the Demo read/write key; `.as(key)` for another. */
