@@ -7,7 +7,7 @@
 //   src/cli/commands/load.ts, which only main.js imports), so nothing has to be
 //   kept out by path; checkFastPath() fails the build if it ever grows imports.
 // - dist/main.js: the CLI (src/index.ts) as ONE CommonJS bundle, commander and
-//   chalk included. Node 20 loads one CommonJS file much faster than the same
+//   styles of its own (no chalk). Node 20 loads one CommonJS file much faster than the same
 //   code as ES modules split into chunks: the ESM loader resolves, links and
 //   evaluates each chunk asynchronously, which cost ~10 ms more on the
 //   `vidpub me --json` path than compiling the whole bundle. (dist/package.json
@@ -54,6 +54,7 @@ const HEAVY = [
 ];
 
 const out = `dist.tmp-${process.pid}`;
+const MODULE_URL_NAME = '__vidpubModuleUrl';
 const common = {
   absWorkingDir: new URL('.', root).pathname,
   bundle: true,
@@ -64,9 +65,9 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
   external: HEAVY,
-  define: { __VIDPUB_VERSION__: JSON.stringify(pkg.version), 'import.meta.url': '__vidpubModuleUrl' },
+  define: { __VIDPUB_VERSION__: JSON.stringify(pkg.version), 'import.meta.url': MODULE_URL_NAME },
   // What import.meta.url would be: the bundle's own file (src/cli/demo/sample.ts finds assets/ beside it).
-  banner: { js: "const __vidpubModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  banner: { js: `const ${MODULE_URL_NAME} = require('node:url').pathToFileURL(__filename).href;` },
 };
 
 /** The emulator is its own bundle: main.js imports it as ./emulator.js when a command needs it. */
@@ -137,14 +138,28 @@ function onlyCommands(names) {
  */
 const IMPORT_ROUTER = 'const __vidpubImport = globalThis.__vidpubImport || ((specifier) => import(specifier));';
 
+/**
+ * Also, for the start-up of every command that runs from these bundles:
+ * - the banner's module URL (pathToFileURL at load: ~1 M instructions) is
+ *   left out of a bundle that never uses it (dist/me.js, dist/upload.js);
+ * - the bundle is made pure ASCII: esbuild escapes strings and names, but
+ *   keeps a comment's characters as written, and bin/compile-cache.js reads
+ *   an ASCII file as latin1, a plain copy, where decoding UTF-8 cost ~3 M.
+ *   A \u escape reads the same in a comment, a string or a regular expression.
+ */
 async function routeDynamicImports(outfile) {
   const url = new URL(outfile, root);
   const code = await readFile(url, 'utf8');
   const nl = code.indexOf('\n');
   let routed = 0;
-  const rest = code.slice(nl + 1).replace(/\bimport\(/g, () => (routed++, '__vidpubImport('));
-  if (!code.slice(0, nl).includes(IMPORT_ROUTER)) throw new Error(`${outfile}: the banner does not define __vidpubImport`);
-  await writeFile(url, code.slice(0, nl + 1) + rest);
+  const rest = code
+    .slice(nl + 1)
+    .replace(/\bimport\(/g, () => (routed++, '__vidpubImport('))
+    .replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  let banner = code.slice(0, nl + 1);
+  if (!banner.includes(IMPORT_ROUTER)) throw new Error(`${outfile}: the banner does not define __vidpubImport`);
+  if (!rest.includes(MODULE_URL_NAME)) banner = banner.replace(common.banner.js, '');
+  await writeFile(url, banner + rest);
   return routed;
 }
 

@@ -231,25 +231,6 @@ function statusLabel(status: number, code?: string): string {
   return `HTTP ${status}${code ? ' ' + code : ' ' + statusText(status)}`;
 }
 
-/** Formats a reset time in local time and UTC. */
-export function formatResetTime(iso: string | undefined, now: number): string {
-  const t = iso ? Date.parse(iso) : NaN;
-  if (Number.isNaN(t)) return 'the next reset';
-  const d = new Date(t);
-  const local = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  const utc = d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const inMs = t - now;
-  const inText = inMs > 0 ? `, in ${formatIn(inMs)}` : '';
-  return `${local} (${utc}${inText})`;
-}
-
-function formatIn(ms: number): string {
-  const totalMin = Math.ceil(ms / 60_000);
-  const h = Math.floor(totalMin / 60);
-  const m = totalMin % 60;
-  return h ? `${h}h ${m}m` : `${m}m`;
-}
-
 /**
  * Maps a non-2xx response to the error hierarchy. `action` names what was
  * being done ("create a post") for permission messages.
@@ -327,7 +308,8 @@ export function errorFromResponse(res: ResponseInfo, opts: { action?: string } =
 /** A 403: a plan without API access, a read-only key, or another refusal. `said` is the service's words and the status. */
 function forbidden(http: HttpErrorDetails, said: string, action: string | undefined): AuthError {
   if (http.code === 'plan_without_api_access') {
-    return new AuthError(`The workspace is on the Free plan, which has no API access: ${said}`, {
+    // The service's own words say the same thing again: the status and code are enough.
+    return new AuthError(`The workspace is on the Free plan, which has no API access (HTTP ${http.status} ${http.code}).`, {
       http,
       hint: 'API keys work on the Standard and Studio plans: upgrade the workspace, or use a key from another workspace.',
     });

@@ -5,9 +5,11 @@
  */
 import type { Clock } from '../core/clock.js';
 import { InterruptedError, RateLimitError, sanitize } from '../errors.js';
+import { describeRelative, describeWall } from '../time/describe.js';
 import { formatDuration } from '../time/duration.js';
+import { resolveTimeZone } from '../time/zones.js';
 import { waitWithNotice, type NoticeSink } from './backoff.js';
-import { errorFromResponse, formatResetTime, header, parseErrorBody, type ResponseInfo } from './http-errors.js';
+import { errorFromResponse, header, parseErrorBody, type ResponseInfo } from './http-errors.js';
 import { decideRateLimit } from './retry-decision.js';
 
 /**
@@ -48,7 +50,7 @@ export async function waitOutRateLimit(r: RateLimitedAnswer): Promise<number> {
   const now = r.clock.now();
   const decision = decideRateLimit({ code, retryAfterSec: info.retryAfterSec, resetAt: parsed.resetAt, now, waitedMs: r.waitedMs, maxWaitMs: r.maxWaitMs, waitForQuota: r.waitForQuota });
   if (decision.action === 'fail' && decision.reason === 'daily') {
-    throw new RateLimitError(`The daily post allowance is used up (daily_post_limit); it resets at ${formatResetTime(decision.resetAt, now)}.`, {
+    throw new RateLimitError(`The daily post allowance is used up (daily_post_limit); it resets ${resetPhrase(decision.resetAt, now, describeRelative)}.`, {
       http: errorFromResponse(info).http,
       code,
       retryAfterSec: info.retryAfterSec,
@@ -70,7 +72,7 @@ export async function waitOutRateLimit(r: RateLimitedAnswer): Promise<number> {
       },
     );
   }
-  const when = formatResetTime(decision.resetAt, now);
+  const when = resetPhrase(decision.resetAt, now, describeWall);
   const waiting = waitWithNotice({
     clock: r.clock,
     ms: decision.ms,
@@ -79,7 +81,8 @@ export async function waitOutRateLimit(r: RateLimitedAnswer): Promise<number> {
     message: decision.daily
       ? decision.resetAt === undefined
         ? (left) => `Daily post allowance used up and the service gave no reset time; asking again in ${left} (--wait-for-quota)…`
-        : (left) => `Daily post allowance used up; waiting for the reset at ${when} (--wait-for-quota), ${left} left…`
+        : // What changes each second first: a narrow terminal cuts the end of the line.
+          (left) => `Allowance used up, waiting for the reset: ${left} left (daily posts, at ${when}; --wait-for-quota)…`
       : (left) => `Rate limited (${code}); retrying in ${left}…`,
   });
   if (!decision.daily) {
@@ -92,4 +95,10 @@ export async function waitOutRateLimit(r: RateLimitedAnswer): Promise<number> {
     throw err instanceof InterruptedError ? new QuotaWaitInterrupted(decision.resetAt, when, err) : err;
   }
   return 0;
+}
+
+/** The reset time in the zone of this machine, in the one human form (or a shorter part of it). */
+function resetPhrase(iso: string | undefined, now: number, form: (ms: number, zone: string, now: number) => string): string {
+  const ms = iso ? Date.parse(iso) : NaN;
+  return Number.isNaN(ms) ? 'at the next reset' : form(ms, resolveTimeZone(undefined, {}), now);
 }

@@ -311,9 +311,11 @@ function optionPlans(it: LocalItem, chosen: ChosenDestination[], findChosen: Ser
     for (const o of p.missing) {
       const allowed = allowedValues(o);
       const personal = p.options.creator != null && /privacy/i.test(o.key);
+      // Where to write it in every manifest format: YAML and JSON have an options map, CSV a column per option.
+      const where = `options: {${o.key}: VALUE} in YAML or JSON, a column option:${o.key} in CSV`;
       add(
         `${p.name} needs option "${o.key}"${o.label ? ` (${sanitize(o.label)})` : ''}${allowed ? `, one of: ${allowed}` : ''}` +
-          (personal ? `; write it in the item or in defaults (options: {${o.key}: ...}): a person chooses it, vidpub never fills it in` : `; add options: {${o.key}: ...}`),
+          (personal ? `; write it in the item or in defaults (${where}): a person chooses it, vidpub never fills it in` : `; add it (${where})`),
       );
     }
   }

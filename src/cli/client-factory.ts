@@ -3,6 +3,7 @@ import type { ClientTuning } from '../api/request-sender.js';
 import { UsageError } from '../errors.js';
 import { parseBoundedDuration } from '../time/duration.js';
 import type { Context } from './context.js';
+import { canRepaint } from '../ui/live-region.js';
 
 /** VIDPUB_REQUEST_TIMEOUT: the ceiling of one request (90s, 2m; a bare number is seconds; at most 365d); undefined: the default (60 s). */
 export function requestTimeoutOf(env: Record<string, string | undefined>): number | undefined {
@@ -30,7 +31,7 @@ export async function createClientFor(ctx: Context, settings: ClientSettings, tu
     clock: ctx.clock,
     signal: ctx.signal,
     version: ctx.version,
-    notices: settings.quiet ? silentNotices : streamNotices(ctx.io.stderr, ctx.io.stderrIsTTY),
+    notices: settings.quiet ? silentNotices : streamNotices(ctx.io.stderr, canRepaint(ctx.io.stderrIsTTY, ctx.env), ctx.io.columns),
     debugOut: settings.debug ? ctx.io.stderr : undefined,
     credentials: { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (await ctx.config()).getProfile(name) },
     shows: [ctx.io.stdout, ctx.io.stderr],

@@ -28,5 +28,7 @@ export interface Context {
   version: string;
   /** The Node.js version, platform and architecture (for `vidpub version`); absent in tests that do not set it. */
   runtime?: { node: string; platform: string; arch: string };
+  /** Opens a URL with the system's opener (xdg-open, open, start): --web and `vidpub open`. Absent: there is none (tests inject one). */
+  openBrowser?(url: string): Promise<void>;
 }
 

@@ -10,7 +10,8 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 export function toOption(f: FlagSpec): Option {
   const o = new Option(flagTerm(f), f.description);
-  if (f.default !== undefined) o.default(f.default);
+  // Shown as written, the way every default is: "(default: 2m)".
+  if (f.default !== undefined) o.default(f.default, f.default);
   if (f.repeatable) o.argParser(collect);
   if (f.hidden) o.hideHelp();
   return o;

@@ -10,7 +10,8 @@
  * files for `file`, the `choices` for `choice` and command names for
  * `command`; the other kinds are free text to the shells.
  */
-export type ValueKind = 'text' | 'number' | 'duration' | 'url' | 'file' | 'destination' | 'choice' | 'command';
+/** `post`: the id of a post or video made from this machine (completed from the journal); `option`: KEY=VALUE of a destination's options. */
+export type ValueKind = 'text' | 'number' | 'duration' | 'url' | 'file' | 'destination' | 'choice' | 'command' | 'post' | 'option';
 
 export interface FlagSpec {
   /** Long name without the dashes: "caption-file"; "no-wait" for a switch that turns a default off. */
@@ -24,7 +25,7 @@ export interface FlagSpec {
   kind?: ValueKind;
   /** The values a `choice` takes. */
   choices?: readonly string[];
-  /** Default value, shown as `(default: "...")`. */
+  /** Default value, shown as `(default: ...)`. */
   default?: string;
   /** May be given more than once: the command gets every value, in order (an array). */
   repeatable?: boolean;
@@ -107,7 +108,7 @@ export const GLOBAL_FLAGS = [
     description: 'never prompt; fail with a usage error instead (also VIDPUB_NO_INPUT=1, automatic when stdin is not a terminal)',
   },
   { name: 'no-color', description: 'no colour (NO_COLOR and FORCE_COLOR are honoured too)' },
-  { name: 'profile', value: 'name', description: 'stored profile to use (VIDPUB_PROFILE; default "default")' },
+  { name: 'profile', value: 'name', description: 'stored profile to use (VIDPUB_PROFILE) (default: default)' },
   { name: 'base-url', value: 'url', kind: 'url', description: 'service base URL, including /v1 (VIDPUB_BASE_URL)' },
   { name: 'api-key-file', value: 'path', kind: 'file', description: 'read the API key from this file (else VIDPUB_API_KEY, else the profile)' },
   { name: 'ca-file', value: 'path', kind: 'file', description: 'trust the CA certificates (PEM) in this file besides the system\'s (VIDPUB_CA_FILE; login keeps it)' },

@@ -5,6 +5,7 @@
 import { UsageError, sanitize } from '../errors.js';
 import type { ApiClient, ClientSettings } from '../api/client.js';
 import { colorLevel, makeColors } from '../ui/color.js';
+import { canRepaint } from '../ui/live-region.js';
 import { parseBoundedDuration } from '../time/duration.js';
 import { truthy } from '../util/env.js';
 import type { GlobalOptions, Invocation, Logger } from './command.js';
@@ -101,6 +102,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
     io.stdout.write(line + '\n');
   };
   const interactive = globals.input && io.stdinIsTTY && io.stderrIsTTY;
+  const repaint = canRepaint(io.stderrIsTTY, env);
   // The client once made: one still being made when the command ends (a key file that is a pipe, its wait cut
   // short by --timeout) has nothing to close, and is not waited for.
   let made: ApiClient | undefined;
@@ -113,7 +115,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
     colors,
     log,
     print,
-    out: { print, tty: io.stdoutIsTTY, colors: colors.stdout },
+    out: { print, tty: io.stdoutIsTTY, colors: colors.stdout, columns: io.stdoutIsTTY ? io.columns : undefined },
     session: {
       client: getClient,
       clock: ctx.clock,
@@ -122,12 +124,12 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
       quiet: globals.quiet,
       interactive,
       prompter: () => ctx.prompter(),
-      progress: async () => (await import('../ui/progress.js')).createProgress({ io, quiet: globals.quiet, clock: ctx.clock }),
+      progress: async () => (await import('../ui/progress.js')).createProgress({ io, quiet: globals.quiet, clock: ctx.clock, repaint }),
       screen: {
         write: (text) => {
           io.stderr.write(text);
         },
-        tty: io.stderrIsTTY,
+        tty: repaint,
         columns: io.columns,
         colors: colors.stderr,
       },

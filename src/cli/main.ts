@@ -17,7 +17,7 @@ import { closeInvocation, makeInvocation, resolveGlobals } from './invocation.js
 import { checkFields, checkJq, printData } from './json-output.js';
 import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, flagTerm, type GlobalFlags } from './flags.js';
 import { parserErrorWriter, report } from './report-error.js';
-import { ROOT_DESCRIPTION, examplesText, helpWidth, renderRootHelp } from './root-help.js';
+import { GLOBAL_FLAGS_LINE, ROOT_DESCRIPTION, examplesText, helpWidth, renderRootHelp } from './root-help.js';
 
 export type { Context } from './context.js';
 
@@ -30,7 +30,7 @@ function buildProgram(ctx: Context, args: string[] = []): Command {
     .exitOverride()
     .showSuggestionAfterError(true)
     // Descriptions wrap at word boundaries even in a narrow column (commander's default gives up below 40).
-    .configureHelp({ showGlobalOptions: true, helpWidth: helpWidth(ctx.io.columns), minWidthToWrap: 20 })
+    .configureHelp({ helpWidth: helpWidth(ctx.io.columns), minWidthToWrap: 20 })
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       writeErr: (s) => ctx.io.stderr.write(s),
@@ -118,7 +118,7 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     if (spec.description) cmd.description(spec.description);
     addFlags(cmd, target.flags);
     const width = helpWidth(ctx.io.columns) - 4;
-    cmd.addHelpText('after', examplesText(spec.examples.map((e) => wrapCommand(e, width, 6).replace(/\n/g, '\n  '))));
+    cmd.addHelpText('after', examplesText(spec.examples.map((e) => wrapCommand(e, width, 6).replace(/\n/g, '\n  '))) + GLOBAL_FLAGS_LINE);
     const run: Run = { ctx, argv, jsonFields: split.fields, entry: target, spec };
     cmd.action(async (...actionArgs: unknown[]) => {
       exitCode = await runCommand(run, actionArgs.slice(0, -2), actionArgs[actionArgs.length - 1] as Command);

@@ -43,6 +43,7 @@ export function createProcessContext(opts: { signal: AbortSignal }): Context {
     cwd: process.cwd(),
     version: VERSION,
     runtime: { node: process.versions.node, platform: process.platform, arch: process.arch },
+    openBrowser: async (url) => (await import('./browser.js')).systemOpen(url, process.platform),
   };
   return ctx;
 }

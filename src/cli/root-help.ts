@@ -25,6 +25,9 @@ export const GROUP_TITLES: Record<CommandEntry['group'], string> = {
   tools: 'Tools:',
 };
 
+/** Under each command's help, in place of the global flags (which `vidpub --help` lists once). */
+export const GLOBAL_FLAGS_LINE = '\nGlobal flags (--json, --quiet…): see vidpub --help\n';
+
 export function examplesText(examples: readonly string[]): string {
   return examples.length ? `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n` : '';
 }
@@ -80,22 +83,24 @@ function item(term: string, termWidth: number, description: string, width: numbe
 
 /** A flag's description as help shows it, its default after it (as commander writes it for a command's flags). */
 export function optionDescription(o: FlagSpec): string {
-  return o.default === undefined ? o.description : `${o.description} (default: ${JSON.stringify(o.default)})`;
+  return o.default === undefined ? o.description : `${o.description} (default: ${o.default})`;
 }
 
-/** `vidpub --help`: every command with its summary, the global flags, examples and exit codes. */
+/** `vidpub --help`: every command with its summary, then the global flags, examples and exit codes. */
 export function renderRootHelp(columns: number | undefined): string {
   const width = helpWidth(columns);
   const options = anyFlags([VERSION_FLAG, ...GLOBAL_FLAGS, HELP_FLAG]).filter((o) => !o.hidden);
   const termWidth = Math.max(...options.map((o) => flagTerm(o).length), ...COMMANDS.map((c) => commandTerm(c).length));
-  const out = ['Usage: vidpub [options] [command]', '', ...wrap(ROOT_DESCRIPTION, width), '', 'Options:'];
-  for (const o of options) out.push(item(flagTerm(o), termWidth, optionDescription(o), width));
+  // Commands first (what a person came for), then the flags every command takes, as gh lists them.
+  const out = ['Usage: vidpub [options] [command]', '', ...wrap(ROOT_DESCRIPTION, width)];
   for (const group of Object.keys(GROUP_TITLES) as CommandEntry['group'][]) {
     const inGroup = COMMANDS.filter((c) => c.group === group);
     if (inGroup.length === 0) continue;
     out.push('', GROUP_TITLES[group]);
     for (const c of inGroup) out.push(item(commandTerm(c), termWidth, c.summary, width));
   }
+  out.push('', 'Global flags (every command takes them):');
+  for (const o of options) out.push(item(flagTerm(o), termWidth, optionDescription(o), width));
   return (
     out.join('\n') +
     '\n' +

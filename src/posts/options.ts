@@ -191,8 +191,9 @@ export function flagFor(name: string, option: DestinationOption): string {
  * exit 2 for a run that cannot ask: every missing option as the flag to pass, with its allowed
  * values. `atTerminal`: stderr is one, so the reason is --no-input or stdin, not "no terminal".
  */
-export function missingOptionsError(plans: DestinationPlan[], atTerminal = false): UsageError {
-  const lines: string[] = [];
+export function missingOptionsError(plans: DestinationPlan[], atTerminal = false, others: string[] = []): UsageError {
+  // What else is missing (--to, --caption) is named in the same error: a script learns it all in one run.
+  const lines: string[] = [...others];
   for (const p of plans) {
     for (const o of p.missing) {
       const allowed = allowedValues(o);
@@ -200,7 +201,8 @@ export function missingOptionsError(plans: DestinationPlan[], atTerminal = false
     }
   }
   const n = lines.length;
-  return new UsageError(`${n} required option${n === 1 ? ' is' : 's are'} missing, and ${atTerminal ? NO_ASKING : 'there is no terminal to ask on'}`, {
+  const what = others.length > 0 ? 'input' : 'option';
+  return new UsageError(`${n} required ${what}${n === 1 ? ' is' : 's are'} missing, and ${atTerminal ? NO_ASKING : 'there is no terminal to ask on'}`, {
     hint: `Pass:\n${lines.join('\n')}`,
   });
 }
@@ -213,6 +215,10 @@ export function creatorLines(p: ChosenDestination): string[] {
   if (c.avatar_url) lines.push(`  avatar: ${sanitize(c.avatar_url)}`);
   return lines;
 }
+
+/** The lines of missingOptionsError for a missing --to and a missing caption. */
+export const MISSING_TO = '  --to DEST[,DEST...]   where to post it ("vidpub destinations" lists them)';
+export const MISSING_CAPTION = '  --caption TEXT   the caption (or --caption-file PATH, "-" for stdin; --caption "" for none)';
 
 /** Why nothing is asked when a person may be at the terminal. */
 export const NO_ASKING = 'nothing may be asked (--no-input, VIDPUB_NO_INPUT, or stdin is not a terminal)';

@@ -3,6 +3,7 @@
  * was not given, then the summary and a confirmation (scripts get one log
  * line with the resolved time instead).
  */
+import { shellWord } from '../util/shell.js';
 import { CancelledError, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
 import { wrapLine } from '../ui/wrap.js';
@@ -19,11 +20,14 @@ import { summaryLines, whenLine, type SummaryInput } from './summary.js';
 export async function askCaption(opts: PostOpts, session: Session, again: string): Promise<string> {
   const prompter = await session.prompter();
   const hint = `Run it again with a caption: ${again} --caption "..." (or --caption-file PATH)`;
-  if (opts.editor && prompter.editor) {
-    const text = await ask(() => prompter.editor!({ message: `Caption (opens ${opts.editor})` }), cancelledText(opts), hint);
-    return text.replace(/\r?\n$/, '');
-  }
-  return ask(() => prompter.input({ message: 'Caption (one line; set $EDITOR to write several, or use --caption-file)' }), cancelledText(opts), hint);
+  const caption =
+    opts.editor && prompter.editor
+      ? (await ask(() => prompter.editor!({ message: `Caption (opens ${opts.editor})` }), cancelledText(opts), hint)).replace(/\r?\n$/, '')
+      : await ask(() => prompter.input({ message: 'Caption (one line; set $EDITOR to write several, or use --caption-file)' }), cancelledText(opts), hint);
+  // As after the other questions: the flag that answers it next time (several lines: from a file).
+  const flag = caption.includes('\n') ? '--caption-file PATH' : `--caption ${shellWord(caption)}`;
+  session.screen.write(`  Next time, skip this question with: ${flag}\n`);
+  return caption;
 }
 
 async function confirm(opts: PostOpts, session: Session, summary: string[], again: string): Promise<void> {

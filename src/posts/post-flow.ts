@@ -14,6 +14,7 @@ import { runKey } from '../session/run-key.js';
 import { captionRefusal, optionValueRefusal, refuse } from '../core/post-rules.js';
 import { continuable, continueCutOff, cutOffInput, endRun, noteRun, type RunTrack } from './cut-off.js';
 import { askMissing, checkDuration, chooseDestinations, planFor } from './post-choose.js';
+import { MISSING_CAPTION, missingOptionsError } from './options.js';
 import { askCaption, confirmOrAnnounce } from './post-confirm.js';
 import { createAndFollow, keyUsedForAnother } from './post-create.js';
 import { cancelledText, madeFrom, rerunLine, sourceText, type PostOpts } from './post-opts.js';
@@ -166,6 +167,7 @@ async function plan({ opts, session }: PostRun): Promise<Planned> {
  */
 async function readyToSend(given: PostRun, planned: Planned, known: Media | undefined): Promise<{ run: PostRun; ready: Ready }> {
   const { opts, session, key, track } = given;
+  if (opts.caption === undefined && !session.interactive) throw missingOptionsError(planned.plans, session.screen.tty, [MISSING_CAPTION]);
   await askMissing(session, planned.plans, () => ({ message: cancelledText(opts), hint: `Run it again with what was chosen so far: ${rerunLine(opts, planned)}` }));
   const durationSec = opts.source.kind === 'file' ? opts.source.durationSec : known?.duration_sec;
   checkDuration(durationSec, planned.plans, sourceText(opts.source));

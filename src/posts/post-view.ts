@@ -93,7 +93,7 @@ export function destinationDetails(d: PostDestination): string {
 /** The destination table's columns: Details in one cell at a terminal; url, warning and failure in fields of their own in a pipe. */
 function destinationColumns(r: PostResult, tty: boolean, c: Colors): Column<PostDestination>[] {
   const details: Column<PostDestination>[] = tty
-    ? [{ header: 'Details', value: (d) => destinationDetails(d) }]
+    ? [{ header: 'Details', value: (d) => destinationDetails(d), shrink: true }]
     : [
         { header: 'url', value: (d) => d.url ?? '' },
         { header: 'warning', value: (d) => noticeText(d.warning) },
@@ -103,7 +103,7 @@ function destinationColumns(r: PostResult, tty: boolean, c: Colors): Column<Post
     { header: 'Destination', value: (d) => r.names[d.destination_id] ?? d.destination_id },
     { header: 'Status', value: (d) => String(d.status ?? 'unknown'), style: (s, d) => statusStyle(String(d.status), c)(s) },
     ...details,
-    ...(r.post.status === 'draft' ? [{ header: 'Options', value: (d: PostDestination) => optionsText(d.options) }] : []),
+    ...(r.post.status === 'draft' ? [{ header: 'Options', value: (d: PostDestination) => optionsText(d.options), shrink: true }] : []),
   ];
 }
 
@@ -155,7 +155,7 @@ export function printPost(r: PostResult, out: DataOut): void {
   const dests = Array.isArray(post.destinations) ? post.destinations : [];
   if (dests.length > 0) {
     if (tty) out.print('');
-    const rows = renderTable(dests, destinationColumns(r, tty, c), { tty, bold: c.bold });
+    const rows = renderTable(dests, destinationColumns(r, tty, c), { tty, bold: c.bold, width: out.columns });
     for (const line of rows) out.print(line);
   }
   const issues = Array.isArray(post.issues) ? post.issues : [];

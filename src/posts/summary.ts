@@ -9,7 +9,7 @@ import type { Colors } from '../ui/color.js';
 import { formatDuration } from '../time/duration.js';
 import type { DestinationPlan } from './options.js';
 import { destinationLabel } from './post-view.js';
-import { describeRelative, relativePhrase } from '../time/describe.js';
+import { describeRelative, describeWall, relativePhrase } from '../time/describe.js';
 import type { ResolvedWhen } from '../time/parse-when.js';
 import { isValidTimeZone } from '../time/zones.js';
 
@@ -49,17 +49,17 @@ export function formatSize(bytes: number): string {
 }
 
 /**
- * When it goes out, as a person reads it: "now (2026-11-22T20:14:00Z)" or
+ * When it goes out, as a person reads it: "now, today 21:14 CET (2026-11-22T20:14:00Z)" or
  * "tomorrow 09:00 CET, in 11 h 46 m (2026-11-23T08:00:00Z)". Without `now`,
  * the time with its offset and in UTC.
  */
 export function whenLine(when: ResolvedWhen | null, now?: number): string {
   if (!when) return 'saved as a draft, not published';
-  if (when.now) return `now, ${when.local} (${when.utc})`;
-  if (now === undefined) return `${when.local} (${when.utc})`;
   // A time written with an explicit offset keeps it; a zone name gives the day and the zone's name.
-  if (!isValidTimeZone(when.zone)) return `${when.local}, ${relativePhrase(when.ms, now)} (${when.utc})`;
-  return describeRelative(when.ms, when.zone, now);
+  const wall = isValidTimeZone(when.zone) ? describeWall(when.ms, when.zone, now ?? when.ms, when.now ? 'always' : 'when-set') : when.local;
+  if (when.now) return `now, ${wall} (${when.utc})`;
+  if (now === undefined) return `${wall} (${when.utc})`;
+  return `${wall}, ${relativePhrase(when.ms, now)} (${when.utc})`;
 }
 
 const CAPTION_PREVIEW = 200;

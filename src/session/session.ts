@@ -16,7 +16,7 @@ import type { Prompter } from '../ui/prompter.js';
 /** Where live views (a post's destinations, a summary) are drawn: stderr. */
 export interface Screen {
   write(text: string): void;
-  /** A terminal: views may repaint in place. */
+  /** A terminal that takes cursor-control codes (not TERM=dumb): views may repaint in place. */
   tty: boolean;
   columns?: number;
   colors: Colors;

@@ -2,12 +2,12 @@
  * How a moment is shown to a person: with its offset and in UTC, or relative
  * to now ("tomorrow 09:00 CET, in 11 h 46 m (2026-11-23T08:00:00Z)").
  */
-import { isoInZone, isoUtc, pad } from './iso-time.js';
+import { isoUtc, pad } from './iso-time.js';
 import { wallAt } from './zones.js';
 
-/** "2026-11-21T09:00:00+01:00 (2026-11-21T08:00:00Z)", the way every time is shown to a person. */
+/** "2026-11-21 09:00 CET (2026-11-21T08:00:00Z)": a moment shown to a person where there is no "now" to relate it to. */
 export function describeMoment(ms: number, zone: string): string {
-  return `${isoInZone(ms, zone)} (${isoUtc(ms)})`;
+  return `${describeWall(ms, zone)} (${isoUtc(ms)})`;
 }
 
 const DAY_NAMES = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -45,16 +45,27 @@ export function relativePhrase(ms: number, now: number): string {
 }
 
 /**
- * A moment as a person reads it, relative to `now`: "tomorrow 09:00 CET, in
- * 11 h 46 m (2026-11-23T08:00:00Z)". The day is today, tomorrow, yesterday, a
- * weekday within the coming week, or the date.
+ * The day and time of a moment in `zone`, as a person reads it relative to
+ * `now` (without it, the date): "tomorrow 09:00 CET". Seconds are shown when
+ * not zero, never (a table), or always ("now", a moment that is not a round one). The day is today, tomorrow, yesterday, a
+ * weekday within the coming week, or the date. Where there is no room for
+ * the whole form (a table, a countdown).
  */
-export function describeRelative(ms: number, zone: string, now: number): string {
+export function describeWall(ms: number, zone: string, now?: number, seconds: 'when-set' | 'never' | 'always' = 'when-set'): string {
   const w = wallAt(ms, zone);
-  const n = wallAt(now, zone);
-  const days = Math.round((Date.UTC(w.y, w.mo - 1, w.d) - Date.UTC(n.y, n.mo - 1, n.d)) / 86_400_000);
+  const n = wallAt(now ?? ms, zone);
+  const days = now === undefined ? NaN : Math.round((Date.UTC(w.y, w.mo - 1, w.d) - Date.UTC(n.y, n.mo - 1, n.d)) / 86_400_000);
   const day =
     days === 0 ? 'today' : days === 1 ? 'tomorrow' : days === -1 ? 'yesterday' : days > 1 && days < 7 ? DAY_NAMES[new Date(Date.UTC(w.y, w.mo - 1, w.d)).getUTCDay()]! : `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)}`;
-  const time = `${pad(w.h)}:${pad(w.mi)}${w.s ? `:${pad(w.s)}` : ''}`;
-  return `${day} ${time} ${zoneAbbreviation(ms, zone)}, ${relativePhrase(ms, now)} (${isoUtc(ms)})`;
+  const time = `${pad(w.h)}:${pad(w.mi)}${seconds === 'always' || (w.s && seconds === 'when-set') ? `:${pad(w.s)}` : ''}`;
+  return `${day} ${time} ${zoneAbbreviation(ms, zone)}`;
+}
+
+/**
+ * A moment as a person reads it, relative to `now`: "tomorrow 09:00 CET, in
+ * 11 h 46 m (2026-11-23T08:00:00Z)". The one form of every time shown to a
+ * person (machines, --json and pipes, get RFC 3339).
+ */
+export function describeRelative(ms: number, zone: string, now: number): string {
+  return `${describeWall(ms, zone, now)}, ${relativePhrase(ms, now)} (${isoUtc(ms)})`;
 }

@@ -1,5 +1,3 @@
-import { Chalk } from 'chalk';
-
 /**
  * Colour decisions made from the injected env and TTY flags, never from
  * process globals. NO_COLOR (any non-empty value; an empty one is as if unset,
@@ -43,16 +41,30 @@ export interface Colors {
   cyan(s: string): string;
 }
 
-/** A chalk instance at the level decided for one stream (chalk itself never looks at process). */
-export function makeColors(level: ColorLevel): Colors {
-  const c = new Chalk({ level });
-  return {
-    enabled: level > 0,
-    bold: (s) => c.bold(s),
-    dim: (s) => c.dim(s),
-    red: (s) => c.red(s),
-    green: (s) => c.green(s),
-    yellow: (s) => c.yellow(s),
-    cyan: (s) => c.cyan(s),
+/** The SGR codes [open, close] of the styles vidpub uses: chalk's, the same at every level for these. */
+const SGR = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39] } as const;
+
+/**
+ * One style, written as chalk writes it: a close code already inside the text reopens the style
+ * (nesting), and a line break closes it before and reopens it after (`\r\n` kept together), so
+ * a terminal never bleeds the colour into the next line. Not chalk itself: its module built ~100
+ * styles and looked at the terminal on every command's start-up, colour or not (~5 M instructions).
+ */
+function style([openCode, closeCode]: readonly [number, number]): (s: string) => string {
+  const open = `\u001b[${openCode}m`;
+  const close = `\u001b[${closeCode}m`;
+  return (s) => {
+    if (!s) return s;
+    const reopened = s.includes('\u001b') ? s.split(close).join(close + open) : s;
+    return open + reopened.replace(/\r?\n/g, (nl) => close + nl + open) + close;
   };
+}
+
+const plain = (s: string) => s;
+
+/** The styles at the level decided for one stream: plain text at level 0. */
+export function makeColors(level: ColorLevel): Colors {
+  const on = level > 0;
+  const pick = (name: keyof typeof SGR) => (on ? style(SGR[name]) : plain);
+  return { enabled: on, bold: pick('bold'), dim: pick('dim'), red: pick('red'), green: pick('green'), yellow: pick('yellow'), cyan: pick('cyan') };
 }

@@ -35,3 +35,11 @@ export class LiveRegion {
     this.drawn = 0;
   }
 }
+
+/**
+ * Whether stderr can be redrawn in place (cursor up, erase line): a terminal,
+ * and not TERM=dumb, which takes no cursor-control codes (there, plain lines).
+ */
+export function canRepaint(stderrIsTTY: boolean, env: Readonly<Record<string, string | undefined>>): boolean {
+  return stderrIsTTY && env.TERM !== 'dumb';
+}

@@ -7,4 +7,6 @@ export interface DataOut {
   /** stdout is a terminal: labels and tables; otherwise stable plain lines. */
   tty: boolean;
   colors: Colors;
+  /** The terminal's width, when stdout is one: tables fit it. */
+  columns?: number;
 }

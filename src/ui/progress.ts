@@ -1,15 +1,19 @@
 /**
  * Progress on stderr for long work: bytes sent (a cli-progress bar with
  * percent, MB/s and ETA), then the service's phase and percent (an ora
- * spinner). Without a TTY: a plain line every 10 % or 10 s. With --quiet:
+ * spinner). Without a TTY (or with TERM=dumb): a plain line every 10 % or 10 s. With --quiet:
  * nothing. cli-progress and ora are loaded only when stderr is a terminal.
  */
-import { clearLine, cursorTo, moveCursor } from 'node:readline';
+import type * as Readline from 'node:readline';
 import { Writable } from 'node:stream';
 import type * as CliProgress from 'cli-progress';
 import type oraFactory from 'ora';
 import type { Clock } from '../core/clock.js';
 import type { IO } from '../core/io.js';
+
+/** node:readline when a spinner first moves the cursor: ~2 M instructions to load, and upload imports this module for silentProgress. */
+// eslint-disable-next-line no-restricted-globals -- Node's built-in module loader, not process state
+const readline = (): typeof Readline => process.getBuiltinModule('node:readline');
 
 export interface Progress {
   /** Starts a byte count: `label` like "Uploading clip.mp4". */
@@ -28,9 +32,13 @@ export interface ProgressOptions {
   io: Pick<IO, 'stderr' | 'stderrIsTTY' | 'columns'>;
   quiet: boolean;
   clock: Pick<Clock, 'now'>;
+  /** stderr may be redrawn in place (canRepaint: not TERM=dumb); default: whenever it is a terminal. */
+  repaint?: boolean;
 }
 
 const LINE_EVERY_MS = 10_000;
+/** No byte for this long: the bar says "stalled for N s" in place of a speed and an ETA that no longer hold. */
+export const STALL_AFTER_MS = 3000;
 const LINE_EVERY_PERCENT = 10;
 
 export function formatMB(bytes: number): string {
@@ -58,10 +66,12 @@ class Speed {
 /** Builds the reporter that suits stderr: TTY, plain lines, or nothing. */
 export async function createProgress(opts: ProgressOptions): Promise<Progress> {
   if (opts.quiet) return silentProgress;
-  if (!opts.io.stderrIsTTY) return new PlainProgress(opts.io.stderr, opts.clock);
+  if (!opts.io.stderrIsTTY || opts.repaint === false) return new PlainProgress(opts.io.stderr, opts.clock);
   const [cliProgressModule, oraModule] = await Promise.all([import('cli-progress'), import('ora')]);
-  // cli-progress is CommonJS: Node's loader exposes its exports by name, a bundler's interop only as `default`.
-  const cliProgress = typeof cliProgressModule.SingleBar === 'function' ? cliProgressModule : (cliProgressModule as unknown as { default: CliProgressModule }).default;
+  // cli-progress is CommonJS: its whole exports are `default` (Node's loader and a bundler's interop alike); Node's loader
+  // also names the ones it detects, not all of them (Format is not among them in the bundle).
+  const whole = (cliProgressModule as unknown as { default?: CliProgressModule }).default;
+  const cliProgress = whole && typeof whole.SingleBar === 'function' ? whole : cliProgressModule;
   return new TtyProgress(opts, cliProgress, oraModule.default);
 }
 
@@ -166,9 +176,9 @@ function spinnerStream(io: ProgressOptions['io']): Writable {
   tty.isTTY = true;
   Object.defineProperty(tty, 'columns', { get: () => (target.columns || io.columns || 80) });
   Object.defineProperty(tty, 'rows', { get: () => (target.rows || 24) });
-  tty.cursorTo = (x: number, y?: number) => cursorTo(s, x, y);
-  tty.moveCursor = (dx: number, dy: number) => moveCursor(s, dx, dy);
-  tty.clearLine = (dir: -1 | 0 | 1) => clearLine(s, dir);
+  tty.cursorTo = (x: number, y?: number) => readline().cursorTo(s, x, y);
+  tty.moveCursor = (dx: number, dy: number) => readline().moveCursor(s, dx, dy);
+  tty.clearLine = (dir: -1 | 0 | 1) => readline().clearLine(s, dir);
   return s;
 }
 
@@ -183,6 +193,7 @@ class TtyProgress implements Progress {
   private spinner: Spinner | undefined;
   private total = 0;
   private sent = 0;
+  private lastByteAt = 0;
   private readonly speed: Speed;
 
   constructor(
@@ -198,12 +209,20 @@ class TtyProgress implements Progress {
     this.total = total;
     this.sent = 0;
     this.speed.reset();
+    this.lastByteAt = this.opts.clock.now();
+    const moving = `${label} [{bar}] {percentage}% | {done}/{size} MB | {speed} MB/s | ETA {eta_formatted}`;
+    const stalled = `${label} [{bar}] {percentage}% | {done}/{size} MB | stalled for {stalled} s`;
     this.bar = new this.cliProgress.SingleBar({
       stream: this.opts.io.stderr,
       // The Context says stderr is a terminal; the stream object may not say so itself.
       noTTYOutput: true,
       notTTYSchedule: 200,
-      format: `${label} [{bar}] {percentage}% | {done}/{size} MB | {speed} MB/s | ETA {eta_formatted}`,
+      // Redrawn on the bar's own timer, so a stall shows while no byte comes.
+      format: (options, params, payload: Record<string, string>) => {
+        const quiet = this.opts.clock.now() - this.lastByteAt;
+        const format = quiet >= STALL_AFTER_MS && params.value < params.total ? stalled : moving;
+        return this.cliProgress.Format.Formatter({ ...options, format }, params, { ...payload, stalled: String(Math.floor(quiet / 1000)) });
+      },
       barsize: Math.max(10, Math.min(30, (this.opts.io.columns ?? 80) - 70)),
       hideCursor: true,
       clearOnComplete: true,
@@ -220,6 +239,7 @@ class TtyProgress implements Progress {
   bytes(sent: number): void {
     if (!this.bar) return;
     if (sent < this.sent) this.speed.reset();
+    if (sent !== this.sent) this.lastByteAt = this.opts.clock.now();
     this.sent = sent;
     this.bar.update(sent, this.payload(sent));
   }

@@ -1,3 +1,4 @@
+import type * as InquirerModule from '@inquirer/prompts';
 import type { IO } from '../core/io.js';
 
 export interface Choice<T> {
@@ -24,11 +25,25 @@ export interface Prompter {
 /**
  * The real prompter: @inquirer/prompts, loaded only when a command asks
  * something. Prompts render on stderr so stdout stays data only, and each is
- * cancelled by the invocation's signal (Ctrl-C).
+ * cancelled by the invocation's signal (Ctrl-C). With TERM=dumb the menus
+ * are numbered lists answered with a number (no arrow keys).
  */
-export async function createInquirerPrompter(ctx: { io: Pick<IO, 'stdin' | 'stderr'>; signal: AbortSignal }): Promise<Prompter> {
+export async function createInquirerPrompter(ctx: {
+  io: Pick<IO, 'stdin' | 'stderr'>;
+  signal: AbortSignal;
+  env?: Readonly<Record<string, string | undefined>>;
+}): Promise<Prompter> {
   const inquirer = await import('@inquirer/prompts');
   const context = { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal, clearPromptOnDone: false };
+  // TERM=dumb: no arrow-key menus; the choices are numbered and a number is typed.
+  if (ctx.env?.TERM === 'dumb') return { ...arrowPrompter(inquirer, context), ...numberedMenus(inquirer, context, ctx.io.stderr) };
+  return arrowPrompter(inquirer, context);
+}
+
+type Inquirer = typeof InquirerModule;
+type InquirerContext = { input: IO['stdin']; output: IO['stderr']; signal: AbortSignal; clearPromptOnDone: boolean };
+
+function arrowPrompter(inquirer: Inquirer, context: InquirerContext): Prompter {
   return {
     password: (o) => inquirer.password({ message: o.message, mask: o.mask ?? '*' }, context),
     select: (o) =>
@@ -52,5 +67,42 @@ export async function createInquirerPrompter(ctx: { io: Pick<IO, 'stdin' | 'stde
         context,
       ),
     editor: (o) => inquirer.editor({ message: o.message, default: o.default, waitForUserInput: false }, context),
+  };
+}
+
+/** The 1-based numbers typed ("2", "1, 3"), or undefined when one is not a choice or a single answer has several. */
+export function readNumbers(text: string, count: number, many: boolean): number[] | undefined {
+  const parts = text.split(/[\s,]+/).filter((p) => p !== '');
+  const numbers = parts.map(Number);
+  if (numbers.some((n) => !Number.isInteger(n) || n < 1 || n > count)) return undefined;
+  if (!many && numbers.length !== 1) return undefined;
+  return [...new Set(numbers)];
+}
+
+/** select and checkbox as a numbered list and a typed number (or numbers), for a terminal without cursor keys. */
+function numberedMenus(inquirer: Inquirer, context: InquirerContext, stderr: IO['stderr']): Pick<Prompter, 'select' | 'checkbox'> {
+  const ask = async <T>(o: { message: string; choices: Choice<T>[]; default?: T; required?: boolean }, many: boolean): Promise<T[]> => {
+    const n = o.choices.length;
+    const list = o.choices.map((c, i) => `  ${i + 1}) ${c.name}${c.description ? ` - ${c.description}` : ''}`);
+    // The arrow-key menus' instructions say nothing here.
+    stderr.write(`${o.message.replace(/ \(space selects, enter accepts\)/, '')}\n${list.join('\n')}\n`);
+    const at = o.choices.findIndex((c) => c.value === o.default);
+    const wanted = many ? `numbers from 1 to ${n}, separated by commas` : `a number from 1 to ${n}`;
+    const answer = await inquirer.input(
+      {
+        message: many ? `Choose (${wanted})` : `Choose (1-${n})`,
+        default: at >= 0 ? String(at + 1) : undefined,
+        validate: (t) => {
+          const got = readNumbers(t, n, many);
+          return got && (got.length > 0 || !o.required) ? true : `Type ${wanted}.`;
+        },
+      },
+      context,
+    );
+    return readNumbers(answer, n, many)!.map((i) => o.choices[i - 1]!.value);
+  };
+  return {
+    select: async (o) => (await ask(o, false))[0]!,
+    checkbox: (o) => ask(o, true),
   };
 }

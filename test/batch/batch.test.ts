@@ -229,6 +229,14 @@ describe('vidpub batch: checks before anything is sent', () => {
     expect(writesOf(await api())).toEqual([]);
   });
 
+  it('a CSV item missing a required option: the allowed values and how to write it in CSV (a column), not only in YAML (exit 2)', async () => {
+    const dir = workdir({ 'x.csv': ['file,to,caption', 'a.mp4,@vidpub.demo,hi'].join('\n') });
+    const r = await run(['batch', join(dir, 'x.csv')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/item 1 \(line 2\): @vidpub\.demo needs option "privacy" .*one of: PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, FOLLOWER_OF_CREATOR, SELF_ONLY; .*a column option:privacy in CSV/);
+    expect(writesOf(await api())).toEqual([]);
+  });
+
   it('--json: the problems also come as a list in the JSON error object (item, line, message)', async () => {
     const csv = ['file,to,caption', 'a.mp4,linkedin,ok', 'missing.mp4,linkedin,gone', 'a.mp4,,missing to'].join('\n');
     const dir = workdir({ 'x.csv': csv });

@@ -283,7 +283,8 @@ describe('rate limits', () => {
     expect(e).toBeInstanceOf(RateLimitError);
     expect(e.exitCode).toBe(ExitCode.RATE_LIMITED);
     expect(e.message).toContain(resetAt.replace(/\.\d{3}Z$/, 'Z'));
-    expect(e.message).toContain(new Date(resetAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }));
+    // the one form of a time a person reads: day, time and zone, how far, then UTC
+    expect(e.message).toMatch(/it resets \S+ \d\d:\d\d(:\d\d)? \S+, in [\d hms]+ \(\S+Z\)\.$/);
     expect(e.hint).toMatch(/--wait-for-quota/);
     expect((e as RateLimitError).code).toBe('daily_post_limit');
     expect((await emu.requests()).filter((q) => q.path === '/v1/posts')).toHaveLength(1);
@@ -297,7 +298,7 @@ describe('rate limits', () => {
     const { c, stderr } = await client({ clock, settings: { waitForQuota: true } });
     const created = await c.createPost(post);
     expect(created.id).toMatch(/\S/);
-    expect(stderr()).toMatch(/Daily post allowance used up; waiting for the reset at .* \(--wait-for-quota\)/);
+    expect(stderr()).toMatch(/Allowance used up, waiting for the reset: \d+s left \(daily posts, at \S+ \d\d:\d\d(:\d\d)? \S+; --wait-for-quota\)/);
     const posts = (await emu.requests()).filter((q) => q.path === '/v1/posts');
     expect(posts.map((q) => q.status)).toEqual([429, 201]);
     expect(posts[1]!.idempotency_key).toBe(posts[0]!.idempotency_key);

@@ -46,6 +46,20 @@ beforeEach(async () => {
 });
 
 describe('vidpub history', () => {
+  it('at a 60-column terminal the table fits: the destinations cut at a word with "…"; a scheduled post shows when it goes out', async () => {
+    await emu.fault({ destination_fail: 'dst_demo_youtube' });
+    const a = await post(['--to', 'linkedin,youtube', '--option', 'youtube:visibility=public', '--caption', 'a caption of several words']);
+    const later = await post(['--to', 'linkedin', '--at', 'in 3d']);
+    const tty = await run(['history'], { tty: true, columns: 60, env: { NO_COLOR: '1' } });
+    expect(tty.code).toBe(0);
+    const lines = tty.stdout.trimEnd().split('\n');
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(60);
+    expect(lines[0]).toMatch(/^ID +MADE OR DUE +STATUS +DEST\S*…$/);
+    expect(tty.stdout).toMatch(new RegExp(`^${later.id} +due (Mon|Tue|Wed|Thu|Fri|Sat|Sun) \\d\\d:\\d\\d(:\\d\\d)? UTC +scheduled `, 'm'));
+    // never DESTINAT / IONS or (yo / utube): whole words, then the ellipsis
+    expect(tty.stdout).toMatch(new RegExp(`^${a.id} +today [\\d:]+ UTC +failed +@vidp\\S*…$`, 'm'));
+  });
+
   it('newest first: tab-separated lines in a pipe, a table at a terminal, an array with --json', async () => {
     const a = await post(['--to', 'linkedin', '--caption', 'first one']);
     await emu.fault({ destination_fail: 'dst_demo_youtube' });
@@ -58,10 +72,10 @@ describe('vidpub history', () => {
     expect(lines[0]).toMatch(new RegExp(`^${b.id}\\t\\d{4}-\\d\\d-\\d\\dT\\S+Z\\tfailed\\tdst_demo_linkedin:published,dst_demo_youtube:failed\\tsecond$`));
     expect(lines[1]).toMatch(new RegExp(`^${a.id}\\t\\S+\\tcompleted\\tdst_demo_linkedin:published\\tfirst one$`));
 
-    const tty = await run(['posts'], { tty: true, env: { NO_COLOR: '1' } });
+    const tty = await run(['posts'], { tty: true, columns: 140, env: { NO_COLOR: '1' } });
     expect(tty.code).toBe(0);
-    expect(tty.stdout).toMatch(/^ID +WHEN +STATUS +DESTINATIONS +CAPTION$/m);
-    expect(tty.stdout).toMatch(new RegExp(`^${b.id} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +failed +@vidpub-demo \\(linkedin\\) published, @vidpubdemo \\(youtube\\) failed +second$`, 'm'));
+    expect(tty.stdout).toMatch(/^ID +MADE OR DUE +STATUS +DESTINATIONS +CAPTION$/m);
+    expect(tty.stdout).toMatch(new RegExp(`^${b.id} +today \\d\\d:\\d\\d UTC +failed +@vidpub-demo \\(linkedin\\) published, @vidpubdemo \\(youtube\\) failed +second$`, 'm'));
 
     const json = JSON.parse((await run(['history', '--json'])).stdout);
     expect(json.map((p: { post_id: string }) => p.post_id)).toEqual([b.id, a.id]);
@@ -94,7 +108,7 @@ describe('vidpub history', () => {
     const id = (JSON.parse(made.stdout) as Post).id;
     const ny = { TZ: 'America/New_York', NO_COLOR: '1' };
     const table = await run(['history'], { tty: true, env: ny });
-    expect(table.stdout).toMatch(new RegExp(`^${id} +2029-12-31 22:00 `, 'm'));
+    expect(table.stdout).toMatch(new RegExp(`^${id} +2029-12-31 22:00 EST `, 'm'));
     const ids = async (since: string) => {
       const r = await run(['history', '--json', '--since', since], { env: ny });
       expect(r.code).toBe(0);

@@ -102,7 +102,9 @@ describe('vidpub me', () => {
   test('a Free-plan key: exit 3 naming the plan', async () => {
     const r = await runCli(['me'], { env: { ...emu.env(), VIDPUB_API_KEY: 'vp_live_free_rw_Z5c1Rm7Ue3Kp8Dw4' } });
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/Error: The workspace is on the Free plan, which has no API access/);
+    expect(r.stderr).toMatch(/Error: The workspace is on the Free plan, which has no API access \(HTTP 403 plan_without_api_access\)\.\n/);
+    // said once, not twice in other words
+    expect(r.stderr).not.toMatch(/The Free plan has no API access/);
   });
 
   test('--api-key-file wins over VIDPUB_API_KEY, which wins over the profile', async () => {

@@ -68,7 +68,7 @@ describe('vidpub post on a terminal', () => {
     // the creator details were on screen before the question
     expect(r.seenAt[0]).toMatch(/Posting to tiktok as vidpub Demo \(@vidpub.demo\)\n {2}avatar: https:\/\/avatars.example.com\/vidpub.demo.png/);
     // the summary before the confirmation: video, caption, when (offset and UTC), each destination with its options
-    expect(r.seenAt[1]).toMatch(/About to post\nVideo: +test\/fixtures\/clip.mp4 \(\d+\.\d kB, 2s\)\nCaption: +Hi there\nWhen: +now, \S+-0[45]:00 \(\S+Z\)\nTo/);
+    expect(r.seenAt[1]).toMatch(/About to post\nVideo: +test\/fixtures\/clip.mp4 \(\d+\.\d kB, 2s\)\nCaption: +Hi there\nWhen: +now, today [\d:]+ E[SD]T \(\S+Z\)\nTo/);
     expect(r.seenAt[1]).toMatch(/@vidpub.demo \(tiktok\) · vidpub Demo\n {4}privacy: FOLLOWER_OF_CREATOR\n/);
     expect(r.seenAt[1]).toMatch(/@vidpubdemo \(youtube\) · vidpub Demo Channel\n {4}visibility: private \(default\)/);
     expect(confirm).toMatchObject({ kind: 'confirm', message: 'Post it now?', default: true });
@@ -103,6 +103,8 @@ describe('vidpub post on a terminal', () => {
     expect(r.code).toBe(0);
     expect(r.asked.map((a) => `${a.kind}:${a.message}`)).toEqual(['input:Caption (one line; set $EDITOR to write several, or use --caption-file)']);
     expect((JSON.parse(r.stdout) as Post).caption).toBe('Typed caption');
+    // as after every other question: the flag that skips it next time
+    expect(r.stderr).toContain("Next time, skip this question with: --caption 'Typed caption'\n");
   });
 
   it('--yes still asks for the privacy of a creator-disclosure destination', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
 import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
-import { CE_MIDNIGHT_UTC, CE_OFFSET, IN_TIME, dayAhead } from '../support/dates.js';
+import { CE_MIDNIGHT_UTC, CE_ZONE, IN_TIME, dayAhead } from '../support/dates.js';
 import { exhaustDailyAllowance, useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
@@ -25,7 +25,7 @@ describe('vidpub publish', () => {
     const d = await draft([{ destination_id: 'dst_demo_linkedin' }, { destination_id: 'dst_demo_youtube' }]);
     const r = await run(['publish', d.id]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`Publishing post ${d.id}: now, \\S+${CE_OFFSET} \\(\\S+Z\\)`));
+    expect(r.stderr).toMatch(new RegExp(`Publishing post ${d.id}: now, today [\\d:]+ ${CE_ZONE} \\(\\S+Z\\)`));
     expect(r.stdout).toMatch(/^status\tcompleted$/m);
     expect(r.stdout).toMatch(/^@vidpubdemo \(youtube\)\tpublished\thttp/m);
   });

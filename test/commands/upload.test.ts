@@ -34,7 +34,7 @@ describe('vidpub upload: the happy path', () => {
     expect(id).toMatch(/^med_\w+$/);
     expect(r.stderr).toMatch(/Uploading clip\.mp4 \(0\.01 MB\)/);
     expect(r.stderr).toMatch(/Uploading clip\.mp4: 100%/);
-    expect(r.stderr).toMatch(new RegExp(`Uploaded clip\\.mp4: video ${id} is ready, 2 s`));
+    expect(r.stderr).toMatch(new RegExp(`Uploaded clip\\.mp4: video ${id} is ready \\(2 s long\\)\\.`));
     const log = await emu.requests();
     expect(log.map((q) => `${q.method} ${q.path.replace(id, 'ID')}`).slice(0, 3)).toEqual([
       'POST /v1/media/uploads',

@@ -32,6 +32,7 @@ const PARSE_ONLY: Record<string, string> = {
   'vidpub emulator --processing-ms 200 --publish-ms 200': 'runs until Ctrl-C',
   'vidpub emulator --fixture my-accounts.json': 'runs until Ctrl-C',
   'vidpub emulator --tls --port 0 --json': 'runs until Ctrl-C',
+  'vidpub emulator requests --follow': 'follows the request log until Ctrl-C (test/emulator/controls-cli.test.ts runs it)',
   'vidpub emulator --seed-from default --save-fixture my-workspace.json': 'runs until Ctrl-C',
   'vidpub completion zsh > "${fpath[1]}/_vidpub"': "zsh's $fpath",
   'generate-items | vidpub batch - --format jsonl --yes --json': 'generate-items stands for a program of yours',

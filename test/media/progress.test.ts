@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { PlainProgress, createProgress, silentProgress } from '../../src/ui/progress.js';
 import { virtualClock } from '../support/clock.js';
+import { waitFor } from '../support/poll.js';
 
 function sink() {
   const stream = new PassThrough();
@@ -121,5 +122,25 @@ describe('createProgress', () => {
     expect(out.text()).toMatch(/Processing 60%/);
     expect(out.text()).toMatch(/A line of its own\.\n/);
     expect(out.text().length).toBeLessThan(20_000);
+  });
+});
+
+describe('the upload bar during a stall', () => {
+  it('says "stalled for N s" in place of the last speed and ETA while no byte comes, and goes back to them when bytes flow', async () => {
+    const out = sink();
+    const clock = virtualClock(1_000_000);
+    const p = await createProgress({ io: { stderr: out.stream, stderrIsTTY: true, columns: 100 }, quiet: false, clock });
+    p.startBytes('Uploading clip.mp4', 10_000_000);
+    clock.tick(1000);
+    p.bytes(5_000_000);
+    await waitFor(out.text, (t) => /50% \| 5\.00\/10\.0 MB \| 5\.0 MB\/s \| ETA/.test(t));
+    expect(out.text()).not.toMatch(/stalled/);
+    // no byte for 12 s: the bar's next redraw says so
+    clock.tick(12_000);
+    await waitFor(out.text, (t) => /Uploading clip\.mp4 \[.*\] 50% \| 5\.00\/10\.0 MB \| stalled for 12 s/.test(t));
+    const mark = out.text().length;
+    p.bytes(6_000_000);
+    await waitFor(out.text, (t) => /60% \| 6\.00\/10\.0 MB \| [\d.]+ MB\/s \| ETA/.test(t.slice(mark)));
+    p.stop();
   });
 });

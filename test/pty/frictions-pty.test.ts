@@ -36,8 +36,8 @@ async function waitForScreen(session: string, re: RegExp, timeoutMs = 20_000): P
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-function start(session: string, columns: number, args: string): void {
-  const env = { ...emu.env(), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-pty-')), TZ: 'Europe/Berlin', NO_COLOR: '1' };
+function start(session: string, columns: number, args: string, extra: Record<string, string> = {}): void {
+  const env = { ...emu.env(), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-pty-')), TZ: 'Europe/Berlin', NO_COLOR: '1', ...extra };
   const command = [
     'env',
     ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)),
@@ -87,5 +87,38 @@ describe.skipIf(noTmux)('at a terminal (tmux)', () => {
     expect(headers.length).toBeLessThanOrEqual(1);
     for (const h of headers) expect(h.trimEnd().length, h).toBeLessThanOrEqual(60);
     expect(done).toMatch(/@vidpub-demo \(linkedin\) +published/);
+  }, 60_000);
+
+  for (const columns of [100, 60]) {
+    it(`at ${columns} columns, the --wait-for-quota countdown is one line rewritten in place: no wrapped copies`, async () => {
+      const resetAt = new Date(Date.now() + 8_000).toISOString();
+      const body = { error: { type: 'rate_limited', code: 'daily_post_limit', message: 'The daily post allowance is used up.', reset_at: resetAt } };
+      await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, times: 1, content_type: 'application/json', body: JSON.stringify(body) });
+      const session = `quota${columns}`;
+      start(session, columns, 'post --media med_demo_sample --to linkedin --caption hi --yes --no-wait --wait-for-quota');
+      const first = await waitForScreen(session, /Allowance used up, waiting for the reset: (\d+)s left/);
+      const left = /reset: (\d+)s left/.exec(first)![1];
+      // a later tick has rewritten the line
+      const later = await waitForScreen(session, new RegExp(`Allowance used up, waiting for the reset: (?!${left}s)\\d+s left`));
+      const lines = later.split('\n').filter((l) => /Allowance used up|wait-for-quota/.test(l));
+      expect(lines, later).toHaveLength(1);
+      expect(lines[0]!.trimEnd().length).toBeLessThanOrEqual(columns - 1);
+      const done = await waitForScreen(session, /EXIT:\d+/, 30_000);
+      expect(done).toMatch(/EXIT:0/);
+      expect(done).not.toMatch(/Allowance used up/);
+    }, 60_000);
+  }
+
+  it('TERM=dumb: the destination picker is a numbered list answered with numbers, no arrow keys', async () => {
+    start('dumb', 100, 'post test/fixtures/clip.mp4 --caption hi --yes --no-wait', { TERM: 'dumb' });
+    const shown = await waitForScreen('dumb', /Choose \(numbers from 1 to 3, separated by commas\)/);
+    expect(shown).toMatch(/ {2}1\) @vidpub\.demo \(tiktok\)[\s\S]* {2}2\) @vidpubdemo \(youtube\)[\s\S]* {2}3\) @vidpub-demo \(linkedin\)/);
+    expect(shown).not.toMatch(/space selects/);
+    tmux('send-keys', '-t', 'dumb', '3', 'Enter');
+    const done = await waitForScreen('dumb', /EXIT:\d+/, 30_000);
+    expect(done).toMatch(/EXIT:0/);
+    const id = /Post: +(post_\w+)/.exec(done)?.[1];
+    const post = (await emu.api.call<Post>('GET', `/posts/${id}`)).body;
+    expect(post.destinations.map((d) => d.destination_id)).toEqual(['dst_demo_linkedin']);
   }, 60_000);
 });

@@ -74,7 +74,7 @@ describe.skipIf(noTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
     // after the answer, the flag that skips the question next time
     expect(summary).toContain('Next time, skip this question with: --option @vidpub.demo:privacy=SELF_ONLY');
     expect(summary).toMatch(/About to post[\s\S]*privacy: SELF_ONLY[\s\S]*Post it now\?/);
-    expect(summary).toMatch(/When: +now, \S+\+0[12]:00 \(\S+Z\)/);
+    expect(summary).toMatch(/When: +now, today [\d:]+ CES?T \(\S+Z\)/);
     tmux('send-keys', '-t', SESSION, 'y', 'Enter');
 
     const done = await waitForScreen(/EXIT:\d+/, 30_000);

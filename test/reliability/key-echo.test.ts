@@ -115,6 +115,14 @@ describe('redactKnown and guardOutput', () => {
     expect(redactKnown('abc', [{ text: 'abc' }])).toBe('abc');
   });
 
+  it('takes out every plain copy, with or without escape characters elsewhere in the text, and puts the stand-in as it is', () => {
+    // no \, % or &: the plain search; with one: the full pattern. The same result either way.
+    expect(redactKnown(`${KEY} and ${KEY}`, secrets)).toBe('vp_live_…9876 and vp_live_…9876');
+    expect(redactKnown(`${KEY} at 100% and ${KEY}`, secrets)).toBe('vp_live_…9876 at 100% and vp_live_…9876');
+    expect(redactKnown('a another-secret-1234 b', [{ text: 'another-secret-1234', shown: '$&$1' }])).toBe('a $&$1 b');
+    expect(redactKnown('a &amp; another-secret-1234 b', [{ text: 'another-secret-1234', shown: '$&$1' }])).toBe('a &amp; $&$1 b');
+  });
+
   it('guards a stream: strings, bytes and end(chunk) alike; other bytes pass untouched', () => {
     const out = new PassThrough();
     const chunks: Buffer[] = [];

@@ -100,12 +100,13 @@ describe('zones', () => {
     expect(err.message).toMatch(/unknown time zone "Mars\/Olympus"/);
   });
 
-  it('formats a moment with its offset and in UTC', () => {
+  it('formats a moment with its offset and in UTC; a person reads the date, time and zone name', () => {
     const ms = Date.UTC(2026, 10, 21, 8, 0, 0);
     expect(isoInZone(ms, 'Europe/Paris')).toBe('2026-11-21T09:00:00+01:00');
     expect(isoInZone(ms, 'Asia/Kolkata')).toBe('2026-11-21T13:30:00+05:30');
     expect(isoUtc(ms)).toBe('2026-11-21T08:00:00Z');
-    expect(describeMoment(ms, 'UTC')).toBe('2026-11-21T08:00:00+00:00 (2026-11-21T08:00:00Z)');
+    expect(describeMoment(ms, 'UTC')).toBe('2026-11-21 08:00 UTC (2026-11-21T08:00:00Z)');
+    expect(describeMoment(ms, 'Europe/Paris')).toBe('2026-11-21 09:00 CET (2026-11-21T08:00:00Z)');
   });
 });
 

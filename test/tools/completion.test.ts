@@ -131,6 +131,40 @@ describe('vidpub completion SHELL', () => {
     expect(await bashComplete(code, 'vidpub options dst_demo_youtube ', env)).toEqual([]);
   });
 
+  it('post and video ids come from the journal: status, publish, retry and open complete them (bash; --ids for zsh and fish)', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'vidpub-completion-state-'));
+    const env = { ...emu.env(), VIDPUB_STATE_DIR: state };
+    const made = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'hi', '--draft', '--json'], { env });
+    expect(made.code).toBe(0);
+    const id = (JSON.parse(made.stdout) as { id: string }).id;
+    const ids = await runCli(['completion', 'bash', '--ids'], { env });
+    expect(ids.code).toBe(0);
+    expect(ids.stdout).toBe(`${id}\nmed_demo_sample\n`);
+    const code = await script('bash');
+    const shell = shellEnv({ VIDPUB_STATE_DIR: state });
+    for (const cmd of ['status', 'publish', 'retry', 'open']) expect(await bashComplete(code, `vidpub ${cmd} po`, shell)).toEqual([id]);
+    expect(await bashComplete(code, 'vidpub status med', shell)).toEqual(['med_demo_sample']);
+    // no journal yet: nothing offered, no error
+    expect(await bashComplete(code, 'vidpub status ', shellEnv({ VIDPUB_STATE_DIR: join(state, 'none') }))).toEqual([]);
+    expect(await script('zsh')).toContain('completion zsh --ids');
+    if (has('fish')) expect(await fishCompleter(await script('fish'), shell)('vidpub status po')).toEqual([id]);
+  });
+
+  it('--option completes KEY=VALUE and DEST:KEY=VALUE from the destinations\' options (through the key\'s cache)', async () => {
+    const words = await runCli(['completion', 'bash', '--option-values'], { env: emu.env() });
+    expect(words.code).toBe(0);
+    expect(words.stdout.split('\n')).toEqual(expect.arrayContaining(['privacy=SELF_ONLY', 'dst_demo_tiktok:privacy=SELF_ONLY', 'visibility=private', 'dst_demo_youtube:visibility=unlisted']));
+    const code = await script('bash');
+    const env = shellEnv(emu.env());
+    // bash breaks the word at "=" and ":": only what follows the last break is replaced
+    expect(await bashComplete(code, 'vidpub post --option privacy=SELF', env)).toEqual(['SELF_ONLY']);
+    const visibility = await bashComplete(code, 'vidpub post --option visib', env);
+    expect(visibility).toEqual(expect.arrayContaining(['visibility=public', 'visibility=private', 'visibility=unlisted']));
+    for (const w of visibility) expect(w).toMatch(/^visibility=/);
+    if (has('fish')) expect(await fishCompleter(await script('fish'), env)('vidpub post --option privacy=SELF')).toEqual(['privacy=SELF_ONLY']);
+    expect(await script('zsh')).toContain('__vidpub_names --option-values 0');
+  });
+
   it('the destinations offered are those of the --profile typed on the line (bash, zsh, fish)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vidpub-completion-profiles-'));
     const profile = (workspace: string) => ({ api_key: emu.key(workspace), base_url: emu.baseUrl });

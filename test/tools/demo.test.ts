@@ -49,6 +49,7 @@ describe('vidpub demo', () => {
   it('never reads or writes the stored profile or the journal, and ignores the user\'s VIDPUB_* settings', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vidpub-demo-test-'));
     const state = mkdtempSync(join(tmpdir(), 'vidpub-demo-state-'));
+    const cache = mkdtempSync(join(tmpdir(), 'vidpub-demo-cache-'));
     const config = JSON.stringify({ profiles: { default: { api_key: 'vp_live_user_secret', base_url: 'https://api.example.invalid/v1' } } });
     writeFileSync(join(dir, 'config.json'), config, { mode: 0o600 });
     const r = await runCli(['demo', ...FAST, '--quiet'], {
@@ -58,6 +59,7 @@ describe('vidpub demo', () => {
         VIDPUB_BASE_URL: 'https://api.example.invalid/v1',
         VIDPUB_WORKSPACE: 'Elsewhere',
         VIDPUB_STATE_DIR: state,
+        VIDPUB_CACHE_DIR: cache,
       },
     });
     expect(r.stderr).toBe('');
@@ -65,6 +67,8 @@ describe('vidpub demo', () => {
     expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(config);
     // The demo's posts went to a journal of its own, not to the user's history.
     expect(readdirSync(state)).toEqual([]);
+    // and the cache of its throwaway port to a directory removed with it: no file left per run
+    expect(readdirSync(cache)).toEqual([]);
   });
 
   it('asks the privacy on a terminal instead of choosing it, then posts with the answer', async () => {

@@ -28,7 +28,9 @@ describe('vidpub --help (the root help)', () => {
     for (const o of GLOBAL_FLAGS) expect(text).toContain(`  ${flagTerm(o)} `);
     expect(text).toMatch(/^ {2}-V, --version +print the version$/m);
     expect(text).toMatch(/^ {2}-h, --help +show help for a command$/m);
-    expect(text).toMatch(/--max-wait <dur> +longest total wait for rate limits \(90s, 5m, 1h\) \(default: "10m"\)/);
+    expect(text).toMatch(/--max-wait <dur> +longest total wait for rate limits \(90s, 5m, 1h\) \(default: 10m\)$/m);
+    // commands first, then the global flags
+    expect(text.indexOf('Account commands:')).toBeLessThan(text.indexOf('Global flags (every command takes them):'));
     expect(text).toMatch(/^Examples:$/m);
     for (const e of ROOT_EXAMPLES) expect(text).toContain(`  $ ${e}\n`);
     expect(text).toMatch(/^Exit codes:$/m);
@@ -40,7 +42,7 @@ describe('vidpub --help (the root help)', () => {
   it('wraps long descriptions to the terminal width, aligned under the description column', () => {
     const text = renderRootHelp(80);
     for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
-    expect(text).toMatch(/^ {2}--no-input {13}never prompt; .*\n {25}\S/m);
+    expect(text).toMatch(/^ {2}--no-input {18}never prompt; .*\n {30}\S/m);
     // Wide terminals stop at 120 columns.
     expect(renderRootHelp(300)).toBe(renderRootHelp(120));
   });
@@ -98,7 +100,10 @@ describe('vidpub COMMAND --help', () => {
       expect(r.stdout).toMatch(new RegExp(`^Usage: vidpub ${entry.name}\\b`));
       const description = (spec.description ?? entry.summary).split(/\s+/).slice(0, 6).join(' ');
       expect(r.stdout.replace(/\s+/g, ' ')).toContain(description);
-      expect(r.stdout).toMatch(/^Global Options:$/m);
+      // the global flags are listed once, in vidpub --help, not under every command
+      expect(r.stdout).not.toMatch(/^Global Options:$|^ {2}--no-journal /m);
+      expect(r.stdout).toMatch(/^Global flags \(--json, --quiet…\): see vidpub --help$/m);
+      expect(r.stdout).not.toMatch(/\(default: "/);
       expect(r.stdout).toMatch(/^Examples:\n {2}\$ \S/m);
       // long examples are broken before a flag with a shell line continuation
       for (const e of spec.examples) expect(r.stdout.replace(/ \\\n +/g, ' ')).toContain(`  $ ${e}`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { colorLevel } from '../../src/ui/color.js';
+import { Chalk } from 'chalk';
+import { colorLevel, makeColors, type ColorLevel } from '../../src/ui/color.js';
 
 const tty = (env: Record<string, string | undefined>, flag = true) => colorLevel({ isTTY: true, flag, env });
 
@@ -24,4 +25,19 @@ describe('colorLevel (no-color.org, FORCE_COLOR, TERM, COLORTERM)', () => {
     expect(tty({ TERM: 'xterm-256color' })).toBe(2);
     expect(tty({ COLORTERM: '24bit' })).toBe(3);
   });
+});
+
+describe('makeColors writes what chalk writes', () => {
+  const texts = ['', 'plain', 'two\nlines\r\nand crlf\n', 'nested \u001b[1mbold\u001b[22m and \u001b[31mred\u001b[39m inside', '\u001b[2m\n'];
+  const names = ['bold', 'dim', 'red', 'green', 'yellow', 'cyan'] as const;
+  for (const level of [0, 1, 2, 3] as ColorLevel[]) {
+    it(`at level ${level}, every style and text alike, enabled ${level > 0}`, () => {
+      const ours = makeColors(level);
+      const chalk = new Chalk({ level });
+      expect(ours.enabled).toBe(level > 0);
+      for (const name of names) for (const text of texts) expect(JSON.stringify(ours[name](text)), `${name} ${JSON.stringify(text)}`).toBe(JSON.stringify(chalk[name](text)));
+      // styles composed the way vidpub composes them
+      expect(ours.bold(ours.red('a\nb'))).toBe(chalk.bold(chalk.red('a\nb')));
+    });
+  }
 });

@@ -1,43 +1,82 @@
+import type { ApiClient } from '../../api/client.js';
 import type { Destination } from '../../api/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { completionScript, SHELLS, type Shell } from '../completion/index.js';
 import { DESTINATIONS_TIMEOUT_MS } from '../completion/model.js';
-import type { Context } from '../context.js';
 import { atHandle } from '../../posts/destinations.js';
 
 interface CompletionOpts {
   shell: Shell;
   destinations: boolean;
+  optionValues: boolean;
+  ids: boolean;
+}
+
+/** How many of the latest posts the scripts offer the ids of. */
+const IDS_OFFERED = 50;
+
+/** The ids of the latest posts made here (and of their videos), newest first, from the journal: empty without one. */
+async function journalIds(inv: Invocation): Promise<string[]> {
+  try {
+    const posts = (await inv.session.journal?.history({ limit: IDS_OFFERED, profile: inv.globals.profile })) ?? [];
+    const ids = [...posts.map((p) => p.post_id), ...posts.map((p) => p.media_id)];
+    return [...new Set(ids.filter((n) => typeof n === 'string' && SAFE_NAME.test(n)))];
+  } catch {
+    return [];
+  }
 }
 
 /** Names offered to a shell: ids and handles only, nothing a shell could expand. */
 const SAFE_NAME = /^@?[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** KEY=VALUE or DEST:KEY=VALUE words: nothing a shell could expand. */
+const SAFE_OPTION = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}=[A-Za-z0-9._-]{0,128}$/;
 
 function handleName(d: Destination): string | undefined {
   return atHandle(d.handle) || undefined;
 }
 
 /**
- * Ids and @handles of the active destinations, for the shell scripts: quiet,
- * bounded in time, and empty (never an error) when there is no key, no
- * network or no service.
+ * What the shell scripts offer from the service (through the key's 10-minute
+ * cache): quiet, bounded in time, and empty (never an error) when there is no
+ * key, no network or no service.
  */
-async function destinationNames(inv: Invocation): Promise<string[]> {
+async function fromService(inv: Invocation, read: (client: ApiClient, signal: AbortSignal) => Promise<string[]>): Promise<string[]> {
   const { ctx } = inv;
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(DESTINATIONS_TIMEOUT_MS)]);
-  let client: Awaited<ReturnType<Context['createClient']>> | undefined;
+  let client: ApiClient | undefined;
   try {
     client = await ctx.createClient({ ...inv.clientSettings, quiet: true, debug: false, maxWaitMs: 0, waitForQuota: false });
-    const list = await client.listDestinations({ signal });
-    const out = list.filter((d) => d.status === 'active').flatMap((d) => [String(d.id), handleName(d)]);
-    return [...new Set(out.filter((n): n is string => n !== undefined && SAFE_NAME.test(n)))];
+    return [...new Set(await read(client, signal))];
   } catch {
     return [];
   } finally {
     await client?.close().catch(() => undefined);
   }
 }
+
+/** Ids and @handles of the active destinations. */
+async function activeDestinations(client: ApiClient, signal: AbortSignal): Promise<Destination[]> {
+  return (await client.listDestinations({ signal, cached: true })).filter((d) => d.status === 'active');
+}
+
+const destinationNames = (inv: Invocation) =>
+  fromService(inv, async (client, signal) =>
+    (await activeDestinations(client, signal)).flatMap((d) => [String(d.id), handleName(d)]).filter((n): n is string => n !== undefined && SAFE_NAME.test(n)),
+  );
+
+/** --option words: KEY=VALUE (and DEST:KEY=VALUE) for each allowed value of each active destination's options; KEY= for free text. */
+const optionValues = (inv: Invocation) =>
+  fromService(inv, async (client, signal) => {
+    const out: string[] = [];
+    for (const d of await activeDestinations(client, signal)) {
+      for (const o of (await client.getDestinationOptions(String(d.id), { signal, cached: true })).options) {
+        const values = Array.isArray(o.values) && o.values.length > 0 ? o.values.map(String) : o.type === 'boolean' ? ['true', 'false'] : [''];
+        for (const v of values) out.push(`${o.key}=${v}`, `${d.id}:${o.key}=${v}`);
+      }
+    }
+    return out.filter((w) => SAFE_OPTION.test(w));
+  });
 
 type CompletionResult = { kind: 'script'; text: string } | { kind: 'names'; names: string[] };
 
@@ -56,10 +95,12 @@ export default defineCommand<'completion', CompletionOpts, CompletionResult>({
     if (!shell) {
       throw new UsageError(`unknown shell "${sanitize(args[0])}": use bash, zsh or fish`, { hint: 'For example: source <(vidpub completion bash)' });
     }
-    return { shell, destinations: flags.destinations };
+    return { shell, destinations: flags.destinations, optionValues: flags.optionValues, ids: flags.ids };
   },
   async run(opts, inv) {
     if (opts.destinations) return { kind: 'names', names: await destinationNames(inv) };
+    if (opts.ids) return { kind: 'names', names: await journalIds(inv) };
+    if (opts.optionValues) return { kind: 'names', names: await optionValues(inv) };
     return { kind: 'script', text: completionScript(opts.shell, inv.ctx.version) };
   },
   json: (r) => (r.kind === 'names' ? r.names : { script: r.text }),

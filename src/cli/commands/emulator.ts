@@ -4,6 +4,7 @@ import { sanitize, UsageError, VidpubError } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { printJson } from '../json-output.js';
+import { CONTROLS, logRequests, parseControl, runControl, type ControlOpts } from '../emulator-controls.js';
 
 interface EmulatorOpts {
   host: string;
@@ -18,6 +19,11 @@ interface EmulatorOpts {
   seedFrom?: string;
   /** --save-fixture FILE: where to write the copy too. */
   saveFixture?: string;
+  verbose: boolean;
+}
+
+function unknownControl(control: string): never {
+  throw new UsageError(`unknown emulator control "${sanitize(control)}": use clock, fault or requests`, { hint: 'Run "vidpub emulator --help" for what each does.' });
 }
 
 /** One problem on the error line; more, one line each under a count (with --json, as "problems"). */
@@ -77,11 +83,13 @@ function seedFlags(flags: { seedFrom?: string; saveFixture?: string; fixture?: s
   return { seedFrom, saveFixture };
 }
 
-export default defineCommand<'emulator', EmulatorOpts, void>({
+export default defineCommand<'emulator', EmulatorOpts | ControlOpts, void>({
   description:
     'Run the local emulator of the Video Publishing Service: the whole v1 contract in memory, ' +
     'with demo keys, allowances, idempotency, signed uploads and background processing. ' +
-    'It runs until Ctrl-C (SIGINT) or SIGTERM.',
+    'It runs until Ctrl-C (SIGINT) or SIGTERM. With a control it drives a running emulator (--base-url, VIDPUB_BASE_URL, ' +
+    'default 127.0.0.1:4010) instead: "clock" shows its clock, "clock +2h" moves it forward; "fault KEY=VALUE,..." adds ' +
+    'a fault, "fault list" and "fault clear"; "requests" prints the request log, --follow as they arrive.',
   examples: [
     'vidpub emulator',
     'vidpub emulator --port 0 --json',
@@ -89,8 +97,14 @@ export default defineCommand<'emulator', EmulatorOpts, void>({
     'vidpub emulator --fixture my-accounts.json',
     'vidpub emulator --tls --port 0 --json',
     'vidpub emulator --seed-from default --save-fixture my-workspace.json',
+    'vidpub emulator fault path=/v1/posts,method=POST,status=503,times=2',
+    'vidpub emulator clock +2h',
+    'vidpub emulator requests --follow',
   ],
-  parse(_args, flags) {
+  parse(args, flags) {
+    const [control, value] = args;
+    if (control !== undefined) return parseControl(CONTROLS.find((c) => c === control) ?? unknownControl(control), value, flags.follow);
+    if (value !== undefined || flags.follow) throw new UsageError('--follow and a value go with a control: vidpub emulator clock|fault|requests');
     return {
       host: flags.host,
       exposeControls: flags.exposeControls,
@@ -100,10 +114,12 @@ export default defineCommand<'emulator', EmulatorOpts, void>({
       fixture: flags.fixture,
       tls: tlsOf(flags),
       storagePort: flags.storagePort === undefined ? undefined : wholeNumber(flags.storagePort, '--storage-port', 65535),
+      verbose: flags.verbose,
       ...seedFlags(flags),
     };
   },
   async run(opts, inv) {
+    if ('control' in opts) return runControl(opts, inv);
     const { ctx } = inv;
     const emulator = await import('../../emulator/index.js');
     let fixture: unknown;
@@ -150,10 +166,12 @@ export default defineCommand<'emulator', EmulatorOpts, void>({
     if (inv.globals.json) await printJson(handle.info, inv, { compact: true });
     else printHuman(handle.info, inv);
 
+    const logging = opts.verbose ? logRequests(inv, handle.adminUrl, ctx.signal) : undefined;
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();
       else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
     });
+    await logging;
     inv.log.info('Stopping the emulator.');
     await handle.close();
   },

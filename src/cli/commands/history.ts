@@ -1,6 +1,7 @@
 import { UsageError, sanitize } from '../../errors.js';
 import { captionExcerpt, destinationsText, runHistory, type HistoryOpts, type HistoryResult } from '../../posts/history-flow.js';
-import { isoInZone } from '../../time/iso-time.js';
+import { describeWall } from '../../time/describe.js';
+import type { JournalPost } from '../../journal/journal-types.js';
 import { instantsForWall, offsetAt, resolveTimeZone } from '../../time/zones.js';
 import { renderTable } from '../../ui/table.js';
 import { parseDuration } from '../../time/duration.js';
@@ -43,7 +44,7 @@ interface Opts extends HistoryOpts {
   zone: string;
 }
 
-export default defineCommand<'history', Opts, HistoryResult & { zone: string }>({
+export default defineCommand<'history', Opts, HistoryResult & { zone: string; now: number }>({
   description:
     'List the posts made from this machine (the local journal), newest first: id, time, status, each destination\'s ' +
     'state, caption. Only what vidpub recorded here, with the state last seen; --refresh reads the drafts and the posts ' +
@@ -86,26 +87,33 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string }>(
       const filtered = opts.state !== undefined || opts.sinceMs !== undefined || opts.destination !== undefined || opts.workspace !== undefined;
       inv.log.info(`No posts ${filtered ? 'match' : 'recorded yet'} in the journal (${r.dir})${opts.profile ? ` for profile "${opts.profile}"` : ''}.`);
     }
-    return { ...r, zone: opts.zone };
+    return { ...r, zone: opts.zone, now: inv.ctx.clock.now() };
   },
   print(r, inv) {
     const { tty, colors: c } = inv.out;
-    const when = (p: { at: string }) => (tty ? isoInZone(Date.parse(p.at), r.zone).slice(0, 16).replace('T', ' ') : p.at);
+    // A scheduled post: when it goes out (publish_at); any other: when it was made.
+    const due = (p: JournalPost) => (p.state === 'scheduled' && p.publish_at && !Number.isNaN(Date.parse(p.publish_at)) ? Date.parse(p.publish_at) : undefined);
+    const when = (p: JournalPost) => {
+      if (!tty) return p.at;
+      const ms = due(p);
+      return ms === undefined ? describeWall(Date.parse(p.at), r.zone, r.now, 'never') : `due ${describeWall(ms, r.zone, r.now, 'never')}`;
+    };
     const style = (state: string) =>
       state === 'completed' ? c.green : state === 'failed' ? c.red : state === 'publishing' || state === 'scheduled' ? c.cyan : (s: string) => s;
     const rows = renderTable(
       r.posts,
       [
         { header: 'Id', value: (p) => p.post_id },
-        { header: 'When', value: when },
+        { header: 'Made or due', value: when },
         { header: 'Status', value: (p) => p.state, style: (s, p) => style(p.state)(s) },
         {
           header: 'Destinations',
           value: (p) => (tty ? destinationsText(p) : p.destinations.map((d) => `${d.id}:${d.status ?? '?'}`).join(',')),
+          shrink: true,
         },
-        { header: 'Caption', value: (p) => captionExcerpt(p.caption, tty ? 40 : 200) },
+        { header: 'Caption', value: (p) => captionExcerpt(p.caption, tty ? 40 : 200), shrink: true },
       ],
-      { tty, bold: c.bold },
+      { tty, bold: c.bold, width: inv.out.columns },
     );
     for (const line of rows) inv.print(line);
   },

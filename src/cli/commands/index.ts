@@ -58,6 +58,8 @@ export const COMMAND_TIMEOUT = {
   default: DEFAULT_REQUEST_COMMAND_TIMEOUT,
 } as const satisfies FlagSpec;
 
+/** --web: the review page in a browser (src/cli/browser.ts), as gh's --web. */
+const WEB = { name: 'web', description: 'open the post\'s review page in a browser (prints its URL where none can open)' } as const satisfies FlagSpec;
 /** --rehearse of post, publish and batch (src/cli/rehearse.ts). */
 const REHEARSE = {
   name: 'rehearse',
@@ -134,6 +136,7 @@ const ENTRIES = [
       {
         name: 'option',
         value: 'key=value',
+        kind: 'option',
         repeatable: true,
         description: 'a destination option: KEY=VALUE (every destination that has KEY) or DEST:KEY=VALUE; repeatable',
       },
@@ -145,6 +148,7 @@ const ENTRIES = [
       { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key creates no second video or post (this machine: always; any machine: 24 h)' },
       { name: 'force-new', description: 'post anew: not the post made under --idempotency-key, nor the run of this command that was cut off' },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      WEB,
       REHEARSE,
     ],
   },
@@ -152,13 +156,14 @@ const ENTRIES = [
     name: 'publish',
     summary: 'Publish a draft now or later, or move a scheduled post',
     group: 'posts',
-    args: [{ name: 'post-id', kind: 'text', required: true }],
+    args: [{ name: 'post-id', kind: 'post', required: true }],
     flags: [
       { name: 'at', value: 'when', description: 'when to publish (default: now); for a scheduled post, its new time' },
       TZ,
       { name: 'no-wait', description: 'return once it is publishing, without waiting for each destination' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      WEB,
       REHEARSE,
     ],
   },
@@ -182,11 +187,18 @@ const ENTRIES = [
     name: 'status',
     summary: "Show a post and each destination's status, or a video's",
     group: 'posts',
-    args: [{ name: 'id', kind: 'text', required: false }],
+    args: [{ name: 'id', kind: 'post', required: false }],
     flags: [
       { name: 'wait', description: 'poll until every destination is published, failed or cancelled (a video: ready or failed)' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole command may take, the wait of --wait included (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
+      WEB,
     ],
+  },
+  {
+    name: 'open',
+    summary: "Open a post's review page in a browser",
+    group: 'posts',
+    args: [{ name: 'post-id', kind: 'post', required: true }],
   },
   {
     name: 'history',
@@ -207,7 +219,7 @@ const ENTRIES = [
     name: 'retry',
     summary: 'Post again to the destinations of a post that failed',
     group: 'posts',
-    args: [{ name: 'post-id', kind: 'text', required: true }],
+    args: [{ name: 'post-id', kind: 'post', required: true }],
     flags: [
       {
         name: 'to',
@@ -229,7 +241,14 @@ const ENTRIES = [
     name: 'emulator',
     summary: 'Run the local emulator of the Video Publishing Service',
     group: 'tools',
+    // Without a control: run one. With one: drive a running one (src/cli/emulator-controls.ts).
+    args: [
+      { name: 'control', kind: 'choice', choices: ['clock', 'fault', 'requests'], required: false },
+      { name: 'value', kind: 'text', required: false },
+    ],
     flags: [
+      { name: 'follow', description: 'with "requests": print the requests as they arrive, until Ctrl-C' },
+      { name: 'verbose', description: 'log each request the emulator answers on stderr (method, path, status)' },
       { name: 'host', value: 'host', description: 'address to listen on', default: DEFAULT_HOST },
       { name: 'expose-controls', description: 'let the test controls (/_emulator) answer other machines too, not only this one' },
       { name: 'port', value: 'port', kind: 'number', description: 'port to listen on (0 takes a free one)', default: String(DEFAULT_PORT) },
@@ -274,7 +293,11 @@ const ENTRIES = [
     summary: 'Print shell completion for bash, zsh or fish',
     group: 'tools',
     args: [{ name: 'shell', kind: 'choice', choices: SHELLS, required: true }],
-    flags: [{ name: 'destinations', hidden: true, description: 'print destination names, one per line (used by the scripts)' }],
+    flags: [
+      { name: 'destinations', hidden: true, description: 'print destination names, one per line (used by the scripts)' },
+      { name: 'option-values', hidden: true, description: 'print KEY=VALUE and DEST:KEY=VALUE of the destinations\' options, one per line (used by the scripts)' },
+      { name: 'ids', hidden: true, description: 'print the ids of the posts and videos made here, newest first, one per line (used by the scripts)' },
+    ],
   },
   { name: 'mcp', summary: 'Run a local MCP server (stdio) for AI assistants', group: 'tools' },
 ] as const satisfies readonly CommandEntry[];

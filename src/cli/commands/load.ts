@@ -21,6 +21,7 @@ const LOADERS: Record<CommandName, Loader> = {
   publish: () => import('./publish.js'),
   batch: () => import('./batch.js'),
   status: () => import('./status.js'),
+  open: () => import('./open.js'),
   history: () => import('./history.js'),
   retry: () => import('./retry.js'),
   version: () => import('./version.js'),

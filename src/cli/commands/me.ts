@@ -1,4 +1,5 @@
 import { responseMeta } from '../../api/client.js';
+import { counted } from '../../util/plural.js';
 import { EMULATOR_SERVER_HEADER, type KeyInfo, type Me, type MinuteCounter } from '../../api/wire-types.js';
 import { isLoopbackHost, resolveCredentials } from '../../api/credentials.js';
 import { createTransport } from '../../api/transport.js';
@@ -162,7 +163,7 @@ export default defineCommand<'me', Record<string, never>, Me & { origin?: Origin
       ...originFields,
       ['Workspace', `${me?.workspace?.name ?? 'unknown'}${me?.workspace?.id ? ` (${me.workspace.id})` : ''}`],
       ['Plan', String(me?.plan?.name ?? 'unknown')],
-      ['Usage', usage ? `${n(usage.posts_today)} posts today, ${n(usage.media_count)} videos, ${n(usage.post_count)} posts` : 'unknown'],
+      ['Usage', usage ? `${counted(usage.posts_today, 'post')} today, ${counted(usage.media_count, 'video')}, ${counted(usage.post_count, 'post')}` : 'unknown'],
       ['Reads/min', counter(rpm?.read, now, american)],
       ['Writes/min', counter(rpm?.write, now, american)],
       ['Posts/day', daily ? `${n(daily.used)} used of ${n(daily.limit)}, ${n(daily.remaining)} left, resets ${localTime(daily.reset_at, now, american)}${scope}` : 'unknown'],

@@ -1,6 +1,7 @@
 import type { Media } from '../../api/wire-types.js';
+import { openReviewPage } from '../browser.js';
 import { UsageError, sanitize } from '../../errors.js';
-import { NO_ASKING, parseOptionFlag } from '../../posts/options.js';
+import { MISSING_CAPTION, MISSING_TO, missingOptionsError, parseOptionFlag } from '../../posts/options.js';
 import { shellWord } from '../../util/shell.js';
 import { postDocument, printPost, type PostResult } from '../../posts/post-view.js';
 import type { PostOpts, PostSource } from '../../posts/post-opts.js';
@@ -98,7 +99,7 @@ function typedWords(args: Args | readonly [], flags: Flags): string[] {
   return words.map(shellWord);
 }
 
-export default defineCommand<'post', PostOpts & { rehearse: boolean }, PostResult | Media>({
+export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolean }, PostResult | Media>({
   description:
     'Upload a local video (or import one from an https link, or take one already uploaded with --media) and post it ' +
     'to one or more destinations: now, at a time (--at), or as a draft (--draft). On a terminal it shows a summary, ' +
@@ -121,21 +122,18 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean }, PostResul
       .flatMap((t) => t.split(','))
       .map((t) => t.trim())
       .filter((t) => t !== '');
+    const caption = await readCaption(flags, inv);
     if (to.length === 0 && !inv.interactive) {
-      // The command as typed, with the flag that is missing.
+      // The command as typed, with the flags that are missing (a missing caption too: all at once).
       const typed = ['vidpub', 'post', ...typedWords(args, flags)].join(' ');
+      if (caption === undefined) throw missingOptionsError([], inv.ctx.io.stderrIsTTY, [MISSING_TO, MISSING_CAPTION]);
       throw new UsageError('--to is required: where should it be posted?', { hint: `List the destinations with "vidpub destinations", then run: ${typed} --to DEST[,DEST...]` });
     }
     const options = flags.option.map(parseOptionFlag);
     const timeoutMs = parseTimeout(flags);
     const idempotencyKey = parseIdempotencyKey(flags.idempotencyKey);
     const forceNew = flags.forceNew;
-    const caption = await readCaption(flags, inv);
-    if (caption === undefined && !inv.interactive) {
-      throw new UsageError(inv.ctx.io.stderrIsTTY ? `--caption is required, and ${NO_ASKING}` : '--caption is required when there is no terminal to ask on', {
-        hint: 'Pass --caption TEXT or --caption-file PATH ("-" for stdin); --caption "" posts without one.',
-      });
-    }
+    // A missing caption without a terminal is told by the run, once the destinations say which options are missing too.
     const source = await parseSource(args, flags, inv);
     const editor = inv.ctx.env.VISUAL || inv.ctx.env.EDITOR || undefined;
     return {
@@ -155,11 +153,16 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean }, PostResul
       editor,
       waitForQuota: inv.globals.waitForQuota,
       rehearse: flags.rehearse,
+      web: flags.web,
     };
   },
   async run(opts, inv) {
     const { runPost } = await import('../../posts/post-flow.js');
-    if (!opts.rehearse) return runPost(opts, inv.session);
+    if (!opts.rehearse) {
+      const r = await runPost(opts, inv.session);
+      await openReviewPage(opts.web, r, inv);
+      return r;
+    }
     // A video already at the service is read (GET) into the copy.
     const media = opts.source.kind === 'media' ? opts.source.id : undefined;
     return rehearse(inv, (session) => runPost(opts, session), media === undefined ? {} : { media: [media] });

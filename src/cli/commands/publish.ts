@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.js';
+import { openReviewPage } from '../browser.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parsePostId } from '../../posts/post-flags.js';
 import { runPublish, type PublishOpts } from '../../posts/publish-flow.js';
@@ -10,7 +11,7 @@ import { defineCommand } from '../command.js';
 import { POST_FIELDS } from '../json-fields.js';
 import { rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
 
-export default defineCommand<'publish', PublishOpts & { rehearse: boolean }, PostResult>({
+export default defineCommand<'publish', PublishOpts & { rehearse: boolean; web: boolean }, PostResult>({
   description:
     'Publish a draft now or at a time, or move a scheduled post to a new time (or send it now). ' +
     'On a terminal it first shows the post (video, caption, destinations and their options, when, the allowance it spends) and asks for a confirmation; --yes skips it, scripts are never asked. ' +
@@ -39,10 +40,16 @@ export default defineCommand<'publish', PublishOpts & { rehearse: boolean }, Pos
       timeoutMs: parseTimeout(flags),
       zone,
       rehearse: flags.rehearse,
+      web: flags.web,
     };
   },
-  // The post (and its video) is read (GET) into the copy.
-  run: (opts, inv) => (opts.rehearse ? rehearse(inv, (session) => runPublish(opts, session), { post: opts.postId }) : runPublish(opts, inv.session)),
+  async run(opts, inv) {
+    // The post (and its video) is read (GET) into the copy; a rehearsal's page is of that copy, never opened.
+    if (opts.rehearse) return rehearse(inv, (session) => runPublish(opts, session), { post: opts.postId });
+    const r = await runPublish(opts, inv.session);
+    await openReviewPage(opts.web, r, inv);
+    return r;
+  },
   print: (r, inv) => {
     printPost(r, inv.out);
     rehearsalNote(r, inv);

@@ -1,4 +1,5 @@
 import { sanitize } from '../../errors.js';
+import { openReviewPage } from '../browser.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parsePostId } from '../../posts/post-flags.js';
 import type { Media } from '../../api/wire-types.js';
@@ -17,7 +18,7 @@ function normalize(d: StatusData | PostResult | Media): StatusData {
   return { kind: 'media', media: d as Media };
 }
 
-export default defineCommand<'status', AnyStatusOpts, StatusData>({
+export default defineCommand<'status', AnyStatusOpts & { web: boolean }, StatusData>({
   description:
     "Show a post and each destination's status, url, warning and failure (a draft: its caption and each destination's " +
     'options). Without an id, the last post made from this machine with this profile (from the local journal). With a ' +
@@ -38,11 +39,14 @@ export default defineCommand<'status', AnyStatusOpts, StatusData>({
       wait: flags.wait,
       timeoutMs: parseTimeout(flags),
       zone: resolveTimeZone(undefined, inv.ctx.env),
+      web: flags.web,
     };
   },
   async run(opts, inv) {
     const { runAnyStatus } = await import('../../posts/status-flow.js');
-    return runAnyStatus(opts, inv.session);
+    const data = await runAnyStatus(opts, inv.session);
+    await openReviewPage(opts.web, data.kind === 'post' ? data.result : undefined, inv);
+    return data;
   },
   print(data, inv) {
     const d = normalize(data);

@@ -34,7 +34,8 @@ function reportMedia(media: Media, inv: Invocation, what: string): void {
   const c = inv.colors.stderr;
   const ok = c.green('✓');
   if (media.status === 'ready') {
-    const dur = typeof media.duration_sec === 'number' ? `, ${Math.round(media.duration_sec)} s` : '';
+    // The video's length, not the time the upload took.
+    const dur = typeof media.duration_sec === 'number' ? ` (${Math.round(media.duration_sec)} s long)` : '';
     inv.log.info(`${ok} ${what}: video ${c.bold(media.id)} is ready${dur}.`);
   } else {
     const state = media.status === 'uploading' && media.source === 'import' ? 'downloading' : media.status;

@@ -22,7 +22,8 @@ ${cases.join('\n')}
 
 /** The script's functions that the registry does not shape: destinations from the service. */
 const BASH_HELPERS = `# The names come from the service and key of the --profile, --base-url and --api-key-file typed.
-__vidpub_destinations() {
+__vidpub_destinations() { __vidpub_names --destinations; }
+__vidpub_names() {
   local -a args=()
   local j
   for ((j = 1; j < \${#toks[@]}; j++)); do
@@ -31,7 +32,7 @@ __vidpub_destinations() {
       --profile=*|--base-url=*|--api-key-file=*) args+=("\${toks[j]}") ;;
     esac
   done
-  command vidpub "\${args[@]}" completion bash --destinations 2>/dev/null
+  command vidpub "\${args[@]}" completion bash "$1" 2>/dev/null
 }`;
 
 /** The end of _vidpub: the words offered as the reply, for a comma-separated list and past bash's word breaks. */
@@ -61,6 +62,7 @@ function commandCases(m: CompletionModel): string {
         `flags=${shq(c.flags.flatMap(flagNames).join(' '))}`,
         `value_flags+=${shq(' ' + valueFlagNames(c.flags).join(' '))}`,
         `dest_flags=${shq(valueFlagNames(c.flags, isKind('destination')).join(' '))}`,
+        `option_flags=${shq(valueFlagNames(c.flags, isKind('option')).join(' '))}`,
         `file_flags+=${shq(' ' + valueFlagNames(c.flags, isKind('file')).join(' '))}`,
         `choice_flags+=${shq(' ' + valueFlagNames(c.flags, isKind('choice')).join(' '))}`,
         `list_flags=${shq(valueFlagNames(c.flags, (f) => f.commaList === true).join(' '))}`,
@@ -99,7 +101,7 @@ _vidpub() {
   fi
   (( \${#toks[@]} > 0 )) && prev="\${toks[\${#toks[@]}-1]}"
 
-  local flags="" dest_flags="" list_flags="" positional=none
+  local flags="" dest_flags="" option_flags="" list_flags="" positional=none
   local value_flags=${shq([...GLOBAL_VALUE_FLAGS].join(' '))}
   local file_flags=${shq(valueFlagNames(m.globals, isKind('file')).join(' '))}
   local choice_flags=${shq(valueFlagNames(m.globals, isKind('choice')).join(' '))}
@@ -123,6 +125,8 @@ ${cases}
   local words=""
   if __vidpub_in "$prev" $dest_flags; then
     words="$(__vidpub_destinations)"
+  elif __vidpub_in "$prev" $option_flags; then
+    words="$(__vidpub_names --option-values)"
   elif __vidpub_in "$prev" $file_flags; then
     compopt -o default 2>/dev/null; COMPREPLY=(); return 0
   elif __vidpub_in "$prev" $choice_flags; then
@@ -136,6 +140,7 @@ ${cases}
   elif (( n == 0 )); then
     case "$positional" in
       destination) words="$(__vidpub_destinations)" ;;
+      post) words="$(command vidpub completion bash --ids 2>/dev/null)" ;;
       file) compopt -o default 2>/dev/null; COMPREPLY=(); return 0 ;;
       choice) words="$(__vidpub_choices "$cmd" "")" ;;
       command) words=${shq(commandWords)} ;;

@@ -11,6 +11,8 @@ function valueArguments(v: FlagSpec | ArgSpec, m: CompletionModel): string | und
   const list = 'commaList' in v && v.commaList === true;
   const words = (source: string) => (list ? `'(${source} | __vidpub_list)'` : `'(${source})'`);
   if (kind === 'destination') return `-f -a ${words('__vidpub_destinations')}`;
+  if (kind === 'option') return `-f -a ${words('__vidpub_names --option-values')}`;
+  if (kind === 'post') return `-f -a '(command vidpub completion fish --ids 2>/dev/null)'`;
   if (kind === 'file') return '-F';
   const choices = choicesOf({ kind, choices: v.choices }, m);
   if (choices.length) return list ? `-f -a ${words(`string join \\n ${choices.join(' ')}`)}` : `-f -a ${fishq(choices.join(' '))}`;
@@ -30,6 +32,10 @@ function fishFlag(f: FlagSpec, m: CompletionModel, condition?: string): string {
 /** The script's functions that the registry does not shape: destinations from the service, comma-separated lists. */
 const FISH_HELPERS = `# The names come from the service and key of the --profile, --base-url and --api-key-file typed.
 function __vidpub_destinations
+    __vidpub_names --destinations
+end
+
+function __vidpub_names
     set -l toks (commandline -opc)
     set -l args
     set -l take 0
@@ -47,7 +53,7 @@ function __vidpub_destinations
                 set -a args $t
         end
     end
-    command vidpub $args completion fish --destinations 2>/dev/null
+    command vidpub $args completion fish $argv[1] 2>/dev/null
 end
 
 # A comma-separated value (--to a,b): each word on stdin that fits what

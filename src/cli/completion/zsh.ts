@@ -45,7 +45,8 @@ __vidpub_add() {
 }
 
 # The names come from the service and key of the --profile, --base-url and --api-key-file typed.
-__vidpub_destinations() {
+__vidpub_destinations() { __vidpub_names --destinations $1 }
+__vidpub_names() {
   local -a dests args
   local j
   for ((j = 2; j < CURRENT; j++)); do
@@ -54,8 +55,8 @@ __vidpub_destinations() {
       (--profile=*|--base-url=*|--api-key-file=*) args+=(\${words[j]}) ;;
     esac
   done
-  dests=(\${(f)"$(command vidpub $args completion zsh --destinations 2>/dev/null)"})
-  __vidpub_add $1 $dests
+  dests=(\${(f)"$(command vidpub $args completion zsh $1 2>/dev/null)"})
+  __vidpub_add $2 $dests
 }`;
 
 /** Per command, the `case` branch that sets its flags of each kind and its positional argument's kind. */
@@ -66,6 +67,7 @@ function commandCases(m: CompletionModel): string {
         `flags=(${described(flagItems(c.flags))})`,
         `value_flags+=(${valueFlagNames(c.flags).join(' ')})`,
         `dest_flags=(${valueFlagNames(c.flags, isKind('destination')).join(' ')})`,
+        `option_flags=(${valueFlagNames(c.flags, isKind('option')).join(' ')})`,
         `file_flags+=(${valueFlagNames(c.flags, isKind('file')).join(' ')})`,
         `choice_flags+=(${valueFlagNames(c.flags, isKind('choice')).join(' ')})`,
         `list_flags=(${valueFlagNames(c.flags, (f) => f.commaList === true).join(' ')})`,
@@ -87,7 +89,7 @@ ${ZSH_HELPERS}
 ${choicesFunction(m)}
 
 _vidpub() {
-  local -a commands globals flags value_flags dest_flags file_flags choice_flags list_flags
+  local -a commands globals flags value_flags dest_flags option_flags file_flags choice_flags list_flags
   local cmd="" positional=none i n=0
   commands=(${described(m.commands.map((c) => ({ name: c.name, description: c.summary })))})
   globals=(${described(flagItems(m.globals))})
@@ -113,6 +115,8 @@ ${cases}
   (( \${list_flags[(Ie)$prev]} )) && list=1
   if (( \${dest_flags[(Ie)$prev]} )); then
     __vidpub_destinations $list
+  elif (( \${option_flags[(Ie)$prev]} )); then
+    __vidpub_names --option-values 0
   elif (( \${file_flags[(Ie)$prev]} )); then
     _files
   elif (( \${choice_flags[(Ie)$prev]} )); then
@@ -126,6 +130,7 @@ ${cases}
   elif (( n == 0 )); then
     case $positional in
       (destination) __vidpub_destinations 0 ;;
+      (post) __vidpub_add 0 \${(f)"$(command vidpub completion zsh --ids 2>/dev/null)"} ;;
       (file) _files ;;
       (choice) __vidpub_add 0 \${=$(__vidpub_choices $cmd '')} ;;
       (command) _describe -t commands 'command' commands ;;

@@ -49,7 +49,7 @@ const CAPTION = 'Hello from the vidpub demo';
 /** How many destinations the demo posts to (at most). */
 const MAX_DESTINATIONS = 3;
 /** Env settings of the user that must not reach the demo's commands. */
-const USER_SETTINGS = ['VIDPUB_BASE_URL', 'VIDPUB_API_KEY', 'VIDPUB_PROFILE', 'VIDPUB_WORKSPACE', 'VIDPUB_CONFIG_DIR', 'VIDPUB_STATE_DIR'];
+const USER_SETTINGS = ['VIDPUB_BASE_URL', 'VIDPUB_API_KEY', 'VIDPUB_PROFILE', 'VIDPUB_WORKSPACE', 'VIDPUB_CONFIG_DIR', 'VIDPUB_STATE_DIR', 'VIDPUB_CACHE_DIR'];
 
 /** Writes through to `target` and keeps a copy of the text. */
 function tee(target: NodeJS.WritableStream): { stream: Writable; text: () => string } {
@@ -114,8 +114,15 @@ function stepContext(ctx: Context, env: Context['env'], dir: string, stdout: Nod
 function demoEnv(ctx: Context, emulator: { baseUrl: string }, key: string, dir: string): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...ctx.env };
   for (const name of USER_SETTINGS) delete env[name];
-  // Its own config and journal: the demo's posts at a throwaway emulator stay out of the user's history.
-  return Object.assign(env, { VIDPUB_BASE_URL: emulator.baseUrl, VIDPUB_API_KEY: key, VIDPUB_CONFIG_DIR: join(dir, 'config'), VIDPUB_STATE_DIR: join(dir, 'state') });
+  // Its own config, journal and cache: the demo's posts at a throwaway emulator stay out of the user's history,
+  // and the cache of its throwaway port (one file per run) goes with the directory.
+  return Object.assign(env, {
+    VIDPUB_BASE_URL: emulator.baseUrl,
+    VIDPUB_API_KEY: key,
+    VIDPUB_CONFIG_DIR: join(dir, 'config'),
+    VIDPUB_STATE_DIR: join(dir, 'state'),
+    VIDPUB_CACHE_DIR: join(dir, 'cache'),
+  });
 }
 
 /** What a user types to do the same against the real service. */

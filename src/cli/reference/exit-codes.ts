@@ -30,6 +30,7 @@ const BY_COMMAND: Record<CommandName, readonly number[]> = {
   publish: [...WRITES, NOT_FOUND, BLOCKED, CONFLICT],
   batch: [...WRITES, BLOCKED],
   status: [...READS, NOT_FOUND, FAILED],
+  open: [...READS, NOT_FOUND],
   history: READS,
   retry: [...WRITES, NOT_FOUND, BLOCKED],
   version: ALWAYS,

@@ -73,9 +73,9 @@ export function commandPage(c: CommandDoc, ref: Reference): string {
     roffText(c.description),
   ];
   lines.push('.SH OPTIONS', ...flagList(c.flags));
-  lines.push('.SH "GLOBAL OPTIONS"', ...flagList(ref.globalFlags));
+  // As the command's --help: the global flags are listed once, in vidpub(1).
   lines.push(...examples(c.examples), ...exitStatus(c.exitCodes));
-  lines.push('.SH "SEE ALSO"', '\\fBvidpub\\fR(1)');
+  lines.push('.SH "SEE ALSO"', '\\fBvidpub\\fR(1), for the global flags (--json, --quiet...), which every command takes');
   return lines.join('\n') + '\n';
 }
 

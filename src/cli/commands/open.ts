@@ -1,0 +1,21 @@
+import { parsePostId } from '../../posts/post-flags.js';
+import { openInBrowser } from '../browser.js';
+import { defineCommand } from '../command.js';
+
+/** `vidpub open ID`: the post's review page in a browser, or its URL on stdout where none can open. */
+export default defineCommand<'open', { postId: string }, { id: string; review_url: string }>({
+  description:
+    "Open a post's review page (the service's web view of the post, its destinations and issues) in a browser, as gh's " +
+    '--web does. Where no browser can open (no display, CI, --no-input) its URL is printed on stdout instead.',
+  examples: ['vidpub open post_123', 'vidpub open post_123 --no-input'],
+  parse: (args) => ({ postId: parsePostId(args[0]) }),
+  async run(opts, inv) {
+    const client = await inv.client();
+    const post = await client.getPost(opts.postId, { signal: inv.ctx.signal });
+    await openInBrowser(post.review_url, inv, { urlIsData: true });
+    return { id: post.id, review_url: post.review_url };
+  },
+  // The URL is printed (or the page opened) by run; --json gives both.
+  print: () => undefined,
+  json: (r) => r,
+});
