@@ -8,7 +8,7 @@
 // RSS, a few seconds. Two manifests: one destination a row, and three with
 // an option (as rich a row as fits the 10 MB manifest limit at 100,000 rows).
 // The YAML manifest is measured at 10,000 items: the YAML parser holds the
-// whole document, so a YAML manifest that size is the guidance (README).
+// whole document, so a YAML manifest that size is the guidance (docs/batch.md).
 import './node-env.mjs'; // first: sets the environment every measured process inherits
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -18,7 +18,7 @@
 // (b) The emulator's memory after 10,000 uploaded videos (create, PUT,
 //     complete) and 10,000 published posts: heap in use after a full GC
 //     (the emulator runs with --expose-gc and is asked over IPC) and RSS.
-//     Finished records beyond the retention limit are dropped (README, "The
+//     Finished records beyond the retention limit are dropped (docs/emulator.md, "The
 //     emulator"), so the heap after 10,000 stays near the heap after the first
 //     2,000 (goal: at most 1.5x of it). RSS alone hardly shows it: V8 keeps
 //     the pages it has grown into.

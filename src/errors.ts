@@ -1,6 +1,6 @@
 /**
  * The one error hierarchy of vidpub, and the one place that maps it to exit
- * codes (documented in the README):
+ * codes (documented in docs/reliability.md):
  *
  *   0 ok · 1 unexpected or service error · 2 usage or invalid input ·
  *   3 authentication or permission · 4 rate limited and not waited out ·

@@ -14,7 +14,7 @@ import { redactUrl } from './debug.js';
 import { keyCharacterError } from './http-errors.js';
 import { shellWord } from '../util/shell.js';
 
-/** The built-in default base URL (documented in the README). */
+/** The built-in default base URL (documented in docs/configuration.md). */
 export const DEFAULT_BASE_URL = 'https://api.videopublishing.example/v1';
 
 /** What credentials are read from: the environment, the working directory, a stored profile. */

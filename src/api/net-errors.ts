@@ -2,13 +2,13 @@
  * A certificate or proxy failure as one sentence saying what to do: an
  * unknown CA, an expired certificate, one for another host, a self-signed
  * one; a proxy that cannot be reached or refuses the tunnel. Exit 1, the
- * class of "could not reach the service" (errors.ts, README "Exit codes").
+ * class of "could not reach the service" (errors.ts, docs/reliability.md "Exit codes").
  * There is no switch that turns certificate checks off.
  */
 import { ServiceError, sanitize } from '../errors.js';
 import { redactUrl } from './debug.js';
 
-const SECTION = 'See "Networks, proxies and certificates" in the README.';
+const SECTION = 'See "Networks, proxies and certificates" in the manual (docs/networks-and-credentials.md).';
 const GIVE_CA = 'give its certificate with --ca-file FILE or VIDPUB_CA_FILE ("vidpub login --ca-file FILE" keeps it in the profile), or NODE_EXTRA_CA_CERTS';
 
 type Kind = 'unknown-ca' | 'expired' | 'not-yet-valid' | 'wrong-host' | 'self-signed';

@@ -1,6 +1,6 @@
 /**
  * Whether an answer is the service's word: the one rule behind every "outcome
- * unknown" that is not a lost answer (README, "Reliability").
+ * unknown" that is not a lost answer (docs/reliability.md, "Reliability").
  *
  * An answer is the service's word only when it is
  * - a 2xx whose body is JSON that the resource's expectation accepts (each

@@ -20,7 +20,7 @@ import type { Invocation } from './command.js';
 /**
  * How long the copy takes to process a video and to publish to each
  * destination: short, since how long the real service takes is not in its
- * contract and a rehearsal cannot tell it (README "Rehearse").
+ * contract and a rehearsal cannot tell it (docs/emulator.md, "Rehearse").
  */
 export const REHEARSAL_STEP_MS = 200;
 

@@ -34,7 +34,7 @@ export async function seedFromProfile(profile: string, save: string | undefined,
       validateFixture(seed.fixture, `the copy of profile "${profile}"`);
     } catch (err) {
       throw new VidpubError(`the workspace read from ${source} does not fit the emulator:\n${sanitize((err as Error).message)}`, {
-        hint: 'The service answered outside what the emulator can hold; see "Rehearse" in the README for what a copy keeps.',
+        hint: 'The service answered outside what the emulator can hold; see "Rehearse" in the manual (docs/emulator.md) for what a copy keeps.',
       });
     }
     if (save !== undefined) {

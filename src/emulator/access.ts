@@ -32,7 +32,7 @@ export function controlsRefused(peer: string | undefined): ServiceError {
 export function listenWarning(host: string, exposeControls: boolean): string | null {
   if (isLoopback(host)) return null;
   const who = `The emulator listens on ${host}: whoever can reach this machine can use its API with its keys `
-    + "(those of the default fixture are published in vidpub's README)";
+    + "(those of the default fixture are published in vidpub's manual)";
   return exposeControls
     ? `${who}, and its test controls (/_emulator: every key, reset, the clock, faults), as --expose-controls asks.`
     : `${who}. Its test controls (/_emulator), which list every key, still answer only on this machine; --expose-controls opens them too.`;

@@ -1,6 +1,6 @@
 /**
  * The fixture `vidpub emulator` serves unless `--fixture` is given: the
- * workspaces, keys and destinations the README's "The default fixture" table
+ * workspaces, keys and destinations the "The default fixture" table of docs/emulator.md
  * describes.
  */
 import { MAX_FILE_SIZE_BYTES, SUPPORTED_CONTENT_TYPES, type DestinationStatus, type KeyAccess, type OptionType, type OptionValue } from '../api/wire-types.js';

@@ -87,7 +87,7 @@ export class Faults {
     };
   }
 
-  /** Validates and adds one fault spec (see the README, "Test controls"). */
+  /** Validates and adds one fault spec (see docs/emulator.md, "Test controls"). */
   add(spec: unknown): RequestFault | { media_fail: string } | { destination_fail: string } {
     if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw invalid('A fault must be a JSON object.');
     const s = spec as Record<string, unknown>;

@@ -119,7 +119,7 @@ export interface WorkspaceState {
  * completed) a workspace keeps: beyond it the oldest are dropped, so that an
  * emulator left running in someone's CI does not grow without bound. Records
  * of the fixture, unfinished ones and videos an unfinished post uses are never
- * dropped. Documented in the README ("The emulator") and docs/api-notes.md.
+ * dropped. Documented in docs/emulator.md and docs/api-notes.md.
  */
 export const RETAINED_FINISHED_RECORDS = 1000;
 

@@ -32,7 +32,7 @@ import {
   type ToolHandlers,
 } from '../api/mcp-tools.js';
 
-/** The class of an error, by its exit code (the README lists the codes). */
+/** The class of an error, by its exit code (docs/reliability.md lists the codes). */
 const ERROR_CLASSES: Record<number, string> = {
   [ExitCode.ERROR]: 'service_error',
   [ExitCode.USAGE]: 'invalid_input',

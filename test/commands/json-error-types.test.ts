@@ -1,6 +1,6 @@
 /**
  * The `type` of the JSON error object (--json) is one of the values the
- * README's "Exit codes" section lists: a job branching on it must not meet
+ * manual's "Exit codes" section (docs/reliability.md) lists: a job branching on it must not meet
  * one it was never told about.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,9 +13,9 @@ import { useEmulator } from '../support/emulator.js';
 const emu = useEmulator({ processingMs: 30, publishMs: 30 });
 const run = cliRunner(() => ({ clock: scaledClock(100), env: emu.env() }));
 
-/** The types the README lists: "`type` is one of `usage`, `auth`, …;" */
+/** The types the manual lists (docs/reliability.md): "`type` is one of `usage`, `auth`, …;" */
 function documentedTypes(): string[] {
-  const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const readme = readFileSync(join(__dirname, '..', '..', 'docs', 'reliability.md'), 'utf8');
   const sentence = /`type` is one of ([^;]+);/.exec(readme.replace(/\s+/g, ' '))?.[1];
   expect(sentence).toBeDefined();
   return [...sentence!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
@@ -27,7 +27,7 @@ function errorOf(stderr: string): { type: string; exit_code: number; message: st
 }
 
 describe('--json error types are the documented ones', () => {
-  it('an unknown outcome (exit 9): its type is in the README list', async () => {
+  it('an unknown outcome (exit 9): its type is in the documented list', async () => {
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'reset_after_handling', times: 10 });
     const r = await run(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--json']);
     expect(r.code).toBe(9);
@@ -36,7 +36,7 @@ describe('--json error types are the documented ones', () => {
     expect(documentedTypes()).toContain(e.type);
   });
 
-  it('a damaged config file (exit 1): its type is in the README list', async () => {
+  it('a damaged config file (exit 1): its type is in the documented list', async () => {
     const dir = tempConfigDir();
     writeFileSync(join(dir, 'config.json'), '{"profiles":', { mode: 0o600 });
     const r = await run(['me', '--json'], { env: { VIDPUB_CONFIG_DIR: dir, VIDPUB_API_KEY: undefined } });

@@ -1,5 +1,5 @@
 /**
- * The README runner itself: on small synthetic documents, a matching block
+ * The manual's runner itself: on small synthetic documents, a matching block
  * passes, and a wrong output block, a removed flag or an unmarked block fails,
  * naming the block.
  */
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, ensureBuilt } from '../support/build.js';
-import { Session, compareLines, extractBlocks, normalise, parseTranscript, runDocument } from './doctest.js';
+import { Session, compareLines, extractBlocks, normalise, parseTranscript, runDocument, ttyColumns } from './doctest.js';
 
 const F = '```';
 const dirs: string[] = [];
@@ -83,6 +83,8 @@ describe('normalise and compareLines', () => {
       'Processing: 25%',
       'Uploading clip.mp4: 100% (0.01 of 0.01 MB, 0.5 MB/s)',
       'med_demo_sample stays',
+      'resets Nov 21, 2026, 12:00 AM; resets Nov 27, 2026,',
+      'Publish at: today 20:12:33 UTC, 4 s ago (2026-11-26T20:12:33Z); today 20:12:33 UTC, in 10 m 2 s (x)',
     ].join('\n');
     expect(normalise(text, { home: '/tmp/home-x1' })).toEqual([
       'id\tpost_<id>',
@@ -91,6 +93,8 @@ describe('normalise and compareLines', () => {
       'Stored in: /tmp/you/.config/vidpub/config.json',
       'http://127.0.0.1:4010/v1 (<n> ms) reset=<n> s remaining=<n>/60',
       'med_demo_sample stays',
+      'resets <clock>; resets <date>,',
+      'Publish at: today <clock> UTC, <relative> (<time>); today <clock> UTC, <relative> (x)',
     ]);
   });
 
@@ -195,5 +199,28 @@ describe('runDocument', () => {
     // The session prints the substituted URL: port 9 is the session's emulator here.
     const out = await s.run('echo http://127.0.0.1:4010/v1');
     expect(out.output).toBe('http://127.0.0.1:9/v1\n');
+  });
+
+  it('a tty transcript runs on a pseudo-terminal as wide as it claims (100 columns unless it says)', async () => {
+    const { session: s } = session();
+    if ((await s.run('command -v script > /dev/null', { keepState: false })).code !== 0) {
+      // Under CI, which installs it (.ci/run), its absence is a failure.
+      expect(process.env.CI, 'no `script` program for the pseudo-terminal').toBeUndefined();
+      return;
+    }
+    const width = "node -e 'console.log(process.stdout.isTTY, process.stdout.columns)'";
+    const md = doc(['## T', '<!-- doctest: transcript tty 60 -->', F, `$ ${width}`, 'true 60', F, '<!-- doctest: transcript tty -->', F, `$ ${width}`, 'true 100', F]);
+    const r = await runDocument(md, s, {});
+    expect(r.failures).toEqual([]);
+    expect(r.matches).toBe(2);
+    const wrong = await runDocument(md.replace('true 60', 'true 80'), s, {});
+    expect(wrong.failures.map((f) => f.name)).toEqual(['line 3 (T)']);
+  });
+
+  it('a transcript claims a terminal with "tty" or "tty COLUMNS", nothing else', () => {
+    expect(ttyColumns(undefined)).toBeUndefined();
+    expect(ttyColumns('tty')).toBe(100);
+    expect(ttyColumns('tty 60')).toBe(60);
+    expect(() => ttyColumns('tty wide')).toThrow('only "transcript tty" or "transcript tty COLUMNS" is known');
   });
 });

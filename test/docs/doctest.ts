@@ -1,6 +1,6 @@
 /**
  * Runs the shell examples of a Markdown manual and compares the output it
- * shows with what they print. Used by test/docs/readme.test.ts on README.md.
+ * shows with what they print. Used by test/docs/manual.test.ts on README.md and every page of docs/.
  *
  * Marking convention (HTML comments, invisible on GitHub). The comment goes on
  * the line(s) right before a fenced block (blank lines between are allowed):
@@ -16,8 +16,10 @@
  *                                 followed by what it prints; each command runs
  *                                 in turn and the whole block must match.
  *                                 `transcript tty`: the commands run on a
- *                                 pseudo-terminal (`script`), NO_COLOR=1, 100
- *                                 columns, for output shown as at a terminal.
+ *                                 pseudo-terminal (`script`) of 100 columns
+ *                                 (its size set), NO_COLOR=1, for output
+ *                                 shown as at a terminal;
+ *                                 `transcript tty 60`: at the width it claims.
  *   <!-- doctest: file NAME -->   the block is saved as NAME in the session's
  *                                 directory (a fixture, a script), for what
  *                                 follows to use.
@@ -146,8 +148,12 @@ export function normalise(text: string, opts: NormaliseOptions = {}): string[] {
     .replace(/\b\d{4}-\d{2}-\d{2}\b/g, '<date>')
     .replace(/\b\d{1,2}:\d{2}:\d{2}( [AP]M)?/g, '<clock>')
     .replace(/\b[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M\b/g, '<clock>')
+    // …and a date whose time a narrow terminal wrapped onto the next line.
+    .replace(/\b[A-Z][a-z]{2} \d{1,2}, \d{4}\b/g, '<date>')
     .replace(/\b\d+(\.\d+)? ?(ms|s|MB\/s)\b/g, '<n> $2')
-    .replace(/\bremaining=\d+\//g, 'remaining=<n>/');
+    .replace(/\bremaining=\d+\//g, 'remaining=<n>/')
+    // How far a time is from now ("5 s ago", "in 10 m 3 s"): the emulator's clock runs ahead of the machine's in the tests.
+    .replace(/(<clock> [A-Z]{2,5}), (?:in [^()\n]+|[^()\n]+ ago) \(/g, '$1, <relative> (');
   return t
     .split('\n')
     .filter((l) => !PROGRESS.test(l))
@@ -305,6 +311,23 @@ export class Session {
 
 // ------------------------------------------------------------------ running a document
 
+/**
+ * `command` run on a pseudo-terminal `columns` wide: `script` gives it one,
+ * whose size (0 x 0 when the test has no terminal) is set before it runs, so
+ * that what wraps to the terminal's width wraps as the page claims.
+ */
+export function onTerminal(command: string, columns: number): string {
+  return `NO_COLOR=1 COLUMNS=${columns} script -qec ${shellQuote(`stty cols ${columns} rows 50; ${command}`)} /dev/null`;
+}
+
+/** The width of a `transcript tty [COLUMNS]` block's pseudo-terminal (100 unless it claims another); undefined for a plain transcript. */
+export function ttyColumns(reason: string | undefined): number | undefined {
+  if (!reason) return undefined;
+  const m = /^tty(?:\s+(\d+))?$/.exec(reason);
+  if (!m) throw new Error(`"doctest: transcript ${reason}": only "transcript tty" or "transcript tty COLUMNS" is known`);
+  return m[1] ? Number(m[1]) : 100;
+}
+
 export interface DocReport {
   runs: number;
   matches: number;
@@ -315,7 +338,7 @@ export interface DocReport {
 }
 
 export interface RunDocumentOptions {
-  /** Called before each block that runs anything (the README test moves the emulator to a fresh minute). */
+  /** Called before each block that runs anything (the manual test moves the emulator to a fresh minute). */
   beforeBlock?: () => Promise<void>;
 }
 
@@ -386,7 +409,8 @@ export async function runDocument(markdown: string, session: Session, norm: Norm
         break;
       }
       case 'transcript': {
-        if (b.reason === 'tty' && (await session.run('command -v script > /dev/null', { keepState: false })).code !== 0) {
+        const tty = ttyColumns(b.reason);
+        if (tty !== undefined && (await session.run('command -v script > /dev/null', { keepState: false })).code !== 0) {
           // Under CI, which installs it (.ci/run), a block skipped for want of it is a failure.
           if (process.env.CI) fail(b, 'no `script` program here to give it a pseudo-terminal: CI must install it (.ci/run)');
           else report.skipped.push({ name, reason: 'no `script` program here to give it a pseudo-terminal' });
@@ -396,7 +420,7 @@ export async function runDocument(markdown: string, session: Session, norm: Norm
         let diff: string | undefined;
         for (const step of parseTranscript(b.body)) {
           const command = withIds(step.command);
-          const r = await session.run(b.reason === 'tty' ? `NO_COLOR=1 COLUMNS=100 script -qec ${shellQuote(command)} /dev/null` : command);
+          const r = await session.run(tty !== undefined ? onTerminal(command, tty) : command);
           diff = compareLines(normalise(step.shown.join('\n'), norm), normalise(r.output, norm));
           if (diff) {
             diff = `$ ${step.command}\n${diff}`;

@@ -1,6 +1,7 @@
 /**
- * Every environment variable the code reads is in the README's table of
- * environment variables, and the table names none that nothing reads.
+ * Every environment variable the code reads is in the manual's table of
+ * environment variables (docs/configuration.md), and the table names none
+ * that nothing reads.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,20 +21,20 @@ function readNames(text: string): string[] {
   return [...text.matchAll(/\benv(?:\.([A-Z][A-Z0-9_]*)|\[['"]([A-Z][A-Z0-9_]*)['"]\])/g)].map((m) => (m[1] ?? m[2])!);
 }
 
-function readmeTable(): string[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.split('### Environment variables')[1]!.split('\n### ')[0]!;
+function manualTable(): string[] {
+  const page = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
+  const section = page.split('\n## Environment variables')[1]!.split('\n## ')[0]!;
   return [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]!);
 }
 
-describe('README environment variables', () => {
+describe('the environment variables of the manual', () => {
   it('the table lists every variable read in src/ and bin/, and nothing else', () => {
     const read = new Set([...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'bin'))].flatMap((f) => readNames(readFileSync(f, 'utf8'))));
     // Sanity: the scan finds what we know is read.
     expect([...read]).toEqual(expect.arrayContaining(['VIDPUB_API_KEY', 'NO_COLOR', 'HOME', 'APPDATA']));
-    const table = readmeTable();
-    expect([...read].filter((name) => !table.includes(name)).sort(), 'read by the code, missing from the README table').toEqual([]);
-    expect(table.filter((name) => !read.has(name)).sort(), 'in the README table, read by nothing').toEqual([]);
+    const table = manualTable();
+    expect([...read].filter((name) => !table.includes(name)).sort(), 'read by the code, missing from the table').toEqual([]);
+    expect(table.filter((name) => !read.has(name)).sort(), 'in the table, read by nothing').toEqual([]);
   });
 
   it('finds names in each way the code reads them', () => {

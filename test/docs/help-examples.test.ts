@@ -1,6 +1,6 @@
 /**
  * Every example that `--help` shows (each command's `examples` and the root
- * help's) is checked like the README's blocks: the shell expands it, the
+ * help's) is checked like the manual's blocks: the shell expands it, the
  * vidpub arguments it ends up with must parse (commander, with the command's
  * real flags), and where it can run here it runs against a fresh emulator on
  * an ephemeral port (throwaway HOME, this checkout's build) and must exit 0.

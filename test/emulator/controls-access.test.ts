@@ -57,7 +57,7 @@ describe('the decision: which peers the test controls answer', () => {
     for (const host of ['0.0.0.0', '::', '192.0.2.2']) {
       expect(isLoopback(host)).toBe(false);
       expect(listenWarning(host, false)).toBe(
-        `The emulator listens on ${host}: whoever can reach this machine can use its API with its keys (those of the default fixture are published in vidpub's README). `
+        `The emulator listens on ${host}: whoever can reach this machine can use its API with its keys (those of the default fixture are published in vidpub's manual). `
         + 'Its test controls (/_emulator), which list every key, still answer only on this machine; --expose-controls opens them too.',
       );
     }

@@ -150,7 +150,7 @@ describe('loadFixtureFile', () => {
       expect(first.startsWith('Error: invalid fixture: '), r.stderr).toBe(true);
       const detail = first.slice('Error: invalid fixture: '.length);
       expect(detail).toMatch(message);
-      expect(r.stderr).toContain('See "Fixture files" in the README for the format.');
+      expect(r.stderr).toContain('See "Fixture files" in the manual (docs/emulator.md) for the format.');
     }
   });
 });
@@ -195,7 +195,7 @@ describe('a fixture with several problems', () => {
     expect(r.stderr.split('\n')).toEqual([
       `Error: invalid fixture: 3 problems in ${file}`,
       ...lines(file).map((line) => `  ${line}`),
-      'See "Fixture files" in the README for the format.',
+      'See "Fixture files" in the manual (docs/emulator.md) for the format.',
       '',
     ]);
 

@@ -28,7 +28,7 @@ function unknownControl(control: string): never {
 
 /** One problem on the error line; more, one line each under a count (with --json, as "problems"). */
 function invalidFixture(err: FixtureError, file: string): UsageError {
-  const readme = 'See "Fixture files" in the README for the format.';
+  const readme = 'See "Fixture files" in the manual (docs/emulator.md) for the format.';
   const lines = err.message.split('\n');
   if (lines.length === 1) return new UsageError(`invalid fixture: ${lines[0]}`, { hint: readme });
   const error = new UsageError(`invalid fixture: ${lines.length} problems in ${file}`, {

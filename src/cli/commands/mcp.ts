@@ -65,7 +65,7 @@ export default defineCommand<'mcp', Record<string, never>, undefined>({
     'plus upload_file, which uploads a local video file. Writes honour --workspace. It never prompts; it logs to ' +
     'stderr only with --debug (and always for a message it refuses: not JSON, over 4 MiB, bad params, each answered ' +
     'with a JSON-RPC error), and runs until its input closes or Ctrl-C. Register it in the MCP client with command ' +
-    '"vidpub" and args ["mcp"] (see the README, section MCP).',
+    '"vidpub" and args ["mcp"] (see the manual, docs/mcp.md).',
   examples: [
     'vidpub mcp',
     'vidpub --profile work --workspace Marketing mcp',
@@ -85,7 +85,7 @@ export default defineCommand<'mcp', Record<string, never>, undefined>({
     ]);
 
     if (ctx.io.stdinIsTTY) {
-      ctx.io.stderr.write('vidpub mcp speaks the Model Context Protocol on stdin/stdout: register it in an MCP client (see the README, section MCP). Ctrl-C to stop.\n');
+      ctx.io.stderr.write('vidpub mcp speaks the Model Context Protocol on stdin/stdout: register it in an MCP client (see the manual, docs/mcp.md). Ctrl-C to stop.\n');
     }
     // Say at once when tools cannot work (no key, a bad base URL): MCP clients keep the server's stderr in their logs.
     try {

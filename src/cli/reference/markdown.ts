@@ -10,7 +10,7 @@ import type { ExitCodeDoc } from './exit-codes.js';
 import type { CommandDoc, FlagDoc, Reference } from './model.js';
 
 /** Where the exit codes are explained at length, with examples of each (from docs/commands/). */
-export const EXIT_CODES_GUIDE = '../../README.md#exit-codes';
+export const EXIT_CODES_GUIDE = '../reliability.md#exit-codes';
 
 const GENERATED = '<!-- Generated from the command registry by scripts/gen-reference.mjs: do not edit; run `npm run docs:gen`. -->';
 
