@@ -69,3 +69,27 @@ export function describeWall(ms: number, zone: string, now?: number, seconds: 'w
 export function describeRelative(ms: number, zone: string, now: number): string {
   return `${describeWall(ms, zone, now)}, ${relativePhrase(ms, now)} (${isoUtc(ms)})`;
 }
+
+/** The process's local zone at `ms` as a person reads it, without Intl: "UTC", or its offset ("GMT+1", "GMT-3:30"). */
+function localOffsetName(ms: number): string {
+  const off = -new Date(ms).getTimezoneOffset();
+  if (off === 0) return 'UTC';
+  const abs = Math.abs(off);
+  return `GMT${off < 0 ? '-' : '+'}${Math.floor(abs / 60)}${abs % 60 ? `:${pad(abs % 60)}` : ''}`;
+}
+
+/**
+ * describeWall's form in the process's local zone, read with Date's own getters and named by its
+ * offset, with the relative phrase: "tomorrow 00:00 UTC, in 6 h 1 m". For a command whose start-up
+ * is its goal (`vidpub me`): the zone's short name (CET) needs Intl, and the first use of Intl's
+ * time zone data costs about 20 ms of CPU (docs/performance.md).
+ */
+export function describeLocalRelative(ms: number, now: number): string {
+  const d = new Date(ms);
+  const n = new Date(now);
+  const days = Math.round((Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) - Date.UTC(n.getFullYear(), n.getMonth(), n.getDate())) / 86_400_000);
+  const day =
+    days === 0 ? 'today' : days === 1 ? 'tomorrow' : days === -1 ? 'yesterday' : days > 1 && days < 7 ? DAY_NAMES[d.getDay()]! : `${pad(d.getFullYear(), 4)}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}${d.getSeconds() ? `:${pad(d.getSeconds())}` : ''}`;
+  return `${day} ${time} ${localOffsetName(ms)}, ${relativePhrase(ms, now)}`;
+}

@@ -8,6 +8,7 @@ import { keyStorage, storageName } from '../../config/key-storage.js';
 import type { ConfigStore } from '../../config/profile-types.js';
 import { renderFields } from '../../ui/table.js';
 import { wrapLine } from '../../ui/wrap.js';
+import { describeLocalRelative } from '../../time/describe.js';
 import { defineCommand } from '../command.js';
 
 /** `vp_live_…a1b2`: the prefix and the last 4, never more. */
@@ -19,47 +20,19 @@ export function maskKey(key: Partial<KeyInfo> | undefined): string {
   return `${sanitize(prefix)}…${sanitize(last4)}`;
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const pad = (v: number) => String(v).padStart(2, '0');
-
-/**
- * Whether times read the American way (11:01:00 PM, Nov 21, 2026, 12:00 AM), as Node's
- * default locale (en-US) prints them: LC_ALL, LC_TIME or LANG unset, C, POSIX or en_US.
- * Any other locale gets 24-hour times and ISO dates (23:01:00, 2026-11-21 00:00).
- */
-export function americanTimes(env: Record<string, string | undefined>): boolean {
-  const locale = env.LC_ALL || env.LC_TIME || env.LANG || '';
-  return locale === '' || /^(C|POSIX|en_US)([.@]|$)/.test(locale);
-}
-
-/**
- * An ISO time as local time (with the date when it is not today), formatted by
- * hand: the first toLocaleTimeString() of a process initialises ICU's locale
- * data, ~20 ms of CPU, a fifth of what `vidpub me` costs (docs/performance.md).
- */
-export function localTime(iso: string | undefined, now: number, american = true): string {
+/** A reset time as a person reads it (the one form, named by its offset: see describeLocalRelative), or "unknown". */
+export function localTime(iso: string | undefined, now: number): string {
   const t = iso ? Date.parse(iso) : NaN;
-  if (Number.isNaN(t)) return 'unknown';
-  const d = new Date(t);
-  const today = new Date(now);
-  const sameDay = today.getFullYear() === d.getFullYear() && today.getMonth() === d.getMonth() && today.getDate() === d.getDate();
-  const h = d.getHours();
-  if (!american) {
-    const time = `${pad(h)}:${pad(d.getMinutes())}`;
-    return sameDay ? `${time}:${pad(d.getSeconds())}` : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time}`;
-  }
-  const h12 = `${h % 12 || 12}:${pad(d.getMinutes())}`;
-  const ampm = h < 12 ? 'AM' : 'PM';
-  return sameDay ? `${h12}:${pad(d.getSeconds())} ${ampm}` : `${MONTHS[d.getMonth()]} ${d.getDate()}, ${d.getFullYear()}, ${h12} ${ampm}`;
+  return Number.isNaN(t) ? 'unknown' : describeLocalRelative(t, now);
 }
 
 function n(v: unknown): string {
   return typeof v === 'number' && Number.isFinite(v) ? String(v) : '?';
 }
 
-function counter(c: Partial<MinuteCounter> | undefined, now: number, american: boolean): string {
+function counter(c: Partial<MinuteCounter> | undefined, now: number): string {
   if (!c) return 'unknown';
-  return `${n(c.used)} used of ${n(c.limit)}, ${n(c.remaining)} left, resets ${localTime(c.reset_at, now, american)}`;
+  return `${n(c.used)} used of ${n(c.limit)}, ${n(c.remaining)} left, resets ${localTime(c.reset_at, now)}`;
 }
 
 /** Where this run's key and base URL come from, and whether the service is the local emulator. */
@@ -139,7 +112,6 @@ export default defineCommand<'me', Record<string, never>, Me & { origin?: Origin
   },
   print(me, inv) {
     const now = inv.ctx.clock.now();
-    const american = americanTimes(inv.ctx.env);
     const c = inv.colors.stdout;
     const rpm = me?.limits?.requests_per_minute;
     const daily = me?.limits?.api_posts_per_day;
@@ -164,9 +136,9 @@ export default defineCommand<'me', Record<string, never>, Me & { origin?: Origin
       ['Workspace', `${me?.workspace?.name ?? 'unknown'}${me?.workspace?.id ? ` (${me.workspace.id})` : ''}`],
       ['Plan', String(me?.plan?.name ?? 'unknown')],
       ['Usage', usage ? `${counted(usage.posts_today, 'post')} today, ${counted(usage.media_count, 'video')}, ${counted(usage.post_count, 'post')}` : 'unknown'],
-      ['Reads/min', counter(rpm?.read, now, american)],
-      ['Writes/min', counter(rpm?.write, now, american)],
-      ['Posts/day', daily ? `${n(daily.used)} used of ${n(daily.limit)}, ${n(daily.remaining)} left, resets ${localTime(daily.reset_at, now, american)}${scope}` : 'unknown'],
+      ['Reads/min', counter(rpm?.read, now)],
+      ['Writes/min', counter(rpm?.write, now)],
+      ['Posts/day', daily ? `${n(daily.used)} used of ${n(daily.limit)}, ${n(daily.remaining)} left, resets ${localTime(daily.reset_at, now)}${scope}` : 'unknown'],
     ];
     const indent = Math.max(...fields.map(([k]) => k.length)) + 2;
     // One write for all the lines: each write to stdout is a system call.
