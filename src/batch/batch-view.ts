@@ -8,7 +8,7 @@ import { destinationLabel } from '../posts/post-view.js';
 import type { Colors } from '../ui/color.js';
 import { renderTable } from '../ui/table.js';
 import { formatDuration } from '../time/duration.js';
-import type { BatchPlan, PlannedItem } from './plan.js';
+import { resetPhrase, type BatchPlan, type PlannedItem } from './plan.js';
 import type { ItemOutcome, RunStats } from './run-types.js';
 
 const CAPTION_PREVIEW = 80;
@@ -70,7 +70,7 @@ export function* planLines(plan: BatchPlan, source: string, c: Colors): Generato
     c.bold(`Plan for ${sanitize(source)}: ${plan.items.length} item${plan.items.length === 1 ? '' : 's'}`) +
       ` (${plan.postsNeeded} to post${replays ? `, ${replays} already posted` : ''}${drafts ? `, ${drafts} draft${drafts === 1 ? '' : 's'}` : ''}); times in ${plan.zone}`,
     `Daily post allowance: ${plan.postsNeeded} needed, ${plan.postsLeft ?? '?'} left${plan.postsLimit !== undefined ? ` of ${plan.postsLimit}` : ''}` +
-      (plan.dailyResetAt ? ` (resets ${plan.dailyResetAt})` : ''),
+      (plan.dailyResetAt ? ` (resets ${resetPhrase(plan.dailyResetAt, plan.zone)})` : ''),
   ];
   let size = 0;
   for (const it of plan.items) {

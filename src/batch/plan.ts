@@ -15,6 +15,7 @@ import { planOptions, allowedValues, type ChosenDestination, type DestinationPla
 import { destinationLabel, namesOf } from '../posts/post-view.js';
 import type { ResolvedWhen } from '../time/parse-when.js';
 import { formatDuration } from '../time/duration.js';
+import { describeMoment } from '../time/describe.js';
 import { tooLongFor } from '../core/post-rules.js';
 import { itemKey } from './keys.js';
 import type { Manifest, Problem } from './manifest.js';
@@ -367,7 +368,13 @@ export function allowanceError(plan: BatchPlan): RateLimitError | undefined {
     {
       code: 'daily_post_limit',
       resetAt: plan.dailyResetAt,
-      hint: `Split the manifest, make some items drafts, or add --wait-for-quota to post the rest after the reset${plan.dailyResetAt ? ` (${plan.dailyResetAt})` : ''}.`,
+      hint: `Split the manifest, make some items drafts, or add --wait-for-quota to post the rest after the reset${plan.dailyResetAt ? ` (${resetPhrase(plan.dailyResetAt, plan.zone)})` : ''}.`,
     },
   );
+}
+
+/** The allowance's reset as a person reads it ("2026-11-23 00:00 UTC (2026-11-23T00:00:00Z)"), or the text as given. */
+export function resetPhrase(iso: string, zone: string): string {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? sanitize(iso) : describeMoment(ms, zone);
 }
