@@ -2,6 +2,7 @@
  * What a batch prints: the plan (--dry-run, and the summary before the one
  * confirmation), a JSON line per item on stdout, and the final table on stderr.
  */
+import { describeMoment } from '../time/describe.js';
 import { sanitize } from '../errors.js';
 import { formatSize } from '../posts/summary.js';
 import { destinationLabel } from '../posts/post-view.js';
@@ -26,7 +27,8 @@ function videoText(it: PlannedItem): string {
 function whenText(it: PlannedItem): string {
   if (!it.when) return 'draft (not published)';
   if (it.when.now) return 'now';
-  return `${it.when.local} (${it.when.utc})`;
+  // The form a person reads a time in where there is no now to relate it to: 2026-11-25 09:00 CET (2026-11-25T08:00:00Z).
+  return describeMoment(it.when.ms, it.when.zone);
 }
 
 /** One value's origin: the item, the defaults block, or the destination's own default. */
