@@ -12,12 +12,13 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { runs } from '../support/tools.js';
 
 export const TOOLS = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool', 'dbus-send'];
 
 /** The tools that are not on PATH. */
 export function missingTools(): string[] {
-  return TOOLS.filter((t) => spawnSync('sh', ['-c', `command -v ${t}`], { stdio: 'ignore' }).status !== 0);
+  return TOOLS.filter((t) => !runs(t, null));
 }
 
 export interface SecretService {

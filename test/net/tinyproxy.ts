@@ -5,13 +5,13 @@
  * forwarded in absolute form (plain http). Under CI a missing tinyproxy is a
  * failure.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { runs } from '../support/tools.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const HAVE_TINYPROXY = spawnSync('tinyproxy', ['-v'], { stdio: 'ignore' }).status === 0;
 
 export interface Tinyproxy {
   /** http://127.0.0.1:PORT (no credentials). */
@@ -47,7 +47,7 @@ const requests = (log: string) => [...log.matchAll(/Request \(file descriptor \d
 
 /** Starts tinyproxy allowing CONNECT to `connectPorts`; `auth` turns on BasicAuth. */
 export async function startTinyproxy(o: { connectPorts: number[]; auth?: { user: string; password: string } }): Promise<Tinyproxy> {
-  if (!HAVE_TINYPROXY) throw new Error('tinyproxy is not installed (apt-get install tinyproxy; .ci/run installs it)');
+  if (!runs('tinyproxy', ['-v'])) throw new Error('tinyproxy is not installed (apt-get install tinyproxy; .ci/run installs it)');
   const dir = mkdtempSync(join(tmpdir(), 'vidpub-tinyproxy-'));
   const port = await freePort();
   const logFile = join(dir, 'tinyproxy.log');

@@ -6,13 +6,14 @@
  */
 import { spawnSync } from 'node:child_process';
 
-/** Whether `program` runs here (found on PATH and answers `probe`). */
-export function runs(program: string, probe: string[] = ['--version']): boolean {
+/** Whether `program` runs here (found on PATH and answers `probe`; with `null`, found on PATH: for one that has no --version). */
+export function runs(program: string, probe: string[] | null = ['--version']): boolean {
+  if (probe === null) return spawnSync('sh', ['-c', 'command -v "$1"', 'sh', program], { stdio: 'ignore' }).status === 0;
   return spawnSync(program, probe, { stdio: 'ignore' }).status === 0;
 }
 
 /** For `skipIf`: true where `program` is missing and this is not CI; under CI a missing program throws. */
-export function missing(program: string, probe?: string[]): boolean {
+export function missing(program: string, probe?: string[] | null): boolean {
   if (runs(program, probe)) return false;
   if (process.env.CI) throw new Error(`${program} is missing: CI must install it (.ci/run) so that the tests that need it run instead of skipping.`);
   return true;
