@@ -44,6 +44,24 @@ export function relativePhrase(ms: number, now: number): string {
   return diff > 0 ? `in ${text}` : `${text} ago`;
 }
 
+/** A calendar day. */
+interface Day {
+  y: number;
+  mo: number;
+  d: number;
+}
+
+/** A day as a person reads it relative to `today`'s: today, tomorrow, yesterday, a weekday within the coming week, else (or without `today`) the date. */
+function dayWord(w: Day, today?: Day): string {
+  const at = Date.UTC(w.y, w.mo - 1, w.d);
+  const days = today === undefined ? NaN : Math.round((at - Date.UTC(today.y, today.mo - 1, today.d)) / 86_400_000);
+  if (days === 0) return 'today';
+  if (days === 1) return 'tomorrow';
+  if (days === -1) return 'yesterday';
+  if (days > 1 && days < 7) return DAY_NAMES[new Date(at).getUTCDay()]!;
+  return `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)}`;
+}
+
 /**
  * The day and time of a moment in `zone`, as a person reads it relative to
  * `now` (without it, the date): "tomorrow 09:00 CET". Seconds are shown when
@@ -53,10 +71,7 @@ export function relativePhrase(ms: number, now: number): string {
  */
 export function describeWall(ms: number, zone: string, now?: number, seconds: 'when-set' | 'never' | 'always' = 'when-set'): string {
   const w = wallAt(ms, zone);
-  const n = wallAt(now ?? ms, zone);
-  const days = now === undefined ? NaN : Math.round((Date.UTC(w.y, w.mo - 1, w.d) - Date.UTC(n.y, n.mo - 1, n.d)) / 86_400_000);
-  const day =
-    days === 0 ? 'today' : days === 1 ? 'tomorrow' : days === -1 ? 'yesterday' : days > 1 && days < 7 ? DAY_NAMES[new Date(Date.UTC(w.y, w.mo - 1, w.d)).getUTCDay()]! : `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)}`;
+  const day = dayWord(w, now === undefined ? undefined : wallAt(now, zone));
   const time = `${pad(w.h)}:${pad(w.mi)}${seconds === 'always' || (w.s && seconds === 'when-set') ? `:${pad(w.s)}` : ''}`;
   return `${day} ${time} ${zoneAbbreviation(ms, zone)}`;
 }
@@ -86,10 +101,8 @@ function localOffsetName(ms: number): string {
  */
 export function describeLocalRelative(ms: number, now: number): string {
   const d = new Date(ms);
-  const n = new Date(now);
-  const days = Math.round((Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) - Date.UTC(n.getFullYear(), n.getMonth(), n.getDate())) / 86_400_000);
-  const day =
-    days === 0 ? 'today' : days === 1 ? 'tomorrow' : days === -1 ? 'yesterday' : days > 1 && days < 7 ? DAY_NAMES[d.getDay()]! : `${pad(d.getFullYear(), 4)}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  const localDay = (t: Date): Day => ({ y: t.getFullYear(), mo: t.getMonth() + 1, d: t.getDate() });
+  const day = dayWord(localDay(d), localDay(new Date(now)));
   const time = `${pad(d.getHours())}:${pad(d.getMinutes())}${d.getSeconds() ? `:${pad(d.getSeconds())}` : ''}`;
   return `${day} ${time} ${localOffsetName(ms)}, ${relativePhrase(ms, now)}`;
 }
