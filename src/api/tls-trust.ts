@@ -5,10 +5,10 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { UsageError, sanitize } from '../errors.js';
+import { NotRegularFileError, readUserFile } from '../util/user-file.js';
 import type { NetSettings } from './net.js';
 
 const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
@@ -19,10 +19,11 @@ const HINT = 'Give a file of CA certificates in PEM form (-----BEGIN CERTIFICATE
 export async function readCaFile(file: string, source: string): Promise<string[]> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // Without blocking: a FIFO or a directory in its place is refused at once (src/util/user-file.ts).
+    text = (await readUserFile(file)).toString('utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : sanitize((err as Error).message);
+    const why = err instanceof NotRegularFileError ? `it is ${err.kind}` : code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : sanitize((err as Error).message);
     throw new UsageError(`cannot read the CA file ${sanitize(file)} (from ${source}): ${why}`, { hint: HINT });
   }
   const certs = text.match(PEM_CERT) ?? [];

@@ -4,7 +4,7 @@
  * normalized. Every problem is reported at once, one line each naming the
  * file and the field: `my.json: workspaces[0].keys[0].access must be ...`.
  */
-import { readFile } from 'node:fs/promises';
+import { NotRegularFileError, readUserFile } from '../util/user-file.js';
 import type { Fixture } from './fixture.js';
 import { checkReferences, isRecord, pathText } from './fixture-references.js';
 import { fixtureSchema } from './fixture-schema.js';
@@ -74,10 +74,11 @@ export function validateFixture(raw: unknown, source = 'fixture'): Fixture {
 export async function loadFixtureFile(path: string): Promise<Fixture> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // Without blocking: a FIFO or a directory in its place is refused at once (src/util/user-file.ts).
+    text = (await readUserFile(path)).toString('utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a directory, not a file' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    const why = err instanceof NotRegularFileError ? `is ${err.kind}, not a file` : code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw new FixtureError(path, [{ path: '', message: `cannot read the fixture (${why})` }]);
   }
   let raw: unknown;

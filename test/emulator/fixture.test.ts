@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +139,10 @@ describe('loadFixtureFile', () => {
   it('names the file and the problem: missing file, bad JSON, invalid content', async () => {
     for (const { file, message } of problems()) await expect(loadFixtureFile(file)).rejects.toThrow(message);
     await expect(loadFixtureFile(dir)).rejects.toThrow('is a directory');
+    // A FIFO is refused at once, never waited on.
+    const fifo = join(dir, 'fixture.fifo');
+    execFileSync('mkfifo', [fifo]);
+    await expect(loadFixtureFile(fifo)).rejects.toThrow(`${fifo}: cannot read the fixture (is a pipe (FIFO), not a file)`);
   });
 
   it('vidpub emulator --fixture: each of them is a usage error (exit 2) naming the file and the problem, and nothing starts', async () => {

@@ -3,6 +3,7 @@
  * "could not reach the service" class), no stack trace, no retry. Real TLS
  * servers with certificates made by src/emulator/tls.ts.
  */
+import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -87,6 +88,16 @@ describe('the CA file', () => {
     const r = await me('https://127.0.0.1:9/v1', { VIDPUB_CA_FILE: join(dir, 'nope.pem') });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^Error: cannot read the CA file .*nope\.pem \(from VIDPUB_CA_FILE\): no such file\n/);
+  });
+
+  it('a FIFO or a directory in its place is exit 2 at once, saying what it is (a FIFO is never waited on)', async () => {
+    const fifo = join(dir, 'ca.fifo');
+    execFileSync('mkfifo', [fifo]);
+    for (const [file, kind] of [[fifo, 'a pipe \\(FIFO\\)'], [dir, 'a directory']] as const) {
+      const r = await me('https://127.0.0.1:9/v1', { VIDPUB_CA_FILE: file });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^Error: cannot read the CA file \\S+ \\(from VIDPUB_CA_FILE\\): it is ${kind}\\n`));
+    }
   });
 
   it('a file without a PEM certificate is exit 2', async () => {

@@ -56,11 +56,14 @@ function tlsOf(flags: { tls: boolean; tlsCert?: string | undefined; tlsKey?: str
 }
 
 async function readTlsFiles(o: { certFile: string; keyFile: string }): Promise<{ cert: string; key: string }> {
-  const { readFile } = await import('node:fs/promises');
+  const { NotRegularFileError, readUserFile } = await import('../../util/user-file.js');
   const read = async (file: string, flag: string) => {
-    const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      throw new UsageError(`cannot read ${flag} ${sanitize(file)}: ${err.code === 'ENOENT' ? 'no such file' : sanitize(err.message)}`);
+    // Without blocking: a FIFO or a directory in its place is refused at once.
+    const bytes = await readUserFile(file).catch((err: NodeJS.ErrnoException) => {
+      const why = err instanceof NotRegularFileError ? `it is ${err.kind}` : err.code === 'ENOENT' ? 'no such file' : sanitize(err.message);
+      throw new UsageError(`cannot read ${flag} ${sanitize(file)}: ${why}`);
     });
+    const text = bytes.toString('utf8');
     if (!text.includes('-----BEGIN ')) throw new UsageError(`${flag} ${sanitize(file)} is not a PEM file (it has no "-----BEGIN" line)`);
     return text;
   };
