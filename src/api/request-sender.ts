@@ -23,7 +23,7 @@
 import { setLongTimeout, type Clock } from '../core/clock.js';
 import { AuthError, DeadlineReached, RateLimitError, ServiceError } from '../errors.js';
 import { formatDuration } from '../time/duration.js';
-import { nodeCrypto } from '../util/lazy-crypto.js';
+import { nodeCrypto } from '../util/lazy-builtins.js';
 import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, stoppedError, type BackoffPolicy, type NoticeSink } from './backoff.js';
 import { attachMeta, type ClientSettings, type HttpMethod, type RequestOptions, type ResponseMeta } from './client.js';
 import { withKeyHint, type KeyOrigin } from './credentials.js';

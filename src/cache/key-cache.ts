@@ -17,7 +17,7 @@
  *   read-only or full disk) is empty; nothing here ever throws.
  */
 import { promises as fsp } from 'node:fs'; // fs.promises loads on first use, not with the CLI
-import { nodeCrypto } from '../util/lazy-crypto.js';
+import { nodeCrypto } from '../util/lazy-builtins.js';
 import { join } from 'node:path';
 
 /** The file's shape; a file of another version is ignored. */

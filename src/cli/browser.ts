@@ -3,15 +3,15 @@
  * (xdg-open, open, start) where a browser can open, else the URL printed for
  * the person to open it (no display, CI, --no-input).
  */
-import { spawn } from 'node:child_process';
 import type { Invocation } from './command.js';
+import { nodeChildProcess } from '../util/lazy-builtins.js';
 
 /** Starts the platform's opener on `url`, detached; resolves once it has started. */
 export function systemOpen(url: string, platform: string): Promise<void> {
   const [cmd, args] =
     platform === 'darwin' ? ['open', [url]] : platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]] : ['xdg-open', [url]];
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { detached: true, stdio: 'ignore' });
+    const child = nodeChildProcess().spawn(cmd, args, { detached: true, stdio: 'ignore' });
     child.once('error', reject);
     child.once('spawn', () => {
       child.unref();

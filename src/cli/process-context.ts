@@ -2,16 +2,29 @@
  * The real Context, built from the running process. This file and bin/ are the
  * only places that read process state; commands see it through Context.
  */
-import { isatty } from 'node:tty';
+import { fstatSync } from 'node:fs';
 import type { Context } from './context.js';
 import { realClock } from '../core/clock.js';
 import { guardGoneReader } from '../core/io.js';
+import { nodeTty } from '../util/lazy-builtins.js';
 
 declare const __VIDPUB_VERSION__: string | undefined;
 export const VERSION: string = typeof __VIDPUB_VERSION__ === 'string' ? __VIDPUB_VERSION__ : '0.0.0-dev';
 
+/**
+ * Whether a file descriptor is a terminal. A pipe or a file is told by fstat alone: node:tty is
+ * loaded only for a character device (bin/vidpub.js asks the same way).
+ */
+function isTerminal(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice() && nodeTty().isatty(fd);
+  } catch {
+    return false;
+  }
+}
+
 export function createProcessContext(opts: { signal: AbortSignal }): Context {
-  const [stdinIsTTY, stdoutIsTTY, stderrIsTTY] = [isatty(0), isatty(1), isatty(2)];
+  const [stdinIsTTY, stdoutIsTTY, stderrIsTTY] = [isTerminal(0), isTerminal(1), isTerminal(2)];
   const ctx: Context = {
     // The stdio streams are created on first use (a few ms each, and most commands never read
     // stdin); whether each is a terminal is asked of its file descriptor, and only a terminal

@@ -36,7 +36,7 @@ import type { ConfigStore, Profile } from './profile-types.js';
 import { VidpubError, sanitize } from '../errors.js';
 import { withFileLock, type LockPurpose } from '../util/file-lock.js';
 import { xdgBase } from '../util/xdg.js';
-import { nodeCrypto } from '../util/lazy-crypto.js';
+import { nodeCrypto } from '../util/lazy-builtins.js';
 import { NotRegularFileError, readUserFileSync, userFileProblem } from '../util/user-file.js';
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -18,15 +18,13 @@
  * is no D-Bus session at all (a container, a CI runner, ssh without a session)
  * no child is started. VIDPUB_NO_KEYRING=1 turns the OS store off.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { platform } from 'node:os';
 import { execPath } from 'node:process';
 import { join } from 'node:path';
-import { isSea } from 'node:sea';
 import { sanitize } from '../errors.js';
 import { truthy } from '../util/env.js';
+import { nodeChildProcess, nodeModule, nodeSea } from '../util/lazy-builtins.js';
 import { keychainName } from './key-storage.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -80,9 +78,9 @@ export function keychainOff(env: Env): string | undefined {
 
 function bindingPath(): string {
   // The single executable runs itself for `node -e` and has no node_modules to load the binding from.
-  if (isSea()) throw new KeychainUnavailable('the single executable of vidpub has no keychain module; the npm package has');
+  if (nodeSea().isSea()) throw new KeychainUnavailable('the single executable of vidpub has no keychain module; the npm package has');
   try {
-    return createRequire(import.meta.url).resolve('@napi-rs/keyring');
+    return nodeModule().createRequire(import.meta.url).resolve('@napi-rs/keyring');
   } catch {
     throw new KeychainUnavailable('the keychain module (@napi-rs/keyring) is not installed with this vidpub');
   }
@@ -105,7 +103,7 @@ function call(env: Env, account: string, op: Op): Promise<unknown> {
     return Promise.reject(err);
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(execPath, ['-e', CHILD, path], { env: { ...env }, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    const child = nodeChildProcess().spawn(execPath, ['-e', CHILD, path], { env: { ...env }, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
     let out = '';
     let err = '';
     const timer = setTimeout(() => {

@@ -26,7 +26,7 @@ import { createServer, connect, type Server } from 'node:net';
 import { platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unlinkSync } from 'node:fs';
-import { nodeCrypto } from '../util/lazy-crypto.js';
+import { nodeCrypto } from '../util/lazy-builtins.js';
 
 /** What sun_path takes on Linux (108 bytes with the terminating NUL); macOS takes 104. */
 const SUN_PATH_MAX = platform() === 'linux' ? 107 : 103;

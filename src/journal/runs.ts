@@ -30,7 +30,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pid } from 'node:process'; // the run's owner: this OS process, not Context state
-import { nodeCrypto } from '../util/lazy-crypto.js';
+import { nodeCrypto } from '../util/lazy-builtins.js';
 import { hold, holdAddresses, isHeld, type Hold } from './run-hold.js';
 import type { OpenRun, RecordContext, RunEnd, RunMemory } from './journal-types.js';
 

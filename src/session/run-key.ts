@@ -4,7 +4,7 @@
  * (stepKey). A run that ends with an unknown outcome prints it, so a rerun
  * with the same key settles it without a duplicate, even when vidpub made it.
  */
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../util/lazy-builtins.js';
 
 export interface RunKey {
   key: string;
@@ -18,5 +18,5 @@ export interface RunKey {
 
 export function runKey(given: string | undefined): RunKey {
   if (given !== undefined) return { key: given, given: true };
-  return { key: `vp-${randomBytes(12).toString('base64url')}`, given: false };
+  return { key: `vp-${nodeCrypto().randomBytes(12).toString('base64url')}`, given: false };
 }

@@ -1,0 +1,35 @@
+/**
+ * Node built-in modules on first use, for the ones a command may not need at
+ * all: an import at the top of a module loads them with the CLI bundle, and
+ * every command pays for them whether it uses them or not (counted for
+ * `vidpub me`, which needs none of these; docs/performance.md):
+ * - node:crypto, ~4 ms of CPU: key hashes, Idempotency-Keys (the client, the
+ *   config store, the key cache, the journal);
+ * - node:child_process, which loads node:dgram and the socket list with it:
+ *   only the keychain helper and the browser opener start a process;
+ * - node:tty: only a file descriptor that is a character device can be a
+ *   terminal (src/cli/process-context.ts asks fstat first);
+ * - node:module and node:sea, for the keychain helper's path: importing
+ *   node:module loads Node 20's ES module loader and its source-map support.
+ *
+ * Through process.getBuiltinModule, not createRequire, for that last reason.
+ */
+import type * as ChildProcess from 'node:child_process';
+import type * as Crypto from 'node:crypto';
+import type { createRequire } from 'node:module';
+import type * as Sea from 'node:sea';
+import type * as Tty from 'node:tty';
+
+let crypto: typeof Crypto | undefined;
+let childProcess: typeof ChildProcess | undefined;
+let nodeModuleApi: { createRequire: typeof createRequire } | undefined;
+let sea: typeof Sea | undefined;
+let tty: typeof Tty | undefined;
+
+/* eslint-disable no-restricted-globals -- Node's built-in module loader, not process state */
+export const nodeCrypto = (): typeof Crypto => (crypto ??= process.getBuiltinModule('node:crypto'));
+export const nodeChildProcess = (): typeof ChildProcess => (childProcess ??= process.getBuiltinModule('node:child_process'));
+export const nodeModule = (): { createRequire: typeof createRequire } => (nodeModuleApi ??= process.getBuiltinModule('node:module'));
+export const nodeSea = (): typeof Sea => (sea ??= process.getBuiltinModule('node:sea'));
+export const nodeTty = (): typeof Tty => (tty ??= process.getBuiltinModule('node:tty'));
+/* eslint-enable no-restricted-globals */
