@@ -4,7 +4,7 @@
  * was announced to the service.
  */
 import { readSync } from 'node:fs';
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { closeFd, openForReading, statPath } from '../util/fs-calls.js';
 import { UsageError } from '../errors.js';
 
 /** 1 MiB reads: close to curl; 64 KiB reads lose about a third. */
@@ -25,7 +25,7 @@ export class FileChangedError extends UsageError {
 export async function ensureSize(path: string, name: string, expected: number): Promise<void> {
   let size: number;
   try {
-    size = (await stat(path)).size;
+    size = (await statPath(path)).size;
   } catch (err) {
     throw new UsageError(`${name} can no longer be read: ${(err as Error).message}`);
   }
@@ -51,7 +51,7 @@ export async function ensureSize(path: string, name: string, expected: number): 
  * was announced throws FileChangedError.
  */
 export class FileChunks {
-  private handle: FileHandle | undefined;
+  private fd: number | undefined;
 
   constructor(
     private readonly path: string,
@@ -61,31 +61,33 @@ export class FileChunks {
   ) {}
 
   async *read(): AsyncGenerator<Buffer> {
-    const fh = (this.handle = await open(this.path, 'r'));
+    const fd = (this.fd = await openForReading(this.path));
     const pool = Array.from({ length: POOL_SIZE }, () => Buffer.allocUnsafe(Math.min(this.chunkBytes, Math.max(1, this.size))));
     try {
       let position = 0;
       for (let i = 0; position < this.size; i++) {
+        // Closed by the attempt's end while this generator waited: its descriptor may already be another file's.
+        if (this.fd !== fd) return;
         const buf = pool[i % POOL_SIZE]!;
         const want = Math.min(buf.length, this.size - position);
         let got = 0;
         while (got < want) {
-          const n = readSync(fh.fd, buf, got, want - got, position + got);
+          const n = readSync(fd, buf, got, want - got, position + got);
           if (n === 0) throw new FileChangedError(this.name, this.size, `only ${(position + got).toLocaleString('en-US')} could be read`);
           got += n;
         }
         position += got;
         yield buf.subarray(0, got);
       }
-      if (readSync(fh.fd, Buffer.alloc(1), 0, 1, this.size) > 0) throw new FileChangedError(this.name, this.size, 'now larger');
+      if (this.fd === fd && readSync(fd, Buffer.alloc(1), 0, 1, this.size) > 0) throw new FileChangedError(this.name, this.size, 'now larger');
     } finally {
       await this.close();
     }
   }
 
   async close(): Promise<void> {
-    const fh = this.handle;
-    this.handle = undefined;
-    await fh?.close().catch(() => undefined);
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined) await closeFd(fd).catch(() => undefined);
   }
 }

@@ -4,8 +4,8 @@
  * or MTS by its extension, confirmed by its leading bytes. Reads at most a few
  * hundred bytes of the file.
  */
-import { open, stat } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
+import { closeFd, openForReading, readAt, statPath } from '../util/fs-calls.js';
 import { UsageError } from '../errors.js';
 import { EXTENSION_CONTENT_TYPES, MAX_FILE_SIZE_BYTES, type SupportedContentType } from '../api/wire-types.js';
 
@@ -121,7 +121,7 @@ export async function checkVideoFile(path: string, cwd?: string): Promise<VideoF
   const shown = path;
   let st;
   try {
-    st = await stat(abs);
+    st = await statPath(abs);
   } catch (err) {
     throw fileError(err, shown);
   }
@@ -145,13 +145,12 @@ export async function checkVideoFile(path: string, cwd?: string): Promise<VideoF
 
   let head: Buffer;
   try {
-    const fh = await open(abs, 'r');
+    const fd = await openForReading(abs);
     try {
       const buf = Buffer.alloc(Math.min(SNIFF_BYTES, st.size));
-      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-      head = buf.subarray(0, bytesRead);
+      head = buf.subarray(0, await readAt(fd, buf, buf.length, 0));
     } finally {
-      await fh.close();
+      await closeFd(fd);
     }
   } catch (err) {
     throw fileError(err, shown);

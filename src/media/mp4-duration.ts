@@ -3,7 +3,7 @@
  * walking box headers with positioned reads: the moov box is often at the end
  * of the file, and the file is never loaded whole.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeFd, openForReading, readAt as readInto, statFd } from '../util/fs-calls.js';
 
 interface BoxHeader {
   type: string;
@@ -18,15 +18,15 @@ interface BoxHeader {
 /** Bounded walk: a hostile file cannot make us read forever. */
 const MAX_BOXES = 10_000;
 
-async function readAt(fh: FileHandle, pos: number, len: number): Promise<Buffer> {
+async function readAt(fd: number, pos: number, len: number): Promise<Buffer> {
   const buf = Buffer.alloc(len);
-  const { bytesRead } = await fh.read(buf, 0, len, pos);
+  const bytesRead = await readInto(fd, buf, len, pos);
   return buf.subarray(0, bytesRead);
 }
 
-async function readBoxHeader(fh: FileHandle, pos: number, limit: number): Promise<BoxHeader | undefined> {
+async function readBoxHeader(fd: number, pos: number, limit: number): Promise<BoxHeader | undefined> {
   if (pos + 8 > limit) return undefined;
-  const h = await readAt(fh, pos, 16);
+  const h = await readAt(fd, pos, 16);
   if (h.length < 8) return undefined;
   let size = h.readUInt32BE(0);
   const type = h.toString('latin1', 4, 8);
@@ -42,10 +42,10 @@ async function readBoxHeader(fh: FileHandle, pos: number, limit: number): Promis
   return { type, start: pos, body, end: pos + size };
 }
 
-async function findChild(fh: FileHandle, from: number, to: number, type: string): Promise<BoxHeader | undefined> {
+async function findChild(fd: number, from: number, to: number, type: string): Promise<BoxHeader | undefined> {
   let pos = from;
   for (let n = 0; n < MAX_BOXES && pos < to; n++) {
-    const box = await readBoxHeader(fh, pos, to);
+    const box = await readBoxHeader(fd, pos, to);
     if (!box) return undefined;
     if (box.type === type) return box;
     pos = box.end;
@@ -82,18 +82,18 @@ export function parseMvhd(payload: Buffer): number | undefined {
  * ISO BMFF or has no readable movie header.
  */
 export async function readDurationSec(path: string): Promise<number | undefined> {
-  let fh: FileHandle | undefined;
+  let fd: number | undefined;
   try {
-    fh = await open(path, 'r');
-    const { size } = await fh.stat();
-    const moov = await findChild(fh, 0, size, 'moov');
+    fd = await openForReading(path);
+    const { size } = await statFd(fd);
+    const moov = await findChild(fd, 0, size, 'moov');
     if (!moov) return undefined;
-    const mvhd = await findChild(fh, moov.body, moov.end, 'mvhd');
+    const mvhd = await findChild(fd, moov.body, moov.end, 'mvhd');
     if (!mvhd) return undefined;
-    return parseMvhd(await readAt(fh, mvhd.body, Math.min(mvhd.end - mvhd.body, 32)));
+    return parseMvhd(await readAt(fd, mvhd.body, Math.min(mvhd.end - mvhd.body, 32)));
   } catch {
     return undefined;
   } finally {
-    await fh?.close();
+    if (fd !== undefined) await closeFd(fd).catch(() => undefined);
   }
 }

@@ -1,0 +1,35 @@
+/**
+ * The few file calls that reading a video makes (open, stat, read at a
+ * position, close) as promises over node:fs's callback API. node:fs/promises
+ * would serve, but loading it loads Node's readline interface, directory and
+ * watcher modules with it: ~3 M instructions of every `vidpub upload` and
+ * `vidpub post`, for these four calls (docs/performance.md).
+ */
+import { close, fstat, open, read, stat, type Stats } from 'node:fs';
+
+const settle =
+  <T>(resolve: (value: T) => void, reject: (err: Error) => void) =>
+  (err: Error | null, value: T) =>
+    err ? reject(err) : resolve(value);
+
+/** Opens `path` for reading; resolves to the file descriptor. */
+export function openForReading(path: string): Promise<number> {
+  return new Promise((resolve, reject) => open(path, 'r', settle(resolve, reject)));
+}
+
+export function statPath(path: string): Promise<Stats> {
+  return new Promise((resolve, reject) => stat(path, settle(resolve, reject)));
+}
+
+export function statFd(fd: number): Promise<Stats> {
+  return new Promise((resolve, reject) => fstat(fd, settle(resolve, reject)));
+}
+
+/** Reads up to `length` bytes at `position` into `buf` from its start; resolves to the count read. */
+export function readAt(fd: number, buf: Buffer, length: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => read(fd, buf, 0, length, position, settle(resolve, reject)));
+}
+
+export function closeFd(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => close(fd, (err) => (err ? reject(err) : resolve())));
+}
