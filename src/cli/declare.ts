@@ -1,34 +1,31 @@
 /**
- * Between the registry and commander: the flag definitions declared to
- * commander, and what commander parsed read back, once, into the types the
- * definitions give (FlagsOf, ArgsOf) for a command's parse().
+ * Between the registry and the parser: what a command line was read into
+ * (ParsedLine, by ./quick-parse.ts or by commander in ./program.ts), read
+ * back once into the types the definitions give (FlagsOf, ArgsOf) for a
+ * command's parse().
  */
-import { Option, type Command } from 'commander';
-import { flagKey, flagTerm, type ArgSpec, type ArgsOf, type FlagSpec, type FlagsOf } from './flags.js';
+import { flagKey, type ArgSpec, type ArgsOf, type FlagSpec, type FlagsOf, type GlobalFlags } from './flags.js';
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-export function toOption(f: FlagSpec): Option {
-  const o = new Option(flagTerm(f), f.description);
-  // Shown as written, the way every default is: "(default: 2m)".
-  if (f.default !== undefined) o.default(f.default, f.default);
-  if (f.repeatable) o.argParser(collect);
-  if (f.hidden) o.hideHelp();
-  return o;
+/**
+ * A command line as the parser read it, in commander's shape: the positional values, the
+ * command's own flags by key (`cmd.opts()`), those with the global ones (`optsWithGlobals()`),
+ * and whether a global flag was given on the line rather than left at its default.
+ */
+export interface ParsedLine {
+  positional: readonly unknown[];
+  opts: Record<string, unknown>;
+  optsWithGlobals: Record<string, unknown>;
+  given(key: keyof GlobalFlags): boolean;
 }
 
-export function addFlags(cmd: Command, flags: readonly FlagSpec[] | undefined): void {
-  for (const f of flags ?? []) cmd.addOption(toOption(f));
-}
-
-/** One flag's value from commander's (see FlagValue). */
+/** One flag's value from the parser's (see FlagValue). */
 function flagValue(f: FlagSpec, v: unknown): string | boolean | readonly string[] | undefined {
   if (f.value === undefined) return f.name.startsWith('no-') ? v !== false : v === true;
   if (f.repeatable) return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
   return typeof v === 'string' ? v : undefined;
 }
 
-/** The values of `flags` in commander's options (`cmd.opts()`, or optsWithGlobals()), typed by their definitions. */
+/** The values of `flags` in the parser's options (`opts`, or `optsWithGlobals`), typed by their definitions. */
 export function readFlags<const Fs extends readonly FlagSpec[]>(flags: Fs | undefined, opts: Record<string, unknown>): FlagsOf<Fs> {
   const values: Record<string, unknown> = {};
   for (const f of flags ?? []) values[flagKey(f)] = flagValue(f, opts[flagKey(f)]);
@@ -36,7 +33,7 @@ export function readFlags<const Fs extends readonly FlagSpec[]>(flags: Fs | unde
   return values as FlagsOf<Fs>;
 }
 
-/** The positional values commander passed to the action, typed by their definitions (a required one is there: commander checks). */
+/** The positional values the parser read, typed by their definitions (a required one is there: both parsers check). */
 export function readArgs<const As extends readonly ArgSpec[]>(args: As | undefined, values: readonly unknown[]): ArgsOf<As> {
   const read = (args ?? []).map((_, i) => (typeof values[i] === 'string' ? values[i] : undefined));
   return read as unknown as ArgsOf<As>;

@@ -12,7 +12,7 @@ import { Command, CommanderError } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, commandTerm, findCommand } from '../../src/cli/commands/index.js';
 import { loadCommand } from '../../src/cli/commands/load.js';
-import { addFlags } from '../../src/cli/declare.js';
+import { addFlags } from '../../src/cli/program.js';
 import { GLOBAL_FLAGS } from '../../src/cli/flags.js';
 import { ROOT_EXAMPLES } from '../../src/cli/root-help.js';
 import { commandNameOf, splitJsonFields } from '../../src/cli/argv.js';

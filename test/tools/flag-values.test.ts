@@ -3,7 +3,8 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, findCommand } from '../../src/cli/commands/index.js';
-import { addFlags, readArgs, readFlags, toOption } from '../../src/cli/declare.js';
+import { readArgs, readFlags } from '../../src/cli/declare.js';
+import { addFlags, toOption } from '../../src/cli/program.js';
 import { GLOBAL_FLAGS, flagKey } from '../../src/cli/flags.js';
 
 function parsed(name: string, argv: string[]): { opts: Record<string, unknown>; args: unknown[] } {
