@@ -136,7 +136,11 @@ if (fastCode !== undefined) {
   const loaded = requireCached(built(bundle), process.env);
   const { main, createProcessContext } = loaded.exports;
   main(argv, createProcessContext({ signal: controller.signal })).then((code) => {
-    loaded.save();
+    // The code cache is written by a run that succeeded: one that failed (the usual first run,
+    // before `vidpub login`) compiled only its way to the error, V8 would accept that cache, and
+    // every later run would compile the command's own path anew (`vidpub me` restored from such a
+    // cache counted 172 M instructions, against 161 M from a successful run's).
+    if (code === 0) loaded.save();
     process.exit(code);
   });
 }

@@ -4,7 +4,7 @@
  * bundle from it, dynamic imports included (undici for an upload); a damaged
  * cache is replaced; a cache that cannot be written never fails a command.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -62,6 +62,20 @@ describe('compile cache', () => {
       expect(statSync(join(dir, own[0]!)).mtimeMs).toBe(ownWritten);
     }
     expect(cacheFiles(dir)).toEqual(files);
+  });
+
+  test('a run that fails writes no cache: the first successful run does', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'vidpub-cc-'));
+    // No key anywhere yet: the command fails before any request (exit 3).
+    const env = envWith(home);
+    delete env.VIDPUB_API_KEY;
+    const failed = await runAsync(process.execPath, [BIN, 'me', '--json'], { env });
+    expect(failed.status).toBe(3);
+    expect(failed.stderr).toContain('No API key');
+    const dir = join(home, 'vidpub');
+    expect(existsSync(dir) ? cacheFiles(dir) : []).toEqual([]);
+    expect((await runAsync(process.execPath, [BIN, 'me', '--json'], { env: envWith(home) })).status).toBe(0);
+    expect(cacheFiles(dir)).toHaveLength(1);
   });
 
   test('a damaged cache file is rejected by V8 and replaced; the command is unaffected', async () => {
