@@ -26,7 +26,7 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 describe.skipIf(noTools)('bash completion at a terminal (tmux)', () => {
   let script = '';
 
-  beforeAll(() => {
+  beforeAll(async () => {
     ensureBuilt();
     const dir = mkdtempSync(join(tmpdir(), 'vidpub-completion-'));
     // `vidpub` on PATH, as an installed one would be
@@ -39,6 +39,8 @@ describe.skipIf(noTools)('bash completion at a terminal (tmux)', () => {
     const command = ['env', '-i', ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)), 'bash', '--norc', '--noprofile'].join(' ');
     tmux('new-session', '-d', '-x', '120', '-y', '10', '-s', SESSION, command);
     tmux('send-keys', '-t', SESSION, `source ${quote(script)}; clear`, 'Enter');
+    // The first line is typed only once the screen is cleared: typed before, it was drawn at the column the clear left.
+    await waitFor(screen, (text) => text.trim() === '$', 15_000);
   }, 120_000);
 
   afterAll(() => {
