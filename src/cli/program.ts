@@ -4,7 +4,7 @@
  * command's suggestion, and every mistake commander words (an unknown flag,
  * a missing argument or value), besides `--` and grouped short flags. main()
  * imports this module only then: commander and the program it builds cost
- * every command about 9 M instructions of start-up (docs/performance.md).
+ * every command about 5 M instructions of start-up (docs/performance.md).
  */
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode } from '../errors.js';

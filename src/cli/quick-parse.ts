@@ -12,7 +12,7 @@
  * unknown flag or command (with its suggestion), a missing or extra argument,
  * a missing value or one that starts with "-", `--`, grouped short flags
  * (-qy). Loading commander and building its program cost `vidpub me` about
- * 9 M instructions, a quarter of what it costs over a bare node:http GET
+ * 5 M instructions, an eighth of what it cost over a bare node:http GET
  * (docs/performance.md); a line read here pays none of it.
  */
 import type { CommandEntry } from './commands/index.js';

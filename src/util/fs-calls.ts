@@ -2,7 +2,7 @@
  * The few file calls that reading a video makes (open, stat, read at a
  * position, close) as promises over node:fs's callback API. node:fs/promises
  * would serve, but loading it loads Node's readline interface, directory and
- * watcher modules with it: ~3 M instructions of every `vidpub upload` and
+ * watcher modules with it: ~4 M instructions of every `vidpub upload` and
  * `vidpub post`, for these four calls (docs/performance.md).
  */
 import { close, fstat, open, read, stat, type Stats } from 'node:fs';
