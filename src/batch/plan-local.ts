@@ -5,7 +5,6 @@
  * to post's rules (src/core/post-rules.ts), its time resolved. Every problem
  * is added to the list with the item's number and line.
  */
-import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { VidpubError, sanitize } from '../errors.js';
 import type { VideoFile } from '../media/check.js';
@@ -14,6 +13,7 @@ import { pastTimeError } from '../time/at-grammar.js';
 import { parseWhen, type ResolvedWhen } from '../time/parse-when.js';
 import { isValidTimeZone } from '../time/zones.js';
 import { captionFileRefusal, captionRefusal, optionValueRefusal, type Refusal } from '../core/post-rules.js';
+import { NotRegularFileError, readUserFile } from '../util/user-file.js';
 import { eachOnce } from './bounded.js';
 import { FALSE_TEXT, TRUE_TEXT, flattenOptions, type Problem, type RawItem } from './manifest.js';
 
@@ -208,15 +208,21 @@ export async function localVideos(local: LocalItem[], baseDir: string, problems:
 /** A caption_file's text (its last line break dropped), or why it cannot be had. */
 async function readCaptionFile(file: string, baseDir: string): Promise<string | Refusal> {
   const path = resolve(baseDir, file);
+  let tooBig: Refusal | undefined;
   try {
-    const st = await stat(path);
-    if (!st.isFile()) throw new Error('not a file');
-    const tooBig = captionFileRefusal(st.size, `caption_file ${sanitize(file)}`);
-    if (tooBig) return tooBig;
-    return (await readFile(path, 'utf8')).replace(/\r?\n$/, '');
+    // Opened without waiting on a FIFO, and asked what it is on the open file (no stat before it to race).
+    const bytes = await readUserFile(path, {
+      inspect: (st) => {
+        tooBig = captionFileRefusal(st.size, `caption_file ${sanitize(file)}`);
+        if (tooBig) throw new Error(tooBig.message);
+      },
+    });
+    return bytes.toString('utf8').replace(/\r?\n$/, '');
   } catch (err) {
+    if (tooBig) return tooBig;
     const code = (err as NodeJS.ErrnoException).code;
-    return { message: `caption_file ${sanitize(file)} cannot be read: ${code === 'ENOENT' ? 'no such file' : sanitize(messageOf(err))}` };
+    const why = err instanceof NotRegularFileError ? 'not a file' : code === 'ENOENT' ? 'no such file' : sanitize(messageOf(err));
+    return { message: `caption_file ${sanitize(file)} cannot be read: ${why}` };
   }
 }
 

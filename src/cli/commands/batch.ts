@@ -25,15 +25,20 @@ async function readManifest(path: string, inv: Invocation): Promise<{ text: stri
     }
     return { text: Buffer.concat(chunks).toString('utf8'), baseDir: inv.ctx.cwd, source: 'stdin' };
   }
-  const { readFile, stat } = await import('node:fs/promises');
+  const { readUserFile, NotRegularFileError } = await import('../../util/user-file.js');
   const abs = resolve(inv.ctx.cwd, path);
+  const tooLong = () => new UsageError(`${sanitize(path)} is longer than ${MAX_MANIFEST_BYTES.toLocaleString('en-US')} bytes`);
   try {
-    const st = await stat(abs);
-    if (!st.isFile()) throw new UsageError(`${sanitize(path)} is not a file`);
-    if (st.size > MAX_MANIFEST_BYTES) throw new UsageError(`${sanitize(path)} is longer than ${MAX_MANIFEST_BYTES.toLocaleString('en-US')} bytes`);
-    return { text: await readFile(abs, 'utf8'), baseDir: dirname(abs), source: path };
+    // Opened without waiting on a FIFO, and asked what it is on the open file (no stat before it to race).
+    const bytes = await readUserFile(abs, {
+      inspect: (st) => {
+        if (st.size > MAX_MANIFEST_BYTES) throw tooLong();
+      },
+    });
+    return { text: bytes.toString('utf8'), baseDir: dirname(abs), source: path };
   } catch (err) {
     if (err instanceof UsageError) throw err;
+    if (err instanceof NotRegularFileError) throw new UsageError(`${sanitize(path)} is not a file`);
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(`${sanitize(path)} cannot be read${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
   }

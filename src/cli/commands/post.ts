@@ -41,16 +41,16 @@ async function readCaption(flags: Flags, inv: Invocation): Promise<string | unde
     if (inv.ctx.io.stdinIsTTY) inv.log.info('Reading the caption from the terminal; end it with Ctrl-D.');
     raw = await readAll(inv.ctx.io.stdin, MAX_CAPTION_FILE_BYTES, 'the caption on stdin');
   } else {
-    const { readFile, stat } = await import('node:fs/promises');
+    const { readUserFile, NotRegularFileError } = await import('../../util/user-file.js');
     const { resolve } = await import('node:path');
     const path = resolve(inv.ctx.cwd, file);
     try {
-      const st = await stat(path);
-      if (!st.isFile()) throw new UsageError(`--caption-file ${sanitize(file)} is not a file`);
-      refuse(captionFileRefusal(st.size, `--caption-file ${sanitize(file)}`));
-      raw = await readFile(path, 'utf8');
+      // Opened without waiting on a FIFO, and asked what it is on the open file (no stat before it to race).
+      const bytes = await readUserFile(path, { inspect: (st) => refuse(captionFileRefusal(st.size, `--caption-file ${sanitize(file)}`)) });
+      raw = bytes.toString('utf8');
     } catch (err) {
       if (err instanceof UsageError) throw err;
+      if (err instanceof NotRegularFileError) throw new UsageError(`--caption-file ${sanitize(file)} is not a file`);
       const code = (err as NodeJS.ErrnoException).code;
       throw new UsageError(`--caption-file ${sanitize(file)} cannot be read${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
     }
