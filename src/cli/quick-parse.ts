@@ -4,7 +4,7 @@
  * `--name`, `--name VALUE`, `--name=VALUE` or `-x` (a switch); the global
  * flags anywhere, the command's own after its name. What it returns has the
  * shape of commander's result (ParsedLine), so both are read by the same
- * readFlags into the same typed values; test/cli/quick-parse.test.ts holds it
+ * readFlags into the same typed values; test/tools/quick-parse.test.ts holds it
  * to commander's result on generated command lines.
  *
  * Anything else returns undefined, and main() hands the line to commander

@@ -1,9 +1,10 @@
 /**
- * The few file calls that reading a video makes (open, stat, read at a
- * position, close) as promises over node:fs's callback API. node:fs/promises
- * would serve, but loading it loads Node's readline interface, directory and
- * watcher modules with it: ~4 M instructions of every `vidpub upload` and
- * `vidpub post`, for these four calls (docs/performance.md).
+ * The few file calls that reading a video or a user's file makes (open,
+ * stat, read at a position, close) as promises over node:fs's callback API.
+ * node:fs/promises would serve, but loading it loads Node's readline
+ * interface, directory and watcher modules with it: ~4 M instructions of
+ * every `vidpub upload` and `vidpub post`, for these four calls
+ * (docs/performance.md).
  */
 import { close, fstat, open, read, stat, type Stats } from 'node:fs';
 
@@ -12,9 +13,9 @@ const settle =
   (err: Error | null, value: T) =>
     err ? reject(err) : resolve(value);
 
-/** Opens `path` for reading; resolves to the file descriptor. */
-export function openForReading(path: string): Promise<number> {
-  return new Promise((resolve, reject) => open(path, 'r', settle(resolve, reject)));
+/** Opens `path` for reading (`flags`: 'r', or O_RDONLY with more, as util/user-file.ts asks); resolves to the file descriptor. */
+export function openForReading(path: string, flags: string | number = 'r'): Promise<number> {
+  return new Promise((resolve, reject) => open(path, flags, settle(resolve, reject)));
 }
 
 export function statPath(path: string): Promise<Stats> {

@@ -8,8 +8,9 @@
  * a pipe where the caller allows one (`pipes`: process substitution, /dev/stdin),
  * read as a stream that ends when `signal` aborts (--timeout, Ctrl-C, SIGTERM).
  */
-import { closeSync, constants, fstat, fstatSync, open, openSync, readFile, readFileSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFile, readFileSync, type Stats } from 'node:fs';
 import { promisify } from 'node:util';
+import { openForReading, statFd } from './fs-calls.js';
 
 /** Open flags: never wait on a FIFO, never take a terminal as the controlling one. */
 const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
@@ -81,10 +82,10 @@ export interface ReadUserFileOptions {
 /** A file's bytes, without blocking: a regular file, or a pipe where `pipes` allows it. */
 export async function readUserFile(path: string, opts: ReadUserFileOptions = {}): Promise<Buffer> {
   opts.signal?.throwIfAborted();
-  const fd = await promisify(open)(path, FLAGS);
+  const fd = await openForReading(path, FLAGS);
   let st: Stats;
   try {
-    st = await promisify(fstat)(fd);
+    st = await statFd(fd);
   } catch (err) {
     closeSync(fd);
     throw err;
