@@ -86,4 +86,14 @@ describe('the other rules post holds, held by batch too', () => {
     expect(p.stderr).toMatch(/Error: --caption-file \S+big\.txt is longer than 100,000 bytes\n/);
     expect(p.code).toBe(2);
   });
+
+  it('a caption on stdin over 100,000 bytes, and a manifest on stdin over 10,000,000: exit 2, nothing sent', async () => {
+    const caption = await runCli(['post', CLIP, '--to', 'youtube', '--caption-file', '-', '--no-input'], { env: emu.env(), stdin: 'x'.repeat(100_001) });
+    expect(caption.stderr).toContain('Error: the caption on stdin is longer than 100,000 bytes\n');
+    expect(caption.code).toBe(2);
+    const items = await runCli(['batch', '-', '--format', 'jsonl', '--dry-run'], { env: emu.env(), stdin: 'x'.repeat(10_000_001) });
+    expect(items.stderr).toContain('Error: the manifest on stdin is longer than 10,000,000 bytes\n');
+    expect(items.code).toBe(2);
+    expect(await apiRequests()).toEqual([]);
+  });
 });

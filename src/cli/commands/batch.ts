@@ -7,6 +7,7 @@ import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
+import { readAll, readNamedFile } from '../user-input.js';
 
 const MAX_MANIFEST_BYTES = 10_000_000;
 const MAX_CONCURRENCY = 16;
@@ -15,33 +16,13 @@ async function readManifest(path: string, inv: Invocation): Promise<{ text: stri
   const { dirname, resolve } = await import('node:path');
   if (path === '-') {
     if (inv.ctx.io.stdinIsTTY) inv.log.info('Reading the manifest from the terminal; end it with Ctrl-D.');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of inv.ctx.io.stdin) {
-      const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-      size += b.length;
-      if (size > MAX_MANIFEST_BYTES) throw new UsageError(`the manifest on stdin is longer than ${MAX_MANIFEST_BYTES.toLocaleString('en-US')} bytes`);
-      chunks.push(b);
-    }
-    return { text: Buffer.concat(chunks).toString('utf8'), baseDir: inv.ctx.cwd, source: 'stdin' };
+    return { text: await readAll(inv.ctx.io.stdin, MAX_MANIFEST_BYTES, 'the manifest on stdin'), baseDir: inv.ctx.cwd, source: 'stdin' };
   }
-  const { readUserFile, NotRegularFileError } = await import('../../util/user-file.js');
   const abs = resolve(inv.ctx.cwd, path);
-  const tooLong = () => new UsageError(`${sanitize(path)} is longer than ${MAX_MANIFEST_BYTES.toLocaleString('en-US')} bytes`);
-  try {
-    // Opened without waiting on a FIFO, and asked what it is on the open file (no stat before it to race).
-    const bytes = await readUserFile(abs, {
-      inspect: (st) => {
-        if (st.size > MAX_MANIFEST_BYTES) throw tooLong();
-      },
-    });
-    return { text: bytes.toString('utf8'), baseDir: dirname(abs), source: path };
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    if (err instanceof NotRegularFileError) throw new UsageError(`${sanitize(path)} is not a file`);
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`${sanitize(path)} cannot be read${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
-  }
+  const text = await readNamedFile(abs, sanitize(path), (st) => {
+    if (st.size > MAX_MANIFEST_BYTES) throw new UsageError(`${sanitize(path)} is longer than ${MAX_MANIFEST_BYTES.toLocaleString('en-US')} bytes`);
+  });
+  return { text, baseDir: dirname(abs), source: path };
 }
 
 /** The items whose line an invocation has printed already. */

@@ -14,22 +14,11 @@ import { defineCommand, type Invocation } from '../command.js';
 import type { ArgsFor, FlagsFor } from './index.js';
 import { POST_FIELDS } from '../json-fields.js';
 import { rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
+import { readAll, readNamedFile } from '../user-input.js';
 import { MAX_CAPTION_FILE_BYTES, captionFileRefusal, refuse } from '../../core/post-rules.js';
 
 type Flags = FlagsFor<'post'>;
 type Args = ArgsFor<'post'>;
-
-async function readAll(stream: NodeJS.ReadableStream, limit: number, what: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += b.length;
-    if (size > limit) throw new UsageError(`${what} is longer than ${limit.toLocaleString('en-US')} bytes`);
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 async function readCaption(flags: Flags, inv: Invocation): Promise<string | undefined> {
   const text = flags.caption;
@@ -41,19 +30,9 @@ async function readCaption(flags: Flags, inv: Invocation): Promise<string | unde
     if (inv.ctx.io.stdinIsTTY) inv.log.info('Reading the caption from the terminal; end it with Ctrl-D.');
     raw = await readAll(inv.ctx.io.stdin, MAX_CAPTION_FILE_BYTES, 'the caption on stdin');
   } else {
-    const { readUserFile, NotRegularFileError } = await import('../../util/user-file.js');
     const { resolve } = await import('node:path');
-    const path = resolve(inv.ctx.cwd, file);
-    try {
-      // Opened without waiting on a FIFO, and asked what it is on the open file (no stat before it to race).
-      const bytes = await readUserFile(path, { inspect: (st) => refuse(captionFileRefusal(st.size, `--caption-file ${sanitize(file)}`)) });
-      raw = bytes.toString('utf8');
-    } catch (err) {
-      if (err instanceof UsageError) throw err;
-      if (err instanceof NotRegularFileError) throw new UsageError(`--caption-file ${sanitize(file)} is not a file`);
-      const code = (err as NodeJS.ErrnoException).code;
-      throw new UsageError(`--caption-file ${sanitize(file)} cannot be read${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
-    }
+    const shown = `--caption-file ${sanitize(file)}`;
+    raw = await readNamedFile(resolve(inv.ctx.cwd, file), shown, (st) => refuse(captionFileRefusal(st.size, shown)));
   }
   // A file's last line break is not part of the caption.
   return raw.replace(/\r?\n$/, '');
