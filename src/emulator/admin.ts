@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { EmulatorStartInfo } from '../api/wire-types.js';
 import type { Core } from './core.js';
 import { ServiceError, errorBody } from './service-errors.js';
-import { cancelPost, releaseDuePosts } from './posts.js';
+import { cancelPost, releaseDuePosts } from './posting.js';
 import { postRecord } from './records.js';
 import { asObject, parseJsonBody } from './validate.js';
 

@@ -8,7 +8,7 @@ import { Core } from './core.js';
 import { defaultFixture } from './default-fixture.js';
 import type { Fixture } from './fixture.js';
 import { validateFixture } from './fixture-check.js';
-import { releaseDuePosts } from './posts.js';
+import { releaseDuePosts } from './posting.js';
 import { mcpPlugin } from './mcp.js';
 import { buildServer, type EmulatorPlugin } from './server.js';
 import { listenWarning } from './access.js';

@@ -1,9 +1,11 @@
 /**
  * Posts: create (draft / scheduled / publishing), publish (start, schedule,
- * reschedule, send now), read, the issues that block publishing, the
- * scheduler (emulator clock) and the simulated posting to each destination.
+ * reschedule, send now), edit a draft, read, and the issues that block
+ * publishing; each for the API and for the web app, which differ only in
+ * what spends the daily allowance (contract §8 rule 4). The scheduler and
+ * the posting to each destination are in posting.ts.
  */
-import { TERMINAL_DESTINATION_STATUSES, type Issue, type Notice, type OptionValue } from '../api/wire-types.js';
+import type { Issue, OptionValue } from '../api/wire-types.js';
 import type { Core } from './core.js';
 import type { ServiceError } from './service-errors.js';
 import { badRequest, blockingIssues, conflict, invalidField, missingField, notFound } from './service-errors.js';
@@ -12,6 +14,7 @@ import { postRecord } from './records.js';
 import { ok, type Result } from './result.js';
 import { newId, type DestinationState, type MediaState, type PostDestState, type PostState, type WorkspaceState } from './state.js';
 import { asObject, optionalString, requiredString } from './validate.js';
+import { goOut, who } from './posting.js';
 
 export const MAX_CAPTION_LENGTH = 10_000;
 export const MAX_DESTINATIONS_PER_POST = 25;
@@ -43,8 +46,6 @@ export function parsePublishAt(value: unknown, nowMs: number): PublishAt {
 }
 
 // ------------------------------------------------------------------ issues
-
-const who = (d: DestinationState): string => `${d.handle} (${d.platform})`;
 
 export function computeIssues(ws: WorkspaceState, media: MediaState | undefined, caption: string, dests: PostDestState[]): Issue[] {
   const issues: Issue[] = [];
@@ -97,7 +98,7 @@ export function computeIssues(ws: WorkspaceState, media: MediaState | undefined,
 
 const hasErrors = (issues: Issue[]): boolean => issues.some((i) => i.severity === 'error');
 
-function refreshIssues(ws: WorkspaceState, p: PostState): void {
+export function refreshIssues(ws: WorkspaceState, p: PostState): void {
   p.issues = computeIssues(ws, ws.media.get(p.media_id), p.caption, p.destinations);
 }
 
@@ -110,7 +111,8 @@ interface PostInput {
   publishAt: PublishAt | null;
 }
 
-function checkOptionValue(d: DestinationState, key: string, value: unknown, param: string): OptionValue | undefined {
+/** An option value as a post may hold it (undefined: null, unset); 400 unknown_option / invalid_option_value. */
+export function checkOptionValue(d: DestinationState, key: string, value: unknown, param: string): OptionValue | undefined {
   const o = d.options.find((x) => x.key === key);
   if (!o) {
     const known = d.options.map((x) => x.key).join(', ') || 'none';
@@ -125,13 +127,18 @@ function checkOptionValue(d: DestinationState, key: string, value: unknown, para
   return value as OptionValue;
 }
 
-function readPostInput(ws: WorkspaceState, body: unknown, nowMs: number): PostInput {
-  const o = asObject(body);
-  const mediaId = requiredString(o, 'media_id', 'the id of the video to post', MAX_ID_LENGTH);
-  // Characters are Unicode code points (an emoji is one), not UTF-16 units.
+/** A post's caption from a body: characters are Unicode code points (an emoji is one), not UTF-16 units. */
+function readCaption(o: Record<string, unknown>): string {
   const caption = optionalString(o, 'caption', Number.MAX_SAFE_INTEGER) ?? '';
   const chars = [...caption].length;
   if (chars > MAX_CAPTION_LENGTH) throw invalidField('caption', `caption must be at most ${MAX_CAPTION_LENGTH} characters long (got ${chars}).`);
+  return caption;
+}
+
+function readPostInput(ws: WorkspaceState, body: unknown, nowMs: number): PostInput {
+  const o = asObject(body);
+  const mediaId = requiredString(o, 'media_id', 'the id of the video to post', MAX_ID_LENGTH);
+  const caption = readCaption(o);
   const list = o.destinations;
   if (list === undefined || list === null) throw missingField('destinations', 'at least one {"destination_id": ...} to post to');
   if (!Array.isArray(list)) throw invalidField('destinations', 'destinations must be an array of {"destination_id", "options"} entries.');
@@ -181,11 +188,19 @@ function checkCanGoOut(core: Core, ws: WorkspaceState, media: MediaState | undef
 }
 
 export function createPost(core: Core, auth: AuthContext, body: unknown): Result {
-  const ws = auth.workspace;
+  return createPostIn(core, auth.workspace, body, 'api');
+}
+
+/** Who acts: the API (or MCP), or the web app, whose publishing spends no daily allowance. */
+export type Actor = 'api' | 'web';
+
+/** POST /v1/posts, or the web app's "make a draft" (the same body; the web app sends no publish_at). */
+export function createPostIn(core: Core, ws: WorkspaceState, body: unknown, by: Actor): Result {
   const input = readPostInput(ws, body, core.clock.now());
   const media = ws.media.get(input.mediaId);
   const issues = computeIssues(ws, media, input.caption, input.destinations);
-  if (input.publishAt) checkCanGoOut(core, ws, media, issues, true);
+  const spends = by === 'api' && input.publishAt !== null;
+  if (input.publishAt) checkCanGoOut(core, ws, media, issues, spends);
 
   const post: PostState = {
     id: newId('post'),
@@ -198,10 +213,11 @@ export function createPost(core: Core, auth: AuthContext, body: unknown): Result
     issues,
     destinations: input.destinations,
     created_at: core.clock.iso(),
+    counted: spends,
   };
   ws.posts.set(post.id, post);
+  if (spends) core.limits.spendDaily(ws);
   if (input.publishAt) {
-    core.limits.spendDaily(ws);
     applyPublishAt(core, post, input.publishAt);
   }
   return ok(postRecord(post, core.origin), 201);
@@ -222,7 +238,16 @@ function applyPublishAt(core: Core, post: PostState, at: PublishAt): void {
 }
 
 export function publishPost(core: Core, auth: AuthContext, id: string, body: unknown): Result {
-  const ws = auth.workspace;
+  return publishPostIn(core, auth.workspace, id, body, 'api');
+}
+
+/**
+ * POST /v1/posts/{id}/publish, or the web app's publish now, schedule and reschedule. The API
+ * spends one post of the daily allowance the first time it starts or schedules a post (a draft
+ * made in the web app included); the web app never does, and a post it scheduled is counted if
+ * the API later sends it.
+ */
+export function publishPostIn(core: Core, ws: WorkspaceState, id: string, body: unknown, by: Actor): Result {
   const post = ws.posts.get(id);
   if (!post) throw notFound('post', id);
   const o = asObject(body);
@@ -232,9 +257,12 @@ export function publishPost(core: Core, auth: AuthContext, id: string, body: unk
     throw conflict('post_not_publishable', `The post is ${post.status}; only a draft or a scheduled post can be published or rescheduled.`, { post_id: post.id, status: post.status });
   }
   refreshIssues(ws, post);
-  const spends = post.status === 'draft'; // rescheduling or sending a scheduled post now does not spend
+  const spends = by === 'api' && !post.counted; // rescheduling or sending a counted post now does not spend
   checkCanGoOut(core, ws, ws.media.get(post.media_id), post.issues, spends, { post_id: post.id });
-  if (spends) core.limits.spendDaily(ws);
+  if (spends) {
+    core.limits.spendDaily(ws);
+    post.counted = true;
+  }
   applyPublishAt(core, post, at);
   return ok(postRecord(post, core.origin));
 }
@@ -247,75 +275,40 @@ export function getPost(core: Core, auth: AuthContext, id: string): Result {
   return ok(postRecord(post, core.origin));
 }
 
-// ------------------------------------------------------------------ going out
 
-/** Scheduled posts whose time has come (emulator clock) start publishing. */
-export function releaseDuePosts(core: Core): number {
-  const now = core.clock.now();
-  let n = 0;
-  for (const ws of core.state.workspaces.values()) {
-    for (const p of ws.posts.values()) {
-      if (p.status === 'scheduled' && p.dueAtMs !== null && p.dueAtMs <= now) {
-        p.dueAtMs = null;
-        goOut(core, p);
-        n++;
-      }
+// ------------------------------------------------------------------ edit (the web app)
+
+/** What the web app changes in a draft: its caption, and option values by destination id (null unsets one). */
+export interface DraftEdit {
+  caption?: string;
+  options?: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * The web app's edit of a draft, checked as POST /v1/posts checks a new post (caption length,
+ * known options, allowed values); nothing changes unless all of it is valid. The issues follow.
+ */
+export function editDraft(ws: WorkspaceState, id: string, edit: DraftEdit): PostState {
+  const post = ws.posts.get(id);
+  if (!post) throw notFound('post', id);
+  if (post.status !== 'draft') {
+    throw conflict('post_not_editable', `The post is ${post.status}; only a draft can be edited.`, { post_id: post.id, status: post.status });
+  }
+  const caption = edit.caption === undefined ? post.caption : readCaption({ caption: edit.caption });
+  const changes: { pd: PostDestState; key: string; value: OptionValue | undefined }[] = [];
+  for (const [destinationId, values] of Object.entries(edit.options ?? {})) {
+    const pd = post.destinations.find((x) => x.destination_id === destinationId);
+    const d = ws.destinations.get(destinationId);
+    if (!pd || !d) throw notFound('destination of the post', destinationId);
+    for (const [key, value] of Object.entries(values)) {
+      changes.push({ pd, key, value: checkOptionValue(d, key, value, `options.${destinationId}.${key}`) });
     }
   }
-  return n;
-}
-
-function platformWarning(d: DestinationState, media: MediaState | undefined, caption: string): Notice | null {
-  const notes: string[] = [];
-  const codes: string[] = [];
-  if (d.caption_max_length !== null && [...caption].length > d.caption_max_length) {
-    codes.push('caption_truncated');
-    notes.push(`The caption was cut to ${d.caption_max_length} characters.`);
+  post.caption = caption;
+  for (const c of changes) {
+    if (c.value === undefined) delete c.pd.options[c.key];
+    else c.pd.options[c.key] = c.value;
   }
-  if (media && !d.video_limits.content_types.includes(media.content_type)) {
-    codes.push('video_converted');
-    notes.push(`The video was converted from ${media.content_type} to MP4.`);
-  }
-  return codes.length ? { code: codes[0]!, message: notes.join(' ') } : null;
-}
-
-function goOut(core: Core, post: PostState): void {
-  const ws = core.state.workspace(post.workspaceId);
-  const media = ws.media.get(post.media_id);
-  post.status = 'publishing';
-  // Each destination takes publishMs, one after another, as --publish-ms says.
-  post.destinations.forEach((pd, i) => {
-    if (pd.status !== 'pending') return;
-    pd.status = 'publishing';
-    core.timers.after(core.settings.publishMs * (i + 1), () => {
-      if (pd.status !== 'publishing') return; // cancelled meanwhile
-      const d = ws.destinations.get(pd.destination_id);
-      if (!d || d.status !== 'active') {
-        pd.status = 'failed';
-        pd.failure = { code: 'destination_inactive', message: `${d ? who(d) : pd.destination_id} is ${d?.status ?? 'gone'}: reconnect it in the web app and post again.` };
-      } else if (core.faults.destinationFails(d.id)) {
-        pd.status = 'failed';
-        pd.failure = { code: 'platform_rejected', message: `${d.platform} refused the video for ${d.handle}: the platform reported an error while publishing. Try again later.` };
-      } else {
-        pd.status = 'published';
-        pd.url = `${core.origin}/_emulator/published/${post.id}/${d.id}`;
-        pd.warning = platformWarning(d, media, post.caption);
-      }
-      settle(post);
-    });
-  });
-  settle(post);
-}
-
-function settle(post: PostState): void {
-  if (post.destinations.every((d) => TERMINAL_DESTINATION_STATUSES.includes(d.status))) post.status = 'completed';
-}
-
-/** Web-app style cancel (admin control): destinations not yet out become cancelled. */
-export function cancelPost(post: PostState): void {
-  for (const d of post.destinations) {
-    if (d.status === 'pending' || d.status === 'publishing') d.status = 'cancelled';
-  }
-  post.dueAtMs = null;
-  settle(post);
+  refreshIssues(ws, post);
+  return post;
 }

@@ -103,6 +103,8 @@ export interface PostState {
   issues: Issue[];
   destinations: PostDestState[];
   created_at: string;
+  /** Whether the daily allowance counted it: the API (or MCP) started or scheduled it (the web app's publishing does not count). */
+  counted: boolean;
 }
 
 export interface WorkspaceState {
@@ -278,6 +280,7 @@ function postOf(p: FixturePost, workspaceId: string): PostState {
     ...structuredClone(p),
     workspaceId,
     dueAtMs: due,
+    counted: p.status !== 'draft',
     issues: [],
     destinations: p.destinations.map((d) => ({ ...d, options: { ...d.options }, url: null, warning: null, failure: null })),
   };

@@ -15,7 +15,7 @@ function media(id: string, status: MediaState['status']): MediaState {
 }
 
 function post(id: string, mediaId: string, status: PostState['status']): PostState {
-  return { id, workspaceId: 'ws_demo', status, caption: '', media_id: mediaId, publish_at: null, dueAtMs: null, issues: [], destinations: [], created_at: '2030-01-01T00:00:00Z' };
+  return { id, workspaceId: 'ws_demo', status, caption: '', media_id: mediaId, publish_at: null, dueAtMs: null, issues: [], destinations: [], created_at: '2030-01-01T00:00:00Z', counted: false };
 }
 
 describe('retention of finished records', () => {
