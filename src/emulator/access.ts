@@ -2,16 +2,17 @@
  * Who the emulator answers beyond its API. Its test controls (/_emulator:
  * the start information with every key, reset, the clock, faults, the
  * request log) answer only peers on this machine's loopback, unless it was
- * started to expose them (`vidpub emulator --expose-controls`); the pages
- * behind review_url and a published destination's url are links the API
- * hands out and answer anyone. Listening on an address other than loopback
+ * started to expose them (`vidpub emulator --expose-controls`), and so does
+ * the web app (review_url's page, the workspace page and their actions:
+ * webapp/). The page behind a published destination's url stands for the
+ * platform's and answers anyone. Listening on an address other than loopback
  * is said at start (listenWarning).
  */
 import { isLoopback } from './addresses.js';
 import { ADMIN_PREFIX } from './admin.js';
 import { ServiceError } from './service-errors.js';
 
-const PAGE_PREFIXES = [`${ADMIN_PREFIX}/review/`, `${ADMIN_PREFIX}/published/`];
+const PAGE_PREFIXES = [`${ADMIN_PREFIX}/published/`];
 
 /** Whether a request to `path` (under /_emulator) from `peer` (the socket's remote address) is answered. */
 export function controlsAnswer(path: string, peer: string | undefined, exposeControls: boolean): boolean {

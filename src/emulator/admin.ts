@@ -1,7 +1,8 @@
 /**
  * Test controls under /_emulator (no key needed): request log, clock,
  * faults, reset, settings, state summary, destination status, web-app
- * cancel, and the small HTML pages behind review_url and published urls.
+ * cancel, and the page behind a published url (the web app, review_url's
+ * page included, is registered by webapp/routes.ts).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { EmulatorStartInfo } from '../api/wire-types.js';
@@ -9,6 +10,7 @@ import type { Core } from './core.js';
 import { ServiceError, errorBody } from './service-errors.js';
 import { cancelPost, releaseDuePosts } from './posting.js';
 import { postRecord } from './records.js';
+import { esc as escapeHtml, page, raw } from './webapp/html.js';
 import { asObject, parseJsonBody } from './validate.js';
 
 export const ADMIN_PREFIX = '/_emulator';
@@ -30,14 +32,6 @@ function nonNegInt(v: unknown, name: string): number {
   return v;
 }
 
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>`
-    + '<style>body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:1rem;overflow:auto}</style>'
-    + `</head><body><p><em>Video Publishing Service emulator</em></p><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
-}
 
 /** Checks `options` of POST /_emulator/destinations/{id}: a list of changes to options the destination has. */
 function optionChanges(raw: unknown, keys: string[]): { key: string; set: Record<string, unknown> }[] {
@@ -229,21 +223,13 @@ export function registerAdmin(app: FastifyInstance, core: Core, info: () => Emul
     return postRecord(post, core.origin);
   });
 
-  // ---------------------------------------------------------------- HTML pages behind review_url and url
-  app.get<{ Params: { id: string } }>(`${ADMIN_PREFIX}/review/:id`, async (req, reply) => {
-    const post = core.state.findPost(req.params.id);
-    reply.type('text/html; charset=utf-8');
-    if (!post) return reply.code(404).send(page('Post not found', `<p>No post ${escapeHtml(req.params.id)}.</p>`));
-    const rec = postRecord(post, core.origin);
-    return page(`Post ${post.id} (${post.status})`, `<p>${escapeHtml(post.caption || '(no caption)')}</p><pre>${escapeHtml(JSON.stringify(rec, null, 2))}</pre>`);
-  });
-
+  // ---------------------------------------------------------------- the page behind a published url (the web app is in webapp/)
   app.get<{ Params: { postId: string; destinationId: string } }>(`${ADMIN_PREFIX}/published/:postId/:destinationId`, async (req, reply) => {
     const post = core.state.findPost(req.params.postId);
     const pd = post?.destinations.find((d) => d.destination_id === req.params.destinationId);
     reply.type('text/html; charset=utf-8');
-    if (!post || !pd || pd.status !== 'published') return reply.code(404).send(page('Not published', '<p>Nothing was published here.</p>'));
+    if (!post || !pd || pd.status !== 'published') return reply.code(404).send(page('Not published', raw('<p>Nothing was published here.</p>')));
     const d = core.state.workspace(post.workspaceId).destinations.get(pd.destination_id);
-    return page(`Published on ${d?.platform ?? 'the platform'} as ${d?.handle ?? pd.destination_id}`, `<p>${escapeHtml(post.caption || '(no caption)')}</p><p>Video: ${escapeHtml(post.media_id)}</p>`);
+    return page(`Published on ${d?.platform ?? 'the platform'} as ${d?.handle ?? pd.destination_id}`, raw(`<p>${escapeHtml(post.caption || '(no caption)')}</p><p>Video: ${escapeHtml(post.media_id)}</p>`));
   });
 }

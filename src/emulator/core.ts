@@ -12,6 +12,7 @@ import { Limits } from './limits.js';
 import { RequestLog } from './request-log.js';
 import { State } from './state.js';
 import { Timers } from './timers.js';
+import { VideoBytes } from './video-store.js';
 
 export interface Settings {
   /** Duration of the processing step (and of an import's download step), ms. */
@@ -35,6 +36,8 @@ export class Core {
   state: State;
   settings: Settings;
   readonly log = new RequestLog();
+  /** The uploaded videos' bytes, for the web app's player. */
+  readonly videos = new VideoBytes();
   /** http://host:port, set once the server listens. */
   origin = 'http://127.0.0.1';
   /** The upload links' origin when they have a listener of their own (another origin, as object storage). */
@@ -69,6 +72,7 @@ export class Core {
     this.idempotency.reset();
     this.faults.clear();
     this.log.clear();
+    this.videos.clear();
     for (const l of this.resetListeners) l();
   }
 }

@@ -19,6 +19,7 @@ import type { CallContext, EmulatorService, RequestBody, ServiceResult } from '.
 import { receiveUpload, UPLOAD_PATH_PREFIX } from './uploads.js';
 import { fastV1, isJsonAnswer, writeJson } from './fast-v1.js';
 import { V1_ROUTES } from './v1-routes.js';
+import { registerWebApp } from './webapp/routes.js';
 
 interface RequestMeta {
   entry: LogEntry | null;
@@ -332,6 +333,8 @@ export async function buildServer(
 
   // ---------------------------------------------------------------- /_emulator
   registerAdmin(app, core, info);
+  // The web app (review_url's page, the workspace page, their actions): under /_emulator, with the controls' peers.
+  registerWebApp(app, core);
 
   for (const plugin of plugins) await plugin({ app, service });
 

@@ -3,8 +3,9 @@
  *   PUT {origin}/_uploads/<media id>?expires=<unix s>&sig=<hmac-sha256 hex>
  * Single use, expiring on the emulator clock, refused with an Authorization
  * header, a different Content-Type or a different byte count. The body is
- * streamed and counted, never kept (only the first 256 KiB and a small tail
- * are looked at for an MP4/MOV `mvhd` duration).
+ * streamed and counted (the first 256 KiB and a small tail are looked at for
+ * an MP4/MOV `mvhd` duration); a file of up to PLAYABLE_MAX_BYTES is kept for
+ * the web app's player (video-store.ts), a larger one is not kept.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -14,6 +15,7 @@ import { IsoCache } from './offset-clock.js';
 import type { Core } from './core.js';
 import { ServiceError } from './service-errors.js';
 import type { MediaState } from './state.js';
+import { PLAYABLE_MAX_BYTES } from './video-store.js';
 
 export const UPLOAD_PATH_PREFIX = '/_uploads/';
 /** Signed header the PUT must carry, like every header of upload.headers. */
@@ -113,7 +115,7 @@ export async function receiveUpload(core: Core, req: UploadRequest): Promise<Upl
   link.state = 'receiving';
   m.receivedBytes = 0;
   const sniff = m.content_type === 'video/mp4' || m.content_type === 'video/quicktime';
-  const result = await count(req.body, size, sniff, (n) => { m.receivedBytes = n; });
+  const result = await count(req.body, size, sniff, (n) => { m.receivedBytes = n; }, size <= PLAYABLE_MAX_BYTES);
   if (m.upload !== link) return null; // emulator was reset meanwhile
   if (result.kind === 'aborted') {
     link.state = 'open';
@@ -129,12 +131,13 @@ export async function receiveUpload(core: Core, req: UploadRequest): Promise<Upl
   link.state = 'used';
   m.bytesComplete = true;
   if (result.durationSec !== null) m.duration_sec = result.durationSec;
+  if (result.kept) core.videos.keep(m.id, result.kept);
   return { status: 200, body: { media_id: m.id, received_bytes: result.bytes }, headers: {}, closeConnection: false };
 }
 
-type CountResult = { kind: 'end'; bytes: number; durationSec: number | null } | { kind: 'overflow' } | { kind: 'aborted' };
+type CountResult = { kind: 'end'; bytes: number; durationSec: number | null; kept: Buffer | null } | { kind: 'overflow' } | { kind: 'aborted' };
 
-function count(stream: Readable, limit: number, sniff: boolean, progress: (n: number) => void): Promise<CountResult> {
+function count(stream: Readable, limit: number, sniff: boolean, progress: (n: number) => void, keep: boolean): Promise<CountResult> {
   // The client went away before the body was read (e.g. while a delay fault held the request):
   // the stream was destroyed and will emit nothing more, so waiting for it would hold the link for good.
   if (stream.destroyed) return Promise.resolve({ kind: 'aborted' });
@@ -144,6 +147,7 @@ function count(stream: Readable, limit: number, sniff: boolean, progress: (n: nu
     const head: Buffer[] = [];
     let headBytes = 0;
     const tail: Buffer[] = [];
+    const all: Buffer[] = [];
     const settle = (r: CountResult): void => {
       if (settled) return;
       settled = true;
@@ -157,6 +161,7 @@ function count(stream: Readable, limit: number, sniff: boolean, progress: (n: nu
         settle({ kind: 'overflow' });
         return;
       }
+      if (keep) all.push(chunk);
       if (!sniff) return;
       if (headBytes < SNIFF_HEAD_BYTES) {
         head.push(chunk);
@@ -170,7 +175,7 @@ function count(stream: Readable, limit: number, sniff: boolean, progress: (n: nu
     stream.once('end', () => {
       let durationSec: number | null = null;
       if (sniff) durationSec = mvhdDuration(Buffer.concat(head)) ?? (tail.length ? mvhdDuration(Buffer.concat(tail)) : null);
-      settle({ kind: 'end', bytes, durationSec });
+      settle({ kind: 'end', bytes, durationSec, kept: keep ? Buffer.concat(all, bytes) : null });
     });
     stream.once('error', () => settle({ kind: 'aborted' }));
     stream.once('close', () => settle({ kind: 'aborted' }));

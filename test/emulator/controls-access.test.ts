@@ -46,10 +46,14 @@ describe('the decision: which peers the test controls answer', () => {
     }
   });
 
-  it('the pages behind review_url and a published url answer anyone: the API hands out their links', () => {
-    expect(controlsAnswer('/_emulator/review/post_1', '192.0.2.7', false)).toBe(true);
+  it("the page behind a published url answers anyone (it stands for the platform's); the web app answers as the controls do", () => {
     expect(controlsAnswer('/_emulator/published/post_1/dst_1', '192.0.2.7', false)).toBe(true);
     expect(controlsAnswer('/_emulator/reviewx', '192.0.2.7', false)).toBe(false);
+    for (const path of ['/_emulator/review/post_1', '/_emulator/app', '/_emulator/app/videos/med_1', '/_emulator/app/posts/post_1/publish']) {
+      expect([path, controlsAnswer(path, '192.0.2.7', false)]).toEqual([path, false]);
+      expect([path, controlsAnswer(path, '127.0.0.1', false)]).toEqual([path, true]);
+      expect([path, controlsAnswer(path, '192.0.2.7', true)]).toEqual([path, true]);
+    }
   });
 
   it('a listen host other than loopback gets a warning; loopback gets none', () => {

@@ -184,6 +184,7 @@ function printHuman(info: EmulatorStartInfo, inv: Invocation): void {
   const c = inv.colors.stdout;
   const tty = inv.ctx.io.stdoutIsTTY;
   inv.print(`${c.bold('Emulator listening')}: ${info.base_url}`);
+  inv.print(`Web app: ${info.admin_url}/app`);
   inv.print(`Test controls: ${info.admin_url}`);
   if (info.storage_url) inv.print(`Upload links: ${info.storage_url}`);
   if (info.ca_file) inv.print(`CA file: ${info.ca_file}`);

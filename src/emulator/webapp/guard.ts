@@ -1,0 +1,117 @@
+/**
+ * What keeps the web app a local web app (its peers are checked with the
+ * other /_emulator controls, server.ts and access.ts):
+ * - the Host a request names must be an address (127.0.0.1, [::1], any IP
+ *   literal), `localhost`, or the host the emulator was started on: a page
+ *   on a DNS name made to point at this machine (DNS rebinding) is refused,
+ *   its reads included;
+ * - every action is a POST that carries the session's token (a cookie set by
+ *   the pages, SameSite=Strict and HttpOnly, and an HMAC of it under the
+ *   process's secret in each form), from a page of the emulator's own origin
+ *   (Origin, or Referer when a browser sends no Origin; neither is refused).
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export const SESSION_COOKIE = 'vidpub_emulator_session';
+export const TOKEN_FIELD = 'csrf_token';
+
+/** Headers of every web-app answer: nothing from elsewhere, no framing, no referrer sent on. */
+export const PAGE_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': "default-src 'none'; media-src 'self'; img-src 'self' data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+};
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The host name of a Host header ("127.0.0.1:4010" -> "127.0.0.1", "[::1]:4010" -> "::1"), or null. */
+function hostName(host: string | undefined): string | null {
+  if (!host) return null;
+  try {
+    return new URL(`http://${host}`).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the Host header names this emulator by address, as localhost, or by the host it listens on. */
+export function hostAllowed(host: string | undefined, origin: string): boolean {
+  const name = hostName(host);
+  if (name === null) return false;
+  if (isIP(name) !== 0 || name === 'localhost') return true;
+  return name === hostName(new URL(origin).host);
+}
+
+function cookie(req: FastifyRequest, name: string): string | undefined {
+  const header = first(req.headers.cookie);
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export class Guard {
+  constructor(
+    private readonly secret: Buffer,
+    private readonly origin: () => string,
+  ) {}
+
+  private tokenOf(session: string): string {
+    return createHmac('sha256', this.secret).update(`web-app session\n${session}`).digest('hex');
+  }
+
+  /** The session of a page request (a new one, with its cookie set, when it has none): its form token. */
+  session(req: FastifyRequest, reply: FastifyReply): string {
+    let session = cookie(req, SESSION_COOKIE);
+    if (!session || !/^[0-9a-f]{32}$/.test(session)) {
+      session = randomBytes(16).toString('hex');
+      void reply.header('Set-Cookie', `${SESSION_COOKIE}=${session}; Path=/_emulator; HttpOnly; SameSite=Strict`);
+    }
+    return this.tokenOf(session);
+  }
+
+  /** Why a request may not be answered at all (a DNS-rebinding Host), or null. */
+  refuseHost(req: FastifyRequest): string | null {
+    const host = first(req.headers.host);
+    if (hostAllowed(host, this.origin())) return null;
+    return `The web app answers only on this machine's own addresses (127.0.0.1, [::1], localhost); this request named the host "${host ?? ''}".`;
+  }
+
+  /** Why an action may not run (another origin, no token or a wrong one), or null. */
+  refuseAction(req: FastifyRequest, token: string | null): string | null {
+    const hostRefused = this.refuseHost(req);
+    if (hostRefused) return hostRefused;
+    const scheme = new URL(this.origin()).protocol;
+    const own = `${scheme}//${first(req.headers.host) ?? ''}`.toLowerCase();
+    const origin = first(req.headers.origin);
+    let from: string | null = null;
+    if (origin !== undefined) from = origin.toLowerCase();
+    else {
+      const referer = first(req.headers.referer);
+      try {
+        from = referer ? new URL(referer).origin.toLowerCase() : null;
+      } catch {
+        from = null;
+      }
+    }
+    if (from !== own) {
+      return from === null
+        ? 'The action came without an Origin or Referer header: the web app takes actions only from its own pages.'
+        : `The action came from a page of ${from}, not of the web app (${own}): refused.`;
+    }
+    const session = cookie(req, SESSION_COOKIE);
+    if (!session || !token || !/^[0-9a-f]{64}$/.test(token)) return 'The action carried no session token: reload the page and try again.';
+    if (!timingSafeEqual(Buffer.from(this.tokenOf(session), 'hex'), Buffer.from(token, 'hex'))) {
+      return "The action's session token does not match this browser's session: reload the page and try again.";
+    }
+    return null;
+  }
+}
