@@ -1,0 +1,72 @@
+/**
+ * A real browser for the web app's tests: Debian's chromium, driven by
+ * playwright-core with that executable (no browser is ever downloaded). One
+ * browser per test file (`useBrowser`), a fresh context (cookies) per test.
+ * Under CI a missing chromium fails the file (tools.ts), elsewhere it skips.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ROOT } from './build.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+/** Where the tests write the screenshots docs/emulator.md shows. */
+export const SCREENSHOTS = join(ROOT, 'docs', 'images');
+
+export interface BrowserHandle {
+  browser(): Browser;
+  /** A new context (its own cookies) and page, closed after the test. */
+  page(opts?: { width?: number; height?: number }): Promise<{ context: BrowserContext; page: Page }>;
+}
+
+export function useBrowser(): BrowserHandle {
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
+  }, 90_000);
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    await browser?.close();
+  });
+  return {
+    browser: () => {
+      if (!browser) throw new Error('the browser is not started yet: use it inside tests and hooks');
+      return browser;
+    },
+    async page(opts = {}) {
+      if (!browser) throw new Error('the browser is not started yet');
+      const context = await browser.newContext({ viewport: { width: opts.width ?? 1280, height: opts.height ?? 900 } });
+      context.setDefaultTimeout(20_000);
+      contexts.push(context);
+      return { context, page: await context.newPage() };
+    },
+  };
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: number;
+}
+
+/** axe-core's scan of the page (WCAG 2 A and AA rules): the serious and critical violations. */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  const found = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, o: unknown): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[] }> } }).axe;
+    const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
+  });
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
