@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
-import { useBrowser, SCREENSHOTS } from '../support/browser.js';
+import { useBrowser } from '../support/browser.js';
 import { ROOT } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { http } from '../support/rest.js';
@@ -41,14 +41,6 @@ describe.skipIf(missing('chromium'))('the review page in chromium', () => {
     const d = await draft([{ destination_id: 'dst_demo_tiktok' }, { destination_id: 'dst_demo_youtube' }], caption);
     expect(d.issues.filter((i) => i.severity === 'error').map((i) => i.code)).toEqual(['missing_required_option']);
     const before = await usedToday();
-
-    for (const width of [1280, 390]) {
-      const { page } = await b.page({ width });
-      await page.goto(d.review_url);
-      await page.getByText('1 issue blocks publishing.').waitFor();
-      await page.screenshot({ path: join(SCREENSHOTS, `webapp-review-${width}.png`), fullPage: width === 390 ? false : true });
-      await page.close();
-    }
 
     const { page } = await b.page();
     await page.goto(d.review_url);

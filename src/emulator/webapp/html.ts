@@ -47,7 +47,7 @@ a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,te
 @media (max-width:800px){.grid{grid-template-columns:minmax(0,1fr)}}
 video{width:100%;max-height:24rem;background:#000;border-radius:6px}
 table{border-collapse:collapse;width:100%;font-size:.95rem}
-th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:anywhere}
+th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
 .scroll{overflow-x:auto}
 .badge{display:inline-block;padding:0 .5rem;border-radius:1rem;border:1px solid currentColor;font-size:.85rem;font-weight:600}
 .s-published,.s-completed,.s-ready,.s-active{color:var(--good)}

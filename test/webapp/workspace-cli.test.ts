@@ -1,0 +1,163 @@
+/**
+ * The web app meets the CLI, in Debian's chromium and with the real bin
+ * (dist/, built when stale): a draft made on the workspace page and published
+ * with `vidpub publish` counts toward the daily allowance; the blocked-draft
+ * hint ("Fix it at <review_url>, then run: vidpub publish ID") works end to
+ * end; `vidpub open` gives the page. Also the pages' accessibility (axe-core,
+ * the keyboard) and the screenshots docs/emulator.md shows.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Post } from '../../src/api/wire-types.js';
+import { SCREENSHOTS, seriousViolations, useBrowser } from '../support/browser.js';
+import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
+import { useEmulator } from '../support/emulator.js';
+import { http } from '../support/rest.js';
+import { missing } from '../support/tools.js';
+import { waitFor } from '../support/poll.js';
+
+const T0 = Date.now();
+const emu = useEmulator({ now: () => T0, publishMs: 1000, processingMs: 1000 });
+
+/** The built vidpub against the test's emulator, with a home of its own. */
+function vidpub(args: string[]) {
+  const home = mkdtempSync(join(tmpdir(), 'vidpub-webapp-'));
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('VIDPUB_')) env[k] = v;
+  return runAsync(process.execPath, [BIN, ...args], {
+    env: { ...env, ...emu.env(), HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_CACHE_HOME: join(home, 'cache'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1' },
+    timeoutMs: 60_000,
+  });
+}
+
+const usedToday = async (): Promise<number> => (await emu.api.get('/me')).body.limits.api_posts_per_day.used as number;
+const getPost = async (id: string): Promise<Post> => (await emu.api.get(`/posts/${id}`)).body as Post;
+
+/** Uploads test/fixtures/clip.mp4 (a real 2 s H.264 MP4) and moves the clock until it is ready: its id. */
+async function uploadClip(): Promise<string> {
+  const clip = readFileSync(join(ROOT, 'test', 'fixtures', 'clip.mp4'));
+  const c = await emu.api.post('/media/uploads', { filename: 'clip.mp4', size_bytes: clip.length, content_type: 'video/mp4' });
+  expect((await http('PUT', c.body.upload.url, { headers: c.body.upload.headers, body: clip })).status).toBe(200);
+  await emu.api.post(`/media/${c.body.media.id}/complete`);
+  await emu.advance(5);
+  return c.body.media.id as string;
+}
+
+describe.skipIf(missing('chromium'))('the web app and the CLI, in chromium', () => {
+  const b = useBrowser();
+  beforeAll(() => ensureBuilt(), 120_000);
+
+  it('a draft made on the workspace page, then published with `vidpub publish`: the daily count goes up by one', async () => {
+    const before = await usedToday();
+    const { page } = await b.page();
+    await page.goto(`${emu.adminUrl}/app`);
+    const demo = page.getByRole('region', { name: 'Demo', exact: true });
+    await demo.getByLabel('Video').selectOption('med_demo_sample');
+    await demo.getByLabel('Caption').fill('Made in the web app');
+    await demo.getByLabel('@vidpubdemo (youtube)').check();
+    await demo.getByRole('button', { name: 'Make a draft' }).click();
+    await page.getByText('Draft made.').waitFor();
+    const id = /\/_emulator\/review\/(post_[0-9a-f]+)\?done=draft$/.exec(page.url())?.[1];
+    expect(id).toBeDefined();
+    const made = await getPost(id!);
+    expect([made.status, made.caption, made.media_id, made.destinations.map((d) => d.destination_id)]).toEqual(['draft', 'Made in the web app', 'med_demo_sample', ['dst_demo_youtube']]);
+    expect(await usedToday()).toBe(before);
+
+    const r = await vidpub(['publish', id!, '--no-wait']);
+    expect([r.status, r.stderr]).toEqual([0, expect.stringContaining(`Follow it with: vidpub status ${id} --wait`)]);
+    expect((await getPost(id!)).status).toBe('publishing');
+    expect(await usedToday()).toBe(before + 1);
+    // The workspace page shows the count as GET /v1/me does.
+    await page.goto(`${emu.adminUrl}/app`);
+    expect(await page.locator('#ws_demo-used').textContent()).toBe(String(before + 1));
+  });
+
+  it('making a draft without a destination is refused with the service\'s message; nothing is made', async () => {
+    const { page } = await b.page();
+    await page.goto(`${emu.adminUrl}/app`);
+    const demo = page.getByRole('region', { name: 'Demo', exact: true });
+    await demo.getByRole('button', { name: 'Make a draft' }).click();
+    await page.getByRole('alert').getByText('destinations must have at least one entry.').waitFor();
+    expect((await emu.api.get('/me')).body.usage.post_count).toBe(0);
+  });
+
+  it('the blocked-draft hint end to end: vidpub publish says where to fix it; fixed there, the same command publishes (count +1)', async () => {
+    const d = (await emu.api.post('/posts', { media_id: 'med_demo_sample', caption: 'Blocked', destinations: [{ destination_id: 'dst_demo_tiktok' }] })).body as Post;
+    const before = await usedToday();
+    const blocked = await vidpub(['publish', d.id]);
+    expect(blocked.status).toBe(8);
+    const hint = /Fix it at (\S+), then run: (vidpub publish \S+)/.exec(blocked.stderr);
+    expect(hint?.slice(1)).toEqual([d.review_url, `vidpub publish ${d.id}`]);
+
+    const { page } = await b.page();
+    await page.goto(hint![1]!);
+    await page.getByLabel('Who can view this video (required)').selectOption('MUTUAL_FOLLOW_FRIENDS');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByText('Nothing blocks publishing.').waitFor();
+
+    // The command of the hint, as printed; it follows the post until the clock moves it on.
+    const run = vidpub(hint![2]!.split(' ').slice(1));
+    await waitFor(() => getPost(d.id), (p) => p.status === 'publishing', 30_000);
+    await emu.advance(5);
+    const r = await run;
+    expect([r.status, r.stderr]).toEqual([0, expect.stringContaining('published')]);
+    expect((await getPost(d.id)).status).toBe('completed');
+    expect(await usedToday()).toBe(before + 1);
+  });
+
+  it('vidpub open ID prints the review page where no browser can open; the page shows that post', async () => {
+    const d = (await emu.api.post('/posts', { media_id: 'med_demo_sample', caption: 'Open me', destinations: [{ destination_id: 'dst_demo_linkedin' }] })).body as Post;
+    const r = await vidpub(['open', d.id, '--no-input']);
+    expect([r.status, r.stdout]).toEqual([0, `${d.review_url}\n`]);
+    const { page } = await b.page();
+    const res = await page.goto(r.stdout.trim());
+    expect(res?.status()).toBe(200);
+    await page.getByRole('heading', { name: `Post ${d.id}` }).waitFor();
+  });
+
+  it('usable by keyboard: Tab reaches the privacy choice and Save, Enter saves', async () => {
+    const d = (await emu.api.post('/posts', { media_id: 'med_demo_sample', caption: 'Keys', destinations: [{ destination_id: 'dst_demo_tiktok' }] })).body as Post;
+    const { page } = await b.page();
+    await page.goto(d.review_url);
+    const focusedId = () => page.evaluate(() => document.activeElement?.id ?? '');
+    let tabs = 0;
+    while ((await focusedId()) !== 'opt-dst_demo_tiktok-privacy' && tabs < 40) {
+      await page.keyboard.press('Tab');
+      tabs++;
+    }
+    expect(await focusedId()).toBe('opt-dst_demo_tiktok-privacy');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    while ((await page.evaluate(() => document.activeElement?.textContent ?? '')) !== 'Save draft' && tabs < 80) {
+      await page.keyboard.press('Tab');
+      tabs++;
+    }
+    await page.keyboard.press('Enter');
+    await page.getByText('Draft saved.').waitFor();
+    expect((await getPost(d.id)).destinations[0]!.options.privacy).toBe('MUTUAL_FOLLOW_FRIENDS');
+  });
+
+  it('axe-core finds no serious or critical violation on the review page and the workspace page; the screenshots of the manual', async () => {
+    const media = await uploadClip();
+    const d = (await emu.api.post('/posts', {
+      media_id: media,
+      caption: 'Launch day: the new clip, 2 seconds of colour bars',
+      destinations: [{ destination_id: 'dst_demo_tiktok' }, { destination_id: 'dst_demo_youtube' }],
+    })).body as Post;
+    for (const width of [1280, 390]) {
+      const { page } = await b.page({ width, height: 900 });
+      await page.goto(d.review_url);
+      await page.locator('video#player').evaluate(async (v: HTMLVideoElement) => {
+        v.currentTime = 1;
+        await new Promise((r) => v.addEventListener('seeked', r, { once: true }));
+      });
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.screenshot({ path: join(SCREENSHOTS, `webapp-review-${width}.png`), fullPage: width === 1280 });
+      await page.goto(`${emu.adminUrl}/app`);
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.screenshot({ path: join(SCREENSHOTS, `webapp-workspaces-${width}.png`) });
+    }
+  });
+});
