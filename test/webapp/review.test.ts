@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
-import { useBrowser } from '../support/browser.js';
+import { useBrowser, type VideoElement } from '../support/browser.js';
 import { ROOT } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { http } from '../support/rest.js';
@@ -144,11 +144,11 @@ describe.skipIf(missing('chromium'))('the review page in chromium', () => {
     expect(await usedToday()).toEqual(before);
 
     // A destination that is published can be neither cancelled nor retried: said, not done.
-    const r = await page.evaluate(async (url) => {
-      const token = (document.querySelector('input[name=csrf_token]') as HTMLInputElement | null)?.value ?? '';
-      const res = await fetch(url, { method: 'POST', body: new URLSearchParams({ csrf_token: token, destination_id: 'dst_demo_youtube' }) });
+    const token = await page.locator('input[name=csrf_token]').first().inputValue();
+    const r = await page.evaluate(async ([url, csrf]) => {
+      const res = await fetch(url!, { method: 'POST', body: new URLSearchParams({ csrf_token: csrf!, destination_id: 'dst_demo_youtube' }) });
       return { status: res.status, text: await res.text() };
-    }, `${emu.adminUrl}/app/posts/${d.id}/retry`);
+    }, [`${emu.adminUrl}/app/posts/${d.id}/retry`, token]);
     expect(r.status).toBe(409);
     expect(r.text).toContain('only one that failed or was cancelled can be retried');
   });
@@ -176,7 +176,7 @@ describe.skipIf(missing('chromium'))('the review page in chromium', () => {
     await page.goto(d.review_url);
     const video = page.locator('video#player');
     await video.waitFor();
-    const states = await video.evaluate(async (v: HTMLVideoElement) => {
+    const states = await video.evaluate(async (v: VideoElement) => {
       const seen = [v.readyState];
       v.muted = true;
       await v.play();

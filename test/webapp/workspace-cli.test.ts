@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
-import { SCREENSHOTS, seriousViolations, useBrowser } from '../support/browser.js';
+import { SCREENSHOTS, seriousViolations, useBrowser, type PageGlobals, type VideoElement } from '../support/browser.js';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { http } from '../support/rest.js';
@@ -54,7 +54,7 @@ describe.skipIf(missing('chromium'))('the web app and the CLI, in chromium', () 
     const { page } = await b.page();
     await page.goto(`${emu.adminUrl}/app`);
     const demo = page.getByRole('region', { name: 'Demo', exact: true });
-    await demo.getByLabel('Video').selectOption('med_demo_sample');
+    await demo.getByLabel('Video', { exact: true }).selectOption('med_demo_sample');
     await demo.getByLabel('Caption').fill('Made in the web app');
     await demo.getByLabel('@vidpubdemo (youtube)').check();
     await demo.getByRole('button', { name: 'Make a draft' }).click();
@@ -121,7 +121,7 @@ describe.skipIf(missing('chromium'))('the web app and the CLI, in chromium', () 
     const d = (await emu.api.post('/posts', { media_id: 'med_demo_sample', caption: 'Keys', destinations: [{ destination_id: 'dst_demo_tiktok' }] })).body as Post;
     const { page } = await b.page();
     await page.goto(d.review_url);
-    const focusedId = () => page.evaluate(() => document.activeElement?.id ?? '');
+    const focusedId = () => page.evaluate(() => (globalThis as unknown as PageGlobals).document.activeElement?.id ?? '');
     let tabs = 0;
     while ((await focusedId()) !== 'opt-dst_demo_tiktok-privacy' && tabs < 40) {
       await page.keyboard.press('Tab');
@@ -130,7 +130,7 @@ describe.skipIf(missing('chromium'))('the web app and the CLI, in chromium', () 
     expect(await focusedId()).toBe('opt-dst_demo_tiktok-privacy');
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
-    while ((await page.evaluate(() => document.activeElement?.textContent ?? '')) !== 'Save draft' && tabs < 80) {
+    while ((await page.evaluate(() => (globalThis as unknown as PageGlobals).document.activeElement?.textContent ?? '')) !== 'Save draft' && tabs < 80) {
       await page.keyboard.press('Tab');
       tabs++;
     }
@@ -149,7 +149,7 @@ describe.skipIf(missing('chromium'))('the web app and the CLI, in chromium', () 
     for (const width of [1280, 390]) {
       const { page } = await b.page({ width, height: 900 });
       await page.goto(d.review_url);
-      await page.locator('video#player').evaluate(async (v: HTMLVideoElement) => {
+      await page.locator('video#player').evaluate(async (v: VideoElement) => {
         v.currentTime = 1;
         await new Promise((r) => v.addEventListener('seeked', r, { once: true }));
       });

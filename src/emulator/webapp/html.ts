@@ -120,5 +120,8 @@ export function page(title: string, body: Html, opts: PageOptions = {}): string 
     + `<script>${SCRIPT}</script></body></html>`;
 }
 
+/** A wide table's box, scrolled sideways on a narrow screen: focusable (so the keyboard can scroll it) and named. */
+export const scrollBox = (label: string, inner: Html): Html => h`<div class="scroll" tabindex="0" role="region" aria-label="${label}">${inner}</div>`;
+
 /** A status word as a coloured badge (the word itself says it; the colour only repeats it). */
 export const badge = (status: string): Html => h`<span class="badge s-${status}">${status}</span>`;

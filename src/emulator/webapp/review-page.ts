@@ -10,7 +10,7 @@ import type { Issue, OptionValue, Post } from '../../api/wire-types.js';
 import type { Core } from '../core.js';
 import { mediaRecord, postRecord } from '../records.js';
 import type { DestinationState, MediaState, PostDestState, PostState } from '../state.js';
-import { badge, h, join, page, raw, type Html } from './html.js';
+import { badge, h, join, page, raw, scrollBox, type Html } from './html.js';
 import { TOKEN_FIELD } from './guard.js';
 
 export const APP_PATH = '/_emulator/app';
@@ -80,7 +80,7 @@ function destinationCard(post: PostState, pd: PostDestState, rec: Post['destinat
     ? h`<p><strong>Posting as the creator</strong> ${d.creator.display_name} (${d.creator.handle}): the platform requires that the person posting sees this account.</p>`
     : raw('');
   const options = d && d.options.length
-    ? h`<div class="scroll"><table><caption class="note">Options</caption><thead><tr><th scope="col">Option</th><th scope="col">Value</th></tr></thead><tbody>${d.options.map((o) => h`<tr><th scope="row">${o.label}${o.required ? ' (required)' : ''}</th><td>${optionText(pd.options[o.key])}</td></tr>`)}</tbody></table></div>`
+    ? scrollBox(`Options of ${name}`, h`<table><caption class="note">Options</caption><thead><tr><th scope="col">Option</th><th scope="col">Value</th></tr></thead><tbody>${d.options.map((o) => h`<tr><th scope="row">${o.label}${o.required ? ' (required)' : ''}</th><td>${optionText(pd.options[o.key])}</td></tr>`)}</tbody></table>`)
     : h`<p class="note">No options.</p>`;
   const outcome = join([
     h`<p>Status ${badge(pd.status)}</p>`,
