@@ -178,6 +178,7 @@ describe('emulator --seed-from --save-fixture', () => {
       onStderr: (chunk) => chunk.includes('Press Ctrl-C to stop.') && stop.abort(),
     });
     expect(r.stdout).toMatch(/^Emulator listening: http:\/\/127\.0\.0\.1:\d+\/v1$/m);
+    expect(r.stdout).toMatch(/^Web app: http:\/\/127\.0\.0\.1:\d+\/_emulator\/app$/m);
     expect(r.stdout).toContain('Acme Production');
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`Saved the copy as ${file}`);

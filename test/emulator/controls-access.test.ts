@@ -81,7 +81,8 @@ describe('an emulator listening on every address', () => {
     emu = await startTestEmulator({ host: '0.0.0.0' });
     expect(emu.handle.warning).toBe(listenWarning('0.0.0.0', false));
     expect(await getLocal(emu.port, '/_emulator')).toBe(200);
-    for (const path of ['/_emulator', '/_emulator/state', '/_emulator/requests']) {
+    // The web app (review_url's page, the workspace page, a video's bytes) is kept from it as the controls are.
+    for (const path of ['/_emulator', '/_emulator/state', '/_emulator/requests', '/_emulator/app', '/_emulator/review/post_x', '/_emulator/app/videos/med_x']) {
       const r = await host.get(`http://${host.hostAddress}:${emu.port}${path}`);
       expect([path, r.status]).toEqual([path, 403]);
       const body = JSON.parse(r.body) as { error: { type: string; code: string; message: string } };
