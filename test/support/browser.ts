@@ -44,7 +44,7 @@ export function useBrowser(): BrowserHandle {
     async page(opts = {}) {
       if (!browser) throw new Error('the browser is not started yet');
       const context = await browser.newContext({ viewport: { width: opts.width ?? 1280, height: opts.height ?? 900 } });
-      context.setDefaultTimeout(20_000);
+      context.setDefaultTimeout(30_000);
       contexts.push(context);
       return { context, page: await context.newPage() };
     },

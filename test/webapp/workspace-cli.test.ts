@@ -45,7 +45,7 @@ async function uploadClip(): Promise<string> {
   return c.body.media.id as string;
 }
 
-describe.skipIf(missing('chromium'))('the web app and the CLI, in chromium', () => {
+describe.skipIf(missing('chromium'))('the web app and the CLI, in chromium', { timeout: 90_000 }, () => {
   const b = useBrowser();
   beforeAll(() => ensureBuilt(), 120_000);
 
@@ -152,7 +152,9 @@ describe.skipIf(missing('chromium'))('the web app and the CLI, in chromium', () 
       await page.locator('video#player').evaluate(async (v: VideoElement) => {
         v.currentTime = 1;
         await new Promise((r) => v.addEventListener('seeked', r, { once: true }));
+        if (v.readyState < 2) await new Promise((r) => v.addEventListener('canplay', r, { once: true }));
       });
+      await page.mouse.move(0, 0); // no control bar hovered
       expect(await seriousViolations(page)).toEqual([]);
       await page.screenshot({ path: join(SCREENSHOTS, `webapp-review-${width}.png`), fullPage: width === 1280 });
       await page.goto(`${emu.adminUrl}/app`);
