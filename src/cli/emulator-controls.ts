@@ -41,6 +41,11 @@ export function parseControl(control: Control, value: string | undefined, follow
   if (follow && control !== 'requests') throw new UsageError(`--follow goes with "vidpub emulator requests", not "${control}"`);
   if (control === 'fault' && value === undefined) throw new UsageError('vidpub emulator fault needs a fault, "list" or "clear"', { hint: FAULT_HELP });
   if (control === 'requests' && value !== undefined) throw new UsageError(`vidpub emulator requests takes no value, got "${sanitize(value)}"`);
+  if (control === 'clock' && value !== undefined && /^-/.test(value.trim())) {
+    throw new UsageError(`the emulator's clock only moves forward (what it released cannot be taken back), got "${sanitize(value)}"`, {
+      hint: 'Restart "vidpub emulator" to start again from this machine\'s time, or move it forward: vidpub emulator clock +1h',
+    });
+  }
   if (control === 'clock' && value !== undefined && !/^\+/.test(value.trim())) {
     throw new UsageError(`vidpub emulator clock moves the clock forward: write +DURATION (+90s, +2h, +1d), got "${sanitize(value)}"`);
   }
