@@ -109,5 +109,5 @@ export function outcomeTable(outcomes: ItemOutcome[], stats: RunStats, c: Colors
   const count = (s: string) => outcomes.filter((o) => o.status === s).length;
   const parts = ['published', 'publishing', 'scheduled', 'draft', 'blocked', 'failed', 'unknown', 'skipped'].filter((s) => count(s) > 0).map((s) => `${count(s)} ${s}`);
   const perItem = outcomes.length ? ` (${(stats.reads / outcomes.length).toFixed(1)} reads, ${(stats.writes / outcomes.length).toFixed(1)} writes per item)` : '';
-  return [...rows, '', `${parts.join(', ') || 'nothing done'} in ${formatDuration(stats.elapsedMs)}; ${stats.reads + stats.writes} requests${perItem}.`];
+  return [...rows, '', `${parts.join(', ') || 'nothing done'} in ${formatDuration(stats.elapsed_ms)}; ${stats.reads + stats.writes} requests${perItem}.`];
 }
