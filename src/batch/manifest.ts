@@ -285,28 +285,51 @@ function recordStarts(text: string): (lastEnd: number) => number {
   };
 }
 
-/** The header row's names, and what is wrong with them. */
+/**
+ * A cell written `""` (quoted, empty): an empty value given on purpose, told apart from a cell
+ * left empty. For the caption, `""` is an empty caption (as `caption: ""` in YAML) and an empty
+ * cell is no caption at all, which is refused (plan-local.ts).
+ */
+const QUOTED_EMPTY = '\u0000"" (quoted empty)';
+
+/**
+ * The header row's names, and what is wrong with them. Empty names at the end (the trailing
+ * comma spreadsheets export) are no columns and are dropped; an empty name before a named column
+ * is told once, with the columns it is.
+ */
 function csvHeader(record: string[], problems: Problem[]): string[] {
-  const header = record.map((h) => h.trim());
+  const header = record.map((h) => (h === QUOTED_EMPTY ? '' : h.trim()));
+  while (header.length > 0 && header[header.length - 1] === '') header.pop();
+  const unnamed = header.flatMap((h, c) => (h === '' ? [c + 1] : []));
+  if (unnamed.length > 0) {
+    problems.push({ line: 1, message: `${unnamed.length === 1 ? 'column' : 'columns'} ${unnamed.join(', ')} of the header row ${unnamed.length === 1 ? 'has' : 'have'} no name: name ${unnamed.length === 1 ? 'it' : 'them'}, or remove the ${unnamed.length === 1 ? 'column' : 'columns'}` });
+  }
   for (const [c, h] of header.entries()) {
-    if (h !== '' && header.indexOf(h) !== c) {
+    if (h === '') continue;
+    if (header.indexOf(h) !== c) {
       // Only one cell of each field would be read: the other would be dropped without a word.
       if (header.indexOf(h, c + 1) === -1) problems.push({ line: 1, message: `column "${sanitize(h)}" is named twice: give each field one column (several destinations go in one cell, separated by ";")` });
       continue;
     }
-    if (h === '' ) problems.push({ line: 1, message: 'an empty column name in the header row' });
-    else if (h === 'options') problems.push({ line: 1, message: 'a CSV manifest has no "options" column: give each option its own column, option:KEY or option:DEST:KEY' });
+    if (h === 'options') problems.push({ line: 1, message: 'a CSV manifest has no "options" column: give each option its own column, option:KEY or option:DEST:KEY' });
     else if (!h.startsWith('option:') && !ITEM_FIELDS.includes(h)) problems.push({ line: 1, message: `unknown column "${sanitize(h)}" (columns: ${ITEM_FIELDS.filter((f) => f !== 'options').join(', ')}, option:KEY, option:DEST:KEY)` });
   }
   return header;
 }
 
-/** One CSV row as an item's fields (empty cells left out). */
+/** One CSV row as an item's fields (empty cells left out; a quoted empty caption, `""`, is an empty caption). */
 function csvFields(header: string[], record: string[], where: { n: number; line: number }, problems: Problem[]): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   let options: Record<string, unknown> | undefined;
+  // Cells past the named columns (the trailing empty ones of a spreadsheet's export): text there is told, not lost.
+  const extra = record.slice(header.length).filter((cell) => cell !== QUOTED_EMPTY && cell.trim() !== '');
+  if (extra.length > 0) problems.push({ n: where.n, line: where.line, message: `text in a column with no name in the header row: "${sanitize(extra[0]!)}"` });
   header.forEach((h, c) => {
     const cell = record[c] ?? '';
+    if (cell === QUOTED_EMPTY) {
+      if (h === 'caption') fields.caption = '';
+      return;
+    }
     if (cell.trim() === '' || h === 'options') return;
     if (h.startsWith('option:')) (options ??= {})[h.slice('option:'.length)] = cell;
     else if (h === 'draft') {
@@ -348,6 +371,7 @@ async function parseCsv(text: string): Promise<Manifest> {
       bom: true,
       trim: false,
       skip_records_with_error: true,
+      cast: (value: string, context: { quoting: boolean }) => (value === '' && context.quoting ? QUOTED_EMPTY : value),
       on_record: (record: string[], context: { lines: number }) => {
         row(startAfter(lastEnd), record);
         lastEnd = context.lines;
