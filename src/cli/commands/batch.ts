@@ -6,7 +6,7 @@ import { parseTimeout } from '../../session/wait-flags.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand, type Invocation } from '../command.js';
-import { rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
+import { isRehearsal, rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
 import { readAll, readNamedFile } from '../user-input.js';
 
 const MAX_MANIFEST_BYTES = 10_000_000;
@@ -90,10 +90,11 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
           streamed.add(o.item);
         };
     if (opts.rehearse) {
-      // The videos items name by id (media:) are read (GET) into the copy.
+      // The videos items name by id (media:) are read (GET) into the copy. Its lines are printed
+      // at the end, marked, without the links to its throwaway emulator (stopped by then).
       const { parseManifest } = await import('../../batch/manifest.js');
       const media = new Set((await parseManifest(opts.text, opts.format)).items.map((it) => it.fields.media).filter((m) => typeof m === 'string'));
-      return rehearse(inv, (session) => runBatchCommand({ ...opts, onItem }, session), { media: [...media] as string[] });
+      return rehearse(inv, (session) => runBatchCommand(opts, session), { media: [...media] as string[] });
     }
     return runBatchCommand({ ...opts, onItem }, inv.session);
   },
@@ -102,7 +103,8 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
       for (const line of planLines(r.plan, r.source, inv.out.colors)) inv.out.print(line);
     } else {
       const streamed = STREAMED.get(inv);
-      for (const o of r.items) if (!streamed?.has(o.item)) inv.out.print(JSON.stringify(o));
+      const rehearsal = isRehearsal(r);
+      for (const o of r.items) if (!streamed?.has(o.item)) inv.out.print(JSON.stringify(rehearsal ? { ...o, rehearsal: true } : o));
     }
     rehearsalNote(r, inv);
   },
