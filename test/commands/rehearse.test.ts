@@ -124,7 +124,7 @@ describe('post and publish --rehearse', () => {
   it('post: uploads and posts in the copy; the text says it was a rehearsal', async () => {
     const r = await run(['post', join(dir, 'a.mp4'), '--to', 'dst_acme_clips', '--option', 'dst_acme_clips:privacy=SELF_ONLY', '--caption', 'hi', '--rehearse', '--yes']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/^! Rehearsed: the post was completed \(\S+ published\) in a throwaway emulator, now stopped with its links; nothing was posted to /m);
+    expect(r.stderr).toMatch(/^! Rehearsed: the post was completed \(.+ published\) in a throwaway emulator, now stopped with its links; nothing was posted to /m);
     expect(await writesAt(source)).toEqual([]);
   }, 60_000);
 
