@@ -97,7 +97,7 @@ function rehearsedError(err: unknown, origin: string, source: string, inv: Invoc
   // The message of the real run, the same words (a rehearsal stops where it would); a stop names the rehearsal.
   const message = stopped ? `Rehearsal: ${gone(err.message).replace(/[;,] it goes on at the service\./i, '; it ended with the rehearsal.')}` : gone(err.message);
   // A hint that acts on what the rehearsal made, or names its emulator, would mislead.
-  const misleads = (h: string) => h.includes(origin) || /vidpub (status|retry|publish|open|login)|--media med_|post_[0-9a-f]{6,}|med_[0-9a-f]{6,}/.test(h);
+  const misleads = (h: string) => h.includes(origin) || /vidpub (status|retry|publish|open|login)\b|--media med_|post_[0-9a-f]{6,}|med_[0-9a-f]{6,}/.test(h);
   const kept = err.hint?.split('\n').filter((line) => !misleads(line)) ?? [];
   const next = stopped
     ? `That was a rehearsal, stopped; nothing was written to ${source}. Run it again with --rehearse (a longer --timeout), or without it to post for real.`
