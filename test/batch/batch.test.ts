@@ -387,7 +387,11 @@ describe('vidpub batch: running', () => {
     expect(r.stderr).toContain('\u001b[2A');
     expect(r.stderr).toMatch(/ {2}1 {2}a\.mp4 +.*published post_\w+/);
     expect(r.stderr).toMatch(/ {2}2 {2}b\.mp4 +.*published post_\w+/);
-    expect(lines(r.stdout).map((o) => o.status)).toEqual(['published', 'published']);
+    // stdout at a terminal: lines for a person, no JSON
+    const { stripVTControlCharacters } = await import('node:util');
+    expect(stripVTControlCharacters(r.stdout)).toMatch(/^item 1 \(line 1\): published post_\w+$/m);
+    expect(stripVTControlCharacters(r.stdout)).toMatch(/^item 2 \(line 2\): published post_\w+$/m);
+    expect(r.stdout).not.toMatch(/^\{/m);
   });
 
   it('--yes skips the confirmation at a terminal; bad flags are refused (exit 2)', async () => {

@@ -29,7 +29,8 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vidpub-text-'));
 });
 
-describe('captions and manifests that are not UTF-8 text', () => {
+// Each test runs the built bin a few times: generous on a loaded machine.
+describe('captions and manifests that are not UTF-8 text', { timeout: 120_000 }, () => {
   it('a Latin-1 caption file: exit 2 naming it and the offset, with the iconv line; nothing posted', async () => {
     writeFileSync(join(dir, 'caf.txt'), Buffer.from('Caf\xe9\n', 'latin1'));
     const r = await vidpub(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption-file', 'caf.txt', '--yes']);
@@ -87,7 +88,8 @@ describe('captions and manifests that are not UTF-8 text', () => {
   });
 });
 
-describe('CSV manifests', () => {
+// Each test runs the built bin a few times: generous on a loaded machine.
+describe('CSV manifests', { timeout: 120_000 }, () => {
   it('"" is an empty caption on purpose and is posted; an empty cell is no caption and is refused (exit 2)', async () => {
     writeFileSync(join(dir, 'empty.csv'), 'media,to,caption\nmed_demo_sample,linkedin,""\n');
     const ok = await vidpub(['batch', 'empty.csv', '--yes', '--no-wait', '--json', 'items']);

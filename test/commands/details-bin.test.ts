@@ -31,7 +31,8 @@ async function closedPort(): Promise<number> {
 
 beforeAll(() => ensureBuilt(), 120_000);
 
-describe('vidpub help NAME', () => {
+// Each test runs the built bin a few times: generous on a loaded machine.
+describe('vidpub help NAME', { timeout: 120_000 }, () => {
   it('an unknown name: exit 2 with the message of `vidpub nope`, not the root help', async () => {
     const direct = await vidpub(['nope']);
     const help = await vidpub(['help', 'nope']);
@@ -49,7 +50,8 @@ describe('vidpub help NAME', () => {
   });
 });
 
-describe('vidpub emulator controls', () => {
+// Each test runs the built bin a few times: generous on a loaded machine.
+describe('vidpub emulator controls', { timeout: 120_000 }, () => {
   it('clock -1h is read as a value: exit 2 saying the clock only moves forward (no "unknown option")', async () => {
     const r = await vidpub(['emulator', 'clock', '-1h'], { VIDPUB_BASE_URL: emu.baseUrl });
     expect(r.status).toBe(2);

@@ -22,7 +22,8 @@ const writes = async () => (await emu.requests()).filter((q) => q.method !== 'GE
 
 beforeAll(() => ensureBuilt(), 120_000);
 
-describe('a rehearsal reads as one (real bin)', () => {
+// Each test runs the built bin a few times: generous on a loaded machine.
+describe('a rehearsal reads as one (real bin)', { timeout: 120_000 }, () => {
   it('text: rehearsal<TAB>true first, no links of the stopped emulator, "Rehearsed: … nothing was posted" (exit 0)', async () => {
     const r = await vidpub(POST);
     expect(r.status, r.stderr).toBe(0);
