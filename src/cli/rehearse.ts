@@ -97,8 +97,10 @@ function rehearsedError(err: unknown, origin: string, source: string, inv: Invoc
   // The message of the real run, the same words (a rehearsal stops where it would); a stop names the rehearsal.
   const message = stopped ? `Rehearsal: ${gone(err.message).replace(/[;,] it goes on at the service\./i, '; it ended with the rehearsal.')}` : gone(err.message);
   // A hint that acts on what the rehearsal made, or names its emulator, would mislead.
-  const misleads = (h: string) => h.includes(origin) || /vidpub (status|retry|publish|open|login)\b|--media med_|post_[0-9a-f]{6,}|med_[0-9a-f]{6,}/.test(h);
-  const kept = err.hint?.split('\n').filter((line) => !misleads(line)) ?? [];
+  const misleads = (h: string) => /vidpub (status|retry|publish|open)\b|--media med_|post_[0-9a-f]{6,}|med_[0-9a-f]{6,}/.test(h);
+  // The rest holds for the real run: named with the service's address (`vidpub login --base-url` it), not the emulator's.
+  const real = (h: string) => h.split(`${origin}/v1`).join(source).split(origin).join(new URL(source).origin);
+  const kept = err.hint?.split('\n').filter((line) => !misleads(line)).map(real) ?? [];
   const next = stopped
     ? `That was a rehearsal, stopped; nothing was written to ${source}. Run it again with --rehearse (a longer --timeout), or without it to post for real.`
     : `That was a rehearsal; nothing was written to ${source}.`;

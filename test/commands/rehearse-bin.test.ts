@@ -61,6 +61,15 @@ describe('a rehearsal reads as one (real bin)', { timeout: 120_000 }, () => {
     expect(r.stderr).toMatch(/^! Rehearsed: 1 item \(1 published\) in a throwaway emulator, now stopped with its links; nothing was posted to /m);
   });
 
+  it("a read-only key: the rehearsal's hint names the service's base URL, never the throwaway emulator's (exit 3)", async () => {
+    const r = await runAsync(process.execPath, [BIN, ...POST], { env: { ...process.env, ...env(), VIDPUB_API_KEY: emu.key('Demo', 'read') }, timeoutMs: 60_000 });
+    expect(r.status).toBe(3);
+    const after = r.stderr.slice(r.stderr.indexOf('Rehearsal: running against a copy'));
+    expect(after.split('\n').slice(1).join('\n')).not.toMatch(throwaway());
+    expect(r.stderr).toMatch(new RegExp(`then run "vidpub login --base-url http://127\\.0\\.0\\.1:${emu.port}/v1"`));
+    expect(r.stderr).toMatch(/^That was a rehearsal; nothing was written to /m);
+  });
+
   it('stopped by a signal: no "vidpub status post_…", no hint naming the throwaway emulator (exit 130)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vidpub-rhs-'));
     copyFileSync('test/fixtures/clip.mp4', join(dir, 'clip.mp4'));
