@@ -109,5 +109,19 @@ export function outcomeTable(outcomes: ItemOutcome[], stats: RunStats, c: Colors
   const count = (s: string) => outcomes.filter((o) => o.status === s).length;
   const parts = ['published', 'publishing', 'scheduled', 'draft', 'blocked', 'failed', 'unknown', 'skipped'].filter((s) => count(s) > 0).map((s) => `${count(s)} ${s}`);
   const perItem = outcomes.length ? ` (${(stats.reads / outcomes.length).toFixed(1)} reads, ${(stats.writes / outcomes.length).toFixed(1)} writes per item)` : '';
-  return [...rows, '', `${parts.join(', ') || 'nothing done'} in ${formatDuration(stats.elapsedMs)}; ${stats.reads + stats.writes} requests${perItem}.`];
+  return [...rows, '', `${parts.join(', ') || 'nothing done'} in ${formatDuration(stats.elapsed_ms)}; ${stats.reads + stats.writes} requests${perItem}.`];
+}
+
+/**
+ * An item's outcome for a person at a terminal (stdout; pipes and --json get its JSON line):
+ * `item 2 (line 10): published post_1f91478b3ef8f367`, then each destination with its link or
+ * failure, the review page, and the error when it did not end well.
+ */
+export function outcomeLines(o: ItemOutcome, c: Colors): string[] {
+  const style = o.status === 'failed' || o.status === 'blocked' ? c.red : o.status === 'skipped' || o.status === 'unknown' || o.error ? c.yellow : c.green;
+  const lines = [`${c.bold(`item ${o.item}`)}${o.line !== undefined ? ` (line ${o.line})` : ''}: ${style(o.status)}${o.post_id ? ` ${o.post_id}` : o.media_id ? ` (video ${o.media_id})` : ''}${o.replayed ? ' (made by an earlier run)' : ''}`];
+  for (const d of o.destinations) lines.push(`  ${sanitize(d.name)}  ${d.status}${d.url ? `  ${sanitize(d.url)}` : d.failure ? `: ${sanitize(d.failure)}` : ''}`);
+  if (o.review_url) lines.push(`  review: ${sanitize(o.review_url)}`);
+  if (o.error) lines.push(`  ${c.yellow(sanitize(o.error))}`);
+  return lines;
 }

@@ -13,6 +13,7 @@ import { pastTimeError } from '../time/at-grammar.js';
 import { parseWhen, type ResolvedWhen } from '../time/parse-when.js';
 import { isValidTimeZone } from '../time/zones.js';
 import { captionFileRefusal, captionRefusal, optionValueRefusal, type Refusal } from '../core/post-rules.js';
+import { decodeUtf8 } from '../core/text-rules.js';
 import { NotRegularFileError, readUserFile } from '../util/user-file.js';
 import { eachOnce } from './bounded.js';
 import { FALSE_TEXT, TRUE_TEXT, flattenOptions, type Problem, type RawItem } from './manifest.js';
@@ -106,7 +107,7 @@ function readCaptionFields(f: Record<string, unknown>, add: Add): { caption?: st
   if (f.caption !== undefined && f.caption !== null && caption === undefined) add('caption must be text');
   const captionFile = str(f.caption_file);
   if (caption !== undefined && captionFile !== undefined) add('give caption or caption_file, not both');
-  if (caption === undefined && captionFile === undefined) add('no caption: give caption (caption: "" posts without one) or caption_file');
+  if (caption === undefined && captionFile === undefined) add('no caption: give caption (an empty one posts without a caption: caption: "" in YAML and JSON, a quoted empty cell "" in CSV) or caption_file');
   return { caption, captionFile };
 }
 
@@ -217,7 +218,9 @@ async function readCaptionFile(file: string, baseDir: string): Promise<string | 
         if (tooBig) throw new Error(tooBig.message);
       },
     });
-    return bytes.toString('utf8').replace(/\r?\n$/, '');
+    const text = decodeUtf8(bytes, `caption_file ${sanitize(file)}`);
+    // In the batch's list of problems, one line: what is wrong and the conversion.
+    return typeof text === 'string' ? text.replace(/\r?\n$/, '') : { message: `${text.message} (${text.hint!.replace(/^Nothing was uploaded or posted\. If/, 'if')})` };
   } catch (err) {
     if (tooBig) return tooBig;
     const code = (err as NodeJS.ErrnoException).code;

@@ -37,8 +37,8 @@ export async function runBatch(plan: BatchPlan, outer: Session, paced: PacedClie
     stats: {
       reads: paced.counts.read - startReads,
       writes: paced.counts.write - startWrites,
-      elapsedMs: rc.clock.now() - started,
-      pacedWaits: paced.stats.read.waits + paced.stats.write.waits,
+      elapsed_ms: rc.clock.now() - started,
+      paced_waits: paced.stats.read.waits + paced.stats.write.waits,
     },
   };
 }

@@ -65,9 +65,9 @@ export interface RunOptions {
 export interface RunStats {
   reads: number;
   writes: number;
-  elapsedMs: number;
+  elapsed_ms: number;
   /** Times the pacing held a request back. */
-  pacedWaits: number;
+  paced_waits: number;
 }
 
 /** Why an item did not end well, for the exit code. */

@@ -5,6 +5,7 @@
  * KEY=VALUE pairs, listed or cleared, and the request log printed (or
  * followed with --follow until Ctrl-C).
  */
+import { DEFAULT_HOST, DEFAULT_PORT } from '../emulator/defaults.js';
 import { UsageError, VidpubError, sanitize } from '../errors.js';
 import { describeRelative } from '../time/describe.js';
 import { parseDuration } from '../time/duration.js';
@@ -41,6 +42,11 @@ export function parseControl(control: Control, value: string | undefined, follow
   if (follow && control !== 'requests') throw new UsageError(`--follow goes with "vidpub emulator requests", not "${control}"`);
   if (control === 'fault' && value === undefined) throw new UsageError('vidpub emulator fault needs a fault, "list" or "clear"', { hint: FAULT_HELP });
   if (control === 'requests' && value !== undefined) throw new UsageError(`vidpub emulator requests takes no value, got "${sanitize(value)}"`);
+  if (control === 'clock' && value !== undefined && /^-/.test(value.trim())) {
+    throw new UsageError(`the emulator's clock only moves forward (what it released cannot be taken back), got "${sanitize(value)}"`, {
+      hint: 'Restart "vidpub emulator" to start again from this machine\'s time, or move it forward: vidpub emulator clock +1h',
+    });
+  }
   if (control === 'clock' && value !== undefined && !/^\+/.test(value.trim())) {
     throw new UsageError(`vidpub emulator clock moves the clock forward: write +DURATION (+90s, +2h, +1d), got "${sanitize(value)}"`);
   }
@@ -63,17 +69,36 @@ export function faultSpec(text: string): Record<string, unknown> {
   return spec;
 }
 
-/** The test controls' address: the origin of --base-url / VIDPUB_BASE_URL (default: the emulator's), then /_emulator. */
-function adminUrl(inv: Invocation): string {
-  const base = inv.globals.baseUrl ?? inv.ctx.env.VIDPUB_BASE_URL ?? 'http://127.0.0.1:4010/v1';
-  try {
-    return `${new URL(base).origin}/_emulator`;
-  } catch {
-    throw new UsageError(`invalid base URL "${sanitize(base)}": give the emulator's, such as http://127.0.0.1:4010/v1`);
+/**
+ * The test controls' address: the origin of the base URL vidpub would use (--base-url,
+ * VIDPUB_BASE_URL, the active profile's when it is on this machine, else the emulator's default,
+ * 127.0.0.1:4010), then /_emulator. A service named by flag or variable that is not on this machine
+ * is refused: the controls are the emulator's.
+ */
+async function adminUrl(inv: Invocation): Promise<{ admin: string; from: string }> {
+  const { isLoopbackHost, resolveCredentials } = await import('../api/credentials.js');
+  const { ctx, globals } = inv;
+  // The base URL only: the key is not needed, so a key given by flag stops the lookup of a stored one.
+  const { baseUrl, baseUrlSource } = await resolveCredentials(
+    { env: ctx.env, cwd: ctx.cwd, signal: ctx.signal, readProfile: async (name) => (await ctx.config()).getProfile(name) },
+    { profile: globals.profile, baseUrl: globals.baseUrl, apiKey: '-' },
+  );
+  const profiled = baseUrlSource.startsWith('profile ');
+  // Nothing named, or a profile of a service elsewhere: the emulator's own default address.
+  if (baseUrlSource === 'the built-in default' || (profiled && !isLoopbackHost(new URL(baseUrl).hostname))) {
+    return { admin: `http://${DEFAULT_HOST}:${DEFAULT_PORT}/_emulator`, from: "the emulator's default" };
   }
+  const url = new URL(baseUrl);
+  if (!isLoopbackHost(url.hostname)) {
+    throw new UsageError(`the base URL ${sanitize(url.origin)} (from ${baseUrlSource}) is not an emulator on this machine: the test controls are the emulator's`, {
+      hint: 'Point --base-url at the emulator, e.g. vidpub emulator clock --base-url http://127.0.0.1:4010/v1',
+    });
+  }
+  return { admin: `${url.origin}/_emulator`, from: baseUrlSource };
 }
 
-async function call<T>(inv: Invocation, method: string, path: string, body?: unknown, admin = adminUrl(inv)): Promise<T> {
+async function call<T>(inv: Invocation, method: string, path: string, body?: unknown, at?: { admin: string; from: string }): Promise<T> {
+  const { admin, from } = at ?? (await adminUrl(inv));
   const url = `${admin}${path}`;
   let res: Response;
   try {
@@ -85,11 +110,18 @@ async function call<T>(inv: Invocation, method: string, path: string, body?: unk
     });
   } catch (err) {
     if (inv.ctx.signal.aborted) throw err;
-    throw new VidpubError(`could not reach the emulator's test controls at ${url} (${sanitize((err as Error).message)})`, {
-      hint: 'Start one with "vidpub emulator", and point --base-url (or VIDPUB_BASE_URL) at it.',
+    const cause = (err as { cause?: { code?: string } }).cause?.code;
+    const why = cause === 'ECONNREFUSED' ? 'nothing listens there' : cause ? `${sanitize(cause)}` : 'no answer';
+    throw new VidpubError(`no emulator answers at ${new URL(admin).origin} (the base URL from ${from}): ${why}`, {
+      hint: `Start one with "vidpub emulator", or name the one running: vidpub emulator ${path === '/clock' ? 'clock' : path === '/faults' ? 'fault list' : 'requests'} --base-url http://127.0.0.1:PORT/v1`,
     });
   }
   const doc = (await res.json().catch(() => ({}))) as T & { error?: { message?: string } };
+  if (res.status === 404 && doc.error === undefined) {
+    throw new VidpubError(`${sanitize(new URL(admin).origin)} (the base URL from ${from}) answers, but has no emulator test controls`, {
+      hint: 'Point --base-url at a running "vidpub emulator".',
+    });
+  }
   if (res.status === 400 || res.status === 409) throw new UsageError(`the emulator refused it: ${sanitize(doc.error?.message ?? res.statusText)}`, { hint: FAULT_HELP });
   if (!res.ok) throw new VidpubError(`the emulator answered ${res.status} to ${method} ${url}: ${sanitize(doc.error?.message ?? res.statusText)}`);
   return doc;
@@ -137,8 +169,9 @@ async function fault(o: ControlOpts, inv: Invocation): Promise<void> {
 async function requests(o: ControlOpts, inv: Invocation): Promise<void> {
   let seen = 0;
   let first = true;
+  const at = await adminUrl(inv);
   for (;;) {
-    const log = await call<Logged[]>(inv, 'GET', '/requests');
+    const log = await call<Logged[]>(inv, 'GET', '/requests', undefined, at);
     // A log cleared (or cut to its latest entries) meanwhile starts again.
     if (log.length < seen) seen = 0;
     const fresh = log.slice(seen);
@@ -183,7 +216,7 @@ function printRequests(rows: Logged[], inv: Invocation, header: boolean): void {
 export async function logRequests(inv: Invocation, admin: string, signal: AbortSignal): Promise<void> {
   let told = 0;
   while (!signal.aborted) {
-    const log = await call<Logged[]>(inv, 'GET', '/requests', undefined, admin).catch(() => [] as Logged[]);
+    const log = await call<Logged[]>(inv, 'GET', '/requests', undefined, { admin, from: 'the emulator started' }).catch(() => [] as Logged[]);
     if (log.length < told) told = 0;
     let last = log.length;
     while (last > told && log[last - 1]!.status === 0) last--;

@@ -70,7 +70,12 @@ export async function checkJq(expr: string): Promise<void> {
  * Indented; `compact` keeps it on one line (a line a script reads as the command starts).
  */
 export async function printJson(doc: unknown, inv: Invocation, opts: { known?: readonly string[]; compact?: boolean } = {}): Promise<void> {
-  if (inv.globals.jsonFields) doc = pickFields(doc, inv.globals.jsonFields, opts.known);
+  if (inv.globals.jsonFields) {
+    const rehearsal = (doc as { rehearsal?: unknown } | null)?.rehearsal === true;
+    doc = pickFields(doc, inv.globals.jsonFields, opts.known);
+    // A rehearsal's document says so whatever fields were asked: its ids exist nowhere.
+    if (rehearsal && doc && typeof doc === 'object') doc = { ...doc, rehearsal: true };
+  }
   if (inv.globals.jq !== undefined) {
     let text: string;
     try {

@@ -60,8 +60,8 @@ async function runCommand(run: Run, line: ParsedLine): Promise<number> {
  */
 export async function main(argv: string[], ctx: Context): Promise<number> {
   let args = argv;
-  // `vidpub help X` is `vidpub X --help`.
-  if (args[0] === 'help') args = args.length > 1 ? [...args.slice(1), '--help'] : ['--help'];
+  // `vidpub help X` is `vidpub X --help`; `vidpub help nope` is `vidpub nope` (exit 2, as gh), not the root help.
+  if (args[0] === 'help') args = args.length === 1 ? ['--help'] : findCommand(args[1]!) ? [...args.slice(1), '--help'] : args.slice(1);
   const split = splitJsonFields(args);
   args = split.args;
   const name = commandNameOf(args);

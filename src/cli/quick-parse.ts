@@ -60,7 +60,8 @@ export function quickParse(args: readonly string[], entry: CommandEntry): Parsed
   let named = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    if (arg.length < 2 || arg[0] !== '-') {
+    // A word such as -1h is a value (a negative duration: `emulator clock -1h`), not a flag: no flag starts with a digit.
+    if (arg.length < 2 || arg[0] !== '-' || /^-\d/.test(arg)) {
       if (named) positional.push(arg);
       else if (arg === entry.name || entry.aliases?.includes(arg)) named = true;
       else return undefined;

@@ -15,6 +15,7 @@ import type { ApiClient } from '../api/client.js';
 import { redactUrl } from '../api/debug.js';
 import type { EmulatorHandle, SeedRecords } from '../emulator/index.js';
 import type { Session } from '../session/session.js';
+import { InterruptedError, TimeoutError, VidpubError } from '../errors.js';
 import type { Invocation } from './command.js';
 
 /**
@@ -48,13 +49,17 @@ export async function rehearse<D>(inv: Invocation, flow: (session: Session) => P
     const settings = { ...inv.clientSettings, baseUrl: emulator.baseUrl, apiKey: seed.key, apiKeyFile: undefined, cache: false };
     const session: Session = { ...inv.session, client: () => (client ??= inv.ctx.createClient(settings)), journal: undefined };
     inv.log.info(`Rehearsal: running against a copy of workspace "${seed.workspace}" in a throwaway emulator (${emulator.baseUrl}).`);
-    const data = await flow(session);
-    if (data && typeof data === 'object') REHEARSED.set(data, { source });
-    if (inv.globals.json) closingLine(inv, source);
-    return data;
-  } catch (err) {
-    inv.log.warn(`Rehearsal: this is what the real run would meet too (as far as the emulator can tell); nothing was written to ${source}.`);
-    throw err;
+    const origin = new URL(emulator.baseUrl).origin;
+    let data: D;
+    try {
+      data = await flow(session);
+    } catch (err) {
+      throw rehearsedError(err, origin, source, inv);
+    }
+    const shown = withoutLinks(data, origin);
+    if (shown && typeof shown === 'object') REHEARSED.set(shown, { source });
+    if (inv.globals.json) closingLine(inv, source, shown);
+    return shown;
   } finally {
     await (await client?.catch(() => undefined))?.close().catch(() => undefined);
     await real.close().catch(() => undefined);
@@ -62,14 +67,85 @@ export async function rehearse<D>(inv: Invocation, flow: (session: Session) => P
   }
 }
 
-function closingLine(inv: Invocation, source: string): void {
-  inv.log.warn(`That was a rehearsal: its uploads and posts were made in a throwaway emulator, now stopped; nothing was written to ${source}.`);
+/**
+ * `data` with the links to the throwaway emulator (review pages, published posts) taken out: it
+ * is stopped when they are printed, and they would read as links that live. A link is null, as
+ * for a destination not yet published.
+ */
+function withoutLinks<T>(data: T, origin: string): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.startsWith(`${origin}/`) ? null : v;
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    }
+    return v;
+  };
+  return walk(data) as T;
+}
+
+/**
+ * An error met in a rehearsal, told as one: no command to run on the ids it made (the real
+ * service answers 404 to them), no hint naming the throwaway emulator, and its data (the post
+ * as it stood) marked as a rehearsal's, without links.
+ */
+function rehearsedError(err: unknown, origin: string, source: string, inv: Invocation): unknown {
+  if (!(err instanceof VidpubError)) return err;
+  const stopped = err instanceof TimeoutError || err instanceof InterruptedError;
+  if (!stopped) inv.log.warn(`Rehearsal: this is what the real run would meet too (as far as the emulator can tell); nothing was written to ${source}.`);
+  const gone = (t: string) => t.split(origin).join('(the throwaway emulator)');
+  // The message of the real run, the same words (a rehearsal stops where it would); a stop names the rehearsal.
+  const message = stopped ? `Rehearsal: ${gone(err.message).replace(/[;,] it goes on at the service\./i, '; it ended with the rehearsal.')}` : gone(err.message);
+  // A hint that acts on what the rehearsal made, or names its emulator, would mislead.
+  const misleads = (h: string) => /vidpub (status|retry|publish|open)\b|--media med_|post_[0-9a-f]{6,}|med_[0-9a-f]{6,}/.test(h);
+  // The rest holds for the real run: named with the service's address (`vidpub login --base-url` it), not the emulator's.
+  const real = (h: string) => h.split(`${origin}/v1`).join(source).split(origin).join(new URL(source).origin);
+  const kept = err.hint?.split('\n').filter((line) => !misleads(line)).map(real) ?? [];
+  const next = stopped
+    ? `That was a rehearsal, stopped; nothing was written to ${source}. Run it again with --rehearse (a longer --timeout), or without it to post for real.`
+    : `That was a rehearsal; nothing was written to ${source}.`;
+  const data = withoutLinks(err.data, origin);
+  if (data && typeof data === 'object') REHEARSED.set(data, { source });
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(err) as object) as VidpubError, err, { hint: [...kept, next].join('\n'), data });
+  Object.defineProperty(copy, 'message', { value: message, writable: true, configurable: true });
+  Object.defineProperty(copy, 'stack', { value: err.stack, writable: true, configurable: true });
+  return copy;
+}
+
+/** What a rehearsal's data says in a few words: "the post would be completed (@x published)". */
+function outcomeWords(data: unknown): string {
+  const d = data as { post?: { status?: string; destinations?: { destination_id: string; status: string }[] }; names?: Record<string, string>; items?: { status: string }[]; dryRun?: boolean };
+  if (d?.post?.status) {
+    const each = (d.post.destinations ?? []).map((x) => `${d.names?.[x.destination_id] ?? x.destination_id} ${x.status}`).join(', ');
+    return `the post was ${d.post.status}${each ? ` (${each})` : ''}`;
+  }
+  if (Array.isArray(d?.items) && !d.dryRun) {
+    const counts = new Map<string, number>();
+    for (const it of d.items) counts.set(it.status, (counts.get(it.status) ?? 0) + 1);
+    return `${d.items.length} item${d.items.length === 1 ? '' : 's'} (${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')})`;
+  }
+  return 'the command ran';
+}
+
+function closingLine(inv: Invocation, source: string, data: unknown): void {
+  inv.log.warn(`Rehearsed: ${outcomeWords(data)} in a throwaway emulator, now stopped with its links; nothing was posted to ${source}.`);
+}
+
+/** Whether `data` came from a rehearsal. */
+export function isRehearsal(data: unknown): boolean {
+  return !!data && typeof data === 'object' && REHEARSED.has(data);
+}
+
+/** Before a command's printed output: on a pipe a first line `rehearsal<TAB>true`, at a terminal a heading (nothing for a real run). */
+export function rehearsalHead(data: unknown, inv: Invocation): void {
+  if (!isRehearsal(data)) return;
+  inv.print(inv.out.tty ? inv.out.colors.bold('Rehearsal (nothing was posted): what the throwaway emulator did') : 'rehearsal\ttrue');
 }
 
 /** After a command's printed output: the closing line of a rehearsal (nothing for a real run). */
 export function rehearsalNote(data: unknown, inv: Invocation): void {
   const r = data && typeof data === 'object' ? REHEARSED.get(data) : undefined;
-  if (r) closingLine(inv, r.source);
+  if (r) closingLine(inv, r.source, data);
 }
 
 /** A command's JSON document, with `"rehearsal": true` when its data came from a rehearsal. */

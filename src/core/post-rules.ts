@@ -12,6 +12,7 @@
  */
 import { UsageError, sanitize } from '../errors.js';
 import { MAX_DAYS_AHEAD } from '../time/at-grammar.js';
+import { captionControlRefusal } from './text-rules.js';
 
 /** Something the service would refuse, said before anything is sent. */
 export interface Refusal {
@@ -43,9 +44,11 @@ export function captionLength(text: string): number {
   return n;
 }
 
-/** A caption longer than the service takes. */
+/** A caption longer than the service takes, or with a control character in it (text-rules.ts). */
 export function captionRefusal(caption: string | undefined): Refusal | undefined {
   if (caption === undefined) return undefined;
+  const control = captionControlRefusal(caption);
+  if (control) return control;
   const n = captionLength(caption);
   if (n <= MAX_CAPTION_CHARS) return undefined;
   return { message: `the caption has ${count(n)} characters; the service takes at most ${count(MAX_CAPTION_CHARS)}`, hint: NOTHING_SENT };

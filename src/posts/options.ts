@@ -286,7 +286,8 @@ async function askChoice(
     name: `${sanitize(valueLabel(v))} (${sanitize(showValue(v))})`,
     value: v,
   }));
-  if (q.def === undefined) choices.unshift({ name: NO_CHOICE_NAME, value: NO_CHOICE });
+  // A numbered list (TERM=dumb) needs no such entry: Enter alone is refused there, and asked again.
+  if (q.def === undefined && !prompter.numbered) choices.unshift({ name: NO_CHOICE_NAME, value: NO_CHOICE });
   for (;;) {
     const picked = await ask(() => prompter.select({ message: q.message, choices, default: q.def }), stop?.message, stop?.hint);
     if (picked !== NO_CHOICE) return picked;

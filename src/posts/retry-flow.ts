@@ -151,7 +151,7 @@ async function confirmRetry(run: RetryRun, chosen: PostDestination[]): Promise<v
     const why = d.failure?.message ? `: ${sanitize(d.failure.message)}${d.failure.code ? ` (${sanitize(d.failure.code)})` : ''}` : '';
     lines.push(`  ${sanitize(names[d.destination_id] ?? d.destination_id)}  ${d.status}${why}`);
   }
-  lines.push(`When: ${whenLine(opts.when)}`);
+  lines.push(`When: ${whenLine(opts.when, session.clock.now())}`);
   lines.push(await allowanceLine(session, opts.zone));
   if (!session.interactive || opts.yes) {
     for (const line of lines) session.log.info(line);

@@ -22,8 +22,8 @@ export interface SummaryInput {
   plans: DestinationPlan[];
   /** null: a draft. */
   when: ResolvedWhen | null;
-  /** The current time, for "in 2 h" beside the time. */
-  now?: number;
+  /** The current time: the day word (today, tomorrow, Mon) and "in 2 h" beside the time are relative to it. */
+  now: number;
   /** The first line (default "About to post"). */
   heading?: string;
   /** What it spends of the daily API post allowance. */
@@ -50,15 +50,14 @@ export function formatSize(bytes: number): string {
 
 /**
  * When it goes out, as a person reads it: "now, today 21:14 CET (2026-11-22T20:14:00Z)" or
- * "tomorrow 09:00 CET, in 11 h 46 m (2026-11-23T08:00:00Z)". Without `now`,
- * the time with its offset and in UTC.
+ * "tomorrow 09:00 CET, in 11 h 46 m (2026-11-23T08:00:00Z)". The day word is relative to `now`
+ * (the clock's, never the moment's own: that made every day "today").
  */
-export function whenLine(when: ResolvedWhen | null, now?: number): string {
+export function whenLine(when: ResolvedWhen | null, now: number): string {
   if (!when) return 'saved as a draft, not published';
   // A time written with an explicit offset keeps it; a zone name gives the day and the zone's name.
-  const wall = isValidTimeZone(when.zone) ? describeWall(when.ms, when.zone, now ?? when.ms, when.now ? 'always' : 'when-set') : when.local;
+  const wall = isValidTimeZone(when.zone) ? describeWall(when.ms, when.zone, now, when.now ? 'always' : 'when-set') : when.local;
   if (when.now) return `now, ${wall} (${when.utc})`;
-  if (now === undefined) return `${wall} (${when.utc})`;
   return `${wall}, ${relativePhrase(when.ms, now)} (${when.utc})`;
 }
 

@@ -3,8 +3,9 @@
  * day alone (its next occurrence); `today`, `tomorrow` or a weekday followed
  * by a time; a date with a one-digit hour or am/pm (`2026-11-23 9:00`).
  */
-import { malformed, UNIT_MS } from './at-grammar.js';
+import { malformed } from './at-grammar.js';
 import { checkedWall, resolveWall } from './local-time.js';
+import { addRelative, type RelativePart } from './relative.js';
 import { instantsForWall, wallAt, type Wall } from './zones.js';
 
 const UNIT_WORDS: Record<string, string> = {
@@ -65,15 +66,14 @@ export function parseNatural(whole: string, now: number, zone: string): { ms: nu
 
   const rel = /^in ((?:\d+ ?[a-z]+ ?(?:and )?)+)$/.exec(text);
   if (rel) {
-    let delta = 0;
+    const parts: RelativePart[] = [];
     for (const part of rel[1]!.matchAll(/(\d+) ?([a-z]+)/g)) {
       if (part[2] === 'and') continue;
       const unit = UNIT_WORDS[part[2]!];
       if (!unit) throw malformed(whole, `"${part[2]}" is not a unit: use s, m, h, d or w (or seconds, minutes, hours, days, weeks)`);
-      delta += Number(part[1]) * UNIT_MS[unit]!;
+      parts.push({ n: Number(part[1]), unit });
     }
-    if (delta === 0) throw malformed(whole, 'a relative time must be later than now (use "now" to post now)');
-    return { ms: now + delta };
+    return addRelative(whole, parts, now, zone);
   }
 
   if (/^next\b/.test(text)) {

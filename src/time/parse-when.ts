@@ -2,7 +2,7 @@
  * WHEN, as `--at` takes it: `now`; ISO 8601 with an offset (`Z` or ±hh:mm);
  * a local date-time (`2026-11-21 09:00`, `2026-11-21T09:00:30`) read in the
  * local zone or `--tz ZONE`; a relative time (`+30m`, `+2h`, `+1d`,
- * `+1h30m`); or one of the forms people type (natural-when.ts). Pure: the
+ * `+1h30m`; days and weeks are calendar days: relative.ts); or one of the forms people type (natural-when.ts). Pure: the
  * current time and the zone are passed in.
  *
  * Local times that fall in a DST gap (clocks move forward) do not exist and
@@ -15,6 +15,7 @@ import { giveExamplesAt, malformed, MAX_DAYS_AHEAD, pastTimeError, tooFarAhead, 
 import { formatOffset, isoInZone, isoUtc, isoWithOffset } from './iso-time.js';
 import { checkedWall, gapHint } from './local-time.js';
 import { parseNatural } from './natural-when.js';
+import { addRelative } from './relative.js';
 import { instantsForWall, offsetAt, wallAsUtc } from './zones.js';
 
 export interface ResolvedWhen {
@@ -70,11 +71,8 @@ export function parseWhen(input: string, opts: { now: number; zone: string; allo
   const iso = rel ? null : ISO_WITH_OFFSET.exec(text);
   const local = rel || iso ? null : LOCAL.exec(text);
   if (rel) {
-    let delta = 0;
-    for (const part of rel[1]!.matchAll(/(\d+)\s*([smhdw])/gi)) delta += Number(part[1]) * UNIT_MS[part[2]!.toLowerCase()]!;
-    if (delta === 0) throw malformed(text, 'a relative time must be later than now (use "now" to post now)');
-    if (!Number.isFinite(delta) || delta > MAX_DAYS_AHEAD * UNIT_MS.d!) throw tooFarAhead(text);
-    ms = now + delta;
+    const parts = [...rel[1]!.matchAll(/(\d+)\s*([smhdw])/gi)].map((p) => ({ n: Number(p[1]), unit: p[2]!.toLowerCase() }));
+    ({ ms, note } = addRelative(text, parts, now, zone));
     shownOffset = offsetAt(ms, zone);
   } else if (iso) {
     const wall = checkedWall(text, iso);

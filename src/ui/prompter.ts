@@ -1,5 +1,6 @@
 import type * as InquirerModule from '@inquirer/prompts';
 import type { IO } from '../core/io.js';
+import { confirmKey, readLine, type KeyIO } from './key-prompts.js';
 
 export interface Choice<T> {
   name: string;
@@ -20,13 +21,16 @@ export interface Prompter {
   checkbox?<T>(opts: { message: string; choices: Choice<T>[]; required?: boolean }): Promise<T[]>;
   /** Text written in $VISUAL / $EDITOR (several lines), as gh does for a body. */
   editor?(opts: { message: string; default?: string }): Promise<string>;
+  /** True where a select is a numbered list answered with a number (TERM=dumb): no arrow keys, and Enter alone picks nothing without a default. */
+  numbered?: boolean;
 }
 
 /**
  * The real prompter: @inquirer/prompts, loaded only when a command asks
  * something. Prompts render on stderr so stdout stays data only, and each is
- * cancelled by the invocation's signal (Ctrl-C). With TERM=dumb the menus
- * are numbered lists answered with a number (no arrow keys).
+ * cancelled by the invocation's signal (Ctrl-C). A yes/no is one key. With TERM=dumb the menus
+ * are numbered lists answered with a number (no arrow keys), and lines are typed with Backspace,
+ * Ctrl-U and Ctrl-W (key-prompts.ts).
  */
 export async function createInquirerPrompter(ctx: {
   io: Pick<IO, 'stdin' | 'stderr'>;
@@ -35,9 +39,13 @@ export async function createInquirerPrompter(ctx: {
 }): Promise<Prompter> {
   const inquirer = await import('@inquirer/prompts');
   const context = { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal, clearPromptOnDone: false };
-  // TERM=dumb: no arrow-key menus; the choices are numbered and a number is typed.
-  if (ctx.env?.TERM === 'dumb') return { ...arrowPrompter(inquirer, context), ...numberedMenus(inquirer, context, ctx.io.stderr) };
-  return arrowPrompter(inquirer, context);
+  const keys: KeyIO = { stdin: ctx.io.stdin, stderr: ctx.io.stderr, signal: ctx.signal };
+  // A yes/no is one key (y, n, Enter for the default), everywhere: no Enter after y.
+  const confirm: Prompter['confirm'] = (o) => confirmKey(keys, o);
+  // TERM=dumb: no arrow-key menus and no cursor control; lines are typed with a teletype's
+  // editing (key-prompts.ts), the choices are numbered and a number is typed.
+  if (ctx.env?.TERM === 'dumb') return { ...arrowPrompter(inquirer, context), ...linePrompts(keys), confirm, numbered: true };
+  return { ...arrowPrompter(inquirer, context), confirm };
 }
 
 type Inquirer = typeof InquirerModule;
@@ -79,29 +87,28 @@ export function readNumbers(text: string, count: number, many: boolean): number[
   return [...new Set(numbers)];
 }
 
-/** select and checkbox as a numbered list and a typed number (or numbers), for a terminal without cursor keys. */
-function numberedMenus(inquirer: Inquirer, context: InquirerContext, stderr: IO['stderr']): Pick<Prompter, 'select' | 'checkbox'> {
+/** For TERM=dumb: input and password as typed lines, select and checkbox as a numbered list and a typed number (or numbers). */
+function linePrompts(keys: KeyIO): Pick<Prompter, 'input' | 'password' | 'select' | 'checkbox'> {
   const ask = async <T>(o: { message: string; choices: Choice<T>[]; default?: T; required?: boolean }, many: boolean): Promise<T[]> => {
     const n = o.choices.length;
     const list = o.choices.map((c, i) => `  ${i + 1}) ${c.name}${c.description ? ` - ${c.description}` : ''}`);
     // The arrow-key menus' instructions say nothing here.
-    stderr.write(`${o.message.replace(/ \(space selects, enter accepts\)/, '')}\n${list.join('\n')}\n`);
+    keys.stderr.write(`${o.message.replace(/ \(space selects, enter accepts\)/, '')}\n${list.join('\n')}\n`);
     const at = o.choices.findIndex((c) => c.value === o.default);
     const wanted = many ? `numbers from 1 to ${n}, separated by commas` : `a number from 1 to ${n}`;
-    const answer = await inquirer.input(
-      {
-        message: many ? `Choose (${wanted})` : `Choose (1-${n})`,
-        default: at >= 0 ? String(at + 1) : undefined,
-        validate: (t) => {
-          const got = readNumbers(t, n, many);
-          return got && (got.length > 0 || !o.required) ? true : `Type ${wanted}.`;
-        },
+    const answer = await readLine(keys, {
+      message: many ? `Choose (${wanted})` : `Choose (1-${n})`,
+      default: at >= 0 ? String(at + 1) : undefined,
+      validate: (t) => {
+        const got = readNumbers(t, n, many);
+        return got && (got.length > 0 || !o.required) ? true : `Type ${wanted}.`;
       },
-      context,
-    );
+    });
     return readNumbers(answer, n, many)!.map((i) => o.choices[i - 1]!.value);
   };
   return {
+    input: (o) => readLine(keys, { message: o.message, default: o.default }),
+    password: (o) => readLine(keys, { message: o.message, mask: o.mask ?? '*' }),
     select: async (o) => (await ask(o, false))[0]!,
     checkbox: (o) => ask(o, true),
   };

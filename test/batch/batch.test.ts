@@ -356,10 +356,11 @@ describe('vidpub batch: running', () => {
       const r = await runCli(['batch', join(dir, 'x.json'), '--concurrency', '4', '--json'], { clock, env: { ...fast.env(), TZ } });
       expect(r.stderr).not.toMatch(/Rate limited/);
       expect(r.code).toBe(0);
-      const body = JSON.parse(r.stdout) as { items: Line[]; stats: { writes: number; pacedWaits: number } };
+      const body = JSON.parse(r.stdout) as { items: Line[]; stats: { writes: number; paced_waits: number; elapsed_ms: number } };
       expect(body.items.map((o) => o.status)).toEqual(Array(8).fill('published'));
       // the pacing held writes back until the window turned
-      expect(body.stats.pacedWaits).toBeGreaterThan(0);
+      expect(body.stats.paced_waits).toBeGreaterThan(0);
+      expect(Object.keys(body.stats).sort()).toEqual(['elapsed_ms', 'paced_waits', 'reads', 'writes']);
       const reqs = (await fast.requests()).filter((q) => q.path.startsWith('/v1/'));
       // 8 uploads, 8 completes, 8 posts: 24 writes on a key allowed 20 a minute
       expect(writesOf(reqs)).toHaveLength(24);
@@ -386,7 +387,11 @@ describe('vidpub batch: running', () => {
     expect(r.stderr).toContain('\u001b[2A');
     expect(r.stderr).toMatch(/ {2}1 {2}a\.mp4 +.*published post_\w+/);
     expect(r.stderr).toMatch(/ {2}2 {2}b\.mp4 +.*published post_\w+/);
-    expect(lines(r.stdout).map((o) => o.status)).toEqual(['published', 'published']);
+    // stdout at a terminal: lines for a person, no JSON
+    const { stripVTControlCharacters } = await import('node:util');
+    expect(stripVTControlCharacters(r.stdout)).toMatch(/^item 1 \(line 1\): published post_\w+$/m);
+    expect(stripVTControlCharacters(r.stdout)).toMatch(/^item 2 \(line 2\): published post_\w+$/m);
+    expect(r.stdout).not.toMatch(/^\{/m);
   });
 
   it('--yes skips the confirmation at a terminal; bad flags are refused (exit 2)', async () => {

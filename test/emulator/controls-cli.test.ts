@@ -85,8 +85,9 @@ describe('vidpub emulator requests', () => {
   it('no emulator there: exit 1 saying where it looked and how to start one', async () => {
     const r = await runCli(['emulator', 'requests'], { env: { VIDPUB_BASE_URL: 'http://127.0.0.1:9/v1' } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/Error: could not reach the emulator's test controls at http:\/\/127\.0\.0\.1:9\/_emulator\/requests/);
-    expect(r.stderr).toMatch(/Start one with "vidpub emulator"/);
+    expect(r.stderr).toMatch(/^Error: no emulator answers at http:\/\/127\.0\.0\.1:9 \(the base URL from VIDPUB_BASE_URL\): /m);
+    expect(r.stderr).not.toMatch(/fetch failed/);
+    expect(r.stderr).toMatch(/Start one with "vidpub emulator", or name the one running: vidpub emulator requests --base-url http:\/\/127\.0\.0\.1:PORT\/v1/);
   });
 });
 

@@ -1,12 +1,12 @@
 import { UsageError, sanitize } from '../../errors.js';
 import { planJson, type BatchOpts, type BatchResult } from '../../batch/batch-flow.js';
-import { planLines } from '../../batch/batch-view.js';
+import { outcomeLines, planLines } from '../../batch/batch-view.js';
 import type { ItemOutcome } from '../../batch/run-types.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand, type Invocation } from '../command.js';
-import { rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
+import { isRehearsal, rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
 import { readAll, readNamedFile } from '../user-input.js';
 
 const MAX_MANIFEST_BYTES = 10_000_000;
@@ -33,7 +33,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
     'Post many videos from one manifest (YAML, CSV, JSON or JSON Lines): every item is checked first (files, destinations, ' +
     'options, times, duplicates, the daily allowance) and nothing is sent unless all pass. Then uploads run a few at a time, ' +
     'each post is created as its video is ready, requests stay within the per-minute allowance, and posts sent now are ' +
-    'followed to the end. Rerunning the same manifest creates nothing twice. stdout: a JSON line per item. ' +
+    'followed to the end. Rerunning the same manifest creates nothing twice. stdout: a JSON line per item (at a terminal, a few lines per item for a person). ' +
     `Item fields: file | url | media, to, caption | caption_file, options, at, tz, draft, key. AT: ${WHEN_FORMATS}.`,
   examples: [
     'vidpub batch week.yaml --dry-run',
@@ -81,19 +81,22 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
     const { runBatchCommand } = await import('../../batch/batch-flow.js');
     // Without --json, each item's line goes out as soon as the item has ended: a batch stopped
     // from outside (a CI job's own timeout) has still said how every finished item went.
+    // At a terminal a person reads the live view, then a few lines per item (outcomeLines): JSON
+    // lines there, wrapping under the view as it redraws, were cut. They are for pipes and --json.
     const streamed = new Set<number>();
     STREAMED.set(inv, streamed);
-    const onItem = inv.globals.json
+    const onItem = inv.globals.json || inv.out.tty
       ? undefined
       : (o: ItemOutcome) => {
           inv.out.print(JSON.stringify(o));
           streamed.add(o.item);
         };
     if (opts.rehearse) {
-      // The videos items name by id (media:) are read (GET) into the copy.
+      // The videos items name by id (media:) are read (GET) into the copy. Its lines are printed
+      // at the end, marked, without the links to its throwaway emulator (stopped by then).
       const { parseManifest } = await import('../../batch/manifest.js');
       const media = new Set((await parseManifest(opts.text, opts.format)).items.map((it) => it.fields.media).filter((m) => typeof m === 'string'));
-      return rehearse(inv, (session) => runBatchCommand({ ...opts, onItem }, session), { media: [...media] as string[] });
+      return rehearse(inv, (session) => runBatchCommand(opts, session), { media: [...media] as string[] });
     }
     return runBatchCommand({ ...opts, onItem }, inv.session);
   },
@@ -101,8 +104,14 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
     if (r.dryRun && r.plan) {
       for (const line of planLines(r.plan, r.source, inv.out.colors)) inv.out.print(line);
     } else {
+      if (inv.out.tty) {
+        for (const o of r.items) for (const line of outcomeLines(o, inv.out.colors)) inv.out.print(line);
+        rehearsalNote(r, inv);
+        return;
+      }
       const streamed = STREAMED.get(inv);
-      for (const o of r.items) if (!streamed?.has(o.item)) inv.out.print(JSON.stringify(o));
+      const rehearsal = isRehearsal(r);
+      for (const o of r.items) if (!streamed?.has(o.item)) inv.out.print(JSON.stringify(rehearsal ? { ...o, rehearsal: true } : o));
     }
     rehearsalNote(r, inv);
   },

@@ -91,7 +91,8 @@ export default defineCommand<'emulator', EmulatorOpts | ControlOpts, void>({
     'Run the local emulator of the Video Publishing Service: the whole v1 contract in memory, ' +
     'with demo keys, allowances, idempotency, signed uploads and background processing. ' +
     'It runs until Ctrl-C (SIGINT) or SIGTERM. With a control it drives a running emulator (--base-url, VIDPUB_BASE_URL, ' +
-    'default 127.0.0.1:4010) instead: "clock" shows its clock, "clock +2h" moves it forward; "fault KEY=VALUE,..." adds ' +
+    "the active profile's base URL when it is on this machine, else 127.0.0.1:4010) instead: " +
+    '"clock" shows its clock, "clock +2h" moves it forward; "fault KEY=VALUE,..." adds ' +
     'a fault, "fault list" and "fault clear"; "requests" prints the request log, --follow as they arrive.',
   examples: [
     'vidpub emulator',

@@ -13,7 +13,7 @@ import { parseIdempotencyKey } from '../../posts/post-flags.js';
 import { defineCommand, type Invocation } from '../command.js';
 import type { ArgsFor, FlagsFor } from './index.js';
 import { POST_FIELDS } from '../json-fields.js';
-import { rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
+import { rehearsalDoc, rehearsalHead, rehearsalNote, rehearse } from '../rehearse.js';
 import { readAll, readNamedFile } from '../user-input.js';
 import { MAX_CAPTION_FILE_BYTES, captionFileRefusal, refuse } from '../../core/post-rules.js';
 
@@ -151,11 +151,14 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
   print: (r, inv) => {
     if (videoOnly(r)) inv.print(r.id);
     else if (inv.globals.quiet) inv.print(r.post.id);
-    else printPost(r, inv.out);
+    else {
+      rehearsalHead(r, inv);
+      printPost(r, inv.out);
+    }
     rehearsalNote(r, inv);
   },
   json: (r) => rehearsalDoc(r, videoOnly(r) ? { post: null, media: r } : postDocument(r)),
-  fields: POST_FIELDS,
+  fields: [...POST_FIELDS, 'rehearsal'],
 });
 
 /** The data of a run that stopped before the post was created: the video's record, not a PostResult. */

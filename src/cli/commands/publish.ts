@@ -9,7 +9,7 @@ import { parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand } from '../command.js';
 import { POST_FIELDS } from '../json-fields.js';
-import { rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
+import { rehearsalDoc, rehearsalHead, rehearsalNote, rehearse } from '../rehearse.js';
 
 export default defineCommand<'publish', PublishOpts & { rehearse: boolean; web: boolean }, PostResult>({
   description:
@@ -51,9 +51,10 @@ export default defineCommand<'publish', PublishOpts & { rehearse: boolean; web: 
     return r;
   },
   print: (r, inv) => {
+    rehearsalHead(r, inv);
     printPost(r, inv.out);
     rehearsalNote(r, inv);
   },
   json: (r) => rehearsalDoc(r, r.post),
-  fields: POST_FIELDS,
+  fields: [...POST_FIELDS, 'rehearsal'],
 });
