@@ -56,7 +56,7 @@ export function createProcessContext(opts: { signal: AbortSignal }): Context {
     cwd: process.cwd(),
     version: VERSION,
     runtime: { node: process.versions.node, platform: process.platform, arch: process.arch },
-    openBrowser: async (url) => (await import('./browser.js')).systemOpen(url, process.platform),
+    openBrowser: async (url) => (await import('./browser.js')).systemOpen(url, process.platform, ctx.env),
   };
   return ctx;
 }

@@ -35,9 +35,14 @@ export async function createInquirerPrompter(ctx: {
 }): Promise<Prompter> {
   const inquirer = await import('@inquirer/prompts');
   const context = { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal, clearPromptOnDone: false };
+  // The editor is started by ui/editor.ts, with an environment without vidpub's secrets.
+  const editor: Prompter['editor'] = async (o) => {
+    ctx.io.stderr.write(`${o.message}\n`);
+    return (await import('./editor.js')).editText({ env: ctx.env ?? {}, initial: o.default, signal: ctx.signal });
+  };
   // TERM=dumb: no arrow-key menus; the choices are numbered and a number is typed.
-  if (ctx.env?.TERM === 'dumb') return { ...arrowPrompter(inquirer, context), ...numberedMenus(inquirer, context, ctx.io.stderr) };
-  return arrowPrompter(inquirer, context);
+  if (ctx.env?.TERM === 'dumb') return { ...arrowPrompter(inquirer, context), ...numberedMenus(inquirer, context, ctx.io.stderr), editor };
+  return { ...arrowPrompter(inquirer, context), editor };
 }
 
 type Inquirer = typeof InquirerModule;
@@ -66,7 +71,6 @@ function arrowPrompter(inquirer: Inquirer, context: InquirerContext): Prompter {
         },
         context,
       ),
-    editor: (o) => inquirer.editor({ message: o.message, default: o.default, waitForUserInput: false }, context),
   };
 }
 
