@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { neutraliseBidi, sanitize } from '../../src/errors.js';
 import { guardTerminal } from '../../src/ui/terminal.js';
 import { shellWord } from '../../src/util/shell.js';
+import { runCli } from '../support/cli.js';
 
 describe('sanitize', () => {
   it('shows each C0 and C1 control escaped, and reads line breaks and tabs as one space', () => {
@@ -51,5 +52,17 @@ describe('shellWord', () => {
   it('keeps the plain forms for words without controls', () => {
     expect(shellWord('clip.mp4')).toBe('clip.mp4');
     expect(shellWord("it's")).toBe("'it'\\''s'");
+  });
+});
+
+describe('an error and its hint', () => {
+  it('name a file with escape sequences escaped, and the command to run as $\'...\' (exit 2)', async () => {
+    const name = 't\u001b]0;PWNED\u0007\u001b[2Jx.mp4';
+    const r = await runCli(['post', name, '--caption', 'x', '--no-input'], { env: { VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_BASE_URL: 'http://127.0.0.1:9/v1' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'Error: --to is required: where should it be posted?\n' +
+        `List the destinations with "vidpub destinations", then run: vidpub post $'t\\e]0;PWNED\\a\\e[2Jx.mp4' --caption x --to DEST[,DEST...]\n`,
+    );
   });
 });
