@@ -301,8 +301,12 @@ const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f]/g;
  * Text for a terminal with its bidirectional controls shown as `<U+202E>`: an override in a file
  * name or a caption (`\u202Egnp.exe`) would otherwise reorder what the person reads, the columns
  * of a table with it. vidpub writes none itself, so every one in its output came from elsewhere;
- * src/ui/terminal.ts applies this to each write to a terminal (a pipe and --json keep them).
+ * src/ui/terminal.ts applies this to each write to a terminal (a pipe keeps them). `json`: as
+ * the JSON escape `\u202e` instead, for a JSON document, which then reads back exactly the same.
  */
-export function neutraliseBidi(text: string): string {
-  return text.replace(BIDI, (ch) => `<U+${ch.charCodeAt(0).toString(16).toUpperCase()}>`);
+export function neutraliseBidi(text: string, form: 'shown' | 'json' = 'shown'): string {
+  return text.replace(BIDI, (ch) => {
+    const hex = ch.charCodeAt(0).toString(16);
+    return form === 'json' ? `\\u${hex}` : `<U+${hex.toUpperCase()}>`;
+  });
 }

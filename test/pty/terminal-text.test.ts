@@ -98,17 +98,20 @@ describe.skipIf(noTmux)('text from elsewhere at a terminal (tmux)', () => {
       vidpub(`post ${quote(file)} --to youtube --caption ${quote(`Launch ${RLO}4pm.exe`)} --yes`),
       vidpub('history'),
       `${vidpub('status "$(' + vidpub('history --json media_id --jq ".[0].media_id"') + ')"')}`,
+      vidpub('history --json caption'),
     ]);
     expect(t.screen).toContain('EXIT:0');
     expectNameShownNotActing(t);
     expect(t.raw).not.toContain(RLO);
     expect(t.screen).toMatch(/completed +@vidpubdemo \(youtube\) published +Launch <U\+202E>4pm\.exe/); // history
+    expect(t.screen).toContain('"caption": "Launch \\u202e4pm.exe"'); // --json at the terminal: exact, and safe
     expect(t.screen).toContain(`File:`); // status of the video
     expect(t.screen).toMatch(new RegExp(`File: +${SHOWN.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}`));
 
-    // A pipe and --json keep the data exact.
+    // A pipe and --json keep the data exact (in JSON as the escape \u202e: the same string once parsed).
     const history = await runAsync(process.execPath, [BIN, 'history', '--json'], { env: env() });
     expect(history.status, history.stderr).toBe(0);
+    expect(history.stdout).toContain('"caption": "Launch \\u202e4pm.exe"');
     const [post] = JSON.parse(history.stdout) as { post_id: string; media_id: string; caption: string }[];
     expect(post!.caption).toBe(`Launch ${RLO}4pm.exe`);
     const status = await runAsync(process.execPath, [BIN, 'status', post!.post_id, '--json'], { env: env() });
