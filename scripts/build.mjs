@@ -20,12 +20,15 @@
 //   fastify, the MCP SDK. (undici is not used at run time: the API calls and
 //   the upload's PUT are on node:http.)
 // - dist/assets/clip.mp4: the demo's sample video (test/fixtures/clip.mp4).
+// - dist/SOURCES: the digest of the sources built from (scripts/action/bundle.mjs): the GitHub
+//   Action runs a dist/ committed with a release only when it matches its checkout.
 //
 // The build goes to a temporary dir that then replaces dist/ in two renames,
 // so a vidpub running from this checkout (tests run in parallel) never sees a
 // half-written dist/.
 import { build } from 'esbuild';
 import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { STAMP, sourceDigest } from './action/bundle.mjs';
 
 const root = new URL('../', import.meta.url);
 const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8'));
@@ -184,6 +187,8 @@ Its inputs: ${inputs}`);
 }
 
 await rm(new URL(out, root), { recursive: true, force: true });
+// Taken before building: a source changed during the build makes a stale stamp, never a fresh one.
+const digest = sourceDigest(new URL('.', root).pathname);
 try {
   await Promise.all([
     build({
@@ -217,6 +222,7 @@ try {
     }).then((result) => checkFastPath(result, `${out}/fast.cjs`)),
   ]);
   await writeFile(new URL(`${out}/package.json`, root), JSON.stringify({ type: 'commonjs' }, null, 2) + '\n');
+  await writeFile(new URL(`${out}/${STAMP}`, root), digest + '\n');
   await mkdir(new URL(`${out}/assets`, root), { recursive: true });
   await copyFile(new URL('test/fixtures/clip.mp4', root), new URL(`${out}/assets/clip.mp4`, root));
 } catch (err) {

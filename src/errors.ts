@@ -274,15 +274,39 @@ export interface HttpErrorDetails {
   foreign?: string;
 }
 
-/** Remove control characters (ANSI escapes included) from text that came from a server or a file. */
+/**
+ * The one sanitizer of text vidpub did not write (file names, captions, handles, server
+ * messages, URLs) on its way to a terminal or a log, where a control character would act: an
+ * escape sequence could set the window title, clear the screen or move the cursor over earlier
+ * lines. Each C0 and C1 control is shown, visibly escaped, instead: ESC as `\e`, any other as
+ * `\xNN` (`t\e]0;PWNED\x07\e[2Jx.mp4`), so the person sees that the text holds one; line breaks
+ * and tabs read as one space (a message stays on its line). Bidirectional controls are left to
+ * the terminal boundary (neutraliseBidi, on every write to a terminal), so a pipe keeps them.
+ * `--json` does not go through this: JSON escapes what it must and keeps the data exact.
+ */
 export function sanitize(text: string): string {
   return (
     text
-      // eslint-disable-next-line no-control-regex
-      .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '')
-      // eslint-disable-next-line no-control-regex
-      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')
       .replace(/[\r\n\t]+/g, ' ')
+      // eslint-disable-next-line no-control-regex -- the controls are what is looked for
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, (ch) => (ch === '\u001b' ? '\\e' : `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`))
       .trim()
   );
+}
+
+/** The bidirectional controls: embeddings and overrides (U+202A-202E), isolates (U+2066-2069), LRM and RLM (U+200E/F). */
+const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f]/g;
+
+/**
+ * Text for a terminal with its bidirectional controls shown as `<U+202E>`: an override in a file
+ * name or a caption (`\u202Egnp.exe`) would otherwise reorder what the person reads, the columns
+ * of a table with it. vidpub writes none itself, so every one in its output came from elsewhere;
+ * src/ui/terminal.ts applies this to each write to a terminal (a pipe keeps them). `json`: as
+ * the JSON escape `\u202e` instead, for a JSON document, which then reads back exactly the same.
+ */
+export function neutraliseBidi(text: string, form: 'shown' | 'json' = 'shown'): string {
+  return text.replace(BIDI, (ch) => {
+    const hex = ch.charCodeAt(0).toString(16);
+    return form === 'json' ? `\\u${hex}` : `<U+${hex.toUpperCase()}>`;
+  });
 }

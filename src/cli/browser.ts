@@ -4,14 +4,15 @@
  * the person to open it (no display, CI, --no-input).
  */
 import type { Invocation } from './command.js';
+import { childEnv } from '../util/child-env.js';
 import { nodeChildProcess } from '../util/lazy-builtins.js';
 
-/** Starts the platform's opener on `url`, detached; resolves once it has started. */
-export function systemOpen(url: string, platform: string): Promise<void> {
+/** Starts the platform's opener on `url`, detached, with `env` less vidpub's secrets (childEnv); resolves once it has started. */
+export function systemOpen(url: string, platform: string, env: Readonly<Record<string, string | undefined>>): Promise<void> {
   const [cmd, args] =
     platform === 'darwin' ? ['open', [url]] : platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]] : ['xdg-open', [url]];
   return new Promise((resolve, reject) => {
-    const child = nodeChildProcess().spawn(cmd, args, { detached: true, stdio: 'ignore' });
+    const child = nodeChildProcess().spawn(cmd, args, { detached: true, stdio: 'ignore', env: childEnv(env) });
     child.once('error', reject);
     child.once('spawn', () => {
       child.unref();

@@ -4,7 +4,7 @@
  * Shared by main()'s printer and a command that prints its document before
  * it is done (the emulator's start line).
  */
-import { sanitize, UsageError, VidpubError } from '../errors.js';
+import { neutraliseBidi, sanitize, UsageError, VidpubError } from '../errors.js';
 import type { CommandPrinters, Invocation } from './command.js';
 
 function unknownField(field: string, available: readonly string[]): UsageError {
@@ -90,7 +90,16 @@ export async function printJson(doc: unknown, inv: Invocation, opts: { known?: r
     if (text !== '') inv.print(text);
     return;
   }
-  inv.print(opts.compact ? JSON.stringify(doc) : JSON.stringify(doc, null, 2));
+  inv.print(jsonText(doc, opts.compact));
+}
+
+/**
+ * A JSON document as text, its bidirectional controls as \u escapes: the same data once parsed,
+ * and nothing a terminal would reorder (the terminal boundary then finds none to show).
+ */
+function jsonText(doc: unknown, compact = false): string {
+  const json = (compact ? JSON.stringify(doc) : JSON.stringify(doc, null, 2)) as string | undefined;
+  return json === undefined ? (json as unknown as string) : neutraliseBidi(json, 'json');
 }
 
 /** A command's data on stdout: its JSON document with --json, else its printer's lines (JSON without one). */
@@ -101,5 +110,5 @@ export async function printData<D>(spec: CommandPrinters<D>, data: D, inv: Invoc
     return;
   }
   if (spec.print) spec.print(data, inv);
-  else if (data !== undefined) inv.print(JSON.stringify(data, null, 2));
+  else if (data !== undefined) inv.print(jsonText(data));
 }

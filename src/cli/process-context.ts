@@ -6,6 +6,7 @@ import { fstatSync } from 'node:fs';
 import type { Context } from './context.js';
 import { realClock } from '../core/clock.js';
 import { guardGoneReader } from '../core/io.js';
+import { guardTerminal } from '../ui/terminal.js';
 import { nodeTty } from '../util/lazy-builtins.js';
 
 declare const __VIDPUB_VERSION__: string | undefined;
@@ -33,12 +34,15 @@ export function createProcessContext(opts: { signal: AbortSignal }): Context {
       get stdin() {
         return process.stdin;
       },
-      // A reader gone away (`2>&1 | head -1`) stops the output, not the command (src/core/io.ts).
+      // A reader gone away (`2>&1 | head -1`) stops the output, not the command (src/core/io.ts);
+      // a terminal shows the bidirectional controls written to it (src/ui/terminal.ts).
       get stdout() {
-        return guardGoneReader(process.stdout);
+        const out = guardGoneReader(process.stdout);
+        return stdoutIsTTY ? guardTerminal(out) : out;
       },
       get stderr() {
-        return guardGoneReader(process.stderr);
+        const err = guardGoneReader(process.stderr);
+        return stderrIsTTY ? guardTerminal(err) : err;
       },
       stdinIsTTY,
       stdoutIsTTY,
@@ -56,7 +60,7 @@ export function createProcessContext(opts: { signal: AbortSignal }): Context {
     cwd: process.cwd(),
     version: VERSION,
     runtime: { node: process.versions.node, platform: process.platform, arch: process.arch },
-    openBrowser: async (url) => (await import('./browser.js')).systemOpen(url, process.platform),
+    openBrowser: async (url) => (await import('./browser.js')).systemOpen(url, process.platform, ctx.env),
   };
   return ctx;
 }

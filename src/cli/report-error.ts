@@ -171,7 +171,8 @@ async function reportVidpubError(error: VidpubError, r: Reporting, spec: Command
   if (unknown) reportUnknown(unknown, r, r.write, !printsData);
   // Stopped by a signal once a write went out: the same command with the run's key continues it.
   if (error instanceof InterruptedError && error.idempotencyKey !== undefined) r.write(`Rerun to continue it (nothing is done twice): ${rerunCommand(r.argv, error.idempotencyKey, error.rerunFlags)}`);
-  if (error.hint) r.write(r.dim(error.hint));
+  // A hint may name what came from elsewhere (an id, a link of the service): sanitized line by line, indents kept.
+  if (error.hint) r.write(r.dim(error.hint.split('\n').map((line) => /^\s*/.exec(line)![0] + sanitize(line)).join('\n')));
   if (r.debug && error.stack) r.write(r.dim(error.stack));
   return code;
 }

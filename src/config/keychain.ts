@@ -23,6 +23,7 @@ import { platform } from 'node:os';
 import { execPath } from 'node:process';
 import { join } from 'node:path';
 import { sanitize } from '../errors.js';
+import { childEnv } from '../util/child-env.js';
 import { truthy } from '../util/env.js';
 import { nodeChildProcess, nodeModule, nodeSea } from '../util/lazy-builtins.js';
 import { keychainName } from './key-storage.js';
@@ -103,7 +104,7 @@ function call(env: Env, account: string, op: Op): Promise<unknown> {
     return Promise.reject(err);
   }
   return new Promise((resolve, reject) => {
-    const child = nodeChildProcess().spawn(execPath, ['-e', CHILD, path], { env: { ...env }, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    const child = nodeChildProcess().spawn(execPath, ['-e', CHILD, path], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
     let out = '';
     let err = '';
     const timer = setTimeout(() => {

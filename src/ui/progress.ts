@@ -10,6 +10,7 @@ import type * as CliProgress from 'cli-progress';
 import type oraFactory from 'ora';
 import type { Clock } from '../core/clock.js';
 import type { IO } from '../core/io.js';
+import { sanitize } from '../errors.js';
 
 /** node:readline when a spinner first moves the cursor: ~2 M instructions to load, and upload imports this module for silentProgress. */
 // eslint-disable-next-line no-restricted-globals -- Node's built-in module loader, not process state
@@ -22,7 +23,7 @@ export interface Progress {
   bytes(sent: number): void;
   /** The service's phase and percent, e.g. ("Processing", 40). Ends a byte count. */
   status(label: string, percent?: number): void;
-  /** A line of its own (a retry, a wait), printed without breaking the bar or spinner. */
+  /** A line of its own (a retry, a wait), printed without breaking the bar or spinner. Every text given here is sanitized (src/errors.ts). */
   note(line: string): void;
   /** Stops the bar or spinner and clears it. */
   stop(): void;
@@ -114,6 +115,7 @@ export class PlainProgress implements Progress {
   }
 
   startBytes(label: string, total: number): void {
+    label = sanitize(label);
     this.label = label;
     this.total = total;
     this.lastPercent = 0;
@@ -137,6 +139,7 @@ export class PlainProgress implements Progress {
   }
 
   status(label: string, percent?: number): void {
+    label = sanitize(label);
     const text = percent === undefined ? `${label}...` : `${label}: ${percent}%`;
     if (label !== this.lastStatus) {
       this.lastStatus = label;
@@ -150,7 +153,7 @@ export class PlainProgress implements Progress {
   }
 
   note(line: string): void {
-    this.line(line);
+    this.line(sanitize(line));
   }
 
   stop(): void {}
@@ -194,6 +197,7 @@ class TtyProgress implements Progress {
   private total = 0;
   private sent = 0;
   private lastByteAt = 0;
+  private label = '';
   private readonly speed: Speed;
 
   constructor(
@@ -210,8 +214,10 @@ class TtyProgress implements Progress {
     this.sent = 0;
     this.speed.reset();
     this.lastByteAt = this.opts.clock.now();
-    const moving = `${label} [{bar}] {percentage}% | {done}/{size} MB | {speed} MB/s | ETA {eta_formatted}`;
-    const stalled = `${label} [{bar}] {percentage}% | {done}/{size} MB | stalled for {stalled} s`;
+    // The label (a file name) is a value of the payload, not part of the format: a "{bar}" in it stays text.
+    this.label = sanitize(label);
+    const moving = `{label} [{bar}] {percentage}% | {done}/{size} MB | {speed} MB/s | ETA {eta_formatted}`;
+    const stalled = `{label} [{bar}] {percentage}% | {done}/{size} MB | stalled for {stalled} s`;
     this.bar = new this.cliProgress.SingleBar({
       stream: this.opts.io.stderr,
       // The Context says stderr is a terminal; the stream object may not say so itself.
@@ -233,7 +239,7 @@ class TtyProgress implements Progress {
   }
 
   private payload(sent: number): Record<string, string> {
-    return { done: formatMB(sent), size: formatMB(this.total), speed: this.speed.mbps(sent).toFixed(1) };
+    return { label: this.label, done: formatMB(sent), size: formatMB(this.total), speed: this.speed.mbps(sent).toFixed(1) };
   }
 
   bytes(sent: number): void {
@@ -249,7 +255,7 @@ class TtyProgress implements Progress {
       this.bar.stop();
       this.bar = undefined;
     }
-    const text = percent === undefined ? label : `${label} ${percent}%`;
+    const text = percent === undefined ? sanitize(label) : `${sanitize(label)} ${percent}%`;
     if (!this.spinner) {
       this.spinner = this.ora({ text, stream: spinnerStream(this.opts.io), isEnabled: true, discardStdin: false });
       this.spinner.start();
@@ -259,6 +265,7 @@ class TtyProgress implements Progress {
   }
 
   note(line: string): void {
+    line = sanitize(line);
     if (this.spinner) {
       this.spinner.clear();
       this.opts.io.stderr.write(line + '\n');

@@ -42,10 +42,15 @@ export async function createInquirerPrompter(ctx: {
   const keys: KeyIO = { stdin: ctx.io.stdin, stderr: ctx.io.stderr, signal: ctx.signal };
   // A yes/no is one key (y, n, Enter for the default), everywhere: no Enter after y.
   const confirm: Prompter['confirm'] = (o) => confirmKey(keys, o);
+  // The editor is started by ui/editor.ts, with an environment without vidpub's secrets.
+  const editor: Prompter['editor'] = async (o) => {
+    ctx.io.stderr.write(`${o.message}\n`);
+    return (await import('./editor.js')).editText({ env: ctx.env ?? {}, initial: o.default, signal: ctx.signal });
+  };
   // TERM=dumb: no arrow-key menus and no cursor control; lines are typed with a teletype's
   // editing (key-prompts.ts), the choices are numbered and a number is typed.
-  if (ctx.env?.TERM === 'dumb') return { ...arrowPrompter(inquirer, context), ...linePrompts(keys), confirm, numbered: true };
-  return { ...arrowPrompter(inquirer, context), confirm };
+  if (ctx.env?.TERM === 'dumb') return { ...arrowPrompter(inquirer, context), ...linePrompts(keys), confirm, editor, numbered: true };
+  return { ...arrowPrompter(inquirer, context), confirm, editor };
 }
 
 type Inquirer = typeof InquirerModule;
@@ -74,7 +79,6 @@ function arrowPrompter(inquirer: Inquirer, context: InquirerContext): Prompter {
         },
         context,
       ),
-    editor: (o) => inquirer.editor({ message: o.message, default: o.default, waitForUserInput: false }, context),
   };
 }
 

@@ -1,107 +1,24 @@
 /**
- * action.yml run as the runner runs a composite action: each step's `run` in bash with its `env`,
- * the ${{ }} expressions of action.yml filled in (inputs with their defaults, github.action_path,
- * steps.<id>.outputs), a GITHUB_OUTPUT and a GITHUB_STEP_SUMMARY file per step, and the action's
- * outputs read back through its `outputs:` map. Against the emulator, with the built checkout
- * (node bin/vidpub.js) as the action's vidpub.
+ * action.yml run as the runner runs it (test/support/action.ts), against the emulator, with the
+ * built checkout (node bin/vidpub.js) as the action's vidpub: posting, outputs, summary, replays,
+ * failures, the status vocabulary (vidpub's), the caption inputs and the shapes of the record.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, ensureBuilt, runAsync } from '../support/build.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
+import { actionRunner, readActionYml } from '../support/action.js';
+import { stateOf } from '../../src/journal/post-fold.js';
+// @ts-expect-error -- plain JavaScript run by the runner, without types
+import { postState, noticeText } from '../../scripts/action/run.mjs';
 
-interface Step {
-  id?: string;
-  shell: string;
-  env?: Record<string, string>;
-  run: string;
-}
-interface ActionYml {
-  inputs: Record<string, { default?: string; required?: boolean }>;
-  outputs: Record<string, { value: string }>;
-  runs: { using: string; steps: Step[] };
-}
-
-const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as ActionYml;
+const action = readActionYml();
 const emu = useEmulator();
-const dir = mkdtempSync(join(tmpdir(), 'vidpub-action-'));
-let runs = 0;
+const runAction = actionRunner();
 
 beforeAll(() => ensureBuilt());
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** GITHUB_OUTPUT's lines: name=value, or name<<DELIMITER ... DELIMITER. */
-function readOutputs(file: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const lines = readFileSync(file, 'utf8').split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const heredoc = /^([^=<]+)<<(.+)$/.exec(lines[i]!);
-    if (heredoc) {
-      const end = lines.indexOf(heredoc[2]!, i + 1);
-      out[heredoc[1]!] = lines.slice(i + 1, end).join('\n');
-      i = end;
-    } else if (lines[i]!.includes('=')) {
-      const at = lines[i]!.indexOf('=');
-      out[lines[i]!.slice(0, at)] = lines[i]!.slice(at + 1);
-    }
-  }
-  return out;
-}
-
-interface ActionRun {
-  code: number;
-  log: string;
-  outputs: Record<string, string>;
-  summary: string;
-}
-
-/** Runs action.yml's steps in order, as the runner does; stops at the first that fails. */
-async function runAction(inputs: Record<string, string>, github: Record<string, string> = {}): Promise<ActionRun> {
-  const run = join(dir, `run-${++runs}`);
-  const home = join(run, 'home'); // a fresh runner: no state from an earlier attempt
-  mkdirSync(home, { recursive: true });
-  const steps: Record<string, Record<string, string>> = {};
-  const expr = (text: string): string =>
-    text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_m, e: string) => {
-      const input = /^inputs\.([\w-]+)$/.exec(e);
-      if (input) return inputs[input[1]!] ?? action.inputs[input[1]!]?.default ?? '';
-      if (e === 'github.action_path') return ROOT;
-      const output = /^steps\.([\w-]+)\.outputs\.([\w-]+)$/.exec(e);
-      if (output) return steps[output[1]!]?.[output[2]!] ?? '';
-      throw new Error(`action.yml: this test does not evaluate \${{ ${e} }}`);
-    });
-  const base = {
-    PATH: process.env.PATH,
-    HOME: home,
-    GITHUB_ACTIONS: 'true',
-    GITHUB_REPOSITORY: 'octo/videos',
-    GITHUB_RUN_ID: '4242',
-    GITHUB_RUN_ATTEMPT: '1',
-    GITHUB_JOB: 'publish',
-    GITHUB_ACTION: 'release-video',
-    ...github,
-  };
-  let log = '';
-  let summary = '';
-  for (const [i, step] of action.runs.steps.entries()) {
-    expect(step.shell).toBe('bash');
-    const files = { GITHUB_OUTPUT: join(run, `output-${i}`), GITHUB_STEP_SUMMARY: join(run, `summary-${i}`) };
-    for (const f of Object.values(files)) writeFileSync(f, '');
-    const env = { ...base, ...files, ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expr(String(v))])) };
-    const script = join(run, `step-${i}.sh`);
-    writeFileSync(script, expr(step.run));
-    const r = await runAsync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { env, cwd: run, timeoutMs: 60_000 });
-    log += r.stdout + r.stderr;
-    summary += readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
-    if (step.id) steps[step.id] = readOutputs(files.GITHUB_OUTPUT);
-    if (r.status !== 0) return { code: r.status ?? -1, log, outputs: {}, summary };
-  }
-  const outputs = Object.fromEntries(Object.entries(action.outputs).map(([name, o]) => [name, expr(o.value)]));
-  return { code: 0, log, outputs, summary };
-}
 
 const clip = join(ROOT, 'test', 'fixtures', 'clip.mp4');
 const basics = (): Record<string, string> => ({ file: clip, to: 'youtube,linkedin', caption: 'Release 1.2', 'api-key': emu.key(), 'base-url': emu.baseUrl });
@@ -115,7 +32,7 @@ describe('action.yml', () => {
   it('is a composite action whose inputs are the documented ones', () => {
     expect(action.runs.using).toBe('composite');
     expect(Object.keys(action.inputs).sort()).toEqual(
-      ['api-key', 'at', 'base-url', 'caption', 'draft', 'file', 'idempotency-key', 'media', 'options', 'timeout', 'to', 'url', 'vidpub', 'wait'],
+      ['api-key', 'at', 'base-url', 'caption', 'draft', 'file', 'idempotency-key', 'media', 'no-caption', 'options', 'timeout', 'to', 'url', 'vidpub', 'wait'],
     );
     expect(Object.keys(action.outputs).sort()).toEqual(['media-id', 'post-id', 'status', 'urls']);
   });
@@ -133,18 +50,18 @@ describe('action.yml', () => {
     for (const u of urls) expect(u).toMatch(/\/_emulator\/published\/post_\w+\/dst_demo_(youtube|linkedin)$/);
     expect(r.summary).toContain(`### vidpub: post ${r.outputs['post-id']} (completed)`);
     expect(r.summary).toContain('| Destination | Status | URL | Note |');
-    expect(r.summary).toMatch(/\| dst_demo_youtube \| published \| http:\/\/\S+ \|/);
-    expect(r.summary).toMatch(/\| dst_demo_linkedin \| published \| http:\/\/\S+ \|/);
+    expect(r.summary).toMatch(/\| dst_demo_youtube \| published \| <http:\/\/\S+> \|/);
+    expect(r.summary).toMatch(/\| dst_demo_linkedin \| published \| <http:\/\/\S+> \|/);
   });
 
   it('replays the first post when the same run is re-run, and posts anew in another run', async () => {
     const first = await runAction(basics());
     expect(first.code, first.log).toBe(0);
-    const again = await runAction(basics(), { GITHUB_RUN_ATTEMPT: '2' });
+    const again = await runAction(basics(), { github: { GITHUB_RUN_ATTEMPT: '2' } });
     expect(again.code, again.log).toBe(0);
     expect(again.outputs['post-id']).toBe(first.outputs['post-id']);
     expect(await postsMade()).toBe(1);
-    const other = await runAction(basics(), { GITHUB_RUN_ID: '4243' });
+    const other = await runAction(basics(), { github: { GITHUB_RUN_ID: '4243' } });
     expect(other.code, other.log).toBe(0);
     expect(other.outputs['post-id']).not.toBe(first.outputs['post-id']);
     expect(await postsMade()).toBe(2);
@@ -164,7 +81,7 @@ describe('action.yml', () => {
     const r = await runAction({ ...basics(), to: '@nobody-here' });
     expect(r.code).toBe(2);
     expect(r.log).toMatch(/^::error title=vidpub \(exit 2\)::.*@nobody-here/m);
-    expect(r.outputs).toEqual({});
+    expect(r.outputs).toEqual({ 'post-id': '', 'media-id': '', status: '', urls: '' });
   });
 
   it('fails with exit 3 when the key is refused, the key still masked', async () => {
@@ -179,5 +96,145 @@ describe('action.yml', () => {
     expect(r.code).toBe(2);
     expect(r.log).toContain('::error title=vidpub (exit 2)::give exactly one of the inputs file, url and media (given: file, media)');
     expect(await emu.requests()).toEqual([]);
+  });
+
+  it('succeeds on a post with a warning (a WebM to LinkedIn is converted): exit 0, outputs, the warning in the summary', async () => {
+    const r = await runAction({ ...basics(), file: join(ROOT, 'test', 'fixtures', 'clip.webm'), to: 'linkedin' });
+    expect(r.code, r.log).toBe(0);
+    expect(r.log).not.toMatch(/TypeError|::error/);
+    expect(r.outputs.status).toBe('completed');
+    expect(JSON.parse(r.outputs.urls!)).toHaveLength(1);
+    expect(r.summary).toMatch(/\| dst_demo_linkedin \| published \| <http:\/\/\S+> \| The video was converted from video\/webm to MP4\. \\\(video\\_converted\\\) \|/);
+  });
+
+  it('says "failed" for a post whose destination failed, as vidpub does, never "completed"; exit 6 with the outputs', async () => {
+    await emu.fault({ destination_fail: 'dst_demo_linkedin' });
+    const r = await runAction(basics());
+    expect(r.code, r.log).toBe(6);
+    expect(r.outputs.status).toBe('failed');
+    expect(r.outputs['post-id']).toMatch(/^post_\w+$/);
+    expect(JSON.parse(r.outputs.urls!)).toEqual([expect.stringMatching(/dst_demo_youtube$/)]);
+    expect(r.summary).toContain(`### vidpub: post ${r.outputs['post-id']} (failed)`);
+    expect(r.summary).toMatch(/\| dst_demo_linkedin \| failed \| {2}\| linkedin refused the video/);
+    expect(r.log).toMatch(/^::error title=vidpub \(exit 6\)::/m);
+  });
+
+  it('computes the post\'s word exactly as vidpub\'s history and status do (stateOf)', () => {
+    const d = (...statuses: (string | undefined)[]) => statuses.map((status) => ({ status }));
+    const cases: [string, { status?: string }[]][] = [
+      ['completed', d('published', 'published')],
+      ['completed', d('published', 'failed')],
+      ['completed', d('cancelled')],
+      ['completed', []],
+      ['publishing', d('published', 'publishing')],
+      ['publishing', d('published', 'failed')],
+      ['publishing', d('published', undefined)],
+      ['scheduled', d('scheduled')],
+      ['draft', d('draft', 'draft')],
+      ['draft', d('failed', 'published')],
+    ];
+    for (const [status, destinations] of cases) {
+      expect(postState({ status, destinations }), JSON.stringify({ status, destinations })).toBe(stateOf(status, destinations));
+    }
+    // Shapes the CLI's types rule out, read without throwing.
+    expect(postState({})).toBe('');
+    expect(postState({ status: 'completed', destinations: [null, 'x', { status: 'failed' }] })).toBe('failed');
+  });
+
+  it('documents the status output in vidpub\'s words, in action.yml and in the guide', () => {
+    const words = ['completed', 'failed', 'publishing', 'scheduled', 'draft'];
+    const doc = readFileSync(join(ROOT, 'docs', 'scripts-ci-cron.md'), 'utf8');
+    const line = /Outputs: [\s\S]*?\n\n/.exec(doc)?.[0] ?? '';
+    for (const w of words) {
+      expect(action.outputs.status!.description).toContain(w);
+      expect(line).toContain(`\`${w}\``);
+    }
+    for (const text of [action.outputs.status!.description, line]) expect(text).not.toMatch(/partially_published|\bpublished,/);
+  });
+
+  it('refuses a missing caption naming the action\'s inputs, before anything is sent (exit 2)', async () => {
+    const r = await runAction({ ...basics(), caption: '' });
+    expect(r.code).toBe(2);
+    expect(r.log).toContain('::error title=vidpub (exit 2)::the input "caption" is empty: give the caption (caption: TEXT),%0Aor "no-caption: true" to post without one');
+    expect(r.log).not.toContain('--caption');
+    expect(await emu.requests()).toEqual([]);
+    const both = await runAction({ ...basics(), 'no-caption': 'true' });
+    expect(both.code).toBe(2);
+    expect(both.log).toContain('::error title=vidpub (exit 2)::give the input "caption" or "no-caption: true", not both');
+    expect(await emu.requests()).toEqual([]);
+  });
+
+  it('posts an empty caption with no-caption: true', async () => {
+    const r = await runAction({ ...basics(), caption: '', 'no-caption': 'true' });
+    expect(r.code, r.log).toBe(0);
+    const post = await emu.api.get(`/posts/${r.outputs['post-id']}`);
+    expect((post.body as { caption: unknown }).caption).toBe('');
+  });
+
+  it('names the options input, not vidpub\'s --option flag, when a required option is missing', async () => {
+    const r = await runAction({ ...basics(), to: 'tiktok' });
+    expect(r.code).toBe(2);
+    const error = r.log.split('\n').find((l) => l.startsWith('::error'));
+    expect(error).toContain('options: tiktok:privacy=VALUE');
+    expect(error).not.toContain('--option');
+  });
+});
+
+describe('the record, whatever its shape', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vidpub-action-shapes-'));
+  /** A stand-in for vidpub (the `vidpub` input): prints `record` on stdout and exits with `code`. */
+  function standIn(record: unknown, code: number): string {
+    const file = join(dir, `vidpub-${code}-${Math.random().toString(36).slice(2)}`);
+    writeFileSync(join(`${file}.json`), typeof record === 'string' ? record : JSON.stringify(record));
+    writeFileSync(file, `#!/bin/sh\necho 'a line of progress' >&2\ncat '${file}.json'\nexit ${code}\n`);
+    chmodSync(file, 0o755);
+    return file;
+  }
+  const inputs = (vidpub: string) => ({ file: 'clip.mp4', to: 'youtube', caption: 'x', 'api-key': 'vp_live_demo_rw_0000000000000000', vidpub });
+
+  it('reads warnings and failures as objects, strings, lists or nothing, and odd destinations, without failing the step', async () => {
+    const record = {
+      id: 'post_odd',
+      status: 'completed',
+      destinations: [
+        { destination_id: 'dst_a', status: 'published', url: 'https://example.com/a', warning: 'converted to MP4' },
+        { destination_id: 'dst_b', status: 'published_with_notes', warning: { code: 'video_converted' } },
+        { destination_id: 'dst_c', status: 'failed', failure: { message: 'refused | <b>bold</b> *now*' }, warning: [{ message: 'one' }, 'two', null] },
+        { status: 'published', url: 'javascript:alert(1)', warning: { message: 'line\none' }, failure: null },
+        { destination_id: 'dst_e', warning: 42 },
+        null,
+        'junk',
+      ],
+    };
+    const r = await runAction(inputs(standIn(record, 6)));
+    expect(r.code, r.log).toBe(6);
+    expect(r.log).not.toMatch(/TypeError|::warning/);
+    expect(r.outputs).toEqual({ 'post-id': 'post_odd', 'media-id': '', status: 'failed', urls: JSON.stringify(['https://example.com/a', 'javascript:alert(1)']) });
+    const rows = r.summary.split('\n').filter((l) => l.startsWith('| dst') || l.startsWith('|  |'));
+    expect(rows).toEqual([
+      '| dst_a | published | <https://example.com/a> | converted to MP4 |',
+      '| dst_b | published_with_notes |  | video_converted |',
+      '| dst_c | failed |  | refused \\| &lt;b\\>bold&lt;/b\\> \\*now\\*; one; two |',
+      '|  | published | javascript:alert\\(1\\) | line one |',
+      '| dst_e |  |  | 42 |',
+    ]);
+  });
+
+  it('takes a record without an id or no JSON at all as no post: vidpub\'s exit code, no outputs', async () => {
+    const none = await runAction(inputs(standIn({ status: 'completed' }, 0)));
+    expect(none.code, none.log).toBe(0);
+    expect(none.outputs).toEqual({ 'post-id': '', 'media-id': '', status: '', urls: '' });
+    expect(none.summary).toBe('');
+    const text = await runAction(inputs(standIn('not json', 1)));
+    expect(text.code).toBe(1);
+    expect(text.log).toMatch(/^::error title=vidpub \(exit 1\)::a line of progress$/m);
+  });
+
+  it('writes notes of every shape as text', () => {
+    expect(noticeText({ code: 'c', message: 'm' })).toBe('m (c)');
+    expect(noticeText({ message: 'm' })).toBe('m');
+    expect(noticeText({ other: 1 })).toBe('{"other":1}');
+    expect(noticeText(['a', { code: 'b' }, undefined])).toBe('a; b');
+    expect(noticeText(undefined)).toBe('');
   });
 });

@@ -42,11 +42,11 @@ describe('error bodies of any shape become one clean line', () => {
     expect(e.message).toMatch(/HTTP 503/);
   });
 
-  test('control characters and ANSI escapes from the server are stripped', () => {
+  test('control characters and ANSI escapes from the server are shown escaped, line breaks as a space', () => {
     const e = err(400, gaps('invalid_request', 'invalid_field', 'bad\u001b[31m red\u0007 \r\nline'));
     // eslint-disable-next-line no-control-regex
     expect(e.message).not.toMatch(/[\u0000-\u001f]/);
-    expect(e.message).toMatch(/bad red line/);
+    expect(e.message).toMatch(/bad\\e\[31m red\\x07 line/);
   });
 
   test('JSON that does not parse is shown as text', () => {

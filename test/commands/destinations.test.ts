@@ -68,8 +68,8 @@ describe('resolveDestination', () => {
     expect(resolveDestination('@other', ALL).id).toBe('dst_yt2');
   });
 
-  test('a server handle with control characters is sanitized in the candidates', () => {
-    expect(expectError(UsageError, () => resolveDestination('zzz', [d('x', 'tiktok', '@ev\u001b[31mil')])).hint).toBe('Candidates:\n  x (tiktok @evil, active)');
+  test('a server handle with control characters is sanitized in the candidates: the escape shown, not acting', () => {
+    expect(expectError(UsageError, () => resolveDestination('zzz', [d('x', 'tiktok', '@ev\u001b[31mil')])).hint).toBe('Candidates:\n  x (tiktok @ev\\e[31mil, active)');
   });
 });
 

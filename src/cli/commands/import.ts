@@ -1,5 +1,5 @@
 import type { Media } from '../../api/wire-types.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, sanitize } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { MEDIA_FIELDS } from '../json-fields.js';
 import { parseWaitFlags, type WaitFlags } from '../../session/wait-flags.js';
@@ -34,7 +34,7 @@ export default defineCommand<'import', ImportOpts, Media>({
   },
   async run(opts, inv) {
     const { importLink } = await import('../../media/import-flow.js');
-    return runMediaFlow(inv, opts, (o) => importLink(inv.session, opts.url, { ...o, filename: opts.filename }), (m) => `Imported ${m.filename ?? opts.url}`);
+    return runMediaFlow(inv, opts, (o) => importLink(inv.session, opts.url, { ...o, filename: opts.filename }), (m) => `Imported ${sanitize(m.filename ?? opts.url)}`);
   },
   print(media, inv) {
     inv.print(media.id);

@@ -1,5 +1,5 @@
 import type { Media } from '../../api/wire-types.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, sanitize } from '../../errors.js';
 import type { VideoFile } from '../../media/check.js';
 import type { Progress } from '../../ui/progress.js';
 import { parseWaitFlags, type WaitFlags } from '../../session/wait-flags.js';
@@ -64,7 +64,7 @@ export default defineCommand<'upload', UploadOpts, Media>({
   },
   async run(opts, inv) {
     const { uploadFile } = await import('../../media/upload-flow.js');
-    return runMediaFlow(inv, opts, (o) => uploadFile(inv.session, opts.file, o), () => `Uploaded ${opts.file.filename}`);
+    return runMediaFlow(inv, opts, (o) => uploadFile(inv.session, opts.file, o), () => `Uploaded ${sanitize(opts.file.filename)}`);
   },
   print(media, inv) {
     inv.print(media.id);

@@ -1,0 +1,143 @@
+/**
+ * action.yml run as the runner runs a composite action: each step's `run` in bash with its `env`,
+ * the ${{ }} expressions of action.yml filled in (inputs with their defaults, github.action_path,
+ * steps.<id>.outputs), a GITHUB_OUTPUT and a GITHUB_STEP_SUMMARY file per step, and the action's
+ * outputs read back through its `outputs:` map (the runner's own parser of GITHUB_OUTPUT:
+ * name=value and name<<DELIMITER).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { afterAll, expect } from 'vitest';
+import { ROOT, runAsync } from './build.js';
+
+interface Step {
+  id?: string;
+  shell: string;
+  env?: Record<string, string>;
+  run: string;
+}
+export interface ActionYml {
+  inputs: Record<string, { default?: string; required?: boolean; description: string }>;
+  outputs: Record<string, { value: string; description: string }>;
+  runs: { using: string; steps: Step[] };
+}
+
+export function readActionYml(root = ROOT): ActionYml {
+  return parse(readFileSync(join(root, 'action.yml'), 'utf8')) as ActionYml;
+}
+
+/** GITHUB_OUTPUT's lines: name=value, or name<<DELIMITER ... DELIMITER. */
+export function readOutputs(file: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = readFileSync(file, 'utf8').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(lines[i]!);
+    if (heredoc) {
+      const end = lines.indexOf(heredoc[2]!, i + 1);
+      if (end < 0) throw new Error(`GITHUB_OUTPUT: no end of ${heredoc[1]}`);
+      out[heredoc[1]!] = lines.slice(i + 1, end).join('\n');
+      i = end;
+    } else if (lines[i]!.includes('=')) {
+      const at = lines[i]!.indexOf('=');
+      out[lines[i]!.slice(0, at)] = lines[i]!.slice(at + 1);
+    }
+  }
+  return out;
+}
+
+export interface ActionRun {
+  code: number;
+  log: string;
+  outputs: Record<string, string>;
+  summary: string;
+  /** Whole-process wall time of the steps, ms. */
+  ms: number;
+}
+
+export interface RunOptions {
+  /** GITHUB_* variables over the defaults. */
+  github?: Record<string, string>;
+  /** The action's checkout (github.action_path); default, this repository. */
+  actionPath?: string;
+  /** PATH for the steps. */
+  path?: string;
+}
+
+/** A runner: a temporary directory per run, removed after the file's tests. */
+export function actionRunner(): (inputs: Record<string, string>, opts?: RunOptions) => Promise<ActionRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'vidpub-action-'));
+  let runs = 0;
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return async (inputs, opts = {}) => {
+    const actionPath = opts.actionPath ?? ROOT;
+    const action = readActionYml(actionPath);
+    const run = join(dir, `run-${++runs}`);
+    const home = join(run, 'home'); // a fresh runner: no state from an earlier attempt
+    mkdirSync(home, { recursive: true });
+    const steps: Record<string, Record<string, string>> = {};
+    const expr = (text: string): string =>
+      text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_m, e: string) => {
+        const input = /^inputs\.([\w-]+)$/.exec(e);
+        if (input) return inputs[input[1]!] ?? action.inputs[input[1]!]?.default ?? '';
+        if (e === 'github.action_path') return actionPath;
+        const output = /^steps\.([\w-]+)\.outputs\.([\w-]+)$/.exec(e);
+        if (output) return steps[output[1]!]?.[output[2]!] ?? '';
+        throw new Error(`action.yml: this test does not evaluate \${{ ${e} }}`);
+      });
+    const base = {
+      PATH: opts.path ?? process.env.PATH,
+      HOME: home,
+      GITHUB_ACTIONS: 'true',
+      GITHUB_REPOSITORY: 'octo/videos',
+      GITHUB_RUN_ID: '4242',
+      GITHUB_RUN_ATTEMPT: '1',
+      GITHUB_JOB: 'publish',
+      GITHUB_ACTION: 'release-video',
+      ...opts.github,
+    };
+    let log = '';
+    let summary = '';
+    const started = performance.now();
+    for (const [i, step] of action.runs.steps.entries()) {
+      expect(step.shell).toBe('bash');
+      const files = { GITHUB_OUTPUT: join(run, `output-${i}`), GITHUB_STEP_SUMMARY: join(run, `summary-${i}`) };
+      for (const f of Object.values(files)) writeFileSync(f, '');
+      const env = { ...base, ...files, ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expr(String(v))])) };
+      const script = join(run, `step-${i}.sh`);
+      writeFileSync(script, expr(step.run));
+      const r = await runAsync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { env, cwd: run, timeoutMs: 120_000 });
+      log += r.stdout + r.stderr;
+      summary += readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
+      if (step.id) steps[step.id] = readOutputs(files.GITHUB_OUTPUT);
+      if (r.status !== 0) {
+        const outputs = Object.fromEntries(Object.entries(action.outputs).map(([name, o]) => [name, expr(o.value)]));
+        return { code: r.status ?? -1, log, outputs, summary, ms: performance.now() - started };
+      }
+    }
+    const outputs = Object.fromEntries(Object.entries(action.outputs).map(([name, o]) => [name, expr(o.value)]));
+    return { code: 0, log, outputs, summary, ms: performance.now() - started };
+  };
+}
+
+/**
+ * The workflow commands the runner would act on in a log, as it reads them: a line starting
+ * with `::` after blanks, none between `::stop-commands::TOKEN` and `::TOKEN::`.
+ */
+export function commandsRead(log: string): string[] {
+  const read: string[] = [];
+  let stopped: string | undefined;
+  for (const raw of log.split('\n')) {
+    const line = raw.trimStart();
+    if (stopped !== undefined) {
+      if (line === `::${stopped}::`) stopped = undefined;
+      continue;
+    }
+    if (!line.startsWith('::')) continue;
+    read.push(line);
+    const stop = /^::stop-commands::(.*)$/.exec(line);
+    if (stop) stopped = stop[1];
+  }
+  return read;
+}
