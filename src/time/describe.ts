@@ -3,7 +3,7 @@
  * to now ("tomorrow 09:00 CET, in 11 h 46 m (2026-11-23T08:00:00Z)").
  */
 import { isoUtc, pad } from './iso-time.js';
-import { wallAt } from './zones.js';
+import { posixAbbreviation, wallAt } from './zones.js';
 
 /** "2026-11-21 09:00 CET (2026-11-21T08:00:00Z)": a moment shown to a person where there is no "now" to relate it to. */
 export function describeMoment(ms: number, zone: string): string {
@@ -12,8 +12,10 @@ export function describeMoment(ms: number, zone: string): string {
 
 const DAY_NAMES = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
-/** The zone's short name at `ms` (CET, EST, UTC), or its GMT offset (GMT+9) when it has none. */
+/** The zone's short name at `ms` (CET, EST, UTC; a POSIX TZ string's own: JST, +0530), or its GMT offset (GMT+9) when it has none. */
 export function zoneAbbreviation(ms: number, zone: string): string {
+  const posix = posixAbbreviation(ms, zone);
+  if (posix !== undefined) return posix;
   const name = (locale: string) =>
     new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: 'short' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? '';
   const us = name('en-US');
