@@ -11,7 +11,7 @@
  */
 import http from 'node:http';
 import type * as Https from 'node:https';
-import { ANY_PROXY_VARIABLE } from './no-proxy.js';
+import { anyProxyVariable } from './no-proxy.js';
 
 /** Where the network settings come from (the client's Context, in the end). */
 export interface NetSettings {
@@ -62,7 +62,7 @@ export interface RouteOptions {
 
 /** True when a variable that can name a proxy is set (and not empty); HTTP_PROXY is not one (curl's rule). */
 export function proxyVariableSet(env: NetSettings['env']): boolean {
-  return ANY_PROXY_VARIABLE.some((name) => (env[name] ?? '').trim() !== '');
+  return anyProxyVariable(env);
 }
 
 let httpsLib: Promise<typeof Https> | undefined;

@@ -17,40 +17,42 @@ export interface ProxyVariable {
   name: string;
 }
 
+/** Variables to read in order: each name with its value. */
+type Candidates = [name: string, value: string | undefined][];
+
 /**
- * The variables that give the proxy of a URL of `scheme`, in curl's order:
- * https_proxy, HTTPS_PROXY, then all_proxy, ALL_PROXY for https; http_proxy
- * (never HTTP_PROXY: a CGI program's environment has HTTP_PROXY from a
- * request's Proxy: header), then all_proxy, ALL_PROXY for http.
+ * The variables that give the proxy of a URL, in curl's order: https_proxy,
+ * HTTPS_PROXY, then all_proxy, ALL_PROXY for https; http_proxy (never
+ * HTTP_PROXY: a CGI program's environment has HTTP_PROXY from a request's
+ * Proxy: header), then all_proxy, ALL_PROXY for http. And no_proxy, NO_PROXY.
  */
-export const PROXY_VARIABLES = {
-  https: ['https_proxy', 'HTTPS_PROXY', 'all_proxy', 'ALL_PROXY'],
-  http: ['http_proxy', 'all_proxy', 'ALL_PROXY'],
-} as const;
+const httpsProxy = (env: Env): Candidates => [['https_proxy', env.https_proxy], ['HTTPS_PROXY', env.HTTPS_PROXY], ...allProxy(env)];
+const httpProxy = (env: Env): Candidates => [['http_proxy', env.http_proxy], ...allProxy(env)];
+const allProxy = (env: Env): Candidates => [['all_proxy', env.all_proxy], ['ALL_PROXY', env.ALL_PROXY]];
+const noProxy = (env: Env): Candidates => [['no_proxy', env.no_proxy], ['NO_PROXY', env.NO_PROXY]];
 
-/** The variables that say the hosts to go straight to, in curl's order. */
-const NO_PROXY_VARIABLES = ['no_proxy', 'NO_PROXY'] as const;
-
-/** Every variable that can name a proxy (for "is any set?"). */
-export const ANY_PROXY_VARIABLE = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'all_proxy', 'ALL_PROXY'] as const;
-
-/** The first of `names` set and not blank, trimmed, with its name. */
-function firstSet(env: Env, names: readonly string[]): ProxyVariable | undefined {
-  for (const name of names) {
-    const value = (env[name] ?? '').trim();
+/** The first of `candidates` set and not blank, trimmed, with its name. */
+function firstSet(candidates: Candidates): ProxyVariable | undefined {
+  for (const [name, raw] of candidates) {
+    const value = (raw ?? '').trim();
     if (value) return { value, name };
   }
   return undefined;
 }
 
+/** True when a variable that can name a proxy is set (and not blank); HTTP_PROXY is not one. */
+export function anyProxyVariable(env: Env): boolean {
+  return firstSet([...httpsProxy(env), ...httpProxy(env)]) !== undefined;
+}
+
 /** The variable giving the proxy for URLs of `protocol` ('https:' or 'http:'), if any. */
 export function proxyVariable(env: Env, protocol: string): ProxyVariable | undefined {
-  return firstSet(env, protocol === 'https:' ? PROXY_VARIABLES.https : PROXY_VARIABLES.http);
+  return firstSet(protocol === 'https:' ? httpsProxy(env) : httpProxy(env));
 }
 
 /** no_proxy or NO_PROXY, if set. */
 export function noProxyVariable(env: Env): ProxyVariable | undefined {
-  return firstSet(env, NO_PROXY_VARIABLES);
+  return firstSet(noProxy(env));
 }
 
 /** One entry of NO_PROXY, read. */
