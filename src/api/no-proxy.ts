@@ -7,7 +7,6 @@
  * out with a problem to warn about, never a failure. Pure: no I/O, no throw.
  */
 import { isIP } from 'node:net';
-import { domainToASCII } from 'node:url';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -125,9 +124,18 @@ function readEntry(raw: string): NoProxyEntry | string {
     if (isIP(host) === 4) return addressEntry(host, port);
   }
   let name = host.replace(/^\*\./, '.').replace(/^\./, '').replace(/\.$/, '');
-  if (/[^\x20-\x7e]/.test(name)) name = domainToASCII(name);
+  if (/[^\x20-\x7e]/.test(name)) name = punycode(name);
   if (!name || !NAME.test(name)) return 'not a host name, an IP address or a CIDR range';
   return { kind: 'name', name, ...(port ? { port } : {}) };
+}
+
+/** A name with letters beyond ASCII as DNS carries it (示例.com: xn--fsq092h.com), by the URL parser; '' when it is no host name. */
+function punycode(name: string): string {
+  try {
+    return new URL(`http://${name}/`).hostname;
+  } catch {
+    return '';
+  }
 }
 
 /** Entries are separated by commas and by white space. */
