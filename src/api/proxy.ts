@@ -60,7 +60,9 @@ export function checkProxyVariables(env: NetSettings['env'], warn: (line: string
   const noProxy = noProxyVariable(env);
   if (!noProxy) return;
   for (const p of parseNoProxy(noProxy.value).problems) {
-    warn(`${noProxy.name}: the entry "${sanitize(p.entry)}" is ignored: ${p.why}. Fix it in ${noProxy.name} (hosts, .domains, addresses, CIDR ranges, comma-separated).`);
+    // A URL pasted in by mistake may carry a user and password: never shown.
+    const shown = sanitize(p.entry).replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@/]*@/i, '$1[redacted]@');
+    warn(`${noProxy.name}: the entry "${shown}" is ignored: ${p.why}. Fix it in ${noProxy.name} (hosts, .domains, addresses, CIDR ranges, comma-separated).`);
   }
 }
 

@@ -52,6 +52,14 @@ describe('the proxy rules, as the docs state them', () => {
     ]);
   });
 
+  it('a URL with a user and password pasted into NO_PROXY: warned about, the password never shown', () => {
+    const warns: string[] = [];
+    checkProxyVariables({ HTTPS_PROXY: 'http://p:1', NO_PROXY: 'http://me:hunter22@corp.example' }, (l) => warns.push(l));
+    expect(warns).toHaveLength(1);
+    expect(warns[0]).toMatch(/^NO_PROXY: the entry "http:\/\/\[redacted\]@corp\.example" is ignored: /);
+    expect(warns.join('')).not.toContain('hunter22');
+  });
+
   it('a control character in an entry is not passed to the terminal', () => {
     const warns: string[] = [];
     checkProxyVariables({ HTTPS_PROXY: 'http://p:1', NO_PROXY: 'a\u001b[2Jb' }, (l) => warns.push(l));

@@ -113,7 +113,7 @@ export const RULES: ProxyRule[] = [
     key: 'star',
     rule: '`*`',
     curl: 'every host, when it is the whole value; in a list it matches nothing',
-    vidpub: 'the same, and a `*` in a list is warned about',
+    vidpub: 'the same (blanks around a lone `*` allowed), and a `*` in a list is warned about',
     cases: [
       { ...https('*'), via: null },
       { ...https(' * '), via: null },
