@@ -38,6 +38,8 @@ export interface ClientDeps extends SenderDeps {
    * known, nothing written to them shows it, in any form (util/redact.ts).
    */
   shows?: readonly object[];
+  /** A warning on stderr (a NO_PROXY entry that cannot be read); shown even with --quiet. */
+  warn?: (line: string) => void;
 }
 
 /** Creates the client. Reads the profile only when flags and env leave the base URL or key open. */
@@ -46,7 +48,7 @@ export async function createApiClient(settings: ClientSettings, deps: ClientDeps
   if (creds.apiKey === undefined) throw noKeyError(settings.profile);
   for (const stream of deps.shows ?? []) guardOutput(stream, secretForms(creds.apiKey));
   const keyOrigin: KeyOrigin = { source: creds.keySource, profile: settings.profile, file: settings.apiKeyFile, baseUrl: settings.baseUrl };
-  const net = await prepareNet({ env: deps.credentials.env, cwd: deps.credentials.cwd, caFile: creds.caFile, caFileSource: creds.caFileSource });
+  const net = await prepareNet({ env: deps.credentials.env, cwd: deps.credentials.cwd, caFile: creds.caFile, caFileSource: creds.caFileSource, warn: deps.warn });
   return new HttpApiClient({ deps: { ...deps, net }, settings, baseUrl: creds.baseUrl, key: creds.apiKey, tuning, keyOrigin });
 }
 

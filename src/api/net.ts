@@ -1,6 +1,6 @@
 /**
  * How a request reaches its host: straight, or through the proxy of
- * HTTPS_PROXY / HTTP_PROXY (NO_PROXY aside; proxy.ts), trusting the system's
+ * https_proxy, http_proxy or all_proxy (NO_PROXY aside; no-proxy.ts, proxy.ts), trusting the system's
  * roots, NODE_EXTRA_CA_CERTS and a CA file of vidpub's own (--ca-file,
  * VIDPUB_CA_FILE, the profile; tls-trust.ts). The API calls (transport.ts)
  * and the upload PUT (put-stream.ts) both ask a Network for their route.
@@ -11,6 +11,7 @@
  */
 import http from 'node:http';
 import type * as Https from 'node:https';
+import { anyProxyVariable } from './no-proxy.js';
 
 /** Where the network settings come from (the client's Context, in the end). */
 export interface NetSettings {
@@ -23,6 +24,8 @@ export interface NetSettings {
   caFileSource?: string;
   /** What caFile makes trusted, read already (prepareNet): a bad file is then a usage error before any request. */
   ca?: readonly string[];
+  /** Told of a setting read in part (a NO_PROXY entry left out), once, by prepareNet. */
+  warn?: (line: string) => void;
 }
 
 /**
@@ -30,7 +33,7 @@ export interface NetSettings {
  * not a network failure: the CA file read, the proxy variables parsed.
  */
 export async function prepareNet(s: NetSettings): Promise<NetSettings> {
-  if (proxyVariableSet(s.env)) (await import('./proxy.js')).checkProxyVariables(s.env);
+  if (proxyVariableSet(s.env)) (await import('./proxy.js')).checkProxyVariables(s.env, s.warn);
   if (!s.caFile || s.ca) return s;
   const { trustedCas } = await import('./tls-trust.js');
   return { ...s, ca: await trustedCas(s) };
@@ -57,9 +60,9 @@ export interface RouteOptions {
   connectMs: number;
 }
 
-/** True when a proxy variable is set (and not empty). */
+/** True when a variable that can name a proxy is set (and not empty); HTTP_PROXY is not one (curl's rule). */
 export function proxyVariableSet(env: NetSettings['env']): boolean {
-  return [env.https_proxy, env.HTTPS_PROXY, env.http_proxy, env.HTTP_PROXY].some((v) => (v ?? '').trim() !== '');
+  return anyProxyVariable(env);
 }
 
 let httpsLib: Promise<typeof Https> | undefined;

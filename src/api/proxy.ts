@@ -1,11 +1,10 @@
 /**
- * Proxies, with curl's conventions: HTTPS_PROXY (or https_proxy) for https
- * URLs, HTTP_PROXY (or http_proxy) for http ones, the lower-case name first;
- * NO_PROXY (no_proxy) a list of host suffixes ("example.com" is it and its
- * subdomains, a leading dot too), host:port, IP literals and CIDR ranges, or
- * "*" for everything. A proxy URL without a scheme is http://, without a port
- * :1080; its user and password (percent-encoded) go as Proxy-Authorization:
- * Basic and are never shown.
+ * Proxies, with curl's conventions (the variables and NO_PROXY: no-proxy.ts;
+ * the rules and vidpub's departures from curl: docs/networks-and-credentials.md).
+ * A proxy URL without a scheme is http://, without a port :1080; its user and
+ * password (percent-encoded) go as Proxy-Authorization: Basic and are never
+ * shown. Only http:// proxies: another scheme (socks5://, https://) is a
+ * usage error naming the variable, never ignored.
  *
  * https goes through a CONNECT tunnel (TLS end to end: the proxy sees only
  * the host and port); http is sent to the proxy in absolute form. Either way
@@ -18,12 +17,13 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import net, { BlockList, isIP } from 'node:net';
+import net, { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { UsageError, sanitize } from '../errors.js';
 import { redactUrl } from './debug.js';
 import type { NetSettings, Route, RouteOptions } from './net.js';
+import { noProxyMatches, noProxyVariable, parseNoProxy, proxyVariable, type ProxyVariable } from './no-proxy.js';
 import { TransportTimeoutError } from './transport-timeout.js';
 
 /** The proxy a URL goes through, and the variable that named it. */
@@ -40,44 +40,43 @@ export interface ProxyFailure {
 
 const DEFAULT_PROXY_PORT = '1080';
 
-type Which = 'https_proxy' | 'http_proxy' | 'no_proxy';
-
-/** The variable's value and name, the lower-case name first (curl's order); undefined when unset or empty. */
-function variable(env: NetSettings['env'], which: Which): { value: string; name: string } | undefined {
-  const pairs = {
-    https_proxy: [env.https_proxy, env.HTTPS_PROXY],
-    http_proxy: [env.http_proxy, env.HTTP_PROXY],
-    no_proxy: [env.no_proxy, env.NO_PROXY],
-  }[which];
-  for (const [i, raw] of pairs.entries()) {
-    const value = (raw ?? '').trim();
-    if (value) return { value, name: i === 0 ? which : which.toUpperCase() };
-  }
-  return undefined;
-}
-
 /** The proxy for `target`, or undefined (none set, or NO_PROXY says to go straight). */
 export function proxyFor(target: URL, env: NetSettings['env']): ProxyChoice | undefined {
-  const v = variable(env, target.protocol === 'https:' ? 'https_proxy' : 'http_proxy');
+  const v = proxyVariable(env, target.protocol);
   if (!v) return undefined;
-  if (bypassed(target, variable(env, 'no_proxy')?.value ?? '')) return undefined;
+  if (bypassed(target, noProxyVariable(env)?.value ?? '')) return undefined;
   return { url: proxyUrl(v), source: v.name };
 }
 
-/** Parses both proxy variables (UsageError for one that cannot be used). */
-export function checkProxyVariables(env: NetSettings['env']): void {
-  for (const name of ['https_proxy', 'http_proxy'] as const) {
-    const v = variable(env, name);
+/**
+ * Parses the proxy variables that apply (UsageError for a proxy that cannot
+ * be used) and reads NO_PROXY, `warn` told of each entry left out.
+ */
+export function checkProxyVariables(env: NetSettings['env'], warn: (line: string) => void = () => {}): void {
+  for (const protocol of ['https:', 'http:']) {
+    const v = proxyVariable(env, protocol);
     if (v) proxyUrl(v);
+  }
+  const noProxy = noProxyVariable(env);
+  if (!noProxy) return;
+  for (const p of parseNoProxy(noProxy.value).problems) {
+    // A URL pasted in by mistake may carry a user and password: never shown.
+    const shown = sanitize(p.entry).replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@/]*@/i, '$1[redacted]@');
+    warn(`${noProxy.name}: the entry "${shown}" is ignored: ${p.why}. Fix it in ${noProxy.name} (hosts, .domains, addresses, CIDR ranges, comma-separated).`);
   }
 }
 
-function proxyUrl(v: { value: string; name: string }): URL {
+function proxyUrl(v: ProxyVariable): URL {
   let url: URL;
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(v.value) ? v.value : `http://${v.value}`);
   } catch {
     throw new UsageError(`${v.name} is not a URL: write it like http://proxy.example.com:3128 (or http://user:password@proxy.example.com:3128)`);
+  }
+  if (/^socks/i.test(url.protocol)) {
+    throw new UsageError(`${v.name} is ${redactUrl(sanitize(url.href))}: vidpub cannot go through a SOCKS proxy`, {
+      hint: `Give an http:// proxy in ${v.name}, or unset it to go straight (an https URL still goes through an http:// proxy encrypted, in a CONNECT tunnel).`,
+    });
   }
   if (url.protocol !== 'http:') {
     throw new UsageError(`${v.name} is ${redactUrl(sanitize(url.href))}: only http:// proxies are supported (an https URL still goes through it encrypted, in a CONNECT tunnel)`);
@@ -88,44 +87,10 @@ function proxyUrl(v: { value: string; name: string }): URL {
 
 const bare = (host: string) => host.replace(/^\[|\]$/g, '').toLowerCase();
 
-/** One NO_PROXY entry: its host (or address, or range) and port. */
-function parseEntry(raw: string): { host: string; port?: string } {
-  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(raw);
-  if (v6) return { host: v6[1]!.toLowerCase(), port: v6[2] };
-  const colons = raw.split(':').length - 1;
-  const hostPort = colons === 1 ? /^(.*):(\d+)$/.exec(raw) : null;
-  return hostPort ? { host: hostPort[1]!, port: hostPort[2] } : { host: raw };
-}
-
-function addressMatches(entry: string, host: string): boolean {
-  const [addr, bits] = entry.split('/');
-  const family = isIP(addr!);
-  const hostFamily = isIP(host);
-  if (!family || !hostFamily) return false;
-  const list = new BlockList();
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (bits === undefined) list.addAddress(addr!, type);
-  else list.addSubnet(addr!, Number(bits), type);
-  return list.check(host, hostFamily === 4 ? 'ipv4' : 'ipv6');
-}
-
-/** Whether NO_PROXY sends `target` straight to its host. */
+/** Whether NO_PROXY (its value) sends `target` straight to its host. */
 export function bypassed(target: URL, noProxy: string): boolean {
-  const host = bare(target.hostname).replace(/\.$/, '');
   const port = target.port || (target.protocol === 'https:' ? '443' : '80');
-  for (const raw of noProxy.split(/[\s,]+/)) {
-    if (!raw) continue;
-    if (raw === '*') return true;
-    const entry = parseEntry(raw.toLowerCase());
-    if (entry.port !== undefined && entry.port !== port) continue;
-    const name = entry.host.replace(/^\*?\./, '').replace(/\.$/, '');
-    if (isIP(name.split('/')[0]!)) {
-      if (addressMatches(name, host)) return true;
-    } else if (name && (host === name || host.endsWith(`.${name}`))) {
-      return true;
-    }
-  }
-  return false;
+  return noProxyMatches(parseNoProxy(noProxy), target.hostname, port);
 }
 
 function authorization(proxy: URL): Record<string, string> {

@@ -35,5 +35,6 @@ export async function createClientFor(ctx: Context, settings: ClientSettings, tu
     debugOut: settings.debug ? ctx.io.stderr : undefined,
     credentials: { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (await ctx.config()).getProfile(name) },
     shows: [ctx.io.stdout, ctx.io.stderr],
+    warn: (line) => ctx.io.stderr.write(`! ${line}\n`),
   }, { requestTimeoutMs, ...tuning });
 }

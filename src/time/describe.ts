@@ -3,7 +3,8 @@
  * to now ("tomorrow 09:00 CET, in 11 h 46 m (2026-11-23T08:00:00Z)").
  */
 import { isoUtc, pad } from './iso-time.js';
-import { wallAt } from './zones.js';
+import { parsePosixTz, posixAt } from './posix-tz.js';
+import { posixAbbreviation, wallAt } from './zones.js';
 
 /** "2026-11-21 09:00 CET (2026-11-21T08:00:00Z)": a moment shown to a person where there is no "now" to relate it to. */
 export function describeMoment(ms: number, zone: string): string {
@@ -12,8 +13,10 @@ export function describeMoment(ms: number, zone: string): string {
 
 const DAY_NAMES = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
-/** The zone's short name at `ms` (CET, EST, UTC), or its GMT offset (GMT+9) when it has none. */
+/** The zone's short name at `ms` (CET, EST, UTC; a POSIX TZ string's own: JST, +0530), or its GMT offset (GMT+9) when it has none. */
 export function zoneAbbreviation(ms: number, zone: string): string {
+  const posix = posixAbbreviation(ms, zone);
+  if (posix !== undefined) return posix;
   const name = (locale: string) =>
     new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: 'short' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? '';
   const us = name('en-US');
@@ -97,12 +100,21 @@ function localOffsetName(ms: number): string {
  * describeWall's form in the process's local zone, read with Date's own getters and named by its
  * offset, with the relative phrase: "tomorrow 00:00 UTC, in 6 h 1 m". For a command whose start-up
  * is its goal (`vidpub me`): the zone's short name (CET) needs Intl, and the first use of Intl's
- * time zone data costs about 20 ms of CPU (docs/performance.md).
+ * time zone data costs about 20 ms of CPU (docs/performance.md). A `tz` that is a POSIX TZ string
+ * (which Node's Date reads as UTC when it has rules) is worked out here, named as it names itself.
  */
-export function describeLocalRelative(ms: number, now: number): string {
-  const d = new Date(ms);
-  const localDay = (t: Date): Day => ({ y: t.getFullYear(), mo: t.getMonth() + 1, d: t.getDate() });
-  const day = dayWord(localDay(d), localDay(new Date(now)));
-  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}${d.getSeconds() ? `:${pad(d.getSeconds())}` : ''}`;
-  return `${day} ${time} ${localOffsetName(ms)}, ${relativePhrase(ms, now)}`;
+export function describeLocalRelative(ms: number, now: number, tz?: string): string {
+  const posix = tz ? parsePosixTz(tz.replace(/^:/, '')) : undefined;
+  const local = (t: number): { y: number; mo: number; d: number; h: number; mi: number; s: number } => {
+    if (posix) {
+      const u = new Date(t + posixAt(posix, t).offset * 1000);
+      return { y: u.getUTCFullYear(), mo: u.getUTCMonth() + 1, d: u.getUTCDate(), h: u.getUTCHours(), mi: u.getUTCMinutes(), s: u.getUTCSeconds() };
+    }
+    const d = new Date(t);
+    return { y: d.getFullYear(), mo: d.getMonth() + 1, d: d.getDate(), h: d.getHours(), mi: d.getMinutes(), s: d.getSeconds() };
+  };
+  const w = local(ms);
+  const day = dayWord(w, local(now));
+  const time = `${pad(w.h)}:${pad(w.mi)}${w.s ? `:${pad(w.s)}` : ''}`;
+  return `${day} ${time} ${posix ? posixAt(posix, ms).name : localOffsetName(ms)}, ${relativePhrase(ms, now)}`;
 }

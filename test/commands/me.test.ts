@@ -230,6 +230,12 @@ describe('localTime (the one form, by hand, without Intl)', () => {
     expect(localTime(new Date(2026, 10, 24, 9, 30, 5).toISOString(), base)).toMatch(/^Tue 09:30:05 \S+, in 3 d 9 h$/);
     expect(localTime(new Date(2026, 11, 25, 0, 0, 0).toISOString(), base)).toMatch(/^2026-12-25 00:00 \S+, in 34 d$/);
   });
+  test('a POSIX TZ (which Node reads as UTC when it has rules) is worked out by hand and named as it names itself', () => {
+    const now = Date.UTC(2027, 6, 14, 20, 0, 0);
+    expect(localTime('2027-07-15T00:00:00Z', now, 'CET-1CEST,M3.5.0,M10.5.0/3')).toBe('tomorrow 02:00 CEST, in 4 h');
+    expect(localTime('2027-01-15T00:00:00Z', Date.UTC(2027, 0, 14, 20, 0, 0), 'CET-1CEST,M3.5.0,M10.5.0/3')).toBe('tomorrow 01:00 CET, in 4 h');
+    expect(localTime('2027-07-15T00:00:00Z', now, '<+0530>-5:30')).toBe('today 05:30 +0530, in 4 h');
+  });
   test('nonsense or nothing: unknown', () => {
     expect(localTime('not a time', base)).toBe('unknown');
     expect(localTime(undefined, base)).toBe('unknown');

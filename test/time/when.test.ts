@@ -92,7 +92,13 @@ describe('zones', () => {
   it('takes --tz first, then TZ, then the machine zone', () => {
     expect(resolveTimeZone('Asia/Tokyo', { TZ: 'Europe/Paris' })).toBe('Asia/Tokyo');
     expect(resolveTimeZone(undefined, { TZ: ':Europe/Paris' })).toBe('Europe/Paris');
-    expect(resolveTimeZone(undefined, { TZ: 'Not/AZone' })).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    expect(resolveTimeZone(undefined, {})).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+  });
+
+  it('a TZ that cannot be read is a usage error naming it, never the machine zone or UTC in silence', () => {
+    const err = usage(() => resolveTimeZone(undefined, { TZ: 'Not/AZone' }));
+    expect(err.message).toBe('TZ is "Not/AZone", which is not a time zone vidpub can read');
+    expect(err.hint).toMatch(/^Set TZ to an IANA name \(Europe\/Paris, :Asia\/Tokyo\) or a POSIX TZ string \(JST-9, /);
   });
 
   it('refuses an unknown --tz', () => {

@@ -66,7 +66,7 @@ const REHEARSE = {
   description: 'run it end to end against a throwaway emulator seeded (GET only) from your workspace; only reads reach the service',
 } as const satisfies FlagSpec;
 
-const TZ = { name: 'tz', value: 'zone', description: "IANA time zone for a local --at time (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
+const TZ = { name: 'tz', value: 'zone', description: "time zone for a local --at time: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
 
 const ENTRIES = [
   {
@@ -176,7 +176,7 @@ const ENTRIES = [
       { name: 'dry-run', description: 'check everything and show the plan; send nothing' },
       { name: 'concurrency', value: 'n', kind: 'number', description: 'uploads and imports at a time', default: '3' },
       { name: 'format', value: 'fmt', kind: 'choice', choices: ['yaml', 'csv', 'json', 'jsonl'], description: 'yaml, csv, json or jsonl (default: from the extension; needed for "-")' },
-      { name: 'tz', value: 'zone', description: "IANA time zone for items' local times without tz (default: TZ or this machine's zone)" },
+      { name: 'tz', value: 'zone', description: "time zone for items' local times without tz: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" },
       { name: 'no-wait', description: 'do not follow posts sent now to their end' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole batch waits for videos and posts (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },

@@ -21,18 +21,18 @@ export function maskKey(key: Partial<KeyInfo> | undefined): string {
 }
 
 /** A reset time as a person reads it (the one form, named by its offset: see describeLocalRelative), or "unknown". */
-export function localTime(iso: string | undefined, now: number): string {
+export function localTime(iso: string | undefined, now: number, tz?: string): string {
   const t = iso ? Date.parse(iso) : NaN;
-  return Number.isNaN(t) ? 'unknown' : describeLocalRelative(t, now);
+  return Number.isNaN(t) ? 'unknown' : describeLocalRelative(t, now, tz);
 }
 
 function n(v: unknown): string {
   return typeof v === 'number' && Number.isFinite(v) ? String(v) : '?';
 }
 
-function counter(c: Partial<MinuteCounter> | undefined, now: number): string {
+function counter(c: Partial<MinuteCounter> | undefined, now: number, tz: string | undefined): string {
   if (!c) return 'unknown';
-  return `${n(c.used)} used of ${n(c.limit)}, ${n(c.remaining)} left, resets ${localTime(c.reset_at, now)}`;
+  return `${n(c.used)} used of ${n(c.limit)}, ${n(c.remaining)} left, resets ${localTime(c.reset_at, now, tz)}`;
 }
 
 /** Where this run's key and base URL come from, and whether the service is the local emulator. */
@@ -119,6 +119,7 @@ export default defineCommand<'me', Record<string, never>, Me & { origin?: Origin
     const key = me?.key;
     const scope = daily?.scope === 'account' ? ' (shared by every workspace of the account)' : daily?.scope === 'workspace' ? ' (this workspace)' : '';
     const origin = me.origin;
+    const tz = inv.ctx.env.TZ;
     const tty = inv.ctx.io.stdoutIsTTY;
     // On a terminal, where the key and the service come from read as sentences; to a pipe, one value per field.
     const originFields: [string, string][] = !origin
@@ -136,9 +137,9 @@ export default defineCommand<'me', Record<string, never>, Me & { origin?: Origin
       ['Workspace', `${me?.workspace?.name ?? 'unknown'}${me?.workspace?.id ? ` (${me.workspace.id})` : ''}`],
       ['Plan', String(me?.plan?.name ?? 'unknown')],
       ['Usage', usage ? `${counted(usage.posts_today, 'post')} today, ${counted(usage.media_count, 'video')}, ${counted(usage.post_count, 'post')}` : 'unknown'],
-      ['Reads/min', counter(rpm?.read, now)],
-      ['Writes/min', counter(rpm?.write, now)],
-      ['Posts/day', daily ? `${n(daily.used)} used of ${n(daily.limit)}, ${n(daily.remaining)} left, resets ${localTime(daily.reset_at, now)}${scope}` : 'unknown'],
+      ['Reads/min', counter(rpm?.read, now, tz)],
+      ['Writes/min', counter(rpm?.write, now, tz)],
+      ['Posts/day', daily ? `${n(daily.used)} used of ${n(daily.limit)}, ${n(daily.remaining)} left, resets ${localTime(daily.reset_at, now, tz)}${scope}` : 'unknown'],
     ];
     const indent = Math.max(...fields.map(([k]) => k.length)) + 2;
     // One write for all the lines: each write to stdout is a system call.
