@@ -219,9 +219,11 @@ export interface Journal {
   history(q: HistoryQuery): Promise<JournalPost[]>;
   /**
    * The memory of the runs that post `what` (a description of the post: video, caption, destinations, options, time) at
-   * this service in `workspace` (its id: any of its keys), or with this key when the workspace is not known.
+   * this service in `workspace` (its id: any of its keys), or with this key when the workspace is not known. `alike`:
+   * other descriptions of the same post (the video by its device and inode, or as an earlier vidpub described it): a
+   * note written under any of them is this command's.
    */
-  runs(what: unknown, workspace?: string): Promise<RunMemory>;
+  runs(what: unknown, workspace?: string, alike?: readonly unknown[]): Promise<RunMemory>;
   /** The command has printed its outcome: the notes of the runs that finished go (the last thing a command does). */
   settle(): Promise<void>;
 }

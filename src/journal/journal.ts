@@ -69,10 +69,10 @@ export function createJournal(deps: JournalDeps): Journal {
     retriesOf: async (postId: string) => reader.retriesOf(postId),
     history: async (q: HistoryQuery) => reader.history(q),
 
-    async runs(what: unknown, workspace?: string) {
+    async runs(what: unknown, workspace?: string, alike?: readonly unknown[]) {
       const ctx = await owner.record();
       const { runMemory } = await import('./runs.js');
-      return runMemory({ dir: deps.dir, now: () => deps.clock.now(), ctx, what, workspace });
+      return runMemory({ dir: deps.dir, now: () => deps.clock.now(), ctx, what, workspace, alike });
     },
 
     async settle() {
