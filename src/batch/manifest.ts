@@ -53,7 +53,7 @@ export interface Manifest {
   problems: Problem[];
 }
 
-export const ITEM_FIELDS = ['file', 'url', 'media', 'to', 'caption', 'caption_file', 'options', 'at', 'tz', 'draft', 'key'];
+export const ITEM_FIELDS = ['file', 'url', 'media', 'to', 'caption', 'caption_file', 'options', 'at', 'tz', 'draft', 'key', 'force_new'];
 const TOP_FIELDS = ['items', 'defaults', 'batch_key'];
 
 export function formatOfPath(path: string): ManifestFormat | undefined {

@@ -64,6 +64,7 @@ export function createJournal(deps: JournalDeps): Journal {
 
     findByKey: (key: string) => keys.findByKey(key),
     postIdsByKeys: (wanted: Iterable<string>) => keys.postIdsByKeys(wanted),
+    postsByKeys: (wanted: Iterable<string>) => keys.postsByKeys(wanted),
     lastPost: async () => reader.lastPost(deps.profile),
     find: async (postId: string) => reader.foldOne(postId),
     retriesOf: async (postId: string) => reader.retriesOf(postId),

@@ -7,6 +7,7 @@
 import { basename, extname, resolve } from 'node:path';
 import { closeFd, openForReading, readAt, realPath, statPath } from '../util/fs-calls.js';
 import { UsageError } from '../errors.js';
+import type { FileIdentity } from '../util/same-file.js';
 import { EXTENSION_CONTENT_TYPES, MAX_FILE_SIZE_BYTES, type SupportedContentType } from '../api/wire-types.js';
 
 export interface VideoFile {
@@ -16,7 +17,7 @@ export interface VideoFile {
   /** When the file was last changed (epoch ms): a rerun on a changed file is another post. */
   mtimeMs?: number;
   /**
-   * The file itself, however it was named (sameFile): its path with the symbolic links resolved,
+   * The file itself, however it was named (util/same-file.ts): its path with the symbolic links resolved,
    * and its device and inode (the same through a bind mount or a hard link).
    */
   real?: string;
@@ -178,27 +179,9 @@ export async function checkVideoFile(path: string, cwd?: string): Promise<VideoF
   return { path: abs, size: st.size, mtimeMs: st.mtimeMs, real, dev: st.dev, ino: st.ino, contentType, filename: basename(real) };
 }
 
-/** The identity of a video file, as a rerun compares it (sameFile); what a run's note or a journal record keeps. */
-export interface FileIdentity {
-  real?: string;
-  dev?: number;
-  ino?: number;
-  size: number;
-  mtime: number | null;
-}
-
+/** The identity of a video file, as a rerun compares it (util/same-file.ts). */
 export function fileIdentity(f: VideoFile): FileIdentity {
-  return { real: f.real ?? f.path, dev: f.dev, ino: f.ino, size: f.size, mtime: f.mtimeMs ?? null };
-}
-
-/**
- * Whether two identities are the same video file: the same size and modification time, and the same
- * real path (after symbolic links) or, where the paths differ (a bind mount, another mount of the
- * same file system, a hard link), the same device and inode.
- */
-export function sameFile(a: FileIdentity, b: FileIdentity): boolean {
-  if (a.size !== b.size || (a.mtime ?? null) !== (b.mtime ?? null)) return false;
-  return (a.real !== undefined && a.real === b.real) || (a.ino !== undefined && a.dev === b.dev && a.ino === b.ino);
+  return { real: f.real ?? f.path, ...(f.dev !== undefined && f.ino !== undefined ? { dev: f.dev, ino: f.ino } : {}), size: f.size, mtime: f.mtimeMs ?? null };
 }
 
 function fileError(err: unknown, shown: string): UsageError {

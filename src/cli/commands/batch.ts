@@ -34,7 +34,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
     'options, times, duplicates, the daily allowance) and nothing is sent unless all pass. Then uploads run a few at a time, ' +
     'each post is created as its video is ready, requests stay within the per-minute allowance, and posts sent now are ' +
     'followed to the end. Rerunning the same manifest creates nothing twice. stdout: a JSON line per item. ' +
-    `Item fields: file | url | media, to, caption | caption_file, options, at, tz, draft, key. AT: ${WHEN_FORMATS}.`,
+    `Item fields: file | url | media, to, caption | caption_file, options, at, tz, draft, key, force_new. AT: ${WHEN_FORMATS}.`,
   examples: [
     'vidpub batch week.yaml --dry-run',
     'vidpub batch week.yaml --yes',
@@ -74,6 +74,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
       timeoutMs,
       yes: flags.yes,
       waitForQuota: inv.globals.waitForQuota,
+      forceNew: flags.forceNew,
       rehearse: flags.rehearse,
     };
   },
