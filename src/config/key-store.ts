@@ -19,7 +19,7 @@ import type { ConfigStore, Profile } from './profile-types.js';
 import { keyStorage, keychainName, maskStoredKey, type KeyStorage } from './key-storage.js';
 import { AuthError, VidpubError, sanitize } from '../errors.js';
 import { CONFIG_FILE_NAME, configDir } from './config-store.js';
-import { KeychainUnavailable, keychain, keyringTurnedOff } from './keychain.js';
+import { KeychainUnavailable, keychain, keyringTurnedOff, type KeychainWait } from './keychain.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -106,11 +106,11 @@ const readKeys = new Map<string, Promise<string | undefined>>();
  * wherever it lives; undefined when there is none. Each OS store entry is read
  * once per process. An OS store that cannot be read is an AuthError saying why.
  */
-export async function readStoredKey(env: Env, name: string, profile: Profile | undefined): Promise<string | undefined> {
+export async function readStoredKey(env: Env, name: string, profile: Profile | undefined, wait?: KeychainWait): Promise<string | undefined> {
   if (keyStorage(profile) !== 'keychain') return profile?.api_key;
   const acct = account(join(configDir(env), CONFIG_FILE_NAME), name);
   let read = readKeys.get(acct);
-  if (!read) readKeys.set(acct, (read = keychain.get(env, acct)));
+  if (!read) readKeys.set(acct, (read = keychain.get(env, acct, wait)));
   const login = name === 'default' ? 'vidpub login' : `vidpub login --profile ${name}`;
   try {
     const key = await read;

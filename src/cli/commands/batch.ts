@@ -12,11 +12,15 @@ import { readAll, readNamedFile } from '../user-input.js';
 const MAX_MANIFEST_BYTES = 10_000_000;
 const MAX_CONCURRENCY = 16;
 
-async function readManifest(path: string, inv: Invocation): Promise<{ text: string; baseDir: string; source: string }> {
+async function readManifest(path: string, inv: Invocation, timeoutMs: number): Promise<{ text: string; baseDir: string; source: string }> {
   const { dirname, resolve } = await import('node:path');
   if (path === '-') {
     if (inv.ctx.io.stdinIsTTY) inv.log.info('Reading the manifest from the terminal; end it with Ctrl-D.');
-    return { text: await readAll(inv.ctx.io.stdin, MAX_MANIFEST_BYTES, 'the manifest on stdin'), baseDir: inv.ctx.cwd, source: 'stdin' };
+    return {
+      text: await readAll(inv.ctx.io.stdin, MAX_MANIFEST_BYTES, 'the manifest on stdin', { signal: inv.ctx.signal, clock: inv.ctx.clock, timeoutMs }),
+      baseDir: inv.ctx.cwd,
+      source: 'stdin',
+    };
   }
   const abs = resolve(inv.ctx.cwd, path);
   const text = await readNamedFile(abs, sanitize(path), (st) => {
@@ -61,7 +65,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
     }
     const timeoutMs = parseTimeout(flags);
     const zone = resolveTimeZone(flags.tz, inv.ctx.env);
-    const { text, baseDir, source } = await readManifest(path, inv);
+    const { text, baseDir, source } = await readManifest(path, inv, timeoutMs);
     return {
       text,
       format,
