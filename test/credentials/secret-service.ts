@@ -165,7 +165,7 @@ function busCall(serial: number, member: string, signature = '', args: (string |
  * reads every call made to it without ever replying, as a hung keyring
  * daemon does.
  */
-export async function startSilentSecretService(): Promise<{ env: Record<string, string>; calls(): number; stop(): Promise<void> }> {
+export async function startSilentSecretService(): Promise<{ env: Record<string, string>; calls(): number; firstCallAfter(ms: number): number | undefined; stop(): Promise<void> }> {
   if (!runs('dbus-run-session', null) || !runs('dbus-send', null)) throw new Error('the silent Secret Service needs dbus-run-session and dbus-send (.ci/run installs them)');
   const home = mkdtempSync(join(tmpdir(), 'vidpub-silent-keyring-'));
   const baseEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, XDG_RUNTIME_DIR: home };
@@ -181,7 +181,11 @@ export async function startSilentSecretService(): Promise<{ env: Record<string, 
     s.once('error', reject);
   });
   let received = 0;
-  socket.on('data', (d: Buffer) => (received += d.length));
+  const arrivals: number[] = [];
+  socket.on('data', (d: Buffer) => {
+    received += d.length;
+    arrivals.push(Date.now());
+  });
   socket.on('error', () => {});
   const uid = Buffer.from(String(process.getuid?.() ?? 0)).toString('hex');
   socket.write(`\0AUTH EXTERNAL ${uid}\r\n`);
@@ -214,6 +218,8 @@ export async function startSilentSecretService(): Promise<{ env: Record<string, 
     env,
     // Bytes of the calls made to the service since it claimed its name (none of them answered).
     calls: () => received - afterClaim,
+    // When the first call reached it at or after `ms` (Date.now()).
+    firstCallAfter: (ms) => arrivals.find((t) => t >= ms),
     async stop() {
       socket.destroy();
       if (child.exitCode !== null) return;
