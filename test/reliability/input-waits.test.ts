@@ -44,8 +44,8 @@ async function withOpenStdin(args: string[]): Promise<Held> {
   closeSync(readEnd);
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const guard = setTimeout(() => child.kill('SIGKILL'), 30_000);
   const ended = new Promise<Awaited<Held['ended']>>((resolve) =>
     child.on('close', (code, signal) => {
