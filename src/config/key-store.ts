@@ -55,7 +55,7 @@ export async function saveKey(store: ConfigStore, env: Env, name: string, key: s
   // VIDPUB_NO_KEYRING, like --insecure-storage, is a choice: the file, without a word about the OS store.
   if (!opts.fileOnly && !keyringTurnedOff(env)) {
     try {
-      await keychain.set(env, acct, key);
+      await keychain.set(env, acct, key, { signal: opts.signal });
       await store.setProfile(name, { ...base, key_storage: 'keychain', key_masked: maskStoredKey(key) ?? undefined }, opts.signal);
       return { storage: 'keychain' };
     } catch (err) {
@@ -85,7 +85,7 @@ export async function removeKey(store: ConfigStore, env: Env, name: string, sign
   if (!storage) return { removed: false, storage };
   if (storage === 'keychain') {
     try {
-      await keychain.delete(env, account(store.path, name));
+      await keychain.delete(env, account(store.path, name), { signal });
     } catch (err) {
       if (!(err instanceof KeychainUnavailable)) throw err;
       throw new VidpubError(`Could not remove the key of profile "${sanitize(name)}" from ${keychainName()}: ${err.message}. Nothing was changed.`, {

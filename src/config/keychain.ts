@@ -22,7 +22,7 @@ import { existsSync } from 'node:fs';
 import { platform } from 'node:os';
 import nodeProcess, { execPath } from 'node:process';
 import { join } from 'node:path';
-import { InterruptedError, TimeoutError, sanitize } from '../errors.js';
+import { InterruptedError, TimeoutError, isDeadline, sanitize, type DeadlineReached } from '../errors.js';
 import { formatDuration } from '../time/duration.js';
 import { truthy } from '../util/env.js';
 import { nodeChildProcess, nodeModule, nodeSea } from '../util/lazy-builtins.js';
@@ -99,6 +99,19 @@ export interface KeychainWait {
   timeoutMs?: number;
 }
 
+/** The command's --timeout reached while the store had not answered (exit 7). */
+function late(ms: number | undefined): TimeoutError {
+  return new TimeoutError(`Stopped: ${keychainName()} did not answer within the --timeout of the command${ms === undefined ? '' : ` (${formatDuration(ms)})`}; nothing was sent.`, {
+    hint: 'Unlock the keyring (or start a desktop session), or give a longer --timeout; or set VIDPUB_API_KEY.',
+  });
+}
+
+/** Why a call ended when `signal` aborted: a signal bound to the command's deadline (login's) as the deadline, else Ctrl-C or a signal. */
+function aborted(signal: AbortSignal): Error {
+  if (isDeadline(signal)) return late((signal.reason as DeadlineReached).timeoutMs);
+  return new InterruptedError(`Interrupted while reading ${keychainName()}; nothing was sent.`);
+}
+
 /** The helpers running now: killed when this process exits, so that none is left blocked on a bus that never answers. */
 const running = new Set<{ kill(signal: NodeJS.Signals): boolean }>();
 let exitHook = false;
@@ -117,7 +130,7 @@ function call(env: Env, account: string, op: Op, wait: KeychainWait = {}): Promi
   } catch (err) {
     return Promise.reject(err);
   }
-  if (wait.signal?.aborted) return Promise.reject(new InterruptedError(`Interrupted while reading ${keychainName()}; nothing was sent.`));
+  if (wait.signal?.aborted) return Promise.reject(aborted(wait.signal));
   return new Promise((resolve, reject) => {
     const child = nodeChildProcess().spawn(execPath, ['-e', CHILD, path], { env: { ...env }, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
     running.add(child);
@@ -138,17 +151,10 @@ function call(env: Env, account: string, op: Op, wait: KeychainWait = {}): Promi
     };
     const deadline = wait.timeoutMs !== undefined && wait.timeoutMs < KEYCHAIN_TIMEOUT_MS;
     const timer = setTimeout(
-      () =>
-        stop(
-          deadline
-            ? new TimeoutError(`Stopped: ${keychainName()} did not answer within the --timeout of the command (${formatDuration(wait.timeoutMs!)}); nothing was sent.`, {
-                hint: 'Unlock the keyring (or start a desktop session), or give a longer --timeout; or set VIDPUB_API_KEY.',
-              })
-            : new KeychainUnavailable(`${keychainName()} did not answer within ${KEYCHAIN_TIMEOUT_MS / 1000} s`),
-        ),
+      () => stop(deadline ? late(wait.timeoutMs) : new KeychainUnavailable(`${keychainName()} did not answer within ${KEYCHAIN_TIMEOUT_MS / 1000} s`)),
       deadline ? wait.timeoutMs : KEYCHAIN_TIMEOUT_MS,
     );
-    const onAbort = () => stop(new InterruptedError(`Interrupted while reading ${keychainName()}; nothing was sent.`));
+    const onAbort = () => stop(aborted(wait.signal!));
     wait.signal?.addEventListener('abort', onAbort, { once: true });
     const done = () => {
       clearTimeout(timer);
@@ -185,10 +191,10 @@ export const keychain = {
     const v = await call(env, account, { op: 'get' }, wait);
     return typeof v === 'string' && v !== '' ? v : undefined;
   },
-  async set(env: Env, account: string, secret: string): Promise<void> {
-    await call(env, account, { op: 'set', secret });
+  async set(env: Env, account: string, secret: string, wait?: KeychainWait): Promise<void> {
+    await call(env, account, { op: 'set', secret }, wait);
   },
-  async delete(env: Env, account: string): Promise<boolean> {
-    return (await call(env, account, { op: 'delete' })) === true;
+  async delete(env: Env, account: string, wait?: KeychainWait): Promise<boolean> {
+    return (await call(env, account, { op: 'delete' }, wait)) === true;
   },
 };
