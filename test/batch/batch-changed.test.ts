@@ -7,13 +7,14 @@
  * reports that post. An unchanged item, and a post the journal recorded
  * without its file (an earlier vidpub), are replayed as before.
  */
-import { mkdtempSync, readFileSync, readdirSync, renameSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { batchLines } from '../support/batch.js';
+import { missing } from '../support/tools.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
@@ -143,6 +144,26 @@ describe('a batch item whose file changed since the run that posted it', () => {
     expect(r.status).toBe(0);
     expect(batchLines(r.stdout)[0]!.replayed).toBe(true);
     expect(await postsMade()).toBe(before + 1);
+  });
+
+  it.skipIf(process.getuid?.() !== 0 || missing('unshare', ['--help']))('the same file through a bind mount (mount --bind under unshare -m): not changed, replayed, one post', async () => {
+    const p = place();
+    const before = await postsMade();
+    expect((await batch(p)).status).toBe(0);
+    // The rerun sees the directory at another path (its real path another), in a mount namespace of its own.
+    const mountPoint = `${p.dir}-mounted`;
+    mkdirSync(mountPoint);
+    const started = Date.now();
+    const r = await runAsync(
+      'unshare',
+      ['-m', 'sh', '-c', 'mount --bind "$1" "$2" && shift 2 && exec "$@"', 'sh', p.dir, mountPoint, process.execPath, BIN, 'batch', join(mountPoint, 'daily.jsonl'), '--yes'],
+      { env: { ...process.env, ...emu.env(), ...p.env }, timeoutMs: 60_000 },
+    );
+    expect(r.stderr).not.toMatch(/changed since/);
+    expect(r.status).toBe(0);
+    expect(batchLines(r.stdout)[0]!.replayed).toBe(true);
+    expect(await postsMade()).toBe(before + 1);
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it('a post the journal recorded without its file (an earlier vidpub) still guards the rerun: replayed, one post', async () => {
