@@ -71,20 +71,18 @@ describeWithSecretService('a Secret Service that accepts and never answers', () 
   });
 
   test("post with --timeout 1s: exit 7 at the flow's deadline, nothing sent, no helper left", async () => {
-    {
-      const args = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--timeout', '1s'];
-      const v = keychainProfile();
-      const started = Date.now();
-      const r = await v.run(args);
-      const ended = Date.now();
-      // The flow's deadline ends the wait for the client (its key); the helper goes when vidpub exits.
-      expect(r.stderr).toContain('Stopped: the --timeout of the command was reached.');
-      expect(r.status).toBe(7);
-      expect(ended - started).toBeGreaterThanOrEqual(1000);
-      expect(ended - service.firstCallAfter(started)!).toBeLessThan(2000);
-      expect(processesOnBus(service.env.DBUS_SESSION_BUS_ADDRESS!)).toEqual([]);
-      expect((await emu.requests()).length).toBe(0);
-    }
+    const args = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--timeout', '1s'];
+    const v = keychainProfile();
+    const started = Date.now();
+    const r = await v.run(args);
+    const ended = Date.now();
+    // The flow's deadline ends the wait for the client (its key); the helper goes when vidpub exits.
+    expect(r.stderr).toContain('Stopped: the --timeout of the command was reached.');
+    expect(r.status).toBe(7);
+    expect(ended - started).toBeGreaterThanOrEqual(1000);
+    expect(ended - service.firstCallAfter(started)!).toBeLessThan(2000);
+    expect(processesOnBus(service.env.DBUS_SESSION_BUS_ADDRESS!)).toEqual([]);
+    expect((await emu.requests()).length).toBe(0);
   });
 
   test.each([[['me']], [['destinations']], [['options', 'linkedin']]])('%j: Ctrl-C (SIGINT) while the keyring is asked ends it at once, exit 130, its helper killed', async (args) => {
