@@ -7,7 +7,9 @@
  * runs/<what>.<key>.json in the state directory: `what` is a hash of what it
  * posts (the video, caption, destinations, options and time, at this service
  * in this workspace, or with this key when the workspace is not known), `key`
- * its base Idempotency-Key. When the run finishes (its post known, or a
+ * its base Idempotency-Key. The note lists inside (`also`) the other hashes
+ * of the same command (the video by its device and inode, or as an earlier
+ * vidpub named it: posts/cut-off.ts), so that a rerun finds it by any of them. When the run finishes (its post known, or a
  * definite answer: refused, nothing sent), the file is removed once the
  * command has printed its outcome (settleRuns). It stays when
  * the run was cut off: killed, stopped by a signal (SIGTERM, SIGINT, SIGHUP
