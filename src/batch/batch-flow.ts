@@ -29,6 +29,8 @@ export interface BatchOpts {
   timeoutMs: number;
   yes: boolean;
   waitForQuota: boolean;
+  /** --force-new: post the items whose file changed since the run that posted them (changed.ts). */
+  forceNew?: boolean;
   /** The journal's hook: told of every item's steps as they happen. */
   recorder?: BatchRecorder;
   /** Told of each item as soon as it has ended. */
@@ -74,7 +76,10 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
   const checksMs = session.clock.now() - checksStarted;
   // Items this machine already posted (the journal, by the item's key) spend no allowance and are
   // not posted again, however old: the service's own replay of the keys lasts 24 hours only.
-  const earlier = !opts.recorder?.wasPosted && session.journal ? await session.journal.postIdsByKeys(plan.items.map((it) => it.key)) : undefined;
+  // An item whose file is not the one its earlier post was made from is a problem, unless forced (changed.ts).
+  const settled = session.journal ? await (await import('./changed.js')).settleChangedFiles(plan.items, session.journal, opts.forceNew === true) : undefined;
+  if (settled && settled.problems.length > 0) throw problemsError(settled.problems, opts.source);
+  const earlier = !opts.recorder?.wasPosted ? settled?.posted : undefined;
   if (earlier) for (const it of plan.items) it.earlierPostId = earlier.get(it.key);
   const wasPosted = opts.recorder?.wasPosted?.bind(opts.recorder) ?? (earlier ? (key: string) => earlier.has(key) : undefined);
   if (wasPosted) {

@@ -30,6 +30,8 @@ export interface LocalItem {
   tz?: string;
   draft: boolean;
   userKey?: string;
+  /** force_new: post it although its file changed since the run that posted it (changed.ts). */
+  forceNew: boolean;
 }
 
 /** An item's video once checked here: a file (with its duration), a link, or a video id still to be read. */
@@ -111,11 +113,17 @@ function readCaptionFields(f: Record<string, unknown>, add: Add): { caption?: st
   return { caption, captionFile };
 }
 
+/** A true-or-false field (draft, force_new): a boolean, or text as in a CSV cell; anything else is a problem. */
+function readFlag(f: Record<string, unknown>, name: 'draft' | 'force_new', add: Add): boolean {
+  const v = f[name];
+  if (typeof v === 'string' && !TRUE_TEXT.test(v.trim()) && !FALSE_TEXT.test(v.trim())) add(`${name} must be true or false, not "${sanitize(v)}"`);
+  else if (v !== undefined && v !== null && typeof v !== 'boolean' && typeof v !== 'string') add(`${name} must be true or false`);
+  return v === true || (typeof v === 'string' && TRUE_TEXT.test(v.trim()));
+}
+
 /** draft, at, tz and key: text as in a CSV cell; any other text is a problem, never "publish now". */
 function readTiming(f: Record<string, unknown>, add: Add): Pick<LocalItem, 'draft' | 'at' | 'tz' | 'userKey'> {
-  const draft = f.draft === true || (typeof f.draft === 'string' && TRUE_TEXT.test(f.draft.trim()));
-  if (typeof f.draft === 'string' && !TRUE_TEXT.test(f.draft.trim()) && !FALSE_TEXT.test(f.draft.trim())) add(`draft must be true or false, not "${sanitize(f.draft)}"`);
-  else if (f.draft !== undefined && typeof f.draft !== 'boolean' && typeof f.draft !== 'string') add('draft must be true or false');
+  const draft = readFlag(f, 'draft', add);
   const at = str(f.at);
   const tz = str(f.tz);
   // A list or a map is no time, zone or key: never read as absent ("now", the default zone).
@@ -149,8 +157,9 @@ export function readLocal(raw: RawItem, problems: Problem[], alike: ReadAlike): 
   const { caption, captionFile } = readCaptionFields(f, add);
   const assignments = readOptions(f.options, add, alike);
   const { draft, at, tz, userKey } = readTiming(f, add);
+  const forceNew = readFlag(f, 'force_new', add);
   // Written out, never spread (see rawItem in manifest.ts).
-  return { raw, video, to, caption, captionFile, assignments, at, tz, draft, userKey };
+  return { raw, video, to, caption, captionFile, assignments, at, tz, draft, userKey, forceNew };
 }
 
 /**

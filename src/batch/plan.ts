@@ -43,6 +43,8 @@ export interface PlannedItem {
   alreadyPosted?: boolean;
   /** The post this machine's journal holds under the item's key: reported as it is now, not posted again. */
   earlierPostId?: string;
+  /** force_new: posted although its file changed since the run that posted it (changed.ts). */
+  forceNew: boolean;
 }
 
 export interface BatchPlan {
@@ -255,7 +257,7 @@ function planItem(it: LocalItem, i: number, checked: Checked, batchKey: string |
     key: it.userKey ?? null,
   };
   // Written out whole, never spread (see rawItem in manifest.ts).
-  return { n: it.raw.n, line: it.raw.line, video, caption, plans, when, draft: it.draft, fromDefaults: it.raw.fromDefaults, key: itemKey(content, batchKey) };
+  return { n: it.raw.n, line: it.raw.line, video, caption, plans, when, draft: it.draft, fromDefaults: it.raw.fromDefaults, key: itemKey(content, batchKey), forceNew: it.forceNew };
 }
 
 /**

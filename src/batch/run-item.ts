@@ -10,6 +10,7 @@ import { responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Media, Post } from '../api/wire-types.js';
 import { NotFoundError, UsageError, WorkFailedError, sanitize } from '../errors.js';
 import { optionsBody } from '../posts/options.js';
+import { fileIdentity } from '../media/check.js';
 import { blockingIssues, isFinished } from '../posts/post-view.js';
 import { stepKey } from '../session/session.js';
 import { settleTrouble } from './item-trouble.js';
@@ -141,7 +142,7 @@ async function keepPost(rc: RunContext, run: ItemRun, { post, replayed }: Sent):
   out.review_url = post.review_url ?? null;
   out.destinations = destinationsOf(post, rc.plan.names);
   await rc.record({ type: 'post', item: it.n, key: it.key, post_id: post.id, replayed });
-  const source = v.kind === 'file' ? { file: v.file.path, size: v.file.size } : v.kind === 'url' ? { link: v.url } : {};
+  const source = v.kind === 'file' ? { file: v.file.path, size: v.file.size, fileId: fileIdentity(v.file) } : v.kind === 'url' ? { link: v.url } : {};
   await rc.session.journal?.post({ post, names: rc.plan.names, idem: it.key, outcome: replayed ? 'replayed' : 'created', ...source });
 }
 

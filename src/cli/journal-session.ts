@@ -30,11 +30,12 @@ export function lazyJournal(s: JournalSettings): Journal {
     status: async (p, o) => (await get()).status(p, o),
     findByKey: async (k) => (await get()).findByKey(k),
     postIdsByKeys: async (keys) => (await get()).postIdsByKeys(keys),
+    postsByKeys: async (keys) => (await get()).postsByKeys(keys),
     lastPost: async () => (await get()).lastPost(),
     find: async (id) => (await get()).find(id),
     retriesOf: async (id) => (await get()).retriesOf(id),
     history: async (q) => (await get()).history(q),
-    runs: async (what, workspace) => (await get()).runs(what, workspace),
+    runs: async (what, workspace, alike) => (await get()).runs(what, workspace, alike),
     settle: async () => (real ? (await real).settle() : undefined),
   };
 }

@@ -9,7 +9,9 @@
  */
 import type { Stats } from 'node:fs';
 import { decodeUtf8 } from '../core/text-rules.js';
-import { UsageError } from '../errors.js';
+import { InterruptedError, TimeoutError, UsageError } from '../errors.js';
+import type { Clock } from '../core/clock.js';
+import { formatDuration } from '../time/duration.js';
 import { NotRegularFileError, readUserFile } from '../util/user-file.js';
 
 /** `bytes` as UTF-8 text; bytes that are not UTF-8 (a Latin-1 file) are a UsageError naming it as `what`, with the offset. */
@@ -19,17 +21,65 @@ function utf8Of(bytes: Buffer, what: string): string {
   return text;
 }
 
-/** All of `stream` as UTF-8; more than `limit` bytes is a UsageError naming it as `what`. */
-export async function readAll(stream: NodeJS.ReadableStream, limit: number, what: string): Promise<string> {
+/** What ends a wait on input: Ctrl-C or a signal, and the command's --timeout (from when the wait begins). */
+export interface InputWait {
+  signal: AbortSignal;
+  clock: Clock;
+  timeoutMs: number;
+}
+
+/**
+ * All of `stream` as UTF-8; more than `limit` bytes is a UsageError naming it as `what`. A writer that
+ * never closes it does not hold the command: the read ends at --timeout (TimeoutError, exit 7) or on
+ * Ctrl-C, SIGTERM, SIGHUP (InterruptedError, exit 130, 143, 129), with nothing sent.
+ */
+export async function readAll(stream: NodeJS.ReadableStream, limit: number, what: string, wait?: InputWait): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += b.length;
-    if (size > limit) throw new UsageError(`${what} is longer than ${limit.toLocaleString('en-US')} bytes`);
-    chunks.push(b);
+  const timer = new AbortController();
+  const expired = new AbortController();
+  wait?.clock.sleep(wait.timeoutMs, timer.signal).then(
+    () => expired.abort(),
+    () => undefined,
+  );
+  const stop = wait ? AbortSignal.any([wait.signal, expired.signal]) : undefined;
+  let onData: (chunk: string | Buffer) => void = () => undefined;
+  let onEnd: () => void = () => undefined;
+  let onError: (err: Error) => void = () => undefined;
+  let onStop: () => void = () => undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      onData = (chunk) => {
+        const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        size += b.length;
+        if (size > limit) reject(new UsageError(`${what} is longer than ${limit.toLocaleString('en-US')} bytes`));
+        else chunks.push(b);
+      };
+      onEnd = resolve;
+      onError = reject;
+      onStop = () => reject(stopped(what, wait!, expired.signal.aborted));
+      if (stop?.aborted) return onStop();
+      stop?.addEventListener('abort', onStop, { once: true });
+      stream.on('data', onData).once('end', onEnd).once('error', onError);
+      stream.resume();
+    });
+  } finally {
+    timer.abort();
+    stop?.removeEventListener('abort', onStop);
+    stream.off('data', onData).off('end', onEnd).off('error', onError);
+    // Not read any further: a writer that never closes it holds nothing of this process.
+    stream.pause();
   }
   return utf8Of(Buffer.concat(chunks), what);
+}
+
+function stopped(what: string, wait: InputWait, deadline: boolean): Error {
+  if (deadline) {
+    return new TimeoutError(`Stopped: the --timeout (${formatDuration(wait.timeoutMs)}) was reached while reading ${what}, which was never closed; nothing was sent.`, {
+      hint: 'Close the input when it is written (end the program that writes it, or press Ctrl-D at a terminal), or give a longer --timeout.',
+    });
+  }
+  return new InterruptedError(`Interrupted while reading ${what}; nothing was sent.`);
 }
 
 /** The file at `path`, as UTF-8 (see above). */

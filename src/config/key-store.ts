@@ -19,7 +19,7 @@ import type { ConfigStore, Profile } from './profile-types.js';
 import { keyStorage, keychainName, maskStoredKey, type KeyStorage } from './key-storage.js';
 import { AuthError, VidpubError, sanitize } from '../errors.js';
 import { CONFIG_FILE_NAME, configDir } from './config-store.js';
-import { KeychainUnavailable, keychain, keyringTurnedOff } from './keychain.js';
+import { KeychainUnavailable, keychain, keyringTurnedOff, type KeychainWait } from './keychain.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -55,7 +55,7 @@ export async function saveKey(store: ConfigStore, env: Env, name: string, key: s
   // VIDPUB_NO_KEYRING, like --insecure-storage, is a choice: the file, without a word about the OS store.
   if (!opts.fileOnly && !keyringTurnedOff(env)) {
     try {
-      await keychain.set(env, acct, key);
+      await keychain.set(env, acct, key, { signal: opts.signal });
       await store.setProfile(name, { ...base, key_storage: 'keychain', key_masked: maskStoredKey(key) ?? undefined }, opts.signal);
       return { storage: 'keychain' };
     } catch (err) {
@@ -85,7 +85,7 @@ export async function removeKey(store: ConfigStore, env: Env, name: string, sign
   if (!storage) return { removed: false, storage };
   if (storage === 'keychain') {
     try {
-      await keychain.delete(env, account(store.path, name));
+      await keychain.delete(env, account(store.path, name), { signal });
     } catch (err) {
       if (!(err instanceof KeychainUnavailable)) throw err;
       throw new VidpubError(`Could not remove the key of profile "${sanitize(name)}" from ${keychainName()}: ${err.message}. Nothing was changed.`, {
@@ -106,11 +106,11 @@ const readKeys = new Map<string, Promise<string | undefined>>();
  * wherever it lives; undefined when there is none. Each OS store entry is read
  * once per process. An OS store that cannot be read is an AuthError saying why.
  */
-export async function readStoredKey(env: Env, name: string, profile: Profile | undefined): Promise<string | undefined> {
+export async function readStoredKey(env: Env, name: string, profile: Profile | undefined, wait?: KeychainWait): Promise<string | undefined> {
   if (keyStorage(profile) !== 'keychain') return profile?.api_key;
   const acct = account(join(configDir(env), CONFIG_FILE_NAME), name);
   let read = readKeys.get(acct);
-  if (!read) readKeys.set(acct, (read = keychain.get(env, acct)));
+  if (!read) readKeys.set(acct, (read = keychain.get(env, acct, wait)));
   const login = name === 'default' ? 'vidpub login' : `vidpub login --profile ${name}`;
   try {
     const key = await read;

@@ -20,9 +20,10 @@
  */
 import { existsSync } from 'node:fs';
 import { platform } from 'node:os';
-import { execPath } from 'node:process';
+import nodeProcess, { execPath } from 'node:process';
 import { join } from 'node:path';
-import { sanitize } from '../errors.js';
+import { InterruptedError, TimeoutError, isDeadline, sanitize, type DeadlineReached } from '../errors.js';
+import { formatDuration } from '../time/duration.js';
 import { childEnv } from '../util/child-env.js';
 import { truthy } from '../util/env.js';
 import { nodeChildProcess, nodeModule, nodeSea } from '../util/lazy-builtins.js';
@@ -93,8 +94,35 @@ function reason(text: string): string {
   return (line.length > 200 ? `${line.slice(0, 200)}…` : line) || 'it failed without saying why';
 }
 
-/** Runs one operation in a child process; rejects with KeychainUnavailable on any failure or after the timeout. */
-function call(env: Env, account: string, op: Op): Promise<unknown> {
+/** What ends a call before its own KEYCHAIN_TIMEOUT_MS: the command's --timeout (from the call's start) and Ctrl-C or a signal. */
+export interface KeychainWait {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/** The command's --timeout reached while the store had not answered (exit 7). */
+function late(ms: number | undefined): TimeoutError {
+  return new TimeoutError(`Stopped: ${keychainName()} did not answer within the --timeout of the command${ms === undefined ? '' : ` (${formatDuration(ms)})`}; nothing was sent.`, {
+    hint: 'Unlock the keyring (or start a desktop session), or give a longer --timeout; or set VIDPUB_API_KEY.',
+  });
+}
+
+/** Why a call ended when `signal` aborted: a signal bound to the command's deadline (login's) as the deadline, else Ctrl-C or a signal. */
+function aborted(signal: AbortSignal): Error {
+  if (isDeadline(signal)) return late((signal.reason as DeadlineReached).timeoutMs);
+  return new InterruptedError(`Interrupted while reading ${keychainName()}; nothing was sent.`);
+}
+
+/** The helpers running now: killed when this process exits, so that none is left blocked on a bus that never answers. */
+const running = new Set<{ kill(signal: NodeJS.Signals): boolean }>();
+let exitHook = false;
+
+/**
+ * Runs one operation in a child process; rejects with KeychainUnavailable on any failure or after
+ * KEYCHAIN_TIMEOUT_MS, with TimeoutError (exit 7) at the command's --timeout when that comes first,
+ * and with InterruptedError on Ctrl-C or a signal: the child is killed in every case.
+ */
+function call(env: Env, account: string, op: Op, wait: KeychainWait = {}): Promise<unknown> {
   const off = keychainOff(env);
   if (off) return Promise.reject(new KeychainUnavailable(off));
   let path: string;
@@ -103,22 +131,47 @@ function call(env: Env, account: string, op: Op): Promise<unknown> {
   } catch (err) {
     return Promise.reject(err);
   }
+  if (wait.signal?.aborted) return Promise.reject(aborted(wait.signal));
   return new Promise((resolve, reject) => {
     const child = nodeChildProcess().spawn(execPath, ['-e', CHILD, path], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    running.add(child);
+    if (!exitHook) {
+      exitHook = true;
+      nodeProcess.once('exit', () => {
+        for (const c of running) c.kill('SIGKILL');
+      });
+    }
     let out = '';
     let err = '';
-    const timer = setTimeout(() => {
+    let settled = false;
+    const stop = (why: Error) => {
+      if (settled) return;
+      settled = true;
       child.kill('SIGKILL');
-      reject(new KeychainUnavailable(`${keychainName()} did not answer within ${KEYCHAIN_TIMEOUT_MS / 1000} s`));
-    }, KEYCHAIN_TIMEOUT_MS);
+      reject(why);
+    };
+    const deadline = wait.timeoutMs !== undefined && wait.timeoutMs < KEYCHAIN_TIMEOUT_MS;
+    const timer = setTimeout(
+      () => stop(deadline ? late(wait.timeoutMs) : new KeychainUnavailable(`${keychainName()} did not answer within ${KEYCHAIN_TIMEOUT_MS / 1000} s`)),
+      deadline ? wait.timeoutMs : KEYCHAIN_TIMEOUT_MS,
+    );
+    const onAbort = () => stop(aborted(wait.signal!));
+    wait.signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      running.delete(child);
+      wait.signal?.removeEventListener('abort', onAbort);
+    };
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(new KeychainUnavailable(`the keychain helper could not start (${reason(e.message)})`));
+      done();
+      stop(new KeychainUnavailable(`the keychain helper could not start (${reason(e.message)})`));
     });
     child.on('close', () => {
-      clearTimeout(timer);
+      done();
+      if (settled) return;
+      settled = true;
       let answer: { ok?: boolean; value?: unknown; error?: string };
       try {
         answer = JSON.parse(out) as typeof answer;
@@ -135,14 +188,14 @@ function call(env: Env, account: string, op: Op): Promise<unknown> {
 
 /** The OS store, for one account name. Every call may reject with KeychainUnavailable. */
 export const keychain = {
-  async get(env: Env, account: string): Promise<string | undefined> {
-    const v = await call(env, account, { op: 'get' });
+  async get(env: Env, account: string, wait?: KeychainWait): Promise<string | undefined> {
+    const v = await call(env, account, { op: 'get' }, wait);
     return typeof v === 'string' && v !== '' ? v : undefined;
   },
-  async set(env: Env, account: string, secret: string): Promise<void> {
-    await call(env, account, { op: 'set', secret });
+  async set(env: Env, account: string, secret: string, wait?: KeychainWait): Promise<void> {
+    await call(env, account, { op: 'set', secret }, wait);
   },
-  async delete(env: Env, account: string): Promise<boolean> {
-    return (await call(env, account, { op: 'delete' })) === true;
+  async delete(env: Env, account: string, wait?: KeychainWait): Promise<boolean> {
+    return (await call(env, account, { op: 'delete' }, wait)) === true;
   },
 };

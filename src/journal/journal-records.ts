@@ -58,6 +58,7 @@ export function postRecord(e: PostEvent, ctx: RecordContext, ws: Workspace, at: 
     ...(e.file ? { file: e.file } : {}),
     ...(e.link ? { link: e.link } : {}),
     ...(e.size !== undefined ? { size: e.size } : {}),
+    ...(e.fileId ? { file_id: e.fileId } : {}),
     caption: String(p.caption ?? '').slice(0, CAPTION_CHARS),
     destinations: recordedDestinations(e),
     publish_at: p.publish_at ?? null,

@@ -6,6 +6,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { OptionValue, Post } from '../api/wire-types.js';
 import type { Clock } from '../core/clock.js';
+import type { FileIdentity } from '../util/same-file.js';
 
 /** Who wrote a record: the profile, the service, the key (a short hash, never the key) and its workspace. */
 export interface RecordContext {
@@ -53,6 +54,8 @@ export interface PostRecord extends RecordContext {
   file?: string;
   link?: string;
   size?: number;
+  /** The file itself (util/same-file.ts): a batch rerun tells a changed item's file from the one that was posted. */
+  file_id?: FileIdentity;
   /** The first 200 characters. */
   caption: string;
   destinations: RecordedDestination[];
@@ -156,9 +159,18 @@ export interface PostEvent {
   file?: string;
   link?: string;
   size?: number;
+  fileId?: FileIdentity;
   idem?: string;
   outcome: 'created' | 'replayed';
   retryOf?: string;
+}
+
+/** The newest post made under a key, and the file it was made from when its record says. */
+export interface KeyedPost {
+  post_id: string;
+  at: string;
+  file?: string;
+  file_id?: FileIdentity;
 }
 
 /** A run of `post` that may have posted without knowing it (src/journal/runs.ts). */
@@ -210,6 +222,8 @@ export interface Journal {
   findByKey(key: string): Promise<JournalPost | undefined>;
   /** Of these --idempotency-keys, those under which a post was made (as findByKey): key → post id, in one pass. */
   postIdsByKeys(keys: Iterable<string>): Promise<Map<string, string>>;
+  /** As postIdsByKeys, with the file each post was made from when its record says (util/same-file.ts). */
+  postsByKeys(keys: Iterable<string>): Promise<Map<string, KeyedPost>>;
   /** The newest post made with this profile. */
   lastPost(): Promise<JournalPost | undefined>;
   /** One post by id (any profile). */
@@ -219,9 +233,11 @@ export interface Journal {
   history(q: HistoryQuery): Promise<JournalPost[]>;
   /**
    * The memory of the runs that post `what` (a description of the post: video, caption, destinations, options, time) at
-   * this service in `workspace` (its id: any of its keys), or with this key when the workspace is not known.
+   * this service in `workspace` (its id: any of its keys), or with this key when the workspace is not known. `alike`:
+   * other descriptions of the same post (the video by its device and inode, or as an earlier vidpub described it): a
+   * note written under any of them is this command's.
    */
-  runs(what: unknown, workspace?: string): Promise<RunMemory>;
+  runs(what: unknown, workspace?: string, alike?: readonly unknown[]): Promise<RunMemory>;
   /** The command has printed its outcome: the notes of the runs that finished go (the last thing a command does). */
   settle(): Promise<void>;
 }

@@ -64,15 +64,16 @@ export function createJournal(deps: JournalDeps): Journal {
 
     findByKey: (key: string) => keys.findByKey(key),
     postIdsByKeys: (wanted: Iterable<string>) => keys.postIdsByKeys(wanted),
+    postsByKeys: (wanted: Iterable<string>) => keys.postsByKeys(wanted),
     lastPost: async () => reader.lastPost(deps.profile),
     find: async (postId: string) => reader.foldOne(postId),
     retriesOf: async (postId: string) => reader.retriesOf(postId),
     history: async (q: HistoryQuery) => reader.history(q),
 
-    async runs(what: unknown, workspace?: string) {
+    async runs(what: unknown, workspace?: string, alike?: readonly unknown[]) {
       const ctx = await owner.record();
       const { runMemory } = await import('./runs.js');
-      return runMemory({ dir: deps.dir, now: () => deps.clock.now(), ctx, what, workspace });
+      return runMemory({ dir: deps.dir, now: () => deps.clock.now(), ctx, what, workspace, alike });
     },
 
     async settle() {

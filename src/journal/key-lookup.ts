@@ -5,7 +5,8 @@
  */
 import type { JournalOwner } from './journal-owner.js';
 import type { JournalReader } from './journal-reader.js';
-import type { JournalPost, PostRecord, RecordContext } from './journal-types.js';
+import type { JournalPost, KeyedPost, PostRecord, RecordContext } from './journal-types.js';
+import { readIdentity } from '../util/same-file.js';
 
 /** The "idem" of a journal line, read from its text without parsing the rest (undefined if none). */
 function idemOfLine(text: string): string | undefined {
@@ -32,12 +33,20 @@ export class KeyLookup {
 
   /** Of these keys, those under which a post was made: key → post id. */
   async postIdsByKeys(keys: Iterable<string>): Promise<Map<string, string>> {
-    const want = new Set(keys);
     const found = new Map<string, string>();
+    for (const [key, p] of await this.postsByKeys(keys)) found.set(key, p.post_id);
+    return found;
+  }
+
+  /** Of these keys, those under which a post was made: key → the newest such post, with the file it was made from when known. */
+  async postsByKeys(keys: Iterable<string>): Promise<Map<string, KeyedPost>> {
+    const want = new Set(keys);
+    const found = new Map<string, KeyedPost>();
     if (want.size === 0) return found;
     // One pass over the journal for all of them; a line is parsed only when its key is one of them.
     for await (const r of this.ownPostsByKey('"idem":', (idem) => want.has(idem) && !found.has(idem), idemOfLine)) {
-      found.set(r.idem!, r.post_id);
+      const fileId = readIdentity(r.file_id);
+      found.set(r.idem!, { post_id: r.post_id, at: r.at, ...(r.file ? { file: r.file } : {}), ...(fileId ? { file_id: fileId } : {}) });
       if (found.size === want.size) break;
     }
     return found;

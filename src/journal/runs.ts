@@ -7,7 +7,9 @@
  * runs/<what>.<key>.json in the state directory: `what` is a hash of what it
  * posts (the video, caption, destinations, options and time, at this service
  * in this workspace, or with this key when the workspace is not known), `key`
- * its base Idempotency-Key. When the run finishes (its post known, or a
+ * its base Idempotency-Key. The note lists inside (`also`) the other hashes
+ * of the same command (the video by its device and inode, or as an earlier
+ * vidpub named it: posts/cut-off.ts), so that a rerun finds it by any of them. When the run finishes (its post known, or a
  * definite answer: refused, nothing sent), the file is removed once the
  * command has printed its outcome (settleRuns). It stays when
  * the run was cut off: killed, stopped by a signal (SIGTERM, SIGINT, SIGHUP
@@ -42,6 +44,8 @@ interface RunFile extends OpenRun {
   /** Who wrote it, for a person reading the file: the decision is the hold's alone. */
   pid: number;
   host: string;
+  /** The other names of what it posts (hashes, as a note's name is made): a rerun that knows it by one of them finds it. */
+  also?: string[];
 }
 
 const KEY = /^[A-Za-z0-9_-]{1,100}$/;
@@ -118,7 +122,7 @@ export class RunStore {
         this.#remove(name);
         continue;
       }
-      if (!whats.includes(name.slice(0, name.indexOf('.')))) continue;
+      if (!whats.includes(name.slice(0, name.indexOf('.'))) && !run.also?.some((a) => whats.includes(a))) continue;
       if (best && run.started <= best.started) continue;
       if (await isHeld(holdAddresses(this.#dir, name))) continue;
       best = run;
@@ -131,10 +135,10 @@ export class RunStore {
    * `run.key`, and holds the note while it runs. False when the note could
    * not be written (the run could not be continued by a plain rerun).
    */
-  open(what: string, run: OpenRun): boolean {
+  open(what: string, run: OpenRun, also: readonly string[] = []): boolean {
     if (!KEY.test(run.key)) return false;
     const name = `${what}.${run.key}.json`;
-    const file: RunFile = { v: 1, ...run, pid, host: hostname() };
+    const file: RunFile = { v: 1, ...run, pid, host: hostname(), ...(also.length > 0 ? { also: [...also] } : {}) };
     try {
       writeWhole(this.#dir, name, JSON.stringify(file) + '\n');
     } catch {
@@ -215,7 +219,7 @@ export class RunStore {
     return all.filter((n) => n.endsWith('.json') && !n.startsWith('.'));
   }
 
-  #read(name: string): OpenRun | undefined {
+  #read(name: string): (OpenRun & { also?: string[] }) | undefined {
     try {
       const o = JSON.parse(readFileSync(join(this.#dir, name), 'utf8')) as Partial<RunFile>;
       if (o?.v !== 1 || typeof o.key !== 'string' || !KEY.test(o.key) || typeof o.started !== 'number') return undefined;
@@ -225,6 +229,7 @@ export class RunStore {
         ...(typeof o.publishAt === 'string' ? { publishAt: o.publishAt } : {}),
         ...(o.ended === true ? { ended: true } : {}),
         ...(typeof o.step === 'string' && STEP.test(o.step) ? { step: o.step } : {}),
+        ...(Array.isArray(o.also) ? { also: o.also.filter((a): a is string => typeof a === 'string') } : {}),
       };
     } catch {
       return undefined; // gone meanwhile, half-written by a foreign tool, not ours
@@ -248,6 +253,8 @@ export interface RunMemoryOptions {
   ctx: RecordContext;
   /** What the runs post (hashed). */
   what: unknown;
+  /** Other descriptions of the same (Journal.runs): a note is found under any of them. */
+  alike?: readonly unknown[];
   /** The key's workspace id, when known. */
   workspace?: string;
 }
@@ -258,16 +265,22 @@ export function runMemory(o: RunMemoryOptions): RunMemory {
   const hash = (v: unknown) => nodeCrypto().createHash('sha256').update(JSON.stringify(v)).digest('hex').slice(0, 32);
   // The service replays a key per workspace: in a known workspace, any of its keys (one rotated since) runs the same
   // command. A run whose workspace was not known is noted by its key, and found by it too.
-  const byKey = hash([ctx.profile, ctx.base_url, ctx.key ?? null, what]);
-  const ids = o.workspace ? [hash(['workspace', ctx.base_url, o.workspace, what]), byKey] : [byKey];
+  const idsOf = (w: unknown) => {
+    const byKey = hash([ctx.profile, ctx.base_url, ctx.key ?? null, w]);
+    return o.workspace ? [hash(['workspace', ctx.base_url, o.workspace, w]), byKey] : [byKey];
+  };
+  const ids = idsOf(what);
+  // The note is named by the first; it lists the others of its kind (by workspace, or by key) inside.
+  const also = (o.alike ?? []).map((w) => idsOf(w)[0]!);
+  const all = [...ids, ...(o.alike ?? []).flatMap(idsOf)];
   const store = new RunStore(o.dir, o.now);
   return {
     dir: store.dir,
-    cutOff: () => store.cutOff(ids),
+    cutOff: () => store.cutOff(all),
     writable: () => store.writable(),
-    open: (run) => store.open(ids[0]!, run),
+    open: (run) => store.open(ids[0]!, run, also),
     end: (key, how) => {
-      for (const id of ids) store.end(id, key, how);
+      for (const id of all) store.end(id, key, how);
     },
   };
 }

@@ -5,8 +5,9 @@
  * hundred bytes of the file.
  */
 import { basename, extname, resolve } from 'node:path';
-import { closeFd, openForReading, readAt, statPath } from '../util/fs-calls.js';
+import { closeFd, openForReading, readAt, realPath, statPath } from '../util/fs-calls.js';
 import { UsageError } from '../errors.js';
+import type { FileIdentity } from '../util/same-file.js';
 import { EXTENSION_CONTENT_TYPES, MAX_FILE_SIZE_BYTES, type SupportedContentType } from '../api/wire-types.js';
 
 export interface VideoFile {
@@ -15,6 +16,13 @@ export interface VideoFile {
   size: number;
   /** When the file was last changed (epoch ms): a rerun on a changed file is another post. */
   mtimeMs?: number;
+  /**
+   * The file itself, however it was named (util/same-file.ts): its path with the symbolic links resolved,
+   * and its device and inode (the same through a bind mount or a hard link).
+   */
+  real?: string;
+  dev?: number;
+  ino?: number;
   contentType: SupportedContentType;
   /** The name sent to the service (the file's base name). */
   filename: string;
@@ -166,7 +174,14 @@ export async function checkVideoFile(path: string, cwd?: string): Promise<VideoF
   }
   const contentType: SupportedContentType =
     sniffed.container === 'isobmff' && (ext === 'mov' || sniffed.brand === 'qt  ') ? 'video/quicktime' : EXTENSION_CONTENT_TYPES[ext]!;
-  return { path: abs, size: st.size, mtimeMs: st.mtimeMs, contentType, filename: basename(abs) };
+  // The name the service is given is the file's own, not a link's: a rerun through a link sends what the first run sent.
+  const real = await realPath(abs).catch(() => abs);
+  return { path: abs, size: st.size, mtimeMs: st.mtimeMs, real, dev: st.dev, ino: st.ino, contentType, filename: basename(real) };
+}
+
+/** The identity of a video file, as a rerun compares it (util/same-file.ts). */
+export function fileIdentity(f: VideoFile): FileIdentity {
+  return { real: f.real ?? f.path, ...(f.dev !== undefined && f.ino !== undefined ? { dev: f.dev, ino: f.ino } : {}), size: f.size, mtime: f.mtimeMs ?? null };
 }
 
 function fileError(err: unknown, shown: string): UsageError {

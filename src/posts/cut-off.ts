@@ -6,8 +6,9 @@
  * was. The memory is the journal's (src/journal/runs.ts); without
  * --idempotency-key it is the only thing that tells a rerun from a new post.
  *
- * What counts as the same command: the same video (file path, size and
- * modification time; the link; the media id), caption, destinations with
+ * What counts as the same command: the same video (the same file however it
+ * is named: its real path after symbolic links, or its device and inode, with
+ * its size and modification time; the link; the media id), caption, destinations with
  * their options, and time as typed, at the same service in the same
  * workspace (with any of its keys), within 24 hours. --force-new (or --no-journal) posts anew.
  */
@@ -72,14 +73,26 @@ async function workspaceOf(session: Session): Promise<string | undefined> {
   }
 }
 
-function describe(p: CutOffInput): unknown {
+/**
+ * What the run's note is named by, and the other names a rerun finds it by (Journal.runs). A file is the
+ * file itself, however it is named (media/check.ts sameFile): by its real path (after symbolic links)
+ * with its size and modification time, or by its device and inode with them (a bind mount, another
+ * mount); and as vidpub 1 named it (the path as given), so that a note written before still guards.
+ */
+function describe(p: CutOffInput): { what: unknown; alike: unknown[] } {
   const s = p.source;
-  return {
-    video: s.kind === 'file' ? { file: s.file.path, size: s.file.size, mtime: s.file.mtimeMs ?? null } : s.kind === 'url' ? { link: s.url } : { media: s.id },
+  const rest = {
     caption: p.caption,
     destinations: p.destinations,
     when: p.draft ? 'draft' : !p.when || p.when.now ? 'now' : { at: p.atText ?? p.when.publishAt, zone: p.zone },
   };
+  if (s.kind !== 'file') return { what: { video: s.kind === 'url' ? { link: s.url } : { media: s.id }, ...rest }, alike: [] };
+  const f = s.file;
+  const mtime = f.mtimeMs ?? null;
+  const alike: unknown[] = [];
+  if (f.dev !== undefined && f.ino !== undefined) alike.push({ video: { dev: f.dev, ino: f.ino, size: f.size, mtime }, ...rest });
+  alike.push({ video: { file: f.path, size: f.size, mtime }, ...rest });
+  return { what: { video: { real: f.real ?? f.path, size: f.size, mtime }, ...rest }, alike };
 }
 
 /**
@@ -91,7 +104,8 @@ function describe(p: CutOffInput): unknown {
 export async function continueCutOff(session: Session, key: RunKey, p: CutOffInput, track: RunTrack): Promise<ResolvedWhen | null> {
   if (!session.journal) return p.when;
   track.workspace = await workspaceOf(session);
-  const memory = await session.journal.runs(describe(p), track.workspace);
+  const named = describe(p);
+  const memory = await session.journal.runs(named.what, track.workspace, named.alike);
   const earlier = await memory.cutOff();
   let when = p.when;
   // The first run's time ("in 2h" then): the one its post was made with, if it was.
@@ -164,7 +178,8 @@ function noNote(dir: string, code: string): VidpubError {
  */
 export async function postMoved(session: Session, p: CutOffInput, track: RunTrack, step: string): Promise<void> {
   if (!session.journal || !track.memory || !track.run) return;
-  const memory = await session.journal.runs(describe(p), track.workspace);
+  const named = describe(p);
+  const memory = await session.journal.runs(named.what, track.workspace, named.alike);
   const moved = { ...track.run, step };
   // Unwritten, the note of the first post stays: a rerun replays that post and reads the destinations again.
   if (!memory.open(moved)) return;

@@ -6,7 +6,7 @@
  * every `vidpub upload` and `vidpub post`, for these four calls
  * (docs/performance.md).
  */
-import { close, fstat, open, read, stat, type Stats } from 'node:fs';
+import { close, fstat, open, read, realpath, stat, type Stats } from 'node:fs';
 
 const settle =
   <T>(resolve: (value: T) => void, reject: (err: Error) => void) =>
@@ -20,6 +20,11 @@ export function openForReading(path: string, flags: string | number = 'r'): Prom
 
 export function statPath(path: string): Promise<Stats> {
   return new Promise((resolve, reject) => stat(path, settle(resolve, reject)));
+}
+
+/** The path with every symbolic link, `.` and `..` resolved. */
+export function realPath(path: string): Promise<string> {
+  return new Promise((resolve, reject) => realpath(path, settle(resolve, reject)));
 }
 
 export function statFd(fd: number): Promise<Stats> {

@@ -8,7 +8,7 @@
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -99,5 +99,133 @@ export async function silentBus(listen: boolean): Promise<{ address: string; clo
         for (const s of sockets) s.destroy();
         server.close(() => r());
       }),
+  };
+}
+
+/** One D-Bus method call to the bus itself (little-endian), with a body of strings ('s') and uint32s ('u'). */
+function busCall(serial: number, member: string, signature = '', args: (string | number)[] = []): Buffer {
+  const parts: Buffer[] = [];
+  let len = 0;
+  const pad = (to: number) => {
+    const n = (to - (len % to)) % to;
+    if (n > 0) push(Buffer.alloc(n));
+  };
+  const push = (b: Buffer) => {
+    parts.push(b);
+    len += b.length;
+  };
+  const u32 = (v: number) => {
+    pad(4);
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(v);
+    push(b);
+  };
+  const str = (v: string) => {
+    u32(Buffer.byteLength(v));
+    push(Buffer.from(v + '\0'));
+  };
+  const sig = (v: string) => push(Buffer.concat([Buffer.from([v.length]), Buffer.from(v + '\0')]));
+  // The body first, to know its length.
+  for (const [i, a] of args.entries()) (signature[i] === 's' ? str : u32)(a as never);
+  const body = Buffer.concat(parts);
+  parts.length = 0;
+  len = 0;
+  push(Buffer.from(['l'.charCodeAt(0), 1, 0, 1]));
+  u32(body.length);
+  u32(serial);
+  // The header fields, a(yv): each struct on 8 bytes.
+  const fields: [number, string, string][] = [
+    [1, 'o', '/org/freedesktop/DBus'],
+    [2, 's', 'org.freedesktop.DBus'],
+    [3, 's', member],
+    [6, 's', 'org.freedesktop.DBus'],
+    ...(signature ? ([[8, 'g', signature]] as [number, string, string][]) : []),
+  ];
+  const arrayLenAt = len;
+  u32(0);
+  pad(8);
+  const arrayStart = len;
+  for (const [code, type, value] of fields) {
+    pad(8);
+    push(Buffer.from([code]));
+    sig(type);
+    if (type === 'g') sig(value);
+    else str(value);
+  }
+  const header = Buffer.concat(parts);
+  header.writeUInt32LE(len - arrayStart, arrayLenAt);
+  const padded = Buffer.concat([header, Buffer.alloc((8 - (header.length % 8)) % 8)]);
+  return Buffer.concat([padded, body]);
+}
+
+/**
+ * A Secret Service that accepts and never answers: a private session bus
+ * (dbus-run-session) on which this process owns org.freedesktop.secrets
+ * (a D-Bus client of a few lines: AUTH EXTERNAL, Hello, RequestName) and
+ * reads every call made to it without ever replying, as a hung keyring
+ * daemon does.
+ */
+export async function startSilentSecretService(): Promise<{ env: Record<string, string>; calls(): number; firstCallAfter(ms: number): number | undefined; stop(): Promise<void> }> {
+  if (!runs('dbus-run-session', null) || !runs('dbus-send', null)) throw new Error('the silent Secret Service needs dbus-run-session and dbus-send (.ci/run installs them)');
+  const home = mkdtempSync(join(tmpdir(), 'vidpub-silent-keyring-'));
+  const baseEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, XDG_RUNTIME_DIR: home };
+  const child = spawn('dbus-run-session', ['--', 'sh', '-c', 'echo "$DBUS_SESSION_BUS_ADDRESS" && exec cat >/dev/null'], { env: baseEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  const address = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', (line) => resolve(line.trim()));
+    child.once('exit', (code) => reject(new Error(`the D-Bus session ended (${code}) before it started`)));
+  });
+  const m = /unix:(path|abstract)=([^,;]+)/.exec(address);
+  if (!m) throw new Error(`a D-Bus address this test cannot reach: ${address}`);
+  const socket = await new Promise<Socket>((resolve, reject) => {
+    const s: Socket = connect(m[1] === 'abstract' ? `\0${m[2]}` : m[2]!, () => resolve(s));
+    s.once('error', reject);
+  });
+  let received = 0;
+  const arrivals: number[] = [];
+  socket.on('data', (d: Buffer) => {
+    received += d.length;
+    arrivals.push(Date.now());
+  });
+  socket.on('error', () => {});
+  const uid = Buffer.from(String(process.getuid?.() ?? 0)).toString('hex');
+  socket.write(`\0AUTH EXTERNAL ${uid}\r\n`);
+  await new Promise<void>((resolve, reject) => {
+    let text = '';
+    const onData = (d: Buffer) => {
+      text += d.toString('latin1');
+      if (text.includes('\r\n')) {
+        socket.off('data', onData);
+        if (text.startsWith('OK')) resolve();
+        else reject(new Error(`the bus refused the test's client: ${text}`));
+      }
+    };
+    socket.on('data', onData);
+  });
+  socket.write('BEGIN\r\n');
+  socket.write(busCall(1, 'Hello'));
+  // DBUS_NAME_FLAG_DO_NOT_QUEUE: owned now, or refused.
+  socket.write(busCall(2, 'RequestName', 'su', ['org.freedesktop.secrets', 4]));
+  const env = { ...baseEnv, DBUS_SESSION_BUS_ADDRESS: address };
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const r = spawnSync('dbus-send', ['--session', '--print-reply', '--dest=org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus.NameHasOwner', 'string:org.freedesktop.secrets'], { env, encoding: 'utf8', timeout: 5000 });
+    if (/boolean true/.test(r.stdout)) break;
+    if (Date.now() > deadline) throw new Error(`org.freedesktop.secrets never got its owner: ${r.stdout}${r.stderr}`);
+    await new Promise((r2) => setTimeout(r2, 50));
+  }
+  const afterClaim = received;
+  return {
+    env,
+    // Bytes of the calls made to the service since it claimed its name (none of them answered).
+    calls: () => received - afterClaim,
+    // When the first call reached it at or after `ms` (Date.now()).
+    firstCallAfter: (ms) => arrivals.find((t) => t >= ms),
+    async stop() {
+      socket.destroy();
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.stdin.end();
+      await exited;
+    },
   };
 }

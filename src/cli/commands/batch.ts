@@ -12,11 +12,15 @@ import { readAll, readNamedFile } from '../user-input.js';
 const MAX_MANIFEST_BYTES = 10_000_000;
 const MAX_CONCURRENCY = 16;
 
-async function readManifest(path: string, inv: Invocation): Promise<{ text: string; baseDir: string; source: string }> {
+async function readManifest(path: string, inv: Invocation, timeoutMs: number): Promise<{ text: string; baseDir: string; source: string }> {
   const { dirname, resolve } = await import('node:path');
   if (path === '-') {
     if (inv.ctx.io.stdinIsTTY) inv.log.info('Reading the manifest from the terminal; end it with Ctrl-D.');
-    return { text: await readAll(inv.ctx.io.stdin, MAX_MANIFEST_BYTES, 'the manifest on stdin'), baseDir: inv.ctx.cwd, source: 'stdin' };
+    return {
+      text: await readAll(inv.ctx.io.stdin, MAX_MANIFEST_BYTES, 'the manifest on stdin', { signal: inv.ctx.signal, clock: inv.ctx.clock, timeoutMs }),
+      baseDir: inv.ctx.cwd,
+      source: 'stdin',
+    };
   }
   const abs = resolve(inv.ctx.cwd, path);
   const text = await readNamedFile(abs, sanitize(path), (st) => {
@@ -34,7 +38,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
     'options, times, duplicates, the daily allowance) and nothing is sent unless all pass. Then uploads run a few at a time, ' +
     'each post is created as its video is ready, requests stay within the per-minute allowance, and posts sent now are ' +
     'followed to the end. Rerunning the same manifest creates nothing twice. stdout: a JSON line per item (at a terminal, a few lines per item for a person). ' +
-    `Item fields: file | url | media, to, caption | caption_file, options, at, tz, draft, key. AT: ${WHEN_FORMATS}.`,
+    `Item fields: file | url | media, to, caption | caption_file, options, at, tz, draft, key, force_new. AT: ${WHEN_FORMATS}.`,
   examples: [
     'vidpub batch week.yaml --dry-run',
     'vidpub batch week.yaml --yes',
@@ -61,7 +65,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
     }
     const timeoutMs = parseTimeout(flags);
     const zone = resolveTimeZone(flags.tz, inv.ctx.env);
-    const { text, baseDir, source } = await readManifest(path, inv);
+    const { text, baseDir, source } = await readManifest(path, inv, timeoutMs);
     return {
       text,
       format,
@@ -74,6 +78,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
       timeoutMs,
       yes: flags.yes,
       waitForQuota: inv.globals.waitForQuota,
+      forceNew: flags.forceNew,
       rehearse: flags.rehearse,
     };
   },

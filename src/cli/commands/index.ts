@@ -180,6 +180,7 @@ const ENTRIES = [
       { name: 'no-wait', description: 'do not follow posts sent now to their end' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole batch waits for videos and posts (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      { name: 'force-new', description: 'post the items whose video file changed since the run that posted them (as force_new: true on each)' },
       REHEARSE,
     ],
   },

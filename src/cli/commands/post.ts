@@ -28,7 +28,7 @@ async function readCaption(flags: Flags, inv: Invocation): Promise<string | unde
   let raw: string;
   if (file === '-') {
     if (inv.ctx.io.stdinIsTTY) inv.log.info('Reading the caption from the terminal; end it with Ctrl-D.');
-    raw = await readAll(inv.ctx.io.stdin, MAX_CAPTION_FILE_BYTES, 'the caption on stdin');
+    raw = await readAll(inv.ctx.io.stdin, MAX_CAPTION_FILE_BYTES, 'the caption on stdin', { signal: inv.ctx.signal, clock: inv.ctx.clock, timeoutMs: parseTimeout(flags) });
   } else {
     const { resolve } = await import('node:path');
     const shown = `--caption-file ${sanitize(file)}`;
