@@ -131,23 +131,62 @@ describe('vidpub completion SHELL', () => {
     expect(await bashComplete(code, 'vidpub options dst_demo_youtube ', env)).toEqual([]);
   });
 
-  it('post and video ids come from the journal: status, publish, retry and open complete them (bash; --ids for zsh and fish)', async () => {
+  it('post ids come from the journal, newest first: status also takes video ids; publish, retry and open only post ids (bash, zsh, fish)', async () => {
     const state = mkdtempSync(join(tmpdir(), 'vidpub-completion-state-'));
     const env = { ...emu.env(), VIDPUB_STATE_DIR: state };
-    const made = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'hi', '--draft', '--json'], { env });
-    expect(made.code).toBe(0);
-    const id = (JSON.parse(made.stdout) as { id: string }).id;
+    const made: string[] = [];
+    for (const caption of ['older', 'newer']) {
+      const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', caption, '--draft', '--json'], { env });
+      expect(r.code).toBe(0);
+      made.push((JSON.parse(r.stdout) as { id: string }).id);
+    }
+    const [older, newer] = made as [string, string];
     const ids = await runCli(['completion', 'bash', '--ids'], { env });
     expect(ids.code).toBe(0);
-    expect(ids.stdout).toBe(`${id}\nmed_demo_sample\n`);
+    expect(ids.stdout).toBe(`${newer}\n${older}\n`);
+    const withVideos = await runCli(['completion', 'bash', '--ids', '--video-ids'], { env });
+    expect(withVideos.stdout).toBe(`${newer}\nmed_demo_sample\n${older}\n`);
     const code = await script('bash');
     const shell = shellEnv({ VIDPUB_STATE_DIR: state });
-    for (const cmd of ['status', 'publish', 'retry', 'open']) expect(await bashComplete(code, `vidpub ${cmd} po`, shell)).toEqual([id]);
+    for (const cmd of ['status', 'publish', 'retry', 'open']) expect(await bashComplete(code, `vidpub ${cmd} po`, shell)).toEqual([newer, older]);
+    expect(await bashComplete(code, 'vidpub status ', shell)).toEqual([newer, 'med_demo_sample', older]);
     expect(await bashComplete(code, 'vidpub status med', shell)).toEqual(['med_demo_sample']);
+    // A video id is not what publish, retry and open take: not offered.
+    for (const cmd of ['publish', 'retry', 'open']) expect(await bashComplete(code, `vidpub ${cmd} `, shell)).toEqual([newer, older]);
+    // Shells sort what they offer unless told not to: bash nosort, zsh an unsorted group, fish -k.
+    expect(code).toContain('compopt -o nosort');
     // no journal yet: nothing offered, no error
     expect(await bashComplete(code, 'vidpub status ', shellEnv({ VIDPUB_STATE_DIR: join(state, 'none') }))).toEqual([]);
-    expect(await script('zsh')).toContain('completion zsh --ids');
-    if (has('fish')) expect(await fishCompleter(await script('fish'), shell)('vidpub status po')).toEqual([id]);
+    const zsh = await script('zsh');
+    expect(zsh).toContain('(post) compadd -V ids -- ${(f)"$(command vidpub completion zsh --ids 2>/dev/null)"}');
+    expect(zsh).toContain('(post-or-video) compadd -V ids -- ${(f)"$(command vidpub completion zsh --ids --video-ids 2>/dev/null)"}');
+    if (has('fish')) {
+      const fish = fishCompleter(await script('fish'), shell);
+      expect(await fish('vidpub status ')).toEqual([newer, 'med_demo_sample', older]);
+      expect(await fish('vidpub retry ')).toEqual([newer, older]);
+    }
+  });
+
+  it.skipIf(!has('fish'))('fish: the names offered for a flag do not repeat its description; the flag itself keeps it', async () => {
+    const code = await script('fish');
+    const env = shellEnv(emu.env());
+    const file = join(mkdtempSync(join(tmpdir(), 'vidpub-fish-')), 'vidpub.fish');
+    writeFileSync(file, code);
+    const raw = async (line: string) => {
+      const r = await runAsync('fish', ['--no-config', '-c', `source ${file}; complete -C ${JSON.stringify(line)}`], { env });
+      expect(r.stderr).toBe('');
+      return r.stdout.split('\n').filter(Boolean);
+    };
+    const to = COMMANDS.find((c) => c.name === 'post')!.flags.find((f) => f.name === 'to')!;
+    const names = await raw('vidpub post --to ');
+    expect(names).toEqual(expect.arrayContaining(['dst_demo_youtube', '@vidpubdemo']));
+    expect(names.filter((n) => n.includes('\t'))).toEqual([]);
+    expect(await raw('vidpub post --t')).toContain(`--to\t${to.description}`);
+    // A choice's values too: the flag's description once, beside the flag.
+    expect((await raw('vidpub batch --format ')).sort()).toEqual(['csv', 'json', 'jsonl', 'yaml']);
+    expect(await raw('vidpub batch --form')).toEqual([expect.stringMatching(/^--format\tyaml, csv, json or jsonl/)]);
+    // A file's value: the shell's own file completion still.
+    expect(await raw('vidpub post --caption-file test/fixtures/READ')).toEqual(['test/fixtures/README.md']);
   });
 
   it('--option completes KEY=VALUE and DEST:KEY=VALUE from the destinations\' options (through the key\'s cache)', async () => {
