@@ -177,7 +177,7 @@ describe('vidpub completion SHELL', () => {
       expect(r.stderr).toBe('');
       return r.stdout.split('\n').filter(Boolean);
     };
-    const to = COMMANDS.find((c) => c.name === 'post')!.flags.find((f) => f.name === 'to')!;
+    const to = COMMANDS.find((c) => c.name === 'post')!.flags!.find((f) => f.name === 'to')!;
     const names = await raw('vidpub post --to ');
     expect(names).toEqual(expect.arrayContaining(['dst_demo_youtube', '@vidpubdemo']));
     expect(names.filter((n) => n.includes('\t'))).toEqual([]);
