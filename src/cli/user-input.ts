@@ -29,7 +29,8 @@ export async function readNamedFile(path: string, shown: string, inspect?: (st: 
     return (await readUserFile(path, { inspect })).toString('utf8');
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    if (err instanceof NotRegularFileError) throw new UsageError(`${shown} is not a file`);
+    // Named for what it is: "is a directory, not a regular file", "is a pipe (FIFO), not a regular file".
+    if (err instanceof NotRegularFileError) throw new UsageError(`${shown} is ${err.kind}, not a regular file`, { hint: 'Name a regular file, or - to read stdin.' });
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(`${shown} cannot be read${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
   }
