@@ -13,7 +13,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
-import { GLOBAL_FLAGS, type FlagSpec } from '../../src/cli/flags.js';
+import { GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS, type FlagSpec } from '../../src/cli/flags.js';
 import { ROOT } from '../support/build.js';
 
 const page = (name: string) => readFileSync(join(ROOT, name), 'utf8');
@@ -132,5 +132,75 @@ describe('what CI runs', () => {
     expect(block(page('docs/getting-started.md'))).toBe(readme);
     const run = page('.ci/run');
     for (const step of ['npm ci', 'npm run typecheck', 'npm run lint', 'npm test']) expect(run).toContain(step);
+  });
+});
+
+/** Shell words of a line (quotes kept together, not undone). */
+function words(line: string): string[] {
+  return line.match(/(?:'[^']*'|"(?:[^"\\]|\\.)*"|[^\s'"])+/g) ?? [];
+}
+
+/**
+ * The vidpub command lines of a block: `vidpub …` (or `$ vidpub …`, `npx vidpub …`), up to a
+ * pipe, a `;`, `&&` or a comment, continuation lines joined.
+ */
+export function vidpubLines(body: string): string[][] {
+  const joined = body.replace(/\\\n\s*/g, ' ');
+  const out: string[][] = [];
+  for (const raw of joined.split('\n')) {
+    for (const part of raw.replace(/^\s*\$\s+/, '').split(/\s(?:\||&&|;|\|\||#)\s/)) {
+      const w = words(part.trim());
+      const at = w.findIndex((x, i) => x === 'vidpub' && (i === 0 || /^(npx|sudo|exec|time|\S+=\S*)$/.test(w[i - 1]!) || w[i - 1]!.endsWith('(')));
+      if (at >= 0) out.push(w.slice(at + 1));
+    }
+  }
+  return out;
+}
+
+describe('the examples of the guides, those that cannot run here too', () => {
+  it('finds vidpub command lines in a block', () => {
+    expect(vidpubLines('$ vidpub post clip.mp4 --to a \\\n  --caption "x y" | jq .\nnpx vidpub me --json # c')).toEqual([
+      ['post', 'clip.mp4', '--to', 'a', '--caption', '"x y"'],
+      ['me', '--json'],
+    ]);
+  });
+
+  it('name only commands and flags that exist (a renamed flag fails here, even in a skipped block)', async () => {
+    const { extractBlocks } = await import('./doctest.js');
+    const { manualPages } = await import('./pages.js');
+    const { findCommand } = await import('../../src/cli/commands/index.js');
+    const { VERSION_FLAG, HELP_FLAG, anyFlags, flagNames } = await import('../../src/cli/flags.js');
+    const globals = new Set(anyFlags([VERSION_FLAG, HELP_FLAG, ...GLOBAL_FLAGS]).flatMap(flagNames));
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const file of manualPages().filter((p) => !p.startsWith('docs/commands/') && p !== 'CHANGELOG.md')) {
+      for (const block of extractBlocks(page(file))) {
+        if (block.kind === 'output' || block.kind === 'setup' || block.kind === 'file') continue;
+        for (const argv of vidpubLines(block.body)) {
+          // The command word: global flags before it skipped, with their values.
+          let name: string | undefined;
+          for (let i = 0; i < argv.length && name === undefined; i++) {
+            if (!argv[i]!.startsWith('-')) name = argv[i];
+            else if (GLOBAL_VALUE_FLAGS.has(argv[i]!)) i++;
+          }
+          // Not a command line: a placeholder, output ("vidpub mcp: …"), help.
+          if (name === undefined || /^[<[{$]|^[A-Z]|:$/.test(name) || name === 'help') continue;
+          const entry = findCommand(name.replace(/\|.*$/, ''));
+          if (!entry) {
+            wrong.push(`${file}:${block.line}: no command "${name}"`);
+            continue;
+          }
+          const known = new Set([...globals, ...anyFlags(entry.flags ?? []).flatMap(flagNames)]);
+          for (const a of argv) {
+            const flag = /^(--?[A-Za-z][\w-]*)/.exec(a)?.[1];
+            if (!flag || !a.startsWith('-') || /^-\d/.test(a)) continue;
+            checked++;
+            if (!known.has(flag)) wrong.push(`${file}:${block.line}: vidpub ${entry.name} has no ${flag}`);
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(wrong).toEqual([]);
   });
 });
