@@ -381,3 +381,40 @@ describe('completion in a terminal: a comma-separated --to goes on after each na
     }, 60_000);
   }
 });
+
+describe('completion in a terminal: post ids newest first, as the journal lists them', () => {
+  for (const shell of ['bash', 'zsh'] as const) {
+    it.skipIf(!has('tmux') || !has(shell))(`${shell}: TAB TAB lists retry's ids newest first, not sorted`, async () => {
+      const state = mkdtempSync(join(tmpdir(), 'vidpub-completion-order-'));
+      const env = { ...emu.env(), VIDPUB_STATE_DIR: state };
+      const ids: string[] = [];
+      // Three posts; the shells would sort their ids, which are random: newest first is the journal's order.
+      for (const caption of ['one', 'two', 'three']) {
+        const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', caption, '--draft', '--json'], { env });
+        expect(r.code).toBe(0);
+        ids.unshift((JSON.parse(r.stdout) as { id: string }).id);
+      }
+      const file = join(mkdtempSync(join(tmpdir(), `vidpub-${shell}-`)), `vidpub.${shell}`);
+      writeFileSync(file, await script(shell));
+      const term = await startTmuxShell(INTERACTIVE[shell]!.argv, shellEnv({ ...emu.env(), VIDPUB_STATE_DIR: state }));
+      try {
+        await term.type(`${INTERACTIVE[shell]!.setup(file)}; printf '%s\\n' RE''ADY`);
+        await term.press('Enter');
+        expect(await term.waitForLine((l) => l === 'READY'), (await term.screen()).join('\n')).toBe('READY');
+        await term.type('vidpub retry ');
+        await term.press('Tab');
+        // The ids share "post_": the first TAB inserts it (once the script has them); then TAB TAB lists them.
+        expect(await term.waitForLine((l) => /vidpub retry post_\s*$/.test(l), 15_000), (await term.screen()).join('\n')).toBeDefined();
+        await term.press('Tab');
+        await term.press('Tab');
+        const listed = await term.waitForLine((l) => ids.every((id) => l.includes(id)), 15_000);
+        expect(listed, (await term.screen()).join('\n')).toBeDefined();
+        const at = ids.map((id) => listed!.indexOf(id));
+        expect(at).toEqual([...at].sort((a, b) => a - b));
+        expect(listed).not.toContain('med_');
+      } finally {
+        await term.close();
+      }
+    }, 60_000);
+  }
+});
