@@ -99,6 +99,8 @@ describe('vidpub completion SHELL', () => {
     expect(await bashComplete(code, 'vidpub emulator --proc')).toEqual(['--processing-ms']);
     expect(await bashComplete(code, 'vidpub completion ')).toEqual(['bash', 'zsh', 'fish']);
     expect(await bashComplete(code, 'vidpub help pu')).toEqual(['publish']);
+    // The help topic that is not a command.
+    expect(await bashComplete(code, 'vidpub help env')).toEqual(['environment']);
     // A flag's value that is free text: nothing offered.
     expect(await bashComplete(code, 'vidpub post --caption ')).toEqual([]);
   });
