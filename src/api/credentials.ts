@@ -22,6 +22,8 @@ export interface CredentialSources {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   readProfile(name: string): Promise<Profile | undefined>;
+  /** The names of the stored profiles that hold a key, for the error when the profile in use has none. */
+  profilesWithKeys?(): Promise<string[]>;
   /** Ends the wait for a key from a pipe (--api-key-file <(...)): Ctrl-C, SIGTERM. */
   signal?: AbortSignal;
 }
@@ -202,9 +204,12 @@ function loginCommand(profile: string, baseUrl?: string): string {
   return `"${words.join(' ')}"`;
 }
 
-export function noKeyError(profile: string): AuthError {
-  return new AuthError('No API key: none was given and none is stored' + (profile === 'default' ? '.' : ` in profile "${profile}".`), {
-    hint: `Run ${loginCommand(profile)} to store one, or set VIDPUB_API_KEY (or pass --api-key-file PATH).`,
+/** No key anywhere; `others`: the stored profiles that hold a key (named in the hint, as logout names the stored profiles). */
+export function noKeyError(profile: string, others: readonly string[] = []): AuthError {
+  const names = others.filter((n) => n !== profile).map((n) => `"${sanitize(n)}"`);
+  const elsewhere = names.length === 0 ? '' : ` ${names.length === 1 ? 'Profile' : 'Profiles'} ${names.join(', ')} ${names.length === 1 ? 'holds a key' : 'hold keys'}: choose one with --profile NAME.`;
+  return new AuthError('No API key: none was given and none is stored' + (profile === 'default' ? '.' : ` in profile "${sanitize(profile)}".`), {
+    hint: `Run ${loginCommand(profile)} to store one, or set VIDPUB_API_KEY (or pass --api-key-file PATH).${elsewhere}`,
   });
 }
 
