@@ -13,6 +13,7 @@ import type { ClientSettings, KeySource } from './client.js';
 import { redactUrl } from './debug.js';
 import { keyCharacterError } from './http-errors.js';
 import { shellWord } from '../util/shell.js';
+import { isLoopbackHost } from '../util/addresses.js';
 
 /** The built-in default base URL (documented in docs/configuration.md). */
 export const DEFAULT_BASE_URL = 'https://api.videopublishing.example/v1';
@@ -29,15 +30,6 @@ export interface CredentialSources {
 }
 
 export type CredentialSettings = Pick<ClientSettings, 'profile' | 'baseUrl' | 'apiKeyFile' | 'apiKey' | 'caFile' | 'timeoutMs'>;
-
-// 127.0.0.1 here too: the pattern below is compiled at its first use (~0.4 M instructions), which the usual address need not pay.
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase();
-  if (LOOPBACK_HOSTS.has(h) || h.endsWith('.localhost')) return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
 
 /**
  * Validates a base URL: https, or http on a loopback address only (an API key
