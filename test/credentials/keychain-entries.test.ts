@@ -131,28 +131,27 @@ describeWithSecretService('keychain entries named after the canonical config loc
     expect((await runAsync(process.execPath, [BIN, 'logout'], { env })).status).toBe(0);
     expect(ss.accounts().filter((a) => a.startsWith('default@' + base))).toEqual([]);
   });
-
-  test('a login refused because another process holds the lock on config.json stores nothing anywhere', async () => {
-    const v = vidpub(emu, () => ss.env);
-    const before = ss.accounts();
-    mkdirSync(v.dir, { recursive: true });
-    writeFileSync(`${v.configPath}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }));
-    const r = await v.run(['login', '--with-key', '--profile', 'refused'], { input: emu.key() });
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain(`Error: The config file ${v.configPath} is locked by process ${process.pid} (another vidpub login or logout); nothing was stored.`);
-    expect(ss.lookup(`refused@${v.configPath}`)).toBeUndefined();
-    expect(ss.accounts()).toEqual(before);
-    expect(v.configText()).toBe('');
-  }, 30_000);
 });
 
-describeWithSecretService('a key moved to the file while the keyring is locked', () => {
+describeWithSecretService('a keyring of its own: a refused login, copies left behind, hints while it is locked', () => {
   let ss: SecretService;
   beforeAll(async () => {
     ensureBuilt();
     ss = await startSecretService({ unlock: true });
   });
   afterAll(() => ss?.stop());
+
+  test('a login refused because another process holds the lock on config.json stores nothing anywhere', async () => {
+    const v = vidpub(emu, () => ss.env);
+    mkdirSync(v.dir, { recursive: true });
+    writeFileSync(`${v.configPath}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }));
+    const r = await v.run(['login', '--with-key', '--profile', 'refused'], { input: emu.key() });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`Error: The config file ${v.configPath} is locked by process ${process.pid} (another vidpub login or logout); nothing was stored.`);
+    expect(ss.lookup(`refused@${v.configPath}`)).toBeUndefined();
+    expect(ss.accounts()).toEqual([]); // secret-tool search: nothing
+    expect(v.configText()).toBe('');
+  }, 30_000);
 
   test('a key in the file with a copy in the keyring: logout removes both and says so', async () => {
     const v = vidpub(emu, () => ss.env);
