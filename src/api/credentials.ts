@@ -13,6 +13,7 @@ import type { ClientSettings, KeySource } from './client.js';
 import { redactUrl } from './debug.js';
 import { keyCharacterError } from './http-errors.js';
 import { shellWord } from '../util/shell.js';
+import { isLoopbackHost } from '../util/addresses.js';
 
 /** The built-in default base URL (documented in docs/configuration.md). */
 export const DEFAULT_BASE_URL = 'https://api.videopublishing.example/v1';
@@ -22,20 +23,13 @@ export interface CredentialSources {
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   readProfile(name: string): Promise<Profile | undefined>;
+  /** The names of the stored profiles that hold a key, for the error when the profile in use has none. */
+  profilesWithKeys?(): Promise<string[]>;
   /** Ends the wait for a key from a pipe (--api-key-file <(...)): Ctrl-C, SIGTERM. */
   signal?: AbortSignal;
 }
 
 export type CredentialSettings = Pick<ClientSettings, 'profile' | 'baseUrl' | 'apiKeyFile' | 'apiKey' | 'caFile' | 'timeoutMs'>;
-
-// 127.0.0.1 here too: the pattern below is compiled at its first use (~0.4 M instructions), which the usual address need not pay.
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase();
-  if (LOOPBACK_HOSTS.has(h) || h.endsWith('.localhost')) return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
 
 /**
  * Validates a base URL: https, or http on a loopback address only (an API key
@@ -203,9 +197,12 @@ function loginCommand(profile: string, baseUrl?: string): string {
   return `"${words.join(' ')}"`;
 }
 
-export function noKeyError(profile: string): AuthError {
-  return new AuthError('No API key: none was given and none is stored' + (profile === 'default' ? '.' : ` in profile "${profile}".`), {
-    hint: `Run ${loginCommand(profile)} to store one, or set VIDPUB_API_KEY (or pass --api-key-file PATH).`,
+/** No key anywhere; `others`: the stored profiles that hold a key (named in the hint, as logout names the stored profiles). */
+export function noKeyError(profile: string, others: readonly string[] = []): AuthError {
+  const names = others.filter((n) => n !== profile).map((n) => `"${sanitize(n)}"`);
+  const elsewhere = names.length === 0 ? '' : ` ${names.length === 1 ? 'Profile' : 'Profiles'} ${names.join(', ')} ${names.length === 1 ? 'holds a key' : 'hold keys'}: choose one with --profile NAME.`;
+  return new AuthError('No API key: none was given and none is stored' + (profile === 'default' ? '.' : ` in profile "${sanitize(profile)}".`), {
+    hint: `Run ${loginCommand(profile)} to store one, or set VIDPUB_API_KEY (or pass --api-key-file PATH).${elsewhere}`,
   });
 }
 

@@ -6,7 +6,7 @@
 import { sanitize } from '../errors.js';
 import type { ResponseMeta } from './client.js';
 import type { DebugLogger } from './debug.js';
-import { header, parseErrorBody } from './http-errors.js';
+import { header, parseErrorBody, redactSecrets } from './http-errors.js';
 import type { Transport } from './transport.js';
 
 export type Headers = Record<string, string | string[] | undefined>;
@@ -42,7 +42,7 @@ export async function exchange(x: Exchange): Promise<RawResponse> {
   const done = x.debug.request(x.method, x.url, [x.idempotencyKey ? `idempotency-key=${x.idempotencyKey}` : '', x.attempt > 1 ? `attempt=${x.attempt}` : ''].filter(Boolean).join(' '));
   try {
     const res = await x.transport.request(x.url, { method: x.method, headers, body: x.body, signal: x.signal });
-    done(res.statusCode, debugExtra(res.statusCode, res.headers, res.text));
+    done(res.statusCode, debugExtra(res.statusCode, res.headers, res.text, x.key));
     return { status: res.statusCode, headers: res.headers, text: res.text };
   } catch (err) {
     done('ERR', networkReason(err));
@@ -50,13 +50,16 @@ export async function exchange(x: Exchange): Promise<RawResponse> {
   }
 }
 
-/** What the --debug line of a response adds: rate-limit headers, a replay, Retry-After, an error's message. */
-function debugExtra(status: number, h: Headers, text: string): string {
+/**
+ * What the --debug line of a response adds: rate-limit headers, a replay, Retry-After, an error's message
+ * (the key taken out of the body before it is cut to 120 characters: a cut form of it is no longer found).
+ */
+function debugExtra(status: number, h: Headers, text: string, key: string | undefined): string {
   return [
     header(h, 'x-ratelimit-remaining') !== undefined ? `remaining=${header(h, 'x-ratelimit-remaining')}/${header(h, 'x-ratelimit-limit') ?? '?'} reset=${header(h, 'x-ratelimit-reset') ?? '?'}s` : '',
     header(h, 'idempotent-replayed') === 'true' ? 'replayed' : '',
     header(h, 'retry-after') !== undefined ? `retry-after=${header(h, 'retry-after')}` : '',
-    status >= 400 ? `body=${JSON.stringify(parseErrorBody(text, header(h, 'content-type')).message.slice(0, 120))}` : '',
+    status >= 400 ? `body=${JSON.stringify(parseErrorBody(redactSecrets(text, key === undefined ? [] : [key]), header(h, 'content-type')).message.slice(0, 120))}` : '',
   ]
     .filter(Boolean)
     .join(' ');

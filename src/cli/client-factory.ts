@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { parseBoundedDuration } from '../time/duration.js';
 import type { Context } from './context.js';
 import { canRepaint } from '../ui/live-region.js';
+import { keyStorage } from '../config/key-storage.js';
 
 /** VIDPUB_REQUEST_TIMEOUT: the ceiling of one request (90s, 2m; a bare number is seconds; at most 365d); undefined: the default (60 s). */
 export function requestTimeoutOf(env: Record<string, string | undefined>): number | undefined {
@@ -33,7 +34,15 @@ export async function createClientFor(ctx: Context, settings: ClientSettings, tu
     version: ctx.version,
     notices: settings.quiet ? silentNotices : streamNotices(ctx.io.stderr, canRepaint(ctx.io.stderrIsTTY, ctx.env), ctx.io.columns),
     debugOut: settings.debug ? ctx.io.stderr : undefined,
-    credentials: { env: ctx.env, cwd: ctx.cwd, readProfile: async (name) => (await ctx.config()).getProfile(name) },
+    credentials: {
+      env: ctx.env,
+      cwd: ctx.cwd,
+      readProfile: async (name) => (await ctx.config()).getProfile(name),
+      profilesWithKeys: async () => {
+        const store = await ctx.config();
+        return store.listProfiles().filter((n) => keyStorage(store.getProfile(n)) !== null);
+      },
+    },
     shows: [ctx.io.stdout, ctx.io.stderr],
     warn: (line) => ctx.io.stderr.write(`! ${line}\n`),
   }, { requestTimeoutMs, ...tuning });

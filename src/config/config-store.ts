@@ -31,7 +31,7 @@
 import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { pid } from 'node:process';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { ConfigStore, Profile } from './profile-types.js';
 import { VidpubError, sanitize } from '../errors.js';
 import { withFileLock, type LockPurpose } from '../util/file-lock.js';
@@ -42,7 +42,7 @@ import { NotRegularFileError, readUserFileSync, userFileProblem } from '../util/
 type Env = Readonly<Record<string, string | undefined>>;
 
 export const CONFIG_FILE_NAME = 'config.json';
-const PROFILE_FIELDS = ['api_key', 'key_storage', 'key_masked', 'base_url', 'ca_file', 'workspace', 'logged_in_at'] as const;
+const PROFILE_FIELDS = ['api_key', 'key_storage', 'key_masked', 'keychain_leftover', 'base_url', 'ca_file', 'workspace', 'logged_in_at'] as const;
 
 /** The shape of config.json. Unknown top-level keys are kept as they are. */
 export interface ConfigFile {
@@ -58,6 +58,27 @@ export function configDir(env: Env): string {
   if (platform() === 'win32' && env.APPDATA) return join(env.APPDATA, 'vidpub');
   const home = env.HOME || env.USERPROFILE || homedir();
   return join(home, '.config', 'vidpub');
+}
+
+/**
+ * The canonical absolute location of the config file `path` (as configDir
+ * spells it, perhaps relative): the file's real path when it exists (links
+ * followed: two directories that share one file share its profiles), else its
+ * directory's real path and its name, else the path made absolute. The OS
+ * store files keys under it (key-store.ts), so that two config directories
+ * never share an entry however VIDPUB_CONFIG_DIR spells them.
+ */
+export function canonicalConfigPath(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    // not there yet: its directory's
+  }
+  try {
+    return join(realpathSync.native(dirname(path)), basename(path));
+  } catch {
+    return resolve(path);
+  }
 }
 
 function corrupt(path: string, what: string): VidpubError {
@@ -213,15 +234,20 @@ export async function openConfigStore(env: Env, opts: OpenOptions = {}): Promise
     checkWritable(path);
   }
 
-  /** Read-modify-write under the lock; `change` returns the new profiles, or undefined to write nothing. */
-  const update = async <T>(change: (current: Record<string, Profile>) => { next?: Record<string, Profile>; result: T }, signal?: AbortSignal): Promise<T> => {
+  /**
+   * Read-modify-write under the lock; `change` returns the new profiles, or
+   * undefined to write nothing. It may wait (the OS store, key-store.ts): the
+   * lock is held until the file is written, so a login that cannot have the
+   * lock does nothing anywhere.
+   */
+  const update = async <T>(change: (current: Record<string, Profile>) => Promise<{ next?: Record<string, Profile>; result: T }> | { next?: Record<string, Profile>; result: T }, signal?: AbortSignal): Promise<T> => {
     if (!opts.writable) throw new Error('internal: the config store was opened read-only (openConfigStore(env, { writable: true }) to write)');
-    return withFileLock(path, { purpose: LOCK_PURPOSE, waitMs: opts.lockWaitMs, signal }, () => {
+    return withFileLock(path, { purpose: LOCK_PURPOSE, waitMs: opts.lockWaitMs, signal }, async () => {
       // Read right before writing: keep what other processes stored meanwhile,
       // and never overwrite a file that became corrupt or read-only.
       const fresh = readConfigFile(path);
       checkWritable(path);
-      const { next, result } = change({ ...(fresh.profiles ?? {}) });
+      const { next, result } = await change({ ...(fresh.profiles ?? {}) });
       if (next) {
         const updated: ConfigFile = { ...fresh, profiles: next };
         try {
@@ -248,8 +274,18 @@ export async function openConfigStore(env: Env, opts: OpenOptions = {}): Promise
       const p = data.profiles?.[name];
       return p ? { ...p } : undefined;
     },
+    location: () => canonicalConfigPath(path),
     async setProfile(name, profile, signal) {
       await update((current) => ({ next: { ...current, [name]: cleanProfile(profile) }, result: undefined }), signal);
+    },
+    updateProfile(name, change, signal) {
+      return update(async (current) => {
+        const { profile, result } = await change(current[name] ? { ...current[name] } : undefined);
+        if (profile === undefined) return { result };
+        if (profile === null) delete current[name];
+        else current[name] = cleanProfile(profile);
+        return { next: current, result };
+      }, signal);
     },
     deleteProfile(name, signal) {
       return update((current) => {

@@ -5,6 +5,8 @@
  */
 import { platform } from 'node:os';
 import type { Profile } from './profile-types.js';
+import { shellWord } from '../util/shell.js';
+import { sanitize } from '../errors.js';
 
 /** Where a key lives: `keychain` (the OS store) or `file` (config.json). */
 export type KeyStorage = 'keychain' | 'file';
@@ -38,4 +40,9 @@ export function maskStoredKey(key: string | undefined): string | null {
 /** The profile's key, masked, wherever it lives. */
 export function maskedProfileKey(p: Profile | undefined): string | null {
   return keyStorage(p) === 'keychain' ? (p?.key_masked ?? '…') : maskStoredKey(p?.api_key);
+}
+
+/** A vidpub command for profile `profile`, as a hint names it: `vidpub logout --profile kc` (nothing added for "default"). */
+export function profileCommand(command: string, profile: string): string {
+  return profile === 'default' ? `vidpub ${command}` : `vidpub ${command} --profile ${sanitize(shellWord(profile))}`;
 }

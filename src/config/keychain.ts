@@ -4,8 +4,8 @@
  * @napi-rs/keyring, the maintained successor of keytar: prebuilt binaries in
  * its npm packages, no dependency of its own.
  *
- * Each call runs in a child Node process that loads the binding, does one
- * operation and answers on stdout, killed when it has not answered within
+ * Each call runs in a child Node process that loads the binding, does its
+ * operations and answers on stdout, killed when it has not answered within
  * KEYCHAIN_TIMEOUT_MS (3 s, as gh waits). The binding's calls are synchronous
  * and, on Linux, talk D-Bus: a session bus that accepts a connection and never
  * answers blocks the calling thread (the event loop too: the binding's
@@ -40,9 +40,13 @@ export const KEYCHAIN_SERVICE = 'vidpub';
 /** The store did not answer, or refused: why, in words (never the key). */
 export class KeychainUnavailable extends Error {}
 
-type Op = { op: 'get' } | { op: 'set'; secret: string } | { op: 'delete' };
+/** One operation on one account's entry. */
+export type KeychainOp = { op: 'get'; account: string } | { op: 'set'; account: string; secret: string } | { op: 'delete'; account: string };
 
-// CommonJS, run with `node -e`: argv[1] is the binding's path, the request comes on stdin.
+/** What one operation of a batch answered: its value (get: the secret or null; delete: whether there was one), or why it failed. */
+export type KeychainAnswer = { ok: true; value: unknown } | { ok: false; error: string };
+
+// CommonJS, run with `node -e`: argv[1] is the binding's path, the operations come on stdin, each answered in order.
 const CHILD = `
 const { Entry } = require(process.argv[1]);
 let input = '';
@@ -52,10 +56,16 @@ process.stdin.on('end', () => {
   let out;
   try {
     const r = JSON.parse(input);
-    const e = new Entry(r.service, r.account, { linux: { store: 'secret-service' } });
-    if (r.op === 'get') out = { ok: true, value: e.getPassword() };
-    else if (r.op === 'set') { e.setPassword(r.secret); out = { ok: true }; }
-    else out = { ok: true, value: e.deletePassword() };
+    out = r.ops.map((o) => {
+      try {
+        const e = new Entry(r.service, o.account, { linux: { store: 'secret-service' } });
+        if (o.op === 'get') return { ok: true, value: e.getPassword() };
+        if (o.op === 'set') { e.setPassword(o.secret); return { ok: true }; }
+        return { ok: true, value: e.deletePassword() };
+      } catch (err) {
+        return { ok: false, error: String((err && err.message) || err) };
+      }
+    });
   } catch (err) {
     out = { ok: false, error: String((err && err.message) || err) };
   }
@@ -118,11 +128,12 @@ const running = new Set<{ kill(signal: NodeJS.Signals): boolean }>();
 let exitHook = false;
 
 /**
- * Runs one operation in a child process; rejects with KeychainUnavailable on any failure or after
- * KEYCHAIN_TIMEOUT_MS, with TimeoutError (exit 7) at the command's --timeout when that comes first,
- * and with InterruptedError on Ctrl-C or a signal: the child is killed in every case.
+ * Runs operations in one child process, in order; answers each. Rejects with KeychainUnavailable
+ * when the store cannot be reached at all or does not answer within KEYCHAIN_TIMEOUT_MS (then none
+ * of the answers is known), with TimeoutError (exit 7) at the command's --timeout when that comes
+ * first, and with InterruptedError on Ctrl-C or a signal: the child is killed in every case.
  */
-function call(env: Env, account: string, op: Op, wait: KeychainWait = {}): Promise<unknown> {
+function call(env: Env, ops: readonly KeychainOp[], wait: KeychainWait = {}): Promise<KeychainAnswer[]> {
   const off = keychainOff(env);
   if (off) return Promise.reject(new KeychainUnavailable(off));
   let path: string;
@@ -172,30 +183,46 @@ function call(env: Env, account: string, op: Op, wait: KeychainWait = {}): Promi
       done();
       if (settled) return;
       settled = true;
-      let answer: { ok?: boolean; value?: unknown; error?: string };
+      let answer: unknown;
       try {
-        answer = JSON.parse(out) as typeof answer;
+        answer = JSON.parse(out);
       } catch {
         return reject(new KeychainUnavailable(`the keychain helper failed (${reason(err)})`));
       }
-      if (answer.ok) resolve(answer.value);
-      else reject(new KeychainUnavailable(reason(answer.error ?? '')));
+      if (!Array.isArray(answer) || answer.length !== ops.length) {
+        return reject(new KeychainUnavailable(reason((answer as { error?: string } | null)?.error ?? 'the keychain helper answered nothing')));
+      }
+      resolve((answer as { ok?: boolean; value?: unknown; error?: string }[]).map((a) => (a?.ok ? { ok: true, value: a.value } : { ok: false, error: reason(a?.error ?? '') })));
     });
     child.stdin.on('error', () => {}); // a child that died early: its close says why
-    child.stdin.end(JSON.stringify({ service: KEYCHAIN_SERVICE, account, ...op }));
+    child.stdin.end(JSON.stringify({ service: KEYCHAIN_SERVICE, ops }));
   });
 }
 
-/** The OS store, for one account name. Every call may reject with KeychainUnavailable. */
+/** The answer of one operation, or KeychainUnavailable saying why it failed. */
+function one(answer: KeychainAnswer | undefined): unknown {
+  if (!answer) throw new KeychainUnavailable('the keychain helper answered nothing');
+  if (!answer.ok) throw new KeychainUnavailable(answer.error);
+  return answer.value;
+}
+
+/** The OS store. Every call may reject with KeychainUnavailable (and, given a wait, TimeoutError or InterruptedError). */
 export const keychain = {
   async get(env: Env, account: string, wait?: KeychainWait): Promise<string | undefined> {
-    const v = await call(env, account, { op: 'get' }, wait);
+    const v = one((await call(env, [{ op: 'get', account }], wait))[0]);
     return typeof v === 'string' && v !== '' ? v : undefined;
   },
   async set(env: Env, account: string, secret: string, wait?: KeychainWait): Promise<void> {
-    await call(env, account, { op: 'set', secret }, wait);
+    one((await call(env, [{ op: 'set', account, secret }], wait))[0]);
   },
   async delete(env: Env, account: string, wait?: KeychainWait): Promise<boolean> {
-    return (await call(env, account, { op: 'delete' }, wait)) === true;
+    return one((await call(env, [{ op: 'delete', account }], wait))[0]) === true;
   },
+  /** Several operations in one child process (one start-up, one timeout), each answered. */
+  batch: call,
 };
+
+/** The secret a get answered, or undefined (none, or the operation failed). */
+export function secretOf(answer: KeychainAnswer | undefined): string | undefined {
+  return answer?.ok && typeof answer.value === 'string' && answer.value !== '' ? answer.value : undefined;
+}

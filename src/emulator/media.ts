@@ -17,7 +17,7 @@ import { ok, type Result } from './result.js';
 import { newId, type MediaState } from './state.js';
 import { uploadTarget } from './uploads.js';
 import { asObject, optionalString, requiredString } from './validate.js';
-import { isPrivateHost, normaliseHost } from './addresses.js';
+import { isPrivateHost, normaliseHost } from '../util/addresses.js';
 import { isIPv4 } from 'node:net';
 
 /** Size an imported video gets when the link does not say (see docs/api-notes.md). */

@@ -195,7 +195,7 @@ function release<T>(lockPath: string, fn: () => T): T {
  * waiting for another holder up to `waitMs`. Its errors (the lock cannot be
  * created; another holder kept it too long) name `path` as `purpose` words it.
  */
-export async function withFileLock<T>(path: string, opts: LockOptions, fn: () => T): Promise<T> {
+export async function withFileLock<T>(path: string, opts: LockOptions, fn: () => T | Promise<T>): Promise<T> {
   const lockPath = `${path}.lock`;
   const waitMs = opts.waitMs ?? DEFAULT_LOCK_WAIT_MS;
   const start = Date.now();
@@ -223,7 +223,16 @@ export async function withFileLock<T>(path: string, opts: LockOptions, fn: () =>
     await pause(delay + Math.random() * delay, opts.signal);
     delay = Math.min(delay * 2, 50);
   }
-  return release(lockPath, fn);
+  // `fn` may wait (the key stored in the OS store under the lock, key-store.ts): the lock is released when it has settled.
+  try {
+    return await fn();
+  } finally {
+    try {
+      unlinkSync(lockPath);
+    } catch {
+      // broken as stale by another process (only after STALE_MS): nothing to release
+    }
+  }
 }
 
 /**

@@ -1,9 +1,27 @@
 /**
  * Secrets out of everything vidpub prints. A service (or something in front of
- * it) may echo the key it was sent: whole, without its prefix, JSON-escaped
- * (`vp\u005flive\u005f…`), percent-encoded or as HTML character references,
- * or any mix of these. Text is matched as it would read once decoded, so
- * every one of those forms is found, in the raw text and in the decoded one.
+ * it: a proxy, a gateway's error page) may echo the key it was sent, in many
+ * forms, and each is taken out:
+ * - whole, or without its prefix (secretForms in api/http-errors.ts gives both);
+ * - escaped character by character: JSON \u escapes (any number of
+ *   backslashes: JSON inside JSON), percent-encoding (once or more: %255F),
+ *   HTML numeric references (&#95; &#x5F;), or any mix of these;
+ * - split by white space, a line break (raw or as JSON's \n) or an invisible
+ *   character (U+200B, U+00AD, U+FEFF, U+2060...);
+ * - its separators written otherwise (vp-live-..., vp.live...);
+ * - encoded as bytes: hex (lower or upper case, the bytes run together or
+ *   separated), base64 and base64url (padded or not), the key at each of the
+ *   3 alignments inside a longer base64 text (`Basic dXNlcjp2cF9s...`, base64
+ *   of "Bearer <key>"): only the characters that the key's bytes alone decide
+ *   are looked for.
+ *
+ * How, cheaply: the text is read once into its decoded view (escapes decoded,
+ * white space and invisible characters dropped, each character remembering
+ * where it came from) and every form above, computed once per secret as plain
+ * text, is searched there with indexOf; what is found is replaced in the
+ * text as it was. No regular expression is built from the key (the pattern of
+ * every form was a regular expression of some 20 KB, whose compiling cost 14 %
+ * of a `vidpub me`), and text with nothing to decode is searched as it is.
  *
  * guardOutput puts this on a stream itself (stdout, stderr): whatever writes
  * to it, a message, a --json document, a --debug line, a crash report, goes
@@ -23,61 +41,207 @@ export interface Secret {
 /** The shortest text taken for a secret: shorter ones would take ordinary words out. */
 const MIN_SECRET = 8;
 
-function hexClass(code: number): string {
-  return code
-    .toString(16)
-    .padStart(2, '0')
-    .split('')
-    .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
-    .join('');
+/** Characters dropped from the decoded view: white space and the invisible ones a key may be split by. */
+function ignorable(code: number): boolean {
+  return (
+    code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0 || code === 0xad || code === 0x180e ||
+    (code >= 0x200b && code <= 0x200f) || code === 0x2028 || code === 0x2029 || code === 0x2060 || code === 0xfeff
+  );
 }
 
-/**
- * One character as itself or escaped: a JSON \u escape (any number of
- * backslashes: JSON inside JSON), percent-encoding (once or more), or an HTML
- * character reference.
- */
-function charPattern(ch: string): string {
-  const code = ch.charCodeAt(0);
-  const literal = ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-  if (code > 0xff) return literal;
-  const hex = hexClass(code);
-  return `(?:${literal}|\\\\+[uU]00${hex}|%(?:25)*${hex}|&#0*${code};|&#[xX]0*${hex};)`;
+/** The UTF-8 bytes of those invisible characters, as latin1 text: a chunk of bytes is read so (guardOutput). */
+const UTF8_INVISIBLE = ['\xc2\xa0', '\xc2\xad', '\xe2\x80\x8b', '\xe2\x80\x8c', '\xe2\x80\x8d', '\xe2\x80\x8e', '\xe2\x80\x8f', '\xe2\x80\xa8', '\xe2\x80\xa9', '\xe2\x81\xa0', '\xef\xbb\xbf'];
+
+/** Named references of invisible characters. */
+const NAMED_INVISIBLE = ['&nbsp;', '&shy;', '&zerowidthspace;', '&nobreak;', '&zwj;', '&zwnj;', '&#8203;'];
+
+/** Anything the decoded view would change: an escape's first character, white space, an invisible character or its UTF-8 lead byte. */
+const SPECIAL = /[\\%&\s\u00ad\u180e\u200b-\u200f\u2060\ufeff\u00c2\u00e2\u00ef]/;
+
+const isHex = (c: number): boolean => (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
+
+/** The decoded view of a text: its characters, and for each the range of the text it came from. */
+interface View {
+  text: string;
+  from: number[];
+  to: number[];
 }
 
-const patterns = new Map<string, RegExp>();
-
-function patternOf(secret: string): RegExp {
-  let re = patterns.get(secret);
-  if (!re) {
-    re = new RegExp([...secret].map(charPattern).join(''), 'g');
-    patterns.set(secret, re);
+/** The escape at `i` (JSON, percent, HTML): the character it stands for (-1: an ignorable one) and where it ends; null when there is none. */
+function escapeAt(t: string, i: number): { code: number; end: number } | null {
+  const c = t[i];
+  if (c === '\\') {
+    let j = i;
+    while (t[j] === '\\') j++;
+    const e = t[j];
+    if ((e === 'u' || e === 'U') && [1, 2, 3, 4].every((k) => isHex(t.charCodeAt(j + k)))) {
+      return { code: parseInt(t.slice(j + 1, j + 5), 16), end: j + 5 };
+    }
+    if (e === 'n' || e === 'r' || e === 't' || e === 'f' || e === 'b') return { code: -1, end: j + 1 };
+    if (e === '/') return { code: 0x2f, end: j + 1 };
+    // A backslash escaped once or more (JSON inside JSON) is one backslash: `\\x76` reads as `\x76`.
+    return j - i > 1 ? { code: 0x5c, end: j } : null;
   }
-  return re;
+  if (c === '%') {
+    let j = i + 1;
+    while (t[j] === '2' && t[j + 1] === '5' && t[j + 2] !== undefined && isHex(t.charCodeAt(j + 2)) && isHex(t.charCodeAt(j + 3))) j += 2;
+    if (!isHex(t.charCodeAt(j)) || !isHex(t.charCodeAt(j + 1))) return null;
+    return { code: parseInt(t.slice(j, j + 2), 16), end: j + 2 };
+  }
+  if (c === '&') {
+    const m = /^&#(?:[xX]0*([0-9a-fA-F]{1,6})|0*(\d{1,7}));?/.exec(t.slice(i, i + 16));
+    if (m) return { code: m[1] !== undefined ? parseInt(m[1], 16) : Number(m[2]), end: i + m[0].length };
+    const lower = t.slice(i, i + 18).toLowerCase();
+    const named = NAMED_INVISIBLE.find((n) => lower.startsWith(n));
+    return named ? { code: -1, end: i + named.length } : null;
+  }
+  return null;
 }
 
-/**
- * Every escaped form charPattern allows has one of these characters. Text without any can hold
- * a secret only as itself, which a plain search finds: the pattern of a whole key is a regular
- * expression of some 20 KB, and compiling it cost ~14 % of a `vidpub me`'s instructions.
- */
-const ESCAPE_CHARS = /[\\%&]/;
+/** The decoded view of `t` (see the file comment), or null when it would be `t` itself. */
+function decodedView(t: string): View | null {
+  if (!SPECIAL.test(t)) return null;
+  const out: string[] = [];
+  const from: number[] = [];
+  const to: number[] = [];
+  let i = 0;
+  while (i < t.length) {
+    const code = t.charCodeAt(i);
+    if (code === 0xc2 || code === 0xe2 || code === 0xef) {
+      const seq = UTF8_INVISIBLE.find((s) => t.startsWith(s, i));
+      if (seq) {
+        i += seq.length;
+        continue;
+      }
+    }
+    if (code === 0x5c || code === 0x25 || code === 0x26) {
+      const esc = escapeAt(t, i);
+      if (esc) {
+        // Percent-encoded UTF-8 of an invisible character (%E2%80%8B): dropped whole.
+        if (code === 0x25 && esc.code >= 0xc2) {
+          let bytes = String.fromCharCode(esc.code);
+          let end = esc.end;
+          for (let k = 0; k < 2 && t[end] === '%'; k++) {
+            const next = escapeAt(t, end);
+            if (!next) break;
+            bytes += String.fromCharCode(next.code);
+            end = next.end;
+            if (UTF8_INVISIBLE.includes(bytes)) break;
+          }
+          if (UTF8_INVISIBLE.includes(bytes)) {
+            i = end;
+            continue;
+          }
+        }
+        if (esc.code >= 0 && !ignorable(esc.code)) {
+          out.push(String.fromCharCode(esc.code));
+          from.push(i);
+          to.push(esc.end);
+        }
+        i = esc.end;
+        continue;
+      }
+    }
+    if (!ignorable(code)) {
+      out.push(t[i]!);
+      from.push(i);
+      to.push(i + 1);
+    }
+    i++;
+  }
+  return { text: out.join(''), from, to };
+}
 
-/** `text` with every secret taken out, in any of its encoded forms; the longest secrets first. */
-export function redactKnown(text: string, secrets: Iterable<Secret>): string {
-  let out = text;
-  const list = [...secrets].filter((s) => s.text.length >= MIN_SECRET).sort((a, b) => b.text.length - a.text.length);
-  for (const secret of list) {
-    if (!ESCAPE_CHARS.test(out)) {
-      if (out.includes(secret.text)) out = out.split(secret.text).join(secret.shown ?? REDACTED);
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** The UTF-8 bytes of a text. */
+function utf8(text: string): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c < 0x80) {
+      out.push(c);
       continue;
     }
-    const re = patternOf(secret.text);
-    re.lastIndex = 0;
-    if (re.test(out)) out = out.replace(re, () => secret.shown ?? REDACTED);
-    re.lastIndex = 0;
+    if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) c = 0x10000 + ((c - 0xd800) << 10) + (text.charCodeAt(++i) - 0xdc00);
+    if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
   }
   return out;
+}
+
+/** The base64 characters that `bytes` alone decide when they start at byte `align` of the encoded data. */
+function base64Core(bytes: number[], align: number): string {
+  // The bytes as one bit string would be long; three bytes at a time (24 bits: 4 characters) instead.
+  const padded = [...new Array<number>(align).fill(0), ...bytes];
+  let enc = '';
+  for (let i = 0; i < padded.length; i += 3) {
+    const n = (padded[i]! << 16) | ((padded[i + 1] ?? 0) << 8) | (padded[i + 2] ?? 0);
+    enc += B64[(n >> 18) & 63]! + B64[(n >> 12) & 63]! + B64[(n >> 6) & 63]! + B64[n & 63]!;
+  }
+  // Character k holds bits 6k..6k+5: taken when all are the key's (bits 8*align .. 8*(align+n)-1).
+  return enc.slice(Math.ceil((8 * align) / 6), Math.floor((8 * (align + bytes.length)) / 6));
+}
+
+const HEX = '0123456789abcdef';
+const formsCache = new Map<string, string[]>();
+
+/** Every plain form of a secret looked for in the decoded view (the file comment's list), longest first. */
+export function secretTexts(secret: string): string[] {
+  let forms = formsCache.get(secret);
+  if (forms) return forms;
+  forms = [secret];
+  const add = (form: string): void => {
+    if (form.length >= MIN_SECRET && !forms!.includes(form)) forms!.push(form);
+  };
+  // Its separators written otherwise (white space is dropped from the view already).
+  if (secret.includes('_') || secret.includes('-')) {
+    for (const sep of ['_', '-', '.', ':', '/', '+', '~', '']) add(secret.split('_').join(sep).split('-').join(sep));
+  }
+  const bytes = utf8(secret);
+  const hex = bytes.map((b) => HEX[b >> 4]! + HEX[b & 15]!);
+  for (const sep of ['', ':', '-', '.', ',', '\\x']) {
+    const joined = sep === '\\x' ? `\\x${hex.join('\\x')}` : hex.join(sep);
+    add(joined);
+    add(joined.toUpperCase().replace(/\\X/g, '\\x'));
+  }
+  for (const align of [0, 1, 2]) {
+    const core = base64Core(bytes, align);
+    add(core);
+    add(core.split('+').join('-').split('/').join('_'));
+  }
+  forms.sort((x, y) => y.length - x.length);
+  formsCache.set(secret, forms);
+  return forms;
+}
+
+/** `text` with every secret taken out, in any of its forms; the longest secrets first. */
+export function redactKnown(text: string, secrets: Iterable<Secret>): string {
+  const list = [...secrets].filter((s) => s.text.length >= MIN_SECRET).sort((a, b) => b.text.length - a.text.length);
+  if (list.length === 0) return text;
+  const view = decodedView(text);
+  const seen = view ? view.text : text;
+  const found: { start: number; end: number; shown: string }[] = [];
+  const taken = (start: number, end: number): boolean => found.some((f) => start < f.end && f.start < end);
+  for (const secret of list) {
+    for (const form of secretTexts(secret.text)) {
+      for (let at = seen.indexOf(form); at >= 0; at = seen.indexOf(form, at + form.length)) {
+        const start = view ? view.from[at]! : at;
+        const end = view ? view.to[at + form.length - 1]! : at + form.length;
+        if (!taken(start, end)) found.push({ start, end, shown: secret.shown ?? REDACTED });
+      }
+    }
+  }
+  if (found.length === 0) return text;
+  found.sort((a, b) => a.start - b.start);
+  let out = '';
+  let pos = 0;
+  for (const f of found) {
+    out += text.slice(pos, f.start) + f.shown;
+    pos = f.end;
+  }
+  return out + text.slice(pos);
 }
 
 type Chunk = string | Uint8Array;

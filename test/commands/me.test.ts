@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { runCli, tempConfigDir } from '../support/cli.js';
+import { BIN, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { localTime } from '../../src/cli/commands/me.js';
 import { describeRelative } from '../../src/time/describe.js';
@@ -78,6 +79,28 @@ describe('vidpub me', () => {
     expect(r.stderr).toMatch(/^Error: No API key: none was given and none is stored\.$/m);
     expect(r.stderr).toMatch(/Run "vidpub login" to store one, or set VIDPUB_API_KEY/);
     expect(await emu.requests()).toEqual([]);
+  });
+
+  test('no key in the profile in use: the hint names the stored profiles that hold one, as logout does (the built bin)', async () => {
+    ensureBuilt();
+    const dir = tempConfigDir();
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ profiles: { ci: { api_key: emu.key(), base_url: emu.baseUrl }, kc: { key_storage: 'keychain', key_masked: 'vp_live_…s3Td' }, bare: { base_url: emu.baseUrl } } }),
+      { mode: 0o600 },
+    );
+    const env = { PATH: process.env.PATH ?? '', VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state'), VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_NO_KEYRING: '1' };
+    const r = await runAsync(process.execPath, [BIN, 'me'], { env });
+    expect(r.status).toBe(3);
+    expect(r.stderr).toBe(
+      'Error: No API key: none was given and none is stored.\n' +
+        'Run "vidpub login" to store one, or set VIDPUB_API_KEY (or pass --api-key-file PATH). Profiles "ci", "kc" hold keys: choose one with --profile NAME.\n',
+    );
+    const one = await runAsync(process.execPath, [BIN, 'me', '--profile', 'bare'], { env });
+    expect(one.status).toBe(3);
+    expect(one.stderr).toContain('Profiles "ci", "kc" hold keys: choose one with --profile NAME.');
+    const alone = await runAsync(process.execPath, [BIN, 'me', '--profile', 'ci'], { env: { ...env, VIDPUB_CONFIG_DIR: tempConfigDir() } });
+    expect(alone.stderr).toBe('Error: No API key: none was given and none is stored in profile "ci".\nRun "vidpub login --profile ci" to store one, or set VIDPUB_API_KEY (or pass --api-key-file PATH).\n');
   });
 
   test('no key in a named profile: the message names it', async () => {

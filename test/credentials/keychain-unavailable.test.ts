@@ -5,6 +5,7 @@
  * and says why, once; a key that is in the keyring and cannot be read is an
  * error saying what to do; logout changes nothing it cannot finish.
  */
+import { realpathSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
@@ -14,14 +15,18 @@ import { silentBus, startSecretService, type SecretService } from './secret-serv
 const emu = useEmulator();
 beforeAll(() => ensureBuilt());
 
-/** Logs in where the keyring cannot take the key: the file, and one line on stderr saying `why`. */
-async function loginToFile(v: Vidpub, why: string | RegExp): Promise<void> {
+/**
+ * Logs in where the keyring cannot take the key: the file, and one line on stderr saying `why`
+ * (then, with `left`, the lines that say where an earlier key stays).
+ */
+async function loginToFile(v: Vidpub, why: string | RegExp, left = ''): Promise<void> {
   const r = await v.run(['login', '--with-key', '--json'], { input: emu.key() });
   expect(r.status).toBe(0);
   const prefix = '! No system keychain could take the key (';
   const suffix = `): it is stored in ${v.configPath} (mode 0600).\n`;
-  expect(r.stderr.startsWith(prefix) && r.stderr.endsWith(suffix) ? 'one line' : r.stderr).toBe('one line');
-  const reason = r.stderr.slice(prefix.length, -suffix.length);
+  const first = r.stderr.slice(0, r.stderr.length - left.length);
+  expect(r.stderr.endsWith(left) && first.startsWith(prefix) && first.endsWith(suffix) && !first.slice(0, -1).includes('\n') ? 'one line' : r.stderr).toBe('one line');
+  const reason = first.slice(prefix.length, -suffix.length);
   if (typeof why === 'string') expect(reason).toBe(why);
   else expect(reason).toMatch(why);
   expect(JSON.parse(r.stdout)).toMatchObject({ storage: 'file', config_path: v.configPath });
@@ -102,7 +107,13 @@ describeWithSecretService('a keyring that refuses', () => {
     expect(out.stderr).toContain('Nothing was changed.');
     expect(v.configText()).toBe(before);
 
-    // The unlock prompt cannot be shown (no display): the Secret Service refuses.
-    await loginToFile(v, /^Couldn't access platform storage: Secret Service: \S/);
+    // The unlock prompt cannot be shown (no display): the Secret Service refuses. The earlier key stays there, said.
+    const refusal = "Couldn't access platform storage: Secret Service: unlock prompt was dismissed";
+    await loginToFile(
+      v,
+      refusal,
+      `! The key stored earlier stays in the Secret Service keyring under "default@${realpathSync(v.dir)}/config.json" (${refusal}).\n` +
+        '! When it can be reached, "vidpub login" puts this key there in its place, or "vidpub logout" removes both.\n',
+    );
   });
 });

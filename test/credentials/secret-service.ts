@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runs } from '../support/tools.js';
+import { waitFor } from '../support/poll.js';
 
 export const TOOLS = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool', 'dbus-send'];
 
@@ -26,8 +27,14 @@ export interface SecretService {
   env: Record<string, string>;
   /** The secret stored under the service "vidpub" and this account, read by secret-tool; undefined when there is none. */
   lookup(account: string): string | undefined;
+  /** The accounts of every entry filed under the service "vidpub", locked or not (secret-tool search --all). */
+  accounts(): string[];
+  /** Stores a secret under the service "vidpub" and this account, as an earlier vidpub would have. */
+  store(account: string, secret: string): void;
   /** Locks the login keyring through D-Bus (as the screen locker would). */
   lock(): void;
+  /** Unlocks it again: a new daemon replaces the running one and opens the keyring with its password, as a desktop login does. */
+  unlock(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -60,6 +67,25 @@ export async function startSecretService(opts: { unlock: boolean }): Promise<Sec
     lookup(account) {
       const r = spawnSync('secret-tool', ['lookup', 'service', 'vidpub', 'username', account], { env, encoding: 'utf8', timeout: 10_000 });
       return r.status === 0 && r.stdout !== '' ? r.stdout : undefined;
+    },
+    accounts() {
+      const r = spawnSync('secret-tool', ['search', '--all', 'service', 'vidpub'], { env, encoding: 'utf8', timeout: 10_000 });
+      return [...`${r.stdout}${r.stderr}`.matchAll(/^attribute\.username = (.*)$/gm)].map((m) => m[1]!).sort();
+    },
+    store(account, secret) {
+      const r = spawnSync('secret-tool', ['store', '--label', `vidpub ${account}`, 'service', 'vidpub', 'username', account], { env, input: secret, encoding: 'utf8', timeout: 10_000 });
+      if (r.status !== 0) throw new Error(`secret-tool store failed: ${r.stderr}`);
+    },
+    async unlock() {
+      const r = spawnSync('gnome-keyring-daemon', ['--replace', '--unlock', '--components=secrets'], { env, input: 'test-password', encoding: 'utf8', timeout: 10_000 });
+      if (r.status !== 0) throw new Error(`could not unlock the keyring: ${r.stderr}`);
+      const locked = () =>
+        spawnSync(
+          'dbus-send',
+          ['--session', '--dest=org.freedesktop.secrets', '--print-reply', '/org/freedesktop/secrets/collection/login', 'org.freedesktop.DBus.Properties.Get', 'string:org.freedesktop.Secret.Collection', 'string:Locked'],
+          { env, encoding: 'utf8', timeout: 10_000 },
+        ).stdout;
+      await waitFor(locked, (out) => /boolean false/.test(out), 20_000);
     },
     lock() {
       const r = spawnSync(

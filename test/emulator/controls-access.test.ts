@@ -9,12 +9,13 @@ import { request as httpRequest } from 'node:http';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { controlsAnswer, listenWarning } from '../../src/emulator/access.js';
-import { isLoopback } from '../../src/emulator/addresses.js';
+import { DEFAULT_KEYS } from '../../src/emulator/default-fixture.js';
+import { isLoopbackHost } from '../../src/util/addresses.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
-import { ensureBuilt } from '../support/build.js';
+import { BIN, ensureBuilt } from '../support/build.js';
 import { startBuiltEmulator } from '../support/built-emulator.js';
 import { waitFor } from '../support/poll.js';
-import { createTestHost, type TestHost } from '../support/test-host.js';
+import { createIpv6Pair, createTestHost, type Ipv6Pair, type TestHost } from '../support/test-host.js';
 
 /** GET `path` on the loopback `port`: the status. */
 function getLocal(port: number, path: string): Promise<number> {
@@ -59,7 +60,7 @@ describe('the decision: which peers the test controls answer', () => {
   it('a listen host other than loopback gets a warning; loopback gets none', () => {
     for (const host of ['127.0.0.1', '::1', 'localhost', '127.0.0.2']) expect([host, listenWarning(host, false)]).toEqual([host, null]);
     for (const host of ['0.0.0.0', '::', '192.0.2.2']) {
-      expect(isLoopback(host)).toBe(false);
+      expect(isLoopbackHost(host)).toBe(false);
       expect(listenWarning(host, false)).toBe(
         `The emulator listens on ${host}: whoever can reach this machine can use its API with its keys (those of the default fixture are published in vidpub's manual). `
         + 'Its test controls (/_emulator), which list every key, still answer only on this machine; --expose-controls opens them too.',
@@ -136,5 +137,53 @@ describe('vidpub emulator --host 0.0.0.0, the built command', () => {
   it('with --expose-controls, says the controls are open too', async () => {
     const { stderr } = await start(['--host', '0.0.0.0', '--expose-controls']);
     expect(stderr()).toBe(`! ${listenWarning('0.0.0.0', true)}\n`);
+  }, 30_000);
+});
+
+describe('a real IPv6 peer whose address carries 127.0.0.1 without being loopback (the built emulator in a network namespace)', () => {
+  // NAT64, IPv4-compatible and 6to4 forms of 127.0.0.1: addresses of other hosts, which any remote peer may use.
+  const SOURCES = ['64:ff9b::7f00:1', '::7f00:1', '2002:7f00:1::1'];
+  let pair: Ipv6Pair;
+  let child: ChildProcess | undefined;
+  let port = 0;
+  beforeAll(async () => {
+    ensureBuilt();
+    pair = createIpv6Pair(SOURCES);
+    child = pair.spawnInServer(process.execPath, [BIN, 'emulator', '--host', '::', '--port', '0', '--json']);
+    let out = '';
+    port = await new Promise<number>((resolve, reject) => {
+      child!.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('\n')) resolve(Number(new URL((JSON.parse(out.split('\n')[0]!) as { base_url: string }).base_url).port));
+      });
+      child!.on('exit', (code) => reject(new Error(`the emulator exited (${code}) before it started`)));
+    });
+  }, 30_000);
+  afterAll(() => {
+    child?.kill('SIGTERM');
+    pair?.remove();
+  });
+
+  it('refuses the test controls and the start information (403 controls_not_exposed) to each, and answers the API', async () => {
+    const base = `http://[${pair.serverAddress}]:${port}`;
+    for (const from of [pair.peerAddress, ...SOURCES]) {
+      for (const path of ['/_emulator', '/_emulator/state', '/_emulator/requests']) {
+        const r = await pair.get(`${base}${path}`, { from });
+        expect([from, path, r.status]).toEqual([from, path, 403]);
+        expect((JSON.parse(r.body) as { error: { code: string; message: string } }).error.code).toBe('controls_not_exposed');
+      }
+      const clock = await pair.get(`${base}/_emulator/clock`, { from });
+      expect([from, clock.status]).toEqual([from, 403]);
+      const api = await pair.get(`${base}/v1/me`, { from, headers: { authorization: `Bearer ${DEFAULT_KEYS.demo_rw}` } });
+      expect([from, api.status]).toEqual([from, 200]);
+    }
+    // The message names the peer as the socket saw it.
+    const named = await pair.get(`${base}/_emulator`, { from: '64:ff9b::7f00:1' });
+    expect((JSON.parse(named.body) as { error: { message: string } }).error.message).toContain('this one came from 64:ff9b::7f00:1.');
+  }, 60_000);
+
+  it('answers loopback in the same namespace: ::1, and 127.0.0.1 (a dual-stack socket reports it as ::ffff:127.0.0.1)', async () => {
+    expect((await pair.getInServer(`http://[::1]:${port}/_emulator`)).status).toBe(200);
+    expect((await pair.getInServer(`http://127.0.0.1:${port}/_emulator`)).status).toBe(200);
   }, 30_000);
 });

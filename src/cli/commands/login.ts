@@ -9,7 +9,7 @@ import { readKeyFile } from '../../api/credentials.js';
 import { keyCharacterError } from '../../api/http-errors.js';
 import { maskKey } from './me.js';
 import { saveKey } from '../../config/key-store.js';
-import { storageName, type KeyStorage } from '../../config/key-storage.js';
+import { keychainName, profileCommand, storageName, type KeyStorage } from '../../config/key-storage.js';
 
 interface LoginOpts {
   withKey: boolean;
@@ -168,6 +168,10 @@ export default defineCommand<'login', LoginOpts, LoginResult>({
     }
     if (saved.fallback) {
       inv.log.warn(`No system keychain could take the key (${saved.fallback}): it is stored in ${storageName('file', store.path)} (mode 0600).`);
+    }
+    if (saved.left) {
+      inv.log.warn(`The key stored earlier stays in ${keychainName()} under "${sanitize(saved.left.account)}" (${saved.left.reason}).`);
+      inv.log.warn(`When it can be reached, "${profileCommand('login', globals.profile)}" puts this key there in its place, or "${profileCommand('logout', globals.profile)}" removes both.`);
     }
     if (ctx.env.VIDPUB_API_KEY?.trim()) {
       inv.log.warn('VIDPUB_API_KEY is set: it takes precedence over the stored key until you unset it.');

@@ -1,6 +1,6 @@
 import { InterruptedError, UsageError, sanitize } from '../../errors.js';
 import { removeKey } from '../../config/key-store.js';
-import { storageName, type KeyStorage } from '../../config/key-storage.js';
+import { keychainName, profileCommand, storageName, type KeyStorage } from '../../config/key-storage.js';
 import { defineCommand } from '../command.js';
 
 export interface LogoutResult {
@@ -10,6 +10,10 @@ export interface LogoutResult {
   /** Where the removed key was: the OS store (`keychain`) or the config file (`file`); null when there was none. */
   storage: KeyStorage | null;
   config_path: string;
+  /** An earlier copy of the key was removed from the keychain too (the key itself was in the file). */
+  also_keychain: boolean;
+  /** Keychain entries left as they were, each with why (an earlier vidpub's entry holding another key; a keyring that could not be reached). */
+  left: string[];
 }
 
 export default defineCommand<'logout', Record<string, never>, LogoutResult>({
@@ -37,12 +41,15 @@ export default defineCommand<'logout', Record<string, never>, LogoutResult>({
     if (ctx.env.VIDPUB_API_KEY?.trim()) {
       inv.log.warn('VIDPUB_API_KEY is still set in this environment: commands keep using that key.');
     }
-    return { profile: globals.profile, removed: removed.removed, storage: removed.storage, config_path: store.path };
+    for (const why of removed.left) inv.log.warn(`Left in place: ${why}.`);
+    if (removed.left.length > 0) inv.log.warn(`Unlock the keyring if it is locked and run "${profileCommand('logout', globals.profile)}" again, or remove the entry with your keyring's tool.`);
+    return { profile: globals.profile, removed: removed.removed, storage: removed.storage, config_path: store.path, also_keychain: removed.keychainCopy, left: removed.left };
   },
   // A message, not data: stderr (as gh's logout); --json prints the result on stdout.
   print(r, inv) {
     if (r.removed) {
-      inv.log.info(`Logged out: the key of profile "${r.profile}" was removed from ${storageName(r.storage ?? 'file', r.config_path)}.`);
+      const also = r.also_keychain ? ` and an earlier copy from ${keychainName()}` : '';
+      inv.log.info(`Logged out: the key of profile "${sanitize(r.profile)}" was removed from ${storageName(r.storage ?? 'file', r.config_path)}${also}.`);
       inv.log.info('The key is still valid at the service; revoke it in the web app (API settings) if it was exposed.');
     } else {
       inv.log.info(`Not logged in: profile "${r.profile}" has no stored key (already logged out).`);

@@ -1,7 +1,8 @@
 import { responseMeta } from '../../api/client.js';
 import { counted } from '../../util/plural.js';
 import { EMULATOR_SERVER_HEADER, type KeyInfo, type Me, type MinuteCounter } from '../../api/wire-types.js';
-import { isLoopbackHost, resolveCredentials } from '../../api/credentials.js';
+import { resolveCredentials } from '../../api/credentials.js';
+import { isLoopbackHost } from '../../util/addresses.js';
 import { createTransport } from '../../api/transport.js';
 import { sanitize } from '../../errors.js';
 import { keyStorage, storageName } from '../../config/key-storage.js';
