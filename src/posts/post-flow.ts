@@ -79,7 +79,7 @@ function stoppedError(err: unknown, at: { opts: PostOpts; key: string; track: Ru
       hint: 'Run the same command again with this --idempotency-key: what was done is reported, not done twice.',
     });
   }
-  if (err instanceof TimeoutError && err.data === undefined) {
+  if (err instanceof TimeoutError && err.data === undefined && err.continueKey === undefined) {
     const nothing = !media
       ? 'nothing was uploaded or posted'
       : opts.source.kind === 'media'
@@ -102,7 +102,7 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   const known = await knownMedia(given.opts, given.session);
   const { run, ready } = await readyToSend(given, planned, known);
   await refuseSpentAllowance(run);
-  noteRun(run.track);
+  await noteRun(run.track);
   const s = run.opts.source;
   // A draft may be saved before the video is ready; publishing needs it ready.
   at(s.kind === 'url' ? 'importing the video' : s.kind === 'file' ? 'uploading the video' : 'waiting for the video');

@@ -90,7 +90,7 @@ describe('a rerun of a post that was cut off', () => {
     const before = await totals();
     await killedAfterPost(env);
     // the note, and the socket the killed run held it by (nothing listens on it now)
-    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')).sort()).toEqual([expect.stringMatching(/^\.[0-9a-f]{24}\.sock$/), expect.stringMatching(/^[0-9a-f]{32}\.vp-[\w-]+\.json$/)]);
+    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')).sort()).toEqual([expect.stringMatching(/^\.[0-9a-f]{32}\.vp-[\w-]+\.[0-9a-f]{12}\.sock$/), expect.stringMatching(/^[0-9a-f]{32}\.vp-[\w-]+\.json$/)]);
 
     const r = await run([...CLIP, '--json'], env);
     expect(r.stderr).toMatch(CONTINUED);
@@ -297,14 +297,14 @@ describe('a rerun of a post that was cut off', () => {
     expect((JSON.parse(again.stdout) as Post).status).toBe('scheduled');
   });
 
-  it('notes over a day old go, whatever command they were of; younger ones of other commands stay', async () => {
+  it('notes of other commands go after a week; younger ones stay', async () => {
     const env = dirs();
     const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
     mkdirSync(runs, { recursive: true, mode: 0o700 });
     const note = (what: string, key: string, agoMs: number) =>
       writeFileSync(join(runs, `${what}.${key}.json`), JSON.stringify({ v: 1, key, started: Date.now() - agoMs, pid: 2 ** 22 + 12345, host: hostname() }), { mode: 0o600 });
-    note('a'.repeat(32), 'vp-old', 25 * 3_600_000);
-    note('b'.repeat(32), 'vp-young', 3_600_000);
+    note('a'.repeat(32), 'vp-old', 8 * 24 * 3_600_000);
+    note('b'.repeat(32), 'vp-young', 25 * 3_600_000);
 
     const r = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Another post', '--no-input', '--no-wait'], env);
     expect(r.stderr).toMatch(/^Posting video med_demo_sample to @vidpub-demo \(linkedin\): now/m);
@@ -394,18 +394,32 @@ describe('a rerun of a post that was cut off', () => {
     expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toEqual([]);
   });
 
-  it('a run still going (its process alive) is not taken over: the same command run beside it is a post of its own', async () => {
+  it('a run still going (its process alive) is not taken over: the same command beside it waits, then exit 7 with the line that continues it; that line run after the first was killed makes the one post', async () => {
     const env = dirs();
     const before = await totals();
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'hang', times: 1 });
     const first = await startUntil(CLIP, env, async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts'));
+    let line = '';
     try {
-      const beside = await run(CLIP, env);
-      expect(beside.stderr).not.toMatch(/An earlier run/);
-      expect(beside.code).toBe(0);
-      expect((await totals()).posts).toBe(before.posts + 1);
+      const beside = await run([...CLIP, '--timeout', '20s'], env);
+      expect(beside.stderr).toMatch(/^An identical run of this command is running, started .* under the key (vp-[\w-]+): waiting for it to end \(up to --timeout\)/m);
+      expect(beside.stderr).toMatch(/^Error: Stopped \(--timeout reached\) while an identical run of this command was still running \(stopped, or still working\); this run sent nothing\.$/m);
+      const key = /under the key (vp-[\w-]+)/.exec(beside.stderr)![1]!;
+      line = /^Rerun to continue it \(nothing is done twice\): (vidpub post .*)$/m.exec(beside.stderr)![1]!;
+      expect(line).toContain(`--idempotency-key ${key}`);
+      expect(beside.code).toBe(7);
+      expect(beside.stdout).toBe('');
+      expect((await totals()).posts).toBe(before.posts);
+      // the same line while the first run still runs waits again: no post beside it
+      const again = await run([...CLIP, '--idempotency-key', key, '--timeout', '5s'], env);
+      expect(again.stderr).toMatch(/^An identical run of this command is running/m);
+      expect(again.code).toBe(7);
+      expect((await totals()).posts).toBe(before.posts);
     } finally {
       await first.kill9();
     }
+    const settled = await run([...CLIP, '--idempotency-key', /--idempotency-key (\S+)/.exec(line)![1]!, '--no-wait'], env);
+    expect(settled.code).toBe(0);
+    expect((await totals()).posts).toBe(before.posts + 1);
   });
 });
