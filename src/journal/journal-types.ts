@@ -175,6 +175,8 @@ export interface OpenRun {
   step?: string;
   /** When it started by the service's clock (its Date header), when the run had heard from the service (epoch ms). */
   serviceStarted?: number;
+  /** When it finished, its post known (a `.done` note: runs.ts), by this machine's clock. */
+  finished?: number;
 }
 
 /** A run of the same command that a live process holds (src/journal/run-hold.ts). */
@@ -202,6 +204,8 @@ export interface RunMemory {
    * key only, with `sameKey`) was found, and the claim is held until end(); else the live runs, and nothing is held.
    */
   claim(key: string, sameKey: boolean): Promise<LiveRun[]>;
+  /** The newest run of the command that finished at `since` or later (by this machine's clock): one that ran beside a run started then. */
+  finishedSince(since: number): OpenRun | undefined;
   /** The live runs of the command (under `key` only, when given), this process's claim aside. */
   running(key?: string): Promise<LiveRun[]>;
   /** Whether a note can be written now: undefined if so, else the file system's error code. */

@@ -244,7 +244,7 @@ export class RunStore {
     };
     if (how === 'known') {
       finished.set(path, () => {
-        this.#remove(name);
+        this.#finish(what, key);
         release();
       });
       return;
@@ -259,6 +259,48 @@ export class RunStore {
     }
     finished.delete(path);
     release();
+  }
+
+  /**
+   * The note of a finished run becomes `<what>.<key>.done`, with when it
+   * finished: an identical run started before that (stopped before its claim,
+   * slowed by a busy machine) continues it instead of posting a second time
+   * (finishedSince). It goes after RUN_MEMORY_MS.
+   */
+  #finish(what: string, key: string): void {
+    const name = `${what}.${key}.json`;
+    const run = this.#read(name);
+    if (run) {
+      try {
+        writeWhole(this.#dir, `${what}.${key}.done`, JSON.stringify({ v: 1, ...run, finished: this.now(), pid, host: hostname() }) + '\n');
+      } catch {
+        // unwritten: a run started before this one finished and slowed until now posts anew, as before
+      }
+    }
+    this.#remove(name);
+  }
+
+  /** The newest run of any of `whats` that finished at `since` or later (a run started at `since` ran beside it). */
+  finishedSince(whats: readonly string[], since: number): OpenRun | undefined {
+    let best: OpenRun | undefined;
+    let all: string[];
+    try {
+      all = readdirSync(this.#dir);
+    } catch {
+      return undefined;
+    }
+    for (const n of all) {
+      if (!n.endsWith('.done') || n.startsWith('.')) continue;
+      const run = this.#read(n);
+      if (run?.finished === undefined) continue;
+      if (Math.abs(this.now() - run.finished) > RUN_MEMORY_MS) {
+        this.#remove(n);
+        continue;
+      }
+      if (!whats.includes(n.slice(0, n.indexOf('.'))) || run.finished < since) continue;
+      if (!best || run.finished > best.finished!) best = run;
+    }
+    return best;
   }
 
   #names(): string[] {
@@ -292,6 +334,7 @@ export class RunStore {
         ...(o.ended === true ? { ended: true } : {}),
         ...(typeof o.step === 'string' && STEP.test(o.step) ? { step: o.step } : {}),
         ...(typeof o.serviceStarted === 'number' && Number.isFinite(o.serviceStarted) ? { serviceStarted: o.serviceStarted } : {}),
+        ...(typeof o.finished === 'number' && Number.isFinite(o.finished) ? { finished: o.finished } : {}),
       };
     } catch {
       return undefined; // gone meanwhile, half-written by a foreign tool, not ours
@@ -332,6 +375,7 @@ export function runMemory(o: RunMemoryOptions): RunMemory {
     dir: store.dir,
     cutOff: (judge) => store.cutOff(ids, judge),
     claim: (key, sameKey) => store.claim(ids, ids[0]!, key, sameKey),
+    finishedSince: (since) => store.finishedSince(ids, since),
     running: (key) => store.running(ids, key),
     writable: () => store.writable(),
     open: (run) => store.open(ids[0]!, run),

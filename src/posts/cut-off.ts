@@ -54,6 +54,8 @@ export interface RunTrack {
   publishAt?: string;
   /** The id of the key's workspace, which names the run's note (undefined: not known, the key names it). */
   workspace?: string;
+  /** When this run started (this machine's clock): an identical run that finished after it ran beside it. */
+  startedAt?: number;
   /** The earlier run this one continues: its key, and the flags its line carries (a relative --at as sent). */
   continuing?: { key: string; flags?: Record<string, string> };
 }
@@ -99,7 +101,7 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
   const memory = await session.journal.runs(describe(p), track.workspace);
   // Held from here to the run's end (endRun), the claim too.
   track.memory = memory;
-  const { earlier, waited } = await claimCommand(session, memory, key, serviceAgeJudge(session), { publishAtFlag: p.atText !== undefined });
+  const { earlier, waited, beside } = await claimCommand(session, memory, key, serviceAgeJudge(session), { publishAtFlag: p.atText !== undefined, startedAt: track.startedAt });
   let when = p.when;
   // The first run's time ("in 2h" then): the one its post was made with, if it was.
   const earlierWhen = (run: OpenRun) =>
@@ -127,7 +129,8 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
           'so what it did is reported, not done twice. To post anew instead, add --force-new.',
       );
     } else {
-      session.log.info(`The identical run waited for has ended: continuing it under its key ${taken.key}, so what it did is reported, not done twice. To post anew instead, add --force-new.`);
+      const which = beside ? `An identical run of this command finished while this one was starting` : 'The identical run waited for has ended';
+      session.log.info(`${which}: continuing it under its key ${taken.key}, so what it did is reported, not done twice. To post anew instead, add --force-new.`);
     }
   }
   track.run = {

@@ -28,6 +28,8 @@ export interface Claimed {
   earlier?: OpenRun;
   /** A live run this one waited for, which ended: its key is taken (its note, when it left one, is `earlier`). */
   waited?: LiveRun & { key: string };
+  /** True when `waited` is a run that finished after this one started, unseen (it ran while this one was starting). */
+  beside?: boolean;
 }
 
 /**
@@ -35,14 +37,31 @@ export interface Claimed {
  * run's, else that of a run it waited for, else its own. Returns once the
  * claim is held (until the run's end), having waited for every live run.
  */
-export async function claimCommand(session: Session, memory: RunMemory, key: RunKey, judge: AgeJudge, at: { publishAtFlag: boolean }): Promise<Claimed> {
+export async function claimCommand(
+  session: Session,
+  memory: RunMemory,
+  key: RunKey,
+  judge: AgeJudge,
+  at: { publishAtFlag: boolean; startedAt?: number },
+): Promise<Claimed> {
   let waited: (LiveRun & { key: string }) | undefined;
+  let beside = false;
   let said = false;
   for (let round = 0; ; round++) {
     const earlier = await memory.cutOff(judge);
     const claimKey = key.given ? key.key : (earlier?.key ?? waited?.key ?? key.key);
     const live = await memory.claim(claimKey, key.given);
-    if (live.length === 0) return { ...(earlier ? { earlier } : {}), ...(waited ? { waited } : {}) };
+    if (live.length === 0) {
+      // Claimed; but an identical run that finished since this one started ran beside it, unseen: its key.
+      const done = key.given || earlier || waited || at.startedAt === undefined ? undefined : memory.finishedSince(at.startedAt);
+      if (done) {
+        memory.release(claimKey);
+        waited = { key: done.key, note: done };
+        beside = true;
+        continue;
+      }
+      return { ...(earlier ? { earlier } : {}), ...(waited ? { waited } : {}), ...(beside ? { beside } : {}) };
+    }
     if (!said) {
       said = true;
       const first = live.find((r) => r.note) ?? live.find((r) => r.key) ?? live[0]!;

@@ -46,6 +46,14 @@ describe('the runs a rerun may continue', () => {
     // still held: a command beside it is a run of its own
     expect(await runs.cutOff(WHAT)).toBeUndefined();
     settleRuns();
+    // what stays says when it finished: a run started before then ran beside it, and continues it
+    expect(readdirSync(join(dir, 'runs'))).toEqual([`${WHAT}.vp-done.done`]);
+    expect(runs.finishedSince([WHAT], now.t)).toEqual({ key: 'vp-done', started: now.t, finished: now.t });
+    expect(runs.finishedSince([WHAT], now.t + 1)).toBeUndefined();
+    expect(await runs.cutOff(WHAT)).toBeUndefined();
+    // a day on, it goes
+    now.t += RUN_MEMORY_MS + 1;
+    expect(runs.finishedSince([WHAT], 0)).toBeUndefined();
     expect(readdirSync(join(dir, 'runs'))).toEqual([]);
   });
 
