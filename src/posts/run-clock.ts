@@ -39,7 +39,7 @@ export function sayClockSkew(session: Session, serviceNow: number | undefined): 
   if (Math.abs(skew) <= SKEW_SAID_MS) return;
   said.add(session.log);
   session.log.warn(
-    `Warning: this machine's clock is ${formatDuration(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the service's (its Date header): ` +
+    `This machine's clock is ${formatDuration(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the service's (its Date header): ` +
       "the age of an earlier run of this command is judged by the service's clock.",
   );
 }
@@ -65,7 +65,7 @@ export function serviceAgeJudge(session: Session): AgeJudge {
       if (!unread) {
         unread = true;
         session.log.warn(
-          `Warning: an earlier run of this command is ${formatDuration(session.clock.now() - run.started)} old by this machine's clock, and the service's time could not be read: ` +
+          `An earlier run of this command is ${formatDuration(session.clock.now() - run.started)} old by this machine's clock, and the service's time could not be read: ` +
             'it is continued under its key (the safe side).',
         );
       }
