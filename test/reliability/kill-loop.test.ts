@@ -20,7 +20,7 @@
  * hundred milliseconds.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -191,14 +191,20 @@ interface LivingTrial {
   n: number;
   how: 'stopped' | 'orphaned';
   kind: 'post' | 'post --wait';
-  /** When the first run is stopped, or its parent killed, as a share of a whole run. */
+  /**
+   * When the first run is stopped, or its parent killed, as a share of a whole run; a stopped
+   * one `afterClaim`, as a share of what is left of it once it has claimed its command.
+   */
   at: number;
+  afterClaim?: boolean;
 }
 
 function drawLiving(): LivingTrial[] {
   const random = seeded(SEED ^ 0x5bd1e995);
   const trials: LivingTrial[] = [];
-  for (let i = 0; i < TRIALS_EACH; i++) trials.push({ n: 1000 + i, how: 'stopped', kind: random() < 0.25 ? 'post --wait' : 'post', at: random() });
+  // Half of them stopped anywhere (most often before the run has claimed its command: the rerun posts, and the
+  // first, let go on, continues it); half once it has claimed it (the rerun waits for it).
+  for (let i = 0; i < TRIALS_EACH; i++) trials.push({ n: 1000 + i, how: 'stopped', kind: random() < 0.25 ? 'post --wait' : 'post', at: random(), afterClaim: i % 2 === 1 });
   // Its parent killed within the first half of the run: it has its watch of a second still to do when the rerun starts.
   for (let i = 0; i < TRIALS_EACH; i++) trials.push({ n: 2000 + i, how: 'orphaned', kind: 'post --wait', at: 0.5 * random() });
   return trials;
@@ -237,7 +243,15 @@ async function stoppedTrial(emu: TestEmulator, trial: LivingTrial): Promise<Livi
   const first = spawnWatched(args, { ...emu.env(), ...env });
   let ended: Ended | undefined;
   void first.ended.then((e) => (ended = e));
-  await sleep(trial.at * wholeMs[trial.kind]);
+  if (trial.afterClaim) {
+    // Claimed: its socket is in runs/ (or it ended first).
+    const started = Date.now();
+    const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
+    await waitFor(() => ended !== undefined || (existsSync(runs) && readdirSync(runs).some((n) => n.endsWith('.sock'))), (yes) => yes, 30_000);
+    await sleep(trial.at * Math.max(0, wholeMs[trial.kind] - (Date.now() - started)));
+  } else {
+    await sleep(trial.at * wholeMs[trial.kind]);
+  }
   let rerun: { code: number; stderr: string } | undefined;
   let settle: { code: number; stderr: string } | undefined;
   if (ended === undefined) {

@@ -89,7 +89,7 @@ describe('an identical run still running is never duplicated', () => {
       if (alive(pid)) process.kill(pid, 'SIGKILL');
       await slow.close();
     }
-  });
+  }, 60_000);
 
   it('the first run stopped (SIGSTOP) during POST /v1/posts: the rerun waits, ends 7 at its --timeout with the line that continues it; after SIGCONT, one post, and that line reports it', async () => {
     const env = dirs();
@@ -121,7 +121,7 @@ describe('an identical run still running is never duplicated', () => {
     expect(line.code).toBe(0);
     expect(postId(line.stdout)).toBe(postId(ended.stdout));
     expect(await postsMade()).toBe(1);
-  });
+  }, 60_000);
 
   it('two identical commands started together, without a key, ten times: one post each time, both report it', async () => {
     for (let trial = 1; trial <= 10; trial++) {
@@ -153,7 +153,7 @@ describe('the clock that judges a note is the service’s', () => {
     expect(rerun.code).toBe(0);
     expect(postId(rerun.stdout)).toBeDefined();
     expect(await postsMade()).toBe(1);
-  });
+  }, 60_000);
 
   it('a note a day old by the service too (its clock moved on 25 h) is forgotten: the rerun posts anew, as the service would', async () => {
     const env = dirs();
@@ -169,7 +169,7 @@ describe('the clock that judges a note is the service’s', () => {
     expect(rerun.code).toBe(0);
     expect(await postsMade()).toBe(1);
     expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')).filter((n) => n.endsWith('.json'))).toEqual([]);
-  });
+  }, 60_000);
 });
 
 describe('a refusal that knows the run to continue names its key', () => {
@@ -211,7 +211,7 @@ describe('a refusal that knows the run to continue names its key', () => {
     expect(advised.code, advised.stderr).toBe(0);
     expect(postId(advised.stdout)).toBeDefined();
     expect(await postsMade()).toBe(1);
-  });
+  }, 60_000);
 });
 
 describe('liveness every process sharing the state directory sees', () => {
