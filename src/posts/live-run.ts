@@ -102,10 +102,13 @@ async function waitOut(
   }
 }
 
+/** exit 7: --timeout reached while waiting for an identical run still running (told as it is, not as another phase's timeout). */
+export class StillRunningError extends TimeoutError {}
+
 /** exit 7: --timeout reached while the identical run was still running; the line that continues it, when its key is known. */
 function stillRunning(known: (LiveRun & { key: string }) | undefined, at: { publishAtFlag: boolean }): TimeoutError {
   const publishAt = known?.note?.publishAt;
-  return new TimeoutError('Stopped (--timeout reached) while an identical run of this command was still running (stopped, or still working); this run sent nothing.', {
+  return new StillRunningError('Stopped (--timeout reached) while an identical run of this command was still running (stopped, or still working); this run sent nothing.', {
     hint: known
       ? "Once that run has ended, the line above reports its post (or makes it, if it never was), here or on another machine; to post beside it instead, add --force-new."
       : 'Run the same command again once that run has ended: it reports what that run posted; to post beside it instead, add --force-new.',

@@ -214,6 +214,34 @@ describe('a refusal that knows the run to continue names its key', () => {
   }, 60_000);
 });
 
+describe('a refusal that knows the run to continue names its key (2)', () => {
+  it('a continued run stopped by --timeout while it waits for the video: exit 7, and the line with the earlier run\'s key', async () => {
+    // Processing takes a minute here: both runs wait for it.
+    const slow = await startTestEmulator({ processingMs: 60_000, publishMs: 20 });
+    try {
+      const env = dirs();
+      const args = post('Slow video', '--no-wait');
+      const first = vidpub(args, env, slow);
+      await waitFor(async () => (await slow.requests()).some((q) => q.path.endsWith('/complete') && q.status === 200), (yes) => yes, 20_000);
+      first.kill('SIGKILL');
+      await first.ended;
+      const [note] = readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')).filter((n) => n.endsWith('.json'));
+      const key = /\.(vp-[\w-]+)\.json$/.exec(note!)![1]!;
+
+      const rerun = await vidpub([...args, '--timeout', '3s'], env, slow).ended;
+      expect(rerun.stderr).toMatch(new RegExp(`was cut off: continuing it under its key ${key}`));
+      expect(rerun.stderr).toMatch(/^Error: Stopped waiting \(--timeout reached\): video med_\w+ is still processing/m);
+      expect(RERUN.exec(rerun.stderr)?.[1]).toBe(`vidpub post test/fixtures/clip.mp4 --to linkedin --caption 'Slow video' --no-input --no-wait --timeout 3s --idempotency-key ${key}`);
+      expect(rerun.code).toBe(7);
+      expect(await postsMade(slow)).toBe(0);
+      // one video: the rerun's upload was the first run's, replayed
+      expect((await slow.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/media/uploads' && q.status === 201 && !q.replayed)).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  }, 60_000);
+});
+
 describe('liveness every process sharing the state directory sees', () => {
   it('two runs in two network namespaces sharing one state directory: the second sees the first as running (exit 7, nothing posted); once the first is killed, it continues it: one post', async () => {
     const host = createTestHost();
