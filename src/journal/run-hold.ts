@@ -19,15 +19,16 @@
  * not see each other): `runs/.<what>.<key>.<nonce>.sock`. When that path is
  * longer than a socket address takes (~107 bytes), it is bound and reached
  * through `/proc/self/fd/<dir fd>/<name>`, which is short. Each process's name
- * is its own (a random nonce), so a socket that refuses a connect is dead for
- * good and is removed at once: a stale file never blocks, and no live
- * socket is ever removed by another process. The key is in the name (a long
+ * is its own (a random nonce), and a socket is renamed to it only once it
+ * listens, so a socket that refuses a connect is dead for good and is removed
+ * at once: a stale file never blocks, and no live socket is ever removed by
+ * another process. The key is in the name (a long
  * key as a hash), so a rerun learns which key a live run posts under.
  *
  * Whatever cannot be told reads "not held".
  */
 import { createServer, connect, type Server } from 'node:net';
-import { closeSync, mkdirSync, openSync, readdirSync, unlinkSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import { platform } from 'node:os';
 import { join } from 'node:path';
 import { nodeCrypto } from '../util/lazy-builtins.js';
@@ -100,23 +101,21 @@ export async function hold(dir: string, prefix: string): Promise<Hold | undefine
   } catch {
     return undefined;
   }
-  const name = `${prefix}${nodeCrypto().randomBytes(6).toString('hex')}.sock`;
+  const nonce = nodeCrypto().randomBytes(6).toString('hex');
+  const name = `${prefix}${nonce}.sock`;
+  // Bound under a name no rerun looks at, then renamed: a socket a rerun sees is one that listens already (bound and
+  // not yet listening, it would refuse a connect and be taken for dead).
+  const bound = `.bind.${nonce}`;
   let fd: number | undefined;
-  const full = join(dir, name);
-  let address = full;
-  if (Buffer.byteLength(full) > SUN_PATH_MAX && platform() === 'linux') {
+  let address = join(dir, bound);
+  if (Buffer.byteLength(address) > SUN_PATH_MAX && platform() === 'linux') {
     try {
       fd = openSync(dir, 'r');
     } catch {
       return undefined;
     }
-    // Kept open while the socket is: libuv removes the socket's file through this path when it closes.
-    address = `/proc/self/fd/${fd}/${name}`;
+    address = `/proc/self/fd/${fd}/${bound}`;
   }
-  const closeFd = () => {
-    if (fd !== undefined) closeSync(fd);
-    fd = undefined;
-  };
   const server: Server | undefined = await new Promise((resolve) => {
     const s = createServer((socket) => socket.destroy());
     s.once('error', () => {
@@ -125,18 +124,24 @@ export async function hold(dir: string, prefix: string): Promise<Hold | undefine
     });
     s.listen(address, () => resolve(s));
   });
-  if (!server) {
-    closeFd();
+  if (fd !== undefined) closeSync(fd);
+  if (!server) return undefined;
+  server.unref(); // never keeps the command alive
+  try {
+    renameSync(join(dir, bound), join(dir, name));
+  } catch {
+    server.close();
     return undefined;
   }
-  server.unref(); // never keeps the command alive
   let released = false;
   return {
     name,
     release() {
       if (released) return;
       released = true;
-      server.close(closeFd);
+      // Closed, the socket's file is ours to remove (libuv would remove the name it was bound under, gone since).
+      server.close();
+      removeFile(join(dir, name));
     },
   };
 }

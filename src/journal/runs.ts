@@ -310,10 +310,11 @@ export class RunStore {
     } catch {
       return [];
     }
-    // A run killed between writing its note and renaming it leaves the temporary file: it goes after a day. (A dead
-    // run's socket goes when a rerun finds it dead: run-hold.ts.)
+    // A run killed between writing its note and renaming it leaves the temporary file, one killed between binding its
+    // socket and renaming it the socket's first name: each goes after a day. (A dead run's socket goes when a rerun
+    // finds it dead: run-hold.ts.)
     for (const n of all) {
-      if (!n.endsWith('.tmp')) continue;
+      if (!n.endsWith('.tmp') && !n.startsWith('.bind.')) continue;
       try {
         if (this.now() - statSync(join(this.#dir, n)).mtimeMs > RUN_MEMORY_MS) this.#remove(n);
       } catch {

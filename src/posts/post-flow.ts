@@ -45,7 +45,7 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
   // One deadline for the whole command: destinations, upload, post, publish, watch.
   const deadlineMs = outer.clock.now() + opts.timeoutMs;
   const bound = bindDeadline(outer, deadlineMs, opts.timeoutMs);
-  const run: PostRun = { opts, session: bound.session, deadlineMs, key: runKey(serviceKey(opts, outer.clock.now())), track: { startedAt: outer.clock.now() } };
+  const run: PostRun = { opts, session: bound.session, deadlineMs, key: runKey(serviceKey(opts, outer.clock.now())), track: { startedAt: outer.startedAt ?? outer.clock.now() } };
   let phase = 'reading the destinations';
   let media: Media | undefined;
   let failure: unknown;
