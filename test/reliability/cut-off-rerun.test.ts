@@ -423,11 +423,16 @@ describe('a rerun of a post that was cut off', () => {
       expect(again.stderr).toMatch(/^An identical run of this command is running/m);
       expect(again.code).toBe(7);
       expect((await totals()).posts).toBe(before.posts);
+      // --force-new waits for nothing: a post beside it, on purpose
+      const forced = await run([...CLIP, '--force-new', '--no-wait'], env);
+      expect(forced.stderr).not.toMatch(/An identical run|An earlier run/);
+      expect(forced.code).toBe(0);
+      expect((await totals()).posts).toBe(before.posts + 1);
     } finally {
       await first.kill9();
     }
     const settled = await run([...CLIP, '--idempotency-key', /--idempotency-key (\S+)/.exec(line)![1]!, '--no-wait'], env);
     expect(settled.code).toBe(0);
-    expect((await totals()).posts).toBe(before.posts + 1);
+    expect((await totals()).posts).toBe(before.posts + 2);
   });
 });
