@@ -37,6 +37,12 @@ export interface VidpubErrorOptions {
   data?: unknown;
   /** The HTTP response behind the error, when it came from the service. */
   http?: HttpErrorDetails;
+  /**
+   * The key of a run this command should continue (a refusal that knows it): the CLI prints the
+   * same command with this --idempotency-key (and `continueFlags` in place of the values typed).
+   */
+  continueKey?: string;
+  continueFlags?: Record<string, string>;
 }
 
 export class VidpubError extends Error {
@@ -44,12 +50,17 @@ export class VidpubError extends Error {
   readonly hint?: string;
   readonly data?: unknown;
   readonly http?: HttpErrorDetails;
+  /** The key of the run the command to run next continues (VidpubErrorOptions.continueKey). */
+  readonly continueKey?: string;
+  readonly continueFlags: Record<string, string>;
   constructor(message: string, opts: VidpubErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.hint = opts.hint;
     this.data = opts.data;
     this.http = opts.http;
+    this.continueKey = opts.continueKey;
+    this.continueFlags = { ...(opts.continueFlags ?? {}) };
   }
 }
 

@@ -147,6 +147,8 @@ export interface ApiClient {
   readonly memory?: ClientMemory;
   /** Proxies and trusted CAs the client goes through: the upload PUT goes the same way. */
   readonly net?: NetSettings;
+  /** The service's time now, from the Date header of its last answer (undefined before one): what judges how long it remembers a key. */
+  serviceNow?(): number | undefined;
   getMe(o?: CallOptions): Promise<Me>;
   /**
    * Today's API post allowance (GET /me's limits.api_posts_per_day): from the key's cache while it

@@ -104,6 +104,9 @@ class HttpApiClient implements ApiClient {
     return this.#cache ?? undefined;
   }
 
+  serviceNow() {
+    return this.#sender.serviceNow();
+  }
   getMe(o?: CallOptions) {
     return this.#me.get(o);
   }

@@ -121,6 +121,8 @@ export class RequestSender {
   #transport?: Transport;
   /** Rate-limit waits so far, against --max-wait (when it bounds the whole command). */
   #rateLimitWaitedMs = 0;
+  /** The service's clock as its last answer's Date header said it, and ours then (a rerun judges a note's age by it). */
+  #serviceTime?: { service: number; local: number };
   /** The --timeout budget, started by the first request; `stop` ends its timer at close. */
   #budget?: { signal: AbortSignal; endsAt: number; stop(): void; expire(): void };
 
@@ -338,9 +340,17 @@ export class RequestSender {
     });
   }
 
+  /** The service's time now (epoch ms): its last Date header, moved on by our clock since; undefined before any answer with one. */
+  serviceNow(): number | undefined {
+    const t = this.#serviceTime;
+    return t === undefined ? undefined : t.service + (this.#clock.now() - t.local);
+  }
+
   /** What a caller may read of a response (responseMeta()); notes its rate-limit headers for pacing. */
   #metaOf(kind: RequestKind, res: RawResponse): ResponseMeta {
     const { status, headers } = res;
+    const date = Date.parse(header(headers, 'date') ?? '');
+    if (Number.isFinite(date)) this.#serviceTime = { service: date, local: this.#clock.now() };
     const rate = this.#pacer.note(kind, headers);
     const retryAfterSec = parseRetryAfter(headers['retry-after'], this.#clock.now());
     return {

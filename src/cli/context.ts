@@ -26,6 +26,8 @@ export interface Context {
   signal: AbortSignal;
   cwd: string;
   version: string;
+  /** When the command started (epoch ms): the process's start for the CLI; absent, when the invocation is made. */
+  startedAt?: number;
   /** The Node.js version, platform and architecture (for `vidpub version`); absent in tests that do not set it. */
   runtime?: { node: string; platform: string; arch: string };
   /** Opens a URL with the system's opener (xdg-open, open, start): --web and `vidpub open`. Absent: there is none (tests inject one). */

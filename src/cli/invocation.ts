@@ -119,6 +119,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
     session: {
       client: getClient,
       clock: ctx.clock,
+      startedAt: ctx.startedAt ?? ctx.clock.now(),
       signal: ctx.signal,
       log,
       quiet: globals.quiet,

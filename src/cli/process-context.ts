@@ -53,6 +53,8 @@ export function createProcessContext(opts: { signal: AbortSignal }): Context {
     },
     env: process.env,
     clock: realClock,
+    // An identical post that finished after this moment ran beside this one (src/posts/live-run.ts).
+    startedAt: Math.floor(performance.timeOrigin),
     config: async () => (await import('../config/config-store.js')).openConfigStore(ctx.env),
     prompter: async () => (await import('../ui/prompter.js')).createInquirerPrompter(ctx),
     createClient: async (settings) => (await import('./client-factory.js')).createClientFor(ctx, settings),

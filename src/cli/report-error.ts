@@ -50,7 +50,7 @@ const ERROR_TYPES: [new (...a: never[]) => VidpubError, string][] = [
 const UNEXPECTED_HINT = 'Run again with --debug for details; if it keeps happening, please report it.';
 
 /** The one JSON object an error becomes on stderr with --json: {"error":{type, code, message, exit_code, hint[, problems]}}. */
-export function errorJson(error: unknown, exitCode: number): string {
+export function errorJson(error: unknown, exitCode: number, argv: string[] = []): string {
   const known = error instanceof VidpubError;
   const type = known ? (ERROR_TYPES.find(([cls]) => error instanceof cls)?.[1] ?? 'error') : 'unexpected';
   const code = known ? ((error as { code?: string }).code ?? error.http?.code ?? null) : null;
@@ -58,7 +58,13 @@ export function errorJson(error: unknown, exitCode: number): string {
   const hint = known ? (error.hint ?? null) : UNEXPECTED_HINT;
   // A list of problems found at once (batch's manifest checks), one object each.
   const problems = known ? (error as { problems?: unknown }).problems : undefined;
-  return JSON.stringify({ error: { type, code, message: sanitize(message), exit_code: exitCode, hint, ...(Array.isArray(problems) ? { problems } : {}) } });
+  return JSON.stringify({ error: { type, code, message: sanitize(message), exit_code: exitCode, hint, ...(Array.isArray(problems) ? { problems } : {}), ...continuing(error, argv) } });
+}
+
+/** What a refusal that knows the run to continue adds to its JSON: the key and the line that continues it. */
+function continuing(error: unknown, argv: string[]): Record<string, string> {
+  if (!(error instanceof VidpubError) || error.continueKey === undefined) return {};
+  return { idempotency_key: error.continueKey, rerun: rerunCommand(argv, error.continueKey, error.continueFlags) };
 }
 
 /**
@@ -163,7 +169,7 @@ async function reportVidpubError(error: VidpubError, r: Reporting, spec: Command
   }
   if (r.json) {
     if (unknown) reportUnknown(unknown, r, () => {}, !printsData);
-    r.write(errorJson(error, code));
+    r.write(errorJson(error, code, r.argv));
     return code;
   }
   // A person saying no (a declined confirmation) is said plainly, not as an error.
@@ -171,6 +177,7 @@ async function reportVidpubError(error: VidpubError, r: Reporting, spec: Command
   if (unknown) reportUnknown(unknown, r, r.write, !printsData);
   // Stopped by a signal once a write went out: the same command with the run's key continues it.
   if (error instanceof InterruptedError && error.idempotencyKey !== undefined) r.write(`Rerun to continue it (nothing is done twice): ${rerunCommand(r.argv, error.idempotencyKey, error.rerunFlags)}`);
+  else if (error.continueKey !== undefined) r.write(`Rerun to continue it (nothing is done twice): ${rerunCommand(r.argv, error.continueKey, error.continueFlags)}`);
   // A hint may name what came from elsewhere (an id, a link of the service): sanitized line by line, indents kept.
   if (error.hint) r.write(r.dim(error.hint.split('\n').map((line) => /^\s*/.exec(line)![0] + sanitize(line)).join('\n')));
   if (r.debug && error.stack) r.write(r.dim(error.stack));

@@ -356,6 +356,8 @@ export async function buildServer(
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       // Every answer names the emulator (a client tells it from the real service without asking again).
       res.setHeader('server', EMULATOR_SERVER_HEADER);
+      // Its Date is the emulator's clock (moved on by /_emulator/clock), as a client judging the service's time reads it.
+      res.setHeader('date', new Date(core.clock.now()).toUTCString());
       if (closing || !fast(req, res)) fastify.call(server, req, res);
     });
   }

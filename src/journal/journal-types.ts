@@ -185,18 +185,47 @@ export interface OpenRun {
   ended?: boolean;
   /** The step its post goes under when not "post": "post:fresh" once the cached destinations were refused and read again ("post:fresh:2"... each time after). */
   step?: string;
+  /** When it started by the service's clock (its Date header), when the run had heard from the service (epoch ms). */
+  serviceStarted?: number;
+  /** When it finished, its post known (a `.done` note: runs.ts), by this machine's clock. */
+  finished?: number;
 }
+
+/** A run of the same command that a live process holds (src/journal/run-hold.ts). */
+export interface LiveRun {
+  /** The key it posts under, when its socket's name carries it. */
+  key?: string;
+  /** Its note, once it has written one (right before its first write). */
+  note?: OpenRun;
+}
+
+/** The age of a note older than 24 hours by this machine's clock, by the service's clock; undefined when it cannot be told. */
+export type AgeJudge = (run: OpenRun) => Promise<number | undefined>;
 
 /** What the journal remembers of the runs that post one thing (see runs.ts). */
 export interface RunMemory {
   /** Where the notes are (for messages). */
   readonly dir: string;
-  /** The newest run of it cut off within 24 hours (killed, stopped by a signal, or ended not knowing whether it posted) that no live process holds. */
-  cutOff(): Promise<OpenRun | undefined>;
+  /**
+   * The newest run of it cut off within 24 hours (killed, stopped by a signal, or ended not knowing whether it posted)
+   * that no live process holds; a note older by this machine's clock is judged by `judge` (the service's).
+   */
+  cutOff(judge?: AgeJudge): Promise<OpenRun | undefined>;
+  /**
+   * Claims the command for this run under `key` before anything is sent: [] when no other live run of it (under this
+   * key only, with `sameKey`) was found, and the claim is held until end(); else the live runs, and nothing is held.
+   */
+  claim(key: string, sameKey: boolean): Promise<LiveRun[]>;
+  /** The newest run of the command that finished at `since` or later (by this machine's clock): one that ran beside a run started then. */
+  finishedSince(since: number): OpenRun | undefined;
+  /** The live runs of the command (under `key` only, when given), this process's claim aside. */
+  running(key?: string): Promise<LiveRun[]>;
   /** Whether a note can be written now: undefined if so, else the file system's error code. */
   writable(): string | undefined;
   /** This run is about to write under `run.key`, and holds the note while it runs; false when the note could not be written. */
-  open(run: OpenRun): boolean;
+  open(run: OpenRun): Promise<boolean>;
+  /** Stops holding the claim under `key` (a run that took another key). */
+  release(key: string): void;
   /**
    * This run ended: 'known' when its post is known or nothing that could make one was sent (the note goes);
    * 'unknown' when it may have posted (kept, marked ended); 'cut-off' when a signal stopped it (kept as is).

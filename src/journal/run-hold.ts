@@ -1,115 +1,206 @@
 /**
- * Whether the run that left a note is still running, told by something a dead
- * process cannot hold: while its note is open, the run's process listens on a
- * Unix-domain socket named after the note, and a rerun asks by connecting.
+ * Whether a run of `post` is still running, told by something a dead process
+ * cannot hold, and seen by every process that shares the state directory:
+ * while it runs, the run's process listens on a Unix-domain socket of its
+ * own, a file in `runs/` beside the notes, and a rerun asks by connecting.
  *
  * The kernel closes a process's descriptors when it exits, before anyone reaps
  * it: a run killed by any signal, still a zombie (under `timeout -s KILL`, in a
  * container whose PID 1 never reaps), or whose process id another process has
  * taken since (a restart, a busy machine) holds nothing, and a connect is
- * refused. `kill(pid, 0)` answered "alive" in all three. Node has no flock();
- * a listening socket is the lock it has, and it is closed on exec too (libuv
- * opens every descriptor close-on-exec), so a child never holds it.
+ * refused. `kill(pid, 0)` answered "alive" in all three. A stopped run
+ * (SIGSTOP, a frozen container) still holds it: the kernel answers a connect
+ * for it. Node has no flock(); a listening socket is the lock it has, closed
+ * on exec too (libuv opens every descriptor close-on-exec), so a child never
+ * holds it.
  *
- * Where: `runs/.<hash>.sock` beside the notes, so runs in containers that
- * share the state directory see each other; when that path is longer than a
- * socket address takes (~107 bytes) or the file system takes no sockets, the
- * Linux abstract namespace (`\0vidpub-run-<hash>`: no file, freed with the
- * process), a named pipe on Windows, elsewhere the temporary directory. A
- * rerun tries each place.
+ * A socket on a path (never the Linux abstract namespace, which is scoped to
+ * one network namespace: two containers sharing the state directory would
+ * not see each other): `runs/.<what>.<key>.<nonce>.sock`. When that path is
+ * longer than a socket address takes (~107 bytes), it is bound and reached
+ * through `/proc/self/fd/<dir fd>/<name>`, which is short. Each process's name
+ * is its own (a random nonce), and a socket is renamed to it only once it
+ * listens, so a socket that refuses a connect is dead for good and is removed
+ * at once: a stale file never blocks, and no live socket is ever removed by
+ * another process. The key is in the name (a long
+ * key as a hash), so a rerun learns which key a live run posts under.
  *
- * Every doubt reads "not held": the rerun then continues the run under the
- * same Idempotency-Key, and the service makes at most one post of a key. Only
- * a wrong "held" could make a second post, and only a live listener says it.
+ * Whatever cannot be told reads "not held".
  */
 import { createServer, connect, type Server } from 'node:net';
-import { platform, tmpdir } from 'node:os';
+import { closeSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
+import { platform } from 'node:os';
 import { join } from 'node:path';
-import { unlinkSync } from 'node:fs';
 import { nodeCrypto } from '../util/lazy-builtins.js';
 
 /** What sun_path takes on Linux (108 bytes with the terminating NUL); macOS takes 104. */
 const SUN_PATH_MAX = platform() === 'linux' ? 107 : 103;
 /** A connect to a Unix socket is answered at once; this only bounds a file system that hangs. */
 const ASK_MS = 2_000;
+/** The longest key a socket's name carries as it is (longer ones are hashed). */
+const KEY_IN_NAME = 40;
 
-/** The places, in order, where the run of the note `name` in `runsDir` holds its socket. */
-export function holdAddresses(runsDir: string, name: string): string[] {
-  const hash = nodeCrypto().createHash('sha256').update(`${runsDir}\0${name}`).digest('hex').slice(0, 24);
-  const beside = join(runsDir, `.${hash}.sock`);
-  const places: string[] = [];
-  if (Buffer.byteLength(beside) <= SUN_PATH_MAX) places.push(beside);
-  const os = platform();
-  places.push(os === 'linux' ? `\0vidpub-run-${hash}` : os === 'win32' ? `\\\\.\\pipe\\vidpub-run-${hash}` : join(tmpdir(), `vidpub-run-${hash}.sock`));
-  return places;
+/** The part of a socket's name that says which run it is: `.<what>.<key>.` */
+export function holdPrefix(what: string, key: string): string {
+  const k = key.length <= KEY_IN_NAME ? key : `~${nodeCrypto().createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+  return `.${what}.${k}.`;
+}
+
+/** A live run, as its socket's name tells it. */
+export interface LiveHold {
+  /** The note's `what` it runs. */
+  what: string;
+  /** Its key, when its name carries it (not a hashed long key). */
+  key?: string;
+  /** The socket's name. */
+  name: string;
+}
+
+function parse(name: string): LiveHold | undefined {
+  const m = /^\.([0-9a-f]{1,64})\.([A-Za-z0-9_~-]{1,40})\.[0-9a-f]{8,32}\.sock$/.exec(name);
+  if (!m) return undefined;
+  return { what: m[1]!, ...(m[2]!.startsWith('~') ? {} : { key: m[2]! }), name };
+}
+
+/**
+ * A directory's socket paths short enough for sun_path: as they are, or
+ * through /proc/self/fd/<fd>/ (Linux) while `use` runs; the descriptor is
+ * closed when the promise it returns settles.
+ */
+async function inDir<T>(dir: string, use: (path: (name: string) => string) => Promise<T>): Promise<T> {
+  let fd: number | undefined;
+  const path = (name: string): string => {
+    const full = join(dir, name);
+    if (Buffer.byteLength(full) <= SUN_PATH_MAX || platform() !== 'linux') return full;
+    fd ??= openSync(dir, 'r');
+    return `/proc/self/fd/${fd}/${name}`;
+  };
+  try {
+    return await use(path);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** A socket this process listens on while its run is open. */
 export interface Hold {
-  /** Stops holding (the run ended). */
+  readonly name: string;
+  /** Stops holding (the run ended): the socket file goes with it. */
   release(): void;
 }
 
-function removeFile(address: string): void {
-  if (address.startsWith('\0')) return;
-  try {
-    unlinkSync(address);
-  } catch {
-    // not there
-  }
-}
-
 /**
- * Holds the first place of `addresses` that takes a listener. Synchronous as
- * far as it can be: the socket is bound and listening when listen() returns;
- * a place that refuses it (no sockets on that file system) is reported later,
- * and the next place is taken then. A socket file left by a killed run is
- * removed first: the run that opens the note is the one that writes under it.
+ * Listens on a new socket `<prefix><nonce>.sock` in `dir`; resolves once it
+ * listens (visible to every process sharing the directory), or undefined
+ * when it cannot (the file system takes no sockets, the directory cannot be
+ * made): the run then runs unseen.
  */
-export function hold(addresses: readonly string[]): Hold {
-  let server: Server | undefined;
-  let released = false;
-  const listenAt = (i: number): void => {
-    const address = addresses[i];
-    if (address === undefined || released) return;
-    removeFile(address);
+export async function hold(dir: string, prefix: string): Promise<Hold | undefined> {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch {
+    return undefined;
+  }
+  const nonce = nodeCrypto().randomBytes(6).toString('hex');
+  const name = `${prefix}${nonce}.sock`;
+  // Bound under a name no rerun looks at, then renamed: a socket a rerun sees is one that listens already (bound and
+  // not yet listening, it would refuse a connect and be taken for dead).
+  const bound = `.bind.${nonce}`;
+  let fd: number | undefined;
+  let address = join(dir, bound);
+  if (Buffer.byteLength(address) > SUN_PATH_MAX && platform() === 'linux') {
+    try {
+      fd = openSync(dir, 'r');
+    } catch {
+      return undefined;
+    }
+    address = `/proc/self/fd/${fd}/${bound}`;
+  }
+  const server: Server | undefined = await new Promise((resolve) => {
     const s = createServer((socket) => socket.destroy());
-    s.on('error', () => {
+    s.once('error', () => {
       s.close();
-      listenAt(i + 1);
+      resolve(undefined);
     });
-    s.listen(address);
-    s.unref(); // never keeps the command alive
-    server = s;
-  };
-  listenAt(0);
+    s.listen(address, () => resolve(s));
+  });
+  if (fd !== undefined) closeSync(fd);
+  if (!server) return undefined;
+  server.unref(); // never keeps the command alive
+  try {
+    renameSync(join(dir, bound), join(dir, name));
+  } catch {
+    server.close();
+    return undefined;
+  }
+  let released = false;
   return {
+    name,
     release() {
+      if (released) return;
       released = true;
-      server?.close(); // a socket file of ours goes with it
+      // Closed, the socket's file is ours to remove (libuv would remove the name it was bound under, gone since).
+      server.close();
+      removeFile(join(dir, name));
     },
   };
 }
 
-/** Whether something listens at `address`: a refused or missing socket, or any doubt, is not held. */
-function heldAt(address: string): Promise<boolean> {
+type Answer = 'live' | 'dead' | 'doubt';
+
+/** Whether something listens at `address`. */
+function ask(address: string): Promise<Answer> {
   return new Promise((resolve) => {
     const socket = connect(address);
-    const done = (held: boolean) => {
+    const done = (a: Answer) => {
       clearTimeout(timer);
       socket.destroy();
-      resolve(held);
+      resolve(a);
     };
-    const timer = setTimeout(() => done(false), ASK_MS);
+    const timer = setTimeout(() => done('doubt'), ASK_MS);
     timer.unref();
-    socket.once('connect', () => done(true));
-    // EAGAIN: a listener whose queue is full is a listener.
-    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'EAGAIN'));
+    socket.once('connect', () => done('live'));
+    // EAGAIN: a listener whose queue is full (a stopped run asked many times) is a listener.
+    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'EAGAIN' ? 'live' : err.code === 'ECONNREFUSED' ? 'dead' : 'doubt'));
   });
 }
 
-/** Whether a live process holds any of `addresses`. */
-export async function isHeld(addresses: readonly string[]): Promise<boolean> {
-  for (const address of addresses) if (await heldAt(address)) return true;
-  return false;
+/**
+ * The live runs in `dir` whose sockets' names start with one of `prefixes`
+ * (`.<what>.` for every run of it, `holdPrefix()` for one key), but for the
+ * socket `except` (this process's own). A socket that refuses is dead for
+ * good (no other process ever takes its name) and is removed.
+ */
+export async function liveHolds(dir: string, prefixes: readonly string[], except?: string): Promise<LiveHold[]> {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n !== except && n.endsWith('.sock') && prefixes.some((p) => n.startsWith(p)));
+  } catch {
+    return [];
+  }
+  if (names.length === 0) return [];
+  try {
+    return await inDir(dir, async (path) => {
+      const live: LiveHold[] = [];
+      await Promise.all(
+        names.map(async (n) => {
+          const a = await ask(path(n));
+          const run = parse(n);
+          if (a === 'live' && run) live.push(run);
+          if (a === 'dead') removeFile(join(dir, n));
+        }),
+      );
+      return live.sort((a, b) => (a.name < b.name ? -1 : 1));
+    });
+  } catch {
+    return []; // the directory cannot be opened: nothing can be told
+  }
+}
+
+function removeFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already
+  }
 }

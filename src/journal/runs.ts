@@ -9,7 +9,8 @@
  * in this workspace, or with this key when the workspace is not known), `key`
  * its base Idempotency-Key. The note lists inside (`also`) the other hashes
  * of the same command (the video by its device and inode, or as an earlier
- * vidpub named it: posts/cut-off.ts), so that a rerun finds it by any of them. When the run finishes (its post known, or a
+ * vidpub named it: posts/cut-off.ts), so that a rerun finds it by any of them.
+ * When the run finishes (its post known, or a
  * definite answer: refused, nothing sent), the file is removed once the
  * command has printed its outcome (settleRuns). It stays when
  * the run was cut off: killed, stopped by a signal (SIGTERM, SIGINT, SIGHUP
@@ -17,10 +18,16 @@
  * was done (it is then marked ended).
  *
  * A later run of the same command within 24 hours (as long as the service
- * remembers a key) takes a cut-off run's key: each of its writes is then a
- * replay of what the cut-off run did, or done now if it never was. A run
- * whose process still holds its note (run-hold.ts: a socket only a live
- * process can listen on) is running, not cut off: it is left alone.
+ * remembers a key, judged by the service's clock where the two disagree: see
+ * src/posts/run-clock.ts) takes a cut-off run's key: each of its writes is
+ * then a replay of what the cut-off run did, or done now if it never was. A
+ * run whose process still holds its socket (run-hold.ts: only a live process
+ * can listen on it) is running, not cut off: a rerun waits for it.
+ *
+ * Two runs of one command started at the same moment: each claims the
+ * command before anything else (claim()): it listens on its socket first,
+ * then looks for another live one; one that sees another gives way. Of two,
+ * at least the later to look sees the earlier, so at most one goes on.
  *
  * Files 0600 in a 0700 directory, each written whole (temporary file, fsync,
  * then rename) by the one run it belongs to, so no lock is needed. Reading
@@ -28,30 +35,33 @@
  * can be written is asked before the run's first write (writable()), so a run
  * that could not be continued says so before it uploads.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pid } from 'node:process'; // the run's owner: this OS process, not Context state
 import { nodeCrypto } from '../util/lazy-builtins.js';
-import { hold, holdAddresses, isHeld, type Hold } from './run-hold.js';
-import type { OpenRun, RecordContext, RunEnd, RunMemory } from './journal-types.js';
+import { hold, holdPrefix, liveHolds, type Hold } from './run-hold.js';
+import { writeWhole } from './write-whole.js';
+import type { AgeJudge, LiveRun, OpenRun, RecordContext, RunEnd, RunMemory } from './journal-types.js';
 
 /** How long a cut-off run can be continued: the service's memory of an Idempotency-Key. */
 export const RUN_MEMORY_MS = 24 * 3600_000;
+/** How long a note is kept when the service's clock cannot be read to judge it (the safe side: continued until then). */
+export const RUN_KEPT_MS = 7 * RUN_MEMORY_MS;
 
 interface RunFile extends OpenRun {
   v: 1;
+  /** The other names of what it posts (hashes, as a note's name is made): a rerun that knows it by one of them finds it. */
+  also?: string[];
   /** Who wrote it, for a person reading the file: the decision is the hold's alone. */
   pid: number;
   host: string;
-  /** The other names of what it posts (hashes, as a note's name is made): a rerun that knows it by one of them finds it. */
-  also?: string[];
 }
 
 const KEY = /^[A-Za-z0-9_-]{1,100}$/;
 const STEP = /^[a-z0-9:]{1,20}$/;
 
-/** The notes this process holds open, by file path (one RunStore per memory; a moved note changes stores). */
+/** The sockets this process holds, by note file path (one RunStore per memory; a moved note changes stores). */
 const holds = new Map<string, Hold>();
 /** Notes of runs that finished, removed once the command has said so (settleRuns). */
 const finished = new Map<string, () => void>();
@@ -65,35 +75,6 @@ const finished = new Map<string, () => void>();
 export function settleRuns(): void {
   for (const remove of finished.values()) remove();
   finished.clear();
-}
-
-/** Writes `text` to `path` whole: a temporary file, fsync, rename. Throws what the file system says. */
-function writeWhole(dir: string, name: string, text: string): void {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (err) {
-    // A recursive mkdir says ENOENT for a parent on a read-only file system: the directory itself says why.
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') mkdirSync(dir, { mode: 0o700 });
-    throw err;
-  }
-  const tmp = join(dir, `.${name}.${pid}.tmp`);
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, join(dir, name));
-  // The rename itself, through a power loss too.
-  const dirFd = openSync(dir, 'r');
-  try {
-    fsyncSync(dirFd);
-  } catch {
-    // a file system that cannot sync a directory (some network ones): the file itself is synced
-  } finally {
-    closeSync(dirFd);
-  }
 }
 
 export class RunStore {
@@ -111,44 +92,104 @@ export class RunStore {
     return this.#dir;
   }
 
-  /** The newest run of any of `whats` that was cut off within RUN_MEMORY_MS; older files (of any run) are removed on the way. */
-  async cutOff(what: string | readonly string[]): Promise<OpenRun | undefined> {
+  /**
+   * The newest run of any of `whats` that was cut off within RUN_MEMORY_MS
+   * and that no live process holds. A note older than that by this
+   * machine's clock is judged by `judge` (the service's clock): kept while
+   * the service may remember its key, or when it cannot tell (the safe side),
+   * up to RUN_KEPT_MS. Notes of other commands go after RUN_KEPT_MS.
+   */
+  async cutOff(what: string | readonly string[], judge?: AgeJudge): Promise<OpenRun | undefined> {
     const whats = typeof what === 'string' ? [what] : what;
+    const names = this.#names();
+    // Notes found by another of their names (`also`) are held under the name they were written with: asked too.
+    const named = names.map((n) => n.slice(0, n.indexOf('.')));
+    const live = new Set((await liveHolds(this.#dir, [...new Set([...whats, ...named])].map((w) => `.${w}.`))).map((h) => `${h.what}.${h.key ?? ''}`));
     let best: OpenRun | undefined;
-    for (const name of this.#names()) {
+    for (const name of names) {
       const run = this.#read(name);
       if (!run) continue;
-      if (this.now() - run.started > RUN_MEMORY_MS) {
-        this.#remove(name);
+      const localAge = this.now() - run.started;
+      const mine = whats.includes(name.slice(0, name.indexOf('.'))) || run.also?.some((a) => whats.includes(a)) === true;
+      if (!mine) {
+        if (localAge > RUN_KEPT_MS) this.#remove(name);
         continue;
       }
-      if (!whats.includes(name.slice(0, name.indexOf('.'))) && !run.also?.some((a) => whats.includes(a))) continue;
+      if (localAge > RUN_MEMORY_MS) {
+        const age = judge ? await judge(run) : undefined;
+        if ((age ?? localAge) > (age === undefined && judge ? RUN_KEPT_MS : RUN_MEMORY_MS)) {
+          this.#remove(name);
+          continue;
+        }
+      }
       if (best && run.started <= best.started) continue;
-      if (await isHeld(holdAddresses(this.#dir, name))) continue;
+      if (live.has(`${name.slice(0, name.indexOf('.'))}.${run.key}`)) continue;
       best = run;
     }
     return best;
   }
 
   /**
-   * Notes that this process's run of `what` is about to write under
-   * `run.key`, and holds the note while it runs. False when the note could
-   * not be written (the run could not be continued by a plain rerun).
+   * Claims the command (any of `whats`; this run's note is `what`) for this
+   * process's run under `key` before anything is sent: listens on its socket,
+   * then looks for another live run of it (with `sameKey`, only those under
+   * this key). None: the claim holds until end(). Else it is given up, and
+   * the live runs are returned (with what their notes say).
    */
-  open(what: string, run: OpenRun, also: readonly string[] = []): boolean {
+  async claim(whats: readonly string[], what: string, key: string, sameKey: boolean): Promise<LiveRun[]> {
+    const path = join(this.#dir, `${what}.${key}.json`);
+    holds.get(path)?.release();
+    holds.delete(path);
+    const mine = await hold(this.#dir, holdPrefix(what, key));
+    const others = await this.running(whats, sameKey ? key : undefined, mine?.name);
+    if (others.length > 0) {
+      mine?.release();
+      return others;
+    }
+    if (mine) holds.set(path, mine);
+    return [];
+  }
+
+  /** The live runs of any of `whats` (under `key` only, when given), but this process's socket `except`. */
+  async running(whats: readonly string[], key?: string, except?: string): Promise<LiveRun[]> {
+    const prefixes = whats.map((w) => (key === undefined ? `.${w}.` : holdPrefix(w, key)));
+    const live = await liveHolds(this.#dir, prefixes, except);
+    return live.map((h) => {
+      const note = h.key === undefined ? undefined : this.#read(`${h.what}.${h.key}.json`);
+      return { ...(h.key !== undefined ? { key: h.key } : {}), ...(note ? { note } : {}) };
+    });
+  }
+
+  /**
+   * Notes that this process's run of `what` is about to write under
+   * `run.key`, and holds the note while it runs (the claim's socket, or a new
+   * one). False when the note could not be written (the run could not be
+   * continued by a plain rerun).
+   */
+  async open(what: string, run: OpenRun, also: readonly string[] = []): Promise<boolean> {
     if (!KEY.test(run.key)) return false;
     const name = `${what}.${run.key}.json`;
+    const path = join(this.#dir, name);
+    // The socket first, then the note: a run that can see the note can see it is live.
+    if (!holds.has(path)) {
+      const h = await hold(this.#dir, holdPrefix(what, run.key));
+      if (h) holds.set(path, h);
+    }
     const file: RunFile = { v: 1, ...run, pid, host: hostname(), ...(also.length > 0 ? { also: [...also] } : {}) };
     try {
       writeWhole(this.#dir, name, JSON.stringify(file) + '\n');
     } catch {
       return false;
     }
-    const path = join(this.#dir, name);
     finished.delete(path);
-    holds.get(path)?.release();
-    holds.set(path, hold(holdAddresses(this.#dir, name)));
     return true;
+  }
+
+  /** Stops holding the claim or note of `what` under `key` (a run that ends without a note, or gives way). */
+  release(what: string, key: string): void {
+    const path = join(this.#dir, `${what}.${key}.json`);
+    holds.get(path)?.release();
+    holds.delete(path);
   }
 
   /**
@@ -182,7 +223,7 @@ export class RunStore {
     };
     if (how === 'known') {
       finished.set(path, () => {
-        this.#remove(name);
+        this.#finish(what, key);
         release();
       });
       return;
@@ -199,6 +240,48 @@ export class RunStore {
     release();
   }
 
+  /**
+   * The note of a finished run becomes `<what>.<key>.done`, with when it
+   * finished: an identical run started before that (stopped before its claim,
+   * slowed by a busy machine) continues it instead of posting a second time
+   * (finishedSince). It goes after RUN_MEMORY_MS.
+   */
+  #finish(what: string, key: string): void {
+    const name = `${what}.${key}.json`;
+    const run = this.#read(name);
+    if (run) {
+      try {
+        writeWhole(this.#dir, `${what}.${key}.done`, JSON.stringify({ v: 1, ...run, finished: this.now(), pid, host: hostname() }) + '\n');
+      } catch {
+        // unwritten: a run started before this one finished and slowed until now posts anew, as before
+      }
+    }
+    this.#remove(name);
+  }
+
+  /** The newest run of any of `whats` that finished at `since` or later (a run started at `since` ran beside it). */
+  finishedSince(whats: readonly string[], since: number): OpenRun | undefined {
+    let best: OpenRun | undefined;
+    let all: string[];
+    try {
+      all = readdirSync(this.#dir);
+    } catch {
+      return undefined;
+    }
+    for (const n of all) {
+      if (!n.endsWith('.done') || n.startsWith('.')) continue;
+      const run = this.#read(n);
+      if (run?.finished === undefined) continue;
+      if (Math.abs(this.now() - run.finished) > RUN_MEMORY_MS) {
+        this.#remove(n);
+        continue;
+      }
+      if (!whats.includes(n.slice(0, n.indexOf('.'))) || run.finished < since) continue;
+      if (!best || run.finished > best.finished!) best = run;
+    }
+    return best;
+  }
+
   #names(): string[] {
     let all: string[];
     try {
@@ -206,10 +289,11 @@ export class RunStore {
     } catch {
       return [];
     }
-    // A run killed between writing its note and renaming it leaves the temporary file, and a killed run its
-    // socket file: each goes after a day.
+    // A run killed between writing its note and renaming it leaves the temporary file, one killed between binding its
+    // socket and renaming it the socket's first name: each goes after a day. (A dead run's socket goes when a rerun
+    // finds it dead: run-hold.ts.)
     for (const n of all) {
-      if (!n.endsWith('.tmp') && !n.endsWith('.sock')) continue;
+      if (!n.endsWith('.tmp') && !n.startsWith('.bind.')) continue;
       try {
         if (this.now() - statSync(join(this.#dir, n)).mtimeMs > RUN_MEMORY_MS) this.#remove(n);
       } catch {
@@ -229,6 +313,8 @@ export class RunStore {
         ...(typeof o.publishAt === 'string' ? { publishAt: o.publishAt } : {}),
         ...(o.ended === true ? { ended: true } : {}),
         ...(typeof o.step === 'string' && STEP.test(o.step) ? { step: o.step } : {}),
+        ...(typeof o.serviceStarted === 'number' && Number.isFinite(o.serviceStarted) ? { serviceStarted: o.serviceStarted } : {}),
+        ...(typeof o.finished === 'number' && Number.isFinite(o.finished) ? { finished: o.finished } : {}),
         ...(Array.isArray(o.also) ? { also: o.also.filter((a): a is string => typeof a === 'string') } : {}),
       };
     } catch {
@@ -253,10 +339,10 @@ export interface RunMemoryOptions {
   ctx: RecordContext;
   /** What the runs post (hashed). */
   what: unknown;
-  /** Other descriptions of the same (Journal.runs): a note is found under any of them. */
-  alike?: readonly unknown[];
   /** The key's workspace id, when known. */
   workspace?: string;
+  /** Other descriptions of the same (Journal.runs): a note is found under any of them. */
+  alike?: readonly unknown[];
 }
 
 /** The memory of the runs that post `what` (Journal.runs). */
@@ -276,9 +362,13 @@ export function runMemory(o: RunMemoryOptions): RunMemory {
   const store = new RunStore(o.dir, o.now);
   return {
     dir: store.dir,
-    cutOff: () => store.cutOff(all),
+    cutOff: (judge) => store.cutOff(all, judge),
+    claim: (key, sameKey) => store.claim(all, ids[0]!, key, sameKey),
+    finishedSince: (since) => store.finishedSince(all, since),
+    running: (key) => store.running(all, key),
     writable: () => store.writable(),
     open: (run) => store.open(ids[0]!, run, also),
+    release: (key) => store.release(ids[0]!, key),
     end: (key, how) => {
       for (const id of all) store.end(id, key, how);
     },

@@ -21,6 +21,8 @@ import { optionsBody, type DestinationPlan } from './options.js';
 import { relativePhrase } from '../time/describe.js';
 import { isoUtc } from '../time/iso-time.js';
 import { parseWhen, type ResolvedWhen } from '../time/parse-when.js';
+import { claimCommand } from './live-run.js';
+import { heardServiceNow, serviceAgeJudge } from './run-clock.js';
 
 export interface CutOffInput {
   source: PostSource;
@@ -53,6 +55,10 @@ export interface RunTrack {
   publishAt?: string;
   /** The id of the key's workspace, which names the run's note (undefined: not known, the key names it). */
   workspace?: string;
+  /** When this run started (this machine's clock): an identical run that finished after it ran beside it. */
+  startedAt?: number;
+  /** The earlier run this one continues: its key, and the flags its line carries (a relative --at as sent). */
+  continuing?: { key: string; flags?: Record<string, string> };
 }
 
 /**
@@ -96,17 +102,20 @@ function describe(p: CutOffInput): { what: unknown; alike: unknown[] } {
 }
 
 /**
- * Before the summary and any confirmation: takes the key of a cut-off run of
- * the same command (saying so), and readies this run's note (noteRun writes
- * it). Returns the time to send: a continued run sends the one its first run
- * resolved ("in 2h" then).
+ * Before the summary and any confirmation: claims the command (waiting for an
+ * identical run still running: live-run.ts), takes the key of a cut-off run
+ * of the same command, or of the run it waited for (saying so), and readies
+ * this run's note (noteRun writes it). Returns the time to send: a continued
+ * run sends the one its first run resolved ("in 2h" then).
  */
 export async function continueCutOff(session: Session, key: RunKey, p: CutOffInput, track: RunTrack): Promise<ResolvedWhen | null> {
   if (!session.journal) return p.when;
   track.workspace = await workspaceOf(session);
   const named = describe(p);
   const memory = await session.journal.runs(named.what, track.workspace, named.alike);
-  const earlier = await memory.cutOff();
+  // Held from here to the run's end (endRun), the claim too.
+  track.memory = memory;
+  const { earlier, waited, beside } = await claimCommand(session, memory, key, serviceAgeJudge(session), { publishAtFlag: p.atText !== undefined, startedAt: track.startedAt });
   let when = p.when;
   // The first run's time ("in 2h" then): the one its post was made with, if it was.
   const earlierWhen = (run: OpenRun) =>
@@ -114,29 +123,47 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
   if (key.given) {
     // The rerun printed after exit 9 (this command with the run's key): once it settles the run, the run is forgotten.
     if (earlier?.key === key.key) {
-      track.memory = memory;
       key.continued = true;
       if (earlier.step) key.postStep = earlier.step;
       when = earlierWhen(earlier);
     }
     return when;
   }
-  if (earlier) {
-    key.key = earlier.key;
+  // The run waited for left no note (it ended knowing its post): its key, so that post is reported, not made again.
+  const taken = earlier ?? waited?.note ?? (waited ? { key: waited.key, started: session.clock.now() } : undefined);
+  if (taken) {
+    key.key = taken.key;
     key.continued = true;
-    if (earlier.step) key.postStep = earlier.step;
-    when = earlierWhen(earlier);
-    const how = earlier.ended ? 'ended without knowing whether it posted' : 'was cut off';
-    session.log.info(
-      `An earlier run of this command, started ${relativePhrase(earlier.started, session.clock.now())} (${isoUtc(earlier.started)}), ${how}: continuing it under its key ${earlier.key}, ` +
-        'so what it did is reported, not done twice. To post anew instead, add --force-new.',
-    );
+    if (taken.step) key.postStep = taken.step;
+    when = earlierWhen(taken);
+    if (earlier) {
+      const how = earlier.ended ? 'ended without knowing whether it posted' : waited ? 'was waited for and is no longer running' : 'was cut off';
+      session.log.info(
+        `An earlier run of this command, started ${relativePhrase(earlier.started, session.clock.now())} (${isoUtc(earlier.started)}), ${how}: continuing it under its key ${earlier.key}, ` +
+          'so what it did is reported, not done twice. To post anew instead, add --force-new.',
+      );
+    } else {
+      const which = beside ? `An identical run of this command finished while this one was starting` : 'The identical run waited for has ended';
+      session.log.info(`${which}: continuing it under its key ${taken.key}, so what it did is reported, not done twice. To post anew instead, add --force-new.`);
+    }
   }
+  track.run = {
+    key: key.key,
+    started: taken?.started ?? session.clock.now(),
+    ...(when && !when.now ? { publishAt: when.publishAt } : {}),
+    ...(key.postStep ? { step: key.postStep } : {}),
+    ...serviceStart(taken, await heardServiceNow(session)),
+  };
+  if (taken) track.continuing = { key: taken.key, ...(p.atText !== undefined && track.run.publishAt ? { flags: { '--at': track.run.publishAt } } : {}) };
   const unwritable = memory.writable();
-  if (unwritable) throw noNote(memory.dir, unwritable);
-  track.run = { key: key.key, started: earlier?.started ?? session.clock.now(), ...(when && !when.now ? { publishAt: when.publishAt } : {}), ...(key.postStep ? { step: key.postStep } : {}) };
-  track.memory = memory;
+  if (unwritable) throw noNote(memory.dir, unwritable, track.continuing);
   return when;
+}
+
+/** When the run started by the service's clock: its first run's, else the service's time now (when heard). */
+function serviceStart(taken: OpenRun | undefined, serviceNow: number | undefined): Pick<OpenRun, 'serviceStarted'> {
+  if (taken) return taken.serviceStarted !== undefined ? { serviceStarted: taken.serviceStarted } : {};
+  return serviceNow !== undefined ? { serviceStarted: Math.round(serviceNow) } : {};
 }
 
 /**
@@ -144,8 +171,8 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
  * lets a rerun continue it. (Written earlier, a run killed at the prompt would
  * leave a note for a post it never sent.)
  */
-export function noteRun(track: RunTrack): void {
-  if (track.memory && track.run && !track.memory.open(track.run)) throw noNote(track.memory.dir, track.memory.writable() ?? 'EIO');
+export async function noteRun(track: RunTrack): Promise<void> {
+  if (track.memory && track.run && !(await track.memory.open(track.run))) throw noNote(track.memory.dir, track.memory.writable() ?? 'EIO', track.continuing);
 }
 
 const DISK_SAYS: Record<string, string> = {
@@ -161,14 +188,25 @@ const DISK_SAYS: Record<string, string> = {
 /**
  * The note of the run cannot be written: refused before the first write,
  * since a rerun after a kill would then post a second time. With a key of
- * its own a rerun is safe without a note; --no-journal runs without it.
+ * its own a rerun is safe without a note; --no-journal runs without it. A run
+ * that continues an earlier one (`continuing`) names only its key: a new key,
+ * or --no-journal, would post a second time.
  */
-function noNote(dir: string, code: string): VidpubError {
-  return new VidpubError(
-    `The state directory cannot be written (${sanitize(dir)}: ${DISK_SAYS[code] ?? code}); nothing was uploaded or posted. ` +
-      'vidpub notes a post there before its first write, so that a plain rerun after a kill continues it instead of posting twice.',
-    { hint: 'Free or fix that directory (or set VIDPUB_STATE_DIR to one that can be written), or run with --idempotency-key KEY (a rerun with the same key is safe), or with --no-journal to post without the note.' },
-  );
+function noNote(dir: string, code: string, continuing?: RunTrack['continuing']): VidpubError {
+  const by = continuing ? ` by this run, which continues the earlier run under the key ${continuing.key}` : '';
+  const what =
+    `The state directory cannot be written (${sanitize(dir)}: ${DISK_SAYS[code] ?? code}); nothing was uploaded or posted${by}. ` +
+    'vidpub notes a post there before its first write, so that a plain rerun after a kill continues it instead of posting twice.';
+  if (continuing) {
+    return new VidpubError(what, {
+      hint: `Run the line above (with --idempotency-key ${continuing.key}): it continues that run without a note, so what it did is reported, not done twice. Or free or fix that directory and run the same command again.`,
+      continueKey: continuing.key,
+      ...(continuing.flags ? { continueFlags: continuing.flags } : {}),
+    });
+  }
+  return new VidpubError(what, {
+    hint: 'Free or fix that directory (or set VIDPUB_STATE_DIR to one that can be written), or run with --idempotency-key KEY (a rerun with the same key is safe), or with --no-journal to post without the note.',
+  });
 }
 
 /**
@@ -182,7 +220,7 @@ export async function postMoved(session: Session, p: CutOffInput, track: RunTrac
   const memory = await session.journal.runs(named.what, track.workspace, named.alike);
   const moved = { ...track.run, step };
   // Unwritten, the note of the first post stays: a rerun replays that post and reads the destinations again.
-  if (!memory.open(moved)) return;
+  if (!(await memory.open(moved))) return;
   track.memory.end(track.run.key, 'known');
   track.run = moved;
   track.memory = memory;

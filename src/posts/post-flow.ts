@@ -20,6 +20,7 @@ import { createAndFollow, keyUsedForAnother } from './post-create.js';
 import { cancelledText, madeFrom, rerunLine, sourceText, type PostOpts } from './post-opts.js';
 import type { Planned, PostRun, Ready } from './post-run.js';
 import { knownMedia, namingMedia, obtainMedia } from './post-video.js';
+import { StillRunningError } from './live-run.js';
 import type { PostResult } from './post-view.js';
 import { reportEarlier } from './rerun.js';
 import { dailyLimitError } from './settle.js';
@@ -44,7 +45,7 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
   // One deadline for the whole command: destinations, upload, post, publish, watch.
   const deadlineMs = outer.clock.now() + opts.timeoutMs;
   const bound = bindDeadline(outer, deadlineMs, opts.timeoutMs);
-  const run: PostRun = { opts, session: bound.session, deadlineMs, key: runKey(serviceKey(opts, outer.clock.now())), track: {} };
+  const run: PostRun = { opts, session: bound.session, deadlineMs, key: runKey(serviceKey(opts, outer.clock.now())), track: { startedAt: outer.startedAt ?? outer.clock.now() } };
   let phase = 'reading the destinations';
   let media: Media | undefined;
   let failure: unknown;
@@ -79,18 +80,22 @@ function stoppedError(err: unknown, at: { opts: PostOpts; key: string; track: Ru
       hint: 'Run the same command again with this --idempotency-key: what was done is reported, not done twice.',
     });
   }
-  if (err instanceof TimeoutError && err.data === undefined) {
+  if (err instanceof TimeoutError && err.data === undefined && !(err instanceof StillRunningError)) {
     const nothing = !media
       ? 'nothing was uploaded or posted'
       : opts.source.kind === 'media'
         ? 'nothing was posted'
         : `nothing was posted; the video is ${madeFrom(opts.source).done}: ${media.id} (post it with --media ${media.id})`;
-    return new TimeoutError(`Stopped (--timeout reached) while ${phase}; ${nothing}.`, {
-      hint: 'Run the command again, with a longer --timeout.',
-      cause: err,
-    });
+    return naming(new TimeoutError(`Stopped (--timeout reached) while ${phase}; ${nothing}.`, { hint: 'Run the command again, with a longer --timeout.', cause: err }), at.track);
   }
-  return err;
+  return err instanceof TimeoutError ? naming(err, at.track) : err;
+}
+
+/** A run that continues an earlier one, stopped by --timeout: the line with that run's key (the plain command continues it too, here). */
+function naming(err: TimeoutError, track: RunTrack): TimeoutError {
+  const continuing = track.continuing;
+  if (!continuing || err.continueKey !== undefined) return err;
+  return new TimeoutError(err.message, { hint: err.hint, data: err.data, http: err.http, cause: err, continueKey: continuing.key, ...(continuing.flags ? { continueFlags: continuing.flags } : {}) });
 }
 
 async function postWithin(given: PostRun, at: At): Promise<PostResult> {
@@ -102,7 +107,7 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   const known = await knownMedia(given.opts, given.session);
   const { run, ready } = await readyToSend(given, planned, known);
   await refuseSpentAllowance(run);
-  noteRun(run.track);
+  await noteRun(run.track);
   const s = run.opts.source;
   // A draft may be saved before the video is ready; publishing needs it ready.
   at(s.kind === 'url' ? 'importing the video' : s.kind === 'file' ? 'uploading the video' : 'waiting for the video');

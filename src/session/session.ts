@@ -26,6 +26,8 @@ export interface Session {
   /** The API client, built once. */
   client(): Promise<ApiClient>;
   clock: Clock;
+  /** When the command started (clock time; the CLI: its process's start). Absent: a server's session. */
+  startedAt?: number;
   /** Aborted on Ctrl-C (and, for a server, when its caller cancels), and at the command's deadline (see deadline.ts). */
   signal: AbortSignal;
   /** Absolute clock time at which `signal` aborts with DeadlineReached (--timeout); absent: no deadline. */

@@ -46,18 +46,29 @@ function rawHead(text: string): Promise<string[]> {
 }
 
 describe('headers on every /v1 response', () => {
+  it("Date is the emulator's clock: moved on 25 hours, it says so", async () => {
+    const key = emu.keys[0]!.key;
+    const dateOf = async () => Date.parse((await rawHead(`GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`)).find((l) => l.startsWith('date:'))!.slice(5));
+    const before = await dateOf();
+    expect(Math.abs(before - Date.now())).toBeLessThan(5_000);
+    await emu.advance(25 * 3600);
+    expect((await dateOf()) - before).toBeGreaterThanOrEqual(25 * 3600_000 - 1_000);
+    expect((await dateOf()) - before).toBeLessThan(25 * 3600_000 + 10_000);
+  });
+
   it('on the wire: the header names, their case and their order, as Fastify wrote them', async () => {
     const key = emu.keys[0]!.key;
     const names = (head: string[]) => head.slice(1).map((l) => l.slice(0, l.indexOf(':')));
     const ok = await rawHead(`GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
     expect(ok[0]).toBe('HTTP/1.1 200 OK');
-    expect(names(ok)).toEqual(['server', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'content-type', 'content-length', 'Date', 'Connection', 'Keep-Alive']);
+    // Date is the emulator's clock (set with the server header), not Node's own.
+    expect(names(ok)).toEqual(['server', 'date', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'content-type', 'content-length', 'Connection', 'Keep-Alive']);
     const unknown = await rawHead(`GET /v1/media/med_none HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
     expect(unknown[0]).toBe('HTTP/1.1 404 Not Found');
     expect(names(unknown)).toEqual(names(ok));
     const noKey = await rawHead('GET /v1/me HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(noKey[0]).toBe('HTTP/1.1 401 Unauthorized');
-    expect(names(noKey)).toEqual(['server', 'www-authenticate', 'content-type', 'content-length', 'Date', 'Connection', 'Keep-Alive']);
+    expect(names(noKey)).toEqual(['server', 'date', 'www-authenticate', 'content-type', 'content-length', 'Connection', 'Keep-Alive']);
   });
 
   it('200, 201, 400, 404 and 429: JSON with its length and the allowance headers of the kind of request', async () => {

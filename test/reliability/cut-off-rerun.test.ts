@@ -36,6 +36,9 @@ function dirs(): Record<string, string> {
   return { VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state') };
 }
 
+/** What is in runs/ but the notes of finished runs (`.done`: when an identical run finished). */
+const pending = (env: Record<string, string>) => readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')).filter((n) => !n.endsWith('.done'));
+
 /** Runs vidpub in-process; `laterMs` puts its clock that far ahead (a later run, without waiting for it). */
 /**
  * One clock for the runs of a test, 20 times faster than the wall: each later run reads a later time
@@ -90,7 +93,7 @@ describe('a rerun of a post that was cut off', () => {
     const before = await totals();
     await killedAfterPost(env);
     // the note, and the socket the killed run held it by (nothing listens on it now)
-    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')).sort()).toEqual([expect.stringMatching(/^\.[0-9a-f]{24}\.sock$/), expect.stringMatching(/^[0-9a-f]{32}\.vp-[\w-]+\.json$/)]);
+    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')).sort()).toEqual([expect.stringMatching(/^\.[0-9a-f]{32}\.vp-[\w-]+\.[0-9a-f]{12}\.sock$/), expect.stringMatching(/^[0-9a-f]{32}\.vp-[\w-]+\.json$/)]);
 
     const r = await run([...CLIP, '--json'], env);
     expect(r.stderr).toMatch(CONTINUED);
@@ -101,8 +104,8 @@ describe('a rerun of a post that was cut off', () => {
     expect(await totals()).toEqual({ posts: before.posts + 1, media: before.media + 1 });
     // no bytes sent again: the first run's upload was complete
     expect((await emu.requests()).filter((q) => q.method === 'PUT')).toHaveLength(1);
-    // the run is settled: nothing is left to continue, the socket file gone with it
-    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toHaveLength(0);
+    // the run is settled: nothing is left to continue, the socket files gone; only the note that it finished (when)
+    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toEqual([expect.stringMatching(/^[0-9a-f]{32}\.vp-[\w-]+\.done$/)]);
     const mode = statSync(join(env.VIDPUB_STATE_DIR!, 'runs')).mode & 0o777;
     expect(mode).toBe(0o700);
   });
@@ -198,7 +201,7 @@ describe('a rerun of a post that was cut off', () => {
     expect(here.code).toBe(0);
     expect(Date.parse((JSON.parse(here.stdout) as Post).publish_at!)).toBe(Date.parse(firstAt!));
     expect((await totals()).posts).toBe(before.posts + 1);
-    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toEqual([]);
+    expect(pending(env)).toEqual([]);
   });
 
   it('a run that finished, a changed caption, and --force-new are new posts', async () => {
@@ -238,7 +241,7 @@ describe('a rerun of a post that was cut off', () => {
     expect(asked).toHaveLength(1);
     expect(declined.stderr).toMatch(/^Cancelled: nothing was posted \(the video med_demo_sample stays at the service\)\.$/m);
     expect(declined.code).toBe(130);
-    expect(existsSync(join(env.VIDPUB_STATE_DIR!, 'runs')) ? readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')) : []).toEqual([]);
+    expect(existsSync(join(env.VIDPUB_STATE_DIR!, 'runs')) ? pending(env) : []).toEqual([]);
 
     const later = await run([...args, '--no-input'], env);
     expect(later.stderr).not.toMatch(/An earlier run/);
@@ -297,20 +300,20 @@ describe('a rerun of a post that was cut off', () => {
     expect((JSON.parse(again.stdout) as Post).status).toBe('scheduled');
   });
 
-  it('notes over a day old go, whatever command they were of; younger ones of other commands stay', async () => {
+  it('notes of other commands go after a week; younger ones stay', async () => {
     const env = dirs();
     const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
     mkdirSync(runs, { recursive: true, mode: 0o700 });
     const note = (what: string, key: string, agoMs: number) =>
       writeFileSync(join(runs, `${what}.${key}.json`), JSON.stringify({ v: 1, key, started: Date.now() - agoMs, pid: 2 ** 22 + 12345, host: hostname() }), { mode: 0o600 });
-    note('a'.repeat(32), 'vp-old', 25 * 3_600_000);
-    note('b'.repeat(32), 'vp-young', 3_600_000);
+    note('a'.repeat(32), 'vp-old', 8 * 24 * 3_600_000);
+    note('b'.repeat(32), 'vp-young', 25 * 3_600_000);
 
     const r = await run(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Another post', '--no-input', '--no-wait'], env);
     expect(r.stderr).toMatch(/^Posting video med_demo_sample to @vidpub-demo \(linkedin\): now/m);
     expect(r.stderr).not.toMatch(/An earlier run/);
     expect(r.code).toBe(0);
-    expect(readdirSync(runs)).toEqual([`${'b'.repeat(32)}.vp-young.json`]);
+    expect(pending(env)).toEqual([`${'b'.repeat(32)}.vp-young.json`]);
   });
 
   it('a run killed before the machine restarted is continued, though its process id is taken by another process since', async () => {
@@ -391,21 +394,45 @@ describe('a rerun of a post that was cut off', () => {
     expect(third.code).toBe(0);
     expect((JSON.parse(third.stdout) as Post).destinations[0]!.options).toMatchObject({ visibility: 'public' });
     expect((await totals()).posts).toBe(before.posts + 1);
-    expect(readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs'))).toEqual([]);
+    expect(pending(env)).toEqual([]);
   });
 
-  it('a run still going (its process alive) is not taken over: the same command run beside it is a post of its own', async () => {
+  it('a run still going (its process alive) is not taken over: the same command beside it waits, then exit 7 with the line that continues it; that line run after the first was killed makes the one post', async () => {
     const env = dirs();
     const before = await totals();
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'hang', times: 1 });
     const first = await startUntil(CLIP, env, async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts'));
+    let line = '';
     try {
-      const beside = await run(CLIP, env);
-      expect(beside.stderr).not.toMatch(/An earlier run/);
-      expect(beside.code).toBe(0);
+      const beside = await run([...CLIP, '--timeout', '20s'], env);
+      expect(beside.stderr).toMatch(/^An identical run of this command is running, started .* under the key (vp-[\w-]+): waiting for it to end \(up to --timeout\)/m);
+      expect(beside.stderr).toMatch(/^Error: Stopped \(--timeout reached\) while an identical run of this command was still running \(stopped, or still working\); this run sent nothing\.$/m);
+      const key = /under the key (vp-[\w-]+)/.exec(beside.stderr)![1]!;
+      line = /^Rerun to continue it \(nothing is done twice\): (vidpub post .*)$/m.exec(beside.stderr)![1]!;
+      expect(line).toContain(`--idempotency-key ${key}`);
+      expect(beside.code).toBe(7);
+      expect(beside.stdout).toBe('');
+      expect((await totals()).posts).toBe(before.posts);
+      // --json: the error object carries the key and the line
+      const json = await run([...CLIP, '--timeout', '5s', '--json'], env);
+      const { error } = JSON.parse(json.stderr.trim().split('\n').pop()!) as { error: Record<string, unknown> };
+      expect(error).toMatchObject({ type: 'timeout', exit_code: 7, idempotency_key: key, rerun: expect.stringMatching(new RegExp(`^vidpub post .* --json --idempotency-key ${key}$`)) });
+      expect(json.code).toBe(7);
+      // the same line while the first run still runs waits again: no post beside it
+      const again = await run([...CLIP, '--idempotency-key', key, '--timeout', '5s'], env);
+      expect(again.stderr).toMatch(/^An identical run of this command is running/m);
+      expect(again.code).toBe(7);
+      expect((await totals()).posts).toBe(before.posts);
+      // --force-new waits for nothing: a post beside it, on purpose
+      const forced = await run([...CLIP, '--force-new', '--no-wait'], env);
+      expect(forced.stderr).not.toMatch(/An identical run|An earlier run/);
+      expect(forced.code).toBe(0);
       expect((await totals()).posts).toBe(before.posts + 1);
     } finally {
       await first.kill9();
     }
+    const settled = await run([...CLIP, '--idempotency-key', /--idempotency-key (\S+)/.exec(line)![1]!, '--no-wait'], env);
+    expect(settled.code).toBe(0);
+    expect((await totals()).posts).toBe(before.posts + 2);
   });
 });

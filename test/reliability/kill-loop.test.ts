@@ -4,6 +4,12 @@
  * typed, with no --idempotency-key. Whatever the point, the service ends with
  * exactly the posts asked for: not one twice, not one missing.
  *
+ * Beside them, two ways a first run lives on while its rerun runs: stopped
+ * (SIGSTOP at a random point, the rerun run then, SIGCONT after it ended),
+ * and orphaned (its parent shell killed at a random point while it goes on
+ * to watch its post). The rerun waits for a live run (up to its --timeout:
+ * exit 7) and continues it; whatever the point, one post, one video.
+ *
  * The points are drawn from a seeded random, printed at the start; rerun a
  * failure's draws with KILL_LOOP_SEED=<seed>. Each trial gets an emulator
  * reset to its fixture, so the state it reads is the trial's alone; the
@@ -13,15 +19,17 @@
  * real time, so a trial costs about the first run's start and a few
  * hundred milliseconds.
  */
-import { mkdtempSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchManifest } from '../support/batch.js';
-import { ensureBuilt } from '../support/build.js';
+import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { sleep, waitFor } from '../support/poll.js';
 import { spawnWatched, type Ended } from '../support/spawned.js';
 
 const SEED = Number(process.env.KILL_LOOP_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -66,6 +74,10 @@ function draw(): Trial[] {
 }
 
 const lanes: TestEmulator[] = [];
+/** Emulators whose posts take a second to publish: an orphaned run is still watching when its rerun starts. */
+const slowLanes: TestEmulator[] = [];
+const SLOW_LANES = 2;
+let orphanWholeMs = 0;
 /** How long a run of each kind takes here, uninterrupted (measured first). */
 const wholeMs: Record<Kind, number> = { post: 0, 'post --wait': 0, batch: 0 };
 
@@ -138,16 +150,20 @@ beforeAll(async () => {
   ensureBuilt();
   console.log(`kill loop seed ${SEED}: KILL_LOOP_SEED=${SEED} draws these trials again`);
   for (let i = 0; i < LANES; i++) lanes.push(await startTestEmulator({ processingMs: 30, publishMs: 30 }));
+  for (let i = 0; i < SLOW_LANES; i++) slowLanes.push(await startTestEmulator({ processingMs: 30, publishMs: 1000 }));
   for (const kind of Object.keys(wholeMs) as Kind[]) {
     await lanes[0]!.reset();
     const r = await runKilled(lanes[0]!, argsOf({ kind, n: 0 }), dirs(), undefined, 0);
     if (r.code !== 0) throw new Error(`an uninterrupted ${kind} failed (${r.code}): ${r.stderr}`);
     wholeMs[kind] = r.ms;
   }
+  const r = await runKilled(slowLanes[0]!, argsOf({ kind: 'post --wait', n: 0 }), dirs(), undefined, 0);
+  if (r.code !== 0) throw new Error(`an uninterrupted post --wait failed (${r.code}): ${r.stderr}`);
+  orphanWholeMs = r.ms;
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(lanes.map((l) => l.close()));
+  await Promise.all([...lanes, ...slowLanes].map((l) => l.close()));
 });
 
 describe('the kill loop', () => {
@@ -169,4 +185,158 @@ describe('the kill loop', () => {
     // The points fell everywhere: some runs cut off (a rerun needed), some done before the signal.
     expect(outcomes.filter((o) => o.rerun !== undefined).length).toBeGreaterThan(TRIALS_EACH);
   }, 120_000);
+});
+
+interface LivingTrial {
+  n: number;
+  how: 'stopped' | 'orphaned';
+  kind: 'post' | 'post --wait';
+  /**
+   * When the first run is stopped, or its parent killed, as a share of a whole run; a stopped
+   * one `afterClaim`, as a share of what is left of it once it has claimed its command.
+   */
+  at: number;
+  afterClaim?: boolean;
+}
+
+function drawLiving(): LivingTrial[] {
+  const random = seeded(SEED ^ 0x5bd1e995);
+  const trials: LivingTrial[] = [];
+  // Half of them stopped anywhere (most often before the run has claimed its command: the rerun posts, and the
+  // first, let go on, continues it); half once it has claimed it (the rerun waits for it).
+  for (let i = 0; i < TRIALS_EACH; i++) trials.push({ n: 1000 + i, how: 'stopped', kind: random() < 0.25 ? 'post --wait' : 'post', at: random(), afterClaim: i % 2 === 1 });
+  // Its parent killed within the first half of the run: it has its watch of a second still to do when the rerun starts.
+  for (let i = 0; i < TRIALS_EACH; i++) trials.push({ n: 2000 + i, how: 'orphaned', kind: 'post --wait', at: 0.5 * random() });
+  return trials;
+}
+
+/** Whether `pid` is a live process (not gone, not a zombie). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+interface LivingOutcome {
+  trial: LivingTrial;
+  /** The rerun's exit code (none: the first had finished before). */
+  rerun?: number;
+  /** A last plain rerun, when neither had finished the job. */
+  settle?: number;
+  first?: number | string;
+  posts: number;
+  media: number;
+  said: string;
+}
+
+const plainRerun = (emu: TestEmulator, args: string[], env: Record<string, string>, more: string[] = []) =>
+  runCli([...args, ...more], { clock: scaledClock(20), env: { ...emu.env(), ...env } });
+
+/** SIGSTOP at the point, a plain rerun (--timeout 20s: 1 s on its clock 20 times real time), SIGCONT once it ended. */
+async function stoppedTrial(emu: TestEmulator, trial: LivingTrial): Promise<LivingOutcome> {
+  await emu.reset();
+  const before = await totals(emu);
+  const env = dirs();
+  const args = argsOf(trial);
+  const first = spawnWatched(args, { ...emu.env(), ...env });
+  let ended: Ended | undefined;
+  void first.ended.then((e) => (ended = e));
+  if (trial.afterClaim) {
+    // Claimed: its socket is in runs/ (or it ended first).
+    const started = Date.now();
+    const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
+    await waitFor(() => ended !== undefined || (existsSync(runs) && readdirSync(runs).some((n) => n.endsWith('.sock'))), (yes) => yes, 30_000);
+    await sleep(trial.at * Math.max(0, wholeMs[trial.kind] - (Date.now() - started)));
+  } else {
+    await sleep(trial.at * wholeMs[trial.kind]);
+  }
+  let rerun: { code: number; stderr: string } | undefined;
+  let settle: { code: number; stderr: string } | undefined;
+  if (ended === undefined) {
+    first.kill('SIGSTOP');
+    try {
+      rerun = await plainRerun(emu, args, env, ['--timeout', '20s']);
+    } finally {
+      first.kill('SIGCONT');
+    }
+  }
+  const done = await first.ended;
+  // Neither made the post known (the first stopped past a deadline of the service's): the plain command settles it.
+  if (done.code !== 0 && rerun?.code !== 0) settle = await plainRerun(emu, args, env);
+  const after = await totals(emu);
+  return {
+    trial,
+    first: done.code ?? done.signal ?? '?',
+    ...(rerun ? { rerun: rerun.code } : {}),
+    ...(settle ? { settle: settle.code } : {}),
+    posts: after.posts - before.posts,
+    media: after.media - before.media,
+    said: `${done.stderr}\n--- rerun ---\n${rerun?.stderr ?? '(none)'}\n--- settle ---\n${settle?.stderr ?? '(none)'}`,
+  };
+}
+
+/** vidpub under a shell that waits for it; the shell killed at the point; a plain rerun while vidpub, orphaned, goes on. */
+async function orphanedTrial(emu: TestEmulator, trial: LivingTrial): Promise<LivingOutcome> {
+  await emu.reset();
+  const before = await totals(emu);
+  const env = dirs();
+  const args = argsOf(trial);
+  const out = join(env.VIDPUB_STATE_DIR!, '..', 'first.out');
+  const shell = spawn('sh', ['-c', '"$NODE" "$BIN" "$@" >"$OUT" 2>&1 & echo $!; wait', 'sh', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...emu.env(), ...env, NODE: process.execPath, BIN, OUT: out },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const shellEnded = new Promise((resolve) => shell.on('close', resolve));
+  const pid = await new Promise<number>((resolve) => shell.stdout.setEncoding('utf8').once('data', (c: string) => resolve(Number(c.trim()))));
+  await sleep(trial.at * orphanWholeMs);
+  shell.kill('SIGKILL');
+  await shellEnded;
+  let rerun: { code: number; stderr: string } | undefined;
+  try {
+    // Finished already (its post printed): the same command again would be a second post, as asked.
+    if (alive(pid)) rerun = await plainRerun(emu, args, env);
+    await waitFor(async () => alive(pid), (a) => !a, 30_000);
+  } finally {
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+  const after = await totals(emu);
+  return {
+    trial,
+    ...(rerun ? { rerun: rerun.code } : {}),
+    posts: after.posts - before.posts,
+    media: after.media - before.media,
+    said: `${readFileSync(out, 'utf8')}\n--- rerun ---\n${rerun?.stderr ?? '(none)'}`,
+  };
+}
+
+describe('the kill loop: runs that live on', () => {
+  it(`SIGSTOP/SIGCONT and an orphaned parent at random points of post, ${TRIALS_EACH} trials each, with a plain rerun beside: every post once`, async () => {
+    const trials = drawLiving();
+    const stopped = trials.filter((t) => t.how === 'stopped');
+    const orphaned = trials.filter((t) => t.how === 'orphaned');
+    const outcomes: LivingOutcome[] = [];
+    await Promise.all([
+      ...lanes.map(async (emu, lane) => {
+        for (let i = lane; i < stopped.length; i += LANES) outcomes.push(await stoppedTrial(emu, stopped[i]!));
+      }),
+      ...slowLanes.map(async (emu, lane) => {
+        for (let i = lane; i < orphaned.length; i += SLOW_LANES) outcomes.push(await orphanedTrial(emu, orphaned[i]!));
+      }),
+    ]);
+    const count = (how: LivingTrial['how'], rerun: number | undefined) => outcomes.filter((o) => o.trial.how === how && o.rerun === rerun).length;
+    console.log(
+      `kill loop seed ${SEED}: stopped: ${count('stopped', 7)} waited out (exit 7), ${count('stopped', 0)} continued, ${count('stopped', undefined)} done before; ` +
+        `orphaned: ${count('orphaned', 0)} waited for and reported, ${count('orphaned', undefined)} done before`,
+    );
+    const wrong = outcomes.filter((o) => o.posts !== 1 || o.media !== 1 || (o.rerun !== undefined && o.rerun !== 0 && o.rerun !== 7));
+    const report = wrong.map((o) => `seed ${SEED}, trial ${JSON.stringify(o.trial)}: first ${o.first ?? '-'}, rerun ${o.rerun ?? '-'}, settle ${o.settle ?? '-'}, ${o.posts} posts and ${o.media} videos\n${o.said}`);
+    expect(report).toEqual([]);
+    expect(outcomes).toHaveLength(2 * TRIALS_EACH);
+    // The points fell where they should: most stopped runs were found live (exit 7 or continued), most orphans still running.
+    expect(outcomes.filter((o) => o.trial.how === 'stopped' && o.rerun !== undefined).length).toBeGreaterThan(TRIALS_EACH / 2);
+    expect(outcomes.filter((o) => o.trial.how === 'orphaned' && o.rerun === 0).length).toBeGreaterThan(TRIALS_EACH / 2);
+  }, 180_000);
 });

@@ -25,7 +25,8 @@ beforeAll(() => ensureBuilt());
 const CLIP = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'Zombie', '--no-input', '--no-wait'];
 const CONTINUED = /An earlier run of this command, started .* was cut off: continuing it under its key vp-[\w-]+/;
 
-const postsMade = async () => (await emu.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/posts' && q.status === 201).length;
+/** Posts the service made (a replay of one is not another). */
+const postsMade = async () => (await emu.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/posts' && q.status === 201 && !q.replayed).length;
 
 function dirs(): Record<string, string> {
   const base = mkdtempSync(join(tmpdir(), 'vidpub-zombie-'));
@@ -78,18 +79,20 @@ describe('whether the run that left a note is still running', () => {
     }
   });
 
-  it('a live run (its answer held back) is running: the same command started beside it is a post of its own, and both end 0', async () => {
+  it('a live run (its answer held back) is running: the same command started beside it waits for it, then reports its post; both end 0, one post', async () => {
     const env = dirs();
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 3000, times: 1 });
     const first = spawnWatched(CLIP, { ...emu.env(), ...env });
     await waitFor(() => emu.requests(), (log) => log.some((q) => q.method === 'POST' && q.path === '/v1/posts'));
 
     const beside = await runCli(CLIP, { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' } });
-    expect(beside.stderr).not.toMatch(/An earlier run/);
+    expect(beside.stderr).toMatch(/^An identical run of this command is running, started .* under the key vp-[\w-]+: waiting for it to end/m);
+    expect(beside.stderr).toMatch(/Post post_\w+ was created by the earlier run this one continues; reporting it\./);
     expect(beside.code).toBe(0);
     const ended = await first.ended;
     expect(ended.code).toBe(0);
-    expect(ended.stderr).not.toMatch(/An earlier run/);
-    expect(await postsMade()).toBe(2);
+    expect(ended.stderr).not.toMatch(/An earlier run|An identical run/);
+    expect(/^id\tpost_\w+$/m.exec(beside.stdout)?.[0]).toBe(/^id\tpost_\w+$/m.exec(ended.stdout)?.[0]);
+    expect(await postsMade()).toBe(1);
   });
 });

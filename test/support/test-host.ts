@@ -13,6 +13,8 @@ export interface TestHost {
   hostAddress: string;
   /** The test host's own address: what a server here sees as the peer. */
   peerAddress: string;
+  /** Its network namespace's name, for `ip netns exec NAME ...`. */
+  namespace: string;
   /** curl run inside the test host (asynchronously: the server may be in this process): the HTTP status and body of a GET. */
   get(url: string, headers?: Record<string, string>): Promise<{ status: number; body: string }>;
   remove(): void;
@@ -49,6 +51,7 @@ export function createTestHost(): TestHost {
   return {
     hostAddress,
     peerAddress,
+    namespace: ns,
     async get(url, headers = {}) {
       const h = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
       const { stdout: out } = await promisify(execFile)('ip', ['netns', 'exec', ns, 'curl', '-sS', '--max-time', '10', ...h, '-w', '\n%{http_code}', url], { encoding: 'utf8' });

@@ -1,0 +1,117 @@
+/**
+ * An identical run of `post` that is still running is never duplicated: a
+ * run claims its command before anything is sent (RunMemory.claim: its
+ * socket first, then a look for another live one), and a run that finds
+ * another live (started a moment earlier or at the same instant, orphaned by
+ * a killed shell, stopped by SIGSTOP) waits for it, as `flock` would, then
+ * continues it under its key: what it did is reported, not done twice. The
+ * wait ends at --timeout (exit 7) with the line that continues it, and on a
+ * signal. --force-new claims nothing and waits for nothing.
+ *
+ * Without --idempotency-key any live run of the same command counts; with
+ * one, only a live run under that key (the line printed here, run while the
+ * first run is still stopped, waits again instead of posting beside it).
+ */
+import { DeadlineReached, TimeoutError } from '../errors.js';
+import type { AgeJudge, LiveRun, OpenRun, RunMemory } from '../journal/journal-types.js';
+import type { RunKey } from '../session/run-key.js';
+import type { Session } from '../session/session.js';
+import { relativePhrase } from '../time/describe.js';
+import { isoUtc } from '../time/iso-time.js';
+
+/** How often a waiting run looks again (a readdir and a connect per live socket). */
+const LOOK_MS = 200;
+
+/** What claiming the command found. */
+export interface Claimed {
+  /** A cut-off run of the command (no live process holds it), newest first: this run takes its key. */
+  earlier?: OpenRun;
+  /** A live run this one waited for, which ended: its key is taken (its note, when it left one, is `earlier`). */
+  waited?: LiveRun & { key: string };
+  /** True when `waited` is a run that finished after this one started, unseen (it ran while this one was starting). */
+  beside?: boolean;
+}
+
+/**
+ * Claims the command for this run: the key it will post under is a cut-off
+ * run's, else that of a run it waited for, else its own. Returns once the
+ * claim is held (until the run's end), having waited for every live run.
+ */
+export async function claimCommand(
+  session: Session,
+  memory: RunMemory,
+  key: RunKey,
+  judge: AgeJudge,
+  at: { publishAtFlag: boolean; startedAt?: number },
+): Promise<Claimed> {
+  let waited: (LiveRun & { key: string }) | undefined;
+  let beside = false;
+  let said = false;
+  for (let round = 0; ; round++) {
+    const earlier = await memory.cutOff(judge);
+    const claimKey = key.given ? key.key : (earlier?.key ?? waited?.key ?? key.key);
+    const live = await memory.claim(claimKey, key.given);
+    if (live.length === 0) {
+      // Claimed; but an identical run that finished since this one started ran beside it, unseen: its key.
+      const done = key.given || earlier || waited || at.startedAt === undefined ? undefined : memory.finishedSince(at.startedAt);
+      if (done) {
+        memory.release(claimKey);
+        waited = { key: done.key, note: done };
+        beside = true;
+        continue;
+      }
+      return { ...(earlier ? { earlier } : {}), ...(waited ? { waited } : {}), ...(beside ? { beside } : {}) };
+    }
+    if (!said) {
+      said = true;
+      const first = live.find((r) => r.note) ?? live.find((r) => r.key) ?? live[0]!;
+      const started = first.note ? `, started ${relativePhrase(first.note.started, session.clock.now())} (${isoUtc(first.note.started)})` : '';
+      session.log.info(
+        `An identical run of this command is running${started}${first.key ? ` under the key ${first.key}` : ''}: waiting for it to end (up to --timeout), ` +
+          'so that what it posts is reported, not posted twice. To post beside it instead, add --force-new.',
+      );
+    }
+    waited = (await waitOut(session, memory, key, live, round, at)) ?? waited;
+  }
+}
+
+/** Waits until no run of the command (under this key, when given) is live; returns the last one seen with a key. */
+async function waitOut(
+  session: Session,
+  memory: RunMemory,
+  key: RunKey,
+  live: LiveRun[],
+  round: number,
+  at: { publishAtFlag: boolean },
+): Promise<(LiveRun & { key: string }) | undefined> {
+  const withKey = (runs: LiveRun[]) => (runs.find((r) => r.key !== undefined && r.note) ?? runs.find((r) => r.key !== undefined)) as (LiveRun & { key: string }) | undefined;
+  let known = withKey(live);
+  try {
+    for (;;) {
+      // Two runs that each saw the other gave way both: a pause of its own for each, so one goes first.
+      await session.clock.sleep(LOOK_MS + (round > 0 ? Math.floor(Math.random() * LOOK_MS * 2) : 0), session.signal);
+      const now = await memory.running(key.given ? key.key : undefined);
+      const k = withKey(now);
+      if (k && (k.note || !known?.note || k.key !== known.key)) known = k;
+      if (now.length === 0) return known;
+    }
+  } catch (err) {
+    // Not its cause: an error caused by the deadline is told as the bare --timeout.
+    if (session.signal.reason instanceof DeadlineReached) throw stillRunning(known, at);
+    throw err;
+  }
+}
+
+/** exit 7: --timeout reached while waiting for an identical run still running (told as it is, not as another phase's timeout). */
+export class StillRunningError extends TimeoutError {}
+
+/** exit 7: --timeout reached while the identical run was still running; the line that continues it, when its key is known. */
+function stillRunning(known: (LiveRun & { key: string }) | undefined, at: { publishAtFlag: boolean }): TimeoutError {
+  const publishAt = known?.note?.publishAt;
+  return new StillRunningError('Stopped (--timeout reached) while an identical run of this command was still running (stopped, or still working); this run sent nothing.', {
+    hint: known
+      ? "Once that run has ended, the line above reports its post (or makes it, if it never was), here or on another machine; to post beside it instead, add --force-new."
+      : 'Run the same command again once that run has ended: it reports what that run posted; to post beside it instead, add --force-new.',
+    ...(known ? { continueKey: known.key, ...(at.publishAtFlag && publishAt ? { continueFlags: { '--at': publishAt } } : {}) } : {}),
+  });
+}
