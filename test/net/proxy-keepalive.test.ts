@@ -43,7 +43,7 @@ describe.skipIf(missing('tinyproxy', ['-v']))('plain http through tinyproxy, whi
   it('post and its follow-up: every request answered at the first attempt, no retry, exit 0', async () => {
     const before = proxy.forwarded().length;
     const seenBefore = (await emu.requests()).length;
-    const env = { ...process.env, ...emu.env(), HTTP_PROXY: proxy.url, VIDPUB_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' };
+    const env = { ...process.env, ...emu.env(), http_proxy: proxy.url, VIDPUB_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' };
     const r = await runAsync(process.execPath, [BIN, 'post', '--media', 'med_demo_sample', '--to', 'youtube,linkedin', '--caption', 'through tinyproxy', '--no-input', '--debug'], { env, timeoutMs: 60_000 });
     expect(r.status, r.stderr).toBe(0);
     const sent = r.stderr.split('\n').filter((l) => /^\[debug\] → /.test(l));

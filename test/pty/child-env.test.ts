@@ -58,7 +58,7 @@ function secretEnv(): Record<string, string> {
     DEPLOY_TOKEN: emu.key(), // the key under another name (a CI secret exported twice)
     HTTP_PROXY: 'http://alice:proxy-pass-1@127.0.0.1:9',
     https_proxy: 'bob:proxy-pass-2@127.0.0.1:9', // no scheme, as curl allows
-    ALL_PROXY: 'socks5://carol:proxy-pass-3@127.0.0.1:9/',
+    ALL_PROXY: 'http://carol:proxy-pass-3@127.0.0.1:9/', // http: a socks5:// one is refused before anything starts (api/no-proxy.ts)
     NO_PROXY: '127.0.0.1,localhost',
   };
 }
@@ -71,7 +71,7 @@ function expectNoSecrets(seen: Record<string, string>): void {
   expect(seen.DEPLOY_TOKEN).toBeUndefined();
   // The rest is handed on: the display, the terminal, the proxies without their credentials.
   expect(seen).toMatchObject({ DISPLAY: ':99', TERM: 'xterm-256color', VIDPUB_BASE_URL: emu.baseUrl, NO_PROXY: '127.0.0.1,localhost' });
-  expect(seen).toMatchObject({ HTTP_PROXY: 'http://127.0.0.1:9', https_proxy: '127.0.0.1:9', ALL_PROXY: 'socks5://127.0.0.1:9/' });
+  expect(seen).toMatchObject({ HTTP_PROXY: 'http://127.0.0.1:9', https_proxy: '127.0.0.1:9', ALL_PROXY: 'http://127.0.0.1:9/' });
 }
 
 /** Runs `vidpub ARGS` in a fresh tmux session with exactly `env`; resolves to the screen once it exits. */

@@ -4,7 +4,7 @@
  * dependencies. The pack skips the prepare build (the suite runs on a fresh
  * build; a second build here would swap dist/ under the other test files).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +66,8 @@ describe('npm pack', () => {
       // The manual: the README's and the changes' links reach the guides and the reference.
       'CHANGELOG.md',
       ...manualPages().filter((p) => p.startsWith('docs/')),
+      // The pictures the guides show (docs/emulator.md: the web app), as the tests took them.
+      ...readdirSync(join(ROOT, 'docs/images')).map((name) => `docs/images/${name}`),
     ].sort();
     expect(paths.filter((p) => p !== 'LICENSE')).toEqual(expected);
     // No tests, sources, source maps, or anything that may hold a secret.
