@@ -35,8 +35,6 @@ export const EXTENSION_CONTENT_TYPES: Readonly<Record<string, SupportedContentTy
   m2ts: 'video/mp2t',
 };
 
-/** 1 GB, the contract's maximum file size (decimal, as the service states it). */
-export const MAX_FILE_SIZE_BYTES = 1_000_000_000;
 export const MAX_IMPORTS_IN_FLIGHT = 5;
 export const IMPORTS_IN_FLIGHT_RETRY_AFTER_SEC = 30;
 export const IDEMPOTENCY_WINDOW_SEC = 24 * 3600;

@@ -9,9 +9,20 @@
  * A rule returns what is wrong (a Refusal) or undefined; `refuse` turns one
  * into the exit-2 error a single command throws, a batch lists it with the
  * item it belongs to.
+ *
+ * The limits themselves, how each is counted and the words that refuse it are
+ * the service's, in service-rules.ts, which the emulator uses too.
  */
 import { UsageError, sanitize } from '../errors.js';
-import { MAX_DAYS_AHEAD } from '../time/at-grammar.js';
+import {
+  MAX_CAPTION_CHARS,
+  MAX_OPTION_VALUE_CHARS,
+  MAX_SCHEDULE_AHEAD_DAYS,
+  MAX_SCHEDULE_AHEAD_MS,
+  SCHEDULE_RANGE_WORDS,
+  serviceChars,
+  tooManyCharsWords,
+} from './service-rules.js';
 import { captionControlRefusal } from './text-rules.js';
 
 /** Something the service would refuse, said before anything is sent. */
@@ -22,8 +33,6 @@ export interface Refusal {
 
 const NOTHING_SENT = 'Shorten it; nothing was uploaded or posted.';
 
-const count = (n: number) => n.toLocaleString('en-US');
-
 /** Throws a Refusal as exit 2; does nothing for undefined. */
 export function refuse(r: Refusal | undefined): void {
   if (r) throw new UsageError(r.message, { hint: r.hint });
@@ -31,48 +40,32 @@ export function refuse(r: Refusal | undefined): void {
 
 // ---------------------------------------------------------------- the caption
 
-/** The most characters a caption may have; the service counts Unicode code points (an emoji is one). */
-export const MAX_CAPTION_CHARS = 10_000;
-
 /** The largest caption file (or caption on stdin) read: far more than MAX_CAPTION_CHARS of any script. */
 export const MAX_CAPTION_FILE_BYTES = 100_000;
-
-/** Characters of a text as the service counts them: code points, not UTF-16 units. */
-export function captionLength(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
 
 /** A caption longer than the service takes, or with a control character in it (text-rules.ts). */
 export function captionRefusal(caption: string | undefined): Refusal | undefined {
   if (caption === undefined) return undefined;
   const control = captionControlRefusal(caption);
   if (control) return control;
-  const n = captionLength(caption);
+  const n = serviceChars(caption);
   if (n <= MAX_CAPTION_CHARS) return undefined;
-  return { message: `the caption has ${count(n)} characters; the service takes at most ${count(MAX_CAPTION_CHARS)}`, hint: NOTHING_SENT };
+  return { message: tooManyCharsWords('the caption', n, MAX_CAPTION_CHARS), hint: NOTHING_SENT };
 }
 
 /** A caption file too big to read (`what` names it as the caller does); undefined when `sizeBytes` fits. */
 export function captionFileRefusal(sizeBytes: number, what: string): Refusal | undefined {
-  return sizeBytes > MAX_CAPTION_FILE_BYTES ? { message: `${what} is longer than ${count(MAX_CAPTION_FILE_BYTES)} bytes` } : undefined;
+  return sizeBytes > MAX_CAPTION_FILE_BYTES ? { message: `${what} is longer than ${MAX_CAPTION_FILE_BYTES.toLocaleString('en-US')} bytes` } : undefined;
 }
 
 // ---------------------------------------------------------------- option values
 
-/** The longest option value the service takes (a string over 1000 characters is 400 invalid_option_value). */
-export const MAX_OPTION_VALUE_CHARS = 1000;
-
 /** An option value longer than the service takes. `flag`: how the caller names options ("--option" on the command line). */
 export function optionValueRefusal(key: string, value: unknown, flag = '--option'): Refusal | undefined {
   if (typeof value !== 'string') return undefined;
-  const n = captionLength(value);
+  const n = serviceChars(value);
   if (n <= MAX_OPTION_VALUE_CHARS) return undefined;
-  return {
-    message: `the value of ${flag} ${sanitize(key)} has ${count(n)} characters; the service takes at most ${count(MAX_OPTION_VALUE_CHARS)}`,
-    hint: NOTHING_SENT,
-  };
+  return { message: tooManyCharsWords(`the value of ${flag} ${sanitize(key)}`, n, MAX_OPTION_VALUE_CHARS), hint: NOTHING_SENT };
 }
 
 // ---------------------------------------------------------------- the video's duration
@@ -104,7 +97,7 @@ export function tooLongFor<D extends DurationLimited>(durationSec: number | unde
 
 /**
  * A `publish_at` the service would refuse for its time: past, or more than
- * MAX_DAYS_AHEAD days ahead. (`--at` is read by parseWhen, which holds the
+ * MAX_SCHEDULE_AHEAD_DAYS days ahead. (`--at` is read by parseWhen, which holds the
  * same range; this is for a time given as the service takes it, such as an
  * MCP tool's `publish_at`, or one resolved earlier that may have passed
  * since, as publish sends it. `field` names it in the message.)
@@ -116,8 +109,8 @@ export function publishAtRefusal(publishAt: string | undefined, now: number, fie
   if (!Number.isFinite(ms)) return undefined;
   const shown = sanitize(publishAt);
   if (ms < now) return { message: `the time ${shown} for ${field} is in the past`, hint: 'Give a later time, or "now" to post now.' };
-  if (ms - now > MAX_DAYS_AHEAD * 86_400_000) {
-    return { message: `the time ${shown} for ${field} is more than ${MAX_DAYS_AHEAD} days ahead; the service schedules at most ${MAX_DAYS_AHEAD} days ahead` };
+  if (ms - now > MAX_SCHEDULE_AHEAD_MS) {
+    return { message: `the time ${shown} for ${field} is more than ${MAX_SCHEDULE_AHEAD_DAYS} days ahead; ${SCHEDULE_RANGE_WORDS}` };
   }
   return undefined;
 }

@@ -14,11 +14,11 @@
 import { createRequire } from 'node:module';
 import type { z as Zod } from 'zod';
 import {
-  MAX_FILE_SIZE_BYTES,
   SUPPORTED_CONTENT_TYPES,
   type DestinationStatus,
   type PlanName,
 } from '../api/wire-types.js';
+import { MAX_FILE_SIZE_BYTES } from '../core/service-rules.js';
 import { FIXTURE_CREATED_AT } from './default-fixture.js';
 import type { FixtureAccount, FixtureDestination, FixtureKey, FixtureMedia, FixtureOption, FixturePost } from './fixture.js';
 import { show, withImplicitAccounts } from './fixture-references.js';

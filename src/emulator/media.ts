@@ -5,10 +5,10 @@
 import {
   EXTENSION_CONTENT_TYPES,
   IMPORTS_IN_FLIGHT_RETRY_AFTER_SEC,
-  MAX_FILE_SIZE_BYTES,
   MAX_IMPORTS_IN_FLIGHT,
   SUPPORTED_CONTENT_TYPES,
 } from '../api/wire-types.js';
+import { MAX_FILE_SIZE_BYTES, fileTooLargeWords } from '../core/service-rules.js';
 import type { Core } from './core.js';
 import { ServiceError, badRequest, conflict, invalidField, missingField, notFound } from './service-errors.js';
 import type { AuthContext } from './limits.js';
@@ -107,7 +107,7 @@ export function createUpload(core: Core, auth: AuthContext, body: unknown): Resu
   if (typeof size !== 'number' || !Number.isInteger(size)) throw invalidField('size_bytes', 'size_bytes must be a whole number of bytes.');
   if (size < 1) throw invalidField('size_bytes', 'size_bytes must be at least 1: the file is empty.');
   if (size > MAX_FILE_SIZE_BYTES) {
-    throw badRequest('file_too_large', `The file is ${size} bytes; the maximum is 1 GB (${MAX_FILE_SIZE_BYTES} bytes).`, 'size_bytes');
+    throw badRequest('file_too_large', `The file is ${fileTooLargeWords(size)}.`, 'size_bytes');
   }
   const rawType = requiredString(o, 'content_type', 'the video type, e.g. video/mp4', 255);
   const contentType = rawType.trim().toLowerCase();

@@ -6,6 +6,7 @@
  * (posts.ts decides that before a post goes out).
  */
 import { TERMINAL_DESTINATION_STATUSES, type Notice } from '../api/wire-types.js';
+import { serviceChars } from '../core/service-rules.js';
 import type { Core } from './core.js';
 import { conflict, notFound } from './service-errors.js';
 import type { DestinationState, MediaState, PostDestState, PostState } from './state.js';
@@ -32,7 +33,7 @@ export function releaseDuePosts(core: Core): number {
 function platformWarning(d: DestinationState, media: MediaState | undefined, caption: string): Notice | null {
   const notes: string[] = [];
   const codes: string[] = [];
-  if (d.caption_max_length !== null && [...caption].length > d.caption_max_length) {
+  if (d.caption_max_length !== null && serviceChars(caption) > d.caption_max_length) {
     codes.push('caption_truncated');
     notes.push(`The caption was cut to ${d.caption_max_length} characters.`);
   }

@@ -15,11 +15,18 @@ import { ok, type Result } from './result.js';
 import { newId, type DestinationState, type MediaState, type PostDestState, type PostState, type WorkspaceState } from './state.js';
 import { asObject, optionalString, requiredString } from './validate.js';
 import { goOut, who } from './posting.js';
+import {
+  MAX_CAPTION_CHARS,
+  MAX_DESTINATIONS_PER_POST,
+  MAX_OPTION_VALUE_CHARS,
+  MAX_SCHEDULE_AHEAD_DAYS,
+  MAX_SCHEDULE_AHEAD_MS,
+  SCHEDULE_RANGE_WORDS,
+  serviceChars,
+  tooManyCharsWords,
+} from '../core/service-rules.js';
 
-export const MAX_CAPTION_LENGTH = 10_000;
-export const MAX_DESTINATIONS_PER_POST = 25;
-/** publish_at may be at most this far ahead. */
-export const MAX_SCHEDULE_AHEAD_DAYS = 365;
+// The limits, how each is counted and the words that refuse it: src/core/service-rules.ts, shared with the client's checks.
 /** Longest id taken in a body (media_id, destination_id); the emulator's own ids are far shorter. */
 const MAX_ID_LENGTH = 200;
 
@@ -41,7 +48,7 @@ export function parsePublishAt(value: unknown, nowMs: number): PublishAt {
   const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
   if (Number.isNaN(ms) || mo < 1 || mo > 12 || d < 1 || d > daysInMonth) throw bad(`"${v}" is not a valid time`);
   if (ms < nowMs) throw bad(`"${v}" is in the past (the service's time is ${new Date(nowMs).toISOString()})`);
-  if (ms > nowMs + MAX_SCHEDULE_AHEAD_DAYS * 86_400_000) throw bad(`"${v}" is more than ${MAX_SCHEDULE_AHEAD_DAYS} days ahead`);
+  if (ms - nowMs > MAX_SCHEDULE_AHEAD_MS) throw bad(`"${v}" is more than ${MAX_SCHEDULE_AHEAD_DAYS} days ahead (${SCHEDULE_RANGE_WORDS})`);
   return { now: false, ms, iso: new Date(ms).toISOString() };
 }
 
@@ -89,7 +96,7 @@ export function computeIssues(ws: WorkspaceState, media: MediaState | undefined,
     if (media && !d.video_limits.content_types.includes(media.content_type)) {
       issues.push({ ...base, severity: 'warning', code: 'video_will_be_converted', message: `${who(d)} does not take ${media.content_type}; the video will be converted to MP4 when posted.` });
     }
-    if (d.caption_max_length !== null && [...caption].length > d.caption_max_length) {
+    if (d.caption_max_length !== null && serviceChars(caption) > d.caption_max_length) {
       issues.push({ ...base, severity: 'warning', code: 'caption_too_long', message: `${who(d)} takes captions up to ${d.caption_max_length} characters; the caption will be cut.` });
     }
   }
@@ -120,18 +127,22 @@ export function checkOptionValue(d: DestinationState, key: string, value: unknow
   }
   if (value === null) return undefined;
   const okType = o.type === 'boolean' ? typeof value === 'boolean' : typeof value === 'string';
-  if (!okType || (typeof value === 'string' && value.length > 1000)) {
-    const want = o.type === 'boolean' ? 'true or false' : o.type === 'enum' ? `a string, one of ${o.values!.map((x) => JSON.stringify(x)).join(', ')}` : 'a string of at most 1000 characters';
+  if (!okType) {
+    const want = o.type === 'boolean' ? 'true or false' : o.type === 'enum' ? `a string, one of ${o.values!.map((x) => JSON.stringify(x)).join(', ')}` : `a string of at most ${MAX_OPTION_VALUE_CHARS} characters`;
     throw badRequest('invalid_option_value', `${who(d)}: "${o.label}" (${key}) must be ${want}; got ${JSON.stringify(value)}.`, param);
+  }
+  const chars = typeof value === 'string' ? serviceChars(value) : 0;
+  if (chars > MAX_OPTION_VALUE_CHARS) {
+    throw badRequest('invalid_option_value', `${who(d)}: ${tooManyCharsWords(`the value of "${o.label}" (${key})`, chars, MAX_OPTION_VALUE_CHARS)}.`, param);
   }
   return value as OptionValue;
 }
 
-/** A post's caption from a body: characters are Unicode code points (an emoji is one), not UTF-16 units. */
+/** A post's caption from a body, counted as service-rules.ts counts it. */
 function readCaption(o: Record<string, unknown>): string {
   const caption = optionalString(o, 'caption', Number.MAX_SAFE_INTEGER) ?? '';
-  const chars = [...caption].length;
-  if (chars > MAX_CAPTION_LENGTH) throw invalidField('caption', `caption must be at most ${MAX_CAPTION_LENGTH} characters long (got ${chars}).`);
+  const chars = serviceChars(caption);
+  if (chars > MAX_CAPTION_CHARS) throw invalidField('caption', `${tooManyCharsWords('The caption', chars, MAX_CAPTION_CHARS)}.`);
   return caption;
 }
 

@@ -1,4 +1,5 @@
 /** Small request-body readers that throw 400s in the gaps.md shape. */
+import { serviceChars } from '../core/service-rules.js';
 import { badRequest, invalidField, missingField } from './service-errors.js';
 
 export type Json = Record<string, unknown>;
@@ -12,13 +13,13 @@ export function asObject(body: unknown): Json {
   return body as Json;
 }
 
-/** o[key], a non-blank string of at most maxLength characters; `param` names it in errors (default: key). */
+/** o[key], a non-blank string of at most maxLength characters (serviceChars); `param` names it in errors (default: key). */
 export function requiredString(o: Json, key: string, what: string, maxLength = 10_000, param = key): string {
   const v = o[key];
   if (v === undefined || v === null) throw missingField(param, what);
   if (typeof v !== 'string') throw invalidField(param, `${param} must be a string (${what}).`);
   if (v.trim() === '') throw invalidField(param, `${param} must not be empty (${what}).`);
-  if (v.length > maxLength) throw invalidField(param, `${param} must be at most ${maxLength} characters long.`);
+  if (serviceChars(v) > maxLength) throw invalidField(param, `${param} must be at most ${maxLength} characters long.`);
   return v;
 }
 
@@ -26,7 +27,8 @@ export function optionalString(o: Json, key: string, maxLength: number): string 
   const v = o[key];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string') throw invalidField(key, `${key} must be a string.`);
-  if (v.length > maxLength) throw invalidField(key, `${key} must be at most ${maxLength} characters long (got ${v.length}).`);
+  const chars = serviceChars(v);
+  if (chars > maxLength) throw invalidField(key, `${key} must be at most ${maxLength} characters long (got ${chars}).`);
   return v;
 }
 

@@ -8,7 +8,8 @@ import { basename, extname, resolve } from 'node:path';
 import { closeFd, openForReading, readAt, realPath, statPath } from '../util/fs-calls.js';
 import { UsageError } from '../errors.js';
 import type { FileIdentity } from '../util/same-file.js';
-import { EXTENSION_CONTENT_TYPES, MAX_FILE_SIZE_BYTES, type SupportedContentType } from '../api/wire-types.js';
+import { EXTENSION_CONTENT_TYPES, type SupportedContentType } from '../api/wire-types.js';
+import { MAX_FILE_SIZE_BYTES, fileTooLargeWords } from '../core/service-rules.js';
 
 export interface VideoFile {
   /** Absolute path. */
@@ -106,10 +107,6 @@ function describeContent(b: Buffer): string | undefined {
   return undefined;
 }
 
-function formatBytes(n: number): string {
-  return `${n.toLocaleString('en-US')} bytes`;
-}
-
 /** Extension (lower case, no dot) of a file name or URL path. */
 export function extensionOf(name: string): string {
   return extname(name).slice(1).toLowerCase();
@@ -146,7 +143,7 @@ export async function checkVideoFile(path: string, cwd?: string): Promise<VideoF
   }
   if (st.size === 0) throw new UsageError(`${shown} is empty (0 bytes)`);
   if (st.size > MAX_FILE_SIZE_BYTES) {
-    throw new UsageError(`${shown} is too large: ${formatBytes(st.size)}; the service accepts at most 1 GB (${formatBytes(MAX_FILE_SIZE_BYTES)})`, {
+    throw new UsageError(`${shown} is too large: ${fileTooLargeWords(st.size)}`, {
       hint: 'Shorten or re-encode it to a lower bitrate.',
     });
   }

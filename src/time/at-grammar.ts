@@ -4,6 +4,7 @@
  * and the errors (each a usage error, exit 2, said before anything is sent).
  */
 import { UsageError, sanitize } from '../errors.js';
+import { MAX_SCHEDULE_AHEAD_DAYS, SCHEDULE_RANGE_WORDS } from '../core/service-rules.js';
 import { pad } from './iso-time.js';
 import { wallAt } from './zones.js';
 
@@ -25,12 +26,12 @@ const MINUTE = 60_000;
 /** Milliseconds per unit of a relative time (`+30m`, `in 2 weeks`). */
 export const UNIT_MS: Record<string, number> = { s: 1000, m: MINUTE, h: 60 * MINUTE, d: 24 * 60 * MINUTE, w: 7 * 24 * 60 * MINUTE };
 
-/** How far ahead the service takes a publish_at (docs/api-notes.md: more than 365 days → 400 invalid_publish_at). */
-export const MAX_DAYS_AHEAD = 365;
+/** How far ahead the service takes a publish_at, in days (src/core/service-rules.ts). */
+export const MAX_DAYS_AHEAD = MAX_SCHEDULE_AHEAD_DAYS;
 
 /** --at beyond what the service takes: an invalid time (exit 2), said before anything is sent. */
 export function tooFarAhead(text: string): UsageError {
-  return new UsageError(`invalid time "${sanitize(text)}" for --at: the service schedules at most ${MAX_DAYS_AHEAD} days ahead`, {
+  return new UsageError(`invalid time "${sanitize(text)}" for --at: ${SCHEDULE_RANGE_WORDS}`, {
     hint: `Give a time within ${MAX_DAYS_AHEAD} days, e.g. --at +30d, or save a draft (--draft) and publish it later.`,
   });
 }

@@ -4,9 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  MAX_CAPTION_CHARS,
   captionFileRefusal,
-  captionLength,
   captionRefusal,
   maxDurationOf,
   optionValueRefusal,
@@ -14,6 +12,7 @@ import {
   publishAtRefusal,
   tooLongFor,
 } from '../../src/core/post-rules.js';
+import { MAX_CAPTION_CHARS, serviceChars } from '../../src/core/service-rules.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const dest = (fromOptions: number | null | undefined, fromLimits: number | null | undefined) => ({
@@ -23,7 +22,7 @@ const dest = (fromOptions: number | null | undefined, fromLimits: number | null 
 
 describe('caption', () => {
   it('counts code points, as the service does: an emoji is one character', () => {
-    expect(captionLength('🎬é')).toBe(2);
+    expect(serviceChars('🎬é')).toBe(2);
     expect(captionRefusal('🎬'.repeat(MAX_CAPTION_CHARS))).toBeUndefined();
     expect(captionRefusal(undefined)).toBeUndefined();
     expect(captionRefusal('é'.repeat(10_001))).toEqual({

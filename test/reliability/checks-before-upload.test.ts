@@ -35,7 +35,7 @@ describe('caption length', () => {
     expect((await emu.api.post('/posts', body('😀'.repeat(10_000)))).status).toBe(201);
     const refused = await emu.api.post<{ error: { code: string; message: string } }>('/posts', body('😀'.repeat(10_001)));
     expect(refused.status).toBe(400);
-    expect(refused.body.error.message).toBe('caption must be at most 10000 characters long (got 10001).');
+    expect(refused.body.error.message).toBe('The caption has 10,001 characters; the service takes at most 10,000.');
   });
 });
 
