@@ -195,12 +195,15 @@ class ForwardAgent extends http.Agent {
 export function proxiedRoute(target: URL, choice: ProxyChoice, o: RouteOptions & { ca?: string[]; agents: Map<string, http.Agent> }): Route {
   const secure = target.protocol === 'https:';
   const name = `${secure ? 'tunnel' : 'forward'} ${choice.url.href}`;
-  let agent: http.Agent | undefined = o.keepAlive ? o.agents.get(name) : undefined;
+  // Plain http through a proxy: a connection per request. tinyproxy closes its side after each
+  // answer without saying so (no Connection: close), so the next request on a kept-alive one failed.
+  const keepAlive = o.keepAlive && secure;
+  let agent: http.Agent | undefined = keepAlive ? o.agents.get(name) : undefined;
   if (!agent) {
     agent = secure
-      ? new TunnelAgent({ choice, connectMs: o.connectMs }, { keepAlive: o.keepAlive, ...(o.ca ? { ca: o.ca } : {}) })
-      : new ForwardAgent({ choice, connectMs: o.connectMs }, { keepAlive: o.keepAlive });
-    if (o.keepAlive) o.agents.set(name, agent);
+      ? new TunnelAgent({ choice, connectMs: o.connectMs }, { keepAlive, ...(o.ca ? { ca: o.ca } : {}) })
+      : new ForwardAgent({ choice, connectMs: o.connectMs }, { keepAlive });
+    if (keepAlive) o.agents.set(name, agent);
   }
   if (secure) {
     return { lib: https, options: { hostname: bare(target.hostname), port: target.port || 443, path: target.pathname + target.search, agent, ...(o.ca ? { ca: o.ca } : {}) }, headers: {} };

@@ -236,6 +236,7 @@ export class RequestSender {
     // --max-wait bounds every rate-limit wait of the command together, or of this request alone.
     const perRequest = this.#o.settings.maxWaitPer === 'request';
     let requestWaitedMs = 0;
+    let staleResent = false;
     for (let attempt = 1; ; attempt++) {
       this.#budgetSignal(); // spent by now on the clock: the signal aborts
       if (signal.aborted) throw stoppedError(signal);
@@ -249,6 +250,15 @@ export class RequestSender {
         // The request may have reached the service (the connection was up): its outcome is open.
         if ((err as MaybeSent | undefined)?.requestSent !== false) s.uncertain = true;
         if (isAbortError(err, signal)) throw stoppedError(signal, err);
+        // A kept-alive connection the other end had closed (a proxy that closes after each answer,
+        // an idle timeout): sent again at once on a new connection, once, without a backoff or a
+        // retry counted. The same request as any retry (a write with its Idempotency-Key, which
+        // the service replays); its outcome stays open (s.uncertain) if it fails again.
+        if ((err as MaybeSent).staleConnection && !staleResent) {
+          staleResent = true;
+          this.#debug.line(`${method} ${redactUrl(url)}: the kept-alive connection was closed by the other end (${networkReason(err)}); sent again on a new connection`);
+          continue;
+        }
         const decision = decideAfterAttempt({ kind: 'network', retryable: isRetryableNetworkError(err) }, counters, limits);
         if (decision.action !== 'retry') throw networkError(err, method, url, attempt);
         await this.#backoffWait(counters[decision.counter]++, signal, `${method} ${redactUrl(url)} failed (${networkReason(err)})`);

@@ -50,7 +50,17 @@ export interface TransportRequest {
  */
 export interface MaybeSent {
   requestSent?: boolean;
+  /**
+   * The request was written on a kept-alive connection that the other end (the service, its load
+   * balancer, a proxy) had already closed: the write or the wait for an answer failed with
+   * ECONNRESET or EPIPE before any byte of an answer. A close that crossed our request on the
+   * wire, not a failure of the service: sent again at once on a new connection (request-sender.ts).
+   */
+  staleConnection?: boolean;
 }
+
+/** Errors of a connection closed by the other end. */
+const CLOSED_CODES = new Set(['ECONNRESET', 'EPIPE']);
 
 export interface TransportResponse {
   statusCode: number;
@@ -130,7 +140,11 @@ function requestOnce(r: OneRequest): Promise<TransportResponse> {
     };
     const fail = (err: Error) =>
       settle(() => {
-        if (Object.isExtensible(err)) (err as Error & MaybeSent).requestSent = sent;
+        if (Object.isExtensible(err)) {
+          (err as Error & MaybeSent).requestSent = sent;
+          const code = (err as NodeJS.ErrnoException).code;
+          if (req.reusedSocket && phase !== 'body' && code !== undefined && CLOSED_CODES.has(code)) (err as Error & MaybeSent).staleConnection = true;
+        }
         reject(err);
       });
     const req = route.lib.request({ ...route.options, method: o.method, headers });

@@ -233,7 +233,7 @@ async function readCaptionFile(file: string, baseDir: string): Promise<string | 
   } catch (err) {
     if (tooBig) return tooBig;
     const code = (err as NodeJS.ErrnoException).code;
-    const why = err instanceof NotRegularFileError ? 'not a file' : code === 'ENOENT' ? 'no such file' : sanitize(messageOf(err));
+    const why = err instanceof NotRegularFileError ? `${err.kind}, not a regular file` : code === 'ENOENT' ? 'no such file' : sanitize(messageOf(err));
     return { message: `caption_file ${sanitize(file)} cannot be read: ${why}` };
   }
 }

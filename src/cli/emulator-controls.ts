@@ -36,7 +36,7 @@ interface Logged {
 
 const FAULT_HELP =
   'Write a fault as KEY=VALUE pairs separated by commas, e.g. path=/v1/posts,method=POST,status=503,times=2 or ' +
-  'destination_fail=dst_demo_linkedin (the keys of POST /_emulator/faults in docs/api-notes.md); "list" shows them, "clear" removes them.';
+  'destination_fail=dst_demo_linkedin (the keys of POST /_emulator/faults, in docs/emulator.md under "Test controls"); "list" shows them, "clear" removes them.';
 
 export function parseControl(control: Control, value: string | undefined, follow: boolean): ControlOpts {
   if (follow && control !== 'requests') throw new UsageError(`--follow goes with "vidpub emulator requests", not "${control}"`);

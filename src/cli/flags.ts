@@ -11,7 +11,7 @@
  * `command`; the other kinds are free text to the shells.
  */
 /** `post`: the id of a post or video made from this machine (completed from the journal); `option`: KEY=VALUE of a destination's options. */
-export type ValueKind = 'text' | 'number' | 'duration' | 'url' | 'file' | 'destination' | 'choice' | 'command' | 'post' | 'option';
+export type ValueKind = 'text' | 'number' | 'duration' | 'url' | 'file' | 'destination' | 'choice' | 'command' | 'post' | 'post-or-video' | 'option';
 
 export interface FlagSpec {
   /** Long name without the dashes: "caption-file"; "no-wait" for a switch that turns a default off. */

@@ -16,6 +16,7 @@ import { closeInvocation, makeInvocation, resolveGlobals } from './invocation.js
 import { checkFields, checkJq, printData } from './json-output.js';
 import { GLOBAL_FLAGS } from './flags.js';
 import { quickParse } from './quick-parse.js';
+import { helpWidth } from './root-help.js';
 import { report } from './report-error.js';
 
 export type { Context } from './context.js';
@@ -60,6 +61,12 @@ async function runCommand(run: Run, line: ParsedLine): Promise<number> {
  */
 export async function main(argv: string[], ctx: Context): Promise<number> {
   let args = argv;
+  // `vidpub help environment`: a help topic (as gh's), not a command.
+  if (args[0] === 'help' && args[1] === 'environment' && args.length === 2) {
+    const { environmentHelp } = await import('./environment.js');
+    ctx.io.stdout.write(environmentHelp(helpWidth(ctx.io.columns)));
+    return ExitCode.OK;
+  }
   // `vidpub help X` is `vidpub X --help`; `vidpub help nope` is `vidpub nope` (exit 2, as gh), not the root help.
   if (args[0] === 'help') args = args.length === 1 ? ['--help'] : findCommand(args[1]!) ? [...args.slice(1), '--help'] : args.slice(1);
   const split = splitJsonFields(args);

@@ -117,6 +117,6 @@ export function renderRootHelp(columns: number | undefined): string {
     '\n' +
     examplesText(ROOT_EXAMPLES) +
     exitCodesText(width) +
-    '\nRun "vidpub COMMAND --help" for a command\'s flags.\n'
+    '\nRun "vidpub COMMAND --help" for a command\'s flags,\n"vidpub help environment" for the environment variables it reads.\n'
   );
 }

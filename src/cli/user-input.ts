@@ -89,7 +89,8 @@ export async function readNamedFile(path: string, shown: string, inspect?: (st: 
     bytes = await readUserFile(path, { inspect });
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    if (err instanceof NotRegularFileError) throw new UsageError(`${shown} is not a file`);
+    // Named for what it is: "is a directory, not a regular file", "is a pipe (FIFO), not a regular file".
+    if (err instanceof NotRegularFileError) throw new UsageError(`${shown} is ${err.kind}, not a regular file`, { hint: 'Name a regular file, or - to read stdin.' });
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(`${shown} cannot be read${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
   }

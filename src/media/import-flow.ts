@@ -67,5 +67,5 @@ async function importWithin(session: Session, link: { url: string }, opts: Impor
     await note(media, String(media.status));
     return media;
   }
-  return noteWait(media, () => waitForMedia(session, media.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media }), note);
+  return noteWait(media, () => waitForMedia(session, media.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media, postLine: opts.postLine }), note);
 }

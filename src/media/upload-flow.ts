@@ -16,7 +16,7 @@ import { outcomeOfError } from '../journal/error-outcome.js';
 import { silentProgress } from '../ui/progress.js';
 import { formatDuration } from '../time/duration.js';
 import type { VideoFile } from './check.js';
-import { waitForMedia, type MediaFlowOptions } from './wait.js';
+import { postItHint, waitForMedia, type MediaFlowOptions, type PostLine } from './wait.js';
 
 /** New links we ask for when the storage refuses one (expired, used, tampered). */
 const MAX_LINK_RENEWALS = 2;
@@ -42,7 +42,7 @@ export async function uploadFile(outer: Session, file: VideoFile, opts: UploadFi
   try {
     return await uploadWithin(bound.session, file, opts);
   } catch (err) {
-    throw await settledComplete(outer, err);
+    throw await settledComplete(outer, err, opts.postLine);
   } finally {
     bound.dispose();
   }
@@ -53,14 +53,14 @@ export async function uploadFile(outer: Session, file: VideoFile, opts: UploadFi
  * past "uploading" was completed, so the outcome is known after all (exit 7
  * with the record); otherwise it stays unknown.
  */
-async function settledComplete(outer: Session, err: unknown): Promise<unknown> {
+async function settledComplete(outer: Session, err: unknown, postLine?: PostLine): Promise<unknown> {
   const id = err instanceof OutcomeUnknownError ? err.known.media_id : undefined;
   if (!id || !(err instanceof OutcomeUnknownError) || err.reason !== 'deadline') return err;
   const client = await outer.client();
   const media = await lookUp(outer, (signal) => client.getMedia(id, { signal }));
   if (!media || media.status === 'uploading') return err;
   const state = media.status === 'ready' ? 'is ready' : media.status === 'failed' ? 'failed' : 'was uploaded and is processing';
-  return new TimeoutError(`Stopped (--timeout reached): video ${id} ${state}; it goes on at the service.`, { hint: `Post it with: vidpub post --media ${id} --to <destination> --caption "..."`, data: media, cause: err });
+  return new TimeoutError(`Stopped (--timeout reached): video ${id} ${state}; it goes on at the service.`, { hint: postItHint(id, postLine), data: media, cause: err });
 }
 
 async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
@@ -210,7 +210,7 @@ async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileO
     await note(media, String(media!.status));
     return media!;
   }
-  return noteWait(media!, () => waitForMedia(session, media!.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media }), note);
+  return noteWait(media!, () => waitForMedia(session, media!.id, { deadlineMs: opts.deadlineMs, signal, progress, current: media, postLine: opts.postLine }), note);
 }
 
 /** Runs a wait for a video and notes how it ended (ready, failed, timeout, interrupted). */

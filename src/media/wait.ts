@@ -40,9 +40,22 @@ export function describeMediaState(m: Media): string {
   return p === undefined ? what : `${what} (${p}%)`;
 }
 
+/**
+ * The command that posts a video once it is ready: the run's own (`vidpub post` knows its
+ * destinations and caption), else with placeholders (`vidpub upload` and `import` know neither).
+ */
+export type PostLine = (mediaId: string) => string;
+
+const placeholderPost: PostLine = (mediaId) => `vidpub post --media ${mediaId} --to <destination> --caption "..."`;
+
 /** The hint that says how to carry on with a media id once it is ready. */
-export function laterHint(mediaId: string): string {
-  return `It goes on at the service. Once it is ready, post it with: vidpub post --media ${mediaId} --to <destination> --caption "..."`;
+export function laterHint(mediaId: string, postLine: PostLine = placeholderPost): string {
+  return `It goes on at the service. Once it is ready, post it with: ${postLine(mediaId)}`;
+}
+
+/** The hint of a video stopped once uploaded: how to post it. */
+export function postItHint(mediaId: string, postLine: PostLine = placeholderPost): string {
+  return `Post it with: ${postLine(mediaId)}`;
 }
 
 /** A video that failed processing; `code` is the service's (error.code of the record), for the JSON error object. */
@@ -80,6 +93,8 @@ export interface MediaFlowOptions {
   progress?: Progress;
   /** Called as soon as the service has given the video an id (again if a new upload replaces it). */
   onMedia?(media: Media): void;
+  /** The command a hint names to post the video later (default: with placeholders for what is not known). */
+  postLine?: PostLine;
 }
 
 export interface WaitOptions {
@@ -89,6 +104,8 @@ export interface WaitOptions {
   progress?: Progress;
   /** The record we have already (e.g. from complete), to show before the first poll. */
   current?: Media;
+  /** The command a hint names to post the video later. */
+  postLine?: PostLine;
 }
 
 /**
@@ -137,21 +154,21 @@ export async function waitForMedia(session: Session, mediaId: string, opts: Wait
       onTimeout: (m) =>
         new TimeoutError(
           `Stopped waiting (--timeout reached): video ${mediaId} is ${m ? describeMediaState(m) : 'not ready yet'}.`,
-          { hint: laterHint(mediaId), data: m },
+          { hint: laterHint(mediaId, opts.postLine), data: m },
         ),
     });
   } catch (err) {
     // The deadline aborted a look in flight or a pause between looks: the same stop as between looks.
     if (err instanceof TimeoutError && err.data === undefined) {
       throw new TimeoutError(`Stopped waiting (--timeout reached): video ${mediaId} is ${last ? describeMediaState(last) : 'not ready yet'}.`, {
-        hint: laterHint(mediaId),
+        hint: laterHint(mediaId, opts.postLine),
         data: last ?? { id: mediaId },
         cause: err,
       });
     }
     if (isInterruption(err, signal)) {
       throw new InterruptedError(`Interrupted: stopped waiting for video ${mediaId}${last ? `, which is ${describeMediaState(last)}` : ''}.`, {
-        hint: laterHint(mediaId),
+        hint: laterHint(mediaId, opts.postLine),
         data: last,
         cause: err,
       });

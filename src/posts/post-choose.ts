@@ -71,6 +71,8 @@ async function pickOnTerminal(opts: PostOpts, session: Session, all: Destination
         required: true,
       }),
     cancelledText(opts),
+    // Nothing chosen yet: the command as typed asks again (--to skips the question).
+    `Run it again with what was typed: ${postCommandLine(opts)} (or add --to DEST[,DEST...])`,
   );
   const picked = ids.map((id) => {
     const d = active.find((x) => x.id === id)!;

@@ -106,7 +106,7 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   const s = run.opts.source;
   // A draft may be saved before the video is ready; publishing needs it ready.
   at(s.kind === 'url' ? 'importing the video' : s.kind === 'file' ? 'uploading the video' : 'waiting for the video');
-  const media = await obtainMedia(run, known, !(run.opts.draft && !run.opts.wait));
+  const media = await obtainMedia(run, ready, !(run.opts.draft && !run.opts.wait));
   at('creating the post', media);
   let created = false;
   try {

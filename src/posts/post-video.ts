@@ -5,8 +5,8 @@
 import type { Media } from '../api/wire-types.js';
 import { InterruptedError, OutcomeUnknownError, VidpubError } from '../errors.js';
 import type { Session } from '../session/session.js';
-import type { PostOpts } from './post-opts.js';
-import type { PostRun } from './post-run.js';
+import { rerunLine, type PostOpts } from './post-opts.js';
+import type { PostRun, Ready } from './post-run.js';
 
 /** The video given with --media, as the service has it (exit 1 when it failed there); undefined for a file or a link. */
 export async function knownMedia(opts: PostOpts, session: Session): Promise<Media | undefined> {
@@ -20,12 +20,17 @@ export async function knownMedia(opts: PostOpts, session: Session): Promise<Medi
   return known;
 }
 
-/** Uploads, imports or takes the video; waits until it is ready when `ready` is needed. */
-export async function obtainMedia(run: PostRun, known: Media | undefined, ready: boolean): Promise<Media> {
+/**
+ * Uploads, imports or takes the video; waits until it is ready when `ready` is needed. A hint
+ * after a stop names the command that posts the video where this run was to post it.
+ */
+export async function obtainMedia(run: PostRun, chosen: Ready, ready: boolean): Promise<Media> {
   const { session, deadlineMs, key } = run;
   const progress = await session.progress();
   const s = run.opts.source;
-  const common = { idempotencyBase: key.key, wait: ready, deadlineMs, progress };
+  const known = chosen.known;
+  const postLine = (id: string) => rerunLine({ ...run.opts, source: { kind: 'media', id } }, chosen, chosen.caption);
+  const common = { idempotencyBase: key.key, wait: ready, deadlineMs, progress, postLine };
   if (s.kind === 'file') {
     const { uploadFile } = await import('../media/upload-flow.js');
     return uploadFile(session, s.file, common);
@@ -40,7 +45,7 @@ export async function obtainMedia(run: PostRun, known: Media | undefined, ready:
     return media;
   }
   const { waitForMedia } = await import('../media/wait.js');
-  return waitForMedia(session, media.id, { deadlineMs, progress, current: media });
+  return waitForMedia(session, media.id, { deadlineMs, progress, current: media, postLine });
 }
 
 /**

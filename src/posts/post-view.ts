@@ -150,7 +150,7 @@ export function printPost(r: PostResult, out: DataOut): void {
   // A draft is what is about to go out: its caption and each destination's options are shown too.
   const draft = post.status === 'draft';
   if (draft) fields.push([tty ? 'Caption' : 'caption', String(post.caption ?? '')]);
-  for (const line of renderFields(fields, { tty, dim: c.dim })) out.print(line);
+  for (const line of renderFields(fields, { tty, dim: c.dim, width: out.columns })) out.print(line);
 
   const dests = Array.isArray(post.destinations) ? post.destinations : [];
   if (dests.length > 0) {

@@ -121,7 +121,7 @@ describe('a manifest and a caption file: a FIFO or a directory is refused (exit 
       const path = join(scratch(), 'posts.yaml');
       make(path);
       const r = await runCli(['batch', path], { env: emu.env() });
-      expect(r.stderr).toContain(`Error: ${path} is not a file`);
+      expect(r.stderr).toContain(`Error: ${path} is ${what === 'a FIFO' ? 'a pipe (FIFO)' : 'a directory'}, not a regular file`);
       expect(r.code).toBe(2);
       expect(await emu.requests()).toEqual([]);
     });
@@ -130,7 +130,7 @@ describe('a manifest and a caption file: a FIFO or a directory is refused (exit 
       const path = join(scratch(), 'caption.txt');
       make(path);
       const r = await runCli(['post', CLIP, '--to', 'youtube', '--caption-file', path], { env: emu.env() });
-      expect(r.stderr).toContain(`Error: --caption-file ${path} is not a file`);
+      expect(r.stderr).toContain(`Error: --caption-file ${path} is ${what === 'a FIFO' ? 'a pipe (FIFO)' : 'a directory'}, not a regular file\nName a regular file, or - to read stdin.`);
       expect(r.code).toBe(2);
       expect(await emu.requests()).toEqual([]);
     });
@@ -140,7 +140,7 @@ describe('a manifest and a caption file: a FIFO or a directory is refused (exit 
       make(join(dir, 'caption.txt'));
       writeFileSync(join(dir, 'posts.yaml'), `items:\n  - media: med_demo_sample\n    to: youtube\n    caption_file: caption.txt\n`);
       const r = await runCli(['batch', join(dir, 'posts.yaml')], { env: emu.env() });
-      expect(r.stderr).toMatch(/caption_file caption\.txt cannot be read: not a file/);
+      expect(r.stderr).toContain(`caption_file caption.txt cannot be read: ${what === 'a FIFO' ? 'a pipe (FIFO)' : 'a directory'}, not a regular file`);
       expect(r.code).toBe(2);
       expect((await emu.requests()).filter((q) => q.method === 'POST')).toEqual([]);
     });

@@ -99,6 +99,8 @@ describe('vidpub completion SHELL', () => {
     expect(await bashComplete(code, 'vidpub emulator --proc')).toEqual(['--processing-ms']);
     expect(await bashComplete(code, 'vidpub completion ')).toEqual(['bash', 'zsh', 'fish']);
     expect(await bashComplete(code, 'vidpub help pu')).toEqual(['publish']);
+    // The help topic that is not a command.
+    expect(await bashComplete(code, 'vidpub help env')).toEqual(['environment']);
     // A flag's value that is free text: nothing offered.
     expect(await bashComplete(code, 'vidpub post --caption ')).toEqual([]);
   });
@@ -131,23 +133,62 @@ describe('vidpub completion SHELL', () => {
     expect(await bashComplete(code, 'vidpub options dst_demo_youtube ', env)).toEqual([]);
   });
 
-  it('post and video ids come from the journal: status, publish, retry and open complete them (bash; --ids for zsh and fish)', async () => {
+  it('post ids come from the journal, newest first: status also takes video ids; publish, retry and open only post ids (bash, zsh, fish)', async () => {
     const state = mkdtempSync(join(tmpdir(), 'vidpub-completion-state-'));
     const env = { ...emu.env(), VIDPUB_STATE_DIR: state };
-    const made = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'hi', '--draft', '--json'], { env });
-    expect(made.code).toBe(0);
-    const id = (JSON.parse(made.stdout) as { id: string }).id;
+    const made: string[] = [];
+    for (const caption of ['older', 'newer']) {
+      const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', caption, '--draft', '--json'], { env });
+      expect(r.code).toBe(0);
+      made.push((JSON.parse(r.stdout) as { id: string }).id);
+    }
+    const [older, newer] = made as [string, string];
     const ids = await runCli(['completion', 'bash', '--ids'], { env });
     expect(ids.code).toBe(0);
-    expect(ids.stdout).toBe(`${id}\nmed_demo_sample\n`);
+    expect(ids.stdout).toBe(`${newer}\n${older}\n`);
+    const withVideos = await runCli(['completion', 'bash', '--ids', '--video-ids'], { env });
+    expect(withVideos.stdout).toBe(`${newer}\nmed_demo_sample\n${older}\n`);
     const code = await script('bash');
     const shell = shellEnv({ VIDPUB_STATE_DIR: state });
-    for (const cmd of ['status', 'publish', 'retry', 'open']) expect(await bashComplete(code, `vidpub ${cmd} po`, shell)).toEqual([id]);
+    for (const cmd of ['status', 'publish', 'retry', 'open']) expect(await bashComplete(code, `vidpub ${cmd} po`, shell)).toEqual([newer, older]);
+    expect(await bashComplete(code, 'vidpub status ', shell)).toEqual([newer, 'med_demo_sample', older]);
     expect(await bashComplete(code, 'vidpub status med', shell)).toEqual(['med_demo_sample']);
+    // A video id is not what publish, retry and open take: not offered.
+    for (const cmd of ['publish', 'retry', 'open']) expect(await bashComplete(code, `vidpub ${cmd} `, shell)).toEqual([newer, older]);
+    // Shells sort what they offer unless told not to: bash nosort, zsh an unsorted group, fish -k.
+    expect(code).toContain('compopt -o nosort');
     // no journal yet: nothing offered, no error
     expect(await bashComplete(code, 'vidpub status ', shellEnv({ VIDPUB_STATE_DIR: join(state, 'none') }))).toEqual([]);
-    expect(await script('zsh')).toContain('completion zsh --ids');
-    if (has('fish')) expect(await fishCompleter(await script('fish'), shell)('vidpub status po')).toEqual([id]);
+    const zsh = await script('zsh');
+    expect(zsh).toContain('(post) compadd -V ids -- ${(f)"$(command vidpub completion zsh --ids 2>/dev/null)"}');
+    expect(zsh).toContain('(post-or-video) compadd -V ids -- ${(f)"$(command vidpub completion zsh --ids --video-ids 2>/dev/null)"}');
+    if (has('fish')) {
+      const fish = fishCompleter(await script('fish'), shell);
+      expect(await fish('vidpub status ')).toEqual([newer, 'med_demo_sample', older]);
+      expect(await fish('vidpub retry ')).toEqual([newer, older]);
+    }
+  });
+
+  it.skipIf(!has('fish'))('fish: the names offered for a flag do not repeat its description; the flag itself keeps it', async () => {
+    const code = await script('fish');
+    const env = shellEnv(emu.env());
+    const file = join(mkdtempSync(join(tmpdir(), 'vidpub-fish-')), 'vidpub.fish');
+    writeFileSync(file, code);
+    const raw = async (line: string) => {
+      const r = await runAsync('fish', ['--no-config', '-c', `source ${file}; complete -C ${JSON.stringify(line)}`], { env });
+      expect(r.stderr).toBe('');
+      return r.stdout.split('\n').filter(Boolean);
+    };
+    const to = COMMANDS.find((c) => c.name === 'post')!.flags!.find((f) => f.name === 'to')!;
+    const names = await raw('vidpub post --to ');
+    expect(names).toEqual(expect.arrayContaining(['dst_demo_youtube', '@vidpubdemo']));
+    expect(names.filter((n) => n.includes('\t'))).toEqual([]);
+    expect(await raw('vidpub post --t')).toContain(`--to\t${to.description}`);
+    // A choice's values too: the flag's description once, beside the flag.
+    expect((await raw('vidpub batch --format ')).sort()).toEqual(['csv', 'json', 'jsonl', 'yaml']);
+    expect(await raw('vidpub batch --form')).toEqual([expect.stringMatching(/^--format\tyaml, csv, json or jsonl/)]);
+    // A file's value: the shell's own file completion still.
+    expect(await raw('vidpub post --caption-file test/fixtures/READ')).toEqual(['test/fixtures/README.md']);
   });
 
   it('--option completes KEY=VALUE and DEST:KEY=VALUE from the destinations\' options (through the key\'s cache)', async () => {
@@ -336,6 +377,43 @@ describe('completion in a terminal: a comma-separated --to goes on after each na
         expect(await commandLine((c) => c.includes('dst_demo_linkedin'))).toBe('vidpub post clip.mp4 --to dst_demo_tiktok,dst_demo_linkedin');
         await term.type(',');
         expect(await commandLine((c) => c.endsWith(','))).toBe('vidpub post clip.mp4 --to dst_demo_tiktok,dst_demo_linkedin,');
+      } finally {
+        await term.close();
+      }
+    }, 60_000);
+  }
+});
+
+describe('completion in a terminal: post ids newest first, as the journal lists them', () => {
+  for (const shell of ['bash', 'zsh'] as const) {
+    it.skipIf(!has('tmux') || !has(shell))(`${shell}: TAB TAB lists retry's ids newest first, not sorted`, async () => {
+      const state = mkdtempSync(join(tmpdir(), 'vidpub-completion-order-'));
+      const env = { ...emu.env(), VIDPUB_STATE_DIR: state };
+      const ids: string[] = [];
+      // Three posts; the shells would sort their ids, which are random: newest first is the journal's order.
+      for (const caption of ['one', 'two', 'three']) {
+        const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', caption, '--draft', '--json'], { env });
+        expect(r.code).toBe(0);
+        ids.unshift((JSON.parse(r.stdout) as { id: string }).id);
+      }
+      const file = join(mkdtempSync(join(tmpdir(), `vidpub-${shell}-`)), `vidpub.${shell}`);
+      writeFileSync(file, await script(shell));
+      const term = await startTmuxShell(INTERACTIVE[shell]!.argv, shellEnv({ ...emu.env(), VIDPUB_STATE_DIR: state }));
+      try {
+        await term.type(`${INTERACTIVE[shell]!.setup(file)}; printf '%s\\n' RE''ADY`);
+        await term.press('Enter');
+        expect(await term.waitForLine((l) => l === 'READY'), (await term.screen()).join('\n')).toBe('READY');
+        await term.type('vidpub retry ');
+        await term.press('Tab');
+        // The ids share "post_": the first TAB inserts it (once the script has them); then TAB TAB lists them.
+        expect(await term.waitForLine((l) => /vidpub retry post_\s*$/.test(l), 15_000), (await term.screen()).join('\n')).toBeDefined();
+        await term.press('Tab');
+        await term.press('Tab');
+        const listed = await term.waitForLine((l) => ids.every((id) => l.includes(id)), 15_000);
+        expect(listed, (await term.screen()).join('\n')).toBeDefined();
+        const at = ids.map((id) => listed!.indexOf(id));
+        expect(at).toEqual([...at].sort((a, b) => a - b));
+        expect(listed).not.toContain('med_');
       } finally {
         await term.close();
       }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { ROOT, ensureBuilt, runAsync } from '../support/build.js';
+import { brokenLinks, manualPages } from '../docs/pages.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
@@ -44,7 +45,7 @@ describe('npm pack', () => {
     expect(pkg.bin).toEqual({ vidpub: 'bin/vidpub.js' });
   });
 
-  it('holds the bin, the bundles, the fast path and the demo video, and nothing else', () => {
+  it('holds the bin, the bundles, the fast path, the demo video and the manual, and nothing else', () => {
     const paths = packed.files.map((f) => f.path).sort();
     const expected = [
       'README.md',
@@ -62,10 +63,13 @@ describe('npm pack', () => {
       // The man pages (package.json "man"), generated from the registry.
       ...pkg.man.map((m) => m.replace(/^\.\//, '')),
       'package.json',
+      // The manual: the README's and the changes' links reach the guides and the reference.
+      'CHANGELOG.md',
+      ...manualPages().filter((p) => p.startsWith('docs/')),
     ].sort();
     expect(paths.filter((p) => p !== 'LICENSE')).toEqual(expected);
     // No tests, sources, source maps, or anything that may hold a secret.
-    expect(paths.filter((p) => /^(test|src|bench|scripts|docs)\/|\.map$|\.ts$|(^|\/)\.env|\.npmrc|\.pem$|\.key$|id_rsa|config\.json$/.test(p))).toEqual([]);
+    expect(paths.filter((p) => /^(test|src|bench|scripts)\/|\.map$|\.ts$|(^|\/)\.env|\.npmrc|\.pem$|\.key$|id_rsa|config\.json$/.test(p))).toEqual([]);
     // The demo video is the real clip.
     expect(packed.files.find((f) => f.path === 'dist/assets/clip.mp4')!.size).toBe(readFileSync(join(ROOT, 'test/fixtures/clip.mp4')).length);
   });
@@ -75,6 +79,12 @@ describe('npm pack', () => {
     const tgz = join(dir, packed.filename);
     const install = await runAsync(npm, ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tgz], { env, timeoutMs: 120_000 });
     expect(install.status, install.stderr).toBe(0);
+    // Every dependency installed (npm ignores the package's "overrides" when it is installed) runs on
+    // the Node the package says it needs: no EBADENGINE. (npm 11 may still warn that the package's
+    // prepare script is not in allowScripts: it does not run for a tarball; that warning is npm's.)
+    const output = `${install.stdout}${install.stderr}`;
+    expect(output).not.toMatch(/EBADENGINE|engine/i);
+    expect(output.split('\n').filter((l) => /npm warn/i.test(l) && !/install-scripts/.test(l))).toEqual([]);
     const installed = join(prefix, 'lib', 'node_modules', pkg.name);
     const deps = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).devDependencies as Record<string, string>;
     for (const dev of ['vitest', 'typescript', 'esbuild', 'eslint']) {
@@ -92,6 +102,14 @@ describe('npm pack', () => {
     for (const c of COMMANDS) expect(help.stdout).toContain(`  ${c.name}`);
     // A command through the full parser, and the whole job from the installed files
     // (the emulator's fastify from the installed dependencies, the packed sample video).
+    // The manual installed: every relative link of the README, the changes and the guides reaches an installed file and heading.
+    const pages = manualPages(installed);
+    expect(pages).toEqual(expect.arrayContaining(['README.md', 'CHANGELOG.md', 'docs/getting-started.md', 'docs/commands/README.md']));
+    expect(pages.flatMap((page) => brokenLinks(installed, page).map((b) => `${page}: ${b}`))).toEqual([]);
+    // The reference of environment variables, through the full parser.
+    const envHelp = await runAsync(vidpub, ['help', 'environment'], { env: runEnv, cwd: dir });
+    expect(envHelp.status, envHelp.stderr).toBe(0);
+    expect(envHelp.stdout).toMatch(/^VIDPUB_API_KEY\b/m);
     const noKey = await runAsync(vidpub, ['me'], { env: runEnv, cwd: dir });
     expect(noKey.status).toBe(3);
     expect(noKey.stderr).toMatch(/Error: /);

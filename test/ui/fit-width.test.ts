@@ -31,10 +31,31 @@ describe('renderTable at a width', () => {
     expect(lines[1]).toBe('post_0123456789abcdef  completed  A caption long enough to…');
   });
 
-  it('where even that does not fit, the rightmost free-text columns are left out and the last one left is cut', () => {
+  it('where even that does not fit, each row is stacked as "Header: value" lines, every column kept', () => {
     const two = [...columns.slice(0, 2), { header: 'Where', value: () => 'somewhere far away', shrink: true }, columns[2]!];
     const lines = renderTable(rows, two, { tty: true, width: 40 });
-    expect(lines).toEqual(['ID                     STATUS     WHERE', 'post_0123456789abcdef  completed  somew…']);
+    expect(lines).toEqual([
+      'Id:      post_0123456789abcdef',
+      'Status:  completed',
+      'Where:   somewhere far away',
+      'Caption: A caption long enough to need',
+      '         cutting at sixty columns wide',
+    ]);
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(40);
+  });
+
+  it('never cuts a handle, an id or a URL inside: a cell is cut at a space only', () => {
+    const dests = [{ id: 'post_0123456789abcdef', where: '@vidpubdemo (youtube) published, @vidpub.demo (tiktok) failed' }];
+    const cols = [
+      { header: 'Id', value: (r: (typeof dests)[0]) => r.id },
+      { header: 'Destinations', value: (r: (typeof dests)[0]) => r.where, shrink: true },
+    ];
+    const lines = renderTable(dests, cols, { tty: true, width: 60 });
+    expect(lines[1]).toBe('post_0123456789abcdef  @vidpubdemo (youtube) published…');
+    // Room for less than the first handle: stacked, not "@vidpu…".
+    const narrow = renderTable(dests, cols, { tty: true, width: 30 });
+    expect(narrow.join('\n')).not.toContain('…');
+    expect(narrow[0]).toBe('Id:           post_0123456789abcdef');
   });
 
   it('without a width (or wide enough), nothing is cut; a pipe is never cut', () => {

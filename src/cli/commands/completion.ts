@@ -11,16 +11,20 @@ interface CompletionOpts {
   destinations: boolean;
   optionValues: boolean;
   ids: boolean;
+  videoIds: boolean;
 }
 
 /** How many of the latest posts the scripts offer the ids of. */
 const IDS_OFFERED = 50;
 
-/** The ids of the latest posts made here (and of their videos), newest first, from the journal: empty without one. */
-async function journalIds(inv: Invocation): Promise<string[]> {
+/**
+ * The ids of the latest posts made here, newest first, from the journal: empty without one.
+ * With `videos` (what `status` takes), each post's video id follows the post's.
+ */
+async function journalIds(inv: Invocation, videos: boolean): Promise<string[]> {
   try {
     const posts = (await inv.session.journal?.history({ limit: IDS_OFFERED, profile: inv.globals.profile })) ?? [];
-    const ids = [...posts.map((p) => p.post_id), ...posts.map((p) => p.media_id)];
+    const ids = posts.flatMap((p) => (videos ? [p.post_id, p.media_id] : [p.post_id]));
     return [...new Set(ids.filter((n) => typeof n === 'string' && SAFE_NAME.test(n)))];
   } catch {
     return [];
@@ -95,11 +99,11 @@ export default defineCommand<'completion', CompletionOpts, CompletionResult>({
     if (!shell) {
       throw new UsageError(`unknown shell "${sanitize(args[0])}": use bash, zsh or fish`, { hint: 'For example: source <(vidpub completion bash)' });
     }
-    return { shell, destinations: flags.destinations, optionValues: flags.optionValues, ids: flags.ids };
+    return { shell, destinations: flags.destinations, optionValues: flags.optionValues, ids: flags.ids, videoIds: flags.videoIds };
   },
   async run(opts, inv) {
     if (opts.destinations) return { kind: 'names', names: await destinationNames(inv) };
-    if (opts.ids) return { kind: 'names', names: await journalIds(inv) };
+    if (opts.ids) return { kind: 'names', names: await journalIds(inv, opts.videoIds) };
     if (opts.optionValues) return { kind: 'names', names: await optionValues(inv) };
     return { kind: 'script', text: completionScript(opts.shell, inv.ctx.version) };
   },

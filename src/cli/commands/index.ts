@@ -188,7 +188,7 @@ const ENTRIES = [
     name: 'status',
     summary: "Show a post and each destination's status, or a video's",
     group: 'posts',
-    args: [{ name: 'id', kind: 'post', required: false }],
+    args: [{ name: 'id', kind: 'post-or-video', required: false }],
     flags: [
       { name: 'wait', description: 'poll until every destination is published, failed or cancelled (a video: ready or failed)' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole command may take, the wait of --wait included (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
@@ -297,7 +297,8 @@ const ENTRIES = [
     flags: [
       { name: 'destinations', hidden: true, description: 'print destination names, one per line (used by the scripts)' },
       { name: 'option-values', hidden: true, description: 'print KEY=VALUE and DEST:KEY=VALUE of the destinations\' options, one per line (used by the scripts)' },
-      { name: 'ids', hidden: true, description: 'print the ids of the posts and videos made here, newest first, one per line (used by the scripts)' },
+      { name: 'ids', hidden: true, description: 'print the ids of the posts made here, newest first, one per line (used by the scripts)' },
+      { name: 'video-ids', hidden: true, description: 'with --ids: each post\'s video id after its id (used by the scripts for status)' },
     ],
   },
   { name: 'mcp', summary: 'Run a local MCP server (stdio) for AI assistants', group: 'tools' },

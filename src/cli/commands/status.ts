@@ -66,7 +66,7 @@ export default defineCommand<'status', AnyStatusOpts & { web: boolean }, StatusD
     if (typeof m.size_bytes === 'number') fields.push(tty ? ['Size', formatSize(m.size_bytes)] : ['size_bytes', String(m.size_bytes)]);
     if (typeof m.duration_sec === 'number') fields.push(tty ? ['Duration', `${m.duration_sec} s`] : ['duration_sec', `${m.duration_sec}`]);
     if (m.error) fields.push([tty ? 'Error' : 'error', sanitize(`${m.error.message ?? ''}${m.error.code ? ` (${m.error.code})` : ''}`)]);
-    for (const line of renderFields(fields, { tty, dim: inv.out.colors.dim })) inv.print(line);
+    for (const line of renderFields(fields, { tty, dim: inv.out.colors.dim, width: inv.out.columns })) inv.print(line);
   },
   json: (data) => {
     const d = normalize(data);

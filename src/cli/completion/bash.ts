@@ -140,7 +140,9 @@ ${cases}
   elif (( n == 0 )); then
     case "$positional" in
       destination) words="$(__vidpub_destinations)" ;;
-      post) words="$(command vidpub completion bash --ids 2>/dev/null)" ;;
+      # Newest first, as the journal lists them: not sorted (bash 4.4 and later).
+      post) words="$(command vidpub completion bash --ids 2>/dev/null)"; compopt -o nosort 2>/dev/null ;;
+      post-or-video) words="$(command vidpub completion bash --ids --video-ids 2>/dev/null)"; compopt -o nosort 2>/dev/null ;;
       file) compopt -o default 2>/dev/null; COMPREPLY=(); return 0 ;;
       choice) words="$(__vidpub_choices "$cmd" "")" ;;
       command) words=${shq(commandWords)} ;;

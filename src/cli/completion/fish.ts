@@ -12,21 +12,29 @@ function valueArguments(v: FlagSpec | ArgSpec, m: CompletionModel): string | und
   const words = (source: string) => (list ? `'(${source} | __vidpub_list)'` : `'(${source})'`);
   if (kind === 'destination') return `-f -a ${words('__vidpub_destinations')}`;
   if (kind === 'option') return `-f -a ${words('__vidpub_names --option-values')}`;
-  if (kind === 'post') return `-f -a '(command vidpub completion fish --ids 2>/dev/null)'`;
+  // Newest first, as the journal lists them (-k: fish keeps the order).
+  if (kind === 'post') return `-k -f -a '(command vidpub completion fish --ids 2>/dev/null)'`;
+  if (kind === 'post-or-video') return `-k -f -a '(command vidpub completion fish --ids --video-ids 2>/dev/null)'`;
   if (kind === 'file') return '-F';
   const choices = choicesOf({ kind, choices: v.choices }, m);
   if (choices.length) return list ? `-f -a ${words(`string join \\n ${choices.join(' ')}`)}` : `-f -a ${fishq(choices.join(' '))}`;
   return undefined;
 }
 
-function fishFlag(f: FlagSpec, m: CompletionModel, condition?: string): string {
+/**
+ * A flag's lines. Its values are on a line of their own, without -d: fish shows a line's
+ * description beside every value it offers, so the flag's (on the line after) would be repeated
+ * beside each name; fish takes the flag's description from the second line.
+ */
+function fishFlag(f: FlagSpec, m: CompletionModel, condition?: string): string[] {
   const parts = ['complete -c vidpub'];
   if (condition) parts.push(`-n ${fishq(condition)}`);
   if (f.short) parts.push(`-s ${f.short}`);
   parts.push(`-l ${f.name}`);
-  if (f.value !== undefined) parts.push('-r', valueArguments(f, m) ?? '-f');
-  parts.push(`-d ${fishq(f.description)}`);
-  return parts.join(' ');
+  if (f.value === undefined) return [[...parts, `-d ${fishq(f.description)}`].join(' ')];
+  const values = valueArguments(f, m);
+  const described = [...parts, '-r', ...(values === '-F' ? [] : ['-f']), `-d ${fishq(f.description)}`].join(' ');
+  return values ? [[...parts, '-r', values].join(' '), described] : [described];
 }
 
 /** The script's functions that the registry does not shape: destinations from the service, comma-separated lists. */
@@ -79,10 +87,10 @@ export function fishScript(m: CompletionModel, version: string): string {
   const skipGlobals = [...GLOBAL_VALUE_FLAGS].join(' ');
   const lines: string[] = [];
   for (const c of m.commands) lines.push(`complete -c vidpub -n __vidpub_needs_command -f -a ${c.name} -d ${fishq(c.summary)}`);
-  for (const f of m.globals) lines.push(fishFlag(f, m));
+  for (const f of m.globals) lines.push(...fishFlag(f, m));
   for (const c of m.commands) {
     const cond = `__vidpub_using_command ${c.name}`;
-    for (const f of c.flags) lines.push(fishFlag(f, m, cond));
+    for (const f of c.flags) lines.push(...fishFlag(f, m, cond));
     const positional = c.positional && valueArguments(c.positional, m);
     if (positional) lines.push(`complete -c vidpub -n ${fishq(cond)} ${positional}`);
   }

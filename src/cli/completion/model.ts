@@ -32,17 +32,22 @@ function visible(flags: readonly FlagSpec[] | undefined): FlagSpec[] {
   return (flags ?? []).filter((f) => !f.hidden).map((f) => ({ ...f, description: sanitize(f.description) }));
 }
 
-/** `vidpub help COMMAND` is not in the registry (it is `vidpub COMMAND --help`) but is completed like one. */
-const HELP_COMMAND: CommandInfo = {
-  name: 'help',
-  summary: 'Show help for a command',
-  flags: [],
-  positional: { name: 'command', kind: 'command', required: false },
-};
+/** The help topics that are not commands: `vidpub help environment`. */
+export const HELP_TOPICS = ['environment'] as const;
+
+/** `vidpub help COMMAND` is not in the registry (it is `vidpub COMMAND --help`) but is completed like one, with the topics too. */
+function helpCommand(): CommandInfo {
+  return {
+    name: 'help',
+    summary: 'Show help for a command, or a topic (environment)',
+    flags: [],
+    positional: { name: 'command', kind: 'choice', choices: [...COMMANDS.map((c) => c.name), ...HELP_TOPICS], required: false },
+  };
+}
 
 export function completionModel(): CompletionModel {
   const commands = COMMANDS.map((c) => ({ name: c.name, summary: c.summary, flags: visible(c.flags), positional: c.args?.[0] }));
-  return { commands: [...commands, HELP_COMMAND], globals: visible([VERSION_FLAG, ...GLOBAL_FLAGS, HELP_FLAG]) };
+  return { commands: [...commands, helpCommand()], globals: visible([VERSION_FLAG, ...GLOBAL_FLAGS, HELP_FLAG]) };
 }
 
 /** What a flag's value is; undefined for a switch. */

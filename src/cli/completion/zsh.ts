@@ -130,7 +130,9 @@ ${cases}
   elif (( n == 0 )); then
     case $positional in
       (destination) __vidpub_destinations 0 ;;
-      (post) __vidpub_add 0 \${(f)"$(command vidpub completion zsh --ids 2>/dev/null)"} ;;
+      # Newest first, as the journal lists them: an unsorted group (-V).
+      (post) compadd -V ids -- \${(f)"$(command vidpub completion zsh --ids 2>/dev/null)"} ;;
+      (post-or-video) compadd -V ids -- \${(f)"$(command vidpub completion zsh --ids --video-ids 2>/dev/null)"} ;;
       (file) _files ;;
       (choice) __vidpub_add 0 \${=$(__vidpub_choices $cmd '')} ;;
       (command) _describe -t commands 'command' commands ;;

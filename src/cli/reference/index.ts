@@ -3,6 +3,7 @@
  * man pages under man/, by their path from the repository's root. Written by
  * scripts/gen-reference.mjs (`npm run docs:gen`), which bundles this file.
  */
+import { environmentMarkdown } from './environment-page.js';
 import { exitCodesMarkdown, commandMarkdown, globalFlagsMarkdown, indexMarkdown } from './markdown.js';
 import { gatherReference } from './model.js';
 import { commandPage, rootPage } from './roff.js';
@@ -16,6 +17,7 @@ export async function renderReference(version: string): Promise<Map<string, stri
   files.set('docs/commands/README.md', indexMarkdown(ref));
   files.set('docs/commands/global-flags.md', globalFlagsMarkdown(ref));
   files.set('docs/commands/exit-codes.md', exitCodesMarkdown(ref));
+  files.set('docs/commands/environment.md', environmentMarkdown());
   files.set('man/vidpub.1', rootPage(ref));
   for (const c of ref.commands) {
     files.set(`docs/commands/vidpub-${c.name}.md`, commandMarkdown(c));

@@ -12,7 +12,7 @@ import type { CommandDoc, FlagDoc, Reference } from './model.js';
 /** Where the exit codes are explained at length, with examples of each (from docs/commands/). */
 export const EXIT_CODES_GUIDE = '../reliability.md#exit-codes';
 
-const GENERATED = '<!-- Generated from the command registry by scripts/gen-reference.mjs: do not edit; run `npm run docs:gen`. -->';
+export const GENERATED = '<!-- Generated from the command registry by scripts/gen-reference.mjs: do not edit; run `npm run docs:gen`. -->';
 
 /** Prose for Markdown: what would be read as markup (a table's |, an HTML tag, emphasis, code) is escaped. */
 export function mdText(text: string): string {
@@ -81,7 +81,8 @@ export function commandMarkdown(c: CommandDoc): string {
 export function indexMarkdown(ref: Reference): string {
   const lines = [GENERATED, '', '# Command reference', '', mdText(ref.description), ''];
   lines.push(
-    'Every command takes the [global flags](global-flags.md) too; the [exit codes](exit-codes.md) mean the same for all.',
+    'Every command takes the [global flags](global-flags.md) too; the [exit codes](exit-codes.md) mean the same for all,',
+    'and so do the [environment variables](environment.md) vidpub reads.',
     'Each page is also a man page (`man ./man/vidpub-post.1` in a checkout; `man vidpub-post` once installed),',
     'and says what `vidpub help COMMAND` says.',
     '',

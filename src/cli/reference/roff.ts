@@ -5,6 +5,7 @@
 import { wrapCommand } from '../../ui/wrap.js';
 import type { CommandDoc, FlagDoc, Reference } from './model.js';
 import type { ExitCodeDoc } from './exit-codes.js';
+import { ENVIRONMENT, ENVIRONMENT_INTRO, plainEnvText } from '../environment.js';
 
 /** Width examples are broken to (with " \" continuations, as help does), inside the man page's indent. */
 const EXAMPLE_WIDTH = 72;
@@ -44,6 +45,16 @@ function examples(list: readonly string[]): string[] {
 
 function exitStatus(codes: readonly ExitCodeDoc[]): string[] {
   return ['.SH "EXIT STATUS"', ...codes.flatMap((e) => ['.TP', `\\fB${e.code}\\fR`, roffText(e.meaning)])];
+}
+
+/** ENVIRONMENT: the list of src/cli/environment.ts, as `vidpub help environment` shows it. */
+function environment(): string[] {
+  const lines = ['.SH ENVIRONMENT', roffText(ENVIRONMENT_INTRO)];
+  for (const g of ENVIRONMENT) {
+    lines.push(`.SS "${roffText(g.title)}"`);
+    for (const v of g.vars) lines.push('.TP', `\\fB${roffText(v.name)}\\fR`, roffText(plainEnvText(v)));
+  }
+  return lines;
 }
 
 function header(page: string, ref: Reference): string[] {
@@ -93,6 +104,7 @@ export function rootPage(ref: Reference): string {
     ...flagList(ref.globalFlags),
     ...examples(ref.examples),
     ...exitStatus(ref.exitCodes),
+    ...environment(),
     '.SH "SEE ALSO"',
     ref.commands.map((c) => `\\fB${roffText(`vidpub-${c.name}`)}\\fR(1)`).join(', '),
   ];

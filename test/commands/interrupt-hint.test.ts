@@ -1,0 +1,49 @@
+/**
+ * Ctrl-C (a real SIGINT to the real bin) while `post` waits for its video to
+ * be processed: the next step names the run's own destinations, options and
+ * caption, shell-quoted, not `<destination>` and `"..."`. `upload`, which
+ * knows neither, keeps the placeholders.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../support/build.js';
+import { tempConfigDir } from '../support/cli.js';
+import { useEmulator } from '../support/emulator.js';
+import { spawnWatched } from '../support/spawned.js';
+
+// Processing takes 10 minutes: the run is always still waiting when it is interrupted.
+const emu = useEmulator({ processingMs: 600_000, publishMs: 20 });
+
+beforeAll(() => ensureBuilt());
+
+function interruptedAt(args: string[], when: RegExp) {
+  const run = spawnWatched(args, { ...emu.env(), VIDPUB_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' }, { guardMs: 60_000 });
+  let sent = false;
+  run.onStderr((all) => {
+    if (!sent && when.test(all)) {
+      sent = true;
+      run.kill('SIGINT');
+    }
+  });
+  return run.ended;
+}
+
+describe('the next step after Ctrl-C while the video is processing', () => {
+  it('post: exit 130, the command that posts the video names the destinations, options and caption, shell-quoted', async () => {
+    const r = await interruptedAt(
+      ['post', 'test/fixtures/clip.mp4', '--to', 'youtube,tiktok', '--option', 'tiktok:privacy=SELF_ONLY', '--caption', "It's done", '--no-input'],
+      /Processing/,
+    );
+    expect(r.code, r.stderr).toBe(130);
+    const id = /stopped waiting for video (med_\w+)/.exec(r.stderr)![1]!;
+    expect(r.stderr).toContain(
+      `Once it is ready, post it with: vidpub post --media ${id} --to youtube,tiktok --caption 'It'\\''s done' --option tiktok:privacy=SELF_ONLY\n`,
+    );
+    expect(r.stderr).not.toMatch(/<destination>|"\.\.\."/);
+  });
+
+  it('upload: exit 130, the destinations and caption are not known: placeholders', async () => {
+    const r = await interruptedAt(['upload', 'test/fixtures/clip.mp4'], /Processing/);
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.stderr).toMatch(/Once it is ready, post it with: vidpub post --media med_\w+ --to <destination> --caption "\.\.\."\n/);
+  });
+});
