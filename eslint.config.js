@@ -11,10 +11,11 @@ import importX, { createNodeResolver } from 'eslint-plugin-import-x';
  * may import one another as long as no circle forms (import-x/no-cycle).
  * The developers' guide names six bands: cli; batch; the flows (posts, media,
  * mcp); session; the services (api, ui, config, journal, cache, emulator); the
- * base (util, core, time, errors.ts). Where today's code already points one way
+ * base (util, core, time, errors.ts, exit-codes.ts). Where today's code already points one way
  * inside a band, the list keeps that order so it cannot turn round: media/
  * serves posts/ and mcp/; journal/, ui/ and the emulator use api/; api/ uses
- * config/ and cache/; util/ and time/ use errors.ts, which imports nothing.
+ * config/ and cache/; util/ and time/ use errors.ts, which imports only
+ * exit-codes.ts (the table of exit codes: data, which imports nothing).
  * The emulator, a program of its own, heads its band so that journal/ and ui/
  * cannot pull it (and Fastify) into the CLI.
  * Every folder and file directly in src/ must have a place here.
@@ -32,6 +33,7 @@ const LAYERS = [
   ['config', 'cache'],
   ['core', 'util', 'time'],
   ['errors.ts'],
+  ['exit-codes.ts'],
 ];
 
 export default tseslint.config(

@@ -114,6 +114,10 @@ if (fastCode !== undefined) {
   // code says which signal it was (130, 143, 129). A second signal does not
   // wait for the clean-up.
   const controller = new AbortController();
+  // The codes of src/exit-codes.ts's table (its rows with a signal). Written out here, not read
+  // from there: this file is CommonJS outside the bundles and listens before any of them is
+  // loaded, and a file of dist/ made for it would be one more file to load on every run.
+  // test/docs/exit-codes.test.ts fails while these differ from the table.
   const EXIT_CODES = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
   let interrupts = 0;
   const onSignal = (signal) => {

@@ -1,33 +1,11 @@
 /**
  * The one error hierarchy of vidpub, and the one place that maps it to exit
- * codes (documented in docs/reliability.md):
- *
- *   0 ok · 1 unexpected or service error · 2 usage or invalid input ·
- *   3 authentication or permission · 4 rate limited and not waited out ·
- *   5 not found · 6 the work finished but failed · 7 stopped waiting (timeout) ·
- *   8 post blocked by issues of severity error · 9 outcome unknown (a write
- *   was sent and no answer came) · 10 the post's state does not allow it
- *   (publishing a completed post) · 130 interrupted (SIGINT) · 143 (SIGTERM) ·
- *   129 (SIGHUP)
+ * codes (exitCodeOf). The codes, what each means and which commands end with
+ * it are the table of ./exit-codes.ts; each class takes its code from there.
  */
+import { ExitCode, signalExitCode, type ExitCodeValue } from './exit-codes.js';
 
-export const ExitCode = {
-  OK: 0,
-  ERROR: 1,
-  USAGE: 2,
-  AUTH: 3,
-  RATE_LIMITED: 4,
-  NOT_FOUND: 5,
-  FAILED: 6,
-  TIMEOUT: 7,
-  BLOCKED: 8,
-  OUTCOME_UNKNOWN: 9,
-  CONFLICT: 10,
-  INTERRUPTED: 130,
-  HANGUP: 129,
-  TERMINATED: 143,
-} as const;
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+export { ExitCode, type ExitCodeValue };
 
 export interface VidpubErrorOptions {
   /** A line telling the user what to do next. */
@@ -244,17 +222,13 @@ export function signalOf(signal: AbortSignal | undefined): string | undefined {
 
 /**
  * The one mapping from an error to an exit code: the error's own code, except
- * that an interruption says which signal stopped it (130 SIGINT, 143 SIGTERM,
- * 129 SIGHUP). An unknown outcome stays 9 whatever stopped it: that a write
- * may have happened matters more to a script than why it stopped.
+ * that an interruption says which signal stopped it (the table's code for the
+ * signal: 143 for SIGTERM, 129 for SIGHUP). An unknown outcome stays 9 whatever
+ * stopped it: that a write may have happened matters more to a script than why it stopped.
  */
 export function exitCodeOf(err: unknown, processSignal?: AbortSignal): number {
   if (!(err instanceof VidpubError)) return ExitCode.ERROR;
-  if (err instanceof InterruptedError) {
-    const name = signalOf(processSignal);
-    if (name === 'SIGTERM') return ExitCode.TERMINATED;
-    if (name === 'SIGHUP') return ExitCode.HANGUP;
-  }
+  if (err instanceof InterruptedError) return signalExitCode(signalOf(processSignal)) ?? err.exitCode;
   return err.exitCode;
 }
 

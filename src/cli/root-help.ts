@@ -1,9 +1,10 @@
 /**
- * The root help (`vidpub --help`), rendered from the registry and the global
- * flags without commander or chalk. main.ts prints it for commander
+ * The root help (`vidpub --help`), rendered from the registry, the global
+ * flags and the table of exit codes without commander or chalk. main.ts prints it for commander
  * (program.helpInformation) and the fast path (./fast-path.ts) prints it
  * without the CLI, so both are the same text.
  */
+import { EXIT_CODES } from '../exit-codes.js';
 import { COMMANDS, commandTerm, type CommandEntry } from './commands/index.js';
 import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, flagTerm, type FlagSpec } from './flags.js';
 
@@ -32,17 +33,27 @@ export function examplesText(examples: readonly string[]): string {
   return examples.length ? `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n` : '';
 }
 
-export function exitCodesText(): string {
-  return [
-    '',
-    'Exit codes:',
-    '  0 ok · 1 error · 2 usage or invalid input · 3 authentication or permission',
-    '  4 rate limited · 5 not found · 6 finished but failed · 7 timed out waiting',
-    '  8 blocked by issues · 9 outcome unknown (rerun with the printed key)',
-    '  10 state conflict (publishing a post already published)',
-    '  130 interrupted · 143 terminated (SIGTERM) · 129 hung up (SIGHUP)',
-    '',
-  ].join('\n');
+/** The exit codes' lines are no wider than this, on a wider terminal too: a list is read down, not across. */
+const EXIT_CODES_WIDTH = 80;
+
+/**
+ * The "Exit codes:" of the root help, from the table (src/exit-codes.ts): "0 ok · 1 …",
+ * as many to a line as fit in `columns` (at most EXIT_CODES_WIDTH), in the table's order.
+ */
+export function exitCodesText(columns: number): string {
+  const width = Math.min(columns, EXIT_CODES_WIDTH);
+  const lines: string[] = [];
+  let line = '';
+  for (const { code, meaning } of EXIT_CODES) {
+    const entry = `${code} ${meaning}`;
+    if (line && 2 + line.length + 3 + entry.length > width) {
+      lines.push(line);
+      line = '';
+    }
+    line = line ? `${line} · ${entry}` : entry;
+  }
+  lines.push(line);
+  return ['', 'Exit codes:', ...lines.map((l) => `  ${l}`), ''].join('\n');
 }
 
 /** The width help text is wrapped to, from the terminal's. */
@@ -105,7 +116,7 @@ export function renderRootHelp(columns: number | undefined): string {
     out.join('\n') +
     '\n' +
     examplesText(ROOT_EXAMPLES) +
-    exitCodesText() +
+    exitCodesText(width) +
     '\nRun "vidpub COMMAND --help" for a command\'s flags,\n"vidpub help environment" for the environment variables it reads.\n'
   );
 }

@@ -7,6 +7,7 @@ import { loadCommand } from '../../src/cli/commands/load.js';
 import { fastPath } from '../../src/cli/fast-path.js';
 import { GLOBAL_FLAGS, flagTerm } from '../../src/cli/flags.js';
 import { ROOT_EXAMPLES, renderRootHelp } from '../../src/cli/root-help.js';
+import { EXIT_CODES } from '../../src/exit-codes.js';
 import { runCli } from '../support/cli.js';
 import { ROOT, ensureBuilt, runAsync, BIN } from '../support/build.js';
 
@@ -34,9 +35,9 @@ describe('vidpub --help (the root help)', () => {
     expect(text).toMatch(/^Examples:$/m);
     for (const e of ROOT_EXAMPLES) expect(text).toContain(`  $ ${e}\n`);
     expect(text).toMatch(/^Exit codes:$/m);
-    for (const code of ['0 ok', '1 error', '2 usage or invalid input', '3 authentication or permission', '4 rate limited', '5 not found', '6 finished but failed', '7 timed out waiting', '8 blocked by issues', '9 outcome unknown', '130 interrupted', '143 terminated', '129 hung up']) {
-      expect(text).toContain(code);
-    }
+    // Each from the table of exit codes (test/docs/exit-codes.test.ts checks their order and that there is no other).
+    for (const { code, meaning } of EXIT_CODES) expect(text).toContain(`${code} ${meaning}`);
+    expect(text).toContain('9 outcome unknown');
   });
 
   it('wraps long descriptions to the terminal width, aligned under the description column', () => {

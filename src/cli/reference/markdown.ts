@@ -104,8 +104,15 @@ export function globalFlagsMarkdown(ref: Reference): string {
   return lines.join('\n') + '\n';
 }
 
+/** The commands that end with a code, each a link to its page: "every command" for all of them. */
+function commandsCell(names: readonly string[], ref: Reference): string {
+  if (names.length === ref.commands.length) return 'every command';
+  return names.map((name) => `[${name}](vidpub-${name}.md)`).join(', ');
+}
+
 export function exitCodesMarkdown(ref: Reference): string {
-  const lines = [GENERATED, '', '# Exit codes', '', ...exitTable(ref.exitCodes), ''];
+  const lines = [GENERATED, '', '# Exit codes', '', '| Code | Meaning | Commands |', '|---|---|---|'];
+  lines.push(...ref.exitCodes.map((e) => `| ${e.code} | ${mdText(e.meaning)} | ${commandsCell(e.commands, ref)} |`), '');
   lines.push(`Each command's page lists those it can end with. [Exit codes](${EXIT_CODES_GUIDE}) in the manual says more, with examples of each.`);
   lines.push('', '[All commands](README.md)');
   return lines.join('\n') + '\n';

@@ -1,8 +1,8 @@
 /**
  * The command reference as data, gathered from where help reads it: the
  * registry (names, arguments, flags, defaults), each command's module (its
- * description and examples) and the root help (description, examples, exit
- * codes). The Markdown pages and the man pages are both rendered from this,
+ * description and examples), the root help (description, examples) and the
+ * table of exit codes (src/exit-codes.ts). The Markdown pages and the man pages are both rendered from this,
  * so they and `vidpub help COMMAND` say the same.
  */
 import { COMMANDS, type CommandEntry } from '../commands/index.js';
