@@ -119,7 +119,8 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
     session: {
       client: getClient,
       clock: ctx.clock,
-      startedAt: ctx.startedAt ?? ctx.clock.now(),
+      // The process's start; none given (a command run in-process), post-flow takes the clock's time when it starts.
+      startedAt: ctx.startedAt,
       signal: ctx.signal,
       log,
       quiet: globals.quiet,
