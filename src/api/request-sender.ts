@@ -25,8 +25,8 @@ import { AuthError, DeadlineReached, RateLimitError, ServiceError } from '../err
 import { formatDuration } from '../time/duration.js';
 import { nodeCrypto } from '../util/lazy-builtins.js';
 import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, stoppedError, type BackoffPolicy, type NoticeSink } from './backoff.js';
-import { attachMeta, type ClientSettings, type HttpMethod, type RequestOptions, type ResponseMeta } from './client.js';
-import { withKeyHint, type KeyOrigin } from './credentials.js';
+import { attachMeta, type HttpMethod, type RequestOptions, type ResponseMeta } from './client.js';
+import { withKeyHint } from './credentials.js';
 import { createDebugLogger, redactUrl, type DebugLogger } from './debug.js';
 import { errorFromResponse, header, isRetryableNetworkError, networkError, parseErrorBody, redactSecrets, type ResponseInfo } from './http-errors.js';
 import { Pacer, kindOf, type RequestKind } from './rate-limit-state.js';
@@ -34,10 +34,12 @@ import { waitOutRateLimit } from './rate-limit-wait.js';
 import { redirectTarget, sameOrigin } from './redirects.js';
 import { exchange, networkReason, type RawResponse } from './exchange.js';
 import { decideAfterAttempt, type RetryCounters } from './retry-decision.js';
-import type { NetSettings } from './net.js';
 import { createTransport, type MaybeSent, type Transport } from './transport.js';
 import { answerSeen, isServiceError, readSuccess } from './service-word.js';
 import { uncertainAfter, unknownOutcome } from './unknown-outcome.js';
+import type { SenderOptions } from './sender-options.js';
+
+export type { ClientTuning, SenderDeps, SenderOptions } from './sender-options.js';
 
 /** Retries after a connection error, a timeout or a 5xx (so at most 1 + this many attempts). */
 export const MAX_RETRIES = 3;
@@ -49,46 +51,6 @@ const HEADERS_TIMEOUT_MS = 30_000;
 const BODY_TIMEOUT_MS = 30_000;
 /** The ceiling of one request, connect to last byte (VIDPUB_REQUEST_TIMEOUT overrides it). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-
-/** What the sender runs on: no CLI Context, only these. */
-export interface SenderDeps {
-  /** Proxies and trusted CAs (net.ts); none: straight, trusting Node's CAs. */
-  net?: NetSettings;
-  clock: Clock;
-  /** Aborts every request of this client (Ctrl-C). */
-  signal: AbortSignal;
-  /** For the User-Agent. */
-  version: string;
-  /** Retries and rate-limit waits, for a person (silentNotices with --quiet). */
-  notices: NoticeSink;
-  /** Where --debug lines go (secrets redacted); absent: no debug log. */
-  debugOut?: { write(text: string): unknown };
-}
-
-/** Extra knobs for tests and other callers; defaults suit the CLI. */
-export interface ClientTuning {
-  backoff?: BackoffPolicy;
-  maxRetries?: number;
-  random?: () => number;
-  /** How long to wait for response headers (ms) before the attempt counts as timed out. */
-  headersTimeoutMs?: number;
-  /** The ceiling of one request (ms), connect to last byte (VIDPUB_REQUEST_TIMEOUT; default 60 s). */
-  requestTimeoutMs?: number;
-}
-
-export interface SenderOptions {
-  deps: SenderDeps;
-  settings: Pick<ClientSettings, 'maxWaitMs' | 'maxWaitPer' | 'timeoutMs' | 'waitForQuota'>;
-  baseUrl: string;
-  key: string;
-  tuning?: ClientTuning;
-  /** Where the key came from: the hint after it is refused says where a new one goes. */
-  keyOrigin?: KeyOrigin;
-  /** Before every write (the --workspace check). */
-  beforeWrite(o: RequestOptions): Promise<void>;
-  /** When the service refuses the key: what was kept under it may no longer hold. */
-  keyRefused(): Promise<void>;
-}
 
 /** One logical request on its way: what every attempt of it shares. */
 interface Sending {
