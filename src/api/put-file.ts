@@ -26,7 +26,8 @@ import { interruptibleSleep, isAbortError, parseRetryAfter, stoppedError } from 
 import type { DebugLogger } from './debug.js';
 import { FileChunks, ensureSize } from './file-chunks.js';
 import { header, parseErrorBody } from './http-errors.js';
-import { Network, type NetSettings } from './net.js';
+import { Network } from './net.js';
+import type { NetSettings } from './net-types.js';
 import { isHopelessNetError, netProblem } from './net-errors.js';
 import { DEFAULT_MAX_ATTEMPTS, judgePutAnswer, retryDelayMs, retryableNetworkReason, type Transient } from './put-retry.js';
 import { PUT_LIMITS, sendOnce, type PutLimits, type PutResponse } from './put-stream.js';

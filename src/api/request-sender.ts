@@ -34,7 +34,7 @@ import { waitOutRateLimit } from './rate-limit-wait.js';
 import { redirectTarget, sameOrigin } from './redirects.js';
 import { exchange, networkReason, type RawResponse } from './exchange.js';
 import { decideAfterAttempt, type RetryCounters } from './retry-decision.js';
-import type { NetSettings } from './net.js';
+import type { NetSettings } from './net-types.js';
 import { createTransport, type MaybeSent, type Transport } from './transport.js';
 import { answerSeen, isServiceError, readSuccess } from './service-word.js';
 import { uncertainAfter, unknownOutcome } from './unknown-outcome.js';

@@ -18,7 +18,8 @@
  */
 import type http from 'node:http';
 import { setLongTimeout, type LongTimer } from '../core/clock.js';
-import { Network, type NetSettings, type Route } from './net.js';
+import { Network } from './net.js';
+import type { NetSettings, Route } from './net-types.js';
 import { TransportTimeoutError } from './transport-timeout.js';
 
 export interface TransportTimeouts {
