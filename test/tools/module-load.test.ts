@@ -4,7 +4,9 @@
  * preloaded with --require). util/fs-calls.ts, and cache/key-cache.ts which
  * a post reads and writes, use node:fs's callback calls so that neither
  * `vidpub upload` nor `vidpub post` loads node:fs/promises (and Node's
- * readline interface with it).
+ * readline interface with it). And the built-ins util/lazy-builtins.ts loads
+ * on first use, with node:https and node:tls (api/net.ts: an http URL, no
+ * proxy, no CA file), stay off `vidpub me`.
  */
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +31,7 @@ async function modulesOf(args: string[], stdout: RegExp): Promise<{ runs: string
   const env: NodeJS.ProcessEnv = { ...process.env, ...emu.env(), XDG_CACHE_HOME: join(home, 'cache'), VIDPUB_CONFIG_DIR: join(home, 'config'), VIDPUB_NO_JOURNAL: '1', VIDPUB_TEST_MODULES_OUT: out };
   delete env.VIDPUB_CACHE_DIR;
   delete env.VIDPUB_NO_CACHE;
+  for (const name of Object.keys(env)) if (/^(https?|all|no)_proxy$/i.test(name) || /^(NODE_EXTRA_CA_CERTS|VIDPUB_CA_FILE)$/.test(name)) delete env[name];
   const runs: string[][] = [];
   for (let i = 0; i < 2; i++) {
     const run = await runAsync(process.execPath, ['--require', DUMP, BIN, ...args], { env, timeoutMs: 60_000 });
@@ -49,16 +52,25 @@ function expectNoFsPromises(modules: string[]): void {
   expect(modules.filter((m) => m.includes('readline'))).toEqual([]);
 }
 
-describe('node:fs/promises is kept off', () => {
-  test('the upload path (`vidpub upload <file> --no-wait`)', async () => {
+describe('built-in modules kept off a path', () => {
+  test('node:fs/promises: the upload path (`vidpub upload <file> --no-wait`)', async () => {
     const { runs } = await modulesOf(['upload', CLIP, '--no-wait', '--quiet'], /^med_\w+\s*$/);
     for (const modules of runs) expectNoFsPromises(modules);
   });
 
-  test('the post path, key cache written and then read (`vidpub post <file>`)', async () => {
+  test('node:fs/promises: the post path, key cache written and then read (`vidpub post <file>`)', async () => {
     const { runs, cacheDir } = await modulesOf(['post', CLIP, '--to', 'linkedin', '--caption', 'modules', '--no-input', '--quiet'], /\S/);
     // The key cache was used: the first run wrote its file, so the second read it.
     expect(readdirSync(join(cacheDir, 'api')).filter((f) => f.endsWith('.json'))).toHaveLength(1);
     for (const modules of runs) expectNoFsPromises(modules);
+  });
+
+  test('`vidpub me` over http: none of the lazily loaded built-ins', async () => {
+    const { runs } = await modulesOf(['me', '--json'], /"workspace"/);
+    for (const modules of runs) {
+      expect(modules).toContain('NativeModule http');
+      const off = ['crypto', 'child_process', 'dgram', 'tty', 'module', 'sea', 'https', 'tls', 'fs/promises', 'readline'];
+      expect(modules.filter((m) => off.some((name) => m === `NativeModule ${name}`))).toEqual([]);
+    }
   });
 });
