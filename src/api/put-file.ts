@@ -5,11 +5,10 @@
  * buffers a whole request body.
  *
  * On node:http (node:https loaded for an https link), like the API client's
- * JSON calls (transport.ts): undici did the same PUT no faster (1 GB to the
- * emulator: node:http 1.88 s, undici 2.03 s, curl 2.37 s, medians of 11
- * interleaved runs), and loading it (~60 files through the CommonJS loader)
- * then compiling its WebAssembly HTTP parser for one request cost ~36 ms of
- * CPU per upload. See docs/performance.md.
+ * JSON calls (transport.ts): undici did the same PUT no faster, and loading
+ * it (many files through the CommonJS loader) then compiling its WebAssembly
+ * HTTP parser for one request cost every upload more than the PUT saved.
+ * See docs/performance.md.
  *
  * A transient failure (connection reset, 5xx, 408, 429) is retried from the
  * start with a fresh stream; a refused link (403 expired or tampered, 409
