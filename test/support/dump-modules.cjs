@@ -1,7 +1,10 @@
 // Preloaded with `node --require`: at exit, writes the built-in modules this
-// process loaded (process.moduleLoadList) to the file VIDPUB_TEST_MODULES_OUT names.
+// process loaded (process.moduleLoadList) and the files it required
+// ("file <path>", from require.cache) to the file VIDPUB_TEST_MODULES_OUT names.
+/* global require -- CommonJS, preloaded with --require */
 'use strict';
 const { writeFileSync } = process.getBuiltinModule('node:fs');
 process.on('exit', () => {
-  writeFileSync(process.env.VIDPUB_TEST_MODULES_OUT, process.moduleLoadList.join('\n'));
+  const files = Object.keys(require.cache).map((f) => `file ${f}`);
+  writeFileSync(process.env.VIDPUB_TEST_MODULES_OUT, [...process.moduleLoadList, ...files].join('\n'));
 });

@@ -6,7 +6,8 @@
  * `vidpub upload` nor `vidpub post` loads node:fs/promises (and Node's
  * readline interface with it). And the built-ins util/lazy-builtins.ts loads
  * on first use, with node:https and node:tls (api/net.ts: an http URL, no
- * proxy, no CA file), stay off `vidpub me`.
+ * proxy, no CA file), Node's ES module loader and the dependencies left in
+ * node_modules stay off `vidpub me`.
  */
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,6 +72,11 @@ describe('built-in modules kept off a path', () => {
       expect(modules).toContain('NativeModule http');
       const off = ['crypto', 'child_process', 'dgram', 'tty', 'module', 'sea', 'https', 'tls', 'fs/promises', 'readline'];
       expect(modules.filter((m) => off.some((name) => m === `NativeModule ${name}`))).toEqual([]);
+      // Nor Node's ES module loader (bin/vidpub.js and the bundles are CommonJS), nor any dependency
+      // left in node_modules (HEAVY in scripts/build.mjs: loaded by the path that needs it).
+      expect(modules).not.toContain('NativeModule internal/modules/esm/loader');
+      expect(modules.filter((m) => m.startsWith('file ')).length).toBeGreaterThan(0);
+      expect(modules.filter((m) => m.startsWith('file ') && m.includes('/node_modules/'))).toEqual([]);
     }
   });
 });
