@@ -56,7 +56,12 @@ function expectNoFsPromises(modules: string[]): void {
 describe('built-in modules kept off a path', () => {
   test('node:fs/promises: the upload path (`vidpub upload <file> --no-wait`)', async () => {
     const { runs } = await modulesOf(['upload', CLIP, '--no-wait', '--quiet'], /^med_\w+\s*$/);
-    for (const modules of runs) expectNoFsPromises(modules);
+    for (const modules of runs) {
+      expectNoFsPromises(modules);
+      // Without a terminal no progress library (ora, cli-progress) nor any other dependency in node_modules.
+      expect(modules.filter((m) => m.startsWith('file ') && m.includes('/node_modules/'))).toEqual([]);
+      expect(modules).not.toContain('NativeModule internal/modules/esm/loader');
+    }
   });
 
   test('node:fs/promises: the post path, key cache written and then read (`vidpub post <file>`)', async () => {
