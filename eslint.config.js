@@ -9,10 +9,10 @@ import importX, { createNodeResolver } from 'eslint-plugin-import-x';
  * Dependencies point down: a file may import from its own layer and the layers
  * under it, never from a layer above. Entries that share a layer are peers and
  * may import one another as long as no circle forms (import-x/no-cycle).
- * The developers' guide names six bands: cli; batch; the flows (posts, media,
- * mcp); session; the services (api, ui, config, journal, cache, emulator); the
- * base (util, core, time, errors.ts, exit-codes.ts). Where today's code already points one way
- * inside a band, the list keeps that order so it cannot turn round: media/
+ * docs/architecture.md ("The layers") groups them in six bands: cli; batch;
+ * the flows (posts, media, mcp); session; the services (api, ui, config,
+ * journal, cache, emulator); the base (util, core, time, errors.ts,
+ * exit-codes.ts). Where today's code already points one way inside a band, the list keeps that order so it cannot turn round: media/
  * serves posts/ and mcp/; journal/, ui/ and the emulator use api/; api/ uses
  * config/ and cache/; util/ and time/ use errors.ts, which imports only
  * exit-codes.ts (the table of exit codes: data, which imports nothing).

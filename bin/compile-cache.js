@@ -51,7 +51,7 @@ function requireCached(file, env) {
   try {
     const stat = fs.statSync(file);
     // The build makes the bundles pure ASCII: read so, a byte per character is a plain copy,
-    // where decoding 350 KB of UTF-8 cost ~3 M instructions. Anything else is read as UTF-8.
+    // where decoding the bundle as UTF-8 costs more. Anything else is read as UTF-8.
     const bytes = fs.readFileSync(file);
     source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
     const name = path.basename(file, '.js');

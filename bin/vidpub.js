@@ -142,8 +142,8 @@ if (fastCode !== undefined) {
   main(argv, createProcessContext({ signal: controller.signal })).then((code) => {
     // The code cache is written by a run that succeeded: one that failed (the usual first run,
     // before `vidpub login`) compiled only its way to the error, V8 would accept that cache, and
-    // every later run would compile the command's own path anew (`vidpub me` restored from such a
-    // cache counted 172 M instructions, against 161 M from a successful run's).
+    // every later run would compile the command's own path anew (docs/performance.md, "The
+    // compile cache").
     if (code === 0) loaded.save();
     process.exit(code);
   });

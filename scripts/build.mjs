@@ -9,8 +9,8 @@
 // - dist/main.js: the CLI (src/index.ts) as ONE CommonJS bundle, commander and
 //   styles of its own (no chalk). Node 20 loads one CommonJS file much faster than the same
 //   code as ES modules split into chunks: the ESM loader resolves, links and
-//   evaluates each chunk asynchronously, which cost ~10 ms more on the
-//   `vidpub me --json` path than compiling the whole bundle. (dist/package.json
+//   evaluates each chunk asynchronously, which cost more on the
+//   `vidpub me --json` path than compiling the whole bundle (docs/performance.md). (dist/package.json
 //   says "commonjs"; the package itself stays "module" for the sources.)
 // - dist/emulator.js: the emulator (src/emulator), only loaded by `vidpub
 //   emulator` and `vidpub demo`; kept out of main.js, which would otherwise
@@ -85,7 +85,7 @@ const emulatorApart = {
 
 /**
  * commander requires node:child_process at load, for executable subcommands,
- * which vidpub has none of: ~1 ms of CPU on every command. The bundle gets
+ * which vidpub has none of: a cost on every command. The bundle gets
  * it on first use instead; the build fails if commander's line changes.
  */
 const lazyChildProcess = {
@@ -143,11 +143,11 @@ const IMPORT_ROUTER = 'const __vidpubImport = globalThis.__vidpubImport || ((spe
 
 /**
  * Also, for the start-up of every command that runs from these bundles:
- * - the banner's module URL (pathToFileURL at load: ~1 M instructions) is
+ * - the banner's module URL (pathToFileURL at load) is
  *   left out of a bundle that never uses it (dist/me.js, dist/upload.js);
  * - the bundle is made pure ASCII: esbuild escapes strings and names, but
  *   keeps a comment's characters as written, and bin/compile-cache.js reads
- *   an ASCII file as latin1, a plain copy, where decoding UTF-8 cost ~3 M.
+ *   an ASCII file as latin1, a plain copy, cheaper than decoding UTF-8.
  *   A \u escape reads the same in a comment, a string or a regular expression.
  */
 async function routeDynamicImports(outfile) {

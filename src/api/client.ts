@@ -4,7 +4,7 @@
  * lives beside it in src/api/ and is loaded lazily through Context.createClient.
  */
 import type { Expectation } from './service-word.js';
-import type { NetSettings } from './net.js';
+import type { NetSettings } from './net-types.js';
 import type {
   CreateImportRequest,
   CreatePostRequest,

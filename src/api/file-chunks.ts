@@ -35,7 +35,7 @@ export async function ensureSize(path: string, name: string, expected: number): 
 /**
  * The file's bytes in 1 MiB chunks read into a few buffers used in turn:
  * memory stays flat whatever the size (a fresh 1 MiB Buffer per read piles up
- * garbage the GC frees late: +50 MB of RSS for 1 GB).
+ * garbage the GC frees late; docs/performance.md).
  *
  * Reusing a buffer is safe because of how sendOnce() (put-stream.ts) writes
  * them: it asks for the next chunk only once fewer than POOL_SIZE chunks wait
@@ -44,8 +44,8 @@ export async function ensureSize(path: string, name: string, expected: number): 
  *
  * The reads are synchronous, as curl's are: a 1 MiB read from the page cache
  * or a disk takes well under the time the socket needs to send it, and it
- * spares the thread-pool round trip per chunk (a third of the client's CPU
- * in the upload benchmark).
+ * spares the thread-pool round trip per chunk (a large share of the client's
+ * CPU in the upload benchmark; docs/performance.md).
  *
  * The count is checked against `size`: a file that grew or shrank since it
  * was announced throws FileChangedError.

@@ -22,7 +22,7 @@ import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { UsageError, sanitize } from '../errors.js';
 import { redactUrl } from './debug.js';
-import type { NetSettings, Route, RouteOptions } from './net.js';
+import type { NetSettings, Route, RouteOptions } from './net-types.js';
 import { noProxyMatches, noProxyVariable, parseNoProxy, proxyVariable, type ProxyVariable } from './no-proxy.js';
 import { TransportTimeoutError } from './transport-timeout.js';
 

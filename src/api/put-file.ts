@@ -5,11 +5,10 @@
  * buffers a whole request body.
  *
  * On node:http (node:https loaded for an https link), like the API client's
- * JSON calls (transport.ts): undici did the same PUT no faster (1 GB to the
- * emulator: node:http 1.88 s, undici 2.03 s, curl 2.37 s, medians of 11
- * interleaved runs), and loading it (~60 files through the CommonJS loader)
- * then compiling its WebAssembly HTTP parser for one request cost ~36 ms of
- * CPU per upload. See docs/performance.md.
+ * JSON calls (transport.ts): undici did the same PUT no faster, and loading
+ * it (many files through the CommonJS loader) then compiling its WebAssembly
+ * HTTP parser for one request cost every upload more than the PUT saved.
+ * See docs/performance.md.
  *
  * A transient failure (connection reset, 5xx, 408, 429) is retried from the
  * start with a fresh stream; a refused link (403 expired or tampered, 409
@@ -26,7 +25,8 @@ import { interruptibleSleep, isAbortError, parseRetryAfter, stoppedError } from 
 import type { DebugLogger } from './debug.js';
 import { FileChunks, ensureSize } from './file-chunks.js';
 import { header, parseErrorBody } from './http-errors.js';
-import { Network, type NetSettings } from './net.js';
+import { Network } from './net.js';
+import type { NetSettings } from './net-types.js';
 import { isHopelessNetError, netProblem } from './net-errors.js';
 import { DEFAULT_MAX_ATTEMPTS, judgePutAnswer, retryDelayMs, retryableNetworkReason, type Transient } from './put-retry.js';
 import { PUT_LIMITS, sendOnce, type PutLimits, type PutResponse } from './put-stream.js';

@@ -7,7 +7,7 @@
  */
 import type http from 'node:http';
 import { POOL_SIZE, type FileChunks } from './file-chunks.js';
-import type { Route } from './net.js';
+import type { Route } from './net-types.js';
 import { TransportTimeoutError, watchSignal } from './transport.js';
 
 /**

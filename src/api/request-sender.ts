@@ -105,7 +105,7 @@ export class RequestSender {
     this.#headersTimeoutMs = Math.min(tuning.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, this.#requestTimeoutMs);
   }
 
-  /** A short hash of the key, computed on first use: node:crypto takes ~4 ms of CPU to load, which a read needs nothing of. */
+  /** A short hash of the key, computed on first use: node:crypto is costly to load, and a read needs nothing of it. */
   get keyId(): string {
     return (this.#keyId ??= nodeCrypto().createHash('sha256').update(this.#key).digest('hex').slice(0, 12));
   }

@@ -3,7 +3,7 @@ import type { Clock } from '../core/clock.js';
 import type { BackoffPolicy, NoticeSink } from './backoff.js';
 import type { ClientSettings, RequestOptions } from './client.js';
 import type { KeyOrigin } from './credentials.js';
-import type { NetSettings } from './net.js';
+import type { NetSettings } from './net-types.js';
 
 /** What the sender runs on: no CLI Context, only these. */
 export interface SenderDeps {

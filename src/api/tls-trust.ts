@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { UsageError, sanitize } from '../errors.js';
 import { NotRegularFileError, readUserFile } from '../util/user-file.js';
-import type { NetSettings } from './net.js';
+import type { NetSettings } from './net-types.js';
 
 const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 

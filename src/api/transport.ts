@@ -5,12 +5,11 @@
  * connect, headers and body timeouts the client needs. Redirects are not
  * followed (the client decides), bodies are read whole as text.
  *
- * Not undici: `vidpub me` is benchmarked (<= 1.3x `node -e 0`), and
- * undici's Agent and request alone take ~25 ms of CPU to load plus a
- * WebAssembly HTTP parser compiled at the first connection, where node:http
- * is part of Node (~2.5 ms). The signed-URL upload (src/api/put-file.ts) is on
- * node:http too, at curl's throughput. The measurements are in
- * docs/performance.md.
+ * Not undici: `vidpub me`'s start-up is benchmarked, and undici's Agent and
+ * request cost several times node:http's load, plus a WebAssembly HTTP
+ * parser compiled at the first connection, where node:http is part of Node.
+ * The signed-URL upload (src/api/put-file.ts) is on node:http too, at curl's
+ * throughput. The measurements are in docs/performance.md.
  *
  * Timeouts fail the attempt with undici's codes (UND_ERR_CONNECT_TIMEOUT,
  * UND_ERR_HEADERS_TIMEOUT, UND_ERR_BODY_TIMEOUT), which the retry policy and
@@ -18,7 +17,8 @@
  */
 import type http from 'node:http';
 import { setLongTimeout, type LongTimer } from '../core/clock.js';
-import { Network, type NetSettings, type Route } from './net.js';
+import { Network } from './net.js';
+import type { NetSettings, Route } from './net-types.js';
 import { TransportTimeoutError } from './transport-timeout.js';
 
 export interface TransportTimeouts {
@@ -79,8 +79,8 @@ export { TransportTimeoutError } from './transport-timeout.js';
 /**
  * Aborts `req` when `signal` does, with the error Node's own `signal` option
  * gives (AbortError, ABORT_ERR, the reason as cause). Not that option: it
- * wires the request up through the streams' end-of-stream machinery, ~4 ms of
- * CPU on the first request of a process, a tenth of what `vidpub me` costs.
+ * wires the request up through the streams' end-of-stream machinery, a cost
+ * on the first request of a process that `vidpub me` would feel (docs/performance.md).
  */
 export function watchSignal(req: http.ClientRequest, signal: AbortSignal | undefined): void {
   if (!signal) return;

@@ -24,7 +24,8 @@ export const NO_DEFAULTS: ReadonlySet<string> = new Set();
 /**
  * One item. Per-item objects are written out as literals, never spread
  * (`{ ...where, fields }`): V8 gives each object made by a spread a hidden
- * class of its own, some 200 bytes an item, 60 MB of a 100,000-row manifest.
+ * class of its own, which a 100,000-row manifest pays in memory per item
+ * (docs/performance.md).
  */
 export function rawItem(where: { n: number; line?: number }, fields: Record<string, unknown>, fromDefaults: ReadonlySet<string> = NO_DEFAULTS): RawItem {
   return { n: where.n, line: where.line, fields, fromDefaults };

@@ -16,9 +16,23 @@
  * - A cache that cannot be read (missing, corrupt, another shape, a
  *   read-only or full disk) is empty; nothing here ever throws.
  */
-import { promises as fsp } from 'node:fs'; // fs.promises loads on first use, not with the CLI
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs';
+import { promisify } from 'node:util';
 import { nodeCrypto } from '../util/lazy-builtins.js';
 import { join } from 'node:path';
+
+/*
+ * node:fs's callback calls, not node:fs/promises (nor fs.promises, which loads
+ * it): a post reads and writes the key cache, and util/fs-calls.ts keeps the
+ * post and upload paths free of that module (test/tools/module-load.test.ts).
+ */
+const fsp = {
+  readFile: promisify(readFile),
+  mkdir: promisify(mkdir),
+  writeFile: promisify(writeFile),
+  rename: promisify(rename),
+  rm: promisify(rm),
+};
 
 /** The file's shape; a file of another version is ignored. */
 const VERSION = 1;

@@ -3,8 +3,8 @@
  * read on its own: help and --version, the root help and an unknown
  * command's suggestion, and every mistake commander words (an unknown flag,
  * a missing argument or value), besides `--` and grouped short flags. main()
- * imports this module only then: commander and the program it builds cost
- * every command about 5 M instructions of start-up (docs/performance.md).
+ * imports this module only then: commander and the program it builds add
+ * to every command's start-up (docs/performance.md).
  */
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode } from '../errors.js';
@@ -101,7 +101,7 @@ export async function runWithCommander(args: string[], ctx: Context, target?: Ta
   let exitCode: number = ExitCode.OK;
   // The other commands are declared only when no known command was named (the root help, an
   // unknown command's suggestion): once commander dispatches to the target, they play no part
-  // in parsing, help or errors, and declaring them all costs every command ~1 ms of start-up.
+  // in parsing, help or errors, and declaring them all would cost every command start-up.
   if (target) declareTarget(program, target, ctx, (code) => (exitCode = code));
   else for (const entry of COMMANDS) declare(program, entry);
 

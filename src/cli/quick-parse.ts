@@ -11,9 +11,8 @@
  * (./program.ts), which answers it as it always has: help and --version, an
  * unknown flag or command (with its suggestion), a missing or extra argument,
  * a missing value or one that starts with "-", `--`, grouped short flags
- * (-qy). Loading commander and building its program cost `vidpub me` about
- * 5 M instructions, an eighth of what it cost over a bare node:http GET
- * (docs/performance.md); a line read here pays none of it.
+ * (-qy). Loading commander and building its program is a part of `vidpub
+ * me`'s start-up (docs/performance.md); a line read here pays none of it.
  */
 import type { CommandEntry } from './commands/index.js';
 import type { ParsedLine } from './declare.js';

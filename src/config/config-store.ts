@@ -26,7 +26,7 @@
  * logins at the same instant each wrote the profiles they had read and one
  * profile was lost (in the first of the trials of four logins at the same
  * instant that test/client/config-store.test.ts runs). Loading it, with ajv, also
- * cost ~84 ms on each login and logout (docs/performance.md).
+ * slowed each login and logout.
  */
 import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir, platform } from 'node:os';

@@ -4,7 +4,8 @@
  * A ring: adding an entry costs the same whether the log is empty or full
  * (it runs in other people's CI, under load). Each entry is bounded too: a
  * path or an Idempotency-Key longer than its limit is cut and marked
- * "…(+N chars)", so the log stays under ~15 MB whatever the traffic.
+ * "…(+N chars)", so the log has a bound (entries times their limits)
+ * whatever the traffic.
  */
 import type { RecordedRequest } from '../api/wire-types.js';
 

@@ -100,7 +100,7 @@ function localOffsetName(ms: number): string {
  * describeWall's form in the process's local zone, read with Date's own getters and named by its
  * offset, with the relative phrase: "tomorrow 00:00 UTC, in 6 h 1 m". For a command whose start-up
  * is its goal (`vidpub me`): the zone's short name (CET) needs Intl, and the first use of Intl's
- * time zone data costs about 20 ms of CPU (docs/performance.md). A `tz` that is a POSIX TZ string
+ * time zone data is costly (docs/performance.md). A `tz` that is a POSIX TZ string
  * (which Node's Date reads as UTC when it has rules) is worked out here, named as it names itself.
  */
 export function describeLocalRelative(ms: number, now: number, tz?: string): string {

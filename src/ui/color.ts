@@ -48,7 +48,7 @@ const SGR = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yello
  * One style, written as chalk writes it: a close code already inside the text reopens the style
  * (nesting), and a line break closes it before and reopens it after (`\r\n` kept together), so
  * a terminal never bleeds the colour into the next line. Not chalk itself: its module built ~100
- * styles and looked at the terminal on every command's start-up, colour or not (~5 M instructions).
+ * styles and looked at the terminal on every command's start-up, colour or not (docs/performance.md).
  */
 function style([openCode, closeCode]: readonly [number, number]): (s: string) => string {
   const open = `\u001b[${openCode}m`;

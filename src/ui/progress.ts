@@ -12,7 +12,7 @@ import type { Clock } from '../core/clock.js';
 import type { IO } from '../core/io.js';
 import { sanitize } from '../errors.js';
 
-/** node:readline when a spinner first moves the cursor: ~2 M instructions to load, and upload imports this module for silentProgress. */
+/** node:readline when a spinner first moves the cursor: it costs its load, and upload imports this module for silentProgress. */
 // eslint-disable-next-line no-restricted-globals -- Node's built-in module loader, not process state
 const readline = (): typeof Readline => process.getBuiltinModule('node:readline');
 

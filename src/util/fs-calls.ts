@@ -2,9 +2,9 @@
  * The few file calls that reading a video or a user's file makes (open,
  * stat, read at a position, close) as promises over node:fs's callback API.
  * node:fs/promises would serve, but loading it loads Node's readline
- * interface, directory and watcher modules with it: ~4 M instructions of
- * every `vidpub upload` and `vidpub post`, for these four calls
- * (docs/performance.md).
+ * interface, directory and watcher modules with it, on every `vidpub upload`
+ * and `vidpub post`, for these four calls (docs/performance.md;
+ * test/tools/module-load.test.ts checks neither path loads it).
  */
 import { close, fstat, open, read, realpath, stat, type Stats } from 'node:fs';
 

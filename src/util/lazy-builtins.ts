@@ -2,8 +2,9 @@
  * Node built-in modules on first use, for the ones a command may not need at
  * all: an import at the top of a module loads them with the CLI bundle, and
  * every command pays for them whether it uses them or not (counted for
- * `vidpub me`, which needs none of these; docs/performance.md):
- * - node:crypto, ~4 ms of CPU: key hashes, Idempotency-Keys (the client, the
+ * `vidpub me`, which needs none of these; docs/performance.md;
+ * test/tools/module-load.test.ts checks `me` loads none of them):
+ * - node:crypto: key hashes, Idempotency-Keys (the client, the
  *   config store, the key cache, the journal);
  * - node:child_process, which loads node:dgram and the socket list with it:
  *   only the keychain helper and the browser opener start a process;

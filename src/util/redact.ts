@@ -20,8 +20,8 @@
  * where it came from) and every form above, computed once per secret as plain
  * text, is searched there with indexOf; what is found is replaced in the
  * text as it was. No regular expression is built from the key (the pattern of
- * every form was a regular expression of some 20 KB, whose compiling cost 14 %
- * of a `vidpub me`), and text with nothing to decode is searched as it is.
+ * every form was a regular expression large enough that compiling it was a
+ * good part of a `vidpub me`; docs/performance.md), and text with nothing to decode is searched as it is.
  *
  * guardOutput puts this on a stream itself (stdout, stderr): whatever writes
  * to it, a message, a --json document, a --debug line, a crash report, goes
