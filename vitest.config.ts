@@ -8,7 +8,14 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * cache (a fresh checkout, as in CI) Vitest would start the largest files
  * first, and these are small.
  */
-const LONGEST = ['test/docs/readme.test.ts', 'test/docs/help-examples.test.ts', 'test/client/config-store.test.ts'];
+const LONGEST = [
+  'test/docs/manual-emulator.test.ts',
+  'test/docs/manual-publishing.test.ts',
+  'test/docs/manual.test.ts',
+  'test/docs/readme.test.ts',
+  'test/docs/help-examples.test.ts',
+  'test/client/config-store.test.ts',
+];
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

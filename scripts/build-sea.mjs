@@ -22,7 +22,7 @@
 //    assets: the bundles, the dependencies, the demo's sample video), and a copy
 //    of this node binary gets it injected by postject.
 //
-// Step 1 replaces dist/ (atomically, as `npm run build` always does); the
+// Step 1 replaces dist/ (atomically, as `npm run build` always does; --no-build skips it and uses dist/ as is); the
 // executable goes to dist/sea/, or --out DIR.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -81,9 +81,12 @@ function routeImports(code) {
   return code.slice(0, nl + 1) + code.slice(nl + 1).replace(/\bimport\(/g, '__vidpubImport(');
 }
 
-/** dist/'s bundles, read at once after the build (a concurrent build may swap dist/ again). */
+/**
+ * dist/'s bundles, read at once after the build (a concurrent build may swap dist/ again).
+ * --no-build: dist/ as it is, built by the caller (the tests build it once for the whole run).
+ */
 async function readBundles() {
-  quiet(process.execPath, ['scripts/build.mjs']);
+  if (!process.argv.includes('--no-build')) quiet(process.execPath, ['scripts/build.mjs']);
   for (let attempt = 1; ; attempt++) {
     try {
       return Object.fromEntries(await Promise.all(BUNDLES.map(async (name) => [name, routeImports(await readFile(new URL(`dist/${name}`, root), 'utf8'))])));

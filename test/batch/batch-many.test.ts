@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { runCli, type RunOptions, type RunResult } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
@@ -57,15 +57,21 @@ describe('vidpub batch: many items', () => {
   });
 
   it(`Ctrl-C with ${ITEMS - 20} items waiting for the next minute's writes: all of them stop at once, no MaxListenersExceededWarning`, async () => {
-    await emu.api.freshMinute();
+    // On real time, the next minute's writes are up to a minute away: a stop that waited for them fails the
+    // bound below by far, and a loaded machine neither ends the minute during the run nor breaks the bound.
+    const real = await startTestEmulator({ processingMs: 20, publishMs: 20 });
+    onTestFinished(() => real.close());
+    await real.api.freshMinute();
     const ctl = new AbortController();
     let drafts = 0;
     let stoppedAt = 0;
     const r = await runWatched(['batch', manifest(), '--json'], {
+      clock: scaledClock(1),
+      env: { ...real.env(), TZ: 'UTC' },
       signal: ctl.signal,
       onStderr: (s) => {
         drafts += s.match(/item \d+: draft/g)?.length ?? 0;
-        // The minute's 20 writes are spent: the others wait for its end (about a second of real time here).
+        // The minute's 20 writes are spent: the others wait for its end.
         if (drafts >= 20 && !stoppedAt) {
           stoppedAt = Date.now();
           ctl.abort();
@@ -73,15 +79,14 @@ describe('vidpub batch: many items', () => {
       },
     });
     const took = Date.now() - stoppedAt;
-    // 130; or 9 when a write was in flight (a new minute began during the run).
-    expect([130, 9], r.stderr).toContain(r.code);
+    expect(r.code, r.stderr).toBe(130);
     const items = (JSON.parse(r.stdout) as { items: { status: string; error?: string }[] }).items;
     const skipped = items.filter((o) => o.status === 'skipped');
     expect(skipped.length).toBeGreaterThanOrEqual(ITEMS - 40);
     for (const o of skipped) expect(o.error).toBe('interrupted: run the batch again to finish it (what was done is replayed, not repeated)');
     expect(items.every((o) => ['draft', 'skipped', 'unknown'].includes(o.status))).toBe(true);
-    // Stopping waits for no place, no minute's end and no request.
-    expect(took).toBeLessThan(600);
+    // Stopping waits for no place, no minute's end (up to 60 s away) and no request.
+    expect(took).toBeLessThan(20_000);
     expect(maxListeners(r.warnings)).toEqual([]);
   });
 });

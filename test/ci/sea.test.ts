@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runAsync, type Ran } from '../support/build.js';
+import { ROOT, ensureBuilt, runAsync, type Ran } from '../support/build.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vidpub-sea-'));
 const exe = join(dir, `vidpub-linux-${process.arch}`);
@@ -26,7 +26,9 @@ const vidpub = (args: string[], input?: string): Promise<Ran> => runAsync(exe, a
 beforeAll(async () => {
   for (const d of [home, work, noNodePath]) mkdirSync(d, { recursive: true });
   copyFileSync(join(ROOT, 'test', 'fixtures', 'clip.mp4'), join(work, 'clip.mp4'));
-  execFileSync(process.execPath, ['scripts/build-sea.mjs', '--out', dir], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  // From the dist/ the run builds once (ensureBuilt), not a second build of it.
+  ensureBuilt();
+  execFileSync(process.execPath, ['scripts/build-sea.mjs', '--out', dir, '--no-build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   emulator = spawn(exe, ['emulator', '--port', '0', '--json', '--processing-ms', '50', '--publish-ms', '50'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const info = await new Promise<{ base_url: string; keys: { key: string; workspace: string; access: string }[] }>((resolve, reject) => {
     let out = '';
@@ -38,7 +40,8 @@ beforeAll(async () => {
   });
   baseUrl = info.base_url;
   key = info.keys.find((k) => k.workspace === 'Demo' && k.access === 'read_write')!.key;
-}, 60_000);
+  // A build (bundling, the blob, a copy of node): seconds on a quiet machine, minutes on a loaded one.
+}, 300_000);
 afterAll(async () => {
   // The emulator gone before its home goes: stopped by a signal, it still writes its code cache.
   if (emulator && emulator.exitCode === null && emulator.signalCode === null) {

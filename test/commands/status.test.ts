@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
 import { cliRunner } from '../support/cli.js';
-import { scaledClock } from '../support/clock.js';
+import { manualClock, scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
+import { waitFor } from '../support/poll.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 300 });
 
@@ -64,7 +65,15 @@ describe('vidpub status', () => {
     await emu.admin('POST', '/settings', { publish_ms: 60_000 });
     try {
       const slow = await publishNow(['dst_demo_youtube']);
-      const r = await run(['status', slow.id, '--wait', '--timeout', '3s']);
+      // The 3 s run out on a clock that moves only when told, once vidpub has read the post and waits to look
+      // again (the emulator's log shows the read; a sleep other than the deadline's has begun): the time up
+      // falls in the wait however slow the machine, as it would on a quiet one.
+      const clock = manualClock();
+      const running = run(['status', slow.id, '--wait', '--timeout', '3s'], { clock });
+      const readIt = async () => (await emu.requests()).some((q) => q.method === 'GET' && q.path === `/v1/posts/${slow.id}`);
+      await waitFor(async () => (await readIt()) && clock.pending().some((ms) => ms !== 3000), (waiting) => waiting, 60_000);
+      clock.tick(3000);
+      const r = await running;
       expect(r.code).toBe(7);
       expect(r.stderr).toMatch(new RegExp(`Error: Stopped waiting for post ${slow.id} after 3s \\(--timeout\\); it goes on at the service\\.\\nCheck on it later with: vidpub status ${slow.id} --wait`));
     } finally {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { startTestEmulator, useEmulator } from '../support/emulator.js';
-import { sleep } from '../support/poll.js';
+import { waitFor } from '../support/poll.js';
 import { KEYS, http, type Json } from '../support/rest.js';
 
 const emu = useEmulator();
@@ -193,24 +193,30 @@ describe('HTTP robustness', () => {
   });
 
   it('close() does not hang on keep-alive connections, in-flight delays, uploads or background work', async () => {
-    const other = await startTestEmulator({ processingMs: 10_000, publishMs: 10_000 });
+    // Everything close() must not wait for lasts ten minutes (or forever: the upload's bytes never end),
+    // so a close that waits for any of it fails the bound below by far, however loaded the machine.
+    const other = await startTestEmulator({ processingMs: 600_000, publishMs: 600_000 });
     await other.api.get('/me'); // keep-alive socket stays open
     await other.api.post('/media/imports', { url: 'https://cdn.example.com/slow.mp4' });
     await other.api.post('/posts', { media_id: 'med_demo_sample', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' });
     const up = await other.api.post('/media/uploads', { filename: 'a.mp4', size_bytes: 1_000_000, content_type: 'video/mp4' });
+    let release = (): void => undefined;
+    const never = new Promise<void>((r) => { release = r; });
     async function* slow(): AsyncIterable<Buffer> {
       yield Buffer.alloc(1000);
-      await sleep(5000);
+      await never;
     }
     const hanging = request(up.body.upload.url, { method: 'PUT', headers: up.body.upload.headers, body: Readable.from(slow()) }).catch((e: Error) => e);
-    await other.api.fault({ method: 'GET', path: '/v1/destinations', action: 'delay', ms: 10_000 });
+    await other.api.fault({ method: 'GET', path: '/v1/destinations', action: 'delay', ms: 600_000 });
     const delayed = other.api.get('/destinations').catch((e: Error) => e);
-    await sleep(50);
+    // close() once both requests are in the service's hands (the request log shows them), not after a pause.
+    await waitFor(() => other.api.requests(), (log) => log.some((q) => q.method === 'PUT') && log.some((q) => q.path === '/v1/destinations'), 60_000);
     const t0 = Date.now();
     await other.close();
-    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(Date.now() - t0).toBeLessThan(30_000);
     expect(await delayed).toBeInstanceOf(Error);
     expect(await hanging).toBeInstanceOf(Error);
+    release();
     await other.close(); // twice is fine
   });
 

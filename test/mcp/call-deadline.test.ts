@@ -8,16 +8,21 @@
 import { describe, expect, it } from 'vitest';
 import { MCP_CALL_TIMEOUT_MS } from '../../src/mcp/local-server.js';
 import { runCli } from '../support/cli.js';
-import { scaledClock } from '../support/clock.js';
+import type { Clock } from '../../src/cli/context.js';
+import { manualClock, scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { initialize, lines, type Json } from '../support/mcp-stdio.js';
+import { waitFor } from '../support/poll.js';
 
 const emu = useEmulator();
 
 const callTool = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
-async function serve(messages: unknown[], args = ['mcp']) {
-  const r = await runCli(args, { env: emu.env(), stdin: lines(initialize, ...messages), clock: scaledClock(1000) });
+async function serve(messages: unknown[], args = ['mcp'], clock: Clock = scaledClock(1000)) {
+  return answers(await runCli(args, { env: emu.env(), stdin: lines(initialize, ...messages), clock }));
+}
+
+function answers(r: { code: number; stdout: string; stderr: string }) {
   const out: Json[] = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
   const result = (id: number) => out.find((m) => m.id === id).result;
   return { code: r.code, stderr: r.stderr, result, error: (id: number) => result(id).structuredContent.error };
@@ -46,7 +51,13 @@ describe('vidpub mcp: the deadline of a tool call', () => {
   it('an explicit --max-wait lengthens it by as much: a 55 s rate-limit wait within --max-wait 2m is waited out', async () => {
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, retry_after: 55 });
     const post = callTool(2, 'create_post', { media_id: 'med_demo_sample', destinations: [{ destination_id: 'dst_demo_youtube' }] });
-    const r = await serve([post], ['--max-wait', '2m', 'mcp']);
+    // On a clock that moves only when told: once vidpub waits out the 429's 55 s, the test moves time by those
+    // 55 s (the 170 s of the call's deadline are not spent, however slow the machine).
+    const clock = manualClock();
+    const running = runCli(['--max-wait', '2m', 'mcp'], { env: emu.env(), stdin: lines(initialize, post), clock });
+    await waitFor(() => clock.pending(), (ms) => ms.some((m) => m >= 55_000 && m < 60_000), 60_000);
+    clock.tick(55_000 + 4_999);
+    const r = answers(await running);
     expect(r.code).toBe(0);
     expect(r.result(2).isError).toBeUndefined();
     expect(r.result(2).structuredContent.status).toBe('draft');

@@ -18,12 +18,13 @@ const posts = async () => (await emu.admin('GET', '/state')).workspaces[0].posts
 
 describe('vidpub mcp: a write cancelled by the host, then called again', () => {
   it('with the same arguments: the first call’s key is sent again; one post', async () => {
-    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 300 });
+    // The answer is held back long enough that a loaded machine still delivers the cancel before it comes.
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 3000 });
     const s = mcpServer(emu);
     s.stdin.write(lines(initialize, createPost(2)));
-    await waitFor(async () => (await emu.requests()).some((r) => r.path === '/v1/posts'), (sent) => sent);
+    await waitFor(async () => (await emu.requests()).some((r) => r.path === '/v1/posts'), (sent) => sent, 60_000);
     s.stdin.write(lines({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'timed out' } }));
-    await waitFor(() => posts(), (n) => n === 1);
+    await waitFor(() => posts(), (n) => n === 1, 60_000);
     s.stdin.end(lines(createPost(3)));
     expect(await s.run).toBe(0);
     expect(s.answer(2)).toBeUndefined();
@@ -37,7 +38,7 @@ describe('vidpub mcp: a write cancelled by the host, then called again', () => {
   it('with other arguments, or after an answer: a new key, a new post', async () => {
     const s = mcpServer(emu);
     s.stdin.write(lines(initialize, createPost(2)));
-    await waitFor(async () => s.answer(2), (a) => a !== undefined);
+    await waitFor(async () => s.answer(2), (a) => a !== undefined, 60_000);
     s.stdin.end(lines(createPost(3), createPost(4, { ...post, caption: 'other' })));
     expect(await s.run).toBe(0);
     expect(await posts()).toBe(3);

@@ -24,7 +24,8 @@ describe.skipIf(missing('tinyproxy', ['-v']))('through tinyproxy', () => {
     const ports = [emu.port, Number(new URL(emu.info.storage_url!).port)];
     open = await startTinyproxy({ connectPorts: ports });
     guarded = await startTinyproxy({ connectPorts: ports, auth: AUTH });
-  });
+    // Certificates made and two proxies started: seconds on a loaded machine, so more than the suite's 20 s.
+  }, 120_000);
   afterAll(async () => {
     await open?.stop();
     await guarded?.stop();

@@ -66,8 +66,10 @@ export async function startTinyproxy(o: { connectPorts: number[]; auth?: { user:
   const child: ChildProcess = spawn('tinyproxy', ['-d', '-c', join(dir, 'tinyproxy.conf')], { stdio: 'ignore' });
   let exited = false;
   child.once('exit', () => (exited = true));
-  for (let i = 0; i < 100 && !(await accepting(port)); i++) {
+  // Until it accepts (a loaded machine may take seconds to start it); not accepting after a minute fails here.
+  for (const end = Date.now() + 60_000; !(await accepting(port)); ) {
     if (exited) throw new Error(`tinyproxy exited at start; config:\n${conf}`);
+    if (Date.now() > end) throw new Error(`tinyproxy did not accept connections on port ${port} within 60 s; config:\n${conf}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   const log = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');

@@ -160,7 +160,8 @@ beforeAll(async () => {
   const r = await runKilled(slowLanes[0]!, argsOf({ kind: 'post --wait', n: 0 }), dirs(), undefined, 0);
   if (r.code !== 0) throw new Error(`an uninterrupted post --wait failed (${r.code}): ${r.stderr}`);
   orphanWholeMs = r.ms;
-}, 60_000);
+  // Six emulators and four whole runs of the built bin: seconds on a quiet machine, more than a minute on a loaded one.
+}, 180_000);
 
 afterAll(async () => {
   await Promise.all([...lanes, ...slowLanes].map((l) => l.close()));

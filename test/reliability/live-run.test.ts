@@ -7,7 +7,8 @@
  * - the first run orphaned (its parent shell killed) and still watching;
  * - the first run stopped by SIGSTOP during POST /v1/posts, the rerun ending
  *   at its --timeout (exit 7, the line that continues it), then SIGCONT;
- * - two identical commands started together, ten times;
+ * - two identical commands started together, ten times (live-run-together.test.ts, a file of its own
+ *   so that it runs beside these);
  * - the rerun on a clock a day ahead (faketime): the service's clock judges;
  * - a full state directory at the rerun (a tmpfs under unshare), then the
  *   command it advises;
@@ -22,6 +23,7 @@ import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { tempConfigDir } from '../support/cli.js';
 import { startTestEmulator, useEmulator, type TestEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
+import { dirs, post, postId, postsMadeOn, vidpubOn } from './live-run-helpers.js';
 import { spawnWatched, type Ended } from '../support/spawned.js';
 import { createTestHost } from '../support/test-host.js';
 import { missing } from '../support/tools.js';
@@ -30,23 +32,15 @@ const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
 beforeAll(() => ensureBuilt());
 
-const post = (caption: string, ...more: string[]) => ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', caption, '--no-input', ...more];
 const WAITING = /^An identical run of this command is running, started .* under the key (vp-[\w-]+): waiting for it to end \(up to --timeout\), so that what it posts is reported, not posted twice\. To post beside it instead, add --force-new\.$/m;
 const REPORTED = /^Post post_\w+ was created by the earlier run this one continues; reporting it\.$/m;
 const RERUN = /^Rerun to continue it \(nothing is done twice\): (vidpub post .*)$/m;
 
-/** The posts the service made: POST /v1/posts answered 201 and not a replay. */
-const postsMade = async (on: TestEmulator = emu) => (await on.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/posts' && q.status === 201 && !q.replayed).length;
 const postSent = (on: TestEmulator = emu) => async () => (await on.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts');
-const postId = (stdout: string) => /^id\t(post_\w+)$/m.exec(stdout)?.[1];
 
-/** A config, state and cache directory of their own, shared by a test's runs. */
-function dirs(): Record<string, string> {
-  const base = mkdtempSync(join(tmpdir(), 'vidpub-live-'));
-  return { VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state'), VIDPUB_CACHE_DIR: join(base, 'cache'), TZ: 'UTC', NO_COLOR: '1' };
-}
 
-const vidpub = (args: string[], env: Record<string, string>, on: TestEmulator = emu) => spawnWatched(args, { ...on.env(), ...env });
+const vidpub = (args: string[], env: Record<string, string>, on: TestEmulator = emu) => vidpubOn(on, args, env);
+const postsMade = (on: TestEmulator = emu) => postsMadeOn(on);
 
 function alive(pid: number): boolean {
   try {
@@ -123,19 +117,6 @@ describe('an identical run still running is never duplicated', () => {
     expect(await postsMade()).toBe(1);
   }, 60_000);
 
-  it('two identical commands started together, without a key, ten times: one post each time, both report it', async () => {
-    for (let trial = 1; trial <= 10; trial++) {
-      // Each trial afresh: the key's reads per minute are the trial's own.
-      await emu.reset();
-      const env = dirs();
-      const args = post(`Together ${trial}`, '--no-wait');
-      const [a, b] = await Promise.all([vidpub(args, env).ended, vidpub(args, env).ended]);
-      expect([trial, a.code, b.code], a.stderr + b.stderr).toEqual([trial, 0, 0]);
-      expect(postId(a.stdout)).toBeDefined();
-      expect(postId(b.stdout)).toBe(postId(a.stdout));
-      expect([trial, await postsMade()]).toEqual([trial, 1]);
-    }
-  }, 120_000);
 });
 
 describe('the clock that judges a note is the service’s', () => {

@@ -8,6 +8,7 @@ import { request } from 'undici';
 import { expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
+import { waitFor } from '../support/poll.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
@@ -25,9 +26,12 @@ it('the link in use by another run with the same key: vidpub waits for it and se
   });
   const { media, upload } = (await created.json()) as { media: { id: string }; upload: { url: string; headers: Record<string, string> } };
   const bytes = readFileSync(FILE);
+  // The other run holds the link until vidpub's PUT was refused (409): the race is staged by that event,
+  // not by a pause that a loaded machine could outlast.
+  const vidpubRefused = async () => (await emu.requests()).some((q) => q.method === 'PUT' && q.status === 409);
   const slowBody = (async function* () {
     yield bytes.subarray(0, 1024);
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitFor(vidpubRefused, (refused) => refused, 60_000);
     yield bytes.subarray(1024);
   })();
   const other = request(upload.url, { method: 'PUT', headers: upload.headers, body: slowBody as never }).then(async (res) => {
@@ -36,7 +40,12 @@ it('the link in use by another run with the same key: vidpub waits for it and se
     const done = await fetch(`${emu.baseUrl}/media/${media.id}/complete`, { method: 'POST', headers: { ...auth, 'idempotency-key': `${key}:complete:${media.id}` } });
     expect(done.status).toBe(200);
   });
-  await new Promise((r) => setTimeout(r, 200));
+  // vidpub starts once the service is receiving the other run's bytes (the link is in use).
+  const receiving = async () => {
+    const res = await fetch(`${emu.baseUrl}/media/${media.id}`, { headers: auth });
+    return ((await res.json()) as { progress?: { percent: number } }).progress?.percent ?? 0;
+  };
+  await waitFor(receiving, (percent) => percent > 0, 60_000);
 
   const r = await runCli(['upload', FILE, '--idempotency-key', key, '--timeout', '30s'], { env: emu.env() });
   await other;

@@ -58,3 +58,51 @@ export function scaledClock(factor: number): Clock {
 export function aheadBy(clock: Clock, ms: number): Clock {
   return { now: () => clock.now() + ms, sleep: (wait, signal) => clock.sleep(wait, signal) };
 }
+
+export interface ManualClock extends Clock {
+  /** The sleeps not yet over, in ms as asked for. */
+  pending(): number[];
+  /** Moves time on by ms: the sleeps that fall due end (in the order they fall due). */
+  tick(ms: number): void;
+}
+
+/**
+ * A clock that stands still until the test moves it: sleep(ms) ends only once
+ * tick() has moved time past it (or its signal aborts). A test stages a race on
+ * it by waiting for the event that matters (a request in the emulator's log, a
+ * sleep begun), then moving time, so a loaded machine changes nothing.
+ */
+export function manualClock(start = Date.parse('2030-01-01T00:00:00Z')): ManualClock {
+  let now = start;
+  const sleeping = new Set<{ due: number; ms: number; end: () => void }>();
+  return {
+    now: () => now,
+    pending: () => [...sleeping].map((s) => s.ms),
+    tick(ms: number) {
+      now += ms;
+      for (const s of [...sleeping].sort((a, b) => a.due - b.due)) if (s.due <= now) s.end();
+    },
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) {
+          reject(Object.assign(new Error('aborted'), { name: 'AbortError' }));
+          return;
+        }
+        const entry = {
+          due: now + ms,
+          ms,
+          end: () => {
+            sleeping.delete(entry);
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+        };
+        const onAbort = () => {
+          sleeping.delete(entry);
+          reject(Object.assign(new Error('aborted'), { name: 'AbortError' }));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        sleeping.add(entry);
+      }),
+  };
+}

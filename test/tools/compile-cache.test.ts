@@ -26,7 +26,8 @@ function envWith(cacheHome: string, extra: Record<string, string> = {}): NodeJS.
 /** The cache files of one bundle: main (the CLI), me (`vidpub me`) or upload (`vidpub upload`; see scripts/build.mjs). */
 const cacheFiles = (dir: string, bundle: 'main' | 'me' | 'upload' = 'me') => readdirSync(dir).filter((f) => f.startsWith(`v8-${bundle}-`) && f.endsWith('.bin'));
 
-describe('compile cache', () => {
+// Each test starts the built bin several times: seconds each on a loaded machine, so more than the suite's 20 s.
+describe('compile cache', { timeout: 120_000 }, () => {
   test('the first run writes it (0600 in 0700); the next run, restored from it, still loads modules on demand', async () => {
     const home = mkdtempSync(join(tmpdir(), 'vidpub-cc-'));
     const first = await runAsync(process.execPath, [BIN, 'me', '--json'], { env: envWith(home) });

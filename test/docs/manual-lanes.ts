@@ -1,0 +1,81 @@
+/**
+ * The manual's test (see manual.test.ts for what it checks), in lanes: the two pages that
+ * run longest have a test file each, so that Vitest runs them beside the rest of the manual
+ * instead of after it. Each lane has its own emulator; together the lanes take every page once.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/build.js';
+import { useBuiltEmulatorSandbox, type Sandbox } from '../support/built-emulator.js';
+import { Rest } from '../support/rest.js';
+import { Session, runDocument, summary } from './doctest.js';
+import { manualPages } from './pages.js';
+
+/** The pages that run longest (about half a minute each on a quiet machine): a lane each. */
+export const OWN_LANE = ['docs/emulator.md', 'docs/publishing.md'];
+
+const scratch: string[] = [];
+
+/** A HOME and a working directory of the page's own, the working directory holding the sample clips; the emulator back to its fixture. */
+async function freshPlace(box: Sandbox): Promise<{ home: string; cwd: string }> {
+  const home = mkdtempSync(join(tmpdir(), 'vidpub-doc-home-'));
+  const cwd = mkdtempSync(join(tmpdir(), 'vidpub-doc-work-'));
+  scratch.push(home, cwd);
+  // The pages run from the repository root (test/fixtures/clip.mp4) and name clip.mp4 alone.
+  mkdirSync(join(cwd, 'test/fixtures'), { recursive: true });
+  for (const f of ['clip.mp4', 'long.mp4']) copyFileSync(join(ROOT, 'test/fixtures', f), join(cwd, 'test/fixtures', f));
+  copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'clip.mp4'));
+  const origin = new URL(box.baseUrl).origin;
+  await new Rest({ baseUrl: box.baseUrl, adminUrl: `${origin}/_emulator` }).reset();
+  return { home, cwd };
+}
+
+/** The fewest blocks some pages run: a page whose examples were all turned to `skip` fails. */
+const LEAST_RUNS: Record<string, number> = {
+  'README.md': 4,
+  'docs/getting-started.md': 10,
+  'docs/publishing.md': 10,
+  'docs/emulator.md': 10,
+  'docs/mcp.md': 2,
+  'docs/reliability.md': 2,
+};
+
+/** The manual's test for `lane`: one page of OWN_LANE, or (undefined) every other page. */
+export function describeManual(lane?: string): void {
+  const box = useBuiltEmulatorSandbox('doc');
+  afterEach(() => {
+    for (const d of scratch.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  const all = manualPages();
+  const pages = lane === undefined ? all.filter((p) => !OWN_LANE.includes(p)) : all.filter((p) => p === lane);
+
+  describe(`the manual${lane ? `: ${lane}` : ''}`, () => {
+    if (lane === undefined) {
+      it('has the README, the guides and the generated reference; each page of its own lane exists', () => {
+        for (const page of ['README.md', 'docs/getting-started.md', 'docs/reliability.md', 'docs/architecture.md', 'docs/commands/vidpub-post.md']) {
+          expect(all).toContain(page);
+        }
+        for (const page of OWN_LANE) expect(all).toContain(page);
+      });
+    }
+
+    for (const page of pages) {
+      it(`${page}: every marked block runs and every shown output matches`, async () => {
+        const markdown = readFileSync(join(ROOT, page), 'utf8');
+        const { home, cwd } = await freshPlace(box);
+        const session = new Session({ root: ROOT, baseUrl: box.baseUrl, home, cwd, timeoutMs: 60_000 });
+        // Each block starts on a fresh minute of the emulator's clock: no block waits out the allowances of the ones before it.
+        const report = await runDocument(markdown, session, { origin: session.origin, home, cwd }, { beforeBlock: box.freshMinute });
+        process.stderr.write(`${page}: ${summary(report)}\n`);
+        if (process.env.VIDPUB_DOC_TIMINGS) {
+          for (const t of [...report.timings].sort((a, b) => b.ms - a.ms).slice(0, 10)) process.stderr.write(`${t.ms} ms  ${t.name}\n`);
+        }
+        expect(report.failures, summary(report)).toEqual([]);
+        const least = LEAST_RUNS[page];
+        if (least) expect(report.runs, `${page} runs fewer examples than it has`).toBeGreaterThanOrEqual(least);
+      }, 300_000);
+    }
+  });
+}

@@ -1,0 +1,29 @@
+/**
+ * For one command, at most one post (see live-run.test.ts): two identical commands started
+ * together, without a key, ten times (issue 35's same-instant trials). A file of its own so
+ * that it runs beside the other live-run cases.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../support/build.js';
+import { useEmulator } from '../support/emulator.js';
+import { dirs, post, postId, postsMadeOn, vidpubOn } from './live-run-helpers.js';
+
+const emu = useEmulator({ processingMs: 20, publishMs: 20 });
+
+beforeAll(() => ensureBuilt());
+
+describe('an identical run still running is never duplicated', () => {
+  it('two identical commands started together, without a key, ten times: one post each time, both report it', async () => {
+    for (let trial = 1; trial <= 10; trial++) {
+      // Each trial afresh: the key's reads per minute are the trial's own.
+      await emu.reset();
+      const env = dirs();
+      const args = post(`Together ${trial}`, '--no-wait');
+      const [a, b] = await Promise.all([vidpubOn(emu, args, env).ended, vidpubOn(emu, args, env).ended]);
+      expect([trial, a.code, b.code], a.stderr + b.stderr).toEqual([trial, 0, 0]);
+      expect(postId(a.stdout)).toBeDefined();
+      expect(postId(b.stdout)).toBe(postId(a.stdout));
+      expect([trial, await postsMadeOn(emu)]).toEqual([trial, 1]);
+    }
+  }, 120_000);
+});
