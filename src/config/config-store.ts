@@ -37,7 +37,7 @@ import { VidpubError, sanitize } from '../errors.js';
 import { withFileLock, type LockPurpose } from '../util/file-lock.js';
 import { xdgBase } from '../util/xdg.js';
 import { nodeCrypto } from '../util/lazy-builtins.js';
-import { NotRegularFileError, readUserFileSync, userFileProblem } from '../util/user-file.js';
+import { NotRegularFileError, readUserFileSync, unreadableFile } from '../util/user-file.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -95,8 +95,8 @@ export function readConfigFile(path: string): ConfigFile {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return {};
-    if (err instanceof NotRegularFileError) throw new VidpubError(`Cannot read the config file ${sanitize(path)}: it ${userFileProblem(err)}.`, { hint: 'Move it away; "vidpub login" makes a new one.' });
-    throw new VidpubError(`Cannot read the config file ${sanitize(path)} (${code ?? 'error'}).`, {
+    if (err instanceof NotRegularFileError) throw new VidpubError(`The config file ${unreadableFile(sanitize(path), err)}.`, { hint: 'Move it away; "vidpub login" makes a new one.' });
+    throw new VidpubError(`The config file ${unreadableFile(sanitize(path), err)}.`, {
       hint: code === 'EACCES' ? 'Check the permissions of the file and its directory.' : undefined,
     });
   }
