@@ -13,6 +13,7 @@ import { InterruptedError, TimeoutError, UsageError } from '../errors.js';
 import type { Clock } from '../core/clock.js';
 import { formatDuration } from '../time/duration.js';
 import { NotRegularFileError, readUserFile, unreadableFile } from '../util/user-file.js';
+import { exactBytes } from '../util/bytes.js';
 
 /** `bytes` as UTF-8 text; bytes that are not UTF-8 (a Latin-1 file) are a UsageError naming it as `what`, with the offset. */
 function utf8Of(bytes: Buffer, what: string): string {
@@ -52,7 +53,7 @@ export async function readAll(stream: NodeJS.ReadableStream, limit: number, what
       onData = (chunk) => {
         const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
         size += b.length;
-        if (size > limit) reject(new UsageError(`${what} is longer than ${limit.toLocaleString('en-US')} bytes`));
+        if (size > limit) reject(new UsageError(`${what} is longer than ${exactBytes(limit)}`));
         else chunks.push(b);
       };
       onEnd = resolve;
