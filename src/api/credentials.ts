@@ -148,7 +148,7 @@ const MAX_KEY_FILE_BYTES = 64 * 1024;
  */
 export async function readKeyFile(cwd: string, file: string, wait: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<string> {
   const path = isAbsolute(file) ? file : resolvePath(cwd, file);
-  const { NotRegularFileError, readUserFile, userFileProblem } = await import('../util/user-file.js');
+  const { NotRegularFileError, readUserFile, unreadableFile } = await import('../util/user-file.js');
   const deadline = new AbortController();
   const timer = wait.timeoutMs === undefined ? undefined : setLongTimeout(() => deadline.abort(new DeadlineReached(wait.timeoutMs)), wait.timeoutMs);
   const signal = wait.signal ? AbortSignal.any([wait.signal, deadline.signal]) : deadline.signal;
@@ -157,8 +157,7 @@ export async function readKeyFile(cwd: string, file: string, wait: { signal?: Ab
     text = (await readUserFile(path, { pipes: true, signal, maxBytes: MAX_KEY_FILE_BYTES, inspect: refuseBigKeyFile })).toString('utf8');
   } catch (err) {
     if (signal.aborted) throw keyWaitStopped(path, signal.reason);
-    const code = (err as NodeJS.ErrnoException).code;
-    const what = err instanceof NotRegularFileError ? `the API key file ${sanitize(path)} ${userFileProblem(err)} nor a pipe` : `cannot read the API key file ${sanitize(path)}${code ? ` (${code})` : ''}`;
+    const what = `the API key file ${unreadableFile(sanitize(path), err)}${err instanceof NotRegularFileError ? ' nor a pipe' : ''}`;
     throw new UsageError(what, { hint: 'Give --api-key-file a file that holds only the key (or a pipe that gives it, as <(pass show vidpub)).' });
   } finally {
     timer?.clear();

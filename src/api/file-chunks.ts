@@ -6,6 +6,7 @@
 import { readSync } from 'node:fs';
 import { closeFd, openForReading, statPath } from '../util/fs-calls.js';
 import { UsageError } from '../errors.js';
+import { exactBytes } from '../util/bytes.js';
 
 /** 1 MiB reads: close to curl; 64 KiB reads lose about a third. */
 export const UPLOAD_CHUNK_BYTES = 1024 * 1024;
@@ -15,7 +16,7 @@ export const POOL_SIZE = 3;
 /** The file grew or shrank while it was being sent. */
 export class FileChangedError extends UsageError {
   constructor(path: string, expected: number, actual: string) {
-    super(`${path} changed size during the upload (it was ${expected.toLocaleString('en-US')} bytes, ${actual})`, {
+    super(`${path} changed size during the upload (it was ${exactBytes(expected)}, ${actual})`, {
       hint: 'Wait until the file is completely written, then upload it again.',
     });
   }

@@ -17,6 +17,7 @@ import {
 } from '../errors.js';
 import { redactUrl } from './debug.js';
 import { redactKnown, type Secret } from '../util/redact.js';
+import { lastFour, maskedKey } from '../util/key-mask.js';
 import { isHopelessNetError, netProblem } from './net-errors.js';
 import { KEY_PREFIX_MARKER } from './wire-types.js';
 
@@ -160,10 +161,10 @@ export function secretForms(key: string): Secret[] {
   const at = key.indexOf(KEY_PREFIX_MARKER);
   if (at < 0) return [{ text: key }];
   const prefix = key.slice(0, at + KEY_PREFIX_MARKER.length);
-  const last4 = key.slice(-4);
+  const last4 = lastFour(key);
   return [
-    { text: key, shown: `${prefix}…${last4}` },
-    { text: key.slice(prefix.length), shown: `…${last4}` },
+    { text: key, shown: maskedKey(prefix, last4) },
+    { text: key.slice(prefix.length), shown: maskedKey('', last4) },
   ];
 }
 
@@ -177,7 +178,7 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
   // The known secrets first, in any encoding; then key-shaped text, masked the way people
   // recognise their key (vp_live_…s3Td).
   return redactKnown(text, secrets.flatMap(secretForms))
-    .replace(KEY_LIKE, (_m, prefix: string, rest: string) => `${prefix}…${rest.slice(-4)}`)
+    .replace(KEY_LIKE, (_m, prefix: string, rest: string) => maskedKey(prefix, lastFour(rest)))
     .replace(/\b(Bearer\s+)[^\s"',;]{8,}/gi, '$1[redacted]');
 }
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { UsageError, sanitize } from '../errors.js';
-import { NotRegularFileError, readUserFile } from '../util/user-file.js';
+import { readUserFile, unreadableFile } from '../util/user-file.js';
 import type { NetSettings } from './net-types.js';
 
 const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
@@ -22,9 +22,7 @@ export async function readCaFile(file: string, source: string): Promise<string[]
     // Without blocking: a FIFO or a directory in its place is refused at once (src/util/user-file.ts).
     text = (await readUserFile(file)).toString('utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = err instanceof NotRegularFileError ? `it is ${err.kind}` : code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : sanitize((err as Error).message);
-    throw new UsageError(`cannot read the CA file ${sanitize(file)} (from ${source}): ${why}`, { hint: HINT });
+    throw new UsageError(`the CA file ${unreadableFile(`${sanitize(file)} (from ${source})`, err)}`, { hint: HINT });
   }
   const certs = text.match(PEM_CERT) ?? [];
   if (certs.length === 0) throw new UsageError(`the CA file ${sanitize(file)} (from ${source}) has no PEM certificate in it`, { hint: HINT });

@@ -14,7 +14,7 @@ import { parseWhen, type ResolvedWhen } from '../time/parse-when.js';
 import { isValidTimeZone } from '../time/zones.js';
 import { captionFileRefusal, captionRefusal, optionValueRefusal, type Refusal } from '../core/post-rules.js';
 import { decodeUtf8 } from '../core/text-rules.js';
-import { NotRegularFileError, readUserFile } from '../util/user-file.js';
+import { readUserFile, unreadableFile } from '../util/user-file.js';
 import { eachOnce } from './bounded.js';
 import { FALSE_TEXT, TRUE_TEXT, flattenOptions, type Problem, type RawItem } from './manifest.js';
 
@@ -232,9 +232,7 @@ async function readCaptionFile(file: string, baseDir: string): Promise<string | 
     return typeof text === 'string' ? text.replace(/\r?\n$/, '') : { message: `${text.message} (${text.hint!.replace(/^Nothing was uploaded or posted\. If/, 'if')})` };
   } catch (err) {
     if (tooBig) return tooBig;
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = err instanceof NotRegularFileError ? `${err.kind}, not a regular file` : code === 'ENOENT' ? 'no such file' : sanitize(messageOf(err));
-    return { message: `caption_file ${sanitize(file)} cannot be read: ${why}` };
+    return { message: unreadableFile(`caption_file ${sanitize(file)}`, err) };
   }
 }
 

@@ -19,6 +19,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs';
 import { promisify } from 'node:util';
 import { nodeCrypto } from '../util/lazy-builtins.js';
+import { writeFileAtomicAsync } from '../util/atomic-write.js';
 import { join } from 'node:path';
 
 /*
@@ -138,16 +139,14 @@ export class KeyCache {
 
   /** Merges one change into what is on disk now, then writes it whole (temp file + rename). */
   async #write(op: Op): Promise<void> {
-    const tmp = `${this.file}.${nodeCrypto().randomBytes(8).toString('hex')}.tmp`;
     try {
       await fsp.mkdir(this.#dir, { recursive: true, mode: 0o700 });
       const entries = await this.#readDisk();
       applyOp(entries, op);
       const doc: CacheFile = { v: VERSION, base_url: this.#opts.baseUrl, key: this.#opts.keyId, entries };
-      await fsp.writeFile(tmp, JSON.stringify(doc), { mode: 0o600, flag: 'wx' });
-      await fsp.rename(tmp, this.file);
+      await writeFileAtomicAsync(this.file, JSON.stringify(doc));
     } catch {
-      await fsp.rm(tmp, { force: true }).catch(() => undefined);
+      // a cache that cannot be written is only slower next time
     }
   }
 }

@@ -7,6 +7,7 @@
 import { EXIT_CODES } from '../exit-codes.js';
 import { COMMANDS, commandTerm, type CommandEntry } from './commands/index.js';
 import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, flagTerm, type FlagSpec } from './flags.js';
+import { wrapWords } from '../ui/wrap.js';
 
 export const ROOT_DESCRIPTION = 'Publish videos to connected social accounts through the Video Publishing Service.';
 
@@ -63,28 +64,10 @@ export function helpWidth(columns: number | undefined): number {
 
 const MIN_WIDTH_TO_WRAP = 40;
 
-/** Wraps at whitespace to `width` columns (commander's Help.boxWrap, without colour). */
+/** Wraps each line of `text` at spaces to `width` columns (as commander's Help.boxWrap does, without colour). */
 function wrap(text: string, width: number): string[] {
   if (width < MIN_WIDTH_TO_WRAP) return text.split('\n');
-  const lines: string[] = [];
-  for (const raw of text.split('\n')) {
-    const chunks = raw.match(/\s*\S+/g);
-    if (!chunks) {
-      lines.push('');
-      continue;
-    }
-    let line = chunks.shift()!;
-    for (const chunk of chunks) {
-      if (line.length + chunk.length <= width) {
-        line += chunk;
-      } else {
-        lines.push(line);
-        line = chunk.trimStart();
-      }
-    }
-    lines.push(line);
-  }
-  return lines;
+  return text.split('\n').flatMap((raw) => (raw.trim() === '' ? [''] : wrapWords(raw, width)));
 }
 
 function item(term: string, termWidth: number, description: string, width: number): string {

@@ -5,9 +5,8 @@
  * with --save-fixture, written as a fixture file to commit (it holds no key
  * of the service).
  */
-import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { writeFileAtomicAsync } from '../util/atomic-write.js';
+import { resolve } from 'node:path';
 import { redactUrl } from '../api/debug.js';
 import { UsageError, VidpubError, sanitize } from '../errors.js';
 import type { Invocation } from './command.js';
@@ -49,12 +48,9 @@ export async function seedFromProfile(profile: string, save: string | undefined,
 
 /** Writes a file whole or not at all: a temporary file beside it, then renamed over it. */
 async function writeAtomically(path: string, text: string): Promise<void> {
-  const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await writeFile(temp, text, { mode: 0o644, flag: 'wx' });
-    await rename(temp, path);
+    await writeFileAtomicAsync(path, text, { mode: 0o644 });
   } catch (err) {
-    await rm(temp, { force: true }).catch(() => undefined);
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot write the fixture to ${sanitize(path)}${code ? ` (${code})` : ''}`, { hint: 'Give --save-fixture a path in a directory you can write.' });
   }

@@ -12,7 +12,8 @@ import { decodeUtf8 } from '../core/text-rules.js';
 import { InterruptedError, TimeoutError, UsageError } from '../errors.js';
 import type { Clock } from '../core/clock.js';
 import { formatDuration } from '../time/duration.js';
-import { NotRegularFileError, readUserFile } from '../util/user-file.js';
+import { NotRegularFileError, readUserFile, unreadableFile } from '../util/user-file.js';
+import { exactBytes } from '../util/bytes.js';
 
 /** `bytes` as UTF-8 text; bytes that are not UTF-8 (a Latin-1 file) are a UsageError naming it as `what`, with the offset. */
 function utf8Of(bytes: Buffer, what: string): string {
@@ -52,7 +53,7 @@ export async function readAll(stream: NodeJS.ReadableStream, limit: number, what
       onData = (chunk) => {
         const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
         size += b.length;
-        if (size > limit) reject(new UsageError(`${what} is longer than ${limit.toLocaleString('en-US')} bytes`));
+        if (size > limit) reject(new UsageError(`${what} is longer than ${exactBytes(limit)}`));
         else chunks.push(b);
       };
       onEnd = resolve;
@@ -90,9 +91,8 @@ export async function readNamedFile(path: string, shown: string, inspect?: (st: 
   } catch (err) {
     if (err instanceof UsageError) throw err;
     // Named for what it is: "is a directory, not a regular file", "is a pipe (FIFO), not a regular file".
-    if (err instanceof NotRegularFileError) throw new UsageError(`${shown} is ${err.kind}, not a regular file`, { hint: 'Name a regular file, or - to read stdin.' });
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`${shown} cannot be read${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
+    if (err instanceof NotRegularFileError) throw new UsageError(unreadableFile(shown, err), { hint: 'Name a regular file, or - to read stdin.' });
+    throw new UsageError(unreadableFile(shown, err));
   }
   return utf8Of(bytes, shown);
 }

@@ -28,16 +28,15 @@
  * instant that test/client/config-store.test.ts runs). Loading it, with ajv, also
  * slowed each login and logout.
  */
-import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
-import { pid } from 'node:process';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ConfigStore, Profile } from './profile-types.js';
 import { VidpubError, sanitize } from '../errors.js';
 import { withFileLock, type LockPurpose } from '../util/file-lock.js';
 import { xdgBase } from '../util/xdg.js';
-import { nodeCrypto } from '../util/lazy-builtins.js';
-import { NotRegularFileError, readUserFileSync, userFileProblem } from '../util/user-file.js';
+import { NotRegularFileError, readUserFileSync, unreadableFile } from '../util/user-file.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -95,8 +94,8 @@ export function readConfigFile(path: string): ConfigFile {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return {};
-    if (err instanceof NotRegularFileError) throw new VidpubError(`Cannot read the config file ${sanitize(path)}: it ${userFileProblem(err)}.`, { hint: 'Move it away; "vidpub login" makes a new one.' });
-    throw new VidpubError(`Cannot read the config file ${sanitize(path)} (${code ?? 'error'}).`, {
+    if (err instanceof NotRegularFileError) throw new VidpubError(`The config file ${unreadableFile(sanitize(path), err)}.`, { hint: 'Move it away; "vidpub login" makes a new one.' });
+    throw new VidpubError(`The config file ${unreadableFile(sanitize(path), err)}.`, {
       hint: code === 'EACCES' ? 'Check the permissions of the file and its directory.' : undefined,
     });
   }
@@ -165,44 +164,6 @@ function checkWritable(path: string): void {
     throw new VidpubError(`The config file ${sanitize(path)} is read-only (mode ${octal}); vidpub does not replace it, so nothing was stored.`, {
       hint: `Make it writable (chmod 600 ${sanitize(path)}) and run the command again, or pass the key with VIDPUB_API_KEY or --api-key-file instead of a stored profile.`,
     });
-  }
-}
-
-/** The file a write replaces: config.json itself, or the file it links to. */
-function writeTarget(path: string): string {
-  try {
-    return lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
-  } catch {
-    return path;
-  }
-}
-
-/** 8 random hex digits; node:crypto is loaded here, on the first write, not by every command that reads its profile. */
-function randomHex(): string {
-  return nodeCrypto().randomBytes(4).toString('hex');
-}
-
-/** Writes text to `path` atomically: a temporary file (0600) in the same directory, flushed, then renamed over it. */
-export function writeFileAtomic(path: string, text: string): void {
-  const target = writeTarget(path);
-  const tmp = join(dirname(target), `.${basename(target)}.${pid}.${randomHex()}.tmp`);
-  let fd: number | undefined;
-  try {
-    fd = openSync(tmp, 'wx', 0o600);
-    writeSync(fd, text);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    chmodSync(tmp, 0o600); // whatever the umask
-    renameSync(tmp, target);
-  } catch (err) {
-    if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // not created, or already renamed
-    }
-    throw err;
   }
 }
 

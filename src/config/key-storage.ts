@@ -6,6 +6,7 @@
 import { platform } from 'node:os';
 import type { Profile } from './profile-types.js';
 import { shellWord } from '../util/shell.js';
+import { maskStoredKey } from '../util/key-mask.js';
 import { sanitize } from '../errors.js';
 
 /** Where a key lives: `keychain` (the OS store) or `file` (config.json). */
@@ -26,15 +27,6 @@ export function keychainName(): string {
 /** Where the key is, for people: the OS store's name or the config file's path. */
 export function storageName(storage: KeyStorage, configPath: string): string {
   return storage === 'keychain' ? keychainName() : configPath;
-}
-
-/** A stored key as `vp_live_…a1b2`: the prefix up to its last "_" (at most 12 characters) and the last 4. */
-export function maskStoredKey(key: string | undefined): string | null {
-  if (!key) return null;
-  const k = key.trim();
-  if (k.length <= 8) return '…';
-  const prefix = /^([A-Za-z0-9]+_(?:[A-Za-z0-9]+_)?)/.exec(k)?.[1]?.slice(0, 12) ?? '';
-  return `${prefix}…${k.slice(-4)}`;
 }
 
 /** The profile's key, masked, wherever it lives. */

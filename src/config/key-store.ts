@@ -31,7 +31,8 @@
  */
 import { isAbsolute, join } from 'node:path';
 import type { ConfigStore, Profile } from './profile-types.js';
-import { keyStorage, keychainName, maskStoredKey, profileCommand, type KeyStorage } from './key-storage.js';
+import { keyStorage, keychainName, profileCommand, type KeyStorage } from './key-storage.js';
+import { maskStoredKey } from '../util/key-mask.js';
 import { AuthError, VidpubError, sanitize } from '../errors.js';
 import { CONFIG_FILE_NAME, canonicalConfigPath, configDir } from './config-store.js';
 import { KeychainUnavailable, keychain, keyringTurnedOff, secretOf, type KeychainAnswer, type KeychainOp, type KeychainWait } from './keychain.js';

@@ -24,6 +24,7 @@ import {
   tooManyCharsWords,
 } from './service-rules.js';
 import { captionControlRefusal } from './text-rules.js';
+import { exactBytes } from '../util/bytes.js';
 
 /** Something the service would refuse, said before anything is sent. */
 export interface Refusal {
@@ -55,7 +56,7 @@ export function captionRefusal(caption: string | undefined): Refusal | undefined
 
 /** A caption file too big to read (`what` names it as the caller does); undefined when `sizeBytes` fits. */
 export function captionFileRefusal(sizeBytes: number, what: string): Refusal | undefined {
-  return sizeBytes > MAX_CAPTION_FILE_BYTES ? { message: `${what} is longer than ${MAX_CAPTION_FILE_BYTES.toLocaleString('en-US')} bytes` } : undefined;
+  return sizeBytes > MAX_CAPTION_FILE_BYTES ? { message: `${what} is longer than ${exactBytes(MAX_CAPTION_FILE_BYTES)}` } : undefined;
 }
 
 // ---------------------------------------------------------------- option values

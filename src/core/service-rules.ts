@@ -11,6 +11,7 @@
  * docs/api-notes.md ("Posts", "Uploads"). test/support/service-limits.ts is
  * the one table of values at and over each limit that both sides' tests run.
  */
+import { exactBytes } from '../util/bytes.js';
 
 // ---------------------------------------------------------------- how text is counted
 
@@ -66,5 +67,5 @@ export const MAX_FILE_SIZE_BYTES = 1_000_000_000;
 
 /** The words that refuse a file over MAX_FILE_SIZE_BYTES: "N bytes; the service accepts at most 1 GB (1,000,000,000 bytes)". */
 export function fileTooLargeWords(sizeBytes: number): string {
-  return `${count(sizeBytes)} bytes; the service accepts at most 1 GB (${count(MAX_FILE_SIZE_BYTES)} bytes)`;
+  return `${exactBytes(sizeBytes)}; the service accepts at most 1 GB (${exactBytes(MAX_FILE_SIZE_BYTES)})`;
 }

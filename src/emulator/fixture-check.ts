@@ -4,7 +4,7 @@
  * normalized. Every problem is reported at once, one line each naming the
  * file and the field: `my.json: workspaces[0].keys[0].access must be ...`.
  */
-import { NotRegularFileError, readUserFile } from '../util/user-file.js';
+import { readUserFile, unreadableFile } from '../util/user-file.js';
 import type { Fixture } from './fixture.js';
 import { checkReferences, isRecord, pathText } from './fixture-references.js';
 import { fixtureSchema } from './fixture-schema.js';
@@ -77,9 +77,7 @@ export async function loadFixtureFile(path: string): Promise<Fixture> {
     // Without blocking: a FIFO or a directory in its place is refused at once (src/util/user-file.ts).
     text = (await readUserFile(path)).toString('utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = err instanceof NotRegularFileError ? `is ${err.kind}, not a file` : code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-    throw new FixtureError(path, [{ path: '', message: `cannot read the fixture (${why})` }]);
+    throw new FixtureError(path, [{ path: '', message: unreadableFile('the fixture', err) }]);
   }
   let raw: unknown;
   try {

@@ -15,6 +15,7 @@ import { createPost, getPost, publishPost } from './posts.js';
 import { destinationRecord, optionsRecord } from './records.js';
 import type { Result } from './result.js';
 import { parseJsonBody } from './validate.js';
+import { lastFour } from '../util/key-mask.js';
 
 /** Who is calling and how. */
 export interface CallContext {
@@ -227,7 +228,7 @@ export class EmulatorService {
     };
     const daily = limits.daily(ws);
     return {
-      key: { id: k.id, name: k.name, access: k.access, prefix: k.key.slice(0, prefixEnd), last4: k.key.slice(-4), created_at: k.created_at },
+      key: { id: k.id, name: k.name, access: k.access, prefix: k.key.slice(0, prefixEnd), last4: lastFour(k.key), created_at: k.created_at },
       workspace: { id: ws.id, name: ws.name },
       plan: { name: auth.planName },
       usage: { posts_today: limits.postsToday(ws), media_count: ws.media.size, post_count: ws.posts.size },

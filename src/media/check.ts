@@ -8,6 +8,7 @@ import { basename, extname, resolve } from 'node:path';
 import { closeFd, openForReading, readAt, realPath, statPath } from '../util/fs-calls.js';
 import { UsageError } from '../errors.js';
 import type { FileIdentity } from '../util/same-file.js';
+import { NotRegularFileError, fileKind, unreadableFile } from '../util/user-file.js';
 import { EXTENSION_CONTENT_TYPES, type SupportedContentType } from '../api/wire-types.js';
 import { MAX_FILE_SIZE_BYTES, fileTooLargeWords } from '../core/service-rules.js';
 
@@ -130,8 +131,10 @@ export async function checkVideoFile(path: string, cwd?: string): Promise<VideoF
   } catch (err) {
     throw fileError(err, shown);
   }
-  if (st.isDirectory()) throw new UsageError(`${shown} is a directory, not a video file`, { hint: 'Give the path of a video file.' });
-  if (!st.isFile()) throw new UsageError(`${shown} is not a regular file`, { hint: 'Give the path of a video file (not a device, pipe or socket).' });
+  if (!st.isFile()) {
+    const hint = st.isDirectory() ? 'Give the path of a video file.' : 'Give the path of a video file (not a device, pipe or socket).';
+    throw new UsageError(unreadableFile(shown, new NotRegularFileError(shown, fileKind(st))), { hint });
+  }
 
   const ext = extensionOf(abs);
   const expected = EXTENSION_CONTAINERS[ext];
@@ -183,17 +186,6 @@ export function fileIdentity(f: VideoFile): FileIdentity {
 
 function fileError(err: unknown, shown: string): UsageError {
   const code = (err as NodeJS.ErrnoException).code;
-  switch (code) {
-    case 'ENOENT':
-      return new UsageError(`${shown}: no such file`, { hint: 'Check the path (it is relative to the current directory).' });
-    case 'ENOTDIR':
-      return new UsageError(`${shown}: no such file (a part of the path is not a directory)`);
-    case 'EACCES':
-    case 'EPERM':
-      return new UsageError(`${shown} cannot be read: permission denied`, { hint: 'Check the file permissions.' });
-    case 'EISDIR':
-      return new UsageError(`${shown} is a directory, not a video file`);
-    default:
-      return new UsageError(`${shown} cannot be read: ${(err as Error).message}`);
-  }
+  const hint = code === 'ENOENT' ? 'Check the path (it is relative to the current directory).' : code === 'EACCES' || code === 'EPERM' ? 'Check the file permissions.' : undefined;
+  return new UsageError(unreadableFile(shown, err), hint ? { hint } : {});
 }

@@ -12,6 +12,7 @@ import { destinationLabel } from './post-view.js';
 import { describeRelative, describeWall, relativePhrase } from '../time/describe.js';
 import type { ResolvedWhen } from '../time/parse-when.js';
 import { isValidTimeZone } from '../time/zones.js';
+import { formatSize } from '../util/bytes.js';
 
 export interface SummaryInput {
   /** What is posted: a file path, a link, or "media med_123". */
@@ -38,14 +39,6 @@ export function dailySpendText(daily: Partial<Me['limits']['api_posts_per_day']>
   if (!daily || typeof daily.remaining !== 'number') return "1 API post of today's allowance";
   const reset = Date.parse(String(daily.reset_at));
   return `1 API post of ${daily.remaining} left today (of ${daily.limit ?? '?'}${Number.isNaN(reset) ? '' : `; resets ${describeRelative(reset, zone, now)}`})`;
-}
-
-/** "12.3 MB" / "820 kB" / "512 B", decimal like the service's 1 GB limit. */
-export function formatSize(bytes: number): string {
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
-  return `${bytes} B`;
 }
 
 /**

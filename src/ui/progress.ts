@@ -11,6 +11,7 @@ import type oraFactory from 'ora';
 import type { Clock } from '../core/clock.js';
 import type { IO } from '../core/io.js';
 import { sanitize } from '../errors.js';
+import { formatMB } from '../util/bytes.js';
 
 /** node:readline when a spinner first moves the cursor: it costs its load, and upload imports this module for silentProgress. */
 // eslint-disable-next-line no-restricted-globals -- Node's built-in module loader, not process state
@@ -41,11 +42,6 @@ const LINE_EVERY_MS = 10_000;
 /** No byte for this long: the bar says "stalled for N s" in place of a speed and an ETA that no longer hold. */
 export const STALL_AFTER_MS = 3000;
 const LINE_EVERY_PERCENT = 10;
-
-export function formatMB(bytes: number): string {
-  const mb = bytes / 1e6;
-  return mb >= 100 ? mb.toFixed(0) : mb >= 10 ? mb.toFixed(1) : mb.toFixed(2);
-}
 
 function percentOf(sent: number, total: number): number {
   return total > 0 ? Math.min(100, Math.floor((sent / total) * 100)) : 100;

@@ -10,6 +10,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readFile, readFileSync, type Stats } from 'node:fs';
 import { promisify } from 'node:util';
+import { sanitize } from '../errors.js';
 import { openForReading, statFd } from './fs-calls.js';
 
 /** Open flags: never wait on a FIFO, never take a terminal as the controlling one. */
@@ -40,13 +41,20 @@ export class NotRegularFileError extends Error {
   }
 }
 
-/** "is a directory, not a regular file" for NotRegularFileError, else " (CODE)" or "no such file" for an errno error. */
-export function userFileProblem(err: unknown): string {
-  if (err instanceof NotRegularFileError) return `is ${err.kind}, not a regular file`;
+/**
+ * The one wording for a user's file that cannot be read, after its name
+ * (`shown`): "x: no such file", "x is a directory, not a regular file",
+ * "x cannot be read: permission denied (EACCES)", "x cannot be read (EIO)".
+ */
+export function unreadableFile(shown: string, err: unknown): string {
+  if (err instanceof NotRegularFileError) return `${shown} is ${err.kind}, not a regular file`;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT') return 'cannot be read: no such file';
-  if (code === 'EACCES' || code === 'EPERM') return `cannot be read: permission denied (${code})`;
-  return `cannot be read${code ? ` (${code})` : ''}`;
+  if (code === 'ENOENT') return `${shown}: no such file`;
+  if (code === 'ENOTDIR') return `${shown}: no such file (a part of the path is not a directory)`;
+  if (code === 'EISDIR') return `${shown} is a directory, not a regular file`;
+  if (code === 'EACCES' || code === 'EPERM') return `${shown} cannot be read: permission denied (${code})`;
+  if (code) return `${shown} cannot be read (${code})`;
+  return `${shown} cannot be read: ${sanitize(err instanceof Error ? err.message : String(err))}`;
 }
 
 function refuseUnlessRegular(fd: number, st: Stats, path: string): void {

@@ -106,8 +106,8 @@ describe(`vidpub batch --dry-run: ${ITEMS} items under ulimit -n ${LIMIT}`, () =
     for (let i = 1; i <= ITEMS; i++) rows.push(['a.mp4', 'linkedin', i % 500 === 0 ? 'nocap.txt' : 'here.txt', 'true', `k${i}`]);
     const r = await limited(dir, [BIN, 'batch', csv(dir, rows), '--dry-run']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain(`Error: 3 problems in x.csv; nothing was sent\n  item 500 (line 501): caption_file nocap.txt cannot be read: no such file\n`);
-    expect(r.stderr).toContain(`  item ${ITEMS} (line ${ITEMS + 1}): caption_file nocap.txt cannot be read: no such file\n`);
+    expect(r.stderr).toContain(`Error: 3 problems in x.csv; nothing was sent\n  item 500 (line 501): caption_file nocap.txt: no such file\n`);
+    expect(r.stderr).toContain(`  item ${ITEMS} (line ${ITEMS + 1}): caption_file nocap.txt: no such file\n`);
     expect(r.stderr).not.toMatch(/EMFILE|too many open files/);
   });
 });

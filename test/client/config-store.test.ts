@@ -114,7 +114,7 @@ describe('config store', () => {
     writeFileSync(join(parent, 'file'), '');
     const err = await expectError(VidpubError, () => openConfigStore({ VIDPUB_CONFIG_DIR: join(parent, 'file', 'sub') }, { writable: true }));
     expect(err).toBeInstanceOf(VidpubError);
-    expect(err.message).toMatch(/^Cannot read the config file .*file\/sub\/config.json \(ENOTDIR\)/);
+    expect(err.message).toMatch(/^The config file .*file\/sub\/config.json: no such file \(a part of the path is not a directory\)/);
   });
 
   test('an existing default directory that is too open is tightened to 0700', async () => {

@@ -143,7 +143,7 @@ describe('vidpub me', () => {
     const dir = tempConfigDir();
     const missing = await runCli(['me', '--api-key-file', join(dir, 'nope.txt')], { env: { VIDPUB_BASE_URL: emu.baseUrl } });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/Error: cannot read the API key file .*nope\.txt \(ENOENT\)/);
+    expect(missing.stderr).toMatch(/Error: the API key file .*nope\.txt: no such file/);
     writeFileSync(join(dir, 'empty.txt'), '\n');
     const empty = await runCli(['me', '--api-key-file', join(dir, 'empty.txt')], { env: { VIDPUB_BASE_URL: emu.baseUrl } });
     expect(empty.code).toBe(2);

@@ -104,7 +104,7 @@ describe('vidpub upload: bad input is refused before any request', () => {
 
   it('a directory', async () => {
     mkdirSync(join(dir, 'videos.mp4'), { recursive: true });
-    await refused(['upload', join(dir, 'videos.mp4')], /Error: .*videos\.mp4 is a directory, not a video file/);
+    await refused(['upload', join(dir, 'videos.mp4')], /Error: .*videos\.mp4 is a directory, not a regular file/);
   });
 
   it('an empty file', async () => {

@@ -131,7 +131,7 @@ describe('loadFixtureFile', () => {
 
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const problems = () => [
-    { file: broken.missing, message: `${broken.missing}: cannot read the fixture (file not found)` },
+    { file: broken.missing, message: `${broken.missing}: the fixture: no such file` },
     { file: broken.badJson, message: new RegExp(`^${escape(broken.badJson)}: is not valid JSON \\(`) },
     { file: broken.invalid, message: `${broken.invalid}: workspaces[0].keys[0].access must be "read" or "read_write", got "admin"` },
   ];
@@ -142,7 +142,7 @@ describe('loadFixtureFile', () => {
     // A FIFO is refused at once, never waited on.
     const fifo = join(dir, 'fixture.fifo');
     execFileSync('mkfifo', [fifo]);
-    await expect(loadFixtureFile(fifo)).rejects.toThrow(`${fifo}: cannot read the fixture (is a pipe (FIFO), not a file)`);
+    await expect(loadFixtureFile(fifo)).rejects.toThrow(`${fifo}: the fixture is a pipe (FIFO), not a regular file`);
   });
 
   it('vidpub emulator --fixture: each of them is a usage error (exit 2) naming the file and the problem, and nothing starts', async () => {

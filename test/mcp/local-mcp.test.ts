@@ -180,7 +180,7 @@ describe('vidpub mcp: local files', () => {
     writeFileSync(fake, '%PDF-1.4 not a video');
     const { client } = await start();
     expect((await fails(client, 'upload_file', { path: fake })).message).toMatch(/notes\.mp4 is named \.mp4 but contains a PDF document/);
-    expect((await fails(client, 'upload_file', { path: dir })).message).toMatch(/is a directory, not a video file/);
+    expect((await fails(client, 'upload_file', { path: dir })).message).toMatch(/is a directory, not a regular file/);
     expect((await emu.requests()).filter((r) => r.method === 'POST')).toEqual([]);
   });
 

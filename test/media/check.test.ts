@@ -73,7 +73,7 @@ describe('checkVideoFile', () => {
   it('refuses a directory', async () => {
     const d = join(dir, 'folder.mp4');
     mkdirSync(d, { recursive: true });
-    expect((await usageError(d)).message).toMatch(/is a directory, not a video file/);
+    expect((await usageError(d)).message).toMatch(/is a directory, not a regular file/);
   });
 
   it('refuses an empty file', async () => {

@@ -88,7 +88,7 @@ describe('config.json and the journal: anything but a regular file is refused, a
       make(join(configDir, 'config.json'));
       const r = await runCli(['me'], { env: { VIDPUB_CONFIG_DIR: configDir, VIDPUB_BASE_URL: emu.baseUrl } });
       const kind = what === 'a FIFO' ? 'a pipe \\(FIFO\\)' : 'a directory';
-      expect(r.stderr).toMatch(new RegExp(`Error: Cannot read the config file \\S+config\\.json: it is ${kind}, not a regular file\\.`));
+      expect(r.stderr).toMatch(new RegExp(`Error: The config file \\S+config\\.json is ${kind}, not a regular file\\.`));
       expect(r.code).toBe(1);
     });
 
@@ -140,7 +140,7 @@ describe('a manifest and a caption file: a FIFO or a directory is refused (exit 
       make(join(dir, 'caption.txt'));
       writeFileSync(join(dir, 'posts.yaml'), `items:\n  - media: med_demo_sample\n    to: youtube\n    caption_file: caption.txt\n`);
       const r = await runCli(['batch', join(dir, 'posts.yaml')], { env: emu.env() });
-      expect(r.stderr).toContain(`caption_file caption.txt cannot be read: ${what === 'a FIFO' ? 'a pipe (FIFO)' : 'a directory'}, not a regular file`);
+      expect(r.stderr).toContain(`caption_file caption.txt is ${what === 'a FIFO' ? 'a pipe (FIFO)' : 'a directory'}, not a regular file`);
       expect(r.code).toBe(2);
       expect((await emu.requests()).filter((q) => q.method === 'POST')).toEqual([]);
     });

@@ -8,6 +8,7 @@ import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand, type Invocation } from '../command.js';
 import { isRehearsal, rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
 import { readAll, readNamedFile } from '../user-input.js';
+import { exactBytes } from '../../util/bytes.js';
 
 const MAX_MANIFEST_BYTES = 10_000_000;
 const MAX_CONCURRENCY = 16;
@@ -24,7 +25,7 @@ async function readManifest(path: string, inv: Invocation, timeoutMs: number): P
   }
   const abs = resolve(inv.ctx.cwd, path);
   const text = await readNamedFile(abs, sanitize(path), (st) => {
-    if (st.size > MAX_MANIFEST_BYTES) throw new UsageError(`${sanitize(path)} is longer than ${MAX_MANIFEST_BYTES.toLocaleString('en-US')} bytes`);
+    if (st.size > MAX_MANIFEST_BYTES) throw new UsageError(`${sanitize(path)} is longer than ${exactBytes(MAX_MANIFEST_BYTES)}`);
   });
   return { text, baseDir: dirname(abs), source: path };
 }

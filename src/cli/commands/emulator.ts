@@ -56,12 +56,11 @@ function tlsOf(flags: { tls: boolean; tlsCert?: string | undefined; tlsKey?: str
 }
 
 async function readTlsFiles(o: { certFile: string; keyFile: string }): Promise<{ cert: string; key: string }> {
-  const { NotRegularFileError, readUserFile } = await import('../../util/user-file.js');
+  const { readUserFile, unreadableFile } = await import('../../util/user-file.js');
   const read = async (file: string, flag: string) => {
     // Without blocking: a FIFO or a directory in its place is refused at once.
-    const bytes = await readUserFile(file).catch((err: NodeJS.ErrnoException) => {
-      const why = err instanceof NotRegularFileError ? `it is ${err.kind}` : err.code === 'ENOENT' ? 'no such file' : sanitize(err.message);
-      throw new UsageError(`cannot read ${flag} ${sanitize(file)}: ${why}`);
+    const bytes = await readUserFile(file).catch((err: unknown) => {
+      throw new UsageError(unreadableFile(`${flag} ${sanitize(file)}`, err));
     });
     const text = bytes.toString('utf8');
     if (!text.includes('-----BEGIN ')) throw new UsageError(`${flag} ${sanitize(file)} is not a PEM file (it has no "-----BEGIN" line)`);

@@ -1,5 +1,6 @@
 import { responseMeta } from '../../api/client.js';
 import { counted } from '../../util/plural.js';
+import { maskedKey } from '../../util/key-mask.js';
 import { EMULATOR_SERVER_HEADER, type KeyInfo, type Me, type MinuteCounter } from '../../api/wire-types.js';
 import { resolveCredentials } from '../../api/credentials.js';
 import { isLoopbackHost } from '../../util/addresses.js';
@@ -18,7 +19,7 @@ export function maskKey(key: Partial<KeyInfo> | undefined): string {
   const prefix = typeof key.prefix === 'string' ? key.prefix : '';
   const last4 = typeof key.last4 === 'string' ? key.last4 : '';
   if (!prefix && !last4) return 'unknown';
-  return `${sanitize(prefix)}…${sanitize(last4)}`;
+  return maskedKey(sanitize(prefix), sanitize(last4));
 }
 
 /** A reset time as a person reads it (the one form, named by its offset: see describeLocalRelative), or "unknown". */

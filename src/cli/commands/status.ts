@@ -4,7 +4,7 @@ import { parseTimeout } from '../../session/wait-flags.js';
 import { parsePostId } from '../../posts/post-flags.js';
 import type { Media } from '../../api/wire-types.js';
 import { printPost, type PostResult } from '../../posts/post-view.js';
-import { formatSize } from '../../posts/summary.js';
+import { formatSize } from '../../util/bytes.js';
 import type { AnyStatusOpts, StatusData } from '../../posts/status-flow.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { renderFields } from '../../ui/table.js';
