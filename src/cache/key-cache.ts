@@ -16,7 +16,7 @@
  * - A cache that cannot be read (missing, corrupt, another shape, a
  *   read-only or full disk) is empty; nothing here ever throws.
  */
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs';
+import { mkdir, readFile } from 'node:fs';
 import { promisify } from 'node:util';
 import { nodeCrypto } from '../util/lazy-builtins.js';
 import { writeFileAtomicAsync } from '../util/atomic-write.js';
@@ -30,9 +30,6 @@ import { join } from 'node:path';
 const fsp = {
   readFile: promisify(readFile),
   mkdir: promisify(mkdir),
-  writeFile: promisify(writeFile),
-  rename: promisify(rename),
-  rm: promisify(rm),
 };
 
 /** The file's shape; a file of another version is ignored. */

@@ -8,9 +8,11 @@
  * file system said it. A symbolic link at the path is kept: the file it
  * points to is the one replaced.
  */
-import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, promises as fsp, realpathSync, renameSync, unlinkSync, writeSync } from 'node:fs'; // fs.promises loads on first use
+import * as fs from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { pid } from 'node:process';
+import { promisify } from 'node:util';
 import { nodeCrypto } from './lazy-builtins.js';
 
 export interface AtomicWriteOptions {
@@ -84,27 +86,43 @@ export function writeFileAtomic(path: string, text: string, opts: AtomicWriteOpt
   syncDirectory(dirname(target));
 }
 
+/**
+ * node:fs's callback calls as promises: node:fs/promises would load Node's readline, directory and
+ * watcher modules on the post path, which util/fs-calls.ts keeps it off (test/tools/module-load.test.ts).
+ */
+const afs = {
+  mkdir: promisify(fs.mkdir),
+  open: promisify(fs.open),
+  writeFile: promisify(fs.writeFile),
+  fsync: promisify(fs.fsync),
+  fchmod: promisify(fs.fchmod),
+  close: promisify(fs.close),
+  rename: promisify(fs.rename),
+  rm: promisify(fs.rm),
+};
+
 /** writeFileAtomic without blocking the event loop while the disk flushes. */
 export async function writeFileAtomicAsync(path: string, text: string, opts: AtomicWriteOptions = {}): Promise<void> {
   const mode = opts.mode ?? 0o600;
-  if (opts.mkdir) await fsp.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  if (opts.mkdir) await afs.mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const target = writeTarget(path);
   const tmp = temporaryName(target);
   try {
-    const handle = await fsp.open(tmp, 'wx', mode);
+    const fd = await afs.open(tmp, 'wx', mode);
     try {
-      await handle.writeFile(text);
-      await handle.sync();
-      await handle.chmod(mode); // whatever the umask
+      await afs.writeFile(fd, text);
+      await afs.fsync(fd);
+      await afs.fchmod(fd, mode); // whatever the umask
     } finally {
-      await handle.close();
+      await afs.close(fd);
     }
-    await fsp.rename(tmp, target);
+    await afs.rename(tmp, target);
   } catch (err) {
-    await fsp.rm(tmp, { force: true }).catch(() => undefined);
+    await afs.rm(tmp, { force: true }).catch(() => undefined);
     throw err;
   }
-  const dir = await fsp.open(dirname(target), 'r').catch(() => undefined);
-  await dir?.sync().catch(() => undefined);
-  await dir?.close();
+  const dir = await afs.open(dirname(target), 'r').catch(() => undefined);
+  if (dir === undefined) return;
+  await afs.fsync(dir).catch(() => undefined);
+  await afs.close(dir);
 }
