@@ -258,7 +258,12 @@ async function stoppedTrial(emu: TestEmulator, trial: LivingTrial): Promise<Livi
   if (ended === undefined) {
     first.kill('SIGSTOP');
     try {
-      rerun = await plainRerun(emu, args, env, ['--timeout', '20s']);
+      // Stopped once it had settled (its post printed, its note turned .done, about to exit): it had finished, and the
+      // same command again would be a second post, as asked (as for an orphan that had finished). Stopped, it cannot
+      // settle meanwhile, so this look does not race it.
+      const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
+      const settled = existsSync(runs) && readdirSync(runs).some((n) => n.endsWith('.done'));
+      if (!settled) rerun = await plainRerun(emu, args, env, ['--timeout', '20s']);
     } finally {
       first.kill('SIGCONT');
     }
