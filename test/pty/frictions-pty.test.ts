@@ -13,6 +13,7 @@ import type { Post } from '../../src/api/wire-types.js';
 import { ROOT, ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { missing } from '../support/tools.js';
+import { waitFor } from '../support/poll.js';
 
 const noTmux = missing('tmux', ['-V']);
 const SOCKET = `vidpub-frictions-${process.pid}`;
@@ -23,16 +24,7 @@ const emu = useEmulator({ processingMs: 20, publishMs: 2500 });
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
 const screen = (session: string) => tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-500');
 
-async function waitForScreen(session: string, re: RegExp, timeoutMs = 20_000): Promise<string> {
-  const end = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < end) {
-    last = screen(session);
-    if (re.test(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${re} on the screen:\n${last}`);
-}
+const waitForScreen = (session: string, re: RegExp, timeoutMs = 20_000): Promise<string> => waitFor(() => screen(session), (text) => re.test(text), timeoutMs);
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { missing } from '../support/tools.js';
+import { waitFor } from '../support/poll.js';
 
 const noTmux = missing('tmux', ['-V']);
 const SOCKET = `vidpub-narrow-${process.pid}`;
@@ -30,13 +31,7 @@ async function atTerminal(columns: number, args: string): Promise<{ lines: strin
   const session = `s${columns}${Math.random().toString(36).slice(2, 8)}`;
   const command = ['env', ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)), quote(process.execPath), `bin/vidpub.js ${args}`, '; echo "EXIT:$?"; sleep 120'].join(' ');
   tmux('new-session', '-d', '-x', String(columns), '-y', '50', '-s', session, '-c', ROOT, command);
-  const end = Date.now() + 30_000;
-  let screen = '';
-  while (Date.now() < end) {
-    screen = tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-200');
-    if (/EXIT:\d+/.test(screen)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const screen = await waitFor(() => tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-200'), (text) => /EXIT:\d+/.test(text), 30_000);
   tmux('kill-session', '-t', session);
   const lines = screen.split('\n').map((l) => l.trimEnd());
   const exit = lines.findIndex((l) => /^EXIT:\d+$/.test(l));

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { missing } from '../support/tools.js';
+import { waitFor } from '../support/poll.js';
 
 const noTmux = missing('tmux', ['-V']);
 const SOCKET = `vidpub-picker-${process.pid}`;
@@ -20,16 +21,7 @@ const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args]
 const screen = (session: string) => tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-200');
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-async function waitForScreen(session: string, re: RegExp, timeoutMs = 30_000): Promise<string> {
-  const end = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < end) {
-    last = screen(session);
-    if (re.test(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${re} on the screen:\n${last}`);
-}
+const waitForScreen = (session: string, re: RegExp, timeoutMs = 30_000): Promise<string> => waitFor(() => screen(session), (text) => re.test(text), timeoutMs);
 
 describe.skipIf(noTmux)('Ctrl-C at the destination picker (tmux)', () => {
   beforeAll(() => ensureBuilt(), 120_000);
