@@ -7,6 +7,7 @@
  * out with a problem to warn about, never a failure. Pure: no I/O, no throw.
  */
 import { isIP } from 'node:net';
+import { ipBytes } from '../util/addresses.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -66,26 +67,6 @@ export interface NoProxyList {
   problems: { entry: string; why: string }[];
 }
 
-/** The 4 or 16 bytes of an IP address isIP() accepted. */
-function addressBytes(text: string): number[] {
-  if (isIP(text) === 4) return text.split('.').map(Number);
-  let groups = text;
-  const tail: number[] = [];
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    tail.push(...v4[1]!.split('.').map(Number));
-    groups = text.slice(0, -v4[1]!.length) + '0:0';
-  }
-  const [head, rest] = groups.split('::') as [string, string | undefined];
-  const words = (s: string | undefined) => (s ? s.split(':').map((w) => parseInt(w, 16)) : []);
-  const left = words(head);
-  const right = words(rest);
-  const all = rest === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
-  const bytes = all.flatMap((w) => [w >> 8, w & 0xff]);
-  if (tail.length) bytes.splice(12, 4, ...tail);
-  return bytes;
-}
-
 const PORT = /^\d{1,5}$/;
 const NAME = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
 const validPort = (p: string) => PORT.test(p) && Number(p) >= 1 && Number(p) <= 65535;
@@ -96,11 +77,11 @@ function addressEntry(text: string, port: string | undefined): NoProxyEntry | st
   const family = isIP(addr!);
   if (!family || extra !== undefined) return 'not an IP address or a CIDR range (address/prefix length)';
   const max = family === 4 ? 32 : 128;
-  if (bits === undefined) return { kind: 'address', bytes: addressBytes(addr!), bits: max, ...(port ? { port } : {}) };
+  if (bits === undefined) return { kind: 'address', bytes: ipBytes(addr!)!, bits: max, ...(port ? { port } : {}) };
   if (!/^\d{1,3}$/.test(bits) || Number(bits) > max || Number(bits) === 0) {
     return `the prefix length of an IPv${family} range is a number from 1 to ${max}`;
   }
-  return { kind: 'address', bytes: addressBytes(addr!), bits: Number(bits), ...(port ? { port } : {}) };
+  return { kind: 'address', bytes: ipBytes(addr!)!, bits: Number(bits), ...(port ? { port } : {}) };
 }
 
 /** One NO_PROXY entry (lower-cased, not empty, not "*"), or why it cannot be read. */
@@ -178,7 +159,7 @@ export function noProxyMatches(list: NoProxyList, host: string, port: string): b
   if (list.all) return true;
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
   const family = isIP(bare);
-  const bytes = family ? addressBytes(bare) : undefined;
+  const bytes = family ? (ipBytes(bare) ?? undefined) : undefined;
   const name = bare.replace(/\.$/, '');
   return list.entries.some((e) => {
     if (e.port !== undefined && e.port !== port) return false;

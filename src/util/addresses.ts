@@ -68,6 +68,14 @@ export function ipv6Groups(text: string): number[] | null {
   return count <= 7 ? [...front, ...new Array<number>(8 - count).fill(0), ...back] : null;
 }
 
+/** The 4 or 16 bytes of an IP address (IPv4 dotted quad, or IPv6 without brackets; a zone is left aside), or null. */
+export function ipBytes(text: string): number[] | null {
+  const v4 = ipv4Octets(text);
+  if (v4) return v4;
+  const groups = ipv6Groups(text.replace(/%.*$/, ''));
+  return groups ? groups.flatMap((g) => [g >> 8, g & 0xff]) : null;
+}
+
 /** Whether an IP address (IPv4 dotted quad or IPv6, without brackets) is loopback: the one definition (file comment). */
 export function loopbackIp(address: string): boolean {
   const v4 = ipv4Octets(address);
