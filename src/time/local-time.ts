@@ -7,7 +7,7 @@
 import { UsageError, sanitize } from '../errors.js';
 import { malformed } from './at-grammar.js';
 import { isoInZone, pad } from './iso-time.js';
-import { instantsForWall, offsetAt, wallAsUtc, type Wall } from './zones.js';
+import { afterGap, instantsForWall, type Wall } from './zones.js';
 
 /** The wall time the fields of a date-time match name (1 to 6: year, month, day, hour, minute, second), checked. */
 export function checkedWall(text: string, m: RegExpMatchArray): Wall {
@@ -26,7 +26,7 @@ export function checkedWall(text: string, m: RegExpMatchArray): Wall {
  * that moment, in the date and year that were written.
  */
 export function gapHint(wall: Wall, zone: string): string {
-  const ms = wallAsUtc(wall) - offsetAt(wallAsUtc(wall) - 86_400_000, zone);
+  const ms = afterGap(wall, zone);
   return `Pick a time outside the skipped hour, e.g. ${isoInZone(ms, zone)}, or give an explicit offset.`;
 }
 

@@ -6,7 +6,7 @@
 import { malformed } from './at-grammar.js';
 import { checkedWall, resolveWall } from './local-time.js';
 import { addRelative, type RelativePart } from './relative.js';
-import { instantsForWall, wallAt, type Wall } from './zones.js';
+import { addDays, instantsForWall, wallAt } from './zones.js';
 
 const UNIT_WORDS: Record<string, string> = {
   s: 's', sec: 's', secs: 's', second: 's', seconds: 's',
@@ -45,12 +45,6 @@ function timeOfDay(text: string, whole: string): { h: number; mi: number; s: num
   }
   if (h > 23 || mi > 59 || s > 59) throw malformed(whole, 'hours go to 23, minutes and seconds to 59');
   return { h, mi, s };
-}
-
-/** The calendar day `days` after the wall date of `from` (month and year roll over). */
-function addDays(from: Wall, days: number): Pick<Wall, 'y' | 'mo' | 'd'> {
-  const d = new Date(Date.UTC(from.y, from.mo - 1, from.d + days));
-  return { y: d.getUTCFullYear(), mo: d.getUTCMonth() + 1, d: d.getUTCDate() };
 }
 
 /**

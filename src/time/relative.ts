@@ -8,7 +8,7 @@
  */
 import { malformed, MAX_DAYS_AHEAD, tooFarAhead, UNIT_MS } from './at-grammar.js';
 import { pad } from './iso-time.js';
-import { instantsForWall, offsetAt, wallAsUtc, wallAt } from './zones.js';
+import { addDays, afterGap, instantsForWall, wallAt } from './zones.js';
 
 /** One part of a relative time: 2 and 'h' for `2h`. */
 export interface RelativePart {
@@ -29,11 +29,9 @@ export function addRelative(text: string, parts: RelativePart[], now: number, zo
   if (!Number.isFinite(days + exact) || days * UNIT_MS.d! + exact > MAX_DAYS_AHEAD * UNIT_MS.d!) throw tooFarAhead(text);
   if (days === 0) return { ms: now + exact };
   const w = wallAt(now, zone);
-  const day = new Date(Date.UTC(w.y, w.mo - 1, w.d + days));
-  const target = { ...w, y: day.getUTCFullYear(), mo: day.getUTCMonth() + 1, d: day.getUTCDate() };
-  const instants = instantsForWall(target, zone);
-  // In a gap (the clocks skipped that time of day), the offset before the gap: the time just after it, as GNU date does.
-  const base = (instants[0] ?? wallAsUtc(target) - offsetAt(wallAsUtc(target) - UNIT_MS.d!, zone)) + (now - Math.floor(now / 1000) * 1000);
+  const target = { ...w, ...addDays(w, days) };
+  // In a gap (the clocks skipped that time of day), the time just after it.
+  const base = (instantsForWall(target, zone)[0] ?? afterGap(target, zone)) + (now - Math.floor(now / 1000) * 1000);
   const hours = (base - now) / UNIT_MS.h!;
   if (hours === days * 24) return { ms: base + exact };
   const shown = `${pad(target.h)}:${pad(target.mi)}`;

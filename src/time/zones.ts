@@ -155,10 +155,21 @@ export function wallAsUtc(w: Wall): number {
   return Date.UTC(w.y, w.mo - 1, w.d, w.h, w.mi, w.s);
 }
 
+/** The calendar date `days` after `from` (a day is a calendar day, whatever the clocks do). */
+export function addDays(from: Pick<Wall, 'y' | 'mo' | 'd'>, days: number): Pick<Wall, 'y' | 'mo' | 'd'> {
+  const d = new Date(Date.UTC(from.y, from.mo - 1, from.d + days));
+  return { y: d.getUTCFullYear(), mo: d.getUTCMonth() + 1, d: d.getUTCDate() };
+}
+
 /** The zone's offset from UTC at instant `ms`, in ms (Paris in winter: +3_600_000). */
 export function offsetAt(ms: number, zone: string): number {
   const whole = Math.floor(ms / 1000) * 1000;
   return wallAsUtc(wallAt(whole, zone)) - whole;
+}
+
+/** A wall time the clocks skipped (a DST gap) read with the offset of the day before: the time just after the gap, as GNU date reads it. */
+export function afterGap(wall: Wall, zone: string): number {
+  return wallAsUtc(wall) - offsetAt(wallAsUtc(wall) - 86_400_000, zone);
 }
 
 /**
