@@ -101,16 +101,13 @@ export class RunStore {
    */
   async cutOff(what: string | readonly string[], judge?: AgeJudge): Promise<OpenRun | undefined> {
     const whats = typeof what === 'string' ? [what] : what;
-    const names = this.#names();
-    // Notes found by another of their names (`also`) are held under the name they were written with: asked too.
-    const named = names.map((n) => n.slice(0, n.indexOf('.')));
-    const live = new Set((await liveHolds(this.#dir, [...new Set([...whats, ...named])].map((w) => `.${w}.`))).map((h) => `${h.what}.${h.key ?? ''}`));
-    let best: OpenRun | undefined;
-    for (const name of names) {
+    const found: { what: string; run: OpenRun }[] = [];
+    for (const name of this.#names()) {
       const run = this.#read(name);
       if (!run) continue;
       const localAge = this.now() - run.started;
-      const mine = whats.includes(name.slice(0, name.indexOf('.'))) || run.also?.some((a) => whats.includes(a)) === true;
+      const written = name.slice(0, name.indexOf('.'));
+      const mine = whats.includes(written) || run.also?.some((a) => whats.includes(a)) === true;
       if (!mine) {
         if (localAge > RUN_KEPT_MS) this.#remove(name);
         continue;
@@ -122,8 +119,14 @@ export class RunStore {
           continue;
         }
       }
-      if (best && run.started <= best.started) continue;
-      if (live.has(`${name.slice(0, name.indexOf('.'))}.${run.key}`)) continue;
+      found.push({ what: written, run });
+    }
+    // The command's own sockets (a dead one goes at once), and each note's, held under the name it was written with.
+    const prefixes = [...new Set([...whats, ...found.map((f) => f.what)])].map((w) => `.${w}.`);
+    const live = new Set((await liveHolds(this.#dir, prefixes)).map((h) => `${h.what}.${h.key ?? ''}`));
+    let best: OpenRun | undefined;
+    for (const { what: written, run } of found) {
+      if (live.has(`${written}.${run.key}`) || (best && run.started <= best.started)) continue;
       best = run;
     }
     return best;
