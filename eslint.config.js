@@ -58,7 +58,7 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/cli/process-context.ts', 'src/emulator/cli.ts'],
+    ignores: ['src/cli/run/process-context.ts', 'src/emulator/cli.ts'],
     rules: {
       'no-restricted-globals': ['error', { name: 'process', message: 'Commands read process state through the injected Context.' }],
     },

@@ -3,7 +3,7 @@
 //
 // CommonJS on purpose (bin/package.json), like the bundle it loads (see
 // scripts/build.mjs): `vidpub --version` and `vidpub --help` are answered by
-// dist/fast.cjs (src/cli/fast-path.ts: the command registry, which is data,
+// dist/fast.cjs (src/cli/line/fast-path.ts: the command registry, which is data,
 // and the help renderer; no dependency, and the build checks it stays so);
 // everything else loads the CLI, dist/main.js. Node's ESM loader is never
 // started unless a command imports an ES module dependency (prompts, progress
@@ -86,7 +86,7 @@ function writeOut(text) {
 
 const argv = process.argv.slice(2);
 // dist/fast.cjs answers at most one word: nothing, an option (--version, --help) or `help`
-// (src/cli/fast-path.ts); any other command line goes straight to the CLI without loading it.
+// (src/cli/line/fast-path.ts); any other command line goes straight to the CLI without loading it.
 // Neither process.stdout nor process.stderr is created for it (see writeOut); only a terminal
 // has columns to wrap the help at.
 const mayBeFast = argv.length === 0 || (argv.length === 1 && (argv[0].startsWith('-') || argv[0] === 'help'));

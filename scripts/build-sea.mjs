@@ -42,7 +42,7 @@ const BUNDLES = ['main.js', 'me.js', 'upload.js', 'emulator.js'];
 /** Packages that must be one copy in the process: the asset they share. */
 const SHARED = { '@modelcontextprotocol/sdk': 'mcp', zod: 'mcp' };
 /** dist/fast.cjs's entry, as scripts/build.mjs makes it: part of the main script here. */
-const FAST = "export { fastPath } from './src/cli/fast-path.ts';\nexport const VERSION = __VIDPUB_VERSION__;\n";
+const FAST = "export { fastPath } from './src/cli/line/fast-path.ts';\nexport const VERSION = __VIDPUB_VERSION__;\n";
 
 /** Exact text of bin/vidpub.js replaced in the executable; the build fails when it changes. */
 const BIN_REWRITES = [

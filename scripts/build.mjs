@@ -2,7 +2,7 @@
 // the measurements behind each choice are in docs/performance.md):
 //
 // - dist/fast.cjs: the command registry (data) and the root help renderer
-//   (src/cli/fast-path.ts), no dependency. bin/vidpub.js answers --version and
+//   (src/cli/line/fast-path.ts), no dependency. bin/vidpub.js answers --version and
 //   --help from it alone. The registry holds no loader (those are in
 //   src/cli/commands/load.ts, which only main.js imports), so nothing has to be
 //   kept out by path; checkFastPath() fails the build if it ever grows imports.
@@ -211,7 +211,7 @@ try {
     build({
       ...common,
       stdin: {
-        contents: "export { fastPath } from './src/cli/fast-path.ts';\nexport const VERSION = __VIDPUB_VERSION__;\n",
+        contents: "export { fastPath } from './src/cli/line/fast-path.ts';\nexport const VERSION = __VIDPUB_VERSION__;\n",
         resolveDir: new URL('.', root).pathname,
         sourcefile: 'fast-entry.ts',
         loader: 'ts',

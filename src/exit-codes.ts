@@ -3,7 +3,7 @@
  * commands that can end with it). Everything else takes them from here:
  *
  * - the error classes (src/errors.ts: ExitCode, exitCodeOf);
- * - the root help's "Exit codes:" (src/cli/root-help.ts), which the
+ * - the root help's "Exit codes:" (src/cli/line/root-help.ts), which the
  *   --help fast path prints too (so this file stays data: it is in dist/fast.cjs);
  * - the reference, docs/commands/exit-codes.md and each command's page and man
  *   page (src/cli/reference/, written by `npm run docs:gen`).

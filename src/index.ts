@@ -2,4 +2,4 @@
 // dist/upload.js): what bin/vidpub.js loads for every invocation that the fast
 // path (dist/fast.cjs: --version, --help) does not answer on its own.
 export { main } from './cli/main.js';
-export { createProcessContext } from './cli/process-context.js';
+export { createProcessContext } from './cli/run/process-context.js';

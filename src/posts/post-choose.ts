@@ -12,7 +12,7 @@ import { shellWord } from '../util/shell.js';
 import { tooLongFor } from '../core/post-rules.js';
 import { ask, missingOptionsError, planOptions, promptMissing, type ChosenDestination, type DestinationPlan, type OptionAssignment } from './options.js';
 import { destinationLabel, namesOf } from './post-view.js';
-import { cancelledText, postCommandLine, type PostOpts } from './post-opts.js';
+import { cancelledText, type PostOpts } from './post-opts.js';
 
 /** What chooseDestinations found. */
 export interface Choice {
@@ -61,7 +61,7 @@ async function pickOnTerminal(opts: PostOpts, session: Session, all: Destination
   const active = all.filter((d) => d.status === 'active');
   const prompter = await session.prompter();
   if (active.length === 0 || !prompter.checkbox) {
-    throw new UsageError('--to is required: where should it be posted?', { hint: `Run "vidpub destinations", then: ${postCommandLine(opts)} --to DEST[,DEST...]` });
+    throw new UsageError('--to is required: where should it be posted?', { hint: `Run "vidpub destinations", then: ${opts.again({})} --to DEST[,DEST...]` });
   }
   const ids = await ask(
     () =>
@@ -72,7 +72,7 @@ async function pickOnTerminal(opts: PostOpts, session: Session, all: Destination
       }),
     cancelledText(opts),
     // Nothing chosen yet: the command as typed asks again (--to skips the question).
-    `Run it again with what was typed: ${postCommandLine(opts)} (or add --to DEST[,DEST...])`,
+    `Run it again with what was typed: ${opts.again({})} (or add --to DEST[,DEST...])`,
   );
   const picked = ids.map((id) => {
     const d = active.find((x) => x.id === id)!;

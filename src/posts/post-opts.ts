@@ -4,7 +4,6 @@
  * does it again, what is true when a person stops.
  */
 import type { VideoFile } from '../media/check.js';
-import { shellLine } from '../util/shell.js';
 import type { ResolvedWhen } from '../time/parse-when.js';
 import type { DestinationPlan, OptionAssignment } from './options.js';
 
@@ -37,6 +36,23 @@ export interface PostOpts {
   editor?: string;
   /** --wait-for-quota: a daily allowance used up is waited for, not checked before the upload. */
   waitForQuota?: boolean;
+  /**
+   * The command that does what this run was doing, built from the line as typed plus what was
+   * chosen since: the hint after Ctrl-C or a declined confirmation (the CLI writes it back).
+   */
+  again(chosen: Chosen): string;
+}
+
+/** What a suggested command changes of the line as typed. */
+export interface Chosen {
+  /** The video, once it is at the service (in place of the file or link typed). */
+  media?: string;
+  /** The destinations picked. */
+  to?: string[];
+  /** The options answered, as --option values, after those typed. */
+  options?: string[];
+  /** The caption as it now is. */
+  caption?: string;
 }
 
 /** How this run's video reached the service, for messages: uploaded from the file, or imported from the link. */
@@ -56,28 +72,6 @@ export function cancelledText(opts: PostOpts): string {
     : 'Cancelled: nothing was uploaded or posted.';
 }
 
-/**
- * The command that does what this run was doing, built from what was typed
- * plus what was chosen since (destinations picked, options and caption
- * answered): the hint after Ctrl-C or a declined confirmation.
- */
-export function postCommandLine(opts: PostOpts, chosen: { to?: string[]; options?: string[]; caption?: string } = {}): string {
-  const argv = ['vidpub', 'post'];
-  const s = opts.source;
-  if (s.kind === 'media') argv.push('--media', s.id);
-  else argv.push(s.kind === 'file' ? s.shown : s.url);
-  const to = chosen.to ?? opts.to;
-  if (to.length > 0) argv.push('--to', to.join(','));
-  const caption = chosen.caption ?? opts.caption;
-  if (caption !== undefined) argv.push('--caption', caption);
-  for (const o of opts.options) argv.push('--option', o.text);
-  for (const o of chosen.options ?? []) argv.push('--option', o);
-  if (opts.draft) argv.push('--draft');
-  else if (opts.atText !== undefined) argv.push('--at', opts.atText);
-  if (opts.idempotencyKey) argv.push('--idempotency-key', opts.idempotencyKey);
-  return shellLine(argv);
-}
-
 /** The values a person answered at the prompts, as --option flags (to plan them again on fresh options). */
 export function answered(plans: DestinationPlan[]): OptionAssignment[] {
   return plans.flatMap((p) =>
@@ -87,7 +81,8 @@ export function answered(plans: DestinationPlan[]): OptionAssignment[] {
   );
 }
 
-/** postCommandLine with what was chosen so far: the destinations as picked, the options as answered, the caption once known. */
+/** The command that does what this run was doing, with what was chosen so far: the video if it is at the service, the destinations as picked, the options as answered, the caption once known. */
 export function rerunLine(opts: PostOpts, chosen: { chosenTo: string[]; plans: DestinationPlan[] }, caption?: string): string {
-  return postCommandLine(opts, { to: chosen.chosenTo, options: answered(chosen.plans).map((a) => a.text), caption });
+  const media = opts.source.kind === 'media' ? opts.source.id : undefined;
+  return opts.again({ media, to: chosen.chosenTo, options: answered(chosen.plans).map((a) => a.text), caption });
 }

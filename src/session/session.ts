@@ -2,7 +2,7 @@
  * What a flow (upload, import, post, publish, status, an MCP tool) runs with:
  * the client, the clock, the signal, where its words go, and whether it may
  * ask. The CLI builds one with each invocation (Invocation.session, in
- * src/cli/command.ts), the MCP server its own; a flow never sees the CLI's
+ * src/cli/run/command.ts), the MCP server its own; a flow never sees the CLI's
  * Invocation or Context.
  */
 import type { ApiClient } from '../api/client.js';

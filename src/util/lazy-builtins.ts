@@ -9,7 +9,7 @@
  * - node:child_process, which loads node:dgram and the socket list with it:
  *   only the keychain helper and the browser opener start a process;
  * - node:tty: only a file descriptor that is a character device can be a
- *   terminal (src/cli/process-context.ts asks fstat first);
+ *   terminal (src/cli/run/process-context.ts asks fstat first);
  * - node:module and node:sea, for the keychain helper's path: importing
  *   node:module loads Node 20's ES module loader and its source-map support.
  *

@@ -9,7 +9,7 @@ import type { ClientSettings } from '../../src/api/client.js';
 import { poll } from '../../src/api/poll.js';
 import type { Media } from '../../src/api/wire-types.js';
 import { AuthError, ExitCode, NotFoundError, TimeoutError, VidpubError } from '../../src/errors.js';
-import { createClientFor } from '../../src/cli/client-factory.js';
+import { createClientFor } from '../../src/cli/run/client-factory.js';
 import { makeContext } from '../support/cli.js';
 import { virtualClock } from '../support/clock.js';
 import { expectError } from '../support/errors.js';

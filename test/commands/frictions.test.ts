@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
 import { runCli, type RunOptions } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
-import { realClock } from '../../src/cli/context.js';
+import { realClock } from '../../src/cli/run/context.js';
 import { useEmulator } from '../support/emulator.js';
 import { CE_MIDNIGHT_UTC, CE_ZONE, IN_TIME } from '../support/dates.js';
 import { scriptedPrompter } from '../support/prompter.js';

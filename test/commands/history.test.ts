@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
 import { runCli, type RunOptions } from '../support/cli.js';
-import { realClock, type Clock } from '../../src/cli/context.js';
+import { realClock, type Clock } from '../../src/cli/run/context.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 

@@ -36,7 +36,7 @@ describe('the next step after Ctrl-C while the video is processing', () => {
     expect(r.code, r.stderr).toBe(130);
     const id = /stopped waiting for video (med_\w+)/.exec(r.stderr)![1]!;
     expect(r.stderr).toContain(
-      `Once it is ready, post it with: vidpub post --media ${id} --to youtube,tiktok --caption 'It'\\''s done' --option tiktok:privacy=SELF_ONLY\n`,
+      `Once it is ready, post it with: vidpub post --to youtube,tiktok --option tiktok:privacy=SELF_ONLY --caption 'It'\\''s done' --no-input --media ${id}\n`,
     );
     expect(r.stderr).not.toMatch(/<destination>|"\.\.\."/);
   });

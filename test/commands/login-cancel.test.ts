@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Prompter } from '../../src/cli/context.js';
+import type { Prompter } from '../../src/cli/run/context.js';
 import { runCli, tempConfigDir } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { noPrompter } from '../support/prompter.js';

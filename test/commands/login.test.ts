@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { Prompter } from '../../src/cli/context.js';
+import type { Prompter } from '../../src/cli/run/context.js';
 import { runCli, tempConfigDir } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { noPrompter, scriptedPrompter } from '../support/prompter.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
-import type { Prompter } from '../../src/cli/context.js';
+import type { Prompter } from '../../src/cli/run/context.js';
 import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
-import { realClock, type Clock } from '../../src/cli/context.js';
+import { realClock, type Clock } from '../../src/cli/run/context.js';
 import { runCli } from '../support/cli.js';
 import { scriptedPrompter } from '../support/prompter.js';
 import { useEmulator } from '../support/emulator.js';

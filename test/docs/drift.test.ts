@@ -13,7 +13,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
-import { GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS, type FlagSpec } from '../../src/cli/flags.js';
+import { GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS, type FlagSpec } from '../../src/cli/line/flags.js';
 import { ROOT } from '../support/build.js';
 
 const page = (name: string) => readFileSync(join(ROOT, name), 'utf8');
@@ -108,7 +108,7 @@ describe('messages that send the user to the manual', () => {
   });
 
   it("the fault help's page documents every fault key the emulator takes", async () => {
-    const { parseControl } = await import('../../src/cli/emulator-controls.js');
+    const { parseControl } = await import('../../src/cli/rehearsal/emulator-controls.js');
     let hint = '';
     try {
       parseControl('fault', undefined, false);
@@ -169,7 +169,7 @@ describe('the examples of the guides, those that cannot run here too', () => {
     const { extractBlocks } = await import('./doctest.js');
     const { manualPages } = await import('./pages.js');
     const { findCommand } = await import('../../src/cli/commands/index.js');
-    const { VERSION_FLAG, HELP_FLAG, anyFlags, flagNames } = await import('../../src/cli/flags.js');
+    const { VERSION_FLAG, HELP_FLAG, anyFlags, flagNames } = await import('../../src/cli/line/flags.js');
     const globals = new Set(anyFlags([VERSION_FLAG, HELP_FLAG, ...GLOBAL_FLAGS]).flatMap(flagNames));
     const wrong: string[] = [];
     let checked = 0;

@@ -1,12 +1,12 @@
 /**
- * The environment variables: one list (src/cli/environment.ts) holds every
+ * The environment variables: one list (src/cli/io/environment.ts) holds every
  * variable the code reads and nothing else, and `vidpub help environment`,
  * vidpub(1)'s ENVIRONMENT and docs/commands/environment.md show it.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { environmentVariables, plainEnvText } from '../../src/cli/environment.js';
+import { environmentVariables, plainEnvText } from '../../src/cli/io/environment.js';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 
 function sources(dir: string): string[] {
@@ -32,7 +32,7 @@ describe('the environment variables', () => {
     const read = new Set([...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'bin'))].flatMap((f) => readNames(readFileSync(f, 'utf8'))));
     // Sanity: the scan finds what we know is read.
     expect([...read]).toEqual(expect.arrayContaining(['VIDPUB_API_KEY', 'NO_COLOR', 'HOME', 'APPDATA', 'TZ', 'XDG_CONFIG_HOME', 'CI']));
-    expect([...read].filter((name) => !spelled.includes(name)).sort(), 'read by the code, missing from src/cli/environment.ts').toEqual([]);
+    expect([...read].filter((name) => !spelled.includes(name)).sort(), 'read by the code, missing from src/cli/io/environment.ts').toEqual([]);
     expect(spelled.filter((name) => !read.has(name)).sort(), 'in the list, read by nothing').toEqual([]);
     expect(new Set(spelled).size).toBe(spelled.length);
   });

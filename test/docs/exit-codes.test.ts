@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { exitCodeTable } from '../../src/cli/reference/exit-codes.js';
 import { roffText } from '../../src/cli/reference/roff.js';
-import { renderRootHelp } from '../../src/cli/root-help.js';
+import { renderRootHelp } from '../../src/cli/line/root-help.js';
 import { InterruptedError, OutcomeUnknownError, UsageError, exitCodeOf } from '../../src/errors.js';
 import { EXIT_CODES, ExitCode, usedBy, type ExitCodeRow } from '../../src/exit-codes.js';
 import { ROOT } from '../support/build.js';

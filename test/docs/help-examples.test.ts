@@ -1,21 +1,18 @@
 /**
  * Every example that `--help` shows (each command's `examples` and the root
  * help's) is checked like the manual's blocks: the shell expands it, the
- * vidpub arguments it ends up with must parse (commander, with the command's
- * real flags), and where it can run here it runs against a fresh emulator on
+ * vidpub arguments it ends up with must parse (vidpub's own command-line
+ * module, nothing run), and where it can run here it runs against a fresh emulator on
  * an ephemeral port (throwaway HOME, this checkout's build) and must exit 0.
  * Placeholder ids (post_123, med_123) stand for a post or video made for it.
  */
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, CommanderError } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COMMANDS, commandTerm, findCommand } from '../../src/cli/commands/index.js';
+import { COMMANDS } from '../../src/cli/commands/index.js';
 import { loadCommand } from '../../src/cli/commands/load.js';
-import { addFlags } from '../../src/cli/program.js';
-import { GLOBAL_FLAGS } from '../../src/cli/flags.js';
-import { ROOT_EXAMPLES } from '../../src/cli/root-help.js';
-import { commandNameOf, splitJsonFields } from '../../src/cli/argv.js';
+import { ROOT_EXAMPLES } from '../../src/cli/line/root-help.js';
+import { readLineOnly } from '../support/cli.js';
 import { ROOT } from '../support/build.js';
 import { Session, shellQuote } from './doctest.js';
 import { useBuiltEmulatorSandbox } from '../support/built-emulator.js';
@@ -52,25 +49,12 @@ async function allExamples(): Promise<Example[]> {
   return out;
 }
 
-/** Parses `argv` with the real flags of its command; returns commander's error message, or undefined. */
+/** Reads `argv` with vidpub's command-line module (nothing runs); returns the parser's error, or undefined. */
 async function parseError(argv: string[]): Promise<string | undefined> {
-  const name = commandNameOf(argv);
-  const entry = name ? findCommand(name) : undefined;
-  if (!entry) return `no such command: ${name}`;
-  let err = '';
-  const program = new Command('vidpub').exitOverride().configureOutput({ writeOut: () => {}, writeErr: (s) => (err += s) });
-  addFlags(program, GLOBAL_FLAGS);
-  const cmd = program.command(commandTerm(entry)).exitOverride();
-  addFlags(cmd, entry.flags);
-  cmd.action(() => {});
-  try {
-    // As main() does: `--json FIELDS` is the --json switch plus a field list.
-    await program.parseAsync(splitJsonFields(argv).args, { from: 'user' });
-    return undefined;
-  } catch (e) {
-    if (e instanceof CommanderError) return err.trim() || e.message;
-    throw e;
-  }
+  const read = await readLineOnly(argv);
+  // A line that runs a command, or asks for help (exit 0, nothing to run).
+  if (read.line || read.code === 0) return undefined;
+  return read.stderr.trim() || `exit ${read.code} without a command`;
 }
 
 const box = useBuiltEmulatorSandbox('help');

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { MCP_CALL_TIMEOUT_MS } from '../../src/mcp/local-server.js';
 import { runCli } from '../support/cli.js';
-import type { Clock } from '../../src/cli/context.js';
+import type { Clock } from '../../src/cli/run/context.js';
 import { manualClock, scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { initialize, lines, type Json } from '../support/mcp-stdio.js';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
-import type { Context } from '../../src/cli/context.js';
+import type { Context } from '../../src/cli/run/context.js';
 import { makeContext, runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { initialize, lines } from '../support/mcp-stdio.js';

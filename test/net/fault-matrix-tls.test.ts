@@ -9,7 +9,7 @@
  * log, that nothing was done twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/cli/context.js';
+import type { Clock } from '../../src/cli/run/context.js';
 import { runCli, type RunResult } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { expectNothingTwice, postsTotal, startTestEmulator, writes, type TestEmulator } from '../support/emulator.js';

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { ClientSettings } from '../../src/api/client.js';
 import { createApiClient, type ClientDeps } from '../../src/api/http-client.js';
 import { realClock } from '../../src/core/clock.js';
-import { rerunCommand } from '../../src/cli/report-error.js';
+import { renderLine } from '../../src/cli/line/render.js';
+import { readLineOnly } from '../support/cli.js';
 import { shellWord } from '../../src/util/shell.js';
 import { ExitCode, InterruptedError, OutcomeUnknownError, ServiceError, TimeoutError, exitCodeOf } from '../../src/errors.js';
 import { streamNotices } from '../../src/ui/notices.js';
@@ -79,15 +80,16 @@ describe('unknown outcomes', () => {
 });
 
 describe('the rerun command and the exit codes', () => {
-  it('keeps every argument, quoted for a shell, and puts the key in place of any other', () => {
-    expect(rerunCommand(['post', 'my clip.mp4', '--caption', "it's here", '--idempotency-key', 'old', '--to', 'youtube'], 'vp-abc')).toBe(
-      "vidpub post 'my clip.mp4' --caption 'it'\\''s here' --to youtube --idempotency-key vp-abc",
+  it('keeps every argument, quoted for a shell, and puts the key in place of any other', async () => {
+    const rerun = async (argv: string[], key: string, values: Record<`--${string}`, string> = {}) => renderLine((await readLineOnly(argv)).line!, { ...values, '--idempotency-key': key });
+    expect(await rerun(['post', 'my clip.mp4', '--caption', "it's here", '--idempotency-key', 'old', '--to', 'youtube'], 'vp-abc')).toBe(
+      "vidpub post 'my clip.mp4' --caption 'it'\\''s here' --idempotency-key vp-abc --to youtube",
     );
-    expect(rerunCommand(['post', '--idempotency-key=old', 'a.mp4'], 'k')).toBe('vidpub post a.mp4 --idempotency-key k');
+    expect(await rerun(['post', '--idempotency-key=old', 'a.mp4'], 'k')).toBe('vidpub post a.mp4 --idempotency-key k');
     // a flag whose value this run resolved (a relative --at): the rerun carries the value sent, in either spelling
-    const sent = { '--at': '2026-11-23T10:25:20+00:00' };
-    expect(rerunCommand(['post', 'a.mp4', '--at', 'in 2h', '--caption', 'x'], 'k', sent)).toBe('vidpub post a.mp4 --at 2026-11-23T10:25:20+00:00 --caption x --idempotency-key k');
-    expect(rerunCommand(['post', 'a.mp4', '--at=in 2h'], 'k', sent)).toBe('vidpub post a.mp4 --at 2026-11-23T10:25:20+00:00 --idempotency-key k');
+    const sent = { '--at': '2026-11-23T10:25:20+00:00' } as const;
+    expect(await rerun(['post', 'a.mp4', '--at', 'in 2h', '--caption', 'x'], 'k', sent)).toBe('vidpub post a.mp4 --at 2026-11-23T10:25:20+00:00 --caption x --idempotency-key k');
+    expect(await rerun(['post', 'a.mp4', '--at=in 2h'], 'k', sent)).toBe('vidpub post a.mp4 --at 2026-11-23T10:25:20+00:00 --idempotency-key k');
     expect(shellWord('$(rm -rf ~)')).toBe("'$(rm -rf ~)'");
   });
 

@@ -13,7 +13,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
-import type { Clock } from '../../src/cli/context.js';
+import type { Clock } from '../../src/cli/run/context.js';
 import { aheadBy, scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';

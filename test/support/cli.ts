@@ -7,7 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
-import { realClock, type Clock, type Context, type Prompter } from '../../src/cli/context.js';
+import { readCommandLine, type CommandLine } from '../../src/cli/line/parse.js';
+import { realClock, type Clock, type Context, type Prompter } from '../../src/cli/run/context.js';
 import { noPrompter } from './prompter.js';
 
 export interface RunOptions {
@@ -67,7 +68,7 @@ export function makeContext(opts: RunOptions = {}): { ctx: Context; stdout: () =
     clock: opts.clock ?? realClock,
     config: async () => (await import('../../src/config/config-store.js')).openConfigStore(env),
     prompter: async () => opts.prompter ?? noPrompter,
-    createClient: async (settings) => (await import('../../src/cli/client-factory.js')).createClientFor(ctx, settings),
+    createClient: async (settings) => (await import('../../src/cli/run/client-factory.js')).createClientFor(ctx, settings),
     signal: opts.signal ?? new AbortController().signal,
     cwd: process.cwd(),
     version: '0.0.0-test',
@@ -93,4 +94,17 @@ export function cliRunner(defaults: () => RunOptions): (argv: string[], opts?: R
     const d = defaults();
     return runCli(argv, { ...d, ...opts, env: { ...d.env, ...opts.env } });
   };
+}
+
+/** `argv` read by the command-line module alone (nothing runs): the line read, or the parser's exit code and words. */
+export async function readLineOnly(argv: string[], opts: RunOptions = {}): Promise<{ line?: CommandLine; code: number; stdout: string; stderr: string }> {
+  const { ctx, stdout, stderr } = makeContext(opts);
+  let line: CommandLine | undefined;
+  const code = await readCommandLine(argv, ctx, async (read) => {
+    line = read;
+    return 0;
+  });
+  // Commander's writes reach the collectors on the next turn.
+  await new Promise((r) => setImmediate(r));
+  return { line, code, stdout: stdout(), stderr: stderr() };
 }

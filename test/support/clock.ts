@@ -1,6 +1,6 @@
 /** Clocks for the code under test (the Context's `clock`). */
 import { onTestFinished, vi } from 'vitest';
-import { realClock, type Clock } from '../../src/cli/context.js';
+import { realClock, type Clock } from '../../src/cli/run/context.js';
 
 export interface VirtualClock extends Clock {
   /** Every sleep asked for, in ms. */

@@ -1,5 +1,5 @@
 /** Prompters for runCli: one that must not be asked, one that answers from a script. */
-import type { Choice, Prompter } from '../../src/cli/context.js';
+import type { Choice, Prompter } from '../../src/cli/run/context.js';
 
 export const noPrompter: Prompter = {
   password: () => Promise.reject(new Error('test: unexpected password prompt')),

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { completionScript } from '../../src/cli/completion/index.js';
 import { completionModel, type CompletionModel } from '../../src/cli/completion/model.js';
-import { GLOBAL_FLAGS } from '../../src/cli/flags.js';
+import { GLOBAL_FLAGS } from '../../src/cli/line/flags.js';
 import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { BIN, ensureBuilt, runAsync } from '../support/build.js';

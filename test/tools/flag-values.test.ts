@@ -3,9 +3,9 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, findCommand } from '../../src/cli/commands/index.js';
-import { readArgs, readFlags } from '../../src/cli/declare.js';
-import { addFlags, toOption } from '../../src/cli/program.js';
-import { GLOBAL_FLAGS, flagKey } from '../../src/cli/flags.js';
+import { readArgs, readFlags } from '../../src/cli/line/read.js';
+import { addFlags, toOption } from '../../src/cli/line/parse.js';
+import { GLOBAL_FLAGS, flagKey } from '../../src/cli/line/flags.js';
 
 function parsed(name: string, argv: string[]): { opts: Record<string, unknown>; args: unknown[] } {
   const entry = findCommand(name)!;

@@ -62,7 +62,7 @@ describe('an error and its hint', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       'Error: --to is required: where should it be posted?\n' +
-        `List the destinations with "vidpub destinations", then run: vidpub post $'t\\e]0;PWNED\\a\\e[2Jx.mp4' --caption x --to DEST[,DEST...]\n`,
+        `List the destinations with "vidpub destinations", then run: vidpub post $'t\\e]0;PWNED\\a\\e[2Jx.mp4' --caption x --no-input --to DEST[,DEST...]\n`,
     );
   });
 });

@@ -5,9 +5,9 @@ import type { ItemOutcome } from '../../batch/run-types.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { resolveTimeZone } from '../../time/zones.js';
-import { defineCommand, type Invocation } from '../command.js';
-import { isRehearsal, rehearsalDoc, rehearsalNote, rehearse } from '../rehearse.js';
-import { readAll, readNamedFile } from '../user-input.js';
+import { defineCommand, type Invocation } from '../run/command.js';
+import { isRehearsal, rehearsalDoc, rehearsalNote, rehearse } from '../rehearsal/rehearse.js';
+import { readAll, readNamedFile } from '../io/user-input.js';
 import { exactBytes } from '../../util/bytes.js';
 
 const MAX_MANIFEST_BYTES = 10_000_000;

@@ -1,7 +1,7 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Destination } from '../../api/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
-import { defineCommand, type Invocation } from '../command.js';
+import { defineCommand, type Invocation } from '../run/command.js';
 import { completionScript, SHELLS, type Shell } from '../completion/index.js';
 import { DESTINATIONS_TIMEOUT_MS } from '../completion/model.js';
 import { atHandle } from '../../posts/destinations.js';

@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors.js';
 import { printDemoResult, runDemo, type DemoOptions, type DemoResult } from '../demo/demo-run.js';
-import { defineCommand } from '../command.js';
+import { defineCommand } from '../run/command.js';
 import { DEFAULT_DEMO_STEP_MS as DEFAULT_STEP_MS } from './index.js';
 const MAX_STEP_MS = 600_000;
 

@@ -1,7 +1,7 @@
 import type { Destination } from '../../api/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
-import { defineCommand } from '../command.js';
+import { defineCommand } from '../run/command.js';
 import { atHandle } from '../../posts/destinations.js';
 
 interface DestinationsOpts {

@@ -2,9 +2,9 @@ import type { EmulatorStartInfo } from '../../api/wire-types.js';
 import type { FixtureError } from '../../emulator/index.js';
 import { sanitize, UsageError, VidpubError } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
-import { defineCommand, type Invocation } from '../command.js';
-import { printJson } from '../json-output.js';
-import { CONTROLS, logRequests, parseControl, runControl, type ControlOpts } from '../emulator-controls.js';
+import { defineCommand, type Invocation } from '../run/command.js';
+import { printJson } from '../output/json-output.js';
+import { CONTROLS, logRequests, parseControl, runControl, type ControlOpts } from '../rehearsal/emulator-controls.js';
 
 interface EmulatorOpts {
   host: string;
@@ -127,7 +127,7 @@ export default defineCommand<'emulator', EmulatorOpts | ControlOpts, void>({
     const emulator = await import('../../emulator/index.js');
     let fixture: unknown;
     if (opts.seedFrom !== undefined) {
-      const { seedFromProfile } = await import('../seed-profile.js');
+      const { seedFromProfile } = await import('../rehearsal/seed-profile.js');
       fixture = await seedFromProfile(opts.seedFrom, opts.saveFixture, inv);
     } else if (opts.fixture) {
       try {

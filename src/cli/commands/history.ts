@@ -5,7 +5,7 @@ import type { JournalPost } from '../../journal/journal-types.js';
 import { instantsForWall, offsetAt, resolveTimeZone } from '../../time/zones.js';
 import { renderTable } from '../../ui/table.js';
 import { parseDuration } from '../../time/duration.js';
-import { defineCommand } from '../command.js';
+import { defineCommand } from '../run/command.js';
 
 const STATES = ['draft', 'scheduled', 'publishing', 'completed', 'failed'];
 const MAX_LIMIT = 100_000;

@@ -1,7 +1,7 @@
 import type { Media } from '../../api/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
-import { defineCommand } from '../command.js';
-import { MEDIA_FIELDS } from '../json-fields.js';
+import { defineCommand } from '../run/command.js';
+import { MEDIA_FIELDS } from '../output/json-fields.js';
 import { parseWaitFlags, type WaitFlags } from '../../session/wait-flags.js';
 import { runMediaFlow } from './upload.js';
 

@@ -11,7 +11,7 @@
  */
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS } from '../../emulator/defaults.js';
 import { DEFAULT_TIMEOUT } from '../../session/wait-flags.js';
-import { argsTerm, type ArgSpec, type ArgsOf, type FlagSpec, type FlagsOf } from '../flags.js';
+import { argsTerm, type ArgSpec, type ArgsOf, type FlagSpec, type FlagsOf } from '../line/flags.js';
 
 export interface CommandEntry {
   name: string;
@@ -58,9 +58,9 @@ export const COMMAND_TIMEOUT = {
   default: DEFAULT_REQUEST_COMMAND_TIMEOUT,
 } as const satisfies FlagSpec;
 
-/** --web: the review page in a browser (src/cli/browser.ts), as gh's --web. */
+/** --web: the review page in a browser (src/cli/io/browser.ts), as gh's --web. */
 const WEB = { name: 'web', description: 'open the post\'s review page in a browser (prints its URL where none can open)' } as const satisfies FlagSpec;
-/** --rehearse of post, publish and batch (src/cli/rehearse.ts). */
+/** --rehearse of post, publish and batch (src/cli/rehearsal/rehearse.ts). */
 const REHEARSE = {
   name: 'rehearse',
   description: 'run it end to end against a throwaway emulator seeded (GET only) from your workspace; only reads reach the service',
@@ -242,7 +242,7 @@ const ENTRIES = [
     name: 'emulator',
     summary: 'Run the local emulator of the Video Publishing Service',
     group: 'tools',
-    // Without a control: run one. With one: drive a running one (src/cli/emulator-controls.ts).
+    // Without a control: run one. With one: drive a running one (src/cli/rehearsal/emulator-controls.ts).
     args: [
       { name: 'control', kind: 'choice', choices: ['clock', 'fault', 'requests'], required: false },
       { name: 'value', kind: 'text', required: false },

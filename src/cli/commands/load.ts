@@ -1,4 +1,4 @@
-import type { AnyCommandSpec } from '../command.js';
+import type { AnyCommandSpec } from '../run/command.js';
 import type { CommandName } from './index.js';
 
 type Loader = () => Promise<{ default: AnyCommandSpec }>;

@@ -4,7 +4,7 @@ import { AuthError, CancelledError, DeadlineReached, InterruptedError, TimeoutEr
 import { bindDeadline } from '../../session/deadline.js';
 import { formatDuration } from '../../time/duration.js';
 import { renderFields } from '../../ui/table.js';
-import { defineCommand, type Invocation } from '../command.js';
+import { defineCommand, type Invocation } from '../run/command.js';
 import { readKeyFile } from '../../api/credentials.js';
 import { keyCharacterError } from '../../api/http-errors.js';
 import { maskKey } from './me.js';

@@ -1,7 +1,7 @@
 import { InterruptedError, UsageError, sanitize } from '../../errors.js';
 import { removeKey } from '../../config/key-store.js';
 import { keychainName, profileCommand, storageName, type KeyStorage } from '../../config/key-storage.js';
-import { defineCommand } from '../command.js';
+import { defineCommand } from '../run/command.js';
 
 export interface LogoutResult {
   profile: string;

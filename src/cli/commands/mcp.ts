@@ -2,8 +2,8 @@ import type { ApiClient } from '../../api/client.js';
 import { sanitize } from '../../errors.js';
 import type { Session } from '../../session/session.js';
 import { silentProgress } from '../../ui/progress.js';
-import { defineCommand, type Invocation } from '../command.js';
-import { lazyJournal } from '../journal-session.js';
+import { defineCommand, type Invocation } from '../run/command.js';
+import { lazyJournal } from '../run/journal-session.js';
 
 /**
  * The longest a tool call waits out a 429 unless --max-wait is given (MCP

@@ -11,7 +11,7 @@ import type { ConfigStore } from '../../config/profile-types.js';
 import { renderFields } from '../../ui/table.js';
 import { wrapLine } from '../../ui/wrap.js';
 import { describeLocalRelative } from '../../time/describe.js';
-import { defineCommand } from '../command.js';
+import { defineCommand } from '../run/command.js';
 
 /** `vp_live_…a1b2`: the prefix and the last 4, never more. */
 export function maskKey(key: Partial<KeyInfo> | undefined): string {

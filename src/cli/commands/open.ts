@@ -1,6 +1,6 @@
 import { parsePostId } from '../../posts/post-flags.js';
-import { openInBrowser } from '../browser.js';
-import { defineCommand } from '../command.js';
+import { openInBrowser } from '../io/browser.js';
+import { defineCommand } from '../run/command.js';
 
 /** `vidpub open ID`: the post's review page in a browser, or its URL on stdout where none can open. */
 export default defineCommand<'open', { postId: string }, { id: string; review_url: string }>({

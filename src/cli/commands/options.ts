@@ -3,7 +3,7 @@ import { UsageError, sanitize } from '../../errors.js';
 import { describeDestination, renderDestinationOptions, resolveDestination } from '../../posts/destinations.js';
 import { formatOptionValue } from '../../posts/destinations.js';
 import { wrapLine } from '../../ui/wrap.js';
-import { defineCommand } from '../command.js';
+import { defineCommand } from '../run/command.js';
 
 interface OptionsOpts {
   destination: string;

@@ -1,8 +1,7 @@
 import type { Media } from '../../api/wire-types.js';
-import { openReviewPage } from '../browser.js';
+import { openReviewPage } from '../io/browser.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { MISSING_CAPTION, MISSING_TO, missingOptionsError, parseOptionFlag } from '../../posts/options.js';
-import { shellWord } from '../../util/shell.js';
 import { postDocument, printPost, type PostResult } from '../../posts/post-view.js';
 import type { PostOpts, PostSource } from '../../posts/post-opts.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
@@ -10,11 +9,11 @@ import { parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parseIdempotencyKey } from '../../posts/post-flags.js';
-import { defineCommand, type Invocation } from '../command.js';
+import { defineCommand, type Invocation } from '../run/command.js';
 import type { ArgsFor, FlagsFor } from './index.js';
-import { POST_FIELDS } from '../json-fields.js';
-import { rehearsalDoc, rehearsalHead, rehearsalNote, rehearse } from '../rehearse.js';
-import { readAll, readNamedFile } from '../user-input.js';
+import { POST_FIELDS } from '../output/json-fields.js';
+import { rehearsalDoc, rehearsalHead, rehearsalNote, rehearse } from '../rehearsal/rehearse.js';
+import { readAll, readNamedFile } from '../io/user-input.js';
 import { MAX_CAPTION_FILE_BYTES, captionFileRefusal, refuse } from '../../core/post-rules.js';
 
 type Flags = FlagsFor<'post'>;
@@ -49,7 +48,7 @@ async function parseSource(args: Args, flags: Flags, inv: Invocation): Promise<P
   }
   if (arg === undefined || arg.trim() === '') {
     throw new UsageError('what should be posted? Give a video file, an https link to one, or --media ID', {
-      hint: `For example: vidpub post clip.mp4 ${typedWords([], flags).join(' ')}`.trimEnd(),
+      hint: `For example: ${inv.commandLine({}, ['clip.mp4'])}`,
     });
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg.trim())) {
@@ -64,18 +63,25 @@ async function parseSource(args: Args, flags: Flags, inv: Invocation): Promise<P
   return { kind: 'file', file, shown: arg, durationSec };
 }
 
-/** The words typed for `post` (source, caption, options, time), quoted for a shell: the start of a suggested command. */
-function typedWords(args: Args | readonly [], flags: Flags): string[] {
-  const words: string[] = [];
-  if (args[0] !== undefined) words.push(args[0]);
-  if (flags.media !== undefined) words.push('--media', flags.media);
-  if (flags.to.length > 0) words.push('--to', flags.to.join(','));
-  if (flags.caption !== undefined) words.push('--caption', flags.caption);
-  if (flags.captionFile !== undefined) words.push('--caption-file', flags.captionFile);
-  for (const o of flags.option) words.push('--option', o);
-  if (flags.at !== undefined) words.push('--at', flags.at);
-  if (flags.draft) words.push('--draft');
-  return words.map(shellWord);
+/**
+ * The command that does what this run was doing, from its line as read, with what was chosen
+ * since: the video once it is at the service, the destinations picked, the options answered, and
+ * a caption that no longer comes from where it was typed (written, or read from stdin).
+ */
+function againLine(inv: Invocation, flags: Flags, typedCaption: string | undefined): PostOpts['again'] {
+  return (chosen) => {
+    const media = chosen.media !== undefined && chosen.media !== flags.media;
+    const caption = chosen.caption !== undefined && (chosen.caption !== typedCaption || flags.captionFile === '-');
+    return inv.commandLine(
+      {
+        ...(media ? { '--media': chosen.media } : {}),
+        ...(chosen.to?.length ? { '--to': chosen.to.join(',') } : {}),
+        ...(chosen.options?.length ? { '--option': [...flags.option, ...chosen.options] } : {}),
+        ...(caption ? { '--caption': chosen.caption, '--caption-file': undefined } : {}),
+      },
+      media ? [] : undefined,
+    );
+  };
 }
 
 export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolean }, PostResult | Media>({
@@ -104,9 +110,8 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
     const caption = await readCaption(flags, inv);
     if (to.length === 0 && !inv.interactive) {
       // The command as typed, with the flags that are missing (a missing caption too: all at once).
-      const typed = ['vidpub', 'post', ...typedWords(args, flags)].join(' ');
       if (caption === undefined) throw missingOptionsError([], inv.ctx.io.stderrIsTTY, [MISSING_TO, MISSING_CAPTION]);
-      throw new UsageError('--to is required: where should it be posted?', { hint: `List the destinations with "vidpub destinations", then run: ${typed} --to DEST[,DEST...]` });
+      throw new UsageError('--to is required: where should it be posted?', { hint: `List the destinations with "vidpub destinations", then run: ${inv.commandLine()} --to DEST[,DEST...]` });
     }
     const options = flags.option.map(parseOptionFlag);
     const timeoutMs = parseTimeout(flags);
@@ -131,6 +136,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
       atText: flags.at,
       editor,
       waitForQuota: inv.globals.waitForQuota,
+      again: againLine(inv, flags, caption),
       rehearse: flags.rehearse,
       web: flags.web,
     };

@@ -1,7 +1,7 @@
 import { sanitize } from '../../errors.js';
 import { keyStorage, maskedProfileKey, type KeyStorage } from '../../config/key-storage.js';
 import { renderTable } from '../../ui/table.js';
-import { defineCommand } from '../command.js';
+import { defineCommand } from '../run/command.js';
 
 export interface ProfileRow {
   name: string;

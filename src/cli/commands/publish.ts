@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import { openReviewPage } from '../browser.js';
+import { openReviewPage } from '../io/browser.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parsePostId } from '../../posts/post-flags.js';
 import { runPublish, type PublishOpts } from '../../posts/publish-flow.js';
@@ -7,9 +7,9 @@ import { printPost, type PostResult } from '../../posts/post-view.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';
-import { defineCommand } from '../command.js';
-import { POST_FIELDS } from '../json-fields.js';
-import { rehearsalDoc, rehearsalHead, rehearsalNote, rehearse } from '../rehearse.js';
+import { defineCommand } from '../run/command.js';
+import { POST_FIELDS } from '../output/json-fields.js';
+import { rehearsalDoc, rehearsalHead, rehearsalNote, rehearse } from '../rehearsal/rehearse.js';
 
 export default defineCommand<'publish', PublishOpts & { rehearse: boolean; web: boolean }, PostResult>({
   description:

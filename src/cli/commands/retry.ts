@@ -6,8 +6,8 @@ import type { RetryOpts, RetryResult } from '../../posts/retry-flow.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';
-import { defineCommand } from '../command.js';
-import { POST_FIELDS } from '../json-fields.js';
+import { defineCommand } from '../run/command.js';
+import { POST_FIELDS } from '../output/json-fields.js';
 
 
 export default defineCommand<'retry', RetryOpts, RetryResult>({

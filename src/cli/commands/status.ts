@@ -1,5 +1,5 @@
 import { sanitize } from '../../errors.js';
-import { openReviewPage } from '../browser.js';
+import { openReviewPage } from '../io/browser.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parsePostId } from '../../posts/post-flags.js';
 import type { Media } from '../../api/wire-types.js';
@@ -8,8 +8,8 @@ import { formatSize } from '../../util/bytes.js';
 import type { AnyStatusOpts, StatusData } from '../../posts/status-flow.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { renderFields } from '../../ui/table.js';
-import { defineCommand } from '../command.js';
-import { MEDIA_FIELDS, POST_FIELDS } from '../json-fields.js';
+import { defineCommand } from '../run/command.js';
+import { MEDIA_FIELDS, POST_FIELDS } from '../output/json-fields.js';
 
 /** Errors carry the bare post result or media record as their data: the same printers take both. */
 function normalize(d: StatusData | PostResult | Media): StatusData {

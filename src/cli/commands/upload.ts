@@ -3,8 +3,8 @@ import { UsageError, sanitize } from '../../errors.js';
 import type { VideoFile } from '../../media/check.js';
 import type { Progress } from '../../ui/progress.js';
 import { parseWaitFlags, type WaitFlags } from '../../session/wait-flags.js';
-import { defineCommand, type Invocation } from '../command.js';
-import { MEDIA_FIELDS } from '../json-fields.js';
+import { defineCommand, type Invocation } from '../run/command.js';
+import { MEDIA_FIELDS } from '../output/json-fields.js';
 
 interface UploadOpts extends WaitFlags {
   file: VideoFile;

@@ -1,4 +1,4 @@
-import { defineCommand } from '../command.js';
+import { defineCommand } from '../run/command.js';
 
 export interface VersionInfo {
   version: string;

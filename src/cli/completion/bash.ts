@@ -1,4 +1,4 @@
-import { GLOBAL_VALUE_FLAGS, flagNames } from '../flags.js';
+import { GLOBAL_VALUE_FLAGS, flagNames } from '../line/flags.js';
 import { choicesOf, header, isKind, shq, valueFlagNames, type CompletionModel } from './model.js';
 
 /** `__vidpub_choices CMD FLAG` (FLAG empty for the positional argument): the fixed values it takes. */

@@ -1,4 +1,4 @@
-import { GLOBAL_VALUE_FLAGS, type ArgSpec, type FlagSpec } from '../flags.js';
+import { GLOBAL_VALUE_FLAGS, type ArgSpec, type FlagSpec } from '../line/flags.js';
 import { choicesOf, header, valueKind, type CompletionModel } from './model.js';
 
 function fishq(s: string): string {

@@ -4,7 +4,7 @@
  * (./bash.ts, ./zsh.ts, ./fish.ts) share.
  */
 import { COMMANDS, SHELLS } from '../commands/index.js';
-import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, flagNames, type ArgSpec, type FlagSpec, type ValueKind } from '../flags.js';
+import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, flagNames, type ArgSpec, type FlagSpec, type ValueKind } from '../line/flags.js';
 import { sanitize } from '../../errors.js';
 
 export { SHELLS };

@@ -1,4 +1,4 @@
-import { GLOBAL_VALUE_FLAGS, flagNames, type FlagSpec } from '../flags.js';
+import { GLOBAL_VALUE_FLAGS, flagNames, type FlagSpec } from '../line/flags.js';
 import { choicesOf, header, isKind, shq, valueFlagNames, type CompletionModel } from './model.js';
 
 function described(items: { name: string; description: string }[]): string {

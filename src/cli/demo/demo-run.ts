@@ -15,8 +15,8 @@ import { Writable } from 'node:stream';
 import type { ApiClient } from '../../api/client.js';
 import type { Destination, Post } from '../../api/wire-types.js';
 import { ExitCode, InterruptedError, VidpubError, type ExitCodeValue } from '../../errors.js';
-import type { Invocation } from '../command.js';
-import type { Context } from '../context.js';
+import type { Invocation } from '../run/command.js';
+import type { Context } from '../run/context.js';
 import { shellLine } from '../../util/shell.js';
 import { writeSampleVideo } from './sample.js';
 
@@ -105,7 +105,7 @@ function stepContext(ctx: Context, env: Context['env'], dir: string, stdout: Nod
     env,
     cwd: dir,
     config: async () => (await import('../../config/config-store.js')).openConfigStore(env),
-    createClient: async (settings) => (await import('../client-factory.js')).createClientFor(subCtx, settings),
+    createClient: async (settings) => (await import('../run/client-factory.js')).createClientFor(subCtx, settings),
   };
   return subCtx;
 }

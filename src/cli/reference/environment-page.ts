@@ -1,9 +1,9 @@
 /**
  * docs/commands/environment.md: the environment variables vidpub reads, from
- * the one list of src/cli/environment.ts (which `vidpub help environment` and
+ * the one list of src/cli/io/environment.ts (which `vidpub help environment` and
  * vidpub(1) show too).
  */
-import { ENVIRONMENT, ENVIRONMENT_INTRO, type EnvVarDoc } from '../environment.js';
+import { ENVIRONMENT, ENVIRONMENT_INTRO, type EnvVarDoc } from '../io/environment.js';
 import { GENERATED } from './markdown.js';
 
 /** A variable's text in a table cell: its code spans kept, | escaped, its guide linked (from docs/commands/). */

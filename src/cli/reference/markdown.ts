@@ -5,7 +5,7 @@
  * the examples are those of `vidpub help COMMAND`, which
  * test/docs/help-examples.test.ts runs.
  */
-import { GROUP_TITLES } from '../root-help.js';
+import { GROUP_TITLES } from '../line/root-help.js';
 import type { ExitCodeDoc } from './exit-codes.js';
 import type { CommandDoc, FlagDoc, Reference } from './model.js';
 

@@ -7,8 +7,8 @@
  */
 import { COMMANDS, type CommandEntry } from '../commands/index.js';
 import { loadCommand } from '../commands/load.js';
-import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, argsTerm, flagTerm, type ArgSpec, type FlagSpec } from '../flags.js';
-import { ROOT_DESCRIPTION, ROOT_EXAMPLES, optionDescription } from '../root-help.js';
+import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, argsTerm, flagTerm, type ArgSpec, type FlagSpec } from '../line/flags.js';
+import { ROOT_DESCRIPTION, ROOT_EXAMPLES, optionDescription } from '../line/root-help.js';
 import { commandExitCodes, exitCodeTable, type ExitCodeDoc } from './exit-codes.js';
 
 export interface FlagDoc {

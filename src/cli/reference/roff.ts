@@ -5,7 +5,7 @@
 import { wrapCommand } from '../../ui/wrap.js';
 import type { CommandDoc, FlagDoc, Reference } from './model.js';
 import type { ExitCodeDoc } from './exit-codes.js';
-import { ENVIRONMENT, ENVIRONMENT_INTRO, plainEnvText } from '../environment.js';
+import { ENVIRONMENT, ENVIRONMENT_INTRO, plainEnvText } from '../io/environment.js';
 
 /** Width examples are broken to (with " \" continuations, as help does), inside the man page's indent. */
 const EXAMPLE_WIDTH = 72;
@@ -47,7 +47,7 @@ function exitStatus(codes: readonly ExitCodeDoc[]): string[] {
   return ['.SH "EXIT STATUS"', ...codes.flatMap((e) => ['.TP', `\\fB${e.code}\\fR`, roffText(e.meaning)])];
 }
 
-/** ENVIRONMENT: the list of src/cli/environment.ts, as `vidpub help environment` shows it. */
+/** ENVIRONMENT: the list of src/cli/io/environment.ts, as `vidpub help environment` shows it. */
 function environment(): string[] {
   const lines = ['.SH ENVIRONMENT', roffText(ENVIRONMENT_INTRO)];
   for (const g of ENVIRONMENT) {

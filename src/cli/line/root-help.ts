@@ -4,10 +4,10 @@
  * (program.helpInformation) and the fast path (./fast-path.ts) prints it
  * without the CLI, so both are the same text.
  */
-import { EXIT_CODES } from '../exit-codes.js';
-import { COMMANDS, commandTerm, type CommandEntry } from './commands/index.js';
+import { EXIT_CODES } from '../../exit-codes.js';
+import { COMMANDS, commandTerm, type CommandEntry } from '../commands/index.js';
 import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, flagTerm, type FlagSpec } from './flags.js';
-import { wrapWords } from '../ui/wrap.js';
+import { wrapWords } from '../../ui/wrap.js';
 
 export const ROOT_DESCRIPTION = 'Publish videos to connected social accounts through the Video Publishing Service.';
 

@@ -3,9 +3,9 @@
  * (xdg-open, open, start) where a browser can open, else the URL printed for
  * the person to open it (no display, CI, --no-input).
  */
-import type { Invocation } from './command.js';
-import { childEnv } from '../util/child-env.js';
-import { nodeChildProcess } from '../util/lazy-builtins.js';
+import type { Invocation } from '../run/command.js';
+import { childEnv } from '../../util/child-env.js';
+import { nodeChildProcess } from '../../util/lazy-builtins.js';
 
 /** Starts the platform's opener on `url`, detached, with `env` less vidpub's secrets (childEnv); resolves once it has started. */
 export function systemOpen(url: string, platform: string, env: Readonly<Record<string, string | undefined>>): Promise<void> {

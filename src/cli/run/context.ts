@@ -1,17 +1,17 @@
-import type { ApiClient, ClientSettings } from '../api/client.js';
-import type { ConfigStore } from '../config/profile-types.js';
-import type { Clock } from '../core/clock.js';
-import type { IO } from '../core/io.js';
-import type { Prompter } from '../ui/prompter.js';
+import type { ApiClient, ClientSettings } from '../../api/client.js';
+import type { ConfigStore } from '../../config/profile-types.js';
+import type { Clock } from '../../core/clock.js';
+import type { IO } from '../../core/io.js';
+import type { Prompter } from '../../ui/prompter.js';
 
 // The CLI's injected Context gathers interfaces that their own layers own
 // (as gh's cmdutil.Factory gathers iostreams and prompter); re-exported here
 // for the CLI and its tests.
-export type { Clock } from '../core/clock.js';
-export { realClock, realSleep } from '../core/clock.js';
-export type { IO } from '../core/io.js';
-export type { Choice, Prompter } from '../ui/prompter.js';
-export type { ConfigStore, Profile } from '../config/profile-types.js';
+export type { Clock } from '../../core/clock.js';
+export { realClock, realSleep } from '../../core/clock.js';
+export type { IO } from '../../core/io.js';
+export type { Choice, Prompter } from '../../ui/prompter.js';
+export type { ConfigStore, Profile } from '../../config/profile-types.js';
 
 export interface Context {
   io: IO;

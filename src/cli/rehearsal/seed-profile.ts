@@ -5,12 +5,12 @@
  * with --save-fixture, written as a fixture file to commit (it holds no key
  * of the service).
  */
-import { writeFileAtomicAsync } from '../util/atomic-write.js';
+import { writeFileAtomicAsync } from '../../util/atomic-write.js';
 import { resolve } from 'node:path';
-import { redactUrl } from '../api/debug.js';
-import { UsageError, VidpubError, sanitize } from '../errors.js';
-import type { Invocation } from './command.js';
-import type { Context } from './context.js';
+import { redactUrl } from '../../api/debug.js';
+import { UsageError, VidpubError, sanitize } from '../../errors.js';
+import type { Invocation } from '../run/command.js';
+import type { Context } from '../run/context.js';
 
 /** The env settings that would take the place of the profile's base URL and key. */
 const OVERRIDES = ['VIDPUB_BASE_URL', 'VIDPUB_API_KEY', 'VIDPUB_PROFILE'];
@@ -18,7 +18,7 @@ const OVERRIDES = ['VIDPUB_BASE_URL', 'VIDPUB_API_KEY', 'VIDPUB_PROFILE'];
 /** Reads the profile's workspace (GET only) and gives the fixture; writes it to `save` first when asked. */
 export async function seedFromProfile(profile: string, save: string | undefined, inv: Invocation): Promise<unknown> {
   const { ctx } = inv;
-  const [{ seedFixture, validateFixture }, { createClientFor }] = await Promise.all([import('../emulator/index.js'), import('./client-factory.js')]);
+  const [{ seedFixture, validateFixture }, { createClientFor }] = await Promise.all([import('../../emulator/index.js'), import('../run/client-factory.js')]);
   // The profile named, not whatever VIDPUB_API_KEY or --base-url say.
   const env = Object.fromEntries(Object.entries(ctx.env).filter(([k]) => !OVERRIDES.includes(k)));
   const own: Context = { ...ctx, env };

@@ -4,7 +4,7 @@
  * imports the root help renderer and, through it, the registry and the
  * global flags: data and string functions, no dependency.
  */
-import type { Context } from './context.js';
+import type { Context } from '../run/context.js';
 import { renderRootHelp } from './root-help.js';
 
 /** What the fast path needs of a Context (bin/vidpub.js passes just this). */

@@ -5,7 +5,7 @@
  * checks that every variable the code reads is here, and nothing else).
  * Text: `code` in back quotes; a guide of the manual in `see` (a path from docs/).
  */
-import { wrapWords } from '../ui/wrap.js';
+import { wrapWords } from '../../ui/wrap.js';
 
 export interface EnvVarDoc {
   name: string;

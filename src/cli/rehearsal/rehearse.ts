@@ -11,12 +11,12 @@
  * command's, with the rehearsal said on stderr and as `"rehearsal": true` in
  * the JSON document.
  */
-import type { ApiClient } from '../api/client.js';
-import { redactUrl } from '../api/debug.js';
-import type { EmulatorHandle, SeedRecords } from '../emulator/index.js';
-import type { Session } from '../session/session.js';
-import { InterruptedError, TimeoutError, VidpubError } from '../errors.js';
-import type { Invocation } from './command.js';
+import type { ApiClient } from '../../api/client.js';
+import { redactUrl } from '../../api/debug.js';
+import type { EmulatorHandle, SeedRecords } from '../../emulator/index.js';
+import type { Session } from '../../session/session.js';
+import { InterruptedError, TimeoutError, VidpubError } from '../../errors.js';
+import type { Invocation } from '../run/command.js';
 
 /**
  * How long the copy takes to process a video and to publish to each
@@ -34,7 +34,7 @@ const REHEARSED = new WeakMap<object, { source: string }>();
  * post --media's video) read into it too.
  */
 export async function rehearse<D>(inv: Invocation, flow: (session: Session) => Promise<D>, records: SeedRecords = {}): Promise<D> {
-  const { seedFixture, seedRecords, startEmulator } = await import('../emulator/index.js');
+  const { seedFixture, seedRecords, startEmulator } = await import('../../emulator/index.js');
   const real = await inv.ctx.createClient({ ...inv.clientSettings, cache: false });
   let emulator: EmulatorHandle | undefined;
   let client: Promise<ApiClient> | undefined;

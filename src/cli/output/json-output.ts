@@ -4,8 +4,8 @@
  * Shared by main()'s printer and a command that prints its document before
  * it is done (the emulator's start line).
  */
-import { neutraliseBidi, sanitize, UsageError, VidpubError } from '../errors.js';
-import type { CommandPrinters, Invocation } from './command.js';
+import { neutraliseBidi, sanitize, UsageError, VidpubError } from '../../errors.js';
+import type { CommandPrinters, Invocation } from '../run/command.js';
 
 function unknownField(field: string, available: readonly string[]): UsageError {
   return new UsageError(`unknown JSON field "${sanitize(field)}"`, { hint: `Available fields: ${available.join(', ')}.` });

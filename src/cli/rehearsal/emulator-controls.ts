@@ -5,15 +5,15 @@
  * KEY=VALUE pairs, listed or cleared, and the request log printed (or
  * followed with --follow until Ctrl-C).
  */
-import { DEFAULT_HOST, DEFAULT_PORT } from '../emulator/defaults.js';
-import { UsageError, VidpubError, sanitize } from '../errors.js';
-import { describeRelative } from '../time/describe.js';
-import { parseDuration } from '../time/duration.js';
-import { resolveTimeZone } from '../time/zones.js';
-import { renderTable } from '../ui/table.js';
-import { isLoopbackHost } from '../util/addresses.js';
-import type { Invocation } from './command.js';
-import { printJson } from './json-output.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../../emulator/defaults.js';
+import { UsageError, VidpubError, sanitize } from '../../errors.js';
+import { describeRelative } from '../../time/describe.js';
+import { parseDuration } from '../../time/duration.js';
+import { resolveTimeZone } from '../../time/zones.js';
+import { renderTable } from '../../ui/table.js';
+import { isLoopbackHost } from '../../util/addresses.js';
+import type { Invocation } from '../run/command.js';
+import { printJson } from '../output/json-output.js';
 
 export const CONTROLS = ['clock', 'fault', 'requests'] as const;
 export type Control = (typeof CONTROLS)[number];
@@ -77,7 +77,7 @@ export function faultSpec(text: string): Record<string, unknown> {
  * is refused: the controls are the emulator's.
  */
 async function adminUrl(inv: Invocation): Promise<{ admin: string; from: string }> {
-  const { resolveCredentials } = await import('../api/credentials.js');
+  const { resolveCredentials } = await import('../../api/credentials.js');
   const { ctx, globals } = inv;
   // The base URL only: the key is not needed, so a key given by flag stops the lookup of a stored one.
   const { baseUrl, baseUrlSource } = await resolveCredentials(

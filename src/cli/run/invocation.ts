@@ -2,16 +2,16 @@
  * An Invocation: one run of one command, built from the injected Context and
  * what the global flags (and their environment variables) decided.
  */
-import { UsageError, sanitize } from '../errors.js';
-import type { ApiClient, ClientSettings } from '../api/client.js';
-import { colorLevel, makeColors } from '../ui/color.js';
-import { canRepaint } from '../ui/live-region.js';
-import { parseBoundedDuration } from '../time/duration.js';
-import { truthy } from '../util/env.js';
+import { UsageError, sanitize } from '../../errors.js';
+import type { ApiClient, ClientSettings } from '../../api/client.js';
+import { colorLevel, makeColors } from '../../ui/color.js';
+import { canRepaint } from '../../ui/live-region.js';
+import { parseBoundedDuration } from '../../time/duration.js';
+import { truthy } from '../../util/env.js';
 import type { GlobalOptions, Invocation, Logger } from './command.js';
 import type { Context } from './context.js';
 import { lazyJournal } from './journal-session.js';
-import type { GlobalFlags } from './flags.js';
+import type { GlobalFlags } from '../line/flags.js';
 
 const PROFILE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -83,13 +83,24 @@ function clientSettingsOf(globals: GlobalOptions): ClientSettings {
 /** Closes what an invocation opened (the client's sockets), if anything. */
 const disposers = new WeakMap<Invocation, () => Promise<void>>();
 
-const noRerun: Invocation['rerun'] = () => Promise.reject(new Error('this invocation was built without main() to rerun a command line'));
+/** What an invocation knows of its command line: main() gives both (a test's invocation neither). */
+export interface InvocationLine {
+  rerun: Invocation['rerun'];
+  commandLine: Invocation['commandLine'];
+}
+
+const noLine: InvocationLine = {
+  rerun: () => Promise.reject(new Error('this invocation was built without main() to rerun a command line')),
+  commandLine: () => {
+    throw new Error('this invocation was built without a command line to write back');
+  },
+};
 
 /**
- * An Invocation of `globals` in `ctx`. `rerun` runs another command line in-process (main()
- * passes itself: the demo's steps); close it with closeInvocation().
+ * An Invocation of `globals` in `ctx`. `line.rerun` runs another command line in-process (main()
+ * passes itself: the demo's steps), `line.commandLine` writes this one back; close it with closeInvocation().
  */
-export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invocation['rerun'] = noRerun): Invocation {
+export function makeInvocation(ctx: Context, globals: GlobalOptions, line: InvocationLine = noLine): Invocation {
   const { io, env } = ctx;
   const colors = {
     stdout: makeColors(colorLevel({ isTTY: io.stdoutIsTTY, flag: globals.color, env })),
@@ -126,7 +137,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
       quiet: globals.quiet,
       interactive,
       prompter: () => ctx.prompter(),
-      progress: async () => (await import('../ui/progress.js')).createProgress({ io, quiet: globals.quiet, clock: ctx.clock, repaint }),
+      progress: async () => (await import('../../ui/progress.js')).createProgress({ io, quiet: globals.quiet, clock: ctx.clock, repaint }),
       screen: {
         write: (text) => {
           io.stderr.write(text);
@@ -140,7 +151,8 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, rerun: Invo
     },
     clientSettings,
     client: getClient,
-    rerun,
+    rerun: line.rerun,
+    commandLine: line.commandLine,
   };
   disposers.set(inv, async () => {
     await made?.close();

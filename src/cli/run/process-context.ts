@@ -4,10 +4,10 @@
  */
 import { fstatSync } from 'node:fs';
 import type { Context } from './context.js';
-import { realClock } from '../core/clock.js';
-import { guardGoneReader } from '../core/io.js';
-import { guardTerminal } from '../ui/terminal.js';
-import { nodeTty } from '../util/lazy-builtins.js';
+import { realClock } from '../../core/clock.js';
+import { guardGoneReader } from '../../core/io.js';
+import { guardTerminal } from '../../ui/terminal.js';
+import { nodeTty } from '../../util/lazy-builtins.js';
 
 declare const __VIDPUB_VERSION__: string | undefined;
 export const VERSION: string = typeof __VIDPUB_VERSION__ === 'string' ? __VIDPUB_VERSION__ : '0.0.0-dev';
@@ -55,14 +55,14 @@ export function createProcessContext(opts: { signal: AbortSignal }): Context {
     clock: realClock,
     // An identical post that finished after this moment ran beside this one (src/posts/live-run.ts).
     startedAt: Math.floor(performance.timeOrigin),
-    config: async () => (await import('../config/config-store.js')).openConfigStore(ctx.env),
-    prompter: async () => (await import('../ui/prompter.js')).createInquirerPrompter(ctx),
+    config: async () => (await import('../../config/config-store.js')).openConfigStore(ctx.env),
+    prompter: async () => (await import('../../ui/prompter.js')).createInquirerPrompter(ctx),
     createClient: async (settings) => (await import('./client-factory.js')).createClientFor(ctx, settings),
     signal: opts.signal,
     cwd: process.cwd(),
     version: VERSION,
     runtime: { node: process.versions.node, platform: process.platform, arch: process.arch },
-    openBrowser: async (url) => (await import('./browser.js')).systemOpen(url, process.platform, ctx.env),
+    openBrowser: async (url) => (await import('../io/browser.js')).systemOpen(url, process.platform, ctx.env),
   };
   return ctx;
 }

@@ -2,10 +2,10 @@
  * The journal an invocation records to: built on first use, so a command
  * that records nothing (and --version, --help) never loads src/journal/.
  */
-import type { ApiClient } from '../api/client.js';
-import type { Clock } from '../core/clock.js';
-import type { Journal } from '../journal/journal-types.js';
-import { stateDir } from '../journal/paths.js';
+import type { ApiClient } from '../../api/client.js';
+import type { Clock } from '../../core/clock.js';
+import type { Journal } from '../../journal/journal-types.js';
+import { stateDir } from '../../journal/paths.js';
 
 export interface JournalSettings {
   env: Readonly<Record<string, string | undefined>>;
@@ -20,7 +20,7 @@ export function lazyJournal(s: JournalSettings): Journal {
   const dir = stateDir(s.env);
   let real: Promise<Journal> | undefined;
   const get = () =>
-    (real ??= import('../journal/journal.js').then(({ createJournal }) =>
+    (real ??= import('../../journal/journal.js').then(({ createJournal }) =>
       createJournal({ dir, profile: s.profile, client: s.client, clock: s.clock, signal: s.signal, warn: s.warn }),
     ));
   return {

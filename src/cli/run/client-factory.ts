@@ -1,10 +1,10 @@
-import type { ApiClient, ClientSettings } from '../api/client.js';
-import type { ClientTuning } from '../api/request-sender.js';
-import { UsageError } from '../errors.js';
-import { parseBoundedDuration } from '../time/duration.js';
+import type { ApiClient, ClientSettings } from '../../api/client.js';
+import type { ClientTuning } from '../../api/request-sender.js';
+import { UsageError } from '../../errors.js';
+import { parseBoundedDuration } from '../../time/duration.js';
 import type { Context } from './context.js';
-import { canRepaint } from '../ui/live-region.js';
-import { keyStorage } from '../config/key-storage.js';
+import { canRepaint } from '../../ui/live-region.js';
+import { keyStorage } from '../../config/key-storage.js';
 
 /** VIDPUB_REQUEST_TIMEOUT: the ceiling of one request (90s, 2m; a bare number is seconds; at most 365d); undefined: the default (60 s). */
 export function requestTimeoutOf(env: Record<string, string | undefined>): number | undefined {
@@ -23,9 +23,9 @@ export function requestTimeoutOf(env: Record<string, string | undefined>): numbe
  */
 export async function createClientFor(ctx: Context, settings: ClientSettings, tuning?: ClientTuning): Promise<ApiClient> {
   const [{ createApiClient }, { silentNotices }, { streamNotices }] = await Promise.all([
-    import('../api/http-client.js'),
-    import('../api/backoff.js'),
-    import('../ui/notices.js'),
+    import('../../api/http-client.js'),
+    import('../../api/backoff.js'),
+    import('../../ui/notices.js'),
   ]);
   const requestTimeoutMs = requestTimeoutOf(ctx.env);
   return createApiClient(settings, {

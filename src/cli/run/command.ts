@@ -1,11 +1,12 @@
-import type { ApiClient, ClientSettings } from '../api/client.js';
-import type { ArgsFor, CommandName, FlagsFor } from './commands/index.js';
+import type { ApiClient, ClientSettings } from '../../api/client.js';
+import type { ArgsFor, CommandName, FlagsFor } from '../commands/index.js';
 import type { Context } from './context.js';
-import type { Logger } from '../core/log.js';
-import type { FlagSpec, FlagsOf } from './flags.js';
-import type { Session } from '../session/session.js';
-import type { Colors } from '../ui/color.js';
-import type { DataOut } from '../ui/output.js';
+import type { Logger } from '../../core/log.js';
+import type { FlagSpec, FlagsOf } from '../line/flags.js';
+import type { LineEdits } from '../line/render.js';
+import type { Session } from '../../session/session.js';
+import type { Colors } from '../../ui/color.js';
+import type { DataOut } from '../../ui/output.js';
 
 /** Flags every command accepts (their definitions: GLOBAL_FLAGS in flags.ts; read by invocation.ts). */
 export interface GlobalOptions {
@@ -38,7 +39,7 @@ export interface GlobalOptions {
   cache?: boolean;
 }
 
-export type { Logger } from '../core/log.js';
+export type { Logger } from '../../core/log.js';
 
 /** One run of one command: the injected Context plus what the global flags decided. */
 export interface Invocation {
@@ -61,6 +62,11 @@ export interface Invocation {
   client(): Promise<ApiClient>;
   /** Runs another vidpub command line in-process with its own Context (the demo's steps): main(), injected. */
   rerun(argv: string[], ctx: Context): Promise<number>;
+  /**
+   * This command's line as read, written back for a shell with `edits` (and `args` in place of
+   * its arguments): the command a hint or a rerun line suggests (../line/render.ts).
+   */
+  commandLine(edits?: LineEdits, args?: readonly string[]): string;
 }
 
 /**

@@ -8,12 +8,12 @@
  * is not UTF-8 (core/text-rules.ts).
  */
 import type { Stats } from 'node:fs';
-import { decodeUtf8 } from '../core/text-rules.js';
-import { InterruptedError, TimeoutError, UsageError } from '../errors.js';
-import type { Clock } from '../core/clock.js';
-import { formatDuration } from '../time/duration.js';
-import { NotRegularFileError, readUserFile, unreadableFile } from '../util/user-file.js';
-import { exactBytes } from '../util/bytes.js';
+import { decodeUtf8 } from '../../core/text-rules.js';
+import { InterruptedError, TimeoutError, UsageError } from '../../errors.js';
+import type { Clock } from '../../core/clock.js';
+import { formatDuration } from '../../time/duration.js';
+import { NotRegularFileError, readUserFile, unreadableFile } from '../../util/user-file.js';
+import { exactBytes } from '../../util/bytes.js';
 
 /** `bytes` as UTF-8 text; bytes that are not UTF-8 (a Latin-1 file) are a UsageError naming it as `what`, with the offset. */
 function utf8Of(bytes: Buffer, what: string): string {
