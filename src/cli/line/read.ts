@@ -1,6 +1,6 @@
 /**
  * Between the registry and the parser: what a command line was read into
- * (ParsedLine, by ./quick-parse.ts or by commander in ./program.ts), read
+ * (ParsedLine, by commander in ./parse.ts), read
  * back once into the types the definitions give (FlagsOf, ArgsOf) for a
  * command's parse().
  */

@@ -110,7 +110,7 @@ export function defineCommand<N extends CommandName, O, D>(spec: CommandSpec<N, 
 
 /**
  * A command whose name is known only at run time (main() loads it by name): its parse() takes
- * the values read from its registry entry (declare.ts readFlags, readArgs).
+ * the values read from its registry entry (../line/read.ts readFlags, readArgs).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyCommandSpec = Omit<CommandSpec<CommandName, any, any>, 'parse'> & {
