@@ -4,7 +4,7 @@ import { UsageError, sanitize } from '../../errors.js';
 import { MISSING_CAPTION, MISSING_TO, missingOptionsError, parseOptionFlag } from '../../posts/options.js';
 import { shellWord } from '../../util/shell.js';
 import { postDocument, printPost, type PostResult } from '../../posts/post-view.js';
-import type { PostOpts, PostSource } from '../../posts/post-opts.js';
+import type { PostOpts, PostSource } from '../../posts/post/types.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';
@@ -136,7 +136,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
     };
   },
   async run(opts, inv) {
-    const { runPost } = await import('../../posts/post-flow.js');
+    const { runPost } = await import('../../posts/post/flow.js');
     if (!opts.rehearse) {
       const r = await runPost(opts, inv.session);
       await openReviewPage(opts.web, r, inv);

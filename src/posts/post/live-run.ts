@@ -12,12 +12,12 @@
  * one, only a live run under that key (the line printed here, run while the
  * first run is still stopped, waits again instead of posting beside it).
  */
-import { DeadlineReached, TimeoutError } from '../errors.js';
-import type { AgeJudge, LiveRun, OpenRun, RunMemory } from '../journal/journal-types.js';
-import type { RunKey } from '../session/run-key.js';
-import type { Session } from '../session/session.js';
-import { relativePhrase } from '../time/describe.js';
-import { isoUtc } from '../time/iso-time.js';
+import { DeadlineReached, TimeoutError } from '../../errors.js';
+import type { AgeJudge, LiveRun, OpenRun, RunMemory } from '../../journal/journal-types.js';
+import type { RunKey } from '../../session/run-key.js';
+import type { Session } from '../../session/session.js';
+import { relativePhrase } from '../../time/describe.js';
+import { isoUtc } from '../../time/iso-time.js';
 
 /** How often a waiting run looks again (a readdir and a connect per live socket). */
 const LOOK_MS = 200;

@@ -12,15 +12,15 @@
  * their options, and time as typed, at the same service in the same
  * workspace (with any of its keys), within 24 hours. --force-new (or --no-journal) posts anew.
  */
-import type { Session } from '../session/session.js';
-import type { RunKey } from '../session/run-key.js';
-import type { OpenRun, RunMemory } from '../journal/journal-types.js';
-import { CancelledError, InterruptedError, OutcomeUnknownError, TimeoutError, VidpubError, sanitize } from '../errors.js';
-import type { PostOpts, PostSource } from './post-opts.js';
-import { optionsBody, type DestinationPlan } from './options.js';
-import { relativePhrase } from '../time/describe.js';
-import { isoUtc } from '../time/iso-time.js';
-import { parseWhen, type ResolvedWhen } from '../time/parse-when.js';
+import type { Session } from '../../session/session.js';
+import type { RunKey } from '../../session/run-key.js';
+import type { OpenRun, RunMemory } from '../../journal/journal-types.js';
+import { CancelledError, InterruptedError, OutcomeUnknownError, TimeoutError, VidpubError, sanitize } from '../../errors.js';
+import type { PostOpts, PostSource } from './types.js';
+import { optionsBody, type DestinationPlan } from '../options.js';
+import { relativePhrase } from '../../time/describe.js';
+import { isoUtc } from '../../time/iso-time.js';
+import { parseWhen, type ResolvedWhen } from '../../time/parse-when.js';
 import { claimCommand } from './live-run.js';
 import { heardServiceNow, serviceAgeJudge } from './run-clock.js';
 

@@ -3,21 +3,21 @@
  * when cached ones were refused), tell the journal, then follow it until
  * every destination is published, failed or cancelled.
  */
-import { CACHE_ENTRIES, responseMeta } from '../api/client.js';
-import type { CreatePostRequest, Media, Post } from '../api/wire-types.js';
-import type { JournalPost } from '../journal/journal-types.js';
-import { BlockedError, InterruptedError, RateLimitError, UsageError, type VidpubError } from '../errors.js';
-import { QuotaWaitInterrupted } from '../api/rate-limit-wait.js';
-import { stepKey, type Session } from '../session/session.js';
+import { CACHE_ENTRIES, responseMeta } from '../../api/client.js';
+import type { CreatePostRequest, Media, Post } from '../../api/wire-types.js';
+import type { JournalPost } from '../../journal/journal-types.js';
+import { BlockedError, InterruptedError, RateLimitError, UsageError, type VidpubError } from '../../errors.js';
+import { QuotaWaitInterrupted } from '../../api/rate-limit-wait.js';
+import { stepKey, type Session } from '../../session/session.js';
 import { cutOffInput, postMoved } from './cut-off.js';
-import { optionsBody, type DestinationPlan } from './options.js';
-import { madeFrom } from './post-opts.js';
-import type { PostRun, Ready } from './post-run.js';
-import { readAgain, readAgainStep, suggestsChangedDestinations } from './post-read-again.js';
-import { blockingIssues, nextCommand, type PostResult } from './post-view.js';
-import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit, resetText } from './settle.js';
-import { recordingEnd } from './journal-notes.js';
-import { followPost } from './watch.js';
+import { optionsBody, type DestinationPlan } from '../options.js';
+import { madeFrom } from './types.js';
+import type { PostRun, Ready } from './run.js';
+import { readAgain, readAgainStep, suggestsChangedDestinations } from './read-again.js';
+import { blockingIssues, nextCommand, type PostResult } from '../post-view.js';
+import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit, resetText } from '../settle.js';
+import { recordingEnd } from '../journal-notes.js';
+import { followPost } from '../watch.js';
 
 /** What one step of the end hands the next: the post as made, and the destination names its messages use. */
 interface Made {

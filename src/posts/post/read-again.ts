@@ -3,13 +3,13 @@
  * service says they changed, so they are read again, every check is redone
  * on what it says now, and the post is sent once more under a step of its own.
  */
-import type { Media } from '../api/wire-types.js';
-import { VidpubError } from '../errors.js';
+import type { Media } from '../../api/wire-types.js';
+import { VidpubError } from '../../errors.js';
 import { destinationsBody } from './cut-off.js';
-import { askMissing, checkDuration, chooseDestinations, planFor } from './post-choose.js';
-import { confirmChanged } from './post-confirm.js';
-import { answered, cancelledText, rerunLine, sourceText, type PostOpts } from './post-opts.js';
-import type { Planned, PostRun, Ready } from './post-run.js';
+import { askMissing, checkDuration, chooseDestinations, planFor } from './plan.js';
+import { confirmChanged } from './confirm.js';
+import { answered, cancelledText, rerunLine, sourceText, type PostOpts } from './types.js';
+import type { Planned, PostRun, Ready } from './run.js';
 
 /**
  * A refusal of POST /posts that says the destinations or their options are

@@ -15,9 +15,9 @@
  * continuing under the old key makes one post at most, whatever the service
  * remembers).
  */
-import type { AgeJudge } from '../journal/journal-types.js';
-import type { Session } from '../session/session.js';
-import { formatDuration } from '../time/duration.js';
+import type { AgeJudge } from '../../journal/journal-types.js';
+import type { Session } from '../../session/session.js';
+import { formatDuration } from '../../time/duration.js';
 
 /** How far the two clocks may disagree before vidpub says so. */
 export const SKEW_SAID_MS = 5 * 60_000;

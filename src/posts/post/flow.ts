@@ -6,24 +6,24 @@
  * create the post and follow it (post-create.ts). Nothing is sent until
  * every local check has passed.
  */
-import type { Me, Media } from '../api/wire-types.js';
-import { OutcomeUnknownError, RateLimitError, TimeoutError } from '../errors.js';
-import { bindDeadline } from '../session/deadline.js';
-import type { Session } from '../session/session.js';
-import { runKey } from '../session/run-key.js';
-import { captionRefusal, optionValueRefusal, refuse } from '../core/post-rules.js';
+import type { Me, Media } from '../../api/wire-types.js';
+import { OutcomeUnknownError, RateLimitError, TimeoutError } from '../../errors.js';
+import { bindDeadline } from '../../session/deadline.js';
+import type { Session } from '../../session/session.js';
+import { runKey } from '../../session/run-key.js';
+import { captionRefusal, optionValueRefusal, refuse } from '../../core/post-rules.js';
 import { continuable, continueCutOff, cutOffInput, endRun, noteRun, type RunTrack } from './cut-off.js';
-import { askMissing, checkDuration, chooseDestinations, planFor } from './post-choose.js';
-import { MISSING_CAPTION, missingOptionsError } from './options.js';
-import { askCaption, confirmOrAnnounce } from './post-confirm.js';
-import { createAndFollow, keyUsedForAnother } from './post-create.js';
-import { cancelledText, madeFrom, rerunLine, sourceText, type PostOpts } from './post-opts.js';
-import type { Planned, PostRun, Ready } from './post-run.js';
-import { knownMedia, namingMedia, obtainMedia } from './post-video.js';
+import { askMissing, checkDuration, chooseDestinations, planFor } from './plan.js';
+import { MISSING_CAPTION, missingOptionsError } from '../options.js';
+import { askCaption, confirmOrAnnounce } from './confirm.js';
+import { createAndFollow, keyUsedForAnother } from './send.js';
+import { cancelledText, madeFrom, rerunLine, sourceText, type PostOpts } from './types.js';
+import type { Planned, PostRun, Ready } from './run.js';
+import { knownMedia, namingMedia, obtainMedia } from './video.js';
 import { StillRunningError } from './live-run.js';
-import type { PostResult } from './post-view.js';
-import { reportEarlier } from './rerun.js';
-import { dailyLimitError } from './settle.js';
+import type { PostResult } from '../post-view.js';
+import { reportEarlier } from '../rerun.js';
+import { dailyLimitError } from '../settle.js';
 
 /** Where the run is, for the messages of a run stopped by --timeout or with an unknown outcome. */
 type At = (phase: string, media?: Media) => void;

@@ -3,16 +3,16 @@
  * refused when inactive, their options read and planned, what is missing
  * asked for, and the video's duration checked against each.
  */
-import { responseMeta } from '../api/client.js';
-import type { Destination } from '../api/wire-types.js';
-import { UsageError, sanitize } from '../errors.js';
-import type { Session } from '../session/session.js';
-import { formatDuration } from '../time/duration.js';
-import { shellWord } from '../util/shell.js';
-import { tooLongFor } from '../core/post-rules.js';
-import { ask, missingOptionsError, planOptions, promptMissing, type ChosenDestination, type DestinationPlan, type OptionAssignment } from './options.js';
-import { destinationLabel, namesOf } from './post-view.js';
-import { cancelledText, postCommandLine, type PostOpts } from './post-opts.js';
+import { responseMeta } from '../../api/client.js';
+import type { Destination } from '../../api/wire-types.js';
+import { UsageError, sanitize } from '../../errors.js';
+import type { Session } from '../../session/session.js';
+import { formatDuration } from '../../time/duration.js';
+import { shellWord } from '../../util/shell.js';
+import { tooLongFor } from '../../core/post-rules.js';
+import { ask, missingOptionsError, planOptions, promptMissing, type ChosenDestination, type DestinationPlan, type OptionAssignment } from '../options.js';
+import { destinationLabel, namesOf } from '../post-view.js';
+import { cancelledText, postCommandLine, type PostOpts } from './types.js';
 
 /** What chooseDestinations found. */
 export interface Choice {
@@ -57,7 +57,7 @@ export async function chooseDestinations(opts: PostOpts, session: Session, fresh
 
 /** No --to on a terminal: the active destinations offered in a checkbox list, named as a person would type them. */
 async function pickOnTerminal(opts: PostOpts, session: Session, all: Destination[]): Promise<Picked[]> {
-  const { atHandle } = await import('./destinations.js');
+  const { atHandle } = await import('../destinations.js');
   const active = all.filter((d) => d.status === 'active');
   const prompter = await session.prompter();
   if (active.length === 0 || !prompter.checkbox) {
@@ -87,7 +87,7 @@ async function pickOnTerminal(opts: PostOpts, session: Session, all: Destination
 
 /** The destinations named in --to, each once, after any picked. */
 async function addTyped(to: string[], all: Destination[], picked: Picked[]): Promise<void> {
-  const { resolveDestination } = await import('./destinations.js');
+  const { resolveDestination } = await import('../destinations.js');
   for (const name of to) {
     const d = resolveDestination(name, all);
     if (!picked.some((p) => p.destination.id === d.id)) picked.push({ name, destination: d });
@@ -105,7 +105,7 @@ function refuseInactive(picked: Picked[]): void {
 
 /** The --option flags applied to the chosen destinations, defaults filled in (what is missing is left to askMissing). */
 export async function planFor(chosen: ChosenDestination[], options: OptionAssignment[]): Promise<DestinationPlan[]> {
-  const { matchChosen } = await import('./destinations.js');
+  const { matchChosen } = await import('../destinations.js');
   return planOptions(chosen, options, matchChosen);
 }
 

@@ -2,11 +2,11 @@
  * The video of a post: the one given with --media read before anything is
  * sent, then uploaded, imported or waited for once the post is confirmed.
  */
-import type { Media } from '../api/wire-types.js';
-import { InterruptedError, OutcomeUnknownError, VidpubError } from '../errors.js';
-import type { Session } from '../session/session.js';
-import { rerunLine, type PostOpts } from './post-opts.js';
-import type { PostRun, Ready } from './post-run.js';
+import type { Media } from '../../api/wire-types.js';
+import { InterruptedError, OutcomeUnknownError, VidpubError } from '../../errors.js';
+import type { Session } from '../../session/session.js';
+import { rerunLine, type PostOpts } from './types.js';
+import type { PostRun, Ready } from './run.js';
 
 /** The video given with --media, as the service has it (exit 1 when it failed there); undefined for a file or a link. */
 export async function knownMedia(opts: PostOpts, session: Session): Promise<Media | undefined> {
@@ -14,7 +14,7 @@ export async function knownMedia(opts: PostOpts, session: Session): Promise<Medi
   const client = await session.client();
   const known = await client.getMedia(opts.source.id, { signal: session.signal });
   if (known.status === 'failed') {
-    const { mediaFailedError } = await import('../media/wait.js');
+    const { mediaFailedError } = await import('../../media/wait.js');
     throw mediaFailedError(known);
   }
   return known;
@@ -32,11 +32,11 @@ export async function obtainMedia(run: PostRun, chosen: Ready, ready: boolean): 
   const postLine = (id: string) => rerunLine({ ...run.opts, source: { kind: 'media', id } }, chosen, chosen.caption);
   const common = { idempotencyBase: key.key, wait: ready, deadlineMs, progress, postLine };
   if (s.kind === 'file') {
-    const { uploadFile } = await import('../media/upload-flow.js');
+    const { uploadFile } = await import('../../media/upload-flow.js');
     return uploadFile(session, s.file, common);
   }
   if (s.kind === 'url') {
-    const { importLink } = await import('../media/import-flow.js');
+    const { importLink } = await import('../../media/import-flow.js');
     return importLink(session, s.url, common);
   }
   const media = known!;
@@ -44,7 +44,7 @@ export async function obtainMedia(run: PostRun, chosen: Ready, ready: boolean): 
     progress.stop();
     return media;
   }
-  const { waitForMedia } = await import('../media/wait.js');
+  const { waitForMedia } = await import('../../media/wait.js');
   return waitForMedia(session, media.id, { deadlineMs, progress, current: media, postLine });
 }
 

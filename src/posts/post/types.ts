@@ -3,10 +3,10 @@
  * parsed), and how its messages speak of it: the video, the command that
  * does it again, what is true when a person stops.
  */
-import type { VideoFile } from '../media/check.js';
-import { shellLine } from '../util/shell.js';
-import type { ResolvedWhen } from '../time/parse-when.js';
-import type { DestinationPlan, OptionAssignment } from './options.js';
+import type { VideoFile } from '../../media/check.js';
+import { shellLine } from '../../util/shell.js';
+import type { ResolvedWhen } from '../../time/parse-when.js';
+import type { DestinationPlan, OptionAssignment } from '../options.js';
 
 /** What `post` posts: a checked local file, a checked link, or a video already at the service. */
 export type PostSource =

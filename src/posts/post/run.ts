@@ -3,12 +3,12 @@
  * check, choose the destinations, plan their options, ask, confirm, obtain
  * the video, create the post, follow it).
  */
-import type { Media } from '../api/wire-types.js';
-import type { RunKey } from '../session/run-key.js';
-import type { Session } from '../session/session.js';
+import type { Media } from '../../api/wire-types.js';
+import type { RunKey } from '../../session/run-key.js';
+import type { Session } from '../../session/session.js';
 import type { RunTrack } from './cut-off.js';
-import type { DestinationPlan } from './options.js';
-import type { PostOpts } from './post-opts.js';
+import type { DestinationPlan } from '../options.js';
+import type { PostOpts } from './types.js';
 
 /** One run of `post`: what every step reads. */
 export interface PostRun {

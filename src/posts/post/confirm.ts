@@ -3,15 +3,15 @@
  * was not given, then the summary and a confirmation (scripts get one log
  * line with the resolved time instead).
  */
-import { shellWord } from '../util/shell.js';
-import { CancelledError, sanitize } from '../errors.js';
-import type { Session } from '../session/session.js';
-import { wrapLine } from '../ui/wrap.js';
-import { ask, flagFor, type DestinationPlan } from './options.js';
-import { destinationLabel } from './post-view.js';
-import { cancelledText, sourceText, type PostOpts } from './post-opts.js';
-import type { PostRun, Ready } from './post-run.js';
-import { summaryLines, whenLine, type SummaryInput } from './summary.js';
+import { shellWord } from '../../util/shell.js';
+import { CancelledError, sanitize } from '../../errors.js';
+import type { Session } from '../../session/session.js';
+import { wrapLine } from '../../ui/wrap.js';
+import { ask, flagFor, type DestinationPlan } from '../options.js';
+import { destinationLabel } from '../post-view.js';
+import { cancelledText, sourceText, type PostOpts } from './types.js';
+import type { PostRun, Ready } from './run.js';
+import { summaryLines, whenLine, type SummaryInput } from '../summary.js';
 
 /**
  * The caption, asked on a terminal: written in $VISUAL / $EDITOR when one is
