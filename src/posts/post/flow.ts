@@ -1,10 +1,11 @@
 /**
  * `vidpub post`, after its flags are parsed, as a pipeline of steps that each
- * take what the last returned: check (src/core/post-rules.ts), choose the
- * destinations and plan their options (post-choose.ts), ask for what is
- * missing and confirm (post-confirm.ts), obtain the video (post-video.ts),
- * create the post and follow it (post-create.ts). Nothing is sent until
- * every local check has passed.
+ * take what the last returned (their types: types.ts): check
+ * (src/core/post-rules.ts), choose the destinations and plan their options,
+ * ask for what is missing and confirm (plan.ts), continue a cut-off run of
+ * the same command (cut-off.ts, live-run.ts), obtain the video, create the
+ * post and follow it (send.ts). Nothing is sent until every local check has
+ * passed.
  */
 import type { Me, Media } from '../../api/wire-types.js';
 import { OutcomeUnknownError, RateLimitError, TimeoutError } from '../../errors.js';
@@ -12,15 +13,12 @@ import { bindDeadline } from '../../session/deadline.js';
 import type { Session } from '../../session/session.js';
 import { runKey } from '../../session/run-key.js';
 import { captionRefusal, optionValueRefusal, refuse } from '../../core/post-rules.js';
-import { continuable, continueCutOff, cutOffInput, endRun, noteRun, type RunTrack } from './cut-off.js';
-import { askMissing, checkDuration, chooseDestinations, planFor } from './plan.js';
-import { MISSING_CAPTION, missingOptionsError } from '../options.js';
-import { askCaption, confirmOrAnnounce } from './confirm.js';
-import { createAndFollow, keyUsedForAnother } from './send.js';
-import { cancelledText, madeFrom, rerunLine, sourceText, type PostOpts } from './types.js';
-import type { Planned, PostRun, Ready } from './run.js';
-import { knownMedia, namingMedia, obtainMedia } from './video.js';
+import { continuable, continueCutOff, cutOffInput, endRun, noteRun } from './cut-off.js';
 import { StillRunningError } from './live-run.js';
+import { askCaption, askMissing, checkDuration, chooseDestinations, confirmOrAnnounce, planFor } from './plan.js';
+import { createAndFollow, keyUsedForAnother, knownMedia, namingMedia, obtainMedia } from './send.js';
+import { cancelledText, madeFrom, rerunLine, sourceText, type Planned, type PostOpts, type PostRun, type Ready, type RunTrack } from './types.js';
+import { MISSING_CAPTION, missingOptionsError } from '../options.js';
 import type { PostResult } from '../post-view.js';
 import { reportEarlier } from '../rerun.js';
 import { dailyLimitError } from '../settle.js';

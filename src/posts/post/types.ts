@@ -1,9 +1,15 @@
 /**
- * What `vidpub post` was asked to do (its options, once its flags are
- * parsed), and how its messages speak of it: the video, the command that
- * does it again, what is true when a person stops.
+ * One run of `vidpub post`: what it was asked to do (its options, once its
+ * flags are parsed), what its steps hand each other (flow.ts runs them: plan
+ * and ask in plan.ts, send in send.ts, the run's note in cut-off.ts), and how
+ * its messages speak of it: the video, the command that does it again, what
+ * is true when a person stops.
  */
+import type { Media } from '../../api/wire-types.js';
+import type { OpenRun, RunMemory } from '../../journal/journal-types.js';
 import type { VideoFile } from '../../media/check.js';
+import type { RunKey } from '../../session/run-key.js';
+import type { Session } from '../../session/session.js';
 import { shellLine } from '../../util/shell.js';
 import type { ResolvedWhen } from '../../time/parse-when.js';
 import type { DestinationPlan, OptionAssignment } from '../options.js';
@@ -37,6 +43,53 @@ export interface PostOpts {
   editor?: string;
   /** --wait-for-quota: a daily allowance used up is waited for, not checked before the upload. */
   waitForQuota?: boolean;
+}
+
+/** One run of `post`: what every step reads. */
+export interface PostRun {
+  opts: PostOpts;
+  /** Bound to the run's deadline (--timeout). */
+  session: Session;
+  deadlineMs: number;
+  /** The base of the run's Idempotency-Keys (a continued run takes its first run's). */
+  key: RunKey;
+  /** The run's note, for a rerun after it is cut off (cut-off.ts). */
+  track: RunTrack;
+}
+
+/** The destinations chosen, and what will be sent to each. */
+export interface Planned {
+  plans: DestinationPlan[];
+  /** Destination ids to names, for messages. */
+  names: Record<string, string>;
+  /** Some of it came from the key's cache: a refusal of the post is checked against the service (send.ts reads them again). */
+  fromCache: boolean;
+  /** The destinations as a rerun names them in --to (as typed, or as picked on a terminal). */
+  chosenTo: string[];
+}
+
+/** Every check passed, every question answered and confirmed: what is sent. */
+export interface Ready extends Planned {
+  caption: string;
+  /** The video given with --media, as read before anything is sent. */
+  known?: Media;
+  /** The video's duration, when known before the upload. */
+  durationSec?: number;
+}
+
+/** The run memory of this post, once the run has written it down (runPost ends it). */
+export interface RunTrack {
+  memory?: RunMemory;
+  /** What this run noted (when it did). */
+  run?: OpenRun;
+  /** The publish_at this run sends (a continued run: its first run's), once known. */
+  publishAt?: string;
+  /** The id of the key's workspace, which names the run's note (undefined: not known, the key names it). */
+  workspace?: string;
+  /** When this run started (this machine's clock): an identical run that finished after it ran beside it. */
+  startedAt?: number;
+  /** The earlier run this one continues: its key, and the flags its line carries (a relative --at as sent). */
+  continuing?: { key: string; flags?: Record<string, string> };
 }
 
 /** How this run's video reached the service, for messages: uploaded from the file, or imported from the link. */
