@@ -17,14 +17,14 @@ import { continuable, continueCutOff, cutOffInput, endRun, noteRun } from './cut
 import { StillRunningError } from './live-run.js';
 import { askCaption, askMissing, checkDuration, chooseDestinations, confirmOrAnnounce, planFor } from './plan.js';
 import { createAndFollow, keyUsedForAnother, knownMedia, namingMedia, obtainMedia } from './send.js';
-import { cancelledText, madeFrom, rerunLine, sourceText, type Planned, type PostOpts, type PostRun, type Ready, type RunTrack } from './types.js';
+import { PHASES, cancelledText, madeFrom, rerunLine, sourceText, type Phase, type Planned, type PostOpts, type PostRun, type Ready, type RunTrack } from './types.js';
 import { MISSING_CAPTION, missingOptionsError } from '../options.js';
 import type { PostResult } from '../post-view.js';
 import { reportEarlier } from '../rerun.js';
 import { dailyLimitError } from '../settle.js';
 
 /** Where the run is, for the messages of a run stopped by --timeout or with an unknown outcome. */
-type At = (phase: string, media?: Media) => void;
+type At = (phase: Phase, media?: Media) => void;
 
 /**
  * The --idempotency-key the service sees: the one given, or with --force-new
@@ -44,7 +44,7 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
   const deadlineMs = outer.clock.now() + opts.timeoutMs;
   const bound = bindDeadline(outer, deadlineMs, opts.timeoutMs);
   const run: PostRun = { opts, session: bound.session, deadlineMs, key: runKey(serviceKey(opts, outer.clock.now())), track: { startedAt: outer.startedAt ?? outer.clock.now() } };
-  let phase = 'reading the destinations';
+  let phase = 'plan' as Phase;
   let media: Media | undefined;
   let failure: unknown;
   try {
@@ -54,21 +54,18 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
     });
   } catch (err) {
     failure = err;
-    throw continuable(stoppedError(err, { opts, key: run.key.key, track: run.track, phase, media }), run, sentIn(phase));
+    throw continuable(stoppedError(err, { opts, key: run.key.key, track: run.track, phase, media }), run, PHASES[phase].sent);
   } finally {
-    endRun(run.track, run.key, failure, phase === 'following the post', sentIn(phase));
+    endRun(run.track, run.key, failure, phase === 'follow', PHASES[phase].sent);
     bound.dispose();
   }
 }
 
-/** Whether a write may have gone out by `phase` (the upload, the import or the post was started). */
-const sentIn = (phase: string) => phase !== 'reading the destinations' && phase !== 'waiting for the video';
-
 /** A run stopped with an unknown outcome or by --timeout, told with where it was and what was done. */
-function stoppedError(err: unknown, at: { opts: PostOpts; key: string; track: RunTrack; phase: string; media?: Media }): unknown {
+function stoppedError(err: unknown, at: { opts: PostOpts; key: string; track: RunTrack; phase: Phase; media?: Media }): unknown {
   const { opts, phase, media } = at;
   // The media flows tell their own unknown outcomes (with this run's key); the post's is told here.
-  if (err instanceof OutcomeUnknownError && phase === 'creating the post') {
+  if (err instanceof OutcomeUnknownError && phase === 'create') {
     const id = media?.id;
     return err.retold(`The outcome is unknown: the post may have been created${id ? ` (video ${id})` : ''}; ${err.why}.`, {
       idempotencyKey: at.key,
@@ -84,7 +81,7 @@ function stoppedError(err: unknown, at: { opts: PostOpts; key: string; track: Ru
       : opts.source.kind === 'media'
         ? 'nothing was posted'
         : `nothing was posted; the video is ${madeFrom(opts.source).done}: ${media.id} (post it with --media ${media.id})`;
-    return naming(new TimeoutError(`Stopped (--timeout reached) while ${phase}; ${nothing}.`, { hint: 'Run the command again, with a longer --timeout.', cause: err }), at.track);
+    return naming(new TimeoutError(`Stopped (--timeout reached) while ${PHASES[phase].doing}; ${nothing}.`, { hint: 'Run the command again, with a longer --timeout.', cause: err }), at.track);
   }
   return err instanceof TimeoutError ? naming(err, at.track) : err;
 }
@@ -108,14 +105,14 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   await noteRun(run.track);
   const s = run.opts.source;
   // A draft may be saved before the video is ready; publishing needs it ready.
-  at(s.kind === 'url' ? 'importing the video' : s.kind === 'file' ? 'uploading the video' : 'waiting for the video');
+  at(s.kind === 'url' ? 'import' : s.kind === 'file' ? 'upload' : 'await-video');
   const media = await obtainMedia(run, ready, !(run.opts.draft && !run.opts.wait));
-  at('creating the post', media);
+  at('create', media);
   let created = false;
   try {
     return await createAndFollow(run, ready, media, () => {
       created = true;
-      at('following the post');
+      at('follow');
     });
   } catch (err) {
     // Once the post exists, its own id is what the messages name.

@@ -77,6 +77,24 @@ export interface Ready extends Planned {
   durationSec?: number;
 }
 
+/**
+ * Where a run is, in the order it goes: each phase with the words a message
+ * of a run stopped there (by --timeout, or with an unknown outcome) says it
+ * was doing, and whether a write may have gone out by then (the upload, the
+ * import or the post was started). `plan` is all before the first write: the
+ * destinations read, the questions, the confirmation.
+ */
+export const PHASES = {
+  plan: { doing: 'reading the destinations', sent: false },
+  upload: { doing: 'uploading the video', sent: true },
+  import: { doing: 'importing the video', sent: true },
+  'await-video': { doing: 'waiting for the video', sent: false },
+  create: { doing: 'creating the post', sent: true },
+  follow: { doing: 'following the post', sent: true },
+} as const satisfies Record<string, { doing: string; sent: boolean }>;
+
+export type Phase = keyof typeof PHASES;
+
 /** The run memory of this post, once the run has written it down (runPost ends it). */
 export interface RunTrack {
   memory?: RunMemory;
