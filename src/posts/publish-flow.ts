@@ -12,7 +12,7 @@ import type { Session } from '../session/session.js';
 import { recordingEnd } from './journal-notes.js';
 import { ask, type DestinationPlan } from './options.js';
 import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit, resetText } from './settle.js';
-import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './post-view.js';
+import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './view.js';
 import { dailySpendText, summaryLines, whenLine } from './summary.js';
 import { wrapLine } from '../ui/wrap.js';
 import { publishAtRefusal, refuse } from '../core/post-rules.js';

@@ -11,7 +11,7 @@ import { shellWord } from '../util/shell.js';
 import type { Session } from '../session/session.js';
 import { journalOff } from './history-flow.js';
 import { withinTimeout } from './publish-flow.js';
-import { isFinished, namesOf, type PostResult } from './post-view.js';
+import { isFinished, namesOf, type PostResult } from './view.js';
 import { recordingEnd } from './journal-notes.js';
 import { settle } from './settle.js';
 import { followPost } from './watch.js';

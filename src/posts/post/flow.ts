@@ -19,7 +19,7 @@ import { askCaption, askMissing, checkDuration, chooseDestinations, confirmOrAnn
 import { createAndFollow, keyUsedForAnother, knownMedia, namingMedia, obtainMedia } from './send.js';
 import { PHASES, cancelledText, madeFrom, rerunLine, sourceText, type Phase, type Planned, type PostOpts, type PostRun, type Ready, type RunTrack } from './types.js';
 import { MISSING_CAPTION, missingOptionsError } from '../options.js';
-import type { PostResult } from '../post-view.js';
+import type { PostResult } from '../view.js';
 import { reportEarlier } from '../rerun.js';
 import { dailyLimitError } from '../settle.js';
 

@@ -15,7 +15,7 @@ import { wrapLine } from '../../ui/wrap.js';
 import { shellWord } from '../../util/shell.js';
 import { tooLongFor } from '../../core/post-rules.js';
 import { ask, flagFor, missingOptionsError, planOptions, promptMissing, type ChosenDestination, type DestinationPlan, type OptionAssignment } from '../options.js';
-import { destinationLabel, namesOf } from '../post-view.js';
+import { destinationLabel, namesOf } from '../view.js';
 import { summaryLines, whenLine, type SummaryInput } from '../summary.js';
 import { cancelledText, postCommandLine, sourceText, type PostOpts, type PostRun, type Ready } from './types.js';
 

@@ -16,7 +16,7 @@ import { cutOffInput, destinationsBody, postMoved } from './cut-off.js';
 import { optionsBody, type DestinationPlan } from '../options.js';
 import { askMissing, checkDuration, chooseDestinations, confirmChanged, planFor } from './plan.js';
 import { answered, cancelledText, madeFrom, rerunLine, sourceText, type Planned, type PostOpts, type PostRun, type Ready } from './types.js';
-import { blockingIssues, nextCommand, type PostResult } from '../post-view.js';
+import { blockingIssues, nextCommand, type PostResult } from '../view.js';
 import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit, resetText } from '../settle.js';
 import { recordingEnd } from '../journal-notes.js';
 import { followPost } from '../watch.js';
