@@ -36,6 +36,14 @@ const LAYERS = [
   ['exit-codes.ts'],
 ];
 
+/**
+ * Inside src/posts/: the post pipeline (post/) sits on top of the other flows and what they
+ * share, which never import it (only the CLI runs it).
+ */
+const POSTS_ZONES = [
+  { target: 'src/posts/*.ts', from: 'src/posts/post', message: 'src/posts/post/ is the post pipeline: the other flows of src/posts/ and what they share sit under it and must not import it.' },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'dist.tmp-*/**', 'node_modules/**', 'coverage/**'] },
   js.configs.recommended,
@@ -82,7 +90,7 @@ export default tseslint.config(
       'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } })],
     },
     rules: {
-      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: layerZones(LAYERS) }],
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [...layerZones(LAYERS), ...POSTS_ZONES] }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },

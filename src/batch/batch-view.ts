@@ -5,7 +5,7 @@
 import { describeMoment } from '../time/describe.js';
 import { sanitize } from '../errors.js';
 import { formatSize } from '../util/bytes.js';
-import { destinationLabel } from '../posts/post-view.js';
+import { destinationLabel } from '../posts/view.js';
 import type { Colors } from '../ui/color.js';
 import { renderTable } from '../ui/table.js';
 import { formatDuration } from '../time/duration.js';

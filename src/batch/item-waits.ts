@@ -10,7 +10,7 @@
 import { readThrough } from '../api/poll.js';
 import type { Media, Post } from '../api/wire-types.js';
 import { TimeoutError, VidpubError, isDeadline } from '../errors.js';
-import { isFinished } from '../posts/post-view.js';
+import { isFinished } from '../posts/view.js';
 import type { ItemRun, RunContext } from './run-context.js';
 
 const MIN_POLL_MS = 300;

@@ -12,7 +12,7 @@ import type { Destination, DestinationOptions, Me, Media } from '../api/wire-typ
 import { RateLimitError, UsageError, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
 import { planOptions, allowedValues, type ChosenDestination, type DestinationPlan, type OptionAssignment } from '../posts/options.js';
-import { destinationLabel, namesOf } from '../posts/post-view.js';
+import { destinationLabel, namesOf } from '../posts/view.js';
 import type { ResolvedWhen } from '../time/parse-when.js';
 import { formatDuration } from '../time/duration.js';
 import { describeMoment } from '../time/describe.js';

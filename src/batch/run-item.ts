@@ -11,7 +11,7 @@ import type { CreatePostRequest, Media, Post } from '../api/wire-types.js';
 import { NotFoundError, UsageError, WorkFailedError, sanitize } from '../errors.js';
 import { optionsBody } from '../posts/options.js';
 import { fileIdentity } from '../media/check.js';
-import { blockingIssues, isFinished } from '../posts/post-view.js';
+import { blockingIssues, isFinished } from '../posts/view.js';
 import { stepKey } from '../session/session.js';
 import { settleTrouble } from './item-trouble.js';
 import { follow, readWithin, waitReady } from './item-waits.js';

@@ -9,7 +9,7 @@
  * in this workspace, or with this key when the workspace is not known), `key`
  * its base Idempotency-Key. The note lists inside (`also`) the other hashes
  * of the same command (the video by its device and inode, or as an earlier
- * vidpub named it: posts/cut-off.ts), so that a rerun finds it by any of them.
+ * vidpub named it: posts/post/cut-off.ts), so that a rerun finds it by any of them.
  * When the run finishes (its post known, or a
  * definite answer: refused, nothing sent), the file is removed once the
  * command has printed its outcome (settleRuns). It stays when
@@ -19,7 +19,7 @@
  *
  * A later run of the same command within 24 hours (as long as the service
  * remembers a key, judged by the service's clock where the two disagree: see
- * src/posts/run-clock.ts) takes a cut-off run's key: each of its writes is
+ * src/posts/post/live-run.ts) takes a cut-off run's key: each of its writes is
  * then a replay of what the cut-off run did, or done now if it never was. A
  * run whose process still holds its socket (run-hold.ts: only a live process
  * can listen on it) is running, not cut off: a rerun waits for it.

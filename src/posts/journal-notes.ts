@@ -5,7 +5,7 @@
 import type { Post } from '../api/wire-types.js';
 import { outcomeOfError } from '../journal/error-outcome.js';
 import type { Session } from '../session/session.js';
-import { isFinished, type PostResult } from './post-view.js';
+import { isFinished, type PostResult } from './view.js';
 
 /** The outcome of a command that returned normally. */
 export function outcomeOf(post: Post): string {

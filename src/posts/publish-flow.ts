@@ -1,18 +1,18 @@
 /**
- * `vidpub publish` (a draft now or later; a scheduled post moved or sent now)
- * and `vidpub status` (one look, or --wait to the end), after their flags are
- * parsed.
+ * `vidpub publish` (a draft now or later; a scheduled post moved or sent now),
+ * after its flags are parsed; and withinTimeout, the command's deadline
+ * (--timeout) that publish, status and retry all run within.
  */
 import { responseMeta, type ApiClient } from '../api/client.js';
 import type { Destination, Me, Post } from '../api/wire-types.js';
-import { BlockedError, CancelledError, ConflictError, InterruptedError, OutcomeUnknownError, RateLimitError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
+import { BlockedError, CancelledError, ConflictError, InterruptedError, OutcomeUnknownError, RateLimitError, TimeoutError, VidpubError, sanitize } from '../errors.js';
 import { QuotaWaitInterrupted } from '../api/rate-limit-wait.js';
 import { bindDeadline, lookUp } from '../session/deadline.js';
 import type { Session } from '../session/session.js';
 import { recordingEnd } from './journal-notes.js';
 import { ask, type DestinationPlan } from './options.js';
-import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit, resetText, settle } from './settle.js';
-import { blockingIssues, destinationLabel, isFinished, namesOf, nextCommand, type PostResult } from './post-view.js';
+import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit, resetText } from './settle.js';
+import { blockingIssues, destinationLabel, namesOf, nextCommand, type PostResult } from './view.js';
 import { dailySpendText, summaryLines, whenLine } from './summary.js';
 import { wrapLine } from '../ui/wrap.js';
 import { publishAtRefusal, refuse } from '../core/post-rules.js';
@@ -29,22 +29,6 @@ export interface PublishOpts {
   wait: boolean;
   timeoutMs: number;
   zone: string;
-}
-
-export interface StatusOpts {
-  postId: string;
-  wait: boolean;
-  timeoutMs: number;
-  zone: string;
-}
-
-/** Names for the destinations of a post ("@vidpub.demo (tiktok)"); ids when the list cannot be read. */
-async function destinationNames(client: ApiClient, signal: AbortSignal): Promise<Record<string, string>> {
-  try {
-    return namesOf(await client.listDestinations({ signal, cached: true }));
-  } catch {
-    return {};
-  }
 }
 
 /** exit 10: the post is neither a draft nor scheduled, so there is nothing to publish. */
@@ -204,49 +188,4 @@ async function publishWithin(opts: PublishOpts, session: Session): Promise<PostR
     },
     post,
   );
-}
-
-export function runStatus(opts: StatusOpts, outer: Session): Promise<PostResult> {
-  return withinTimeout(outer, opts.timeoutMs, `before post ${opts.postId} could be read`, (session) => statusWithin(opts, session));
-}
-
-async function statusWithin(opts: StatusOpts, session: Session): Promise<PostResult> {
-  const client = await session.client();
-  const { signal } = session;
-  const post = opts.wait
-    ? await firstLook(session, (look) => client.getPost(opts.postId, { signal: look }), `post ${opts.postId}`, `vidpub status ${opts.postId} --wait`)
-    : await client.getPost(opts.postId, { signal });
-  const r: PostResult = { post, names: await destinationNames(client, signal), zone: opts.zone, now: session.clock.now() };
-  if (!opts.wait) {
-    await session.journal?.status(post);
-    // Over with a destination failed or cancelled: exit 6, as --wait and post end.
-    return isFinished(post) ? settle(r) : r;
-  }
-  if (post.status === 'draft') {
-    await session.journal?.status(post);
-    session.log.info(`Post ${post.id} is a draft: nothing to wait for. Publish it with: vidpub publish ${post.id}`);
-    return r;
-  }
-  return recordingEnd(session, () => followPost(session, client, r, opts), post);
-}
-
-/**
- * The first look of `status --wait`, riding out an outage until the deadline like every later look of the wait;
- * Ctrl-C says what it stopped waiting for (`what`) and the command (`again`) that looks again.
- */
-export async function firstLook<T>(session: Session, fetch: (signal: AbortSignal) => Promise<T>, what: string, again: string): Promise<T> {
-  const { readThrough } = await import('../api/poll.js');
-  const { signal, clock } = session;
-  const cut = (err: unknown) => new TimeoutError('Stopped: the --timeout of the command was reached.', { cause: err });
-  return readThrough<T>({
-    fetch: ({ signal: look }) => fetch(look),
-    clock,
-    signal,
-    deadlineMs: session.deadlineMs,
-    onDeadline: cut,
-    onStopped: (err) =>
-      isDeadline(signal)
-        ? cut(err)
-        : new InterruptedError(`Interrupted: stopped waiting for ${what}; it goes on at the service.`, { hint: `Check on it later with: ${again}`, cause: err }),
-  });
 }

@@ -9,7 +9,7 @@ import type { Session } from '../session/session.js';
 import type { JournalPost } from '../journal/journal-types.js';
 import { recordingEnd } from './journal-notes.js';
 import { blockedPost } from './settle.js';
-import { blockingIssues, namesOf, type PostResult } from './post-view.js';
+import { blockingIssues, namesOf, type PostResult } from './view.js';
 import { followPost } from './watch.js';
 
 export interface EarlierOpts {

@@ -15,7 +15,7 @@ import { recordingEnd } from './journal-notes.js';
 import { ask } from './options.js';
 import { resolveDestination } from './destinations.js';
 import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './settle.js';
-import { blockingIssues, failedDestinations, namesOf, type PostResult } from './post-view.js';
+import { blockingIssues, failedDestinations, namesOf, type PostResult } from './view.js';
 import { reportEarlier } from './rerun.js';
 import { dailySpendText, whenLine } from './summary.js';
 import { postRefusal, refuse } from '../core/post-rules.js';

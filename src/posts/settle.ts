@@ -5,7 +5,7 @@
  */
 import type { Issue } from '../api/wire-types.js';
 import { BlockedError, RateLimitError, WorkFailedError, type VidpubError, sanitize } from '../errors.js';
-import { blockingIssues, failedDestinations, issueLines, type PostResult } from './post-view.js';
+import { blockingIssues, failedDestinations, issueLines, type PostResult } from './view.js';
 import { describeRelative } from '../time/describe.js';
 
 /** Returns the result when every destination was published; throws WorkFailedError (exit 6) otherwise. */

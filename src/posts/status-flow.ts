@@ -1,15 +1,27 @@
 /**
  * `vidpub status` in its three forms: no id (the last post made from this
  * machine with this profile, from the journal), a video id (med_…: its
- * state, progress and error; --wait waits like upload does), or a post id.
+ * state, progress and error; --wait waits like upload does), or a post id
+ * (one look, or --wait to the end).
  */
+import type { ApiClient } from '../api/client.js';
 import type { Media } from '../api/wire-types.js';
-import { NotFoundError, sanitize } from '../errors.js';
+import { InterruptedError, NotFoundError, TimeoutError, isDeadline, sanitize } from '../errors.js';
 import { shellWord } from '../util/shell.js';
 import type { Session } from '../session/session.js';
 import { journalOff } from './history-flow.js';
-import { firstLook, runStatus, withinTimeout, type StatusOpts } from './publish-flow.js';
-import type { PostResult } from './post-view.js';
+import { withinTimeout } from './publish-flow.js';
+import { isFinished, namesOf, type PostResult } from './view.js';
+import { recordingEnd } from './journal-notes.js';
+import { settle } from './settle.js';
+import { followPost } from './watch.js';
+
+export interface StatusOpts {
+  postId: string;
+  wait: boolean;
+  timeoutMs: number;
+  zone: string;
+}
 
 export type StatusTarget = { kind: 'last' } | { kind: 'media'; id: string } | { kind: 'post'; id: string };
 
@@ -72,4 +84,58 @@ async function mediaStatus(id: string, opts: AnyStatusOpts, session: Session): P
   }
   const progress = await session.progress();
   return waitForMedia(session, id, { deadlineMs: session.deadlineMs ?? session.clock.now() + opts.timeoutMs, progress, current: media });
+}
+
+/** Names for the destinations of a post ("@vidpub.demo (tiktok)"); ids when the list cannot be read. */
+async function destinationNames(client: ApiClient, signal: AbortSignal): Promise<Record<string, string>> {
+  try {
+    return namesOf(await client.listDestinations({ signal, cached: true }));
+  } catch {
+    return {};
+  }
+}
+
+export function runStatus(opts: StatusOpts, outer: Session): Promise<PostResult> {
+  return withinTimeout(outer, opts.timeoutMs, `before post ${opts.postId} could be read`, (session) => statusWithin(opts, session));
+}
+
+async function statusWithin(opts: StatusOpts, session: Session): Promise<PostResult> {
+  const client = await session.client();
+  const { signal } = session;
+  const post = opts.wait
+    ? await firstLook(session, (look) => client.getPost(opts.postId, { signal: look }), `post ${opts.postId}`, `vidpub status ${opts.postId} --wait`)
+    : await client.getPost(opts.postId, { signal });
+  const r: PostResult = { post, names: await destinationNames(client, signal), zone: opts.zone, now: session.clock.now() };
+  if (!opts.wait) {
+    await session.journal?.status(post);
+    // Over with a destination failed or cancelled: exit 6, as --wait and post end.
+    return isFinished(post) ? settle(r) : r;
+  }
+  if (post.status === 'draft') {
+    await session.journal?.status(post);
+    session.log.info(`Post ${post.id} is a draft: nothing to wait for. Publish it with: vidpub publish ${post.id}`);
+    return r;
+  }
+  return recordingEnd(session, () => followPost(session, client, r, opts), post);
+}
+
+/**
+ * The first look of `status --wait`, riding out an outage until the deadline like every later look of the wait;
+ * Ctrl-C says what it stopped waiting for (`what`) and the command (`again`) that looks again.
+ */
+export async function firstLook<T>(session: Session, fetch: (signal: AbortSignal) => Promise<T>, what: string, again: string): Promise<T> {
+  const { readThrough } = await import('../api/poll.js');
+  const { signal, clock } = session;
+  const cut = (err: unknown) => new TimeoutError('Stopped: the --timeout of the command was reached.', { cause: err });
+  return readThrough<T>({
+    fetch: ({ signal: look }) => fetch(look),
+    clock,
+    signal,
+    deadlineMs: session.deadlineMs,
+    onDeadline: cut,
+    onStopped: (err) =>
+      isDeadline(signal)
+        ? cut(err)
+        : new InterruptedError(`Interrupted: stopped waiting for ${what}; it goes on at the service.`, { hint: `Check on it later with: ${again}`, cause: err }),
+  });
 }

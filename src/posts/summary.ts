@@ -8,7 +8,7 @@ import { sanitize } from '../errors.js';
 import type { Colors } from '../ui/color.js';
 import { formatDuration } from '../time/duration.js';
 import type { DestinationPlan } from './options.js';
-import { destinationLabel } from './post-view.js';
+import { destinationLabel } from './view.js';
 import { describeRelative, describeWall, relativePhrase } from '../time/describe.js';
 import type { ResolvedWhen } from '../time/parse-when.js';
 import { isValidTimeZone } from '../time/zones.js';

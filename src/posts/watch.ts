@@ -14,7 +14,7 @@ import { LiveRegion } from '../ui/live-region.js';
 import type { Logger } from '../core/log.js';
 import { formatDuration } from '../time/duration.js';
 import { settle } from './settle.js';
-import { isFinished, type PostResult } from './post-view.js';
+import { isFinished, type PostResult } from './view.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const TICK_MS = 100;

@@ -10,7 +10,7 @@ export interface RunKey {
   key: string;
   /** True when the user gave it (--idempotency-key): a replay then means an earlier run did the work. */
   given: boolean;
-  /** True when this run took the key of an earlier run of the same command that was cut off (src/posts/cut-off.ts). */
+  /** True when this run took the key of an earlier run of the same command that was cut off (src/posts/post/cut-off.ts). */
   continued?: boolean;
   /** The step a continued run's post goes under, when not "post" (the run it continues read its destinations again: "post:fresh", "post:fresh:2"...). */
   postStep?: string;

@@ -3,7 +3,7 @@
  * same size and modification time, and the same real path (after symbolic
  * links) or, where the paths differ (a bind mount, another mount of the same
  * file system, a hard link), the same device and inode. A run's note
- * (posts/cut-off.ts) and a batch item's journal record (batch/changed.ts)
+ * (posts/post/cut-off.ts) and a batch item's journal record (batch/changed.ts)
  * keep this identity; a rerun compares its own with it.
  */
 

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeyCache } from '../../src/cache/key-cache.js';
 import { WorkTimer, learnDuration } from '../../src/api/work-timer.js';
 import { BlockedError, NotFoundError, UsageError, VidpubError } from '../../src/errors.js';
-import { suggestsChangedDestinations } from '../../src/posts/post-read-again.js';
+import { suggestsChangedDestinations } from '../../src/posts/post/send.js';
 import { cacheDir } from '../../src/util/xdg.js';
 
 let dir: string;

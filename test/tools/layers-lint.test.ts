@@ -3,7 +3,8 @@
  * copy of the config runs over a small src/ made here, so the real src/ need
  * not be clean. An upward import (static, type-only or import()) and a circle
  * fail lint with their messages; a downward import and a peer import pass; a
- * folder that has no place in LAYERS stops lint.
+ * folder that has no place in LAYERS stops lint. Inside posts/, the post
+ * pipeline (posts/post/) may use the rest of posts/, which never imports it.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,9 @@ const PLANTED: Record<string, string> = {
   'util/down.ts': "import { Oops } from '../errors.js';\nexport const fail = (): Oops => new Oops();\n",
   'api/down.ts': "import { fail } from '../util/down.js';\nexport const call = (): Error => fail();\n",
   'posts/peer.ts': "import { serve } from '../mcp/server.js';\nexport const post = (): number => serve();\n",
+  // the post pipeline (posts/post/) on what the other flows of posts/ share, never under it
+  'posts/post/flow.ts': "import { post } from '../peer.js';\nexport const runPost = (): number => post();\n",
+  'posts/up-pipeline.ts': "import { runPost } from './post/flow.js';\nexport const publish = (): number => runPost();\n",
   // upward
   'util/up-static.ts': "import { main } from '../cli/main.js';\nexport const up = (): number => main();\n",
   'media/up-dynamic.ts': "export const load = async (): Promise<number> => (await import('../batch/run-batch.js')).runBatch();\n",
@@ -85,7 +89,13 @@ describe('layers and circles (eslint.config.js)', () => {
   });
 
   test('downward imports and a peer in the same layer pass', () => {
-    for (const file of ['util/down.ts', 'api/down.ts', 'posts/peer.ts', 'errors.ts']) expect(problems.get(file), file).toEqual([]);
+    for (const file of ['util/down.ts', 'api/down.ts', 'posts/peer.ts', 'posts/post/flow.ts', 'errors.ts']) expect(problems.get(file), file).toEqual([]);
+  });
+
+  test('a file of posts/ that imports the post pipeline (posts/post/) fails with its message', () => {
+    expect(problems.get('posts/up-pipeline.ts')).toEqual([
+      expect.stringMatching(/^import-x\/no-restricted-paths: .*src\/posts\/post\/ is the post pipeline: the other flows of src\/posts\/ and what they share sit under it/),
+    ]);
   });
 
   test('a folder of src/ with no place in LAYERS stops lint, naming it', async () => {

@@ -29,7 +29,7 @@ export default defineCommand<'import', ImportOpts, Media>({
     const { checkImportUrl, checkImportFilename } = await import('../../media/import-url.js');
     const { url } = checkImportUrl(raw);
     const filename = flags.filename === undefined ? undefined : checkImportFilename(flags.filename);
-    const { parseIdempotencyKey } = await import('../../posts/post-flags.js');
+    const { parseIdempotencyKey } = await import('../../posts/flags.js');
     return { url, filename, ...parseWaitFlags(flags), idempotencyKey: parseIdempotencyKey(flags.idempotencyKey) };
   },
   async run(opts, inv) {

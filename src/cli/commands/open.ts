@@ -1,4 +1,4 @@
-import { parsePostId } from '../../posts/post-flags.js';
+import { parsePostId } from '../../posts/flags.js';
 import { openInBrowser } from '../io/browser.js';
 import { defineCommand } from '../run/command.js';
 

@@ -2,13 +2,13 @@ import type { Media } from '../../api/wire-types.js';
 import { openReviewPage } from '../io/browser.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { MISSING_CAPTION, MISSING_TO, missingOptionsError, parseOptionFlag } from '../../posts/options.js';
-import { postDocument, printPost, type PostResult } from '../../posts/post-view.js';
-import type { PostOpts, PostSource } from '../../posts/post-opts.js';
+import { postDocument, printPost, type PostResult } from '../../posts/view.js';
+import type { PostOpts, PostSource } from '../../posts/post/types.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { parseTimeout } from '../../session/wait-flags.js';
-import { parseIdempotencyKey } from '../../posts/post-flags.js';
+import { parseIdempotencyKey } from '../../posts/flags.js';
 import { defineCommand, type Invocation } from '../run/command.js';
 import type { ArgsFor, FlagsFor } from './index.js';
 import { POST_FIELDS } from '../output/json-fields.js';
@@ -142,7 +142,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
     };
   },
   async run(opts, inv) {
-    const { runPost } = await import('../../posts/post-flow.js');
+    const { runPost } = await import('../../posts/post/flow.js');
     if (!opts.rehearse) {
       const r = await runPost(opts, inv.session);
       await openReviewPage(opts.web, r, inv);

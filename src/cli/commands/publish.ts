@@ -1,9 +1,9 @@
 import { UsageError } from '../../errors.js';
 import { openReviewPage } from '../io/browser.js';
 import { parseTimeout } from '../../session/wait-flags.js';
-import { parsePostId } from '../../posts/post-flags.js';
+import { parsePostId } from '../../posts/flags.js';
 import { runPublish, type PublishOpts } from '../../posts/publish-flow.js';
-import { printPost, type PostResult } from '../../posts/post-view.js';
+import { printPost, type PostResult } from '../../posts/view.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';

@@ -1,7 +1,7 @@
 import { UsageError } from '../../errors.js';
 import { parseTimeout } from '../../session/wait-flags.js';
-import { parsePostId } from '../../posts/post-flags.js';
-import { printPost } from '../../posts/post-view.js';
+import { parsePostId } from '../../posts/flags.js';
+import { printPost } from '../../posts/view.js';
 import type { RetryOpts, RetryResult } from '../../posts/retry-flow.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { parseWhen } from '../../time/parse-when.js';

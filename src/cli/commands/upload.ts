@@ -59,7 +59,7 @@ export default defineCommand<'upload', UploadOpts, Media>({
     if (path === '') throw new UsageError('give the path of a video file: vidpub upload FILE');
     const wait = parseWaitFlags(flags);
     const { checkVideoFile } = await import('../../media/check.js');
-    const { parseIdempotencyKey } = await import('../../posts/post-flags.js');
+    const { parseIdempotencyKey } = await import('../../posts/flags.js');
     return { file: await checkVideoFile(path, inv.ctx.cwd), ...wait, idempotencyKey: parseIdempotencyKey(flags.idempotencyKey) };
   },
   async run(opts, inv) {

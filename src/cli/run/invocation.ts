@@ -130,7 +130,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, line: Invoc
     session: {
       client: getClient,
       clock: ctx.clock,
-      // The process's start; none given (a command run in-process), post-flow takes the clock's time when it starts.
+      // The process's start; none given (a command run in-process), the post pipeline (posts/post/flow.ts) takes the clock's time when it starts.
       startedAt: ctx.startedAt,
       signal: ctx.signal,
       log,

@@ -53,7 +53,7 @@ export function createProcessContext(opts: { signal: AbortSignal }): Context {
     },
     env: process.env,
     clock: realClock,
-    // An identical post that finished after this moment ran beside this one (src/posts/live-run.ts).
+    // An identical post that finished after this moment ran beside this one (src/posts/post/live-run.ts).
     startedAt: Math.floor(performance.timeOrigin),
     config: async () => (await import('../../config/config-store.js')).openConfigStore(ctx.env),
     prompter: async () => (await import('../../ui/prompter.js')).createInquirerPrompter(ctx),

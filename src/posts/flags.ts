@@ -1,4 +1,4 @@
-/** Flags shared by post, publish and status (the wait flags: src/session/wait-flags.ts). */
+/** The values of flags several commands share: a post id (publish, status, retry, open) and --idempotency-key (post, upload, import). The wait flags: src/session/wait-flags.ts. */
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../api/wire-types.js';
 import { UsageError, sanitize } from '../errors.js';
 

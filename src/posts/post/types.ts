@@ -1,11 +1,17 @@
 /**
- * What `vidpub post` was asked to do (its options, once its flags are
- * parsed), and how its messages speak of it: the video, the command that
- * does it again, what is true when a person stops.
+ * One run of `vidpub post`: what it was asked to do (its options, once its
+ * flags are parsed), what its steps hand each other (flow.ts runs them: plan
+ * and ask in plan.ts, send in send.ts, the run's note in cut-off.ts), and how
+ * its messages speak of it: the video, the command that does it again, what
+ * is true when a person stops.
  */
-import type { VideoFile } from '../media/check.js';
-import type { ResolvedWhen } from '../time/parse-when.js';
-import type { DestinationPlan, OptionAssignment } from './options.js';
+import type { Media } from '../../api/wire-types.js';
+import type { OpenRun, RunMemory } from '../../journal/journal-types.js';
+import type { VideoFile } from '../../media/check.js';
+import type { RunKey } from '../../session/run-key.js';
+import type { Session } from '../../session/session.js';
+import type { ResolvedWhen } from '../../time/parse-when.js';
+import type { DestinationPlan, OptionAssignment } from '../options.js';
 
 /** What `post` posts: a checked local file, a checked link, or a video already at the service. */
 export type PostSource =
@@ -53,6 +59,71 @@ export interface Chosen {
   options?: string[];
   /** The caption as it now is. */
   caption?: string;
+}
+
+/** One run of `post`: what every step reads. */
+export interface PostRun {
+  opts: PostOpts;
+  /** Bound to the run's deadline (--timeout). */
+  session: Session;
+  deadlineMs: number;
+  /** The base of the run's Idempotency-Keys (a continued run takes its first run's). */
+  key: RunKey;
+  /** The run's note, for a rerun after it is cut off (cut-off.ts). */
+  track: RunTrack;
+}
+
+/** The destinations chosen, and what will be sent to each. */
+export interface Planned {
+  plans: DestinationPlan[];
+  /** Destination ids to names, for messages. */
+  names: Record<string, string>;
+  /** Some of it came from the key's cache: a refusal of the post is checked against the service (send.ts reads them again). */
+  fromCache: boolean;
+  /** The destinations as a rerun names them in --to (as typed, or as picked on a terminal). */
+  chosenTo: string[];
+}
+
+/** Every check passed, every question answered and confirmed: what is sent. */
+export interface Ready extends Planned {
+  caption: string;
+  /** The video given with --media, as read before anything is sent. */
+  known?: Media;
+  /** The video's duration, when known before the upload. */
+  durationSec?: number;
+}
+
+/**
+ * Where a run is, in the order it goes: each phase with the words a message
+ * of a run stopped there (by --timeout, or with an unknown outcome) says it
+ * was doing, and whether a write may have gone out by then (the upload, the
+ * import or the post was started). `plan` is all before the first write: the
+ * destinations read, the questions, the confirmation.
+ */
+export const PHASES = {
+  plan: { doing: 'reading the destinations', sent: false },
+  upload: { doing: 'uploading the video', sent: true },
+  import: { doing: 'importing the video', sent: true },
+  'await-video': { doing: 'waiting for the video', sent: false },
+  create: { doing: 'creating the post', sent: true },
+  follow: { doing: 'following the post', sent: true },
+} as const satisfies Record<string, { doing: string; sent: boolean }>;
+
+export type Phase = keyof typeof PHASES;
+
+/** The run memory of this post, once the run has written it down (runPost ends it). */
+export interface RunTrack {
+  memory?: RunMemory;
+  /** What this run noted (when it did). */
+  run?: OpenRun;
+  /** The publish_at this run sends (a continued run: its first run's), once known. */
+  publishAt?: string;
+  /** The id of the key's workspace, which names the run's note (undefined: not known, the key names it). */
+  workspace?: string;
+  /** When this run started (this machine's clock): an identical run that finished after it ran beside it. */
+  startedAt?: number;
+  /** The earlier run this one continues: its key, and the flags its line carries (a relative --at as sent). */
+  continuing?: { key: string; flags?: Record<string, string> };
 }
 
 /** How this run's video reached the service, for messages: uploaded from the file, or imported from the link. */

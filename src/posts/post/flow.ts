@@ -1,32 +1,30 @@
 /**
  * `vidpub post`, after its flags are parsed, as a pipeline of steps that each
- * take what the last returned: check (src/core/post-rules.ts), choose the
- * destinations and plan their options (post-choose.ts), ask for what is
- * missing and confirm (post-confirm.ts), obtain the video (post-video.ts),
- * create the post and follow it (post-create.ts). Nothing is sent until
- * every local check has passed.
+ * take what the last returned (their types: types.ts): check
+ * (src/core/post-rules.ts), choose the destinations and plan their options,
+ * ask for what is missing and confirm (plan.ts), continue a cut-off run of
+ * the same command (cut-off.ts, live-run.ts), obtain the video, create the
+ * post and follow it (send.ts). Nothing is sent until every local check has
+ * passed.
  */
-import type { Me, Media } from '../api/wire-types.js';
-import { OutcomeUnknownError, RateLimitError, TimeoutError } from '../errors.js';
-import { bindDeadline } from '../session/deadline.js';
-import type { Session } from '../session/session.js';
-import { runKey } from '../session/run-key.js';
-import { captionRefusal, optionValueRefusal, refuse } from '../core/post-rules.js';
-import { continuable, continueCutOff, cutOffInput, endRun, noteRun, type RunTrack } from './cut-off.js';
-import { askMissing, checkDuration, chooseDestinations, planFor } from './post-choose.js';
-import { MISSING_CAPTION, missingOptionsError } from './options.js';
-import { askCaption, confirmOrAnnounce } from './post-confirm.js';
-import { createAndFollow, keyUsedForAnother } from './post-create.js';
-import { cancelledText, madeFrom, rerunLine, sourceText, type PostOpts } from './post-opts.js';
-import type { Planned, PostRun, Ready } from './post-run.js';
-import { knownMedia, namingMedia, obtainMedia } from './post-video.js';
+import type { Me, Media } from '../../api/wire-types.js';
+import { OutcomeUnknownError, RateLimitError, TimeoutError } from '../../errors.js';
+import { bindDeadline } from '../../session/deadline.js';
+import type { Session } from '../../session/session.js';
+import { runKey } from '../../session/run-key.js';
+import { captionRefusal, optionValueRefusal, refuse } from '../../core/post-rules.js';
+import { continuable, continueCutOff, cutOffInput, endRun, noteRun } from './cut-off.js';
 import { StillRunningError } from './live-run.js';
-import type { PostResult } from './post-view.js';
-import { reportEarlier } from './rerun.js';
-import { dailyLimitError } from './settle.js';
+import { askCaption, askMissing, checkDuration, chooseDestinations, confirmOrAnnounce, planFor } from './plan.js';
+import { createAndFollow, keyUsedForAnother, knownMedia, namingMedia, obtainMedia } from './send.js';
+import { PHASES, cancelledText, madeFrom, rerunLine, sourceText, type Phase, type Planned, type PostOpts, type PostRun, type Ready, type RunTrack } from './types.js';
+import { MISSING_CAPTION, missingOptionsError } from '../options.js';
+import type { PostResult } from '../view.js';
+import { reportEarlier } from '../rerun.js';
+import { dailyLimitError } from '../settle.js';
 
 /** Where the run is, for the messages of a run stopped by --timeout or with an unknown outcome. */
-type At = (phase: string, media?: Media) => void;
+type At = (phase: Phase, media?: Media) => void;
 
 /**
  * The --idempotency-key the service sees: the one given, or with --force-new
@@ -46,7 +44,7 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
   const deadlineMs = outer.clock.now() + opts.timeoutMs;
   const bound = bindDeadline(outer, deadlineMs, opts.timeoutMs);
   const run: PostRun = { opts, session: bound.session, deadlineMs, key: runKey(serviceKey(opts, outer.clock.now())), track: { startedAt: outer.startedAt ?? outer.clock.now() } };
-  let phase = 'reading the destinations';
+  let phase = 'plan' as Phase;
   let media: Media | undefined;
   let failure: unknown;
   try {
@@ -56,21 +54,18 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
     });
   } catch (err) {
     failure = err;
-    throw continuable(stoppedError(err, { opts, key: run.key.key, track: run.track, phase, media }), run, sentIn(phase));
+    throw continuable(stoppedError(err, { opts, key: run.key.key, track: run.track, phase, media }), run, PHASES[phase].sent);
   } finally {
-    endRun(run.track, run.key, failure, phase === 'following the post', sentIn(phase));
+    endRun(run.track, run.key, failure, phase === 'follow', PHASES[phase].sent);
     bound.dispose();
   }
 }
 
-/** Whether a write may have gone out by `phase` (the upload, the import or the post was started). */
-const sentIn = (phase: string) => phase !== 'reading the destinations' && phase !== 'waiting for the video';
-
 /** A run stopped with an unknown outcome or by --timeout, told with where it was and what was done. */
-function stoppedError(err: unknown, at: { opts: PostOpts; key: string; track: RunTrack; phase: string; media?: Media }): unknown {
+function stoppedError(err: unknown, at: { opts: PostOpts; key: string; track: RunTrack; phase: Phase; media?: Media }): unknown {
   const { opts, phase, media } = at;
   // The media flows tell their own unknown outcomes (with this run's key); the post's is told here.
-  if (err instanceof OutcomeUnknownError && phase === 'creating the post') {
+  if (err instanceof OutcomeUnknownError && phase === 'create') {
     const id = media?.id;
     return err.retold(`The outcome is unknown: the post may have been created${id ? ` (video ${id})` : ''}; ${err.why}.`, {
       idempotencyKey: at.key,
@@ -86,7 +81,7 @@ function stoppedError(err: unknown, at: { opts: PostOpts; key: string; track: Ru
       : opts.source.kind === 'media'
         ? 'nothing was posted'
         : `nothing was posted; the video is ${madeFrom(opts.source).done}: ${media.id} (post it with --media ${media.id})`;
-    return naming(new TimeoutError(`Stopped (--timeout reached) while ${phase}; ${nothing}.`, { hint: 'Run the command again, with a longer --timeout.', cause: err }), at.track);
+    return naming(new TimeoutError(`Stopped (--timeout reached) while ${PHASES[phase].doing}; ${nothing}.`, { hint: 'Run the command again, with a longer --timeout.', cause: err }), at.track);
   }
   return err instanceof TimeoutError ? naming(err, at.track) : err;
 }
@@ -110,14 +105,14 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   await noteRun(run.track);
   const s = run.opts.source;
   // A draft may be saved before the video is ready; publishing needs it ready.
-  at(s.kind === 'url' ? 'importing the video' : s.kind === 'file' ? 'uploading the video' : 'waiting for the video');
+  at(s.kind === 'url' ? 'import' : s.kind === 'file' ? 'upload' : 'await-video');
   const media = await obtainMedia(run, ready, !(run.opts.draft && !run.opts.wait));
-  at('creating the post', media);
+  at('create', media);
   let created = false;
   try {
     return await createAndFollow(run, ready, media, () => {
       created = true;
-      at('following the post');
+      at('follow');
     });
   } catch (err) {
     // Once the post exists, its own id is what the messages name.

@@ -1,23 +1,82 @@
 /**
- * The last steps of `post`: create the post (once more on fresh destinations
- * when cached ones were refused), tell the journal, then follow it until
- * every destination is published, failed or cancelled.
+ * Sending, once everything is planned and confirmed: the video (the one
+ * given with --media read before anything is sent; uploaded, imported or
+ * waited for), then the post created, told to the journal and followed until
+ * every destination is published, failed or cancelled. A post refused on
+ * destinations or options read from the key's cache is planned again on what
+ * the service says now and sent once more under a step of its own.
  */
-import { CACHE_ENTRIES, responseMeta } from '../api/client.js';
-import type { CreatePostRequest, Media, Post } from '../api/wire-types.js';
-import type { JournalPost } from '../journal/journal-types.js';
-import { BlockedError, InterruptedError, RateLimitError, UsageError, type VidpubError } from '../errors.js';
-import { QuotaWaitInterrupted } from '../api/rate-limit-wait.js';
-import { stepKey, type Session } from '../session/session.js';
-import { cutOffInput, postMoved } from './cut-off.js';
-import { optionsBody, type DestinationPlan } from './options.js';
-import { madeFrom } from './post-opts.js';
-import type { PostRun, Ready } from './post-run.js';
-import { readAgain, readAgainStep, suggestsChangedDestinations } from './post-read-again.js';
-import { blockingIssues, nextCommand, type PostResult } from './post-view.js';
-import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit, resetText } from './settle.js';
-import { recordingEnd } from './journal-notes.js';
-import { followPost } from './watch.js';
+import { CACHE_ENTRIES, responseMeta } from '../../api/client.js';
+import type { CreatePostRequest, Media, Post } from '../../api/wire-types.js';
+import type { JournalPost } from '../../journal/journal-types.js';
+import { BlockedError, InterruptedError, OutcomeUnknownError, RateLimitError, UsageError, VidpubError } from '../../errors.js';
+import { QuotaWaitInterrupted } from '../../api/rate-limit-wait.js';
+import { stepKey, type Session } from '../../session/session.js';
+import { cutOffInput, destinationsBody, postMoved } from './cut-off.js';
+import { optionsBody, type DestinationPlan } from '../options.js';
+import { askMissing, checkDuration, chooseDestinations, confirmChanged, planFor } from './plan.js';
+import { answered, cancelledText, madeFrom, rerunLine, sourceText, type Planned, type PostOpts, type PostRun, type Ready } from './types.js';
+import { blockingIssues, nextCommand, type PostResult } from '../view.js';
+import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit, resetText } from '../settle.js';
+import { recordingEnd } from '../journal-notes.js';
+import { followPost } from '../watch.js';
+
+/** The video given with --media, as the service has it (exit 1 when it failed there); undefined for a file or a link. */
+export async function knownMedia(opts: PostOpts, session: Session): Promise<Media | undefined> {
+  if (opts.source.kind !== 'media') return undefined;
+  const client = await session.client();
+  const known = await client.getMedia(opts.source.id, { signal: session.signal });
+  if (known.status === 'failed') {
+    const { mediaFailedError } = await import('../../media/wait.js');
+    throw mediaFailedError(known);
+  }
+  return known;
+}
+
+/**
+ * Uploads, imports or takes the video; waits until it is ready when `ready` is needed. A hint
+ * after a stop names the command that posts the video where this run was to post it.
+ */
+export async function obtainMedia(run: PostRun, chosen: Ready, ready: boolean): Promise<Media> {
+  const { session, deadlineMs, key } = run;
+  const progress = await session.progress();
+  const s = run.opts.source;
+  const known = chosen.known;
+  const postLine = (id: string) => rerunLine({ ...run.opts, source: { kind: 'media', id } }, chosen, chosen.caption);
+  const common = { idempotencyBase: key.key, wait: ready, deadlineMs, progress, postLine };
+  if (s.kind === 'file') {
+    const { uploadFile } = await import('../../media/upload-flow.js');
+    return uploadFile(session, s.file, common);
+  }
+  if (s.kind === 'url') {
+    const { importLink } = await import('../../media/import-flow.js');
+    return importLink(session, s.url, common);
+  }
+  const media = known!;
+  if (!ready || media.status === 'ready') {
+    progress.stop();
+    return media;
+  }
+  const { waitForMedia } = await import('../../media/wait.js');
+  return waitForMedia(session, media.id, { deadlineMs, progress, current: media, postLine });
+}
+
+/**
+ * A refusal that comes after the video was uploaded names it, so the next
+ * run posts it with --media instead of uploading it again.
+ */
+export function namingMedia(err: unknown, media: Media, uploaded: boolean): unknown {
+  if (!uploaded || !(err instanceof VidpubError) || err instanceof OutcomeUnknownError || err instanceof InterruptedError) return err;
+  if (err.message.includes(media.id) || err.hint?.includes(media.id)) return err;
+  const Ctor = err.constructor as new (message: string, o: ConstructorParameters<typeof VidpubError>[1]) => VidpubError;
+  const copy = new Ctor(`${err.message} (the video is uploaded: ${media.id}; post it with --media ${media.id})`, {
+    hint: err.hint,
+    data: err.data,
+    http: err.http,
+    cause: err,
+  });
+  return Object.assign(copy, { code: (err as { code?: unknown }).code, resetAt: (err as { resetAt?: unknown }).resetAt, retryAfterSec: (err as { retryAfterSec?: unknown }).retryAfterSec });
+}
 
 /** What one step of the end hands the next: the post as made, and the destination names its messages use. */
 interface Made {
@@ -202,4 +261,59 @@ async function follow(run: PostRun, { post, names, replayed }: Made, defaulted: 
     },
     post,
   );
+}
+
+/**
+ * A refusal of POST /posts that says the destinations or their options are
+ * not what we read: a destination gone (404 naming it), an option key or
+ * type it no longer has (400), or issues about a destination or an option
+ * (409: inactive, a value no longer allowed, a new required option).
+ */
+export function suggestsChangedDestinations(err: unknown): boolean {
+  if (!(err instanceof VidpubError) || !err.http) return false;
+  const { status, code, param } = err.http;
+  const aboutDestinations = typeof param === 'string' && param.startsWith('destinations');
+  if (status === 404) return aboutDestinations;
+  if (status === 400 || status === 422) return aboutDestinations || code === 'unknown_option' || code === 'invalid_option_value';
+  if (status !== 409) return false;
+  if (code === 'destination_inactive') return true;
+  if (code !== 'post_has_blocking_issues') return false;
+  const issues = (err.http.body as { error?: { issues?: unknown } } | undefined)?.error?.issues;
+  return (
+    Array.isArray(issues) &&
+    issues.some((i: { severity?: unknown; destination_id?: unknown; option?: unknown; code?: unknown }) =>
+      i?.severity === 'error' && (i.destination_id != null || i.option != null || i.code === 'destination_inactive'),
+    )
+  );
+}
+
+/**
+ * The step the post goes under once the destinations are read again after a
+ * refusal of the post under `step`: "post:fresh" after "post", then
+ * "post:fresh:2", "post:fresh:3"... (a run continued after one read again
+ * may have to read them again; its refusal is stored under the step it used).
+ */
+export function readAgainStep(step: string | undefined): string {
+  if (step === undefined || step === 'post') return 'post:fresh';
+  const n = /^post:fresh(?::(\d+))?$/.exec(step);
+  return n ? `post:fresh:${Number(n[1] ?? 1) + 1}` : `${step}:fresh`;
+}
+
+/**
+ * Reads the destinations and options again from the service and redoes
+ * every check on what it says now (inactive, options, what is missing, the
+ * duration); a person who confirmed is asked again if the post would differ
+ * from what they saw.
+ */
+export async function readAgain(run: PostRun, ready: Ready, media: Media): Promise<Pick<Planned, 'plans' | 'names'>> {
+  const { opts, session } = run;
+  // From here on, the video is at the service: a rerun posts it with --media.
+  const asMedia: PostOpts = { ...opts, source: { kind: 'media', id: media.id } };
+  const rerun = () => rerunLine(asMedia, ready, ready.caption);
+  const choice = await chooseDestinations({ ...opts, to: ready.chosenTo }, session, true);
+  const next = await planFor(choice.chosen, [...opts.options, ...answered(ready.plans)]);
+  await askMissing(session, next, () => ({ message: cancelledText(asMedia), hint: `Run it again: ${rerun()}` }));
+  checkDuration(ready.durationSec, next, sourceText(opts.source));
+  if (destinationsBody(next) !== destinationsBody(ready.plans)) await confirmChanged(run, ready, next, asMedia, rerun());
+  return { plans: next, names: choice.names };
 }

@@ -12,17 +12,16 @@
  * their options, and time as typed, at the same service in the same
  * workspace (with any of its keys), within 24 hours. --force-new (or --no-journal) posts anew.
  */
-import type { Session } from '../session/session.js';
-import type { RunKey } from '../session/run-key.js';
-import type { OpenRun, RunMemory } from '../journal/journal-types.js';
-import { CancelledError, InterruptedError, OutcomeUnknownError, TimeoutError, VidpubError, sanitize } from '../errors.js';
-import type { PostOpts, PostSource } from './post-opts.js';
-import { optionsBody, type DestinationPlan } from './options.js';
-import { relativePhrase } from '../time/describe.js';
-import { isoUtc } from '../time/iso-time.js';
-import { parseWhen, type ResolvedWhen } from '../time/parse-when.js';
-import { claimCommand } from './live-run.js';
-import { heardServiceNow, serviceAgeJudge } from './run-clock.js';
+import type { Session } from '../../session/session.js';
+import type { RunKey } from '../../session/run-key.js';
+import type { OpenRun } from '../../journal/journal-types.js';
+import { CancelledError, InterruptedError, OutcomeUnknownError, TimeoutError, VidpubError, sanitize } from '../../errors.js';
+import type { PostOpts, PostSource, RunTrack } from './types.js';
+import { optionsBody, type DestinationPlan } from '../options.js';
+import { relativePhrase } from '../../time/describe.js';
+import { isoUtc } from '../../time/iso-time.js';
+import { parseWhen, type ResolvedWhen } from '../../time/parse-when.js';
+import { claimCommand, heardServiceNow, serviceAgeJudge } from './live-run.js';
 
 export interface CutOffInput {
   source: PostSource;
@@ -44,21 +43,6 @@ export function destinationsBody(plans: DestinationPlan[]): string {
 /** What a run's note in runs/ says it posts, to tell a rerun of it. */
 export function cutOffInput(opts: PostOpts, caption: string, plans: DestinationPlan[]): CutOffInput {
   return { source: opts.source, caption, destinations: destinationsBody(plans), draft: opts.draft, when: opts.when, atText: opts.atText, zone: opts.zone };
-}
-
-/** The run memory of this post, once the run has written it down (runPost ends it). */
-export interface RunTrack {
-  memory?: RunMemory;
-  /** What this run noted (when it did). */
-  run?: OpenRun;
-  /** The publish_at this run sends (a continued run: its first run's), once known. */
-  publishAt?: string;
-  /** The id of the key's workspace, which names the run's note (undefined: not known, the key names it). */
-  workspace?: string;
-  /** When this run started (this machine's clock): an identical run that finished after it ran beside it. */
-  startedAt?: number;
-  /** The earlier run this one continues: its key, and the flags its line carries (a relative --at as sent). */
-  continuing?: { key: string; flags?: Record<string, string> };
 }
 
 /**
