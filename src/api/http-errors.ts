@@ -19,7 +19,7 @@ import { redactUrl } from './debug.js';
 import { redactKnown, type Secret } from '../util/redact.js';
 import { lastFour, maskedKey } from '../util/key-mask.js';
 import { isHopelessNetError, netProblem } from './net-errors.js';
-import { KEY_PREFIX_MARKER } from './wire-types.js';
+import { keyPrefix, replaceKeys } from '../core/key-format.js';
 
 const MAX_MESSAGE = 300;
 
@@ -149,18 +149,14 @@ export interface ResponseInfo {
   foreign?: string;
 }
 
-/** Anything shaped like a live key: `<prefix>_live_<secret>`. */
-const KEY_LIKE = new RegExp(`\\b([A-Za-z0-9]+(?:_[A-Za-z0-9]+)*${KEY_PREFIX_MARKER})([A-Za-z0-9_\\-]{4,})`, 'g');
-
 /**
  * The forms of a key that are never shown: the key, and its secret part
  * without the prefix (`vp_live_` taken off), each in any encoding
  * (redactKnown), shown as people recognise their key: `vp_live_…s3Td`.
  */
 export function secretForms(key: string): Secret[] {
-  const at = key.indexOf(KEY_PREFIX_MARKER);
-  if (at < 0) return [{ text: key }];
-  const prefix = key.slice(0, at + KEY_PREFIX_MARKER.length);
+  const prefix = keyPrefix(key);
+  if (prefix === undefined) return [{ text: key }];
   const last4 = lastFour(key);
   return [
     { text: key, shown: maskedKey(prefix, last4) },
@@ -170,16 +166,15 @@ export function secretForms(key: string): Secret[] {
 
 /**
  * Service text with keys taken out: the given secrets wherever they appear,
- * whole or without their prefix, escaped or not (util/redact.ts), anything
- * shaped like a live key (kept as its prefix and last 4 characters,
+ * whole or without their prefix, escaped or not (util/redact.ts), any other
+ * key (core/key-format.ts; kept as its prefix and last 4 characters,
  * `vp_live_…s3Td`, the way `vidpub me` shows a key), and a Bearer token.
  */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
   // The known secrets first, in any encoding; then key-shaped text, masked the way people
   // recognise their key (vp_live_…s3Td).
-  return redactKnown(text, secrets.flatMap(secretForms))
-    .replace(KEY_LIKE, (_m, prefix: string, rest: string) => maskedKey(prefix, lastFour(rest)))
-    .replace(/\b(Bearer\s+)[^\s"',;]{8,}/gi, '$1[redacted]');
+  const known = redactKnown(text, secrets.flatMap(secretForms));
+  return replaceKeys(known, (prefix, secret) => maskedKey(prefix, lastFour(secret))).replace(/\b(Bearer\s+)[^\s"',;]{8,}/gi, '$1[redacted]');
 }
 
 /**

@@ -39,7 +39,18 @@ export interface PollHints {
   rateLimit?: { limit?: number; remaining: number; resetSec: number };
 }
 
-export interface PollOptions<T> {
+/** How failed looks are ridden out: the same for a poll and for one value read through (readThrough). */
+export interface RideOutOptions {
+  /** Whether a failed look is trouble to ride out (default: isTransientError). */
+  isTransient?: (err: unknown) => boolean;
+  /** Called before waiting out a failed look (a notice, a debug line). */
+  onRetry?: (err: unknown, waitMs: number) => void;
+  /** Backoff of failed looks (default: 500 ms doubling to 8 s, jittered). */
+  backoff?: BackoffPolicy;
+  random?: () => number;
+}
+
+export interface PollOptions<T> extends RideOutOptions {
   /**
    * One look at the thing (e.g. () => client.getMedia(id)). The signal, when
    * used, aborts the look once the deadline has passed by LAST_LOOK_GRACE_MS
@@ -85,13 +96,6 @@ export interface PollOptions<T> {
   hints?: () => PollHints | undefined;
   /** A value already in hand (e.g. the response that started the work): shown, and the first look waits an interval. */
   initial?: T;
-  /** Whether a failed look is trouble to ride out (default: isTransientError). */
-  isTransient?: (err: unknown) => boolean;
-  /** Called before waiting out a failed look (a notice, a debug line). */
-  onRetry?: (err: unknown, waitMs: number) => void;
-  /** Backoff of failed looks (default: 500 ms doubling to 8 s, jittered). */
-  backoff?: BackoffPolicy;
-  random?: () => number;
 }
 
 /** How long a look may run past the deadline before it is abandoned. */
@@ -293,7 +297,7 @@ export async function poll<T>(opts: PollOptions<T>): Promise<T> {
   }
 }
 
-export interface ReadThroughOptions<T> {
+export interface ReadThroughOptions<T> extends RideOutOptions {
   /** One look (see PollOptions.fetch): its signal aborts LAST_LOOK_GRACE_MS after the deadline, and with `signal`. */
   fetch: (look: { signal: AbortSignal }) => Promise<T>;
   clock: Clock;
@@ -302,13 +306,6 @@ export interface ReadThroughOptions<T> {
   deadlineMs?: number;
   /** Shortest wait after a failed look that named its Retry-After (default 200 ms). */
   minIntervalMs?: number;
-  /** Whether a failed look is trouble to ride out (default: isTransientError). */
-  isTransient?: (err: unknown) => boolean;
-  /** Called before waiting out a failed look. */
-  onRetry?: (err: unknown, waitMs: number) => void;
-  /** Backoff of failed looks (default: 500 ms doubling to 8 s, jittered). */
-  backoff?: BackoffPolicy;
-  random?: () => number;
   /**
    * The error thrown when the deadline has passed and the look failed (or was
    * abandoned): given the last failure of this read (undefined when its only

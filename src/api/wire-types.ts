@@ -7,7 +7,6 @@
  */
 
 export const API_VERSION_PREFIX = '/v1';
-export const KEY_PREFIX_MARKER = '_live_';
 /**
  * The `Server` header of every answer of the emulator (`vidpub emulator`), so a
  * client can tell it from the real service by the answer it already has

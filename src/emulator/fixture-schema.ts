@@ -19,6 +19,7 @@ import {
   type PlanName,
 } from '../api/wire-types.js';
 import { MAX_FILE_SIZE_BYTES } from '../core/service-rules.js';
+import { MIN_KEY_SECRET_CHARS, WHOLE_KEY } from '../core/key-format.js';
 import { FIXTURE_CREATED_AT } from './default-fixture.js';
 import type { FixtureAccount, FixtureDestination, FixtureKey, FixtureMedia, FixtureOption, FixturePost } from './fixture.js';
 import { show, withImplicitAccounts } from './fixture-references.js';
@@ -28,7 +29,6 @@ let z: typeof Zod;
 type Issue = { input?: unknown };
 type Shape = Record<string, Zod.ZodType>;
 
-const KEY_RE = /^[A-Za-z0-9]+_live_[A-Za-z0-9_-]{8,}$/;
 const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
 const OPTION_KEY_RE = /^[a-z][a-z0-9_]{0,63}$/;
 const PLANS: readonly PlanName[] = ['free', 'standard', 'studio'];
@@ -105,7 +105,7 @@ function account() {
 
 function apiKey() {
   return record({
-    key: matching(KEY_RE, 'look like "vp_live_" followed by at least 8 letters, digits, "_" or "-"'),
+    key: matching(WHOLE_KEY, `look like "vp_live_" followed by at least ${MIN_KEY_SECRET_CHARS} letters, digits, "_" or "-"`),
     name: text(),
     access: oneOf(['read', 'read_write'] as const),
     revoked: yesNo().default(false),

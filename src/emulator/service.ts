@@ -5,7 +5,8 @@
  * included) as {status, body, headers}. The REST routes call it; an MCP
  * endpoint can call the same methods and share the same allowances.
  */
-import { API_VERSION_PREFIX, KEY_PREFIX_MARKER, type Me } from '../api/wire-types.js';
+import { API_VERSION_PREFIX, type Me } from '../api/wire-types.js';
+import { keyPrefix } from '../core/key-format.js';
 import type { Core } from './core.js';
 import { ServiceError, internalError, notFound } from './service-errors.js';
 import { IdempotencyStore, fingerprint, type StoredResponse } from './idempotency.js';
@@ -221,14 +222,13 @@ export class EmulatorService {
     const { limits } = this.core;
     const ws = auth.workspace;
     const k = auth.key;
-    const prefixEnd = k.key.indexOf(KEY_PREFIX_MARKER) + KEY_PREFIX_MARKER.length;
     const minute = (kind: RequestKind) => {
       const c = limits.counter(auth, kind);
       return { limit: c.limit, used: c.used, remaining: c.remaining, reset_at: limits.minuteResetIso(c.resetAtMs) };
     };
     const daily = limits.daily(ws);
     return {
-      key: { id: k.id, name: k.name, access: k.access, prefix: k.key.slice(0, prefixEnd), last4: lastFour(k.key), created_at: k.created_at },
+      key: { id: k.id, name: k.name, access: k.access, prefix: keyPrefix(k.key) ?? '', last4: lastFour(k.key), created_at: k.created_at },
       workspace: { id: ws.id, name: ws.name },
       plan: { name: auth.planName },
       usage: { posts_today: limits.postsToday(ws), media_count: ws.media.size, post_count: ws.posts.size },

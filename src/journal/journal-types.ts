@@ -93,16 +93,11 @@ export interface StatusRecord {
 
 export type JournalRecord = MediaRecord | PostRecord | StatusRecord;
 
-/** A post as history shows it: its post record folded with every status seen since. */
-export interface JournalPost {
+/** A post as history shows it: its post record folded with every status seen since (who wrote it: RecordContext). */
+export interface JournalPost extends RecordContext {
   post_id: string;
   /** When it was created (the post record's time). */
   at: string;
-  profile: string;
-  base_url: string;
-  key?: string;
-  workspace_id?: string;
-  workspace?: string;
   media_id: string;
   file?: string;
   link?: string;

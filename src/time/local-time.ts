@@ -30,12 +30,18 @@ export function gapHint(wall: Wall, zone: string): string {
   return `Pick a time outside the skipped hour, e.g. ${isoInZone(ms, zone)}, or give an explicit offset.`;
 }
 
-/** The instant of a wall time in `zone`, with the DST rules of local date-times (gap refused, overlap: the earlier). */
-export function resolveWall(whole: string, wall: Wall, zone: string): { ms: number; note?: string } {
+/**
+ * The instant of a wall time in `zone`, with the DST rules of every local time --at reads (a
+ * local date-time, a natural form): a time in a gap is refused, with a time that does exist;
+ * one in an overlap is the earlier, with a note. `whole` is what was typed; the wall time it
+ * names is said beside it (`"tomorrow 2:30" (2026-03-29 02:30)`) unless `written` says the
+ * words are that date and time already (`2026-03-29 02:30`).
+ */
+export function resolveWall(whole: string, wall: Wall, zone: string, written = false): { ms: number; note?: string } {
   const instants = instantsForWall(wall, zone);
-  const shown = `${pad(wall.y, 4)}-${pad(wall.mo)}-${pad(wall.d)} ${pad(wall.h)}:${pad(wall.mi)}`;
+  const shown = written ? '' : ` (${pad(wall.y, 4)}-${pad(wall.mo)}-${pad(wall.d)} ${pad(wall.h)}:${pad(wall.mi)})`;
   if (instants.length === 0) {
-    throw new UsageError(`the time "${sanitize(whole)}" (${shown}) does not exist in ${zone} (clocks move forward that day)`, {
+    throw new UsageError(`the time "${sanitize(whole)}"${shown} does not exist in ${zone} (clocks move forward that day)`, {
       hint: gapHint(wall, zone),
     });
   }
@@ -45,7 +51,7 @@ export function resolveWall(whole: string, wall: Wall, zone: string): { ms: numb
   return {
     ms,
     note:
-      `${whole} (${shown}) happens twice in ${zone} (clocks move back that day): using the earlier one, ` +
+      `${whole}${shown} happens twice in ${zone} (clocks move back that day): using the earlier one, ` +
       `${isoInZone(ms, zone)}; for the later one write ${isoInZone(later, zone)}`,
   };
 }

@@ -8,15 +8,15 @@
  * Local times that fall in a DST gap (clocks move forward) do not exist and
  * are refused. Local times that occur twice (clocks move back) resolve to the
  * earlier of the two, and the result says so (`note`), so the person sees it
- * in the summary before anything is sent.
+ * in the summary before anything is sent: local-time.ts resolveWall, for the
+ * local date-time and the natural forms alike.
  */
-import { UsageError, sanitize } from '../errors.js';
 import { giveExamplesAt, malformed, MAX_DAYS_AHEAD, pastTimeError, tooFarAhead, UNIT_MS } from './at-grammar.js';
 import { formatOffset, isoInZone, isoUtc, isoWithOffset } from './iso-time.js';
-import { checkedWall, gapHint } from './local-time.js';
+import { checkedWall, resolveWall } from './local-time.js';
 import { parseNatural } from './natural-when.js';
 import { addRelative } from './relative.js';
-import { instantsForWall, offsetAt, wallAsUtc } from './zones.js';
+import { offsetAt, wallAsUtc } from './zones.js';
 
 export interface ResolvedWhen {
   /** True for `now`: publish_at is sent as "now". */
@@ -81,20 +81,7 @@ export function parseWhen(input: string, opts: { now: number; zone: string; allo
     shownOffset = offset;
     shownZone = iso[8]!.toUpperCase() === 'Z' ? 'UTC' : formatOffset(offset);
   } else if (local) {
-    const wall = checkedWall(text, local);
-    const instants = instantsForWall(wall, zone);
-    if (instants.length === 0) {
-      throw new UsageError(`the time "${sanitize(text)}" does not exist in ${zone} (clocks move forward that day)`, {
-        hint: gapHint(wall, zone),
-      });
-    }
-    ms = instants[0]!;
-    if (instants.length > 1) {
-      const later = instants[instants.length - 1]!;
-      note =
-        `${text} happens twice in ${zone} (clocks move back that day): using the earlier one, ` +
-        `${isoInZone(ms, zone)}; for the later one write ${isoInZone(later, zone)}`;
-    }
+    ({ ms, note } = resolveWall(text, checkedWall(text, local), zone, true));
     shownOffset = offsetAt(ms, zone);
   } else {
     if (/^\d{4}-\d{2}-\d{2}$/.test(text)) throw malformed(text, 'add a time of day, e.g. "' + text + ' 09:00"');

@@ -8,7 +8,7 @@
  */
 import { malformed, MAX_DAYS_AHEAD, tooFarAhead, UNIT_MS } from './at-grammar.js';
 import { pad } from './iso-time.js';
-import { addDays, afterGap, instantsForWall, wallAt } from './zones.js';
+import { addDays, instantOfWall, wallAt } from './zones.js';
 
 /** One part of a relative time: 2 and 'h' for `2h`. */
 export interface RelativePart {
@@ -31,7 +31,7 @@ export function addRelative(text: string, parts: RelativePart[], now: number, zo
   const w = wallAt(now, zone);
   const target = { ...w, ...addDays(w, days) };
   // In a gap (the clocks skipped that time of day), the time just after it.
-  const base = (instantsForWall(target, zone)[0] ?? afterGap(target, zone)) + (now - Math.floor(now / 1000) * 1000);
+  const base = instantOfWall(target, zone) + (now - Math.floor(now / 1000) * 1000);
   const hours = (base - now) / UNIT_MS.h!;
   if (hours === days * 24) return { ms: base + exact };
   const shown = `${pad(target.h)}:${pad(target.mi)}`;

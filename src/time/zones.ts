@@ -173,6 +173,15 @@ export function afterGap(wall: Wall, zone: string): number {
 }
 
 /**
+ * The instant a clock in `zone` shows `wall` at, for a reader that refuses none: in an overlap the
+ * earlier; in a gap the time just after it (afterGap). --at's local times refuse a gap instead
+ * (local-time.ts resolveWall).
+ */
+export function instantOfWall(wall: Wall, zone: string): number {
+  return instantsForWall(wall, zone)[0] ?? afterGap(wall, zone);
+}
+
+/**
  * Every instant whose wall-clock time in `zone` is `wall`: none in a DST gap,
  * two in a fall-back overlap, else one. Sorted, earliest first.
  */

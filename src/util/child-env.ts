@@ -3,19 +3,18 @@
  * (`vidpub open`, `--web`), the keychain helper, the caption editor ($VISUAL / $EDITOR). They
  * get vidpub's environment (a browser needs DISPLAY, an editor TERM, the keychain D-Bus)
  * without vidpub's secrets:
- * - VIDPUB_API_KEY, and any variable whose value holds a key (the service's keys begin with a
- *   fixed prefix ending in `_live_`): a key put in a variable of another name, or a key file's
- *   contents exported by a script;
+ * - VIDPUB_API_KEY, and any variable whose value holds a key (core/key-format.ts: a prefix
+ *   ending in `_live_`, then the secret): a key put in a variable of another name, or a key
+ *   file's contents exported by a script;
  * - the credentials of a proxy URL (`http://user:pass@proxy:3128` in HTTP_PROXY, HTTPS_PROXY,
  *   ALL_PROXY, FTP_PROXY, any case): the URL is kept without them, so the browser still finds
  *   the proxy; a value with `@` that cannot be read as a URL is left out whole.
  * A key never reaches a child by its argv either (the keychain helper reads it on stdin).
  */
 
-type Env = Readonly<Record<string, string | undefined>>;
+import { holdsKey } from '../core/key-format.js';
 
-/** A key of the service: a prefix ending in `_live_`, then its secret part. */
-const KEY_SHAPE = /[A-Za-z0-9]+_live_[A-Za-z0-9_-]{8,}/;
+type Env = Readonly<Record<string, string | undefined>>;
 
 /** The variables that may name a proxy, with credentials in its URL. */
 const PROXY_VARIABLE = /^(?:https?|all|ftp)_proxy$/i;
@@ -46,7 +45,7 @@ export function withoutCredentials(value: string): string | undefined {
 export function childEnv(env: Env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || SECRET_VARIABLES.has(name.toUpperCase()) || KEY_SHAPE.test(value)) continue;
+    if (value === undefined || SECRET_VARIABLES.has(name.toUpperCase()) || holdsKey(value)) continue;
     if (PROXY_VARIABLE.test(name)) {
       const kept = withoutCredentials(value);
       if (kept !== undefined) out[name] = kept;

@@ -178,15 +178,20 @@ function attempt(lockPath: string): { state: 'held' } | { state: 'retry' } | { s
   return { state: 'busy', info };
 }
 
+/** Gives the lock up; one already broken as stale by another process (only after STALE_MS) has nothing to give up. */
+function unlock(lockPath: string): void {
+  try {
+    unlinkSync(lockPath);
+  } catch {
+    // broken as stale by another process: nothing to release
+  }
+}
+
 function release<T>(lockPath: string, fn: () => T): T {
   try {
     return fn();
   } finally {
-    try {
-      unlinkSync(lockPath);
-    } catch {
-      // broken as stale by another process (only after STALE_MS): nothing to release
-    }
+    unlock(lockPath);
   }
 }
 
@@ -227,11 +232,7 @@ export async function withFileLock<T>(path: string, opts: LockOptions, fn: () =>
   try {
     return await fn();
   } finally {
-    try {
-      unlinkSync(lockPath);
-    } catch {
-      // broken as stale by another process (only after STALE_MS): nothing to release
-    }
+    unlock(lockPath);
   }
 }
 

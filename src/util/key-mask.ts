@@ -1,8 +1,8 @@
 /**
  * How a key is shown to people, the one way: its prefix and its last 4
  * characters around an ellipsis (`vp_live_…a1b2`), never more. A prefix of a
- * known key, of a stored one and of text shaped like a key is found by its
- * own rule (below and src/api/http-errors.ts); the shape is this one.
+ * known key and of text shaped like a key is found by src/core/key-format.ts,
+ * of a stored one by the rule below; the shape shown is this one.
  */
 
 /** `prefix…last4`. */

@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
 import { runCli, type RunOptions } from '../support/cli.js';
 import { realClock, type Clock } from '../../src/cli/run/context.js';
+import { parseSince } from '../../src/cli/commands/history.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
@@ -130,6 +131,16 @@ describe('vidpub history', () => {
     expect(await ids('2030-01-01T00:00')).toEqual([]);
     expect(await ids('2029-12-31 22:01')).toEqual([]);
     expect(await ids('2030-01-01T02:59:00Z')).toEqual([id]);
+  });
+
+  it('--since a local time the clocks skipped is the time just after the gap, east of UTC as west; one they repeat is the earlier', () => {
+    const now = Date.UTC(2027, 0, 1);
+    const iso = (text: string, zone: string) => new Date(parseSince(text, now, zone)).toISOString();
+    // 02:30 in Paris on 29 March 2026 does not exist: 03:30 CEST, not 01:30 CET before the gap.
+    expect(iso('2026-03-29 02:30', 'Europe/Paris')).toBe('2026-03-29T01:30:00.000Z');
+    expect(iso('2026-03-08T02:30', 'America/New_York')).toBe('2026-03-08T07:30:00.000Z');
+    expect(iso('2026-10-25 02:30', 'Europe/Paris')).toBe('2026-10-25T00:30:00.000Z');
+    expect(iso('2026-03-29 01:59', 'Europe/Paris')).toBe('2026-03-29T00:59:00.000Z');
   });
 
   it('bad flags: exit 2 with the message', async () => {

@@ -2,7 +2,7 @@ import { UsageError, sanitize } from '../../errors.js';
 import { captionExcerpt, destinationsText, runHistory, type HistoryOpts, type HistoryResult } from '../../posts/history-flow.js';
 import { describeWall } from '../../time/describe.js';
 import type { JournalPost } from '../../journal/journal-types.js';
-import { instantsForWall, offsetAt, resolveTimeZone } from '../../time/zones.js';
+import { instantOfWall, resolveTimeZone } from '../../time/zones.js';
 import { renderTable } from '../../ui/table.js';
 import { parseDuration } from '../../time/duration.js';
 import { defineCommand } from '../run/command.js';
@@ -25,9 +25,8 @@ export function parseSince(text: string, now: number, zone: string): number {
         const ms = Date.parse(s.replace(' ', 'T'));
         if (!Number.isNaN(ms)) return ms;
       } else {
-        const wall = { y, mo, d, h, mi, s: sec };
-        // A time skipped by a change of clocks: the first instant after it.
-        return instantsForWall(wall, zone)[0] ?? Date.UTC(y, mo - 1, d, h, mi, sec) - offsetAt(Date.UTC(y, mo - 1, d, h, mi, sec), zone);
+        // A time skipped by a change of clocks: the time just after it; one that happens twice: the earlier.
+        return instantOfWall({ y, mo, d, h, mi, s: sec }, zone);
       }
     }
   } else if (!/^\d{4}-\d{2}-\d{2}/.test(s)) {

@@ -66,6 +66,9 @@ const REHEARSE = {
   description: 'run it end to end against a throwaway emulator seeded (GET only) from your workspace; only reads reach the service',
 } as const satisfies FlagSpec;
 
+/** --yes of post, publish, batch and retry (vidpub demo says what it skips asking: its own). */
+const YES = { name: 'yes', short: 'y', description: 'do not ask for confirmation' } as const satisfies FlagSpec;
+
 const TZ = { name: 'tz', value: 'zone', description: "time zone for a local --at time: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
 
 const ENTRIES = [
@@ -147,7 +150,7 @@ const ENTRIES = [
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the video and the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key creates no second video or post (this machine: always; any machine: 24 h)' },
       { name: 'force-new', description: 'post anew: not the post made under --idempotency-key, nor the run of this command that was cut off' },
-      { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      YES,
       WEB,
       REHEARSE,
     ],
@@ -162,7 +165,7 @@ const ENTRIES = [
       TZ,
       { name: 'no-wait', description: 'return once it is publishing, without waiting for each destination' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
-      { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      YES,
       WEB,
       REHEARSE,
     ],
@@ -179,7 +182,7 @@ const ENTRIES = [
       { name: 'tz', value: 'zone', description: "time zone for items' local times without tz: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" },
       { name: 'no-wait', description: 'do not follow posts sent now to their end' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole batch waits for videos and posts (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
-      { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      YES,
       { name: 'force-new', description: 'post the items whose video file changed since the run that posted them (as force_new: true on each)' },
       REHEARSE,
     ],
@@ -234,7 +237,7 @@ const ENTRIES = [
       TZ,
       { name: 'no-wait', description: 'return once the new post is created, without waiting for each destination' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the new post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
-      { name: 'yes', short: 'y', description: 'do not ask for confirmation' },
+      YES,
     ],
   },
   { name: 'version', summary: 'Print the versions of vidpub and Node.js, and the platform', group: 'tools' },

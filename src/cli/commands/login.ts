@@ -1,5 +1,5 @@
 import { resolve as resolvePath } from 'node:path';
-import { KEY_PREFIX_MARKER } from '../../api/wire-types.js';
+import { KEY_PREFIX_MARKER } from '../../core/key-format.js';
 import { AuthError, CancelledError, DeadlineReached, InterruptedError, TimeoutError, UsageError, sanitize } from '../../errors.js';
 import { bindDeadline } from '../../session/deadline.js';
 import { formatDuration } from '../../time/duration.js';

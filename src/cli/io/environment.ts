@@ -20,6 +20,14 @@ export interface EnvGroup {
   vars: readonly EnvVarDoc[];
 }
 
+/** An XDG base directory variable, read as util/xdg.ts xdgBase reads it: an absolute path only. */
+function xdgHome(name: string, own: string, what: string): EnvVarDoc {
+  return {
+    name,
+    text: `when set to an absolute path (and \`${own}\` is not set), ${what} in \`$${name}/vidpub/\`; a relative path is ignored, as the XDG spec asks`,
+  };
+}
+
 export const ENVIRONMENT: readonly EnvGroup[] = [
   {
     title: 'The service and the key',
@@ -72,24 +80,15 @@ export const ENVIRONMENT: readonly EnvGroup[] = [
       },
       { name: 'XDG_RUNTIME_DIR', text: "on Linux, where the D-Bus session's socket (`bus`) is looked for when `DBUS_SESSION_BUS_ADDRESS` is not set" },
       { name: 'VIDPUB_STATE_DIR', text: 'the directory of the local journal', see: { title: 'the local journal', page: 'journal.md#the-local-journal' } },
-      {
-        name: 'XDG_STATE_HOME',
-        text: 'when set to an absolute path (and `VIDPUB_STATE_DIR` is not set), the journal is in `$XDG_STATE_HOME/vidpub/`; a relative path is ignored, as the XDG spec asks',
-      },
+      xdgHome('XDG_STATE_HOME', 'VIDPUB_STATE_DIR', 'the journal is'),
       { name: 'VIDPUB_NO_JOURNAL', text: '`1`: keep no journal, as `--no-journal`' },
-      {
-        name: 'XDG_CONFIG_HOME',
-        text: 'when set to an absolute path (and `VIDPUB_CONFIG_DIR` is not set), the config is in `$XDG_CONFIG_HOME/vidpub/`; a relative path is ignored, as the XDG spec asks',
-      },
+      xdgHome('XDG_CONFIG_HOME', 'VIDPUB_CONFIG_DIR', 'the config is'),
       {
         name: 'VIDPUB_CACHE_DIR',
         text: "the directory of vidpub's caches (the compiled-code cache that makes each command start faster, and what it remembers between runs per service and key); default `$XDG_CACHE_HOME/vidpub/`, else `~/.cache/vidpub/`",
         see: { title: 'what vidpub remembers between runs', page: 'journal.md#what-vidpub-remembers-between-runs' },
       },
-      {
-        name: 'XDG_CACHE_HOME',
-        text: 'when set to an absolute path (and `VIDPUB_CACHE_DIR` is not set), the caches are in `$XDG_CACHE_HOME/vidpub/`; a relative path is ignored, as the XDG spec asks',
-      },
+      xdgHome('XDG_CACHE_HOME', 'VIDPUB_CACHE_DIR', 'the caches are'),
       { name: 'VIDPUB_NO_COMPILE_CACHE', text: '`1`: no compiled-code cache (each command compiles the CLI afresh)' },
       {
         name: 'VIDPUB_NO_CACHE',
