@@ -12,7 +12,7 @@ import { exactBytes } from '../util/bytes.js';
  * 64 KiB reads, as curl's: a read this size lands in a buffer still in the
  * CPU's cache, and the socket's copy of it reads it from there. With 1 MiB
  * reads the kernel's copy into the buffer cost more than the send itself
- * (docs/performance.md, "The PUT").
+ * (docs/performance.md, on the PUT).
  */
 export const UPLOAD_CHUNK_BYTES = 64 * 1024;
 /** Buffers reused in turn: the socket holds at most this many chunks not yet sent. */
