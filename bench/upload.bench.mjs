@@ -7,6 +7,12 @@
 //     >= 0.95 each: the whole commands (vidpub's start-up and its two API calls
 //     against the script's three curl processes), and the PUTs alone (vidpub's
 //     own timing of its PUT, the --debug line, against curl's time_total).
+//     The PUT ratio is paired: the clients run interleaved, the order turned
+//     each round, and the figure is the median of the rounds' ratios, with
+//     their spread; the machine's load is sampled each round and printed.
+//     A third client runs in each round: bench/put-floor.mjs, the least a
+//     Node.js program does to PUT the file (node:http, no retries, progress
+//     or checks): its ratio to curl is how far Node itself can go.
 //     Beside them, the ceiling of the first ratio for a Node.js client: the
 //     curl script's time over curl's PUT plus `node -e 0` (timed once a
 //     round), a program that would do nothing but start and send the PUT as
@@ -41,8 +47,11 @@ const BIN = join(ROOT, 'bin', 'vidpub.js');
 const BIG = 1_000_000_000;
 const SMALL = 10_000_000;
 const RUNS = Number(process.env.VIDPUB_BENCH_RUNS ?? 9);
+if (RUNS < 9) console.log(`note: ${RUNS} rounds (VIDPUB_BENCH_RUNS); the goals are judged on 9 or more`);
 const RATIO_GOAL = 0.95;
 const RSS_GOAL_MB = 16;
+const FLOOR = fileURLToPath(new URL('put-floor.mjs', import.meta.url));
+const mark = (ok) => (ok ? 'met' : 'missed');
 
 const dir = mkdtempSync(join(tmpdir(), 'vidpub-bench-upload-'));
 const configDir = join(dir, 'config');
@@ -103,20 +112,41 @@ function resetEmulator() {
 // else what the process reports of itself as it exits.
 const GNU_TIME = ['/usr/bin/time', '/bin/time'].find((p) => spawnSync(p, ['-f', '%M', 'true'], { stdio: 'ignore' }).status === 0);
 const rssProbe = join(dir, 'rss-probe.mjs');
+// The CPU a client's processes used (user + system, GNU time's %U and %S), and the emulator's in the same span
+// (its /proc stat): the wall ratios move with the machine's load, the CPU much less.
+const CPU_FORMAT = 'VIDPUB_BENCH_MAXRSS_KB=%M VIDPUB_BENCH_CPU=%U+%S';
+const cpuOf = (stderr) => {
+  const m = /VIDPUB_BENCH_CPU=([\d.]+)\+([\d.]+)/.exec(stderr);
+  return m ? (Number(m[1]) + Number(m[2])) * 1000 : NaN;
+};
+const TICK_MS = 1000 / (Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100);
+/** The emulator's CPU so far, ms (NaN where /proc is not there). */
+function serverCpuMs() {
+  try {
+    const f = readFileSync(`/proc/${link.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) * TICK_MS;
+  } catch {
+    return NaN;
+  }
+}
+/** Runs `cmd` under GNU time when there is one: its result with the client's CPU and the emulator's in that span. */
+async function timedCpu(cmd, args, env) {
+  const s0 = serverCpuMs();
+  const r = GNU_TIME ? await timed(GNU_TIME, ['-f', CPU_FORMAT, cmd, ...args], env) : await timed(cmd, args, env);
+  return { ...r, cpuMs: cpuOf(r.stderr), serverCpuMs: serverCpuMs() - s0 };
+}
 writeFileSync(rssProbe, "process.on('exit', () => process.stderr.write(`\\nVIDPUB_BENCH_MAXRSS_KB=${process.resourceUsage().maxRSS}\\n`));\n");
 
 /** `vidpub upload FILE --no-wait`: wall time, the PUT's own time (from --debug), peak RSS (KB). */
 async function vidpubUpload(env, file, { debug = false } = {}) {
   await resetEmulator();
   const args = [BIN, 'upload', file, '--no-wait', debug ? '--debug' : '--quiet'];
-  const r = GNU_TIME
-    ? await timed(GNU_TIME, ['-f', 'VIDPUB_BENCH_MAXRSS_KB=%M', process.execPath, ...args], env)
-    : await timed(process.execPath, ['--import', rssProbe, ...args], env);
+  const r = GNU_TIME ? await timedCpu(process.execPath, args, env) : await timed(process.execPath, ['--import', rssProbe, ...args], env);
   if (r.code !== 0) throw new Error(`vidpub upload exited ${r.code}: ${r.stderr}`);
   const rssKb = Number(/VIDPUB_BENCH_MAXRSS_KB=(\d+)/.exec(r.stderr)?.[1]);
   const putMs = debug ? Number(/← 200 PUT \S+ \((\d+) ms\)/.exec(r.stderr)?.[1]) : undefined;
   if (debug && !Number.isFinite(putMs)) throw new Error(`no PUT timing in vidpub --debug output:\n${r.stderr}`);
-  return { ms: r.ms, putMs, rssKb };
+  return { ms: r.ms, putMs, rssKb, cpuMs: r.cpuMs, serverCpuMs: r.serverCpuMs };
 }
 
 /**
@@ -148,9 +178,36 @@ chmodSync(curlScript, 0o755);
 /** The curl script: wall time of the whole script, and curl's own time of the PUT. */
 async function curlUpload(file, size) {
   await resetEmulator();
-  const r = await timed(curlScript, [file, String(size)], { BASE: link.baseUrl, KEY: link.key, CACERT: link.caFile ?? '' });
+  const r = await timedCpu(curlScript, [file, String(size)], { BASE: link.baseUrl, KEY: link.key, CACERT: link.caFile ?? '' });
   if (r.code !== 0) throw new Error(`the curl script exited ${r.code}: ${r.stderr}`);
-  return { ms: r.ms, putMs: Number(r.stdout.trim().split('\n').pop()) * 1000 };
+  return { ms: r.ms, putMs: Number(r.stdout.trim().split('\n').pop()) * 1000, cpuMs: r.cpuMs, serverCpuMs: r.serverCpuMs };
+}
+
+/** POST /media/uploads for `size` bytes: the signed link and its headers. */
+function createUpload(size) {
+  const url = new URL(`${link.baseUrl}/media/uploads`);
+  const lib = url.protocol === 'https:' ? https : http;
+  const body = JSON.stringify({ filename: 'bench.mp4', size_bytes: size, content_type: 'video/mp4' });
+  const headers = { authorization: `Bearer ${link.key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+  return new Promise((resolve, reject) => {
+    const req = lib.request(url, { method: 'POST', headers, ...(link.ca ? { ca: link.ca } : {}) }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => (res.statusCode === 201 || res.statusCode === 200 ? resolve(JSON.parse(text).upload) : reject(new Error(`create upload: ${res.statusCode} ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** bench/put-floor.mjs: the PUT alone, from a bare Node.js program; its own time of the PUT. */
+async function floorUpload(file, size) {
+  await resetEmulator();
+  const up = await createUpload(size);
+  const headers = Object.entries(up.headers).map(([k, v]) => `${k}: ${v}`);
+  const r = await timedCpu(process.execPath, [FLOOR, up.url, file, '', ...headers], link.caFile ? { VIDPUB_CA_FILE: link.caFile } : {});
+  if (r.code !== 0) throw new Error(`put-floor exited ${r.code}: ${r.stderr}`);
+  return { ms: r.ms, putMs: JSON.parse(r.stdout).ms, cpuMs: r.cpuMs, serverCpuMs: r.serverCpuMs };
 }
 
 /** Starts `vidpub emulator` (with `args`) as the link measured; returns its child process. */
@@ -158,7 +215,7 @@ async function startLink(args) {
   const { child, info } = await startEmulator(BIN, { args: ['--processing-ms', '0', ...args], env: { ...process.env, VIDPUB_CONFIG_DIR: configDir } });
   const key = info.keys.find((k) => k.access === 'read_write').key;
   const caFile = info.ca_file;
-  link = { adminUrl: info.admin_url, baseUrl: info.base_url, key, caFile, ca: caFile ? readFileSync(caFile, 'utf8') : undefined };
+  link = { pid: child.pid, adminUrl: info.admin_url, baseUrl: info.base_url, key, caFile, ca: caFile ? readFileSync(caFile, 'utf8') : undefined };
   return child;
 }
 
@@ -175,11 +232,12 @@ async function measure(big, small) {
   const env = { VIDPUB_BASE_URL: link.baseUrl, VIDPUB_API_KEY: link.key, VIDPUB_CONFIG_DIR: configDir, VIDPUB_NO_INPUT: '1', ...(link.caFile ? { VIDPUB_CA_FILE: link.caFile } : {}) };
   // (a) throughput, alternating which goes first; `node -e 0` once per round (the floor of any Node client's start-up)
   await vidpubUpload(env, small); // warm-up: first-request costs of the emulator and the OS
-  const runs = { vidpub: [], curl: [], node: [] };
+  const runs = { vidpub: [], curl: [], floor: [], node: [], load: [] };
+  const run = { vidpub: () => vidpubUpload(env, big, { debug: true }), curl: () => curlUpload(big, BIG), floor: () => floorUpload(big, BIG) };
+  const orders = [['vidpub', 'curl', 'floor'], ['curl', 'floor', 'vidpub'], ['floor', 'vidpub', 'curl'], ['curl', 'vidpub', 'floor']];
   for (let i = 0; i < RUNS; i++) {
-    for (const who of i % 2 === 0 ? ['vidpub', 'curl'] : ['curl', 'vidpub']) {
-      runs[who].push(who === 'vidpub' ? await vidpubUpload(env, big, { debug: true }) : await curlUpload(big, BIG));
-    }
+    runs.load.push(loadavg()[0]);
+    for (const who of orders[i % orders.length]) runs[who].push(await run[who]());
     runs.node.push(await timed(process.execPath, ['-e', '0'], {}));
   }
   // (b) memory: the client's peak RSS, 1 GB against 10 MB
@@ -192,31 +250,42 @@ async function measure(big, small) {
   return { runs, bigPeakMb: Math.max(...bigRss) / 1024, smallPeakMb: Math.max(...smallRss) / 1024 };
 }
 
+/** The median of `xs`, its quartiles and extremes, as text. */
+function spread(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (f) => s[Math.min(s.length - 1, Math.round(f * (s.length - 1)))];
+  return `${median(s).toFixed(3)} (quartiles ${q(0.25).toFixed(3)}-${q(0.75).toFixed(3)}, range ${s[0].toFixed(3)}-${s[s.length - 1].toFixed(3)})`;
+}
+
 /** Prints one link's figures; true when its goals are met. */
 function report(title, curlName, { runs, bigPeakMb, smallPeakMb }) {
   const med = (who, field) => median(runs[who].map((r) => r[field]));
   const list = (who, field) => runs[who].map((r) => r[field].toFixed(0)).join(', ');
-  const ratio = med('curl', 'putMs') / med('vidpub', 'putMs');
-  const wallRatio = med('curl', 'ms') / med('vidpub', 'ms');
-  // Paired, run by run (each pair ran back to back): less at the mercy of a busy moment than the medians.
-  const pairs = (field) => median(runs.vidpub.map((v, i) => runs.curl[i][field] / v[field]));
+  // Paired, round by round (each round's clients ran back to back): curl's time over the client's.
+  const paired = (who, field) => runs[who].map((v, i) => runs.curl[i][field] / v[field]);
+  const putRatios = paired('vidpub', 'putMs');
+  const ratio = median(putRatios);
+  const wallRatio = median(paired('vidpub', 'ms'));
   const mbps = (ms) => (BIG / 1e6 / (ms / 1000)).toFixed(0);
   // The best whole-command ratio a Node.js program could reach with a PUT as fast as curl's: one that did
   // nothing else but start (`node -e 0`). Below the goal, the goal is out of a Node client's reach here.
-  const ceiling = med('curl', 'ms') / (med('curl', 'putMs') + med('node', 'ms'));
   const ceilingPaired = median(runs.curl.map((c, i) => c.ms / (c.putMs + runs.node[i].ms)));
   const diffMb = bigPeakMb - smallPeakMb;
-  console.log(`${title}, ${RUNS} runs each, medians:`);
-  console.log(`  vidpub upload --no-wait, whole:  ${med('vidpub', 'ms').toFixed(0)} ms  runs: ${list('vidpub', 'ms')}`);
-  console.log(`  curl script (create, PUT, complete): ${med('curl', 'ms').toFixed(0)} ms  runs: ${list('curl', 'ms')}`);
-  console.log(`  whole command ratio (curl script time / vidpub time): ${wallRatio.toFixed(3)} (paired: ${pairs('ms').toFixed(3)})  goal >= ${RATIO_GOAL}: ${wallRatio >= RATIO_GOAL ? 'ok' : 'MISSED'}`);
-  console.log(`  outside the PUT: vidpub ${(med('vidpub', 'ms') - med('vidpub', 'putMs')).toFixed(0)} ms, the curl script ${(med('curl', 'ms') - med('curl', 'putMs')).toFixed(0)} ms, node -e 0 alone ${med('node', 'ms').toFixed(0)} ms`);
-  console.log(`  ceiling for a Node.js client with curl's PUT (curl script / (curl PUT + node -e 0)): ${ceiling.toFixed(3)} (paired: ${ceilingPaired.toFixed(3)})${ceiling < RATIO_GOAL ? `: below ${RATIO_GOAL}, the whole-command goal is out of reach of any Node.js process on this bench` : ''}`);
-  console.log(`  vidpub PUT (its --debug timing): ${med('vidpub', 'putMs').toFixed(0)} ms (${mbps(med('vidpub', 'putMs'))} MB/s)  runs: ${list('vidpub', 'putMs')}`);
-  console.log(`  ${curlName} (its time_total): `.padEnd(35) + `${med('curl', 'putMs').toFixed(0)} ms (${mbps(med('curl', 'putMs'))} MB/s)  runs: ${list('curl', 'putMs')}`);
-  console.log(`  PUT ratio (curl time / vidpub time): ${ratio.toFixed(3)} (paired: ${pairs('putMs').toFixed(3)})  goal >= ${RATIO_GOAL}: ${ratio >= RATIO_GOAL ? 'ok' : 'MISSED'}`);
-  console.log(`  peak RSS of the client (${GNU_TIME ? 'GNU time %M' : 'process.resourceUsage().maxRSS'}): ${bigPeakMb.toFixed(1)} MB for 1 GB, ${smallPeakMb.toFixed(1)} MB for 10 MB`);
-  console.log(`    difference: ${diffMb.toFixed(1)} MB  goal <= ${RSS_GOAL_MB} MB: ${diffMb <= RSS_GOAL_MB ? 'ok' : 'MISSED'}`);
+  const load = [...runs.load].sort((a, b) => a - b);
+  console.log(`${title}: ${RUNS} rounds, vidpub, curl and the Node.js floor interleaved (order turned each round); load average ${load[0].toFixed(1)} to ${load[load.length - 1].toFixed(1)} (median ${median(load).toFixed(1)})`);
+  console.log(`  vidpub PUT (its --debug timing):  ${med('vidpub', 'putMs').toFixed(0)} ms (${mbps(med('vidpub', 'putMs'))} MB/s)  runs: ${list('vidpub', 'putMs')}`);
+  console.log(`  ${curlName} (its time_total): `.padEnd(36) + `${med('curl', 'putMs').toFixed(0)} ms (${mbps(med('curl', 'putMs'))} MB/s)  runs: ${list('curl', 'putMs')}`);
+  console.log(`  Node.js floor (bench/put-floor.mjs): ${med('floor', 'putMs').toFixed(0)} ms (${mbps(med('floor', 'putMs'))} MB/s)  runs: ${list('floor', 'putMs')}`);
+  console.log(`  PUT, curl / vidpub, paired: ${spread(putRatios)}  goal >= ${RATIO_GOAL}: ${mark(ratio >= RATIO_GOAL)}`);
+  console.log(`  PUT, curl / the Node.js floor, paired: ${spread(paired('floor', 'putMs'))}  (what Node itself reaches; vidpub / floor: ${median(runs.vidpub.map((v, i) => runs.floor[i].putMs / v.putMs)).toFixed(3)})`);
+  console.log(`  whole command, curl script / vidpub upload --no-wait, paired: ${spread(paired('vidpub', 'ms'))}  goal >= ${RATIO_GOAL}: ${mark(wallRatio >= RATIO_GOAL)}`);
+  console.log(`    vidpub ${med('vidpub', 'ms').toFixed(0)} ms, the curl script ${med('curl', 'ms').toFixed(0)} ms; outside the PUT: vidpub ${(med('vidpub', 'ms') - med('vidpub', 'putMs')).toFixed(0)} ms, the curl script ${(med('curl', 'ms') - med('curl', 'putMs')).toFixed(0)} ms, node -e 0 alone ${med('node', 'ms').toFixed(0)} ms`);
+  console.log(`    ceiling for a Node.js client with curl's PUT (curl script / (curl PUT + node -e 0)), paired: ${ceilingPaired.toFixed(3)}${ceilingPaired < RATIO_GOAL ? `: below ${RATIO_GOAL}, the whole-command goal is out of reach of any Node.js process on this bench` : ''}`);
+  const cpu = (who, field) => med(who, field).toFixed(0);
+  console.log(`  CPU ms, medians (GNU time: user + system of the client's processes; the emulator's in the same span):`);
+  console.log(`    vidpub upload ${cpu('vidpub', 'cpuMs')} (emulator ${cpu('vidpub', 'serverCpuMs')}), the curl script ${cpu('curl', 'cpuMs')} (emulator ${cpu('curl', 'serverCpuMs')}), the Node.js floor ${cpu('floor', 'cpuMs')} (emulator ${cpu('floor', 'serverCpuMs')})`);
+  console.log(`  peak RSS of the client (${GNU_TIME ? 'GNU time %M' : 'process.resourceUsage().maxRSS'}): ${bigPeakMb.toFixed(1)} MB for 1 GB, ${smallPeakMb.toFixed(1)} MB for 10 MB (the baseline)`);
+  console.log(`    difference: ${diffMb.toFixed(1)} MB  goal <= ${RSS_GOAL_MB} MB: ${mark(diffMb <= RSS_GOAL_MB)}`);
   return ratio >= RATIO_GOAL && wallRatio >= RATIO_GOAL && diffMb <= RSS_GOAL_MB;
 }
 

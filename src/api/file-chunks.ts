@@ -8,10 +8,15 @@ import { closeFd, openForReading, statPath } from '../util/fs-calls.js';
 import { UsageError } from '../errors.js';
 import { exactBytes } from '../util/bytes.js';
 
-/** 1 MiB reads: close to curl; 64 KiB reads lose about a third. */
-export const UPLOAD_CHUNK_BYTES = 1024 * 1024;
-/** Buffers reused in turn (1 MiB each): the socket holds at most this many chunks not yet sent. */
-export const POOL_SIZE = 3;
+/**
+ * 64 KiB reads, as curl's: a read this size lands in a buffer still in the
+ * CPU's cache, and the socket's copy of it reads it from there. With 1 MiB
+ * reads the kernel's copy into the buffer cost more than the send itself
+ * (docs/performance.md, on the PUT).
+ */
+export const UPLOAD_CHUNK_BYTES = 64 * 1024;
+/** Buffers reused in turn: the socket holds at most this many chunks not yet sent. */
+export const POOL_SIZE = 8;
 
 /** The file grew or shrank while it was being sent. */
 export class FileChangedError extends UsageError {
@@ -34,16 +39,16 @@ export async function ensureSize(path: string, name: string, expected: number): 
 }
 
 /**
- * The file's bytes in 1 MiB chunks read into a few buffers used in turn:
- * memory stays flat whatever the size (a fresh 1 MiB Buffer per read piles up
- * garbage the GC frees late; docs/performance.md).
+ * The file's bytes in chunks read into a few buffers used in turn: memory
+ * stays flat whatever the size (a fresh Buffer per read piles up garbage the
+ * GC frees late; docs/performance.md).
  *
  * Reusing a buffer is safe because of how sendOnce() (put-stream.ts) writes
  * them: it asks for the next chunk only once fewer than POOL_SIZE chunks wait
  * in the socket (write callbacks come in order), so the buffer read into has
  * been sent.
  *
- * The reads are synchronous, as curl's are: a 1 MiB read from the page cache
+ * The reads are synchronous, as curl's are: a chunk's read from the page cache
  * or a disk takes well under the time the socket needs to send it, and it
  * spares the thread-pool round trip per chunk (a large share of the client's
  * CPU in the upload benchmark; docs/performance.md).

@@ -1,6 +1,6 @@
 /**
  * The PUT of a file's bytes to a signed upload URL (upload.url). Streamed from
- * disk in 1 MiB reads with Content-Length, with exactly upload.headers and
+ * disk in 64 KiB reads (file-chunks.ts) with Content-Length, with exactly upload.headers and
  * never the API key: the link is already signed. Not fetch: Node's fetch
  * buffers a whole request body.
  *
