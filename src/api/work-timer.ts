@@ -96,6 +96,6 @@ export class WorkTimer {
   async remember(): Promise<void> {
     if (!this.memory || this.finishedAt === undefined) return;
     const ms = learnDuration(this.previousMs, { startedAt: this.startedAt, lastUnfinishedAt: this.lastUnfinishedAt, finishedAt: this.finishedAt });
-    await this.memory.set(this.name, { ms, ...(this.bytes !== undefined ? { bytes: this.bytes } : {}) });
+    await this.memory.set(this.name, { ms, ...(this.bytes !== undefined ? { bytes: this.bytes } : {}) }).catch(() => undefined);
   }
 }

@@ -169,7 +169,8 @@ export async function waitForPost(session: Session, client: ApiClient, result: P
           { hint, data: p ? { ...result, post: p } : last },
         ),
     });
-    await timer?.remember();
+    // Written in the background (the client's close waits for it): the outcome need not wait for the disk.
+    void timer?.remember();
     return { ...result, post };
   } catch (err) {
     if (err instanceof TimeoutError) {
