@@ -21,9 +21,9 @@ export interface AtomicWriteOptions {
   /** Make the directory (0700) first when it is missing. */
   mkdir?: boolean;
   /**
-   * Flush the file and the rename to the disk (default true). A cache, which a
-   * lost or empty file only makes slower, says false: still whole or not at
-   * all for a reader, without the two flushes' wait.
+   * Flush the file and the rename to the disk (default true). A file whose
+   * loss with the power costs nothing but time (a cache, a probe) says false:
+   * still whole or not at all for a reader, without the two flushes' wait.
    */
   durable?: boolean;
 }
@@ -75,7 +75,7 @@ export function writeFileAtomic(path: string, text: string, opts: AtomicWriteOpt
   try {
     fd = openSync(tmp, 'wx', mode);
     writeSync(fd, text);
-    fsyncSync(fd);
+    if (opts.durable !== false) fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
     chmodSync(tmp, mode); // whatever the umask
@@ -89,7 +89,7 @@ export function writeFileAtomic(path: string, text: string, opts: AtomicWriteOpt
     }
     throw err;
   }
-  syncDirectory(dirname(target));
+  if (opts.durable !== false) syncDirectory(dirname(target));
 }
 
 /**
