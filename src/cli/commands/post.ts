@@ -93,7 +93,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
     'vidpub post clip.mp4 --to youtube --caption "Nightly" --idempotency-key "nightly-$(date +%F)" --no-input --json',
   ],
   async parse(args, flags, inv) {
-    // The machine's zone costs ICU's time zone data (tens of ms): read when a time needs it, not
+    // The machine's zone costs loading ICU's time zone data: read when a time needs it, not
     // before the first request of a post sent now. --tz and TZ are checked here, before anything is sent.
     const given = flags.tz !== undefined || inv.ctx.env.TZ !== undefined || flags.at !== undefined;
     let zone = given ? resolveTimeZone(flags.tz, inv.ctx.env) : undefined;
