@@ -8,7 +8,7 @@
  * - without a progress figure: 1 s, backing off by 1.5x to 5 s;
  * - with one (by default `value.progress.percent`): near the moment the
  *   percent and its rate say the work ends, a little after it, and in short,
- *   growing steps if the estimate was early — never more than the longest
+ *   growing steps (from 100 ms) if the estimate was early — never more than the longest
  *   interval apart, so the display keeps moving;
  * - never sooner than a Retry-After the service sent (see `hints`);
  * - never faster than the read allowance allows: once fewer than a quarter of
@@ -75,7 +75,10 @@ export interface PollOptions<T> extends RideOutOptions {
   maxIntervalMs?: number;
   /** Growth factor per poll (default 1.5). */
   factor?: number;
-  /** Shortest interval between two looks (default 200 ms), except for a Retry-After or the allowance. */
+  /**
+   * Shortest interval between two looks, except for a Retry-After or the allowance (default 200 ms,
+   * and 100 ms for the first look after an estimate that proved early).
+   */
   minIntervalMs?: number;
   /**
    * The value's progress in percent (0–100), or undefined. Default: the
@@ -100,8 +103,15 @@ export interface PollOptions<T> extends RideOutOptions {
 
 /** How long a look may run past the deadline before it is abandoned. */
 export const LAST_LOOK_GRACE_MS = 750;
-/** After an estimate proved early: the next look after this, growing by `factor`. */
+/** The shortest wait between two looks when no Retry-After or allowance says more. */
 const AFTER_ESTIMATE_MS = 200;
+/**
+ * After an estimate proved early: the next look after this, growing by
+ * `factor` (100, 150, 225 ms…). A remembered duration or a progress estimate
+ * is usually early by little, so the first step is short: the wait notices
+ * the end soon after it, at the cost of a read or two when it is early by much.
+ */
+const LATE_FIRST_MS = 100;
 /** A look lands this long after the estimated end (the work's own timer and the request's way). */
 const ESTIMATE_MARGIN_MS = 60;
 /** Spread the reads once fewer than this share of the minute's allowance is left. */
@@ -212,7 +222,7 @@ class LookPlanner<T> {
 
   constructor(
     private readonly opts: PollOptions<T>,
-    private readonly o: { maxMs: number; minMs: number; factor: number; progressOf: (value: T) => number | undefined },
+    private readonly o: { maxMs: number; minMs: number; lateMs: number; factor: number; progressOf: (value: T) => number | undefined },
   ) {
     this.#interval = opts.initialIntervalMs ?? 1000;
   }
@@ -225,13 +235,13 @@ class LookPlanner<T> {
     this.#interval = nextInterval(this.#interval, { factor, maxIntervalMs: maxMs });
     const end = this.#estimator.endAt() ?? this.opts.expectedEndAt;
     if (end !== undefined) {
-      const toEnd = end + ESTIMATE_MARGIN_MS - this.opts.clock.now();
+      const toEnd = end - this.opts.clock.now();
       if (toEnd > 0) {
-        ms = Math.min(Math.max(toEnd, minMs), maxMs);
+        ms = Math.min(Math.max(toEnd + ESTIMATE_MARGIN_MS, minMs), maxMs);
         this.#lateSteps = 0;
       } else {
-        // The estimate was early: look again soon, a little later each time.
-        ms = Math.min(maxMs, Math.round(minMs * factor ** this.#lateSteps++));
+        // The estimated end has come and the work is not done: early. Look again soon, a little later each time.
+        ms = Math.min(maxMs, Math.round(this.o.lateMs * factor ** this.#lateSteps++));
       }
     }
     const hints = this.opts.hints ? this.opts.hints() : responseMeta(value);
@@ -244,7 +254,7 @@ export async function poll<T>(opts: PollOptions<T>): Promise<T> {
   const { clock, signal, deadlineMs } = opts;
   const started = clock.now();
   const minMs = opts.minIntervalMs ?? AFTER_ESTIMATE_MS;
-  const planner = new LookPlanner(opts, { maxMs: opts.maxIntervalMs ?? 5000, minMs, factor: opts.factor ?? 1.5, progressOf: opts.progressOf ?? defaultProgress });
+  const planner = new LookPlanner(opts, { maxMs: opts.maxIntervalMs ?? 5000, minMs, lateMs: opts.minIntervalMs ?? LATE_FIRST_MS, factor: opts.factor ?? 1.5, progressOf: opts.progressOf ?? defaultProgress });
   let lastError: unknown;
   let last: T | undefined = opts.initial;
   let wait = 0;

@@ -8,12 +8,16 @@
  *
  * What a wait sees bounds the real duration: the work had not ended at the
  * last look that found it unfinished (lo) and had ended by the look that
- * found it finished (hi). The value kept is lo + 3/4 of the span (the looks
- * after an expectation that proved early are 0.2 s, 0.3 s… apart, so this
- * is close to the end). When the first look at the expected end already
- * finds it done, the value shrinks a little (3%, at least 20 ms) so that a
- * service that got faster is followed; the look lands ESTIMATE_MARGIN_MS
- * after the expected end, so this rarely costs a look.
+ * found it finished (hi).
+ * - Nothing remembered: lo + 3/4 of the span (the first waits look at 1 s,
+ *   2.5 s…, so the span is wide; the next wait then lands after the end).
+ * - Remembered, and the look at the expected end found it unfinished: the
+ *   expectation was early by less than the span (the looks after it are
+ *   100 ms, 150 ms… apart), and most often by little: lo + 1/4 of the span.
+ * - Remembered, and the first look found it done: the value shrinks a
+ *   little (0.5%, at least 10 ms), so that a service that got faster is
+ *   followed without making every other wait look too early; the look lands
+ *   ESTIMATE_MARGIN_MS after the expected end, so this rarely costs a look.
  */
 import type { ClientMemory } from './client.js';
 
@@ -42,11 +46,11 @@ export interface WaitSpan {
 export function learnDuration(previousMs: number | undefined, span: WaitSpan): number {
   const hi = Math.max(0, span.finishedAt - span.startedAt);
   if (span.lastUnfinishedAt === undefined && previousMs !== undefined) {
-    const shrink = Math.max(20, previousMs * 0.03);
+    const shrink = Math.max(10, previousMs * 0.005);
     return Math.max(0, Math.min(previousMs, hi) - shrink);
   }
   const lo = Math.max(0, Math.min(hi, (span.lastUnfinishedAt ?? span.startedAt) - span.startedAt));
-  return Math.round(lo + 0.75 * (hi - lo));
+  return Math.round(lo + (previousMs === undefined ? 0.75 : 0.25) * (hi - lo));
 }
 
 /** Times one wait and remembers its duration. */
@@ -92,6 +96,6 @@ export class WorkTimer {
   async remember(): Promise<void> {
     if (!this.memory || this.finishedAt === undefined) return;
     const ms = learnDuration(this.previousMs, { startedAt: this.startedAt, lastUnfinishedAt: this.lastUnfinishedAt, finishedAt: this.finishedAt });
-    await this.memory.set(this.name, { ms, ...(this.bytes !== undefined ? { bytes: this.bytes } : {}) });
+    await this.memory.set(this.name, { ms, ...(this.bytes !== undefined ? { bytes: this.bytes } : {}) }).catch(() => undefined);
   }
 }

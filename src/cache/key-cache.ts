@@ -141,7 +141,8 @@ export class KeyCache {
       const entries = await this.#readDisk();
       applyOp(entries, op);
       const doc: CacheFile = { v: VERSION, base_url: this.#opts.baseUrl, key: this.#opts.keyId, entries };
-      await writeFileAtomicAsync(this.file, JSON.stringify(doc));
+      // Not flushed to the disk: a cache lost with the power is only a slower next run.
+      await writeFileAtomicAsync(this.file, JSON.stringify(doc), { durable: false });
     } catch {
       // a cache that cannot be written is only slower next time
     }

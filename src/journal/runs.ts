@@ -30,7 +30,8 @@
  * at least the later to look sees the earlier, so at most one goes on.
  *
  * Files 0600 in a 0700 directory, each written whole (temporary file, fsync,
- * then rename) by the one run it belongs to, so no lock is needed. Reading
+ * then rename; the probe and a finished run's marker without the fsync) by the
+ * one run it belongs to, so no lock is needed. Reading
  * never throws: a store that cannot be read remembers nothing. Whether a note
  * can be written is asked before the run's first write (writable()), so a run
  * that could not be continued says so before it uploads.
@@ -196,14 +197,16 @@ export class RunStore {
   }
 
   /**
-   * Whether a note can be written here now: a small file written, synced and
-   * renamed as a note is, then removed. The error code (EROFS, ENOSPC,
-   * EACCES, ENOTDIR...) when it cannot.
+   * Whether a note can be written here now: a small file written and
+   * renamed as a note is, then removed (not flushed to the disk: it is
+   * removed at once, and the note's own write, flushed, comes before the
+   * run's first write). The error code (EROFS, ENOSPC, EACCES, ENOTDIR...)
+   * when it cannot.
    */
   writable(): string | undefined {
     const name = `.probe.${pid}.json`;
     try {
-      writeWhole(this.#dir, name, '{"v":0}\n');
+      writeWhole(this.#dir, name, '{"v":0}\n', { durable: false });
     } catch (err) {
       return (err as NodeJS.ErrnoException).code ?? 'EIO';
     }
@@ -247,14 +250,17 @@ export class RunStore {
    * The note of a finished run becomes `<what>.<key>.done`, with when it
    * finished: an identical run started before that (stopped before its claim,
    * slowed by a busy machine) continues it instead of posting a second time
-   * (finishedSince). It goes after RUN_MEMORY_MS.
+   * (finishedSince). It goes after RUN_MEMORY_MS. Not flushed to the disk (the
+   * command has printed its outcome and is about to exit): lost with the
+   * power, the note it replaces may come back, which a rerun continues (the
+   * service replays its post), or neither is there, as when it is unwritten.
    */
   #finish(what: string, key: string): void {
     const name = `${what}.${key}.json`;
     const run = this.#read(name);
     if (run) {
       try {
-        writeWhole(this.#dir, `${what}.${key}.done`, JSON.stringify({ v: 1, ...run, finished: this.now(), pid, host: hostname() }) + '\n');
+        writeWhole(this.#dir, `${what}.${key}.done`, JSON.stringify({ v: 1, ...run, finished: this.now(), pid, host: hostname() }) + '\n', { durable: false });
       } catch {
         // unwritten: a run started before this one finished and slowed until now posts anew, as before
       }

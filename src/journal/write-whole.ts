@@ -2,7 +2,10 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 
-/** Writes `text` to `dir`/`name` whole (src/util/atomic-write.ts), making `dir` first. Throws what the file system says. */
-export function writeWhole(dir: string, name: string, text: string): void {
-  writeFileAtomic(join(dir, name), text, { mkdir: true });
+/**
+ * Writes `text` to `dir`/`name` whole (src/util/atomic-write.ts), making `dir` first. Throws what the file system
+ * says. `durable: false` for a file whose loss with the power is safe (see its caller): no flush to the disk.
+ */
+export function writeWhole(dir: string, name: string, text: string, opts: { durable?: boolean } = {}): void {
+  writeFileAtomic(join(dir, name), text, { mkdir: true, ...opts });
 }

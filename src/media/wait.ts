@@ -178,7 +178,8 @@ export async function waitForMedia(session: Session, mediaId: string, opts: Wait
     opts.progress?.stop();
   }
   if (media.status === 'ready') {
-    await timer?.remember();
+    // Written in the background (the client's close waits for it): the post need not wait for the disk.
+    void timer?.remember();
     return media;
   }
   if (media.status === 'failed') throw mediaFailedError(media);

@@ -17,6 +17,15 @@ import { settle } from './settle.js';
 import { isFinished, type PostResult } from './view.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/**
+ * How the looks at a post spread out when nothing says when it ends (a post
+ * record has no progress figure; a first post to these destinations has no
+ * duration remembered): 1 s, then 1.25x (2.25 s, 3.8 s, 5.8 s… then every 5 s).
+ * A gentler growth than the media wait's 1.5x, which a percent guides: the
+ * end of a post of a few seconds is seen about half as late, for a read or
+ * two more in the first half minute.
+ */
+const POST_LOOK_GROWTH = 1.25;
 const TICK_MS = 100;
 
 /** What the display needs to know about one destination. */
@@ -149,6 +158,7 @@ export async function waitForPost(session: Session, client: ApiClient, result: P
       initial: result.post,
       // A post record has no progress figure: the next look is at the end expected from last time, if known.
       expectedEndAt: timer?.expectedEndAt,
+      factor: POST_LOOK_GROWTH,
       fetch: async ({ signal: look }) => {
         const p = await client.getPost(id, { signal: look });
         timer?.seen(session.clock.now(), isFinished(p));
@@ -169,7 +179,8 @@ export async function waitForPost(session: Session, client: ApiClient, result: P
           { hint, data: p ? { ...result, post: p } : last },
         ),
     });
-    await timer?.remember();
+    // Written in the background (the client's close waits for it): the outcome need not wait for the disk.
+    void timer?.remember();
     return { ...result, post };
   } catch (err) {
     if (err instanceof TimeoutError) {

@@ -49,6 +49,26 @@ function parseOffset(text: string, raw: string): number {
 }
 
 /**
+ * `now` as a WHEN. The zone is asked for (and the local form made) only when
+ * read: a post sent now, printed as JSON, never pays for ICU's time zone data.
+ */
+export function nowWhen(now: number, zone: () => string): ResolvedWhen {
+  let local: string | undefined;
+  return {
+    now: true,
+    ms: now,
+    publishAt: 'now',
+    utc: isoUtc(now),
+    get zone() {
+      return zone();
+    },
+    get local() {
+      return (local ??= isoInZone(now, zone()));
+    },
+  };
+}
+
+/**
  * Resolves WHEN against `now` (epoch ms) and `zone` (IANA, from
  * resolveTimeZone). Throws UsageError for a malformed time, a time that does
  * not exist in the zone, or a time in the past; `allowPast`: a time before
@@ -58,9 +78,7 @@ export function parseWhen(input: string, opts: { now: number; zone: string; allo
   const text = String(input).trim();
   const { now, zone } = opts;
   giveExamplesAt(opts);
-  if (/^now$/i.test(text)) {
-    return { now: true, ms: now, publishAt: 'now', local: isoInZone(now, zone), utc: isoUtc(now), zone };
-  }
+  if (/^now$/i.test(text)) return nowWhen(now, () => zone);
 
   let ms: number;
   let shownOffset: number;

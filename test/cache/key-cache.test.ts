@@ -106,15 +106,17 @@ describe('learnDuration', () => {
     expect(learnDuration(undefined, { startedAt: 0, finishedAt: 1000 })).toBe(750);
   });
 
-  it('when the look at the expected end found it done: a little less than before (follows a faster service)', () => {
-    expect(learnDuration(2000, { startedAt: 0, finishedAt: 2060 })).toBe(1940);
-    expect(learnDuration(100, { startedAt: 0, finishedAt: 160 })).toBe(80);
+  it('when the look at the expected end found it done: a little less than before (0.5%, at least 10 ms: follows a faster service)', () => {
+    expect(learnDuration(2000, { startedAt: 0, finishedAt: 2060 })).toBe(1990);
+    expect(learnDuration(100, { startedAt: 0, finishedAt: 160 })).toBe(90);
+    expect(learnDuration(60_000, { startedAt: 0, finishedAt: 60_060 })).toBe(59_700);
     // done much sooner than expected: the look itself bounds it
-    expect(learnDuration(2000, { startedAt: 0, finishedAt: 500 })).toBe(440);
+    expect(learnDuration(2000, { startedAt: 0, finishedAt: 500 })).toBe(490);
   });
 
-  it('when it was not done at the expected end: learns the longer span', () => {
-    expect(learnDuration(2000, { startedAt: 0, lastUnfinishedAt: 2060, finishedAt: 2260 })).toBe(2210);
+  it('when it was not done at the expected end: a quarter of the way into the span of the late looks', () => {
+    expect(learnDuration(2000, { startedAt: 0, lastUnfinishedAt: 2060, finishedAt: 2160 })).toBe(2085);
+    expect(learnDuration(2000, { startedAt: 0, lastUnfinishedAt: 2435, finishedAt: 2773 })).toBe(2520);
   });
 
   it('a WorkTimer says when to look from what was remembered, only for a video of about the same size', async () => {

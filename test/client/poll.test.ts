@@ -2,6 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { ProgressEstimator, isTransientError, paceDelay, poll, readThrough } from '../../src/api/poll.js';
 import { AuthError, ExitCode, InterruptedError, NotFoundError, RateLimitError, ServiceError, TimeoutError, UsageError, WorkFailedError } from '../../src/errors.js';
 import { virtualClock } from '../support/clock.js';
+import type { ClientMemory } from '../../src/api/client.js';
+import { WorkTimer } from '../../src/api/work-timer.js';
 
 describe('poll', () => {
   test('fetches until done, reporting each value; intervals start at 1 s and back off to 5 s', async () => {
@@ -119,7 +121,7 @@ describe('poll near the expected end', () => {
     expect(lateBy).toBeLessThanOrEqual(1000);
   });
 
-  test('an estimate that proves early: short looks, growing by 1.5x (200, 300, 450 ms…)', async () => {
+  test('an estimate that proves early: short looks, growing by 1.5x (100, 150, 225 ms…)', async () => {
     const clock = virtualClock(1_000_000);
     const t0 = clock.now();
     // 0% then 50% at 1 s (rate says done at 2 s), but the work really ends at 3.2 s.
@@ -129,8 +131,8 @@ describe('poll near the expected end', () => {
       return { status: 'processing', progress: { percent: el < 500 ? 0 : 50 } };
     };
     await poll({ fetch, done: (m) => m.status === 'ready', clock, what: 'x' });
-    // 1 s; the estimate (end at 1 s) is already due: the shortest look, 200 ms; then early: 200, 300, 450… until past 3.2 s.
-    expect(clock.sleeps).toEqual([1000, 200, 200, 300, 450, 675, 1013]);
+    // 1 s; the estimate (end at 1 s) has come and the work is not done: early, so 100, 150, 225… until past 3.2 s.
+    expect(clock.sleeps).toEqual([1000, 100, 150, 225, 338, 506, 759, 1139]);
   });
 
   test('expectedEndAt (no progress figure): the look lands just after the expected end, then short growing steps', async () => {
@@ -138,8 +140,8 @@ describe('poll near the expected end', () => {
     const t0 = clock.now();
     let n = 0;
     await poll({ fetch: async () => (clock.now() - t0 >= 2400 ? 'done' : `publishing ${++n}`), done: (s) => s === 'done', expectedEndAt: t0 + 2000, clock, what: 'x' });
-    // 2000 + 60 ms; then 200, 300 ms until past 2.4 s.
-    expect(clock.sleeps).toEqual([2060, 200, 300]);
+    // 2000 + 60 ms; then 100, 150, 225 ms until past 2.4 s.
+    expect(clock.sleeps).toEqual([2060, 100, 150, 225]);
   });
 
   test('an initial value: shown, no look at once, the first look after the first interval', async () => {
@@ -444,5 +446,70 @@ describe('readThrough (one value through trouble, for waits with a schedule of t
       onStopped: () => new InterruptedError('Interrupted.'),
     }).catch((e: unknown) => e);
     expect(got).toBeInstanceOf(InterruptedError);
+  });
+});
+
+describe('a wait that remembers how long the work took (WorkTimer + poll, as the media and post waits use them)', () => {
+  /** The key's cache, in memory. */
+  function memory(): ClientMemory {
+    const m = new Map<string, unknown>();
+    return {
+      get: async <T>(name: string) => (m.has(name) ? { value: structuredClone(m.get(name)) as T, at: 0 } : undefined),
+      set: async (name, value) => void m.set(name, structuredClone(value)),
+      forget: async () => m.clear(),
+    };
+  }
+
+  /** One wait for work of `ms` started now (no progress figure, as a post): how long after the end it noticed, and its looks. */
+  async function waitFor(mem: ClientMemory, clock: ReturnType<typeof virtualClock>, ms: number): Promise<{ late: number; looks: number }> {
+    const t0 = clock.now();
+    const timer = await WorkTimer.start(mem, 'post:dst_1', t0);
+    let looks = 0;
+    await poll({
+      initial: 'publishing',
+      expectedEndAt: timer.expectedEndAt,
+      fetch: async () => {
+        looks++;
+        const done = clock.now() - t0 >= ms;
+        timer.seen(clock.now(), done);
+        return done ? 'published' : 'publishing';
+      },
+      done: (s) => s === 'published',
+      clock,
+      what: 'x',
+    });
+    await timer.remember();
+    return { late: clock.now() - t0 - ms, looks };
+  }
+
+  test('the first wait backs off (1 s, 2.5 s); the next looks once just after the expected end; when that is early, looks again 100 ms, then 150 ms later', async () => {
+    const clock = virtualClock(1_000_000);
+    const mem = memory();
+    expect(await waitFor(mem, clock, 2000)).toEqual({ late: 500, looks: 2 });
+    // Learned 1000 + 3/4 of (1000, 2500]: 2125; looked at 2185.
+    expect(await waitFor(mem, clock, 2000)).toEqual({ late: 185, looks: 1 });
+    // Found done at the first look: 2125 less 0.5%. Work that now takes longer: looks at 2114 + 60, 2274, 2424.
+    clock.sleeps.length = 0;
+    expect(await waitFor(mem, clock, 2300)).toEqual({ late: 124, looks: 3 });
+    expect(clock.sleeps).toEqual([2174, 100, 150]);
+  });
+
+  test('over many waits of work whose length wobbles (2 s ± 15 ms), the end is noticed within 0.1 s on average, rarely with a second look', async () => {
+    const clock = virtualClock(1_000_000);
+    const mem = memory();
+    await waitFor(mem, clock, 2000); // cold: nothing remembered yet
+    const lates: number[] = [];
+    let looks = 0;
+    const waits = 40;
+    for (let i = 0; i < waits; i++) {
+      // A fixed wobble, the same every run of the test: -15, -5, 5, 15, -15, ...
+      const r = await waitFor(mem, clock, 2000 + ((i * 10) % 40) - 15);
+      lates.push(r.late);
+      looks += r.looks;
+    }
+    const mean = lates.reduce((a, b) => a + b, 0) / waits;
+    expect(Math.min(...lates)).toBeGreaterThanOrEqual(0);
+    expect(mean).toBeLessThanOrEqual(100);
+    expect(looks / waits).toBeLessThanOrEqual(1.3);
   });
 });

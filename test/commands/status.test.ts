@@ -81,6 +81,29 @@ describe('vidpub status', () => {
     }
   });
 
+  it('--wait on a post with nothing to say when it ends: looks at 1 s, then 1.25x apart (1.25 s, 1.56 s…)', async () => {
+    await emu.admin('POST', '/settings', { publish_ms: 60_000 });
+    try {
+      const slow = await publishNow(['dst_demo_youtube']);
+      // On a clock that moves only when told: each pause between two looks is read as vidpub asks for it, then let run.
+      const clock = manualClock();
+      const running = run(['status', slow.id, '--wait', '--timeout', '10m'], { clock });
+      const reads = async () => (await emu.requests()).filter((q) => q.method === 'GET' && q.path === `/v1/posts/${slow.id}`).length;
+      const pauses: number[] = [];
+      for (let i = 1; i <= 3; i++) {
+        await waitFor(async () => (await reads()) === i && clock.pending().some((ms) => ms !== 600_000), (waiting) => waiting, 60_000);
+        const pause = clock.pending().find((ms) => ms !== 600_000)!;
+        pauses.push(pause);
+        clock.tick(pause);
+      }
+      expect(pauses).toEqual([1000, 1250, 1563]);
+      clock.tick(600_000);
+      expect((await running).code).toBe(7);
+    } finally {
+      await emu.admin('POST', '/settings', { publish_ms: 300 });
+    }
+  });
+
   it('a draft with --wait: nothing to wait for', async () => {
     const d = await emu.api.post<Post>('/posts', { media_id: 'med_demo_sample', caption: 'd', destinations: [{ destination_id: 'dst_demo_linkedin' }] });
     const r = await run(['status', d.body.id, '--wait']);

@@ -5,7 +5,7 @@ import { MISSING_CAPTION, MISSING_TO, missingOptionsError, parseOptionFlag } fro
 import { postDocument, printPost, type PostResult } from '../../posts/view.js';
 import type { PostOpts, PostSource } from '../../posts/post/types.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
-import { parseWhen } from '../../time/parse-when.js';
+import { nowWhen, parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parseIdempotencyKey } from '../../posts/flags.js';
@@ -99,10 +99,14 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
     'vidpub post clip.mp4 --to youtube --caption "Nightly" --idempotency-key "nightly-$(date +%F)" --no-input --json',
   ],
   async parse(args, flags, inv) {
-    const zone = resolveTimeZone(flags.tz, inv.ctx.env);
+    // The machine's zone costs loading ICU's time zone data: read when a time needs it, not
+    // before the first request of a post sent now. --tz and TZ are checked here, before anything is sent.
+    const given = flags.tz !== undefined || inv.ctx.env.TZ !== undefined || flags.at !== undefined;
+    let zone = given ? resolveTimeZone(flags.tz, inv.ctx.env) : undefined;
+    const zoneNow = () => (zone ??= resolveTimeZone(flags.tz, inv.ctx.env));
     const draft = flags.draft;
     if (draft && flags.at !== undefined) throw new UsageError('--draft saves a draft without a time; drop --at, or drop --draft to schedule it');
-    const when = draft ? null : parseWhen(flags.at ?? 'now', { now: inv.ctx.clock.now(), zone });
+    const when = draft ? null : flags.at === undefined ? nowWhen(inv.ctx.clock.now(), zoneNow) : parseWhen(flags.at, { now: inv.ctx.clock.now(), zone: zoneNow() });
     const to = flags.to
       .flatMap((t) => t.split(','))
       .map((t) => t.trim())
@@ -132,7 +136,9 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
       idempotencyKey,
       forceNew,
       yes: flags.yes,
-      zone,
+      get zone() {
+        return zoneNow();
+      },
       atText: flags.at,
       editor,
       waitForQuota: inv.globals.waitForQuota,

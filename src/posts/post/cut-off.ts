@@ -42,7 +42,18 @@ export function destinationsBody(plans: DestinationPlan[]): string {
 
 /** What a run's note in runs/ says it posts, to tell a rerun of it. */
 export function cutOffInput(opts: PostOpts, caption: string, plans: DestinationPlan[]): CutOffInput {
-  return { source: opts.source, caption, destinations: destinationsBody(plans), draft: opts.draft, when: opts.when, atText: opts.atText, zone: opts.zone };
+  return {
+    source: opts.source,
+    caption,
+    destinations: destinationsBody(plans),
+    draft: opts.draft,
+    when: opts.when,
+    atText: opts.atText,
+    // Read only for a time other than now: the machine's zone costs ICU's data (post.ts).
+    get zone() {
+      return opts.zone;
+    },
+  };
 }
 
 /**

@@ -98,10 +98,12 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   await given.session.client();
   const earlier = await earlierByKey(given);
   if (earlier) return earlier;
-  const planned = await plan(given);
+  // Read beside the destinations (a round trip less before the upload); judged once the run is ready.
+  let allowance: Allowance = Promise.resolve(undefined);
+  const planned = await plan(given, () => (allowance = readAllowance(given)));
   const known = await knownMedia(given.opts, given.session);
   const { run, ready } = await readyToSend(given, planned, known);
-  await refuseSpentAllowance(run);
+  await refuseSpentAllowance(run, allowance);
   await noteRun(run.track);
   const s = run.opts.source;
   // A draft may be saved before the video is ready; publishing needs it ready.
@@ -120,20 +122,37 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   }
 }
 
+type Allowance = Promise<{ daily?: Me['limits']['api_posts_per_day']; err?: unknown; later?: true } | undefined>;
+
+/**
+ * The daily allowance, read when the run may be refused for it (refuseSpentAllowance); never rejects.
+ * `later`: a run that asks for a confirmation reads it once confirmed, as it may wait there long.
+ */
+function readAllowance({ opts, session }: PostRun, later = session.interactive && !opts.yes): Allowance {
+  if (opts.draft || opts.waitForQuota || opts.source.kind === 'media' || opts.idempotencyKey) return Promise.resolve(undefined);
+  if (later) return Promise.resolve({ later: true });
+  return session
+    .client()
+    .then((client) => client.dailyAllowance({ signal: session.signal }))
+    .then(
+      (daily) => ({ daily }),
+      (err: unknown) => ({ err }),
+    );
+}
+
 /**
  * The daily allowance used up: exit 4 before the video is uploaded or imported, not after (GET
  * /me, or the key's cache of it while far from spent). Not for a draft (it spends nothing), with --wait-for-quota (the wait comes at the post),
  * nor for a rerun under a key (its post may be a replay, which spends nothing): the service decides.
  */
-async function refuseSpentAllowance({ opts, session, key }: PostRun): Promise<void> {
+async function refuseSpentAllowance(run: PostRun, allowance: Allowance): Promise<void> {
+  const { opts, session, key } = run;
   if (opts.draft || opts.waitForQuota || opts.source.kind === 'media' || opts.idempotencyKey || key.continued) return;
-  let daily: Me['limits']['api_posts_per_day'] | undefined;
-  try {
-    daily = await (await session.client()).dailyAllowance({ signal: session.signal });
-  } catch (err) {
-    // Unread, the post itself says it; Ctrl-C stops here.
-    if (session.signal.aborted) throw err;
-  }
+  let read = await allowance;
+  if (read?.later) read = await readAllowance(run, false);
+  // Unread, the post itself says it; Ctrl-C stops here.
+  if (read?.err !== undefined && session.signal.aborted) throw read.err;
+  const daily = read?.daily;
   if (!daily || typeof daily.remaining !== 'number' || daily.remaining > 0) return;
   const spent = new RateLimitError('daily_post_limit', { code: 'daily_post_limit', resetAt: daily.reset_at });
   const hint = 'Run the same command again after the reset, add --wait-for-quota to wait for it, or save it with --draft.';
@@ -152,9 +171,10 @@ async function earlierByKey({ opts, session, deadlineMs }: PostRun): Promise<Pos
 }
 
 /** The workspace checked, the destinations chosen and their options planned: all before any upload. */
-async function plan({ opts, session }: PostRun): Promise<Planned> {
+async function plan({ opts, session }: PostRun, besideDestinations: () => void): Promise<Planned> {
   // --workspace first: with another workspace's key, the accounts asked for are not there to find.
   await (await session.client()).checkWorkspace({ signal: session.signal });
+  besideDestinations();
   const choice = await chooseDestinations(opts, session);
   const plans = await planFor(choice.chosen, opts.options);
   return { plans, names: choice.names, fromCache: choice.fromCache, chosenTo: choice.chosen.map((c) => c.name) };

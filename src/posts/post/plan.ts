@@ -181,9 +181,12 @@ export async function confirmOrAnnounce(run: PostRun, ready: Ready, again: strin
     await confirm(opts, session, summaryLines(summaryOf(opts, ready, ready.plans, now), session.screen.colors), again);
     return;
   }
-  const to = ready.plans.map((p) => destinationLabel(p.destination)).join(', ');
-  session.log.info(`Posting ${sanitize(sourceText(opts.source))} to ${sanitize(to)}: ${whenLine(opts.when, now)}`);
-  for (const line of defaultedLines(ready.plans)) session.log.info(line);
+  // Not even made with --quiet: the time's line reads the machine's zone (ICU's data, before the first request).
+  if (!session.quiet) {
+    const to = ready.plans.map((p) => destinationLabel(p.destination)).join(', ');
+    session.log.info(`Posting ${sanitize(sourceText(opts.source))} to ${sanitize(to)}: ${whenLine(opts.when, now)}`);
+    for (const line of defaultedLines(ready.plans)) session.log.info(line);
+  }
   if (opts.when?.note) session.log.warn(sanitize(opts.when.note));
 }
 
