@@ -4,16 +4,25 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The files that run longest (each runs its blocks one after another), started
- * first so that the run does not end waiting on one of them. Without a results
- * cache (a fresh checkout, as in CI) Vitest would start the largest files
- * first, and these are small.
+ * first so that the run does not end waiting on one of them; the order is a CI
+ * run's wall time per file, longest first. Without a results cache (a fresh
+ * checkout, as in CI) Vitest would start the largest files first, and these
+ * are small.
  */
 const LONGEST = [
+  'test/docs/help-examples.test.ts',
+  'test/reliability/kill-loop.test.ts',
+  'test/pty/frictions-pty.test.ts',
+  'test/reliability/live-run.test.ts',
   'test/docs/manual-emulator.test.ts',
+  'test/reliability/fault-matrix.test.ts',
   'test/docs/manual-publishing.test.ts',
+  'test/reliability/signal-keeps-note.test.ts',
+  'test/batch/batch-changed.test.ts',
+  'test/ci/action.test.ts',
+  'test/credentials/keychain-entries.test.ts',
   'test/docs/manual.test.ts',
   'test/docs/readme.test.ts',
-  'test/docs/help-examples.test.ts',
   'test/client/config-store.test.ts',
 ];
 
@@ -30,9 +39,19 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Watchdogs for a test that hangs, not a measure of speed: on a loaded 2-core machine a test
+    // that runs the built bin ten times, or a set-up that starts chromium or a keyring, can take
+    // many times what it takes on a quiet one (what a test asserts never depends on it).
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
+    // Each file in a fresh process. Without it (isolate: false) a worker loads the CLI and the
+    // emulator once, not once per file: half the CPU of test/emulator/, a quarter of a whole run's.
+    // But then, in a whole run under load, commands of test/commands/post-wait.test.ts (and once of
+    // web.test.ts) waited until their test timed out, where alone or in their own folder they pass
+    // in seconds: something a file before them in the same worker had left behind. Until every file
+    // is shown to leave nothing behind, each keeps a process of its own.
+    isolate: true,
     // Most tests wait on HTTP and child processes, not on the CPU: two test
     // files per core keep the cores busy (Vitest's default is one fewer than
     // the cores, so a single worker on a 2-core machine).

@@ -277,7 +277,8 @@ describe('the signed upload link', () => {
     const gone = new AbortController();
     // Half the body, then the client goes away while the fault still holds the request.
     const sent = request(up.upload.url, { method: 'PUT', headers: up.upload.headers, body: Readable.from(chunks(200_000, 100_000, () => sleep(5_000))), signal: gone.signal });
-    await sleep(100);
+    // Held: the PUT has arrived and the delay fault has taken it (not a guess of how long that takes).
+    await waitFor(() => emu.requests(), (log) => log.some((r) => r.method === 'PUT' && r.fault === 'delay'), 30_000);
     gone.abort();
     await expect(sent).rejects.toThrow();
     await sleep(400); // the delay is over: the handler meets a request whose client has gone

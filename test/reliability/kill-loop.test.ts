@@ -11,7 +11,13 @@
  * exit 7) and continues it; whatever the point, one post, one video.
  *
  * The points are drawn from a seeded random, printed at the start; rerun a
- * failure's draws with KILL_LOOP_SEED=<seed>. Each trial gets an emulator
+ * failure's draws with KILL_LOOP_SEED=<seed>. They are spread: the span of a
+ * run is cut into as many equal strides as there are trials, and each trial
+ * falls at a random point of its own stride, so every part of a run (start,
+ * upload, post, watch, exit) gets its point in every run of the suite. Drawn
+ * freely, 20 points of a kind left gaps about as wide as 10 spread ones leave
+ * (the widest about a sixth of a run) and bunched elsewhere: the other 10
+ * added time, not states. Each trial gets an emulator
  * reset to its fixture, so the state it reads is the trial's alone; the
  * trials run on a few emulators at once, each taking its trials in turn.
  * Videos and posts take 30 ms at the emulator; the first run is the real
@@ -33,7 +39,7 @@ import { sleep, waitFor } from '../support/poll.js';
 import { spawnWatched, type Ended } from '../support/spawned.js';
 
 const SEED = Number(process.env.KILL_LOOP_SEED ?? Math.floor(Math.random() * 2 ** 31));
-const TRIALS_EACH = 20;
+const TRIALS_EACH = 10;
 const LANES = 3;
 const ITEMS = 2;
 
@@ -48,6 +54,9 @@ function seeded(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** The i-th of n points spread over [0, span): a random point within the i-th of n equal strides. */
+const spread = (random: () => number, i: number, n: number, span = 1) => (span * (i + random())) / n;
 
 type Kind = 'post' | 'post --wait' | 'batch';
 interface Trial {
@@ -66,7 +75,7 @@ function draw(): Trial[] {
       for (let i = 0; i < TRIALS_EACH; i++) {
         // One post in four follows its post to the end, so the watch is a point too.
         const kind: Kind = command === 'batch' ? 'batch' : random() < 0.25 ? 'post --wait' : 'post';
-        trials.push({ n: trials.length + 1, kind, signal, at: random() * 1.1 });
+        trials.push({ n: trials.length + 1, kind, signal, at: spread(random, i, TRIALS_EACH, 1.1) });
       }
     }
   }
@@ -205,9 +214,13 @@ function drawLiving(): LivingTrial[] {
   const trials: LivingTrial[] = [];
   // Half of them stopped anywhere (most often before the run has claimed its command: the rerun posts, and the
   // first, let go on, continues it); half once it has claimed it (the rerun waits for it).
-  for (let i = 0; i < TRIALS_EACH; i++) trials.push({ n: 1000 + i, how: 'stopped', kind: random() < 0.25 ? 'post --wait' : 'post', at: random(), afterClaim: i % 2 === 1 });
+  // Each half spread over its span.
+  const half = TRIALS_EACH / 2;
+  for (let i = 0; i < TRIALS_EACH; i++) {
+    trials.push({ n: 1000 + i, how: 'stopped', kind: random() < 0.25 ? 'post --wait' : 'post', at: spread(random, Math.floor(i / 2), half), afterClaim: i % 2 === 1 });
+  }
   // Its parent killed within the first half of the run: it has its watch of a second still to do when the rerun starts.
-  for (let i = 0; i < TRIALS_EACH; i++) trials.push({ n: 2000 + i, how: 'orphaned', kind: 'post --wait', at: 0.5 * random() });
+  for (let i = 0; i < TRIALS_EACH; i++) trials.push({ n: 2000 + i, how: 'orphaned', kind: 'post --wait', at: spread(random, i, TRIALS_EACH, 0.5) });
   return trials;
 }
 

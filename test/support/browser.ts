@@ -4,7 +4,7 @@
  * browser per test file (`useBrowser`), a fresh context (cookies) per test.
  * Under CI a missing chromium fails the file (tools.ts), elsewhere it skips.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -17,8 +17,29 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 
-/** Where the tests write the screenshots docs/emulator.md shows. */
+/** Where the screenshots docs/emulator.md shows are kept. */
 export const SCREENSHOTS = join(ROOT, 'docs', 'images');
+
+/** A PNG's width and height, from its IHDR chunk (throws on anything that is not a PNG). */
+export function pngSize(png: Buffer): { width: number; height: number } {
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  if (png.length < 24 || !png.subarray(0, 8).equals(signature) || png.toString('latin1', 12, 16) !== 'IHDR') throw new Error('not a PNG');
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
+/**
+ * A screenshot the manual shows (docs/images/<name>), taken by a test. It is written over the
+ * committed one only when asked (VIDPUB_UPDATE_SCREENSHOTS=1), so that a test run leaves the tree
+ * clean; otherwise the committed one must be there and be of the same size as the page now (a
+ * full-page shot: the same width; its height follows the text and the fonts of the machine).
+ */
+export function keepScreenshot(name: string, png: Buffer, fullPage: boolean): { taken: { width: number; height: number }; kept: { width: number; height: number } } {
+  const path = join(SCREENSHOTS, name);
+  if (process.env.VIDPUB_UPDATE_SCREENSHOTS === '1') writeFileSync(path, png);
+  const taken = pngSize(png);
+  const kept = pngSize(readFileSync(path));
+  return { taken, kept: fullPage ? { ...kept, height: taken.height } : kept };
+}
 
 export interface BrowserHandle {
   browser(): Browser;

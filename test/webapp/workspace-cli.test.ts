@@ -4,14 +4,15 @@
  * with `vidpub publish` counts toward the daily allowance; the blocked-draft
  * hint ("Fix it at <review_url>, then run: vidpub publish ID") works end to
  * end; `vidpub open` gives the page. Also the pages' accessibility (axe-core,
- * the keyboard) and the screenshots docs/emulator.md shows.
+ * the keyboard) and the screenshots docs/emulator.md shows (rewritten only with
+ * VIDPUB_UPDATE_SCREENSHOTS=1; otherwise checked against the committed ones' sizes).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
-import { SCREENSHOTS, seriousViolations, useBrowser, type PageGlobals, type VideoElement } from '../support/browser.js';
+import { keepScreenshot, seriousViolations, useBrowser, type PageGlobals, type VideoElement } from '../support/browser.js';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { http } from '../support/rest.js';
@@ -156,10 +157,14 @@ describe.skipIf(missing('chromium'))('the web app and the CLI, in chromium', { t
       });
       await page.mouse.move(0, 0); // no control bar hovered
       expect(await seriousViolations(page)).toEqual([]);
-      await page.screenshot({ path: join(SCREENSHOTS, `webapp-review-${width}.png`), fullPage: width === 1280 });
+      const review = keepScreenshot(`webapp-review-${width}.png`, await page.screenshot({ fullPage: width === 1280 }), width === 1280);
+      expect(review.taken.width).toBe(width);
+      expect(review.kept).toEqual(review.taken);
       await page.goto(`${emu.adminUrl}/app`);
       expect(await seriousViolations(page)).toEqual([]);
-      await page.screenshot({ path: join(SCREENSHOTS, `webapp-workspaces-${width}.png`) });
+      const workspaces = keepScreenshot(`webapp-workspaces-${width}.png`, await page.screenshot(), false);
+      expect(workspaces.taken).toEqual({ width, height: 900 });
+      expect(workspaces.kept).toEqual(workspaces.taken);
     }
   });
 });
