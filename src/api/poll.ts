@@ -87,11 +87,11 @@ export interface PollOptions<T> extends RideOutOptions {
    */
   progressOf?: (value: T) => number | undefined;
   /**
-   * When the work is expected to end (absolute clock ms), from what the caller
-   * knows (e.g. how long the same work took last time): used like a progress
-   * estimate while the values give none.
+   * What the caller knows of how long the work takes (a WorkTimer: how long the same work took
+   * last time). Its `expectedEndAt` (absolute clock ms) is used like a progress estimate while
+   * the values give none; it is told of every look (`seen`), so it can learn from this wait.
    */
-  expectedEndAt?: number;
+  timer?: PollTimer;
   /**
    * Metadata of the last response: Retry-After, the read allowance. By default
    * the metadata the client attached to the last record (responseMeta).
@@ -99,6 +99,12 @@ export interface PollOptions<T> extends RideOutOptions {
   hints?: () => PollHints | undefined;
   /** A value already in hand (e.g. the response that started the work): shown, and the first look waits an interval. */
   initial?: T;
+}
+
+/** See PollOptions.timer. */
+export interface PollTimer {
+  readonly expectedEndAt?: number;
+  seen?(at: number, finished: boolean): void;
 }
 
 /** How long a look may run past the deadline before it is abandoned. */
@@ -233,7 +239,7 @@ class LookPlanner<T> {
     const { maxMs, minMs, factor } = this.o;
     let ms = this.#interval;
     this.#interval = nextInterval(this.#interval, { factor, maxIntervalMs: maxMs });
-    const end = this.#estimator.endAt() ?? this.opts.expectedEndAt;
+    const end = this.#estimator.endAt() ?? this.opts.timer?.expectedEndAt;
     if (end !== undefined) {
       const toEnd = end - this.opts.clock.now();
       if (toEnd > 0) {
@@ -299,8 +305,10 @@ export async function poll<T>(opts: PollOptions<T>): Promise<T> {
       onStopped: stopped,
     });
     last = value;
+    const finished = opts.done(value);
+    opts.timer?.seen?.(clock.now(), finished);
     opts.onUpdate?.(value);
-    if (opts.done(value)) return value;
+    if (finished) return value;
     const now = clock.now();
     if (deadlineMs !== undefined && now >= deadlineMs) throw timeout(now);
     wait = planner.after(now, value);

@@ -136,12 +136,8 @@ export async function waitForMedia(session: Session, mediaId: string, opts: Wait
       // The record in hand is the first look: the next one waits for its progress to say when
       // (or, before there is any, for how long processing took last time).
       initial: opts.current,
-      expectedEndAt: timer?.expectedEndAt,
-      fetch: async ({ signal: look }) => {
-        const m = await client.getMedia(mediaId, { signal: look });
-        timer?.seen(session.clock.now(), isMediaSettled(m));
-        return m;
-      },
+      timer,
+      fetch: ({ signal: look }) => client.getMedia(mediaId, { signal: look }),
       done: isMediaSettled,
       onUpdate: (m) => {
         last = m;

@@ -157,13 +157,9 @@ export async function waitForPost(session: Session, client: ApiClient, result: P
       // The record in hand (from create or publish) is the first look.
       initial: result.post,
       // A post record has no progress figure: the next look is at the end expected from last time, if known.
-      expectedEndAt: timer?.expectedEndAt,
+      timer,
       factor: POST_LOOK_GROWTH,
-      fetch: async ({ signal: look }) => {
-        const p = await client.getPost(id, { signal: look });
-        timer?.seen(session.clock.now(), isFinished(p));
-        return p;
-      },
+      fetch: ({ signal: look }) => client.getPost(id, { signal: look }),
       done: isFinished,
       onUpdate: (p) => {
         last = { ...result, post: p };

@@ -139,7 +139,7 @@ describe('poll near the expected end', () => {
     const clock = virtualClock(1_000_000);
     const t0 = clock.now();
     let n = 0;
-    await poll({ fetch: async () => (clock.now() - t0 >= 2400 ? 'done' : `publishing ${++n}`), done: (s) => s === 'done', expectedEndAt: t0 + 2000, clock, what: 'x' });
+    await poll({ fetch: async () => (clock.now() - t0 >= 2400 ? 'done' : `publishing ${++n}`), done: (s) => s === 'done', timer: { expectedEndAt: t0 + 2000 }, clock, what: 'x' });
     // 2000 + 60 ms; then 100, 150, 225 ms until past 2.4 s.
     expect(clock.sleeps).toEqual([2060, 100, 150, 225]);
   });
@@ -204,7 +204,7 @@ describe('poll honours the service', () => {
       initial: 'publishing',
       fetch: async () => (++n === 2 ? 'done' : 'publishing'),
       done: (s) => s === 'done',
-      expectedEndAt: t0 + 500,
+      timer: { expectedEndAt: t0 + 500 },
       hints: () => ({ rateLimit: { limit: 60, remaining: 5, resetSec: 30 } }),
       clock,
       what: 'x',
@@ -213,7 +213,7 @@ describe('poll honours the service', () => {
     expect(clock.sleeps).toEqual([6000, 6000]);
     const c2 = virtualClock(1_000_000);
     let m = 0;
-    await poll({ initial: 'publishing', fetch: async () => (++m === 1 ? 'done' : 'x'), done: (s) => s === 'done', expectedEndAt: c2.now() + 500, hints: () => ({ retryAfterSec: 3 }), clock: c2, what: 'x' });
+    await poll({ initial: 'publishing', fetch: async () => (++m === 1 ? 'done' : 'x'), done: (s) => s === 'done', timer: { expectedEndAt: c2.now() + 500 }, hints: () => ({ retryAfterSec: 3 }), clock: c2, what: 'x' });
     expect(c2.sleeps).toEqual([3000]);
   });
 
@@ -467,12 +467,10 @@ describe('a wait that remembers how long the work took (WorkTimer + poll, as the
     let looks = 0;
     await poll({
       initial: 'publishing',
-      expectedEndAt: timer.expectedEndAt,
+      timer,
       fetch: async () => {
         looks++;
-        const done = clock.now() - t0 >= ms;
-        timer.seen(clock.now(), done);
-        return done ? 'published' : 'publishing';
+        return clock.now() - t0 >= ms ? 'published' : 'publishing';
       },
       done: (s) => s === 'published',
       clock,
