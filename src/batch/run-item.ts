@@ -189,7 +189,6 @@ async function postItem(rc: RunContext, run: ItemRun): Promise<void> {
 export async function runItem(rc: RunContext, it: PlannedItem): Promise<void> {
   const run: ItemRun = { it, out: startingOutcome(rc.plan, it), step: 'upload', signal: AbortSignal.any([rc.signal]) };
   const { out } = run;
-  rc.outcomes.set(it.n, out);
   try {
     await postItem(rc, run);
   } catch (err) {
@@ -199,6 +198,7 @@ export async function runItem(rc: RunContext, it: PlannedItem): Promise<void> {
     run.releaseImport?.();
     const error = out.error && rc.troubles.get(it.n) !== 'interrupted' ? `: ${out.error}` : '';
     rc.view.state(it.n, `${out.status}${out.post_id ? ` ${out.post_id}` : ''}${error}`);
+    rc.view.end(it.n);
     await rc.record({ type: 'item-finished', item: it.n, key: it.key, outcome: out });
     rc.opts.onItem?.(out);
   }
