@@ -10,7 +10,8 @@
  * Items are started lazily, in order, through a pool of `inFlightLimit`
  * (a few times the uploads' places: the items whose video is processing or
  * whose post is publishing hold no upload place), so a batch of any length
- * has that many items, their promises and signals alive at once. Each item's
+ * has that many items, their promises and signals alive at once, and the
+ * plan lets go of each item as it starts. Each item's
  * outcome goes to `onItem` as it ends; the run keeps what its summary needs
  * (outcome-keeper.ts).
  */
@@ -19,7 +20,7 @@ import { bindDeadline } from '../session/deadline.js';
 import type { Session } from '../session/session.js';
 import type { PacedClient } from './allowance-gate.js';
 import { OutcomeKeeper } from './outcome-keeper.js';
-import type { BatchPlan } from './plan.js';
+import type { BatchPlan, PlannedItem } from './plan.js';
 import { closeRunContext, createRunContext } from './run-context.js';
 import { runItem } from './run-item.js';
 import type { BatchRun, RunOptions } from './run-types.js';
@@ -52,7 +53,12 @@ export async function runBatch(plan: BatchPlan, outer: Session, paced: PacedClie
     // so its queue holds no item and no promise is made for an item not yet started.
     const pool = pLimit(inFlightLimit(opts.concurrency));
     const running = new Set<Promise<void>>();
-    for (const it of plan.items) {
+    // The run takes each item out of the plan as it starts it: an item that has ended is held by
+    // nothing, so the plan's memory goes down as the run goes on (nothing reads the items after).
+    const items = plan.items;
+    for (let i = 0; i < items.length; i++) {
+      const it = items[i]!;
+      items[i] = undefined as unknown as PlannedItem;
       while (pool.activeCount + pool.pendingCount >= pool.concurrency) await Promise.race(running);
       const p: Promise<void> = pool(() => runItem(rc, it)).finally(() => running.delete(p));
       running.add(p);
