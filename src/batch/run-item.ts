@@ -79,10 +79,13 @@ async function sendVideo(rc: RunContext, run: ItemRun): Promise<{ media: Media; 
   const v = it.video;
   const since = rc.clock.now();
   const base = { idempotencyBase: it.key, wait: false, deadlineMs: rc.deadlineMs };
+  // The flows listen on the item's own signal (run.signal), not on the run's, which as many uploads
+  // as --concurrency would otherwise each listen on at once.
+  const session = { ...rc.session, signal: run.signal };
   if (v.kind === 'file') {
     rc.view.state(it.n, 'uploading');
     const { uploadFile } = await import('../media/upload-flow.js');
-    const media = await uploadFile(rc.session, v.file, { ...base, progress: itemProgress(rc.view, it.n) });
+    const media = await uploadFile(session, v.file, { ...base, progress: itemProgress(rc.view, it.n) });
     return { media, since: rc.clock.now() };
   }
   if (v.kind === 'url') {
@@ -90,7 +93,7 @@ async function sendVideo(rc: RunContext, run: ItemRun): Promise<{ media: Media; 
     run.step = 'import';
     rc.view.state(it.n, 'importing');
     const { importLink } = await import('../media/import-flow.js');
-    return { media: await importLink(rc.session, v.url, base), since };
+    return { media: await importLink(session, v.url, base), since };
   }
   return { media: v.media, since };
 }
