@@ -13,9 +13,9 @@ import { exactBytes } from '../../util/bytes.js';
 
 const MAX_MANIFEST_BYTES = 10_000_000;
 /**
- * A YAML manifest's limit: the YAML parser holds the whole document as a tree, some 100 times
- * its text, so a YAML manifest is refused past this (before it is read) to keep a batch's memory
- * bounded; CSV and JSON Lines are read a record at a time, up to MAX_MANIFEST_BYTES.
+ * A YAML manifest's limit: the YAML parser holds the whole document as a tree, many times the
+ * size of its text, so a YAML manifest is refused past this (before it is read) to keep a batch's
+ * memory bounded (docs/performance.md); CSV and JSON Lines are read up to MAX_MANIFEST_BYTES.
  */
 export const MAX_YAML_MANIFEST_BYTES = 1_000_000;
 const MAX_CONCURRENCY = 16;
