@@ -9,10 +9,22 @@
 // emulator's minute window (its clock is moved to there), so the bound is
 // known and the bench takes ~25 s. Goal: ratio <= 1.2. Requests per item are
 // printed from the emulator's own log (goal: reads <= 6 per item).
+//
+// Then a real batch of 100,000 items (VIDPUB_BENCH_BATCH_ITEMS): each its own
+// upload of the 13.7 KB clip, completed, and posted now to one destination
+// (--no-wait, --concurrency 16), against an emulator whose Demo account has
+// allowances no plan has (a fixture's limits: a plan's 20 or 30 writes a
+// minute and 30 or 100 posts a day would stretch it over years of waiting)
+// and whose processing and publishing take no time. Its peak RSS (the
+// whole process, /usr/bin/time -v or its own getrusage) against the goal,
+// <= 256 MB, and against floors measured in the same run: `node -e 0`, the
+// same manifest's --dry-run (the check and the plan alone), and a real run of
+// 1,000 items; and its wall time.
 /* global fetch */
 import './node-env.mjs'; // first: sets the environment every measured process inherits
-import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -108,4 +120,81 @@ try {
 } finally {
   emulator.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------- 100,000 items, bounded memory
+const MANY = Number(process.env.VIDPUB_BENCH_BATCH_ITEMS ?? 100_000);
+const FEW = 1_000;
+const RSS_GOAL_MB = 256;
+const TIME = '/usr/bin/time';
+const hasTime = existsSync(TIME) && spawnSync(TIME, ['-v', 'true']).status === 0;
+const many = mkdtempSync(join(tmpdir(), 'vidpub-bench-batch-many-'));
+const { defaultFixture } = createRequire(join(ROOT, 'package.json'))(join(ROOT, 'dist', 'emulator.js'));
+const fixture = defaultFixture();
+fixture.accounts.find((a) => a.id === 'acct_demo').limits = { requests_per_minute: { read: 100_000_000, write: 100_000_000 }, api_posts_per_day: { limit: 10_000_000 } };
+writeFileSync(join(many, 'fixture.json'), JSON.stringify(fixture));
+copyFileSync(CLIP, join(many, 'a.mp4'));
+const jsonl = (name, n) => {
+  const rows = [];
+  for (let i = 1; i <= n; i++) rows.push(JSON.stringify({ file: 'a.mp4', to: 'linkedin', caption: `Item ${i} of ${n}` }));
+  writeFileSync(join(many, name), rows.join('\n') + '\n');
+  return name;
+};
+
+/** One process: exit code, wall time (ms), peak RSS (MB) of the whole process, stdout's line count. */
+function measure(args, envOf) {
+  return new Promise((resolve) => {
+    const rusage = join(many, 'rusage.json');
+    const hook = join(many, 'rusage-hook.cjs');
+    writeFileSync(hook, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(rusage)}, JSON.stringify(process.resourceUsage())))`);
+    const [cmd, argv] = hasTime ? [TIME, ['-v', process.execPath, ...args]] : [process.execPath, ['--require', hook, ...args]];
+    const started = process.hrtime.bigint();
+    const child = spawn(cmd, argv, { cwd: many, env: envOf, stdio: ['ignore', 'pipe', 'pipe'] });
+    let lines = 0;
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      for (let i = c.indexOf(10); i >= 0; i = c.indexOf(10, i + 1)) lines++;
+    });
+    // The tail only: a run's stderr has a line or two per item.
+    child.stderr.on('data', (c) => (stderr = (stderr + c).slice(-20_000)));
+    child.on('exit', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const kb = hasTime ? Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)?.[1]) : JSON.parse(readFileSync(rusage, 'utf8')).maxRSS;
+      const status = hasTime ? Number(/Exit status: (\d+)/.exec(stderr)?.[1] ?? code) : code;
+      resolve({ code: status, ms, mb: kb / 1024, lines, stderr });
+    });
+  });
+}
+
+const big = await startEmulator(BIN, {
+  env: { ...process.env, VIDPUB_CONFIG_DIR: join(many, 'emu') },
+  args: ['--fixture', join(many, 'fixture.json'), '--processing-ms', '0', '--publish-ms', '0'],
+});
+try {
+  const bigKey = big.info.keys.find((k) => k.workspace === 'Demo' && k.access === 'read_write').key;
+  const bigEnv = { ...process.env, VIDPUB_BASE_URL: big.info.base_url, VIDPUB_API_KEY: bigKey, VIDPUB_CONFIG_DIR: join(many, 'config'), VIDPUB_STATE_DIR: join(many, 'state'), VIDPUB_NO_INPUT: '1', NO_COLOR: '1', TZ: 'UTC' };
+  const real = async (name, n) => {
+    const r = await measure([BIN, 'batch', name, '--yes', '--no-wait', '--concurrency', '16'], bigEnv);
+    if (r.code !== 0 || r.lines !== n) throw new Error(`vidpub batch ${name} exited ${r.code} with ${r.lines} lines of ${n}\n${r.stderr.slice(-2000)}`);
+    return r;
+  };
+  const nodeZero = await measure(['-e', '0'], bigEnv);
+  const manyName = jsonl('many.jsonl', MANY);
+  const dry = await measure([BIN, 'batch', manyName, '--dry-run'], bigEnv);
+  if (dry.code !== 0) throw new Error(`vidpub batch --dry-run exited ${dry.code}\n${dry.stderr.slice(-2000)}`);
+  const few = await real(jsonl('few.jsonl', FEW), FEW);
+  const run = await real(manyName, MANY);
+  const n = MANY.toLocaleString('en-US');
+  const show = (label, r) => console.log(`  ${label.padEnd(36)} ${r.mb.toFixed(0).padStart(5)} MB peak RSS ${(r.ms / 1000).toFixed(1).padStart(7)} s`);
+  console.log(`\nbatch, a real run of ${n} items (upload, complete, post now; --no-wait, --concurrency 16), peak RSS (${hasTime ? '/usr/bin/time -v' : "the process's own getrusage"})`);
+  show('node -e 0', nodeZero);
+  show(`--dry-run of the ${n} items`, dry);
+  show(`a real run of ${FEW.toLocaleString('en-US')} items`, few);
+  show(`a real run of ${n} items`, run);
+  console.log(`  ${n} items: ${run.mb.toFixed(0)} MB, ${(run.mb / nodeZero.mb).toFixed(1)}x node -e 0, +${(run.mb - dry.mb).toFixed(0)} MB over its --dry-run, +${(run.mb - few.mb).toFixed(0)} MB over ${FEW.toLocaleString('en-US')} items; ${(run.ms / MANY).toFixed(1)} ms an item`);
+  console.log(`  goal <= ${RSS_GOAL_MB} MB: ${run.mb <= RSS_GOAL_MB ? 'met' : 'missed'}`);
+  if (run.mb > RSS_GOAL_MB) process.exitCode = 1;
+} finally {
+  big.child.kill('SIGTERM');
+  rmSync(many, { recursive: true, force: true });
 }

@@ -35,6 +35,8 @@ export interface BatchOpts {
   recorder?: BatchRecorder;
   /** Told of each item as soon as it has ended. */
   onItem?: (outcome: ItemOutcome) => void;
+  /** The whole result is printed at the end (--json's document, a terminal): keep every item's outcome. */
+  keepAll?: boolean;
 }
 
 export interface BatchResult {
@@ -107,10 +109,10 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
 
   const { runBatch } = await import('./run-batch.js');
   const { troubleError } = await import('./trouble-error.js');
-  const run = await runBatch(plan, session, paced, { concurrency: opts.concurrency, wait: opts.wait, timeoutMs: opts.timeoutMs, spentMs: checksMs, recorder: opts.recorder, onItem: opts.onItem });
+  const run = await runBatch(plan, session, paced, { concurrency: opts.concurrency, wait: opts.wait, timeoutMs: opts.timeoutMs, spentMs: checksMs, recorder: opts.recorder, onItem: opts.onItem, keepAll: opts.keepAll });
   if (!session.quiet) {
     session.screen.write('\n');
-    for (const line of outcomeTable(run.outcomes, run.stats, session.screen.colors, session.screen.tty)) session.screen.write(line + '\n');
+    for (const line of outcomeTable(run, session.screen.colors, session.screen.tty)) session.screen.write(line + '\n');
   }
   const result: BatchResult = { dryRun: false, source: opts.source, items: run.outcomes, stats: run.stats };
   const err = troubleError(run, result);

@@ -10,7 +10,8 @@ import type { Colors } from '../ui/color.js';
 import { renderTable } from '../ui/table.js';
 import { formatDuration } from '../time/duration.js';
 import { resetPhrase, type BatchPlan, type PlannedItem } from './plan.js';
-import type { ItemOutcome, RunStats } from './run-types.js';
+import { counted } from '../util/plural.js';
+import type { BatchRun, ItemOutcome } from './run-types.js';
 
 const CAPTION_PREVIEW = 80;
 
@@ -89,7 +90,8 @@ export function* planLines(plan: BatchPlan, source: string, c: Colors): Generato
 }
 
 /** The final table (stderr). */
-export function outcomeTable(outcomes: ItemOutcome[], stats: RunStats, c: Colors, tty: boolean): string[] {
+export function outcomeTable(run: Pick<BatchRun, 'outcomes' | 'total' | 'counts' | 'stats'>, c: Colors, tty: boolean): string[] {
+  const { outcomes, stats, total } = run;
   const style = (s: string, o: ItemOutcome) =>
     o.status === 'failed' || o.status === 'blocked' ? c.red(s) : o.status === 'skipped' || o.error ? c.yellow(s) : c.green(s);
   const rows = renderTable(
@@ -106,10 +108,14 @@ export function outcomeTable(outcomes: ItemOutcome[], stats: RunStats, c: Colors
     ],
     { tty: true, bold: tty ? c.bold : undefined },
   );
-  const count = (s: string) => outcomes.filter((o) => o.status === s).length;
+  // A long batch's table has the items that did not end well only (outcome-keeper.ts); each item's line is on stdout.
+  const ok = ['published', 'publishing', 'scheduled', 'draft'].reduce((n, st) => n + (run.counts[st] ?? 0), 0);
+  const shown = outcomes.length === total - ok ? `the ${counted(outcomes.length, 'item')}` : `the first ${outcomes.length} of the ${total - ok} items`;
+  const some = outcomes.length < total ? [`(${shown} of ${total} that did not end well; each item's line is on stdout)`] : [];
+  const count = (s: string) => run.counts[s] ?? 0;
   const parts = ['published', 'publishing', 'scheduled', 'draft', 'blocked', 'failed', 'unknown', 'skipped'].filter((s) => count(s) > 0).map((s) => `${count(s)} ${s}`);
-  const perItem = outcomes.length ? ` (${(stats.reads / outcomes.length).toFixed(1)} reads, ${(stats.writes / outcomes.length).toFixed(1)} writes per item)` : '';
-  return [...rows, '', `${parts.join(', ') || 'nothing done'} in ${formatDuration(stats.elapsed_ms)}; ${stats.reads + stats.writes} requests${perItem}.`];
+  const perItem = total ? ` (${(stats.reads / total).toFixed(1)} reads, ${(stats.writes / total).toFixed(1)} writes per item)` : '';
+  return [...(outcomes.length > 0 ? rows : []), ...some, '', `${parts.join(', ') || 'nothing done'} in ${formatDuration(stats.elapsed_ms)}; ${stats.reads + stats.writes} requests${perItem}.`];
 }
 
 /**

@@ -75,7 +75,7 @@ export async function waitReady(rc: RunContext, run: ItemRun, first: Media, sinc
     const elapsed = clock.now() - since;
     const p = typeof m.progress?.percent === 'number' ? m.progress.percent : undefined;
     let wait: number;
-    if (firstLook && learned.media.length > 0) wait = Math.min(...learned.media) + 50 - elapsed;
+    if (firstLook && learned.media !== undefined) wait = learned.media + 50 - elapsed;
     else if (p !== undefined && p > 0 && p < 100 && elapsed > 0) wait = ((elapsed * (100 - p)) / p) * 0.75;
     else wait = interval;
     firstLook = false;
@@ -86,7 +86,7 @@ export async function waitReady(rc: RunContext, run: ItemRun, first: Media, sinc
     m = await readWithin(rc, run, () => String(status), (look) => rc.client.getMedia(id, { signal: look }));
     rc.view.state(run.it.n, mediaState(m));
   }
-  if (m.status === 'ready') learned.media.push(clock.now() - since);
+  if (m.status === 'ready') learned.media = Math.min(learned.media ?? Infinity, clock.now() - since);
   return m;
 }
 
@@ -105,7 +105,7 @@ export async function follow(rc: RunContext, run: ItemRun, post: Post, since: nu
     const dests = Array.isArray(p.destinations) ? p.destinations : [];
     const done = dests.filter((d) => ['published', 'failed', 'cancelled'].includes(String(d.status))).length;
     let wait: number;
-    if (firstLook && learned.post.length > 0) wait = Math.min(...learned.post) + 50 - elapsed;
+    if (firstLook && learned.post !== undefined) wait = learned.post + 50 - elapsed;
     else if (done > 0 && done < dests.length) wait = (elapsed / done) * (dests.length - done) * 0.5;
     else {
       wait = interval;
@@ -116,6 +116,6 @@ export async function follow(rc: RunContext, run: ItemRun, post: Post, since: nu
     const id = p.id;
     p = await readWithin(rc, run, () => 'publishing', (look) => rc.client.getPost(id, { signal: look }));
   }
-  learned.post.push(clock.now() - since);
+  learned.post = Math.min(learned.post ?? Infinity, clock.now() - since);
   return p;
 }

@@ -15,6 +15,8 @@ export interface BatchView {
   bytes(n: number, sent: number, total: number): void;
   /** A line of its own (a wait, a retry). */
   note(line: string): void;
+  /** The item has ended (after its last state): nothing more is told of it. */
+  end(n: number): void;
   stop(): void;
 }
 
@@ -49,6 +51,7 @@ class LiveView implements BatchView {
     r.state = 'uploading';
     this.dirty = true;
   }
+  end(): void {}
   note(line: string): void {
     this.region.clear();
     this.screen.write(line + '\n');
@@ -112,14 +115,18 @@ class PlainView implements BatchView {
   note(line: string): void {
     this.say(line);
   }
+  end(n: number): void {
+    this.last.delete(n);
+  }
   stop(): void {}
 }
 
-const silentView: BatchView = { state() {}, bytes() {}, note() {}, stop() {} };
+const silentView: BatchView = { state() {}, bytes() {}, note() {}, end() {}, stop() {} };
 
-export function createView(session: Session, labels: Map<number, string>): BatchView {
+/** `labels` (every item's, for the view at a terminal) is made only for that view. */
+export function createView(session: Session, labels: () => Map<number, string>): BatchView {
   if (session.quiet) return silentView;
-  if (session.screen.tty) return new LiveView(session.screen, labels);
+  if (session.screen.tty) return new LiveView(session.screen, labels());
   return new PlainView((line) => session.log.info(line));
 }
 

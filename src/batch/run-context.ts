@@ -34,9 +34,8 @@ export interface RunContext {
   slots: Slots;
   /** A link's item holds one from its import until the video is ready. */
   imports: Slots;
-  /** How long the run's videos took to be ready and its posts to finish (ms): when to look first. */
-  learned: { media: number[]; post: number[] };
-  outcomes: Map<number, ItemOutcome>;
+  /** The shortest time the run's videos took to be ready and its posts to finish (ms): when to look first. */
+  learned: { media?: number; post?: number };
   troubles: Map<number, Trouble>;
   unknowns: Map<number, OutcomeUnknownError>;
   goingOn: Set<number>;
@@ -89,11 +88,10 @@ export function createRunContext(setup: RunSetup): RunContext {
     stopSignal: setup.stopSignal,
     deadlineMs: setup.deadlineMs,
     opts,
-    view: createView(session, new Map(plan.items.map((it) => [it.n, labelOf(it)]))),
+    view: createView(session, () => new Map(plan.items.map((it) => [it.n, labelOf(it)]))),
     slots: new Slots(Math.max(1, opts.concurrency), session.signal),
     imports: new Slots(MAX_IMPORTS_IN_FLIGHT, session.signal),
-    learned: { media: [], post: [] },
-    outcomes: new Map(),
+    learned: {},
     troubles: new Map(),
     unknowns: new Map(),
     goingOn: new Set(),

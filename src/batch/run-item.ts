@@ -79,10 +79,13 @@ async function sendVideo(rc: RunContext, run: ItemRun): Promise<{ media: Media; 
   const v = it.video;
   const since = rc.clock.now();
   const base = { idempotencyBase: it.key, wait: false, deadlineMs: rc.deadlineMs };
+  // The flows listen on the item's own signal (run.signal), not on the run's, which as many uploads
+  // as --concurrency would otherwise each listen on at once.
+  const session = { ...rc.session, signal: run.signal };
   if (v.kind === 'file') {
     rc.view.state(it.n, 'uploading');
     const { uploadFile } = await import('../media/upload-flow.js');
-    const media = await uploadFile(rc.session, v.file, { ...base, progress: itemProgress(rc.view, it.n) });
+    const media = await uploadFile(session, v.file, { ...base, progress: itemProgress(rc.view, it.n) });
     return { media, since: rc.clock.now() };
   }
   if (v.kind === 'url') {
@@ -90,7 +93,7 @@ async function sendVideo(rc: RunContext, run: ItemRun): Promise<{ media: Media; 
     run.step = 'import';
     rc.view.state(it.n, 'importing');
     const { importLink } = await import('../media/import-flow.js');
-    return { media: await importLink(rc.session, v.url, base), since };
+    return { media: await importLink(session, v.url, base), since };
   }
   return { media: v.media, since };
 }
@@ -189,7 +192,6 @@ async function postItem(rc: RunContext, run: ItemRun): Promise<void> {
 export async function runItem(rc: RunContext, it: PlannedItem): Promise<void> {
   const run: ItemRun = { it, out: startingOutcome(rc.plan, it), step: 'upload', signal: AbortSignal.any([rc.signal]) };
   const { out } = run;
-  rc.outcomes.set(it.n, out);
   try {
     await postItem(rc, run);
   } catch (err) {
@@ -199,6 +201,7 @@ export async function runItem(rc: RunContext, it: PlannedItem): Promise<void> {
     run.releaseImport?.();
     const error = out.error && rc.troubles.get(it.n) !== 'interrupted' ? `: ${out.error}` : '';
     rc.view.state(it.n, `${out.status}${out.post_id ? ` ${out.post_id}` : ''}${error}`);
+    rc.view.end(it.n);
     await rc.record({ type: 'item-finished', item: it.n, key: it.key, outcome: out });
     rc.opts.onItem?.(out);
   }

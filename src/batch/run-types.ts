@@ -60,6 +60,8 @@ export interface RunOptions {
   recorder?: BatchRecorder;
   /** Told of each item as soon as it has ended (its stdout line need not wait for the whole batch). */
   onItem?: (outcome: ItemOutcome) => void;
+  /** Keep every item's outcome, however long the batch (its whole result is printed at the end). */
+  keepAll?: boolean;
 }
 
 export interface RunStats {
@@ -74,7 +76,12 @@ export interface RunStats {
 export type Trouble = 'failed' | 'blocked' | 'timeout' | 'rate' | 'interrupted' | 'unknown';
 
 export interface BatchRun {
+  /** The outcomes kept for the summary (outcome-keeper.ts): every item's, or those that did not end well. */
   outcomes: ItemOutcome[];
+  /** The items of the run. */
+  total: number;
+  /** How many items ended with each status. */
+  counts: Record<string, number>;
   stats: RunStats;
   /** The exit-code error, or undefined when every item ended well. */
   troubles: Map<number, Trouble>;

@@ -11,8 +11,9 @@ import type { BatchRun, Trouble } from './run-types.js';
 export function troubleError(run: BatchRun, data: unknown): VidpubError | undefined {
   const kinds = new Set(run.troubles.values());
   const troubled = (k: Trouble) => run.outcomes.filter((o) => run.troubles.get(o.item) === k);
-  const count = (k: Trouble) => troubled(k).length;
-  const total = run.outcomes.length;
+  // Counted over every item (a long batch keeps only some outcomes: outcome-keeper.ts).
+  const count = (k: Trouble) => [...run.troubles.values()].filter((t) => t === k).length;
+  const total = run.total;
   // A write that may have happened matters more to a script than why the batch stopped (as for post: exit 9).
   if (kinds.has('unknown')) {
     const first = [...(run.unknowns?.values() ?? [])][0];
@@ -27,7 +28,7 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
     const cut = troubled('interrupted');
     const posts = cut.filter((o) => o.status === 'publishing' && o.post_id !== null).map((o) => o.post_id!);
     const follow = posts.length > 0 ? `Follow ${posts.length === 1 ? 'it' : 'them'} with: ${posts.map((id) => `vidpub status ${id} --wait`).join('; ')}` : '';
-    const rest = cut.length > posts.length ? 'Run the same command again: finished steps are replayed by the service, not repeated.' : '';
+    const rest = count('interrupted') > posts.length ? 'Run the same command again: finished steps are replayed by the service, not repeated.' : '';
     return new InterruptedError(`Interrupted: ${count('interrupted')} of ${counted(total, 'item')} unfinished.`, {
       data,
       hint: [follow, rest].filter(Boolean).join('\n'),
@@ -35,11 +36,11 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
   }
   if (kinds.has('rate')) return new RateLimitError(`${count('rate')} of ${counted(total, 'item')} were refused by the daily post allowance.`, { data, code: 'daily_post_limit' });
   if (kinds.has('timeout')) {
-    const cut = run.outcomes.filter((o) => run.troubles.get(o.item) === 'timeout');
+    const cut = troubled('timeout');
     const posts = cut.map((o) => o.post_id).filter((id): id is string => id !== null);
     const follow = posts.length > 0 ? `Follow ${posts.length === 1 ? 'it' : 'them'} with: ${posts.map((id) => `vidpub status ${id} --wait`).join('; ')}` : '';
-    const rest = cut.length > posts.length ? 'Run the batch again to post the rest: what was done is replayed, not repeated.' : '';
-    const goOn = cut.every((o) => run.goingOn?.has(o.item) ?? true);
+    const rest = count('timeout') > posts.length ? 'Run the batch again to post the rest: what was done is replayed, not repeated.' : '';
+    const goOn = [...run.troubles].every(([n, t]) => t !== 'timeout' || (run.goingOn?.has(n) ?? true));
     return new TimeoutError(`Stopped waiting (--timeout) for ${count('timeout')} of ${counted(total, 'item')}${goOn ? '; they go on at the service' : ''}.`, {
       data,
       hint: [follow, rest].filter(Boolean).join('\n'),
@@ -52,7 +53,7 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
     const retry = failed.filter((o) => o.post_id !== null && o.destinations.some((d) => d.status === 'failed' || d.status === 'cancelled')).map((o) => o.post_id!);
     const hint = [
       retry.length > 0 ? `Post again to the destinations that failed with: ${retry.map((id) => `vidpub retry ${id}`).join('; ')}` : '',
-      failed.length > retry.length ? 'Fix what the table says and run the batch again: items that went out are not posted twice.' : '',
+      count('failed') > retry.length ? 'Fix what the table says and run the batch again: items that went out are not posted twice.' : '',
     ];
     return new WorkFailedError(`${count('failed')} of ${counted(total, 'item')} failed.`, { data, hint: hint.filter(Boolean).join('\n') });
   }

@@ -2,6 +2,7 @@ import { UsageError, sanitize } from '../../errors.js';
 import { planJson, type BatchOpts, type BatchResult } from '../../batch/batch-flow.js';
 import { outcomeLines, planLines } from '../../batch/batch-view.js';
 import type { ItemOutcome } from '../../batch/run-types.js';
+import type { ManifestFormat } from '../../batch/manifest-types.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { resolveTimeZone } from '../../time/zones.js';
@@ -11,21 +12,36 @@ import { readAll, readNamedFile } from '../io/user-input.js';
 import { exactBytes } from '../../util/bytes.js';
 
 const MAX_MANIFEST_BYTES = 10_000_000;
+/**
+ * A YAML manifest's limit: the YAML parser holds the whole document as a tree, many times the
+ * size of its text, so a YAML manifest is refused past this (before it is read) to keep a batch's
+ * memory bounded (docs/performance.md); CSV and JSON Lines are read up to MAX_MANIFEST_BYTES.
+ */
+export const MAX_YAML_MANIFEST_BYTES = 1_000_000;
 const MAX_CONCURRENCY = 16;
 
-async function readManifest(path: string, inv: Invocation, timeoutMs: number): Promise<{ text: string; baseDir: string; source: string }> {
+function yamlTooLong(shown: string): UsageError {
+  return new UsageError(`${shown} is a YAML manifest longer than ${exactBytes(MAX_YAML_MANIFEST_BYTES)}, the most vidpub reads as YAML (its parser holds the whole document in memory)`, {
+    hint: `Write it as JSON Lines (.jsonl, an item a line) or CSV (.csv), read up to ${exactBytes(MAX_MANIFEST_BYTES)}, or split it into several YAML manifests.`,
+  });
+}
+
+async function readManifest(path: string, format: ManifestFormat, inv: Invocation, timeoutMs: number): Promise<{ text: string; baseDir: string; source: string }> {
   const { dirname, resolve } = await import('node:path');
+  const limit = format === 'yaml' ? MAX_YAML_MANIFEST_BYTES : MAX_MANIFEST_BYTES;
   if (path === '-') {
     if (inv.ctx.io.stdinIsTTY) inv.log.info('Reading the manifest from the terminal; end it with Ctrl-D.');
-    return {
-      text: await readAll(inv.ctx.io.stdin, MAX_MANIFEST_BYTES, 'the manifest on stdin', { signal: inv.ctx.signal, clock: inv.ctx.clock, timeoutMs }),
-      baseDir: inv.ctx.cwd,
-      source: 'stdin',
-    };
+    const text = await readAll(inv.ctx.io.stdin, limit, 'the manifest on stdin', { signal: inv.ctx.signal, clock: inv.ctx.clock, timeoutMs }).catch((err: unknown) => {
+      // Stopped as soon as it passed the limit: the rest was not read.
+      throw format === 'yaml' && err instanceof UsageError && /is longer than/.test(err.message) ? yamlTooLong('the manifest on stdin') : err;
+    });
+    return { text, baseDir: inv.ctx.cwd, source: 'stdin' };
   }
   const abs = resolve(inv.ctx.cwd, path);
   const text = await readNamedFile(abs, sanitize(path), (st) => {
-    if (st.size > MAX_MANIFEST_BYTES) throw new UsageError(`${sanitize(path)} is longer than ${exactBytes(MAX_MANIFEST_BYTES)}`);
+    // From the file's size, before any of it is read.
+    if (format === 'yaml' && st.size > limit) throw yamlTooLong(sanitize(path));
+    if (st.size > limit) throw new UsageError(`${sanitize(path)} is longer than ${exactBytes(limit)}`);
   });
   return { text, baseDir: dirname(abs), source: path };
 }
@@ -66,7 +82,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
     }
     const timeoutMs = parseTimeout(flags);
     const zone = resolveTimeZone(flags.tz, inv.ctx.env);
-    const { text, baseDir, source } = await readManifest(path, inv, timeoutMs);
+    const { text, baseDir, source } = await readManifest(path, format, inv, timeoutMs);
     return {
       text,
       format,
@@ -102,9 +118,10 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
       // at the end, marked, without the links to its throwaway emulator (stopped by then).
       const { parseManifest } = await import('../../batch/manifest.js');
       const media = new Set((await parseManifest(opts.text, opts.format)).items.map((it) => it.fields.media).filter((m) => typeof m === 'string'));
-      return rehearse(inv, (session) => runBatchCommand(opts, session), { media: [...media] as string[] });
+      return rehearse(inv, (session) => runBatchCommand({ ...opts, keepAll: true }, session), { media: [...media] as string[] });
     }
-    return runBatchCommand({ ...opts, onItem }, inv.session);
+    // Lines streamed as items end: the run keeps only what its summary needs (a batch of any length).
+    return runBatchCommand({ ...opts, onItem, keepAll: onItem === undefined }, inv.session);
   },
   print(r, inv) {
     if (r.dryRun && r.plan) {
