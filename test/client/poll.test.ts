@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { ProgressEstimator, isTransientError, paceDelay, poll, readThrough } from '../../src/api/poll.js';
+import { isTransientError, paceDelay, poll, readThrough } from '../../src/api/poll.js';
+import { ProgressEstimator } from '../../src/api/progress-estimate.js';
 import { AuthError, ExitCode, InterruptedError, NotFoundError, RateLimitError, ServiceError, TimeoutError, UsageError, WorkFailedError } from '../../src/errors.js';
 import { virtualClock } from '../support/clock.js';
 import type { ClientMemory } from '../../src/api/client.js';
