@@ -30,14 +30,9 @@ import { InterruptedError, RateLimitError, ServiceError, TimeoutError, VidpubErr
 import { formatDuration } from '../time/duration.js';
 import { responseMeta } from './client.js';
 import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, type BackoffPolicy } from './backoff.js';
+import { ProgressEstimator, paceDelay, type PollHints } from './progress-estimate.js';
 
-/** What the last response said beyond its body; `responseMeta(record)` fits as is. */
-export interface PollHints {
-  /** Retry-After of the last response, in seconds, when it carried one. */
-  retryAfterSec?: number;
-  /** The read allowance as of the last response (X-RateLimit-*). */
-  rateLimit?: { limit?: number; remaining: number; resetSec: number };
-}
+export { ProgressEstimator, paceDelay, type PollHints };
 
 /** How failed looks are ridden out: the same for a poll and for one value read through (readThrough). */
 export interface RideOutOptions {
@@ -71,6 +66,12 @@ export interface PollOptions<T> extends RideOutOptions {
   onTimeout?: (last: T | undefined) => VidpubError;
   /** First interval (default 1000 ms). */
   initialIntervalMs?: number;
+  /**
+   * The interval after the first, from which the growth goes on (default: the first times
+   * `factor`). Shorter than the first: a wait whose end is unknown looks first when the work
+   * may have ended, then more closely while a short piece of work would end, then further apart.
+   */
+  secondIntervalMs?: number;
   /** Longest interval (default 5000 ms). */
   maxIntervalMs?: number;
   /** Growth factor per poll (default 1.5). */
@@ -120,8 +121,6 @@ const AFTER_ESTIMATE_MS = 200;
 const LATE_FIRST_MS = 100;
 /** A look lands this long after the estimated end (the work's own timer and the request's way). */
 const ESTIMATE_MARGIN_MS = 60;
-/** Spread the reads once fewer than this share of the minute's allowance is left. */
-const PACE_BELOW_SHARE = 0.25;
 
 /** The interval schedule: 1 s, 1.5 s, 2.25 s, … up to the maximum. */
 export function nextInterval(current: number, opts: { factor?: number; maxIntervalMs?: number } = {}): number {
@@ -161,61 +160,6 @@ function defaultProgress(value: unknown): number | undefined {
 }
 
 /**
- * Estimates when a piece of work reaches 100% from the percents seen and
- * when. Percents often move in steps (0, 25, 50, 75): each level was reached
- * somewhere between the last look below it and the first look at it. The
- * estimate takes a level as reached halfway through that span and the rate
- * from the start of the phase; when the phase was seen at 0% (its start), the
- * spans of all levels also bound the rate, and the estimate is kept within
- * those bounds.
- */
-export class ProgressEstimator {
-  /** Levels of the current phase: percent, first look at it, last look before it (-Infinity for the first). */
-  private levels: { p: number; first: number; before: number }[] = [];
-  private lastT = -Infinity;
-
-  /** Records a look; a lower percent than the last one starts a new phase. */
-  note(t: number, p: number | undefined): void {
-    const cur = this.levels.at(-1);
-    if (p === undefined) this.levels = [];
-    else if (!cur || p < cur.p) this.levels = [{ p, first: t, before: -Infinity }];
-    else if (p > cur.p) this.levels.push({ p, first: t, before: this.lastT });
-    this.lastT = t;
-  }
-
-  /** Estimated clock time at which the work reaches 100%, or undefined without a rate yet. */
-  endAt(): number | undefined {
-    const s = this.levels[0];
-    const l = this.levels.at(-1);
-    if (!s || !l || l === s) return undefined;
-    const reachedAt = (l.first + l.before) / 2;
-    if (reachedAt <= s.first) return undefined;
-    let end = reachedAt + ((100 - l.p) * (reachedAt - s.first)) / (l.p - s.p);
-    if (s.p === 0) {
-      // Time per percent, m: level p was reached at start + m·p, within (before, first].
-      let lo = 0;
-      let hi = Infinity;
-      for (const v of this.levels.slice(1)) {
-        lo = Math.max(lo, (v.before - s.first) / v.p);
-        hi = Math.min(hi, (v.first - s.first) / v.p);
-      }
-      if (lo <= hi) end = Math.min(Math.max(end, s.first + 100 * lo), s.first + 100 * hi);
-    }
-    return end;
-  }
-}
-
-/** How long to wait, at least, so that the reads left last until the reset; 0 when there are plenty. */
-export function paceDelay(rate: PollHints['rateLimit']): number {
-  if (!rate) return 0;
-  const resetMs = Math.max(0, rate.resetSec) * 1000;
-  if (rate.remaining <= 0) return resetMs;
-  const threshold = rate.limit !== undefined && rate.limit > 0 ? rate.limit * PACE_BELOW_SHARE : 15;
-  if (rate.remaining >= threshold) return 0;
-  return Math.ceil(resetMs / rate.remaining);
-}
-
-/**
  * When to look next after a value: the growing interval, or near the end the
  * progress (or the caller's expected end) points to; never sooner than a
  * Retry-After, never faster than the read allowance.
@@ -225,6 +169,8 @@ class LookPlanner<T> {
   #interval: number;
   /** Looks made since the estimate said "done by now". */
   #lateSteps = 0;
+  /** Values noted so far. */
+  #looks = 0;
 
   constructor(
     private readonly opts: PollOptions<T>,
@@ -238,7 +184,8 @@ class LookPlanner<T> {
     this.#estimator.note(t, this.o.progressOf(value));
     const { maxMs, minMs, factor } = this.o;
     let ms = this.#interval;
-    this.#interval = nextInterval(this.#interval, { factor, maxIntervalMs: maxMs });
+    const second = this.#looks++ === 0 ? this.opts.secondIntervalMs : undefined;
+    this.#interval = second !== undefined ? Math.min(maxMs, second) : nextInterval(this.#interval, { factor, maxIntervalMs: maxMs });
     const end = this.#estimator.endAt() ?? this.opts.timer?.expectedEndAt;
     if (end !== undefined) {
       const toEnd = end - this.opts.clock.now();
