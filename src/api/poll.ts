@@ -30,15 +30,8 @@ import { InterruptedError, RateLimitError, ServiceError, TimeoutError, VidpubErr
 import { formatDuration } from '../time/duration.js';
 import { responseMeta } from './client.js';
 import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, type BackoffPolicy } from './backoff.js';
-import { ProgressEstimator, defaultProgress } from './progress-estimate.js';
+import { ProgressEstimator, paceDelay, type PollHints } from './progress-estimate.js';
 
-/** What the last response said beyond its body; `responseMeta(record)` fits as is. */
-export interface PollHints {
-  /** Retry-After of the last response, in seconds, when it carried one. */
-  retryAfterSec?: number;
-  /** The read allowance as of the last response (X-RateLimit-*). */
-  rateLimit?: { limit?: number; remaining: number; resetSec: number };
-}
 
 /** How failed looks are ridden out: the same for a poll and for one value read through (readThrough). */
 export interface RideOutOptions {
@@ -72,6 +65,12 @@ export interface PollOptions<T> extends RideOutOptions {
   onTimeout?: (last: T | undefined) => VidpubError;
   /** First interval (default 1000 ms). */
   initialIntervalMs?: number;
+  /**
+   * The interval after the first, from which the growth goes on (default: the first times
+   * `factor`). Shorter than the first: a wait whose end is unknown looks first when the work
+   * may have ended, then more closely while a short piece of work would end, then further apart.
+   */
+  secondIntervalMs?: number;
   /** Longest interval (default 5000 ms). */
   maxIntervalMs?: number;
   /** Growth factor per poll (default 1.5). */
@@ -121,8 +120,6 @@ const AFTER_ESTIMATE_MS = 200;
 const LATE_FIRST_MS = 100;
 /** A look lands this long after the estimated end (the work's own timer and the request's way). */
 const ESTIMATE_MARGIN_MS = 60;
-/** Spread the reads once fewer than this share of the minute's allowance is left. */
-const PACE_BELOW_SHARE = 0.25;
 
 /** The interval schedule: 1 s, 1.5 s, 2.25 s, … up to the maximum. */
 export function nextInterval(current: number, opts: { factor?: number; maxIntervalMs?: number } = {}): number {
@@ -156,14 +153,9 @@ function retryAfterOf(err: unknown): number | undefined {
   return err instanceof VidpubError ? err.http?.retryAfterSec : undefined;
 }
 
-/** How long to wait, at least, so that the reads left last until the reset; 0 when there are plenty. */
-export function paceDelay(rate: PollHints['rateLimit']): number {
-  if (!rate) return 0;
-  const resetMs = Math.max(0, rate.resetSec) * 1000;
-  if (rate.remaining <= 0) return resetMs;
-  const threshold = rate.limit !== undefined && rate.limit > 0 ? rate.limit * PACE_BELOW_SHARE : 15;
-  if (rate.remaining >= threshold) return 0;
-  return Math.ceil(resetMs / rate.remaining);
+function defaultProgress(value: unknown): number | undefined {
+  const p = (value as { progress?: { percent?: unknown } } | null | undefined)?.progress?.percent;
+  return typeof p === 'number' && Number.isFinite(p) ? Math.max(0, Math.min(100, p)) : undefined;
 }
 
 /**
@@ -176,6 +168,8 @@ class LookPlanner<T> {
   #interval: number;
   /** Looks made since the estimate said "done by now". */
   #lateSteps = 0;
+  /** Values noted so far. */
+  #looks = 0;
 
   constructor(
     private readonly opts: PollOptions<T>,
@@ -189,7 +183,8 @@ class LookPlanner<T> {
     this.#estimator.note(t, this.o.progressOf(value));
     const { maxMs, minMs, factor } = this.o;
     let ms = this.#interval;
-    this.#interval = nextInterval(this.#interval, { factor, maxIntervalMs: maxMs });
+    const second = this.#looks++ === 0 ? this.opts.secondIntervalMs : undefined;
+    this.#interval = second !== undefined ? Math.min(maxMs, second) : nextInterval(this.#interval, { factor, maxIntervalMs: maxMs });
     const end = this.#estimator.endAt() ?? this.opts.timer?.expectedEndAt;
     if (end !== undefined) {
       const toEnd = end - this.opts.clock.now();

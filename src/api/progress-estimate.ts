@@ -1,13 +1,19 @@
 /**
- * How far along a piece of work is, from what a poll sees: the percent a
- * record carries (./poll.ts looks near the end it points to).
+ * What a wait knows of when the work ends and how fast it may look: the end a
+ * percent and its rate point to (ProgressEstimator), and the pause the read
+ * allowance asks for (paceDelay). poll() (poll.ts) plans its looks with them.
  */
 
-/** A record's `progress.percent` (0-100), or undefined. */
-export function defaultProgress(value: unknown): number | undefined {
-  const p = (value as { progress?: { percent?: unknown } } | null | undefined)?.progress?.percent;
-  return typeof p === 'number' && Number.isFinite(p) ? Math.max(0, Math.min(100, p)) : undefined;
+/** What the last response said beyond its body; `responseMeta(record)` fits as is. */
+export interface PollHints {
+  /** Retry-After of the last response, in seconds, when it carried one. */
+  retryAfterSec?: number;
+  /** The read allowance as of the last response (X-RateLimit-*). */
+  rateLimit?: { limit?: number; remaining: number; resetSec: number };
 }
+
+/** Spread the reads once fewer than this share of the minute's allowance is left. */
+const PACE_BELOW_SHARE = 0.25;
 
 /**
  * Estimates when a piece of work reaches 100% from the percents seen and
@@ -52,4 +58,14 @@ export class ProgressEstimator {
     }
     return end;
   }
+}
+
+/** How long to wait, at least, so that the reads left last until the reset; 0 when there are plenty. */
+export function paceDelay(rate: PollHints['rateLimit']): number {
+  if (!rate) return 0;
+  const resetMs = Math.max(0, rate.resetSec) * 1000;
+  if (rate.remaining <= 0) return resetMs;
+  const threshold = rate.limit !== undefined && rate.limit > 0 ? rate.limit * PACE_BELOW_SHARE : 15;
+  if (rate.remaining >= threshold) return 0;
+  return Math.ceil(resetMs / rate.remaining);
 }

@@ -20,11 +20,14 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 /**
  * How the looks at a post spread out when nothing says when it ends (a post
  * record has no progress figure; a first post to these destinations has no
- * duration remembered): 1 s, then 1.25x (2.25 s, 3.8 s, 5.8 s… then every 5 s).
- * A gentler growth than the media wait's 1.5x, which a percent guides: the
- * end of a post of a few seconds is seen about half as late, for a read or
- * two more in the first half minute.
+ * duration remembered): a first look at POST_FIRST_LOOK_MS, then from
+ * POST_SECOND_LOOK_MS growing by POST_LOOK_GROWTH (up to the poller's longest
+ * interval). The looks are closest while a short publish would end, and as far
+ * apart as before once the wait is long: a few reads more in the first minute
+ * than growing from the first look, the same rate after it (every few seconds).
  */
+const POST_FIRST_LOOK_MS = 1000;
+const POST_SECOND_LOOK_MS = 500;
 const POST_LOOK_GROWTH = 1.25;
 const TICK_MS = 100;
 
@@ -158,6 +161,8 @@ export async function waitForPost(session: Session, client: ApiClient, result: P
       initial: result.post,
       // A post record has no progress figure: the next look is at the end expected from last time, if known.
       timer,
+      initialIntervalMs: POST_FIRST_LOOK_MS,
+      secondIntervalMs: POST_SECOND_LOOK_MS,
       factor: POST_LOOK_GROWTH,
       fetch: ({ signal: look }) => client.getPost(id, { signal: look }),
       done: isFinished,

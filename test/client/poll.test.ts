@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { isTransientError, paceDelay, poll, readThrough } from '../../src/api/poll.js';
-import { ProgressEstimator } from '../../src/api/progress-estimate.js';
+import { isTransientError, poll, readThrough } from '../../src/api/poll.js';
+import { ProgressEstimator, paceDelay } from '../../src/api/progress-estimate.js';
 import { AuthError, ExitCode, InterruptedError, NotFoundError, RateLimitError, ServiceError, TimeoutError, UsageError, WorkFailedError } from '../../src/errors.js';
 import { virtualClock } from '../support/clock.js';
 import type { ClientMemory } from '../../src/api/client.js';
@@ -15,6 +15,42 @@ describe('poll', () => {
     expect(v).toBe(8);
     expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(clock.sleeps).toEqual([1000, 1500, 2250, 3375, 5000, 5000, 5000]);
+  });
+
+  test('secondIntervalMs: the interval after the first, from which the growth goes on (capped by maxIntervalMs)', async () => {
+    const clock = virtualClock(1_000_000);
+    let n = 0;
+    await poll({ fetch: async () => ++n, done: (x) => x === 8, clock, what: 'x', initialIntervalMs: 1000, secondIntervalMs: 500, factor: 1.25 });
+    expect(clock.sleeps).toEqual([1000, 500, 625, 781, 976, 1220, 1525]);
+    const capped = virtualClock(1_000_000);
+    let m = 0;
+    await poll({ fetch: async () => ++m, done: (x) => x === 4, clock: capped, what: 'x', initialIntervalMs: 1000, secondIntervalMs: 9000, maxIntervalMs: 5000 });
+    expect(capped.sleeps).toEqual([1000, 5000, 5000]);
+  });
+
+  test('secondIntervalMs counts from a value in hand: the first look after it waits the first interval', async () => {
+    const clock = virtualClock(1_000_000);
+    let n = 0;
+    await poll({ initial: 0, fetch: async () => ++n, done: (x) => x === 3, clock, what: 'x', initialIntervalMs: 1000, secondIntervalMs: 500, factor: 1.25 });
+    expect(clock.sleeps).toEqual([1000, 500, 625]);
+  });
+
+  test('secondIntervalMs gives way to an expected end: a remembered duration says when to look', async () => {
+    const clock = virtualClock(1_000_000);
+    const start = clock.now();
+    let n = 0;
+    await poll({
+      initial: 0,
+      fetch: async () => ++n,
+      done: (x) => x === 1,
+      clock,
+      what: 'x',
+      initialIntervalMs: 1000,
+      secondIntervalMs: 500,
+      factor: 1.25,
+      timer: { expectedEndAt: start + 2000 },
+    });
+    expect(clock.sleeps).toEqual([2060]);
   });
 
   test('returns at once when the first value is done', async () => {

@@ -81,7 +81,7 @@ describe('vidpub status', () => {
     }
   });
 
-  it('--wait on a post with nothing to say when it ends: looks at 1 s, then 1.25x apart (1.25 s, 1.56 s…)', async () => {
+  it('--wait on a post with nothing to say when it ends: looks at 1 s, then 0.5 s growing 1.25x (0.63 s, 0.78 s…)', async () => {
     await emu.admin('POST', '/settings', { publish_ms: 60_000 });
     try {
       const slow = await publishNow(['dst_demo_youtube']);
@@ -90,13 +90,13 @@ describe('vidpub status', () => {
       const running = run(['status', slow.id, '--wait', '--timeout', '10m'], { clock });
       const reads = async () => (await emu.requests()).filter((q) => q.method === 'GET' && q.path === `/v1/posts/${slow.id}`).length;
       const pauses: number[] = [];
-      for (let i = 1; i <= 3; i++) {
+      for (let i = 1; i <= 5; i++) {
         await waitFor(async () => (await reads()) === i && clock.pending().some((ms) => ms !== 600_000), (waiting) => waiting, 60_000);
         const pause = clock.pending().find((ms) => ms !== 600_000)!;
         pauses.push(pause);
         clock.tick(pause);
       }
-      expect(pauses).toEqual([1000, 1250, 1563]);
+      expect(pauses).toEqual([1000, 500, 625, 781, 976]);
       clock.tick(600_000);
       expect((await running).code).toBe(7);
     } finally {
