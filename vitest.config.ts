@@ -39,6 +39,7 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/support/real-timers.ts'],
     // Watchdogs for a test that hangs, not a measure of speed: on a loaded 2-core machine a test
     // that runs the built bin ten times, or a set-up that starts chromium or a keyring, can take
     // many times what it takes on a quiet one (what a test asserts never depends on it).
