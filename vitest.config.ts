@@ -39,19 +39,20 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/support/real-timers.ts'],
     // Watchdogs for a test that hangs, not a measure of speed: on a loaded 2-core machine a test
     // that runs the built bin ten times, or a set-up that starts chromium or a keyring, can take
     // many times what it takes on a quiet one (what a test asserts never depends on it).
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Each file in a fresh process. Without it (isolate: false) a worker loads the CLI and the
-    // emulator once, not once per file: half the CPU of test/emulator/, a quarter of a whole run's.
-    // But then, in a whole run under load, commands of test/commands/post-wait.test.ts (and once of
-    // web.test.ts) waited until their test timed out, where alone or in their own folder they pass
-    // in seconds: something a file before them in the same worker had left behind. Until every file
-    // is shown to leave nothing behind, each keeps a process of its own.
-    isolate: true,
+    // Test files share a worker process (isolate: false): a worker loads the CLI and the emulator
+    // once, not once per file, which saves a quarter to a third of the suite's CPU. A file must
+    // therefore leave nothing behind (fake timers, env, cwd, listeners on process, module state that
+    // a later file trips on). Fake timers were one such leak (test/time/long-timer.test.ts left a
+    // fake setTimeout, and later files' real-time waits never ended): test/support/real-timers.ts,
+    // run before each file, fails the first file to find them.
+    isolate: false,
     // Most tests wait on HTTP and child processes, not on the CPU: two test
     // files per core keep the cores busy (Vitest's default is one fewer than
     // the cores, so a single worker on a 2-core machine).
