@@ -75,6 +75,8 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
   } finally {
     checks.dispose();
   }
+  // The plan holds all the run needs: the items as written (each one's fields) go before it starts.
+  manifest.items.length = 0;
   const checksMs = session.clock.now() - checksStarted;
   // Items this machine already posted (the journal, by the item's key) spend no allowance and are
   // not posted again, however old: the service's own replay of the keys lasts 24 hours only.
