@@ -10,7 +10,8 @@
 // known and the bench takes ~25 s. Goal: ratio <= 1.2. Requests per item are
 // printed from the emulator's own log (goal: reads <= 6 per item).
 //
-// Then a real batch of 100,000 items (VIDPUB_BENCH_BATCH_ITEMS): each its own
+// Then a real batch of 100,000 items (VIDPUB_BENCH_BATCH_ITEMS: another count, or
+// several, comma-separated, e.g. 10000,30000, each run in turn): each its own
 // upload of the 13.7 KB clip, completed, and posted now to one destination
 // (--no-wait, --concurrency 16), against an emulator whose Demo account has
 // allowances no plan has (a fixture's limits: a plan's 20 or 30 writes a
@@ -19,7 +20,10 @@
 // whole process, /usr/bin/time -v or its own getrusage) against the goal,
 // <= 256 MB, and against floors measured in the same run: `node -e 0`, the
 // same manifest's --dry-run (the check and the plan alone), and a real run of
-// 1,000 items; and its wall time.
+// 1,000 items; and its wall time. Below 100,000 items, the goal is judged at the
+// largest count run, and the peak at 100,000 projected in a straight line from
+// the two largest counts (from 1,000 items and the largest, with one count), so
+// that several counts show whether memory grows with the items.
 /* global fetch */
 import './node-env.mjs'; // first: sets the environment every measured process inherits
 import { spawn, spawnSync } from 'node:child_process';
@@ -123,7 +127,10 @@ try {
 }
 
 // ---------------------------------------------------------------- 100,000 items, bounded memory
-const MANY = Number(process.env.VIDPUB_BENCH_BATCH_ITEMS ?? 100_000);
+const GOAL_ITEMS = 100_000;
+const COUNTS = String(process.env.VIDPUB_BENCH_BATCH_ITEMS ?? GOAL_ITEMS).split(',').map(Number).sort((a, b) => a - b);
+if (COUNTS.some((c) => !Number.isInteger(c) || c < 1)) throw new Error(`VIDPUB_BENCH_BATCH_ITEMS: give item counts, e.g. 10000,30000 (not ${process.env.VIDPUB_BENCH_BATCH_ITEMS})`);
+const MANY = COUNTS[COUNTS.length - 1];
 const FEW = 1_000;
 const RSS_GOAL_MB = 256;
 const TIME = '/usr/bin/time';
@@ -179,20 +186,30 @@ try {
     return r;
   };
   const nodeZero = await measure(['-e', '0'], bigEnv);
+  const count = (c) => c.toLocaleString('en-US');
+  const n = count(MANY);
   const manyName = jsonl('many.jsonl', MANY);
   const dry = await measure([BIN, 'batch', manyName, '--dry-run'], bigEnv);
   if (dry.code !== 0) throw new Error(`vidpub batch --dry-run exited ${dry.code}\n${dry.stderr.slice(-2000)}`);
   const few = await real(jsonl('few.jsonl', FEW), FEW);
-  const run = await real(manyName, MANY);
-  const n = MANY.toLocaleString('en-US');
+  const runs = [];
+  for (const c of COUNTS) runs.push({ c, r: c === MANY ? await real(manyName, c) : await real(jsonl(`items-${c}.jsonl`, c), c) });
+  const run = runs[runs.length - 1].r;
   const show = (label, r) => console.log(`  ${label.padEnd(36)} ${r.mb.toFixed(0).padStart(5)} MB peak RSS ${(r.ms / 1000).toFixed(1).padStart(7)} s`);
-  console.log(`\nbatch, a real run of ${n} items (upload, complete, post now; --no-wait, --concurrency 16), peak RSS (${hasTime ? '/usr/bin/time -v' : "the process's own getrusage"})`);
+  console.log(`\nbatch, a real run of ${COUNTS.map(count).join(', ')} items (upload, complete, post now; --no-wait, --concurrency 16), peak RSS (${hasTime ? '/usr/bin/time -v' : "the process's own getrusage"})`);
   show('node -e 0', nodeZero);
   show(`--dry-run of the ${n} items`, dry);
-  show(`a real run of ${FEW.toLocaleString('en-US')} items`, few);
-  show(`a real run of ${n} items`, run);
-  console.log(`  ${n} items: ${run.mb.toFixed(0)} MB, ${(run.mb / nodeZero.mb).toFixed(1)}x node -e 0, +${(run.mb - dry.mb).toFixed(0)} MB over its --dry-run, +${(run.mb - few.mb).toFixed(0)} MB over ${FEW.toLocaleString('en-US')} items; ${(run.ms / MANY).toFixed(1)} ms an item`);
-  console.log(`  goal <= ${RSS_GOAL_MB} MB: ${run.mb <= RSS_GOAL_MB ? 'met' : 'missed'}`);
+  show(`a real run of ${count(FEW)} items`, few);
+  for (const { c, r } of runs) show(`a real run of ${count(c)} items`, r);
+  console.log(`  ${n} items: ${run.mb.toFixed(0)} MB, ${(run.mb / nodeZero.mb).toFixed(1)}x node -e 0, +${(run.mb - dry.mb).toFixed(0)} MB over its --dry-run, +${(run.mb - few.mb).toFixed(0)} MB over ${count(FEW)} items; ${(run.ms / MANY).toFixed(1)} ms an item`);
+  if (MANY < GOAL_ITEMS) {
+    // A straight line through the two largest counts (or 1,000 items and the one count).
+    const [lo, hi] = runs.length > 1 ? [runs[runs.length - 2], runs[runs.length - 1]] : [{ c: FEW, r: few }, runs[0]];
+    const perThousand = hi.c > lo.c ? ((hi.r.mb - lo.r.mb) / (hi.c - lo.c)) * 1000 : 0;
+    const projected = hi.r.mb + (perThousand * (GOAL_ITEMS - hi.c)) / 1000;
+    console.log(`  growth: ${perThousand.toFixed(2)} MB per 1,000 items (${count(lo.c)} to ${count(hi.c)}); at ${count(GOAL_ITEMS)} items, projected ${projected.toFixed(0)} MB (not measured)`);
+  }
+  console.log(`  goal <= ${RSS_GOAL_MB} MB${MANY < GOAL_ITEMS ? ` (measured at ${n} items, not ${count(GOAL_ITEMS)})` : ''}: ${run.mb <= RSS_GOAL_MB ? 'met' : 'missed'}`);
   if (run.mb > RSS_GOAL_MB) process.exitCode = 1;
 } finally {
   big.child.kill('SIGTERM');

@@ -38,6 +38,7 @@ import { createTransport, type MaybeSent, type Transport } from './transport.js'
 import { answerSeen, isServiceError, readSuccess } from './service-word.js';
 import { uncertainAfter, unknownOutcome } from './unknown-outcome.js';
 import type { SenderOptions } from './sender-options.js';
+import { linkSignals, type LinkedSignal } from '../util/any-signal.js';
 
 export type { ClientTuning, SenderDeps, SenderOptions } from './sender-options.js';
 
@@ -133,10 +134,11 @@ export class RequestSender {
     }, this.#o.deps.net));
   }
 
-  #signal(o: RequestOptions): AbortSignal {
-    if (o.signal && o.signalOnly) return o.signal;
+  /** The request's signal: the client's, the caller's and the budget's, followed until the request ends (util/any-signal.ts). */
+  #signal(o: RequestOptions): LinkedSignal {
+    if (o.signal && o.signalOnly) return { signal: o.signal, dispose: () => undefined };
     const signals = [this.#o.deps.signal, ...(o.signal ? [o.signal] : []), ...(this.#budgetSignal() ?? [])];
-    return signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+    return signals.length === 1 ? { signal: signals[0]!, dispose: () => undefined } : linkSignals(signals);
   }
 
   /**
@@ -164,13 +166,14 @@ export class RequestSender {
    */
   async #send(method: HttpMethod, path: string, o: RequestOptions): Promise<{ body: unknown; meta?: ResponseMeta }> {
     const kind = kindOf(method);
+    const linked = this.#signal(o);
     const s: Sending = {
       method,
       kind,
       path,
       o,
       body: o.body === undefined ? undefined : JSON.stringify(o.body),
-      signal: this.#signal(o),
+      signal: linked.signal,
       // A write carries one Idempotency-Key for all its attempts.
       idempotencyKey: kind === 'write' ? (o.idempotencyKey ?? nodeCrypto().randomUUID()) : undefined,
       uncertain: false,
@@ -187,6 +190,8 @@ export class RequestSender {
       if (kind !== 'write') throw err;
       const request = `${method} ${new URL(this.baseUrl + path).pathname}`;
       throw unknownOutcome(err, { uncertain: s.uncertain, signal: s.signal, request, action: o.action }) ?? err;
+    } finally {
+      linked.dispose();
     }
   }
 

@@ -265,19 +265,34 @@ export function localWhens(
   problems: Problem[],
 ): { whens: (ResolvedWhen | null | undefined)[]; past: Map<number, Problem> } {
   const past = new Map<number, Problem>();
+  // The items that write the same time in the same zone share one resolved time (or why not):
+  // resolved once, and held once by the plan, however many items write it (most write "now").
+  const alike = new Map<string, ResolvedWhen | { failed: unknown }>();
+  const resolveOnce = (text: string, zone: string): ResolvedWhen | { failed: unknown } => {
+    const id = `${zone}\n${text}`;
+    let known = alike.get(id);
+    if (!known) {
+      try {
+        // The time range (not past, at most MAX_DAYS_AHEAD) is parseWhen's, as for post's --at.
+        known = parseWhen(text, { now: at.now, zone, allowPast: at.allowPast });
+      } catch (err) {
+        known = { failed: err };
+      }
+      alike.set(id, known);
+    }
+    return known;
+  };
   const whens = local.map((it, i) => {
     if (it.draft) return null;
     const zone = it.tz !== undefined && isValidTimeZone(it.tz) ? it.tz : at.zone;
     const problem = (err: unknown): Problem => ({ n: it.raw.n, line: it.raw.line, message: messageOf(err).replace(/ for --at/g, '') });
-    try {
-      // The time range (not past, at most MAX_DAYS_AHEAD) is parseWhen's, as for post's --at.
-      const when = parseWhen(it.at ?? 'now', { now: at.now, zone, allowPast: at.allowPast });
-      if (!when.now && when.ms < at.now) past.set(i, problem(pastTimeError(when)));
-      return when;
-    } catch (err) {
-      problems.push(problem(err));
+    const when = resolveOnce(it.at ?? 'now', zone);
+    if ('failed' in when) {
+      problems.push(problem(when.failed));
       return undefined;
     }
+    if (!when.now && when.ms < at.now) past.set(i, problem(pastTimeError(when)));
+    return when;
   });
   return { whens, past };
 }

@@ -256,8 +256,22 @@ function planItem(it: LocalItem, i: number, checked: Checked, batchKey: string |
     when: when === null ? 'draft' : when.now ? 'now' : /^\+/.test((it.at ?? '').trim()) ? { relative: it.at!.trim() } : when.utc,
     key: it.userKey ?? null,
   };
-  // Written out whole, never spread (see rawItem in manifest.ts).
-  return { n: it.raw.n, line: it.raw.line, video, caption, plans, when, draft: it.draft, fromDefaults: it.raw.fromDefaults, key: itemKey(content, batchKey), forceNew: it.forceNew };
+  // Written out whole, never spread (see rawItem in manifest.ts), with the fields the journal fills
+  // in later (batch-flow.ts): added to every item afterwards, each would get a store of its own.
+  return {
+    n: it.raw.n,
+    line: it.raw.line,
+    video,
+    caption,
+    plans,
+    when,
+    draft: it.draft,
+    fromDefaults: it.raw.fromDefaults,
+    key: itemKey(content, batchKey),
+    forceNew: it.forceNew,
+    alreadyPosted: false,
+    earlierPostId: undefined,
+  };
 }
 
 /**

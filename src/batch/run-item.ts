@@ -19,6 +19,7 @@ import { itemProgress } from './live-view.js';
 import type { BatchPlan, PlannedItem } from './plan.js';
 import type { ItemRun, RunContext } from './run-context.js';
 import type { DestinationOutcome, ItemOutcome } from './run-types.js';
+import { linkSignals } from '../util/any-signal.js';
 
 /** An item's post, as created (or found) by this run. */
 interface Sent {
@@ -190,13 +191,16 @@ async function postItem(rc: RunContext, run: ItemRun): Promise<void> {
 
 /** Runs one item to its end; whatever happens, its line is told and its places given back. */
 export async function runItem(rc: RunContext, it: PlannedItem): Promise<void> {
-  const run: ItemRun = { it, out: startingOutcome(rc.plan, it), step: 'upload', signal: AbortSignal.any([rc.signal]) };
+  // The item's own signal follows the run's until the item ends (util/any-signal.ts).
+  const linked = linkSignals([rc.signal]);
+  const run: ItemRun = { it, out: startingOutcome(rc.plan, it), step: 'upload', signal: linked.signal };
   const { out } = run;
   try {
     await postItem(rc, run);
   } catch (err) {
     settleTrouble(rc, run, err);
   } finally {
+    linked.dispose();
     run.releaseSlot?.();
     run.releaseImport?.();
     const error = out.error && rc.troubles.get(it.n) !== 'interrupted' ? `: ${out.error}` : '';

@@ -17,6 +17,7 @@ import { silentProgress } from '../ui/progress.js';
 import { formatDuration } from '../time/duration.js';
 import type { VideoFile } from './check.js';
 import { postItHint, waitForMedia, type MediaFlowOptions, type PostLine } from './wait.js';
+import { linkSignals } from '../util/any-signal.js';
 
 /** New links we ask for when the storage refuses one (expired, used, tampered). */
 const MAX_LINK_RENEWALS = 2;
@@ -64,8 +65,17 @@ async function settledComplete(outer: Session, err: unknown, postLine?: PostLine
 }
 
 async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
+  // Its own signal follows the session's and the caller's until it ends (util/any-signal.ts).
+  const linked = opts.signal ? linkSignals([session.signal, opts.signal]) : undefined;
+  try {
+    return await uploadWithinLinked(session, file, opts, linked?.signal ?? session.signal);
+  } finally {
+    linked?.dispose();
+  }
+}
+
+async function uploadWithinLinked(session: Session, file: VideoFile, opts: UploadFileOptions, signal: AbortSignal): Promise<Media> {
   const client = await session.client();
-  const signal = opts.signal ? AbortSignal.any([session.signal, opts.signal]) : session.signal;
   const base = opts.idempotencyBase ?? runKey(undefined).key;
   const progress = opts.progress ?? silentProgress;
   const debug = createDebugLogger({ out: session.debugOut, now: () => session.clock.now() });

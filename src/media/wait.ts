@@ -9,6 +9,7 @@ import { WorkTimer } from '../api/work-timer.js';
 import { InterruptedError, TimeoutError, VidpubError, WorkFailedError, isInterruption, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
 import type { Progress } from '../ui/progress.js';
+import { linkSignals } from '../util/any-signal.js';
 
 /** The contract's rule: a client stops polling on any status other than uploading or processing. */
 export function isMediaSettled(m: Pick<Media, 'status'>): boolean {
@@ -123,8 +124,17 @@ function startsNow(m: Media | undefined): m is Media {
  * InterruptedError (Ctrl-C, exit 130), each naming the media id.
  */
 export async function waitForMedia(session: Session, mediaId: string, opts: WaitOptions = {}): Promise<Media> {
+  // Its own signal follows the session's and the caller's until it ends (util/any-signal.ts).
+  const linked = opts.signal ? linkSignals([session.signal, opts.signal]) : undefined;
+  try {
+    return await waitForMediaLinked(session, mediaId, opts, linked?.signal ?? session.signal);
+  } finally {
+    linked?.dispose();
+  }
+}
+
+async function waitForMediaLinked(session: Session, mediaId: string, opts: WaitOptions, signal: AbortSignal): Promise<Media> {
   const client = await session.client();
-  const signal = opts.signal ? AbortSignal.any([session.signal, opts.signal]) : session.signal;
   let last: Media | undefined = opts.current;
   const show = (m: Media) => opts.progress?.status(phaseLabel(m), percentOf(m));
   const current = opts.current;
