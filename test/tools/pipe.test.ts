@@ -4,7 +4,7 @@
  * print a stack trace, and exits as the command did.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/build.js';
@@ -82,5 +82,24 @@ describe('output into a pipe closed early', () => {
     const r = piped('batch two.yaml --yes --no-input', 'head -n 1');
     expect(r.stderr).not.toMatch(/EPIPE|Error| {4}at /);
     expect(r.code).toBe(0);
+  });
+
+  it('output larger than a pipe holds, into a reader that starts late: every byte arrives, exit 0 (no exit before stdout is written)', () => {
+    // 3,000 items' plan is some 400 KB, several times what a pipe holds: with the reader not yet
+    // reading, the rest waits in vidpub, which must not exit before it is written.
+    const rows = Array.from({ length: 3000 }, (_, i) => `- media: med_demo_sample\n  to: linkedin\n  caption: Late reader ${i + 1}\n  draft: true\n`);
+    writeFileSync(join(box.cwd, 'late.yaml'), rows.join(''));
+    const whole = spawnSync('node', [join(ROOT, 'bin/vidpub.js'), 'batch', 'late.yaml', '--dry-run'], {
+      env: { PATH: process.env.PATH, HOME: box.home, VIDPUB_BASE_URL: box.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_NO_COMPILE_CACHE: '1' },
+      cwd: box.cwd,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(whole.status).toBe(0);
+    expect(whole.stdout.length).toBeGreaterThan(256 * 1024);
+    expect(whole.stdout).toContain('Late reader 3000');
+    const r = piped('batch late.yaml --dry-run', '(sleep 1; wc -c > late.count)');
+    expect(r.code).toBe(0);
+    expect(Number(readFileSync(join(box.cwd, 'late.count'), 'utf8').trim())).toBe(Buffer.byteLength(whole.stdout));
   });
 });
