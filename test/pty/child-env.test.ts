@@ -33,7 +33,8 @@ function recorder(name: string, then = ''): { path: string; env: () => Record<st
   return {
     path,
     env: () => Object.fromEntries(readFileSync(`${path}.env`, 'utf8').split('\0').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)])),
-    args: () => readFileSync(`${path}.args`, 'utf8'),
+    // '' until written: the stand-in writes its environment first, its arguments after it.
+    args: () => (existsSync(`${path}.args`) ? readFileSync(`${path}.args`, 'utf8') : ''),
   };
 }
 
