@@ -13,7 +13,7 @@ import { silentProgress } from '../ui/progress.js';
 import { checkImportUrl } from './import-url.js';
 import { noteWait } from './upload-flow.js';
 import { waitForMedia, type MediaFlowOptions } from './wait.js';
-import { linkSignals } from '../util/any-signal.js';
+import { withLinkedSignal } from '../util/any-signal.js';
 
 export interface ImportLinkOptions extends MediaFlowOptions {
   /** The name the video gets at the service (default: the link's file name). */
@@ -37,12 +37,7 @@ export async function importLink(outer: Session, url: string, opts: ImportLinkOp
 
 async function importWithin(session: Session, link: { url: string }, opts: ImportLinkOptions): Promise<Media> {
   // Its own signal follows the session's and the caller's until it ends (util/any-signal.ts).
-  const linked = opts.signal ? linkSignals([session.signal, opts.signal]) : undefined;
-  try {
-    return await importWithinLinked(session, link, opts, linked?.signal ?? session.signal);
-  } finally {
-    linked?.dispose();
-  }
+  return withLinkedSignal([session.signal, opts.signal], (signal) => importWithinLinked(session, link, opts, signal));
 }
 
 async function importWithinLinked(session: Session, link: { url: string }, opts: ImportLinkOptions, signal: AbortSignal): Promise<Media> {

@@ -17,7 +17,7 @@ import { silentProgress } from '../ui/progress.js';
 import { formatDuration } from '../time/duration.js';
 import type { VideoFile } from './check.js';
 import { postItHint, waitForMedia, type MediaFlowOptions, type PostLine } from './wait.js';
-import { linkSignals } from '../util/any-signal.js';
+import { withLinkedSignal } from '../util/any-signal.js';
 
 /** New links we ask for when the storage refuses one (expired, used, tampered). */
 const MAX_LINK_RENEWALS = 2;
@@ -66,12 +66,7 @@ async function settledComplete(outer: Session, err: unknown, postLine?: PostLine
 
 async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
   // Its own signal follows the session's and the caller's until it ends (util/any-signal.ts).
-  const linked = opts.signal ? linkSignals([session.signal, opts.signal]) : undefined;
-  try {
-    return await uploadWithinLinked(session, file, opts, linked?.signal ?? session.signal);
-  } finally {
-    linked?.dispose();
-  }
+  return withLinkedSignal([session.signal, opts.signal], (signal) => uploadWithinLinked(session, file, opts, signal));
 }
 
 async function uploadWithinLinked(session: Session, file: VideoFile, opts: UploadFileOptions, signal: AbortSignal): Promise<Media> {

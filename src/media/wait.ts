@@ -9,7 +9,7 @@ import { WorkTimer } from '../api/work-timer.js';
 import { InterruptedError, TimeoutError, VidpubError, WorkFailedError, isInterruption, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
 import type { Progress } from '../ui/progress.js';
-import { linkSignals } from '../util/any-signal.js';
+import { withLinkedSignal } from '../util/any-signal.js';
 
 /** The contract's rule: a client stops polling on any status other than uploading or processing. */
 export function isMediaSettled(m: Pick<Media, 'status'>): boolean {
@@ -125,12 +125,7 @@ function startsNow(m: Media | undefined): m is Media {
  */
 export async function waitForMedia(session: Session, mediaId: string, opts: WaitOptions = {}): Promise<Media> {
   // Its own signal follows the session's and the caller's until it ends (util/any-signal.ts).
-  const linked = opts.signal ? linkSignals([session.signal, opts.signal]) : undefined;
-  try {
-    return await waitForMediaLinked(session, mediaId, opts, linked?.signal ?? session.signal);
-  } finally {
-    linked?.dispose();
-  }
+  return withLinkedSignal([session.signal, opts.signal], (signal) => waitForMediaLinked(session, mediaId, opts, signal));
 }
 
 async function waitForMediaLinked(session: Session, mediaId: string, opts: WaitOptions, signal: AbortSignal): Promise<Media> {

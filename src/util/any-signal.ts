@@ -40,3 +40,18 @@ export function linkSignals(signals: readonly AbortSignal[]): LinkedSignal {
   }
   return { signal: controller.signal, dispose };
 }
+
+/**
+ * Runs `work` with a signal that follows each of `signals` given, linked only for as long as the
+ * work runs; one signal given is handed over as it is.
+ */
+export async function withLinkedSignal<T>(signals: readonly (AbortSignal | undefined)[], work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const given = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (given.length === 1) return work(given[0]!);
+  const linked = linkSignals(given);
+  try {
+    return await work(linked.signal);
+  } finally {
+    linked.dispose();
+  }
+}
