@@ -281,7 +281,9 @@ describe('the signed upload link', () => {
     await waitFor(() => emu.requests(), (log) => log.some((r) => r.method === 'PUT' && r.fault === 'delay'), 30_000);
     gone.abort();
     await expect(sent).rejects.toThrow();
-    await sleep(400); // the delay is over: the handler meets a request whose client has gone
+    // The delay is over: the handler meets a request whose client has gone. Ordered, not a guess of speed: the
+    // emulator runs in this process and its 300 ms timer was set before this 400 ms one, so it fires first.
+    await sleep(400);
     const again = await put(up, Buffer.alloc(200_000));
     expect(again.body).toMatchObject({ media_id: up.media.id, received_bytes: 200_000 });
     expect(again.status).toBe(200);

@@ -17,6 +17,7 @@ import { ExitCode, InterruptedError, OutcomeUnknownError, ServiceError, TimeoutE
 import { streamNotices } from '../../src/ui/notices.js';
 import { virtualClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
+import { waitFor } from '../support/poll.js';
 
 const emu = useEmulator();
 
@@ -49,11 +50,14 @@ describe('unknown outcomes', () => {
   });
 
   it('aborted while the write is in flight: OutcomeUnknownError with reason "interrupt"', async () => {
-    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 2000 });
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 5000 });
     const controller = new AbortController();
     const c = await client({ signal: controller.signal, clock: realClock });
-    setTimeout(() => controller.abort(), 150);
-    const err = await c.createPost(DRAFT).catch((e: unknown) => e);
+    const pending = c.createPost(DRAFT).catch((e: unknown) => e);
+    // Aborted once the emulator holds the write (seen in its log), not after a guess of how long sending takes.
+    await waitFor(() => emu.requests(), (log) => log.some((r) => r.method === 'POST' && r.path === '/v1/posts' && r.fault === 'delay'), 30_000);
+    controller.abort();
+    const err = await pending;
     await c.close();
     expect(err).toBeInstanceOf(OutcomeUnknownError);
     expect(err).toMatchObject({ reason: 'interrupt' });
