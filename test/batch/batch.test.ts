@@ -69,12 +69,29 @@ items:
 describe('vidpub batch: formats', () => {
   it('each line is written as its item ends: the draft and the scheduled item before the one still publishing', async () => {
     const dir = workdir({ 'week.yaml': YAML, 'caption.txt': 'From a file\n' });
-    const r = await run(['batch', join(dir, 'week.yaml')]);
-    expect(r.code).toBe(0);
-    const order = ended(r.stdout).map((o) => o.status);
-    expect(order).toHaveLength(3);
-    expect(order[2]).toBe('published');
-    expect(order.slice(0, 2).sort()).toEqual(['draft', 'scheduled']);
+    // Publishing takes 10 minutes of the emulator's clock, which moves on only once the other two lines are out:
+    // the order is staged, not left to how fast each item goes. (The scheduled item is weeks ahead: it stays.)
+    await emu.admin('POST', '/settings', { publish_ms: 600_000 });
+    let released: Promise<void> | undefined;
+    let out = '';
+    try {
+      const r = await run(['batch', join(dir, 'week.yaml')], {
+        clock: scaledClock(5),
+        onStdout: (chunk) => {
+          out += chunk;
+          if (!released && out.split('\n').filter(Boolean).length >= 2) released = emu.advance(1200);
+        },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(released).toBeDefined();
+      const order = ended(r.stdout).map((o) => o.status);
+      expect(order).toHaveLength(3);
+      expect(order[2]).toBe('published');
+      expect(order.slice(0, 2).sort()).toEqual(['draft', 'scheduled']);
+    } finally {
+      await released;
+      await emu.admin('POST', '/settings', { publish_ms: 20 });
+    }
   });
 
   it('YAML: defaults inherited, an item overriding them, a scheduled item in its own zone, a draft with a caption file (exit 0)', async () => {

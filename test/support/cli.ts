@@ -24,6 +24,8 @@ export interface RunOptions {
   columns?: number;
   /** Called with each chunk written to stderr (to react to progress, e.g. abort). */
   onStderr?(chunk: string): void;
+  /** Called with each chunk written to stdout (to react to a line, e.g. release held work). */
+  onStdout?(chunk: string): void;
 }
 
 export interface RunResult {
@@ -49,7 +51,7 @@ function collector(onChunk?: (s: string) => void): { stream: PassThrough; text: 
 
 export function makeContext(opts: RunOptions = {}): { ctx: Context; stdout: () => string; stderr: () => string } {
   const tty = typeof opts.tty === 'boolean' ? { stdin: opts.tty, stdout: opts.tty, stderr: opts.tty } : (opts.tty ?? {});
-  const out = collector();
+  const out = collector(opts.onStdout);
   const err = collector(opts.onStderr);
   const configDir = opts.env?.VIDPUB_CONFIG_DIR ?? tempConfigDir();
   // The journal too lives in a private dir unless a test names one.
