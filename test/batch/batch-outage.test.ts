@@ -21,6 +21,8 @@ const api = async (): Promise<RecordedRequest[]> => (await emu.requests()).filte
 const handled = (reqs: RecordedRequest[], method: string, path: string) => reqs.filter((r) => r.method === method && r.path === path && !r.replayed && r.status > 0 && r.status < 300);
 const faulted = (reqs: RecordedRequest[], prefix: string, fault: string) => reqs.filter((r) => r.method === 'GET' && r.path.startsWith(prefix) && r.fault === fault);
 
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const ITEM = { file: 'a.mp4', to: ['linkedin', 'youtube'], caption: 'through an outage' };
 
 describe('vidpub batch: reads failing during its waits', () => {
@@ -121,9 +123,15 @@ describe('vidpub batch: reads failing during its waits', () => {
         { destination_id: 'dst_demo_linkedin', name: '@vidpub-demo (linkedin)', status: 'not posted' },
         { destination_id: 'dst_demo_youtube', name: '@vidpubdemo (youtube)', status: 'not posted' },
       ],
-      error:
-        `stopped waiting (--timeout); the last look failed: Could not reach the service at ${emu.baseUrl}/media/${line!.media_id} after 4 attempts: connection reset (ECONNRESET); ` +
-        `video ${line!.media_id} goes on at the service; nothing was posted: run the batch again to post it`,
+      // 4 attempts; 5 when the first went out on a kept-alive connection, which a reset sends again once
+      // (request-sender.ts): whether one was still kept depends on timing, not on what is tested here.
+      error: expect.stringMatching(
+        new RegExp(
+          `^${escape(`stopped waiting (--timeout); the last look failed: Could not reach the service at ${emu.baseUrl}/media/${line!.media_id} after `)}[45]` +
+            escape(` attempts: connection reset (ECONNRESET); video ${line!.media_id} goes on at the service; nothing was posted: run the batch again to post it`) +
+            '$',
+        ),
+      ),
     });
     expect(r.stderr).toContain('Error: Stopped waiting (--timeout) for 1 of 1 item; they go on at the service.\nRun the batch again to post the rest: what was done is replayed, not repeated.\n');
 
