@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { COMPLETE_GRACE_MS } from '../../src/media/upload-flow.js';
 import { ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
@@ -109,10 +110,15 @@ describe('a signal keeps the note of the run, as SIGKILL does', () => {
     const env = dirs();
     const args = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'uploading', '--no-input', '--no-wait'];
     const before = await totals();
-    // The upload's complete is held back a little, so the signal comes with the bytes sent and the video not
-    // yet complete (its complete still goes through: an upload is not left half-done).
-    await emu.fault({ method: 'POST', path: '/v1/media/med_*', action: 'delay', ms: 300, times: 1 });
-    const first = await stopWhen(args, env, /Uploading clip\.mp4: 100%/, 'SIGTERM');
+    // The upload's complete is held back, and the signal sent once the emulator holds it (its log, not the "100%"
+    // line, after which the run may still be between the PUT's answer and the complete): the bytes are sent and
+    // the video not yet complete. Its complete still goes through (an upload is not left half-done): the answer
+    // comes at most 650 ms after the signal, within the COMPLETE_GRACE_MS the run gives it, however late
+    // the signal comes while the request is held.
+    expect(COMPLETE_GRACE_MS).toBeGreaterThan(650);
+    await emu.fault({ method: 'POST', path: '/v1/media/med_*', action: 'delay', ms: 650, times: 1 });
+    const completing = async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path.startsWith('/v1/media/med_') && q.fault === 'delay');
+    const first = await stopWhen(args, env, completing, 'SIGTERM');
     expect(first.stderr).toMatch(/Interrupted: stopped waiting for video med_\w+/);
     expect(first.stderr).toMatch(CONTINUE_LINE('uploading', ' --no-wait'));
     expect(first.code).toBe(143);

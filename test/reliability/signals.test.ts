@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { COMPLETE_GRACE_MS } from '../../src/media/upload-flow.js';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { tempConfigDir } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
@@ -13,8 +14,8 @@ const emu = useEmulator({ processingMs: 20, publishMs: 30_000 });
 
 beforeAll(() => ensureBuilt());
 
-/** Runs vidpub, sends `signal` once stderr matches `when`, resolves with how it ended. */
-function runUntil(args: string[], when: RegExp, signal: NodeJS.Signals, afterMs = 0): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs vidpub, sends `signal` once stderr matches `when`, or once `when()` holds (asked every 20 ms); resolves with how it ended. */
+function runUntil(args: string[], when: RegExp | (() => Promise<boolean>), signal: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
@@ -24,22 +25,29 @@ function runUntil(args: string[], when: RegExp, signal: NodeJS.Signals, afterMs 
     let stdout = '';
     let stderr = '';
     let sent = false;
+    const send = () => {
+      if (sent) return;
+      sent = true;
+      child.kill(signal);
+    };
     const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const asking = when instanceof RegExp ? undefined : setInterval(() => void when().then((now) => now && send()), 20);
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => {
       stderr += c;
-      if (!sent && when.test(stderr)) {
-        sent = true;
-        setTimeout(() => child.kill(signal), afterMs);
-      }
+      if (when instanceof RegExp && when.test(stderr)) send();
     });
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(kill);
+      clearInterval(asking);
       resolve({ code, stdout, stderr });
     });
   });
 }
+
+/** The emulator holds a POST whose path starts with `prefix` (a delay fault), as its request log shows. */
+const held = (prefix: string) => async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path.startsWith(prefix) && q.fault === 'delay');
 
 describe('signals', () => {
   const cases: [NodeJS.Signals, number][] = [
@@ -65,8 +73,11 @@ describe('signals', () => {
   }
 
   it('SIGTERM once every byte has arrived: the complete still goes through, then exit 143 naming the video', async () => {
-    await emu.fault({ method: 'POST', path: '/v1/media/med_*', action: 'delay', ms: 400 });
-    const r = await runUntil(['upload', 'test/fixtures/clip.mp4'], /Uploading clip\.mp4: 100%/, 'SIGTERM', 100);
+    // Sent once the emulator holds the complete (its log; after the "100%" line the run may not have sent it
+    // yet). The answer comes at most 650 ms after the signal, within the COMPLETE_GRACE_MS the run gives it.
+    expect(COMPLETE_GRACE_MS).toBeGreaterThan(650);
+    await emu.fault({ method: 'POST', path: '/v1/media/med_*', action: 'delay', ms: 650 });
+    const r = await runUntil(['upload', 'test/fixtures/clip.mp4'], held('/v1/media/med_'), 'SIGTERM');
     expect(r.stderr).toMatch(/Interrupted: stopped waiting for video (med_\w+)/);
     expect(r.code).toBe(143);
     const id = /video (med_\w+)/.exec(r.stderr)![1]!;
@@ -75,8 +86,8 @@ describe('signals', () => {
   });
 
   it('SIGTERM while POST /posts is in flight: exit 9, the outcome unknown, the rerun with the key vidpub made', async () => {
-    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 1500 });
-    const r = await runUntil(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--no-input', '--no-wait'], /Posting video/, 'SIGTERM');
+    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 3000 });
+    const r = await runUntil(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--no-input', '--no-wait'], held('/v1/posts'), 'SIGTERM');
     expect(r.stderr).toMatch(/The outcome is unknown: the post may have been created \(video med_demo_sample\); it was interrupted before the service answered\./);
     expect(r.stderr).toMatch(/Rerun to settle it \(nothing is done twice\): vidpub post --media med_demo_sample --to youtube --caption x --no-input --no-wait --idempotency-key vp-[\w-]+/);
     expect(r.code).toBe(9);
