@@ -60,34 +60,6 @@ function isTerminal(fd) {
 }
 
 /**
- * Exits with `code` once stdout and stderr have handed everything to the system. A pipe whose
- * reader is slower than vidpub (`vidpub batch … | ./slow-script`) holds at most its buffer;
- * what Node still queues would be lost by process.exit, so it is waited for, as a program
- * blocked on a full pipe waits. A reader gone away (EPIPE, guardStdout) or a closed stream
- * waits for nothing.
- */
-function exitOnceWritten(code) {
-  const streams = [process.stdout, process.stderr].filter((s) => !s.destroyed && s.writableLength > 0);
-  let left = streams.length;
-  const one = () => {
-    left -= 1;
-    if (left === 0) process.exit(code);
-  };
-  if (left === 0) process.exit(code);
-  for (const s of streams) {
-    let once = false;
-    const done = () => {
-      if (once) return;
-      once = true;
-      one();
-    };
-    s.once('drain', done);
-    s.once('close', done);
-    s.once('error', done);
-  }
-}
-
-/**
  * The fast path's stdout: the text written to file descriptor 1 at once, without creating
  * process.stdout (for a pipe, a net.Socket with Node's stream machinery: most of what
  * `vidpub --version` cost over `node -e 0`). A reader gone away (EPIPE) is no failure, as above;
@@ -173,6 +145,10 @@ if (fastCode !== undefined) {
     // every later run would compile the command's own path anew (docs/performance.md, "The
     // compile cache").
     if (code === 0) loaded.save();
-    exitOnceWritten(code);
+    // Once stdout and stderr are written (bin/when-written.js). The code is set first: should the
+    // process end on its own meanwhile, it still ends with the command's code.
+    process.exitCode = code;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS beside this file, as compile-cache.js
+    require('./when-written.js').whenWritten([process.stdout, process.stderr], () => process.exit(code));
   });
 }

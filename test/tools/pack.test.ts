@@ -52,6 +52,7 @@ describe('npm pack', () => {
       'bin/compile-cache.js',
       'bin/package.json',
       'bin/vidpub.js',
+      'bin/when-written.js',
       'dist/SOURCES', // the digest of the sources built from (scripts/action/bundle.mjs), 65 bytes
       'dist/assets/clip.mp4',
       'dist/emulator.js',

@@ -102,4 +102,22 @@ describe('output into a pipe closed early', () => {
     expect(r.code).toBe(0);
     expect(Number(readFileSync(join(box.cwd, 'late.count'), 'utf8').trim())).toBe(Buffer.byteLength(whole.stdout));
   });
+
+  it('a short tail still queued behind a full pipe when the command ends: it arrives, and the exit code is the command\'s', () => {
+    // bin/when-written.js, as bin/vidpub.js exits through it: 64 KiB fill the pipe, 100 bytes more wait in Node,
+    // under the stream's high-water mark (so no 'drain' would come), and the command's code is 3. The reader
+    // starts once the writer waits (a file it writes then), not after a guess of how long that takes.
+    const marker = join(box.cwd, `waiting-${Math.random().toString(36).slice(2)}`);
+    const writer = [
+      `const { whenWritten } = require(${JSON.stringify(join(ROOT, 'bin/when-written.js'))});`,
+      `process.stdout.write(Buffer.alloc(65536, 97));`,
+      `process.stdout.write('x'.repeat(99) + '\\n');`,
+      `whenWritten([process.stdout, process.stderr], () => process.exit(3));`,
+      `require('node:fs').writeFileSync(${JSON.stringify(marker)}, '');`,
+    ].join(' ');
+    const script = `node -e ${JSON.stringify(writer)} | { while [ ! -e ${JSON.stringify(marker)} ]; do sleep 0.01; done; wc -c; }; echo "\${PIPESTATUS[0]}"`;
+    const r = spawnSync('bash', ['-c', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.split('\n').map((l) => l.trim())).toEqual(['65636', '3', '']);
+  });
 });
