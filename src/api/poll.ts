@@ -32,7 +32,6 @@ import { responseMeta } from './client.js';
 import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, type BackoffPolicy } from './backoff.js';
 import { ProgressEstimator, paceDelay, type PollHints } from './progress-estimate.js';
 
-
 /** How failed looks are ridden out: the same for a poll and for one value read through (readThrough). */
 export interface RideOutOptions {
   /** Whether a failed look is trouble to ride out (default: isTransientError). */

@@ -38,7 +38,7 @@ import { createTransport, type MaybeSent, type Transport } from './transport.js'
 import { answerSeen, isServiceError, readSuccess } from './service-word.js';
 import { uncertainAfter, unknownOutcome } from './unknown-outcome.js';
 import type { SenderOptions } from './sender-options.js';
-import { linkSignals, type LinkedSignal } from '../util/any-signal.js';
+import { followAll, type LinkedSignal } from '../util/any-signal.js';
 
 export type { ClientTuning, SenderDeps, SenderOptions } from './sender-options.js';
 
@@ -136,9 +136,8 @@ export class RequestSender {
 
   /** The request's signal: the client's, the caller's and the budget's, followed until the request ends (util/any-signal.ts). */
   #signal(o: RequestOptions): LinkedSignal {
-    if (o.signal && o.signalOnly) return { signal: o.signal, dispose: () => undefined };
-    const signals = [this.#o.deps.signal, ...(o.signal ? [o.signal] : []), ...(this.#budgetSignal() ?? [])];
-    return signals.length === 1 ? { signal: signals[0]!, dispose: () => undefined } : linkSignals(signals);
+    if (o.signal && o.signalOnly) return followAll([o.signal]);
+    return followAll([this.#o.deps.signal, ...(o.signal ? [o.signal] : []), ...(this.#budgetSignal() ?? [])]);
   }
 
   /**

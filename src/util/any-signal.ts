@@ -41,14 +41,17 @@ export function linkSignals(signals: readonly AbortSignal[]): LinkedSignal {
   return { signal: controller.signal, dispose };
 }
 
+/** `signals` followed as one: a single signal is handed over as it is (nothing to dispose), several are linked. */
+export function followAll(signals: readonly AbortSignal[]): LinkedSignal {
+  return signals.length === 1 ? { signal: signals[0]!, dispose: NOTHING_TO_DISPOSE } : linkSignals(signals);
+}
+
 /**
  * Runs `work` with a signal that follows each of `signals` given, linked only for as long as the
  * work runs; one signal given is handed over as it is.
  */
 export async function withLinkedSignal<T>(signals: readonly (AbortSignal | undefined)[], work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const given = signals.filter((s): s is AbortSignal => s !== undefined);
-  if (given.length === 1) return work(given[0]!);
-  const linked = linkSignals(given);
+  const linked = followAll(signals.filter((s): s is AbortSignal => s !== undefined));
   try {
     return await work(linked.signal);
   } finally {
