@@ -15,10 +15,17 @@ import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator();
 
-/** Runs vidpub with a stdin that stays open and never sends anything. */
-async function runWithOpenStdin(argv: string[], opts: RunOptions) {
+/** Runs vidpub with a stdin that stays open and never sends anything; `onRead` once the command starts reading it. */
+async function runWithOpenStdin(argv: string[], opts: RunOptions & { onRead?: () => void }) {
   const { ctx, stdout, stderr } = makeContext(opts);
   const stdin = new PassThrough();
+  const reading = (event: string | symbol) => {
+    if (event !== 'data' && event !== 'readable') return;
+    stdin.off('newListener', reading);
+    // After the listener is in place: the read is under way when the callback runs.
+    setImmediate(() => opts.onRead?.());
+  };
+  stdin.on('newListener', reading);
   ctx.io.stdin = stdin;
   const code = await main(argv, ctx);
   stdin.destroy();
@@ -30,9 +37,13 @@ describe('login --with-key with stdin left open', () => {
   test('Ctrl-C stops the read: exit 130, nothing stored', async () => {
     const dir = tempConfigDir();
     const interrupt = new AbortController();
-    const timer = setTimeout(() => interrupt.abort(), 100);
-    const r = await runWithOpenStdin(['login', '--with-key'], { signal: interrupt.signal, env: { VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl } });
-    clearTimeout(timer);
+    // Ctrl-C once the command reads stdin (it attaches its reader), not after a guess of how long that takes.
+    const r = await runWithOpenStdin(['login', '--with-key'], {
+      signal: interrupt.signal,
+      onRead: () => interrupt.abort(),
+      env: { VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl },
+    });
+    expect(interrupt.signal.aborted).toBe(true);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('Interrupted: nothing was stored.');
     expect(r.code).toBe(130);

@@ -76,8 +76,11 @@ describe('unknown outcomes', () => {
     await emu.fault({ method: 'GET', path: '/v1/me', action: 'hang' });
     const controller = new AbortController();
     const c = await client({ signal: controller.signal, clock: realClock });
-    setTimeout(() => controller.abort(), 150);
-    const err = await c.getMe().catch((e: unknown) => e);
+    const pending = c.getMe().catch((e: unknown) => e);
+    // Aborted once the emulator holds the read (its log), not after a guess of how long sending takes.
+    await waitFor(() => emu.requests(), (log) => log.some((r) => r.method === 'GET' && r.path === '/v1/me' && r.fault === 'hang'), 30_000);
+    controller.abort();
+    const err = await pending;
     await c.close();
     expect(err).toBeInstanceOf(InterruptedError);
   });

@@ -14,6 +14,7 @@ import { runCli, type RunResult } from '../support/cli.js';
 import { expectNothingTwice, postsTotal, startTestEmulator, useEmulator, writes, type TestEmulator } from '../support/emulator.js';
 import { MATRIX, POST_MEDIA, TIMEOUT_MS, type Cell } from './fault-cells.js';
 import { withStall } from '../support/stall.js';
+import { waitFor } from '../support/poll.js';
 
 // Publishing takes long enough that a post is still publishing while it is watched.
 const TIMINGS = { processingMs: 20, publishMs: 30_000 };
@@ -80,8 +81,7 @@ describe('an unknown outcome is settled by the rerun it prints, without a duplic
     const rerun = /Rerun to settle it \(nothing is done twice\): vidpub (.*)$/m.exec(first.stderr)![1]!;
     const key = /--idempotency-key (vp-[\w-]+)/.exec(rerun)![1]!;
     // The delayed request is handled meanwhile (one post); the rerun reports it instead of posting again.
-    const deadline = Date.now() + 10_000;
-    while ((await postsTotal(emu)) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => postsTotal(emu), (n) => n >= 1, 30_000);
     const second = await timed(emu, [...POST_MEDIA, '--no-wait', '--idempotency-key', key]);
     expect(second.stderr).toMatch(/already created by an earlier run with this --idempotency-key/);
     expect(second.code).toBe(0);

@@ -67,7 +67,7 @@ describe('PUT limits', () => {
     const url = await storage((req) => {
       req.on('data', () => {
         req.pause();
-        setTimeout(() => req.resume(), 100);
+        setTimeout(() => req.resume(), 10);
       });
     });
     const { err } = await put(url, 64 * 1024 * 1024, { minBytesPerSec: 1024 * 1024 * 1024, floorWindowMs: 400 });

@@ -110,7 +110,7 @@ describe('vidpub demo', () => {
     const r = await runCli(['demo', '--processing-ms', '5000', '--publish-ms', '30'], {
       signal: controller.signal,
       onStderr: (s) => {
-        if (/Step 3\/5/.test(s)) setTimeout(() => controller.abort(), 200);
+        if (/Step 3\/5/.test(s)) controller.abort();
       },
     });
     expect(r.code).toBe(130);

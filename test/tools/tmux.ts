@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { waitFor } from '../support/poll.js';
 
 const run = promisify(execFile);
 
@@ -26,7 +27,6 @@ export interface TmuxShell {
   close(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts `argv` (a shell) in a new tmux server with `env`, 200 columns wide. */
 export async function startTmuxShell(argv: string[], env: NodeJS.ProcessEnv): Promise<TmuxShell> {
@@ -39,12 +39,8 @@ export async function startTmuxShell(argv: string[], env: NodeJS.ProcessEnv): Pr
     press: async (key) => void (await tmux('send-keys', '-t', 'test', key)),
     screen: async () => (await tmux('capture-pane', '-p', '-t', 'test')).split('\n'),
     async waitForLine(test, timeoutMs = 8_000) {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const line = (await shell.screen()).find(test);
-        if (line !== undefined || Date.now() > until) return line;
-        await sleep(100);
-      }
+      const screen = await waitFor(() => shell.screen(), (lines) => lines.some(test), timeoutMs).catch(() => undefined);
+      return screen?.find(test);
     },
     async close() {
       await tmux('kill-server').catch(() => undefined);
