@@ -414,12 +414,14 @@ describe('a rerun of a post that was cut off', () => {
       expect(beside.stdout).toBe('');
       expect((await totals()).posts).toBe(before.posts);
       // --json: the error object carries the key and the line
-      const json = await run([...CLIP, '--timeout', '5s', '--json'], env);
+      // Each run's --timeout is 20 s of the runs' clock (1 s of the wall): 5 s (250 ms) ran out under load while the
+      // destinations were still being read, before the run reached the identical one.
+      const json = await run([...CLIP, '--timeout', '20s', '--json'], env);
       const { error } = JSON.parse(json.stderr.trim().split('\n').pop()!) as { error: Record<string, unknown> };
       expect(error).toMatchObject({ type: 'timeout', exit_code: 7, idempotency_key: key, rerun: expect.stringMatching(new RegExp(`^vidpub post .* --json --idempotency-key ${key}$`)) });
       expect(json.code).toBe(7);
       // the same line while the first run still runs waits again: no post beside it
-      const again = await run([...CLIP, '--idempotency-key', key, '--timeout', '5s'], env);
+      const again = await run([...CLIP, '--idempotency-key', key, '--timeout', '20s'], env);
       expect(again.stderr).toMatch(/^An identical run of this command is running/m);
       expect(again.code).toBe(7);
       expect((await totals()).posts).toBe(before.posts);
