@@ -16,7 +16,7 @@ import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
-import { spawnWatched, type Ended } from '../support/spawned.js';
+import { signalWhen, spawnWatched, type Ended } from '../support/spawned.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 1500 });
 
@@ -33,21 +33,9 @@ function dirs(): Record<string, string> {
   return { VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state'), TZ: 'UTC', NO_COLOR: '1' };
 }
 
-/** Runs the built vidpub and sends `signal` once stderr matches `when`, or once `when()` holds (asked every 20 ms). */
-async function stopWhen(args: string[], env: Record<string, string>, when: RegExp | (() => Promise<boolean>), signal: NodeJS.Signals): Promise<Ended> {
-  const run = spawnWatched(args, { ...emu.env(), ...env });
-  let sent = false;
-  const send = () => {
-    if (sent) return;
-    sent = true;
-    run.kill(signal);
-  };
-  if (when instanceof RegExp) run.onStderr((all) => when.test(all) && send());
-  const asking = when instanceof RegExp ? undefined : setInterval(() => void when().then((now) => now && send()), 20);
-  const ended = await run.ended;
-  clearInterval(asking);
-  return ended;
-}
+/** Runs the built vidpub and sends `signal` once stderr matches `when`, or once `when()` holds. */
+const stopWhen = (args: string[], env: Record<string, string>, when: RegExp | (() => Promise<boolean>), signal: NodeJS.Signals): Promise<Ended> =>
+  signalWhen(spawnWatched(args, { ...emu.env(), ...env }), when, signal);
 
 const notes = (env: Record<string, string>) => readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')).filter((n) => n.endsWith('.json'));
 const CONTINUED = /An earlier run of this command, started .*, (was cut off|ended without knowing whether it posted): continuing it under its key (vp-[\w-]+)/;

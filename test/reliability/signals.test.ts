@@ -3,48 +3,20 @@
  * terminal send them: the same clean stop (a message naming the ids and the
  * next command), and an exit code per signal: 130, 143, 129.
  */
-import { spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMPLETE_GRACE_MS } from '../../src/media/upload-flow.js';
-import { BIN, ROOT, ensureBuilt } from '../support/build.js';
+import { ensureBuilt } from '../support/build.js';
 import { tempConfigDir } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
+import { signalWhen, spawnWatched, type Ended } from '../support/spawned.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 30_000 });
 
 beforeAll(() => ensureBuilt());
 
-/** Runs vidpub, sends `signal` once stderr matches `when`, or once `when()` holds (asked every 20 ms); resolves with how it ended. */
-function runUntil(args: string[], when: RegExp | (() => Promise<boolean>), signal: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...emu.env(), VIDPUB_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let sent = false;
-    const send = () => {
-      if (sent) return;
-      sent = true;
-      child.kill(signal);
-    };
-    const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    const asking = when instanceof RegExp ? undefined : setInterval(() => void when().then((now) => now && send()), 20);
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => {
-      stderr += c;
-      if (when instanceof RegExp && when.test(stderr)) send();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(kill);
-      clearInterval(asking);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** Runs vidpub and sends `signal` once stderr matches `when`, or once `when()` holds; resolves with how it ended. */
+const runUntil = (args: string[], when: RegExp | (() => Promise<boolean>), signal: NodeJS.Signals): Promise<Ended> =>
+  signalWhen(spawnWatched(args, { ...emu.env(), VIDPUB_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' }), when, signal);
 
 /** The emulator holds a POST whose path starts with `prefix` (a delay fault), as its request log shows. */
 const held = (prefix: string) => async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path.startsWith(prefix) && q.fault === 'delay');

@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { BIN, ROOT } from './build.js';
+import { sleep } from './poll.js';
 
 export interface Ended {
   code: number | null;
@@ -54,4 +55,33 @@ export function spawnWatched(args: string[], env: Record<string, string>, opts: 
     kill: (signal) => child.kill(signal),
     ended,
   };
+}
+
+/**
+ * Sends `signal` to `run` once its stderr matches `when`, or once `when()` holds
+ * (asked again 20 ms after each answer, never two at once); resolves with how the
+ * run ended, and only once no question is left in flight, so nothing the test
+ * asked can outlive it (the emulator closing under it would reset it).
+ */
+export async function signalWhen(run: Spawned, when: RegExp | (() => Promise<boolean>), signal: NodeJS.Signals): Promise<Ended> {
+  let sent = false;
+  const send = () => {
+    if (sent) return;
+    sent = true;
+    run.kill(signal);
+  };
+  if (when instanceof RegExp) {
+    run.onStderr((all) => when.test(all) && send());
+    return run.ended;
+  }
+  let over = false;
+  const ended = run.ended.finally(() => (over = true));
+  const asking = (async () => {
+    while (!over && !sent) {
+      if (await when()) send();
+      else await sleep(20);
+    }
+  })();
+  const [end] = await Promise.all([ended, asking]);
+  return end;
 }
