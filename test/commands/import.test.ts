@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliRunner } from '../support/cli.js';
-import { scaledClock } from '../support/clock.js';
+import { manualClock, scaledClock, timeUpWhen } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 30 });
@@ -82,7 +82,12 @@ describe('vidpub import: failures', () => {
 
   it('--timeout reached: exit 7 naming the media id', async () => {
     await emu.admin('POST', '/settings', { processing_ms: 60_000 });
-    const r = await run(['import', LINK, '--timeout', '5s'], { clock: scaledClock(50) });
+    // The 5 s run out on a clock that moves only when told, once the import is answered and vidpub waits to look
+    // at the download.
+    const clock = manualClock();
+    const running = run(['import', LINK, '--timeout', '5s'], { clock });
+    await timeUpWhen(clock, 5000, async () => (await importRequests()).some((q) => q.status === 201 || q.status === 200));
+    const r = await running;
     expect(r.stderr).toMatch(/Error: Stopped waiting \(--timeout reached\): video med_\w+ is still downloading \(0%\)/);
     expect(r.stderr).toMatch(/vidpub post --media med_\w+/);
     expect(r.code).toBe(7);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/api/wire-types.js';
 import { cliRunner } from '../support/cli.js';
-import { manualClock, scaledClock } from '../support/clock.js';
+import { manualClock, scaledClock, timeUpWhen } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
 
@@ -70,9 +70,7 @@ describe('vidpub status', () => {
       // falls in the wait however slow the machine, as it would on a quiet one.
       const clock = manualClock();
       const running = run(['status', slow.id, '--wait', '--timeout', '3s'], { clock });
-      const readIt = async () => (await emu.requests()).some((q) => q.method === 'GET' && q.path === `/v1/posts/${slow.id}`);
-      await waitFor(async () => (await readIt()) && clock.pending().some((ms) => ms !== 3000), (waiting) => waiting, 60_000);
-      clock.tick(3000);
+      await timeUpWhen(clock, 3000, async () => (await emu.requests()).some((q) => q.method === 'GET' && q.path === `/v1/posts/${slow.id}`));
       const r = await running;
       expect(r.code).toBe(7);
       expect(r.stderr).toMatch(new RegExp(`Error: Stopped waiting for post ${slow.id} after 3s \\(--timeout\\); it goes on at the service\\.\\nCheck on it later with: vidpub status ${slow.id} --wait`));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cliRunner } from '../support/cli.js';
-import { scaledClock } from '../support/clock.js';
+import { manualClock, scaledClock, timeUpWhen } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 30 });
@@ -205,7 +205,12 @@ describe('vidpub upload: faults', () => {
 
   it('--timeout reached: exit 7 naming the media id and how to carry on', async () => {
     await emu.admin('POST', '/settings', { processing_ms: 60_000 });
-    const r = await run(['upload', CLIP, '--timeout', '5s'], { clock: scaledClock(50) });
+    // The 5 s run out on a clock that moves only when told, once the complete is answered and vidpub waits to
+    // look at the processing (never during the upload, however slow the machine).
+    const clock = manualClock();
+    const running = run(['upload', CLIP, '--timeout', '5s'], { clock });
+    await timeUpWhen(clock, 5000, async () => (await emu.requests()).some((q) => q.path.endsWith('/complete') && q.status === 200));
+    const r = await running;
     const id = /video (med_\w+) is still processing/.exec(r.stderr)?.[1];
     expect(r.stderr).toMatch(/Error: Stopped waiting \(--timeout reached\): video med_\w+ is still processing \(0%\)/);
     expect(id).toBeDefined();

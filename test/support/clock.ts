@@ -1,6 +1,7 @@
 /** Clocks for the code under test (the Context's `clock`). */
 import { onTestFinished, vi } from 'vitest';
 import { realClock, type Clock } from '../../src/cli/run/context.js';
+import { waitFor } from './poll.js';
 
 export interface VirtualClock extends Clock {
   /** Every sleep asked for, in ms. */
@@ -105,4 +106,16 @@ export function manualClock(start = Date.parse('2030-01-01T00:00:00Z')): ManualC
         sleeping.add(entry);
       }),
   };
+}
+
+/**
+ * Runs out a command's `--timeout` of `deadlineMs` on a manual clock in the wait
+ * that matters: once `reached()` holds (the emulator's log shows the read the
+ * wait makes, say) and the command sleeps on something other than its deadline,
+ * the clock moves by the whole deadline. However slow the machine, the time is
+ * up in that wait, never during the work before it.
+ */
+export async function timeUpWhen(clock: ManualClock, deadlineMs: number, reached: () => Promise<boolean>): Promise<void> {
+  await waitFor(async () => (await reached()) && clock.pending().some((ms) => ms !== deadlineMs), (yes) => yes, 60_000);
+  clock.tick(deadlineMs);
 }
