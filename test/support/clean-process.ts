@@ -5,9 +5,11 @@
  * the files after it never end, each failing at its test timeout far from the
  * cause. This fails the first file to find them fake, naming the cause; and so
  * it does for the other things a file could leave to the next: the environment,
- * the working directory, the umask, and listeners on the process's signals.
+ * the working directory, the umask, listeners on the process's signals, and the
+ * flags of the command registry.
  */
 import { beforeAll } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands/index.js';
 
 const KEY = Symbol.for('vidpub.test.realTimers');
 type Real = Pick<typeof globalThis, 'setTimeout' | 'clearTimeout' | 'setInterval' | 'clearInterval' | 'setImmediate' | 'Date'>;
@@ -24,6 +26,8 @@ const processState = (): Record<string, string> => ({
   cwd: process.cwd(),
   umask: process.umask().toString(8),
   ...Object.fromEntries(SIGNALS.map((s) => [`${s} listeners`, String(process.listenerCount(s))])),
+  // The command registry, which a test may extend for itself (test/tools/one-flag.test.ts).
+  ...Object.fromEntries(COMMANDS.map((c) => [`the flags of ${c.name}`, (c.flags ?? []).map((f) => f.name).join(' ')])),
 });
 const STATE_KEY = Symbol.for('vidpub.test.processState');
 const first = ((store as unknown as Record<symbol, Record<string, string> | undefined>)[STATE_KEY] ??= processState());
@@ -42,7 +46,7 @@ beforeAll(() => {
   if (changed.length > 0) {
     throw new Error(
       `a test file run before this one in this worker left the process changed: ${changed.map((k) => `${k} (${first[k] ?? 'unset'} -> ${now[k] ?? 'unset'})`).join(', ')}; ` +
-        'a file restores what it changes (env, cwd, umask, listeners on process).',
+        'a file restores what it changes (env, cwd, umask, listeners on process, the registry).',
     );
   }
 });

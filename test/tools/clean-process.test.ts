@@ -57,6 +57,13 @@ describe('a test file finds the process as the first file found it', () => {
     expect(r.status).toBe(1);
   });
 
+  it('a flag left in the command registry fails the next file, naming the command', () => {
+    const registry = join(ROOT, 'src/cli/commands/index.ts');
+    const r = runPair(`import { findCommand } from ${JSON.stringify(registry)};\nit('leaves it', () => { findCommand('me').flags.push({ name: 'left-over', description: 'x' }); });`);
+    expect(r.out).toMatch(new RegExp(`${LEFT}the flags of me \\((.*) -> \\1 left-over\\)`));
+    expect(r.status).toBe(1);
+  });
+
   it('fake timers left behind fail the next file, naming vi.useFakeTimers', () => {
     const r = runPair("it('leaves them', () => { vi.useFakeTimers(); });");
     expect(r.out).toContain('setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, Date are not the real one at the start of this file');

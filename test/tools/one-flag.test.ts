@@ -1,7 +1,7 @@
 // A flag is declared once, in the command registry, and nothing else is edited: it is then
 // parsed, completed by the three shells, documented (the reference page and the man page),
 // shown in help, and written back in the lines vidpub suggests (a hint, a rerun line).
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCommand } from '../../src/cli/commands/index.js';
 import { completionScript } from '../../src/cli/completion/index.js';
 import type { FlagSpec } from '../../src/cli/line/flags.js';
@@ -13,17 +13,19 @@ import { readLineOnly, runCli } from '../support/cli.js';
 const NEW_FLAG: FlagSpec = { name: 'tag-line', value: 'words', description: 'a flag this test declares and nothing else knows' };
 const SWITCH: FlagSpec = { name: 'no-echo', description: 'a switch this test declares' };
 
-// The one edit: the registry's entry for post gains the two flags.
-const post = findCommand('post')!;
-(post.flags as FlagSpec[]).push(NEW_FLAG, SWITCH);
+// The one edit: the registry's entry for post gains the two flags, for this file only (the files after it in
+// this worker find the registry as it was; test/support/clean-process.ts checks).
+const flags = findCommand('post')!.flags as FlagSpec[];
+beforeAll(() => void flags.push(NEW_FLAG, SWITCH));
+afterAll(() => void flags.splice(flags.indexOf(NEW_FLAG), 2));
 
 describe('a flag declared once in the registry', () => {
   it('is parsed: its value read by its definition, a --no- switch as false', async () => {
     const { line, code } = await readLineOnly(['post', 'clip.mp4', '--tag-line', 'hello there', '--no-echo', '--to', 'youtube']);
     expect(code).toBe(0);
-    expect(readFlags(post.flags, line!.opts)).toMatchObject({ tagLine: 'hello there', echo: false, to: ['youtube'] });
+    expect(readFlags(flags, line!.opts)).toMatchObject({ tagLine: 'hello there', echo: false, to: ['youtube'] });
     const equals = await readLineOnly(['post', 'clip.mp4', '--tag-line=x']);
-    expect(readFlags(post.flags, equals.line!.opts)).toMatchObject({ tagLine: 'x', echo: true });
+    expect(readFlags(flags, equals.line!.opts)).toMatchObject({ tagLine: 'x', echo: true });
   });
 
   it('refuses a missing value in the parser\'s words (exit 2)', async () => {
