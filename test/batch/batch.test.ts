@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Post, RecordedRequest } from '../../src/api/wire-types.js';
 import { cliRunner, runCli } from '../support/cli.js';
-import { scaledClock } from '../support/clock.js';
+import { manualClock, scaledClock, timeUpWhen } from '../support/clock.js';
 import { scriptedPrompter } from '../support/prompter.js';
 import { exhaustDailyAllowance, startTestEmulator, useEmulator } from '../support/emulator.js';
 
@@ -455,10 +455,15 @@ describe('vidpub batch: running', () => {
   });
 
   it('--timeout for the whole batch: an item still publishing says so with its post and the command to follow it, exit 7', async () => {
-    const slow = await startTestEmulator({ processingMs: 20, publishMs: 3000 });
+    const slow = await startTestEmulator({ processingMs: 20, publishMs: 600_000 });
     try {
       const dir = workdir({ 'x.jsonl': '{"file":"a.mp4","to":"linkedin","caption":"slow"}\n' });
-      const r = await runCli(['batch', join(dir, 'x.jsonl'), '--timeout', '2s'], { env: { ...slow.env(), TZ } });
+      // The hour runs out on a clock that moves only when told, once the post is made and vidpub watches it: never
+      // during the upload or the processing, however slow the machine (their looks move the clock as they begin).
+      const clock = manualClock();
+      const running = runCli(['batch', join(dir, 'x.jsonl'), '--timeout', '1h'], { clock, env: { ...slow.env(), TZ } });
+      await timeUpWhen(clock, 3_600_000, async () => (await slow.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts' && q.status === 201), { meanwhile: true });
+      const r = await running;
       expect(r.code).toBe(7);
       const [o] = lines(r.stdout);
       expect(o).toMatchObject({

@@ -10,7 +10,7 @@ import type { Post } from '../../src/api/wire-types.js';
 import { runCli, type RunOptions } from '../support/cli.js';
 import { realClock, type Clock } from '../../src/cli/run/context.js';
 import { parseSince } from '../../src/cli/commands/history.js';
-import { scaledClock } from '../support/clock.js';
+import { manualClock, scaledClock, timeUpWhen } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 100 });
@@ -195,9 +195,14 @@ describe('vidpub history', () => {
   it('--refresh tells what is now known: a post whose command timed out (exit 7) and has since published says published; the timeout stays in its outcomes', async () => {
     // The post is made, then every look of its wait hangs until --timeout.
     await emu.fault({ method: 'GET', path: '/v1/posts/*', action: 'hang', times: 50 });
-    const made = await run(['post', '--media', 'med_demo_sample', '--caption', 'hello', '--to', 'linkedin', '--timeout', '1s'], { clock: undefined });
+    // The 2 s run out on a clock that moves only when told, once the post is made (never before it, however slow
+    // the machine).
+    const clock = manualClock();
+    const making = run(['post', '--media', 'med_demo_sample', '--caption', 'hello', '--to', 'linkedin', '--timeout', '2s'], { clock });
+    await timeUpWhen(clock, 2000, async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts' && q.status === 201));
+    const made = await making;
     expect(made.code).toBe(7);
-    expect(made.stderr).toMatch(/Stopped waiting for post (post_\w+) after 1s \(--timeout\); it goes on at the service\./);
+    expect(made.stderr).toMatch(/Stopped waiting for post (post_\w+) after 2s \(--timeout\); it goes on at the service\./);
     const id = /Stopped waiting for post (post_\w+)/.exec(made.stderr)![1]!;
     await emu.admin('DELETE', '/faults');
     expect(JSON.parse((await run(['history', '--json'])).stdout)[0]).toMatchObject({ post_id: id, state: 'publishing', outcome: 'timeout' });

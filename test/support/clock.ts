@@ -113,9 +113,22 @@ export function manualClock(start = Date.parse('2030-01-01T00:00:00Z')): ManualC
  * that matters: once `reached()` holds (the emulator's log shows the read the
  * wait makes, say) and the command sleeps on something other than its deadline,
  * the clock moves by the whole deadline. However slow the machine, the time is
- * up in that wait, never during the work before it.
+ * up in that wait, never during the work before it. With `meanwhile`, the
+ * command's other sleeps before that point (its looks at a video processing)
+ * are ended one by one as they begin, each moving the clock by its own length:
+ * give a deadline far longer than those.
  */
-export async function timeUpWhen(clock: ManualClock, deadlineMs: number, reached: () => Promise<boolean>): Promise<void> {
-  await waitFor(async () => (await reached()) && clock.pending().some((ms) => ms !== deadlineMs), (yes) => yes, 60_000);
+export async function timeUpWhen(clock: ManualClock, deadlineMs: number, reached: () => Promise<boolean>, opts: { meanwhile?: boolean } = {}): Promise<void> {
+  await waitFor(
+    async () => {
+      const other = clock.pending().filter((ms) => ms !== deadlineMs);
+      if (other.length === 0) return false;
+      if (await reached()) return true;
+      if (opts.meanwhile) clock.tick(Math.min(...other));
+      return false;
+    },
+    (yes) => yes,
+    60_000,
+  );
   clock.tick(deadlineMs);
 }
