@@ -32,6 +32,9 @@ declare module 'fastify' {
   }
 }
 
+/** The request log's status for an upload whose client went away before it was answered (nginx's 499). */
+const CLIENT_CLOSED_REQUEST = 499;
+
 export { MAX_LOG_ENTRIES, MAX_LOGGED_KEY, MAX_LOGGED_PATH, clip } from './request-log.js';
 
 /** Extra routes on the same server (e.g. an MCP endpoint at /mcp calling the service). */
@@ -315,6 +318,9 @@ export async function buildServer(
         body: req.body as Readable | undefined,
       });
       if (!outcome) {
+        // The client went away before the answer: logged 499, as nginx logs a request its client closed, so that
+        // a look at the log tells it from a request still being received (0).
+        if (req.emu?.entry) req.emu.entry.status = CLIENT_CLOSED_REQUEST;
         reply.hijack();
         req.raw.socket?.destroy();
         return reply;

@@ -27,7 +27,6 @@ export interface TmuxShell {
   close(): Promise<void>;
 }
 
-
 /** Starts `argv` (a shell) in a new tmux server with `env`, 200 columns wide. */
 export async function startTmuxShell(argv: string[], env: NodeJS.ProcessEnv): Promise<TmuxShell> {
   const dir = mkdtempSync(join(tmpdir(), 'vidpub-tmux-'));
