@@ -11,6 +11,7 @@ import { batchLines as linesOf, batchManifest as workdir, type BatchLine as Line
 import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
+import { escapeRegExp } from '../support/regexp.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 const TZ = 'Europe/Paris';
@@ -20,8 +21,6 @@ const api = async (): Promise<RecordedRequest[]> => (await emu.requests()).filte
 /** Writes the service handled for the first time (not replays, not faults). */
 const handled = (reqs: RecordedRequest[], method: string, path: string) => reqs.filter((r) => r.method === method && r.path === path && !r.replayed && r.status > 0 && r.status < 300);
 const faulted = (reqs: RecordedRequest[], prefix: string, fault: string) => reqs.filter((r) => r.method === 'GET' && r.path.startsWith(prefix) && r.fault === fault);
-
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const ITEM = { file: 'a.mp4', to: ['linkedin', 'youtube'], caption: 'through an outage' };
 
@@ -127,8 +126,8 @@ describe('vidpub batch: reads failing during its waits', () => {
       // (request-sender.ts): whether one was still kept depends on timing, not on what is tested here.
       error: expect.stringMatching(
         new RegExp(
-          `^${escape(`stopped waiting (--timeout); the last look failed: Could not reach the service at ${emu.baseUrl}/media/${line!.media_id} after `)}[45]` +
-            escape(` attempts: connection reset (ECONNRESET); video ${line!.media_id} goes on at the service; nothing was posted: run the batch again to post it`) +
+          `^${escapeRegExp(`stopped waiting (--timeout); the last look failed: Could not reach the service at ${emu.baseUrl}/media/${line!.media_id} after `)}[45]` +
+            escapeRegExp(` attempts: connection reset (ECONNRESET); video ${line!.media_id} goes on at the service; nothing was posted: run the batch again to post it`) +
             '$',
         ),
       ),

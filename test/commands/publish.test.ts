@@ -4,6 +4,7 @@ import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { CE_MIDNIGHT_UTC, CE_ZONE, IN_TIME, dayAhead } from '../support/dates.js';
 import { exhaustDailyAllowance, useEmulator } from '../support/emulator.js';
+import { escapeRegExp } from '../support/regexp.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
@@ -63,8 +64,8 @@ describe('vidpub publish', () => {
     const r = await run(['publish', d.id]);
     expect(r.code).toBe(8);
     expect(r.stdout).toMatch(/^issue\terror\tmissing_required_option\tdst_demo_tiktok\t.*privacy/m);
-    expect(r.stdout).toMatch(new RegExp(`^review_url\\t${d.review_url.replace(/[.?]/g, '\\$&')}$`, 'm'));
-    expect(r.stderr).toMatch(new RegExp(`Error: Post ${d.id} was not published: 1 issue of severity error blocks it\\nFix it at ${d.review_url.replace(/[.?]/g, '\\$&')}, then run: vidpub publish ${d.id}`));
+    expect(r.stdout).toMatch(new RegExp(`^review_url\\t${escapeRegExp(d.review_url)}$`, 'm'));
+    expect(r.stderr).toMatch(new RegExp(`Error: Post ${d.id} was not published: 1 issue of severity error blocks it\\nFix it at ${escapeRegExp(d.review_url)}, then run: vidpub publish ${d.id}`));
     expect((await getPost(d.id)).status).toBe('draft');
   });
 

@@ -7,6 +7,7 @@ import { defaultFixture, loadFixtureFile, startEmulator, validateFixture, type F
 import { runCli } from '../support/cli.js';
 import { startTestEmulator } from '../support/emulator.js';
 import type { Json } from '../support/rest.js';
+import { escapeRegExp } from '../support/regexp.js';
 
 let dir: string;
 /** A file that is not there, one that is not JSON, one whose content is invalid. */
@@ -129,10 +130,9 @@ describe('loadFixtureFile', () => {
     expect(f.workspaces[0]!.name).toBe('Mine');
   });
 
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const problems = () => [
     { file: broken.missing, message: `${broken.missing}: the fixture: no such file` },
-    { file: broken.badJson, message: new RegExp(`^${escape(broken.badJson)}: is not valid JSON \\(`) },
+    { file: broken.badJson, message: new RegExp(`^${escapeRegExp(broken.badJson)}: is not valid JSON \\(`) },
     { file: broken.invalid, message: `${broken.invalid}: workspaces[0].keys[0].access must be "read" or "read_write", got "admin"` },
   ];
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliRunner } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
+import { escapeRegExp } from '../support/regexp.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
@@ -64,7 +65,7 @@ describe('a journal line of the wrong shape', () => {
     );
     for (const args of [['history'], ['history', '--all-profiles', '--json'], ['status', '--json']]) {
       const r = await run(args, { tty: args.length === 1, env: { NO_COLOR: '1' } });
-      expect(r.stderr).toMatch(new RegExp(`! Skipped a damaged line in the journal: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} line \\d+ \\(the file is left as it is\\)\\.`));
+      expect(r.stderr).toMatch(new RegExp(`! Skipped a damaged line in the journal: ${escapeRegExp(file)} line \\d+ \\(the file is left as it is\\)\\.`));
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(id);
       expect(r.stdout).not.toContain('post_x');
@@ -78,7 +79,7 @@ describe('a journal line of the wrong shape', () => {
     symlinkSync('journal.jsonl', join(state, 'journal.jsonl'));
     for (const args of [['history'], ['history', '--json'], ['status']]) {
       const r = await run(args);
-      expect(r.stderr).toMatch(new RegExp(`Could not read the journal in ${state.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(ELOOP\\)`));
+      expect(r.stderr).toMatch(new RegExp(`Could not read the journal in ${escapeRegExp(state)} \\(ELOOP\\)`));
       expect(r.stderr).not.toMatch(/No posts recorded yet|no post made from this machine/);
       expect(r.stdout).toBe('');
       expect(r.code).toBe(1);

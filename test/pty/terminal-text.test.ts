@@ -16,6 +16,7 @@ import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
 import { missing } from '../support/tools.js';
+import { escapeRegExp } from '../support/regexp.js';
 
 const noTmux = missing('tmux', ['-V']);
 const SOCKET = `vidpub-terminal-text-${process.pid}`;
@@ -106,7 +107,7 @@ describe.skipIf(noTmux)('text from elsewhere at a terminal (tmux)', () => {
     expect(t.screen).toMatch(/completed +@vidpubdemo \(youtube\) published +Launch <U\+202E>4pm\.exe/); // history
     expect(t.screen).toContain('"caption": "Launch \\u202e4pm.exe"'); // --json at the terminal: exact, and safe
     expect(t.screen).toContain(`File:`); // status of the video
-    expect(t.screen).toMatch(new RegExp(`File: +${SHOWN.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}`));
+    expect(t.screen).toMatch(new RegExp(`File: +${escapeRegExp(SHOWN)}`));
 
     // A pipe and --json keep the data exact (in JSON as the escape \u202e: the same string once parsed).
     const history = await runAsync(process.execPath, [BIN, 'history', '--json'], { env: env() });

@@ -27,6 +27,7 @@ import { dirs, post, postId, postsMadeOn, vidpubOn } from './live-run-helpers.js
 import { spawnWatched, type Ended } from '../support/spawned.js';
 import { createTestHost } from '../support/test-host.js';
 import { missing } from '../support/tools.js';
+import { escapeRegExp } from '../support/regexp.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
@@ -177,7 +178,7 @@ describe('a refusal that knows the run to continue names its key', () => {
     const rerun = await inFullState(post('Full disk', '--no-wait'));
     expect(rerun.stderr).toMatch(
       new RegExp(
-        `^Error: The state directory cannot be written \\(${full.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/runs: no space left on the device\\); nothing was uploaded or posted by this run, which continues the earlier run under the key ${key}\\. `,
+        `^Error: The state directory cannot be written \\(${escapeRegExp(full)}/runs: no space left on the device\\); nothing was uploaded or posted by this run, which continues the earlier run under the key ${key}\\. `,
         'm',
       ),
     );

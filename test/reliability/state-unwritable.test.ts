@@ -17,6 +17,7 @@ import { runCli, tempConfigDir } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { spawnWatched, type Ended } from '../support/spawned.js';
+import { escapeRegExp } from '../support/regexp.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
@@ -29,7 +30,7 @@ const writes = async () => (await emu.requests()).filter((q) => q.method !== 'GE
 
 const REFUSED = (dir: string, why: string) =>
   new RegExp(
-    `^Error: The state directory cannot be written \\(${dir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/runs: ${why}\\); nothing was uploaded or posted\\. ` +
+    `^Error: The state directory cannot be written \\(${escapeRegExp(dir)}/runs: ${why}\\); nothing was uploaded or posted\\. ` +
       'vidpub notes a post there before its first write, so that a plain rerun after a kill continues it instead of posting twice\\.$',
     'm',
   );

@@ -12,6 +12,7 @@
  */
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { escapeRegExp } from './regexp.js';
 
 /** What the proxy saw of a request, for an answer that echoes it (the key in the Authorization header). */
 export interface SeenRequest {
@@ -47,7 +48,7 @@ export const CREATED_NO_ID: ProxyAnswer = { status: 201, contentType: 'applicati
 /** `/v1/posts/*` matches one path segment per star. */
 function matches(rule: ProxyRule, method: string, path: string): boolean {
   if (rule.method !== method) return false;
-  const re = new RegExp(`^${rule.path.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);
+  const re = new RegExp(`^${rule.path.split('*').map((p) => escapeRegExp(p)).join('[^/]+')}$`);
   return re.test(path);
 }
 

@@ -10,6 +10,7 @@ import { ROOT_EXAMPLES, renderRootHelp } from '../../src/cli/line/root-help.js';
 import { EXIT_CODES } from '../../src/exit-codes.js';
 import { runCli } from '../support/cli.js';
 import { ROOT, ensureBuilt, runAsync, BIN } from '../support/build.js';
+import { escapeRegExp } from '../support/regexp.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
@@ -25,7 +26,7 @@ function fast(argv: string[], columns?: number): { code: number | undefined; out
 describe('vidpub --help (the root help)', () => {
   it('lists every command with its summary, every global flag, examples and the exit codes', () => {
     const text = renderRootHelp(100);
-    for (const c of COMMANDS) expect(text).toMatch(new RegExp(`^  ${commandTerm(c).replace(/[[\]]/g, '\\$&')} +${c.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    for (const c of COMMANDS) expect(text).toMatch(new RegExp(`^  ${commandTerm(c).replace(/[[\]]/g, '\\$&')} +${escapeRegExp(c.summary)}$`, 'm'));
     for (const o of GLOBAL_FLAGS) expect(text).toContain(`  ${flagTerm(o)} `);
     expect(text).toMatch(/^ {2}-V, --version +print the version$/m);
     expect(text).toMatch(/^ {2}-h, --help +show help for a command$/m);
