@@ -279,7 +279,7 @@ describe('the signed upload link', () => {
     // Half the body, then nothing more until the client goes away while the fault still holds the request.
     const sent = request(up.upload.url, { method: 'PUT', headers: up.upload.headers, body: Readable.from(chunks(200_000, 100_000, () => once(gone.signal, 'abort').then(() => undefined))), signal: gone.signal });
     // Held: the PUT has arrived and the delay fault has taken it (not a guess of how long that takes).
-    await waitFor(() => emu.requests(), (log) => log.some((r) => r.method === 'PUT' && r.fault === 'delay'), 30_000);
+    await waitFor(() => emu.took('delay', 'PUT', '/_uploads/*'), Boolean, 30_000);
     gone.abort();
     await expect(sent).rejects.toThrow();
     // The delay is over and the handler has let go of a request whose client has gone: the log says 499.

@@ -55,7 +55,7 @@ describe('unknown outcomes', () => {
     const c = await client({ signal: controller.signal, clock: realClock });
     const pending = c.createPost(DRAFT).catch((e: unknown) => e);
     // Aborted once the emulator holds the write (seen in its log), not after a guess of how long sending takes.
-    await waitFor(() => emu.requests(), (log) => log.some((r) => r.method === 'POST' && r.path === '/v1/posts' && r.fault === 'delay'), 30_000);
+    await waitFor(() => emu.took('delay', 'POST', '/v1/posts'), Boolean, 30_000);
     controller.abort();
     const err = await pending;
     await c.close();
@@ -78,7 +78,7 @@ describe('unknown outcomes', () => {
     const c = await client({ signal: controller.signal, clock: realClock });
     const pending = c.getMe().catch((e: unknown) => e);
     // Aborted once the emulator holds the read (its log), not after a guess of how long sending takes.
-    await waitFor(() => emu.requests(), (log) => log.some((r) => r.method === 'GET' && r.path === '/v1/me' && r.fault === 'hang'), 30_000);
+    await waitFor(() => emu.took('hang', 'GET', '/v1/me'), Boolean, 30_000);
     controller.abort();
     const err = await pending;
     await c.close();

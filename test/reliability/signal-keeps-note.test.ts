@@ -105,8 +105,7 @@ describe('a signal keeps the note of the run, as SIGKILL does', () => {
     // the signal comes while the request is held.
     expect(COMPLETE_GRACE_MS).toBeGreaterThan(650);
     await emu.fault({ method: 'POST', path: '/v1/media/med_*', action: 'delay', ms: 650, times: 1 });
-    const completing = async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path.startsWith('/v1/media/med_') && q.fault === 'delay');
-    const first = await stopWhen(args, env, completing, 'SIGTERM');
+    const first = await stopWhen(args, env, () => emu.took('delay', 'POST', '/v1/media/med_*'), 'SIGTERM');
     expect(first.stderr).toMatch(/Interrupted: stopped waiting for video med_\w+/);
     expect(first.stderr).toMatch(CONTINUE_LINE('uploading', ' --no-wait'));
     expect(first.code).toBe(143);

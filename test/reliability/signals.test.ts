@@ -18,8 +18,8 @@ beforeAll(() => ensureBuilt());
 const runUntil = (args: string[], when: RegExp | (() => Promise<boolean>), signal: NodeJS.Signals): Promise<Ended> =>
   signalWhen(spawnWatched(args, { ...emu.env(), VIDPUB_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' }), when, signal);
 
-/** The emulator holds a POST whose path starts with `prefix` (a delay fault), as its request log shows. */
-const held = (prefix: string) => async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path.startsWith(prefix) && q.fault === 'delay');
+/** The emulator holds a POST to `path` (a delay fault), as its request log shows. */
+const held = (path: string) => () => emu.took('delay', 'POST', path);
 
 describe('signals', () => {
   const cases: [NodeJS.Signals, number][] = [
@@ -49,7 +49,7 @@ describe('signals', () => {
     // yet). The answer comes at most 650 ms after the signal, within the COMPLETE_GRACE_MS the run gives it.
     expect(COMPLETE_GRACE_MS).toBeGreaterThan(650);
     await emu.fault({ method: 'POST', path: '/v1/media/med_*', action: 'delay', ms: 650 });
-    const r = await runUntil(['upload', 'test/fixtures/clip.mp4'], held('/v1/media/med_'), 'SIGTERM');
+    const r = await runUntil(['upload', 'test/fixtures/clip.mp4'], held('/v1/media/med_*'), 'SIGTERM');
     expect(r.stderr).toMatch(/Interrupted: stopped waiting for video (med_\w+)/);
     expect(r.code).toBe(143);
     const id = /video (med_\w+)/.exec(r.stderr)![1]!;

@@ -90,6 +90,15 @@ export class TestEmulator {
   requests(): Promise<RecordedRequest[]> {
     return this.api.requests();
   }
+
+  /**
+   * Whether the log shows a `method` request to `path` (ending `*`: any path so begun) that the `fault`
+   * action took: the event a test waits for before staging its race (a held request, say).
+   */
+  async took(fault: string, method: string, path: string): Promise<boolean> {
+    const matches = path.endsWith('*') ? (p: string) => p.startsWith(path.slice(0, -1)) : (p: string) => p === path;
+    return (await this.requests()).some((r) => r.fault === fault && r.method === method && matches(r.path));
+  }
 }
 
 /** Background steps of 30 ms unless said otherwise: fast, yet each state can be seen. */
