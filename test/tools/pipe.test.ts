@@ -49,6 +49,8 @@ describe('output into a pipe closed early', () => {
     () => {
       // The write end is full (64 KiB) and O_NONBLOCK, as a pipe shared with another program may be:
       // the fast path's write gets EAGAIN and hands the rest to process.stdout, which waits for the reader.
+      // The reader starts once vidpub waits (its main thread in epoll_wait, as /proc/PID/wchan shows), not after a
+      // guess of how long Node takes to start.
       const script = [
         'import os, fcntl, subprocess, sys, time',
         'r, w = os.pipe()',
@@ -56,7 +58,10 @@ describe('output into a pipe closed early', () => {
         'fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)',
         "p = subprocess.Popen(['node', sys.argv[1], '--help'], stdout=w, stderr=subprocess.PIPE)",
         'os.close(w)',
-        'time.sleep(0.5)',
+        'while p.poll() is None:',
+        "    with open(f'/proc/{p.pid}/wchan') as f:",
+        "        if 'epoll' in f.read(): break",
+        '    time.sleep(0.005)',
         'data = b""',
         'while True:',
         '    b = os.read(r, 65536)',
