@@ -11,13 +11,13 @@ import importX, { createNodeResolver } from 'eslint-plugin-import-x';
  * may import one another as long as no circle forms (import-x/no-cycle).
  * docs/architecture.md ("The layers") groups them in six bands: cli; batch;
  * the flows (posts, media, mcp); session; the services (api, ui, config,
- * journal, cache, emulator); the base (util, core, time, errors.ts,
+ * journal, cache, emulator); the base (util, core, time, contract, errors.ts,
  * exit-codes.ts). Where today's code already points one way inside a band, the list keeps that order so it cannot turn round: media/
- * serves posts/ and mcp/; journal/, ui/ and the emulator use api/; api/ uses
- * config/ and cache/; util/ and time/ use errors.ts, which imports only
- * exit-codes.ts (the table of exit codes: data, which imports nothing).
- * The emulator, a program of its own, heads its band so that journal/ and ui/
- * cannot pull it (and Fastify) into the CLI.
+ * serves posts/ and mcp/; journal/ and ui/ use api/; api/ uses config/ and cache/; util/ and
+ * time/ use errors.ts, which imports only exit-codes.ts (the table of exit codes: data, which
+ * imports nothing). The contract (what the client and the emulator share) is in the base, under
+ * both. The emulator, a program of its own, heads its band so that journal/ and ui/ cannot pull
+ * it (and Fastify) into the CLI, and stands on none of that band (EMULATOR_ZONES below).
  * Every folder and file directly in src/ must have a place here.
  */
 const LAYERS = [
@@ -31,10 +31,21 @@ const LAYERS = [
   ['journal', 'ui'],
   ['api'],
   ['config', 'cache'],
-  ['core', 'util', 'time'],
+  ['core', 'util', 'time', 'contract'],
   ['errors.ts'],
   ['exit-codes.ts'],
 ];
+
+/**
+ * The emulator is a model of the service, not a user of the client: it stands on the contract
+ * (src/contract/: the wire records, the error codes, the limits and how they count, the address
+ * rules, the MCP tools), which the client shares, and on nothing of the client's side of the stack.
+ */
+const EMULATOR_ZONES = ['api', 'config', 'cache', 'journal', 'ui'].map((folder) => ({
+  target: 'src/emulator',
+  from: `src/${folder}`,
+  message: `src/emulator/ must not import src/${folder}/: the emulator models the service and shares only src/contract/ (and the base layer) with the client.`,
+}));
 
 /**
  * Inside src/posts/: the post pipeline (post/) sits on top of the other flows and what they
@@ -90,7 +101,7 @@ export default tseslint.config(
       'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } })],
     },
     rules: {
-      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [...layerZones(LAYERS), ...POSTS_ZONES] }],
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [...layerZones(LAYERS), ...EMULATOR_ZONES, ...POSTS_ZONES] }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },

@@ -253,7 +253,7 @@ export interface HttpErrorDetails {
   body?: unknown;
   retryAfterSec?: number;
   /**
-   * Set when the answer was not the service's word (src/api/service-word.ts):
+   * Set when the answer was not the service's word (src/api/send/service-word.ts):
    * what was seen ("HTTP 503 text/html"). It refuses nothing: after a write, the outcome is unknown.
    */
   foreign?: string;

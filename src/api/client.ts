@@ -3,8 +3,8 @@
  * implementation (node:http, retries, idempotency, pacing, debug log)
  * lives beside it in src/api/ and is loaded lazily through Context.createClient.
  */
-import type { Expectation } from './service-word.js';
-import type { NetSettings } from './net-types.js';
+import type { Expectation } from './send/service-word.js';
+import type { NetSettings } from './net/net-types.js';
 import type {
   CreateImportRequest,
   CreatePostRequest,
@@ -16,7 +16,7 @@ import type {
   Media,
   Post,
   PublishPostRequest,
-} from './wire-types.js';
+} from '../contract/wire-types.js';
 
 /** What an invocation tells the client factory (from global flags and env). */
 export interface ClientSettings {

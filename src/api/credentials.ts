@@ -10,10 +10,10 @@ import { setLongTimeout } from '../core/clock.js';
 import { AuthError, DeadlineReached, InterruptedError, TimeoutError, UsageError, sanitize } from '../errors.js';
 import { formatDuration } from '../time/duration.js';
 import type { ClientSettings, KeySource } from './client.js';
-import { redactUrl } from './debug.js';
-import { keyCharacterError } from './http-errors.js';
+import { redactUrl } from './send/debug.js';
+import { keyCharacterError } from './send/http-errors.js';
 import { shellWord } from '../util/shell.js';
-import { isLoopbackHost } from '../util/addresses.js';
+import { isLoopbackHost } from '../contract/addresses.js';
 
 /** The built-in default base URL (documented in docs/configuration.md). */
 export const DEFAULT_BASE_URL = 'https://api.videopublishing.example/v1';

@@ -20,15 +20,15 @@ import { guardOutput } from '../util/redact.js';
 import { cacheDir } from '../util/xdg.js';
 import type { ApiClient, CallOptions, ClientMemory, ClientSettings } from './client.js';
 import { noKeyError, resolveCredentials, type CredentialSources, type KeyOrigin } from './credentials.js';
-import { secretForms } from './http-errors.js';
-import { prepareNet } from './net.js';
-import type { NetSettings } from './net-types.js';
-import { RequestSender, type ClientTuning, type SenderDeps } from './request-sender.js';
+import { secretForms } from './send/http-errors.js';
+import { prepareNet } from './net/net.js';
+import type { NetSettings } from './net/net-types.js';
+import { RequestSender, type ClientTuning, type SenderDeps } from './send/request-sender.js';
 import { DestinationsResource } from './resources/destinations-resource.js';
 import { MediaResource } from './resources/media-resource.js';
 import { MeResource } from './resources/me-resource.js';
 import { PostsResource } from './resources/posts-resource.js';
-import type { CreateImportRequest, CreatePostRequest, CreateUploadRequest, PublishPostRequest } from './wire-types.js';
+import type { CreateImportRequest, CreatePostRequest, CreateUploadRequest, PublishPostRequest } from '../contract/wire-types.js';
 
 /** What the client runs on: no CLI Context, only these. */
 export interface ClientDeps extends SenderDeps {

@@ -8,8 +8,8 @@
  * (the header is whole seconds, rounded up), so the estimate errs on the safe side.
  */
 import { responseMeta, type ApiClient } from '../api/client.js';
-import type { RequestKind as Kind } from '../api/rate-limit-state.js';
-import type { Me } from '../api/wire-types.js';
+import type { RequestKind as Kind } from '../api/send/rate-limit-state.js';
+import type { Me } from '../contract/wire-types.js';
 import type { Clock } from '../core/clock.js';
 
 /** How a gate stands: for tests and the bench. */

@@ -3,12 +3,12 @@
  * to end. Polling is frugal: a video is looked at again when its progress
  * says it should be about ready, and a post when the earlier posts of the
  * run took about that long to publish. Each look reads through the shared
- * handling of trouble (readThrough, src/api/poll.ts): a 5xx, a 429, a
+ * handling of trouble (readThrough, src/api/wait/poll.ts): a 5xx, a 429, a
  * dropped connection or a request timing out is looked at again later (its
  * Retry-After, else a jittered backoff) until the batch's --timeout.
  */
-import { readThrough } from '../api/poll.js';
-import type { Media, Post } from '../api/wire-types.js';
+import { readThrough } from '../api/wait/poll.js';
+import type { Media, Post } from '../contract/wire-types.js';
 import { TimeoutError, VidpubError, isDeadline } from '../errors.js';
 import { isFinished } from '../posts/view.js';
 import type { ItemRun, RunContext } from './run-context.js';

@@ -8,7 +8,7 @@
  * daily post allowance against GET /me. Every problem is collected with its
  * item number and line, then reported together (exit 2), nothing sent.
  */
-import type { Destination, DestinationOptions, Me, Media } from '../api/wire-types.js';
+import type { Destination, DestinationOptions, Me, Media } from '../contract/wire-types.js';
 import { RateLimitError, UsageError, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
 import { planOptions, allowedValues, type ChosenDestination, type DestinationPlan, type OptionAssignment } from '../posts/options.js';

@@ -7,7 +7,7 @@
  * content (keys.ts): a rerun replays what was done.
  */
 import { responseMeta } from '../api/client.js';
-import type { CreatePostRequest, Media, Post } from '../api/wire-types.js';
+import type { CreatePostRequest, Media, Post } from '../contract/wire-types.js';
 import { NotFoundError, UsageError, WorkFailedError, sanitize } from '../errors.js';
 import { optionsBody } from '../posts/options.js';
 import { fileIdentity } from '../media/check.js';

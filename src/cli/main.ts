@@ -9,7 +9,9 @@ import type { AnyCommandSpec, Invocation } from './run/command.js';
 import { COMMAND_TIMEOUT } from './commands/index.js';
 import type { Context } from './run/context.js';
 import { readArgs, readFlags } from './line/read.js';
-import { readCommandLine, type CommandLine } from './line/parse.js';
+import type { CommandLine } from './line/command-line.js';
+import { readCommandLine } from './line/parse.js';
+import { loadCommand } from './commands/load.js';
 import { renderLine } from './line/render.js';
 import { closeInvocation, makeInvocation, resolveGlobals } from './run/invocation.js';
 import { checkFields, checkJq, printData } from './output/json-output.js';
@@ -47,5 +49,5 @@ async function runCommand(ctx: Context, line: CommandLine, spec: AnyCommandSpec)
  * code. Never calls process.exit and never reads process.* directly.
  */
 export async function main(argv: string[], ctx: Context): Promise<number> {
-  return readCommandLine(argv, ctx, (line, spec) => runCommand(ctx, line, spec));
+  return readCommandLine(argv, ctx, (line, spec) => runCommand(ctx, line, spec), loadCommand);
 }

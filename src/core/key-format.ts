@@ -3,7 +3,7 @@
  * `_live_` (contract §5 rule 2), then its secret part of at least 8 letters,
  * digits, `_` or `-` (the contract leaves the length open; the project's
  * answer is in docs/api-notes.md, "Records"). By it vidpub knows a key it was
- * not given, in text it shows (api/http-errors.ts masks it) and in a variable
+ * not given, in text it shows (api/send/http-errors.ts masks it) and in a variable
  * it would hand to a program it starts (util/child-env.ts leaves it out), and
  * the emulator checks the keys of a fixture (emulator/fixture-schema.ts), so
  * every key the emulator takes is one the client hides.

@@ -22,7 +22,7 @@ import {
   SCHEDULE_RANGE_WORDS,
   serviceChars,
   tooManyCharsWords,
-} from './service-rules.js';
+} from '../contract/service-rules.js';
 import { captionControlRefusal } from './text-rules.js';
 import { exactBytes } from '../util/bytes.js';
 

@@ -1,7 +1,7 @@
 /**
  * Who the emulator answers beyond its API. Its test controls (/_emulator:
  * the start information with every key, reset, the clock, faults, the
- * request log) answer only peers on this machine's loopback (util/addresses.ts:
+ * request log) answer only peers on this machine's loopback (contract/addresses.ts:
  * 127.0.0.0/8, ::1, ::ffff:127.0.0.0/104; not NAT64, 6to4 or IPv4-compatible
  * forms that carry 127.0.0.1, which any remote peer may use), unless it was
  * started to expose them (`vidpub emulator --expose-controls`), and so does
@@ -10,7 +10,7 @@
  * platform's and answers anyone. Listening on an address other than loopback
  * is said at start (listenWarning).
  */
-import { isLoopbackHost, isLoopbackPeer } from '../util/addresses.js';
+import { isLoopbackHost, isLoopbackPeer } from '../contract/addresses.js';
 import { ADMIN_PREFIX } from './admin.js';
 import { ServiceError } from './service-errors.js';
 

@@ -5,7 +5,7 @@
  * page included, is registered by webapp/routes.ts).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { EmulatorStartInfo } from '../api/wire-types.js';
+import type { EmulatorStartInfo } from '../contract/wire-types.js';
 import type { Core } from './core.js';
 import { ServiceError, errorBody } from './service-errors.js';
 import { cancelPost, releaseDuePosts } from './posting.js';

@@ -3,8 +3,8 @@
  * workspaces, keys and destinations the "The default fixture" table of docs/emulator.md
  * describes.
  */
-import { MAX_FILE_SIZE_BYTES } from '../core/service-rules.js';
-import { SUPPORTED_CONTENT_TYPES, type DestinationStatus, type KeyAccess, type OptionType, type OptionValue } from '../api/wire-types.js';
+import { MAX_FILE_SIZE_BYTES } from '../contract/service-rules.js';
+import { SUPPORTED_CONTENT_TYPES, type DestinationStatus, type KeyAccess, type OptionType, type OptionValue } from '../contract/wire-types.js';
 import type { Fixture, FixtureDestination, FixtureKey, FixtureMedia, FixtureOption } from './fixture.js';
 
 export const DEFAULT_KEYS = {

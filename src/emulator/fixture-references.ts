@@ -5,7 +5,7 @@
  * so far, so a record with a wrong field still has its id checked: every
  * problem of the file is reported at once.
  */
-import type { PlanName } from '../api/wire-types.js';
+import type { PlanName } from '../contract/wire-types.js';
 import type { Fixture, FixtureAccount, FixtureWorkspace } from './fixture.js';
 
 /** A value as a problem quotes it: JSON, cut at 40 characters. */

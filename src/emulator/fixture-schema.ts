@@ -17,8 +17,8 @@ import {
   SUPPORTED_CONTENT_TYPES,
   type DestinationStatus,
   type PlanName,
-} from '../api/wire-types.js';
-import { MAX_FILE_SIZE_BYTES } from '../core/service-rules.js';
+} from '../contract/wire-types.js';
+import { MAX_FILE_SIZE_BYTES } from '../contract/service-rules.js';
 import { MIN_KEY_SECRET_CHARS, WHOLE_KEY } from '../core/key-format.js';
 import { FIXTURE_CREATED_AT } from './default-fixture.js';
 import type { FixtureAccount, FixtureDestination, FixtureKey, FixtureMedia, FixtureOption, FixturePost } from './fixture.js';

@@ -5,7 +5,7 @@
  * default-fixture.ts; a user's own JSON (`--fixture FILE`) is checked and
  * normalized by fixture-check.ts.
  */
-import type { Creator, DailyScope, DestinationStatus, KeyAccess, OptionType, OptionValue, PlanName, PostDestinationStatus, PostStatus } from '../api/wire-types.js';
+import type { Creator, DailyScope, DestinationStatus, KeyAccess, OptionType, OptionValue, PlanName, PostDestinationStatus, PostStatus } from '../contract/wire-types.js';
 
 export interface FixtureAccount {
   id: string;

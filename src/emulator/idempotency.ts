@@ -4,7 +4,7 @@
  * 5xx) is replayed; a different request under the same key is refused; a
  * key whose first request is still running is refused with 409.
  */
-import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WINDOW_SEC } from '../api/wire-types.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WINDOW_SEC } from '../contract/wire-types.js';
 import type { Clock } from './offset-clock.js';
 import { ServiceError, badRequest } from './service-errors.js';
 

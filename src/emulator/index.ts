@@ -3,7 +3,7 @@
  * on demand (`await import('./index.js')`).
  */
 import type { AddressInfo } from 'node:net';
-import type { EmulatorKeyInfo, EmulatorStartInfo } from '../api/wire-types.js';
+import type { EmulatorKeyInfo, EmulatorStartInfo } from '../contract/wire-types.js';
 import { Core } from './core.js';
 import { defaultFixture } from './default-fixture.js';
 import type { Fixture } from './fixture.js';

@@ -2,7 +2,7 @@
  * Authentication, the per-key per-minute read/write counters and the daily
  * post allowance. One place, used by every entry point (REST now, MCP later).
  */
-import type { DailyScope, PlanName } from '../api/wire-types.js';
+import type { DailyScope, PlanName } from '../contract/wire-types.js';
 import { KEY_PREFIX_MARKER } from '../core/key-format.js';
 import { IsoCache, nextMidnightUtc, secondsUntil, utcDay, type Clock } from './offset-clock.js';
 import { ServiceError } from './service-errors.js';

@@ -10,7 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CallContext, EmulatorService, ServiceResult } from './service.js';
-import { SERVICE_TOOLS, paramsProblem, registerTools, toolError, toolResult, type ServiceToolName, type ToolErrorInfo, type ToolHandlers } from '../api/mcp-tools.js';
+import { SERVICE_TOOLS, paramsProblem, registerTools, toolError, toolResult, type ServiceToolName, type ToolErrorInfo, type ToolHandlers } from '../contract/mcp-tools.js';
 
 /** What the emulator's MCP server announces (v1: the API version it emulates). */
 export const EMULATOR_MCP_SERVER = { name: 'video-publishing-service-emulator', version: '1.0.0' };

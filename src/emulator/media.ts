@@ -7,8 +7,8 @@ import {
   IMPORTS_IN_FLIGHT_RETRY_AFTER_SEC,
   MAX_IMPORTS_IN_FLIGHT,
   SUPPORTED_CONTENT_TYPES,
-} from '../api/wire-types.js';
-import { MAX_FILE_SIZE_BYTES, fileTooLargeWords } from '../core/service-rules.js';
+} from '../contract/wire-types.js';
+import { MAX_FILE_SIZE_BYTES, fileTooLargeWords } from '../contract/service-rules.js';
 import type { Core } from './core.js';
 import { ServiceError, badRequest, conflict, invalidField, missingField, notFound } from './service-errors.js';
 import type { AuthContext } from './limits.js';
@@ -17,7 +17,7 @@ import { ok, type Result } from './result.js';
 import { newId, type MediaState } from './state.js';
 import { uploadTarget } from './uploads.js';
 import { asObject, optionalString, requiredString } from './validate.js';
-import { isPrivateHost, normaliseHost } from '../util/addresses.js';
+import { isPrivateHost, normaliseHost } from '../contract/addresses.js';
 import { isIPv4 } from 'node:net';
 
 /** Size an imported video gets when the link does not say (see docs/api-notes.md). */

@@ -5,8 +5,8 @@
  * API and the web app share these; neither spends the daily allowance here
  * (posts.ts decides that before a post goes out).
  */
-import { TERMINAL_DESTINATION_STATUSES, type Notice } from '../api/wire-types.js';
-import { serviceChars } from '../core/service-rules.js';
+import { TERMINAL_DESTINATION_STATUSES, type Notice } from '../contract/wire-types.js';
+import { serviceChars } from '../contract/service-rules.js';
 import type { Core } from './core.js';
 import { conflict, notFound } from './service-errors.js';
 import type { DestinationState, MediaState, PostDestState, PostState } from './state.js';

@@ -5,7 +5,7 @@
  * what spends the daily allowance (contract §8 rule 4). The scheduler and
  * the posting to each destination are in posting.ts.
  */
-import type { Issue, OptionValue } from '../api/wire-types.js';
+import type { Issue, OptionValue } from '../contract/wire-types.js';
 import type { Core } from './core.js';
 import type { ServiceError } from './service-errors.js';
 import { badRequest, blockingIssues, conflict, invalidField, missingField, notFound } from './service-errors.js';
@@ -24,9 +24,9 @@ import {
   SCHEDULE_RANGE_WORDS,
   serviceChars,
   tooManyCharsWords,
-} from '../core/service-rules.js';
+} from '../contract/service-rules.js';
 
-// The limits, how each is counted and the words that refuse it: src/core/service-rules.ts, shared with the client's checks.
+// The limits, how each is counted and the words that refuse it: src/contract/service-rules.ts, shared with the client's checks.
 /** Longest id taken in a body (media_id, destination_id); the emulator's own ids are far shorter. */
 const MAX_ID_LENGTH = 200;
 

@@ -1,5 +1,5 @@
 /** Wire records (gaps.md "Records") built from the in-memory state. */
-import type { Destination, DestinationOptions, Media, Post } from '../api/wire-types.js';
+import type { Destination, DestinationOptions, Media, Post } from '../contract/wire-types.js';
 import type { DestinationState, MediaState, PostState } from './state.js';
 
 export function destinationRecord(d: DestinationState): Destination {

@@ -7,7 +7,7 @@
  * "…(+N chars)", so the log has a bound (entries times their limits)
  * whatever the traffic.
  */
-import type { RecordedRequest } from '../api/wire-types.js';
+import type { RecordedRequest } from '../contract/wire-types.js';
 
 export interface LogEntry extends RecordedRequest {
   /** The request fault applied to this request, if any. */

@@ -15,7 +15,7 @@ import {
   type Me,
   type Media,
   type Post,
-} from '../api/wire-types.js';
+} from '../contract/wire-types.js';
 
 /** What the seed had to change to fit the emulator, one sentence each. */
 export type SeedNotes = string[];

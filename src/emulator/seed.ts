@@ -7,16 +7,30 @@
  * own (seededKey), with the access the real key has, so that a rehearsal with
  * a read-only key is refused as the real run would be.
  */
-import type { ApiClient } from '../api/client.js';
 import { NotFoundError } from '../errors.js';
-import type { DestinationOptions, Me } from '../api/wire-types.js';
+import type { Destination, DestinationOptions, Media, Me, Post } from '../contract/wire-types.js';
 import { accountOf, destinationOf, mediaOf, postOf, seededKey, type SeedNotes } from './seed-map.js';
 
+/**
+ * What a seed may ask of it: only the signal. The emulator never imports the client (src/api/):
+ * the CLI (src/cli/rehearsal/) hands in vidpub's own client, which has these reads, as the seam.
+ */
+interface ReadOptions {
+  signal?: AbortSignal;
+}
+
 /** The reads a seed makes: GETs only. */
-export type SeedReader = Pick<ApiClient, 'getMe' | 'listDestinations' | 'getDestinationOptions'>;
+export interface SeedReader {
+  getMe(o?: ReadOptions): Promise<Me>;
+  listDestinations(o?: ReadOptions): Promise<Destination[]>;
+  getDestinationOptions(destinationId: string, o?: ReadOptions): Promise<DestinationOptions>;
+}
 
 /** The reads of records by id: a post and its video, a video (GETs only). */
-export type RecordReader = Pick<ApiClient, 'getPost' | 'getMedia'>;
+export interface RecordReader {
+  getPost(postId: string, o?: ReadOptions): Promise<Post>;
+  getMedia(mediaId: string, o?: ReadOptions): Promise<Media>;
+}
 
 export interface SeedResult {
   /** A fixture file's JSON (the `--fixture` format), checked by validateFixture when loaded. */

@@ -8,7 +8,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { EMULATOR_SERVER_HEADER, type EmulatorStartInfo } from '../api/wire-types.js';
+import { EMULATOR_SERVER_HEADER, type EmulatorStartInfo } from '../contract/wire-types.js';
 import { ADMIN_PREFIX, registerAdmin } from './admin.js';
 import { controlsAnswer, controlsRefused } from './access.js';
 import type { Core } from './core.js';

@@ -2,7 +2,7 @@
  * Typed errors of the emulated service and the one JSON error body shape
  * (gaps.md "Errors"): {"error": {"type", "code", "message", "param"?}}.
  */
-import type { ApiErrorBody, ErrorType, Issue } from '../api/wire-types.js';
+import type { ApiErrorBody, ErrorType, Issue } from '../contract/wire-types.js';
 import { clip } from './request-log.js';
 
 const TYPE_BY_STATUS: Record<number, ErrorType> = {

@@ -5,7 +5,7 @@
  * included) as {status, body, headers}. The REST routes call it; an MCP
  * endpoint can call the same methods and share the same allowances.
  */
-import { API_VERSION_PREFIX, type Me } from '../api/wire-types.js';
+import { API_VERSION_PREFIX, type Me } from '../contract/wire-types.js';
 import { keyPrefix } from '../core/key-format.js';
 import type { Core } from './core.js';
 import { ServiceError, internalError, notFound } from './service-errors.js';

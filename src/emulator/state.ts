@@ -13,7 +13,7 @@ import type {
   PlanName,
   PostDestinationStatus,
   PostStatus,
-} from '../api/wire-types.js';
+} from '../contract/wire-types.js';
 import type { Fixture, FixtureAccount, FixtureDestination, FixtureKey, FixturePost } from './fixture.js';
 
 export interface PlanLimits {

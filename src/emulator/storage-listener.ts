@@ -8,7 +8,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { EMULATOR_SERVER_HEADER } from '../api/wire-types.js';
+import { EMULATOR_SERVER_HEADER } from '../contract/wire-types.js';
 import { errorBody } from './service-errors.js';
 import type { KeyPair } from './tls.js';
 import { UPLOAD_PATH_PREFIX } from './uploads.js';

@@ -10,7 +10,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { UploadTarget } from '../api/wire-types.js';
+import type { UploadTarget } from '../contract/wire-types.js';
 import { IsoCache } from './offset-clock.js';
 import type { Core } from './core.js';
 import { ServiceError } from './service-errors.js';

@@ -1,5 +1,5 @@
 /** Small request-body readers that throw 400s in the gaps.md shape. */
-import { serviceChars } from '../core/service-rules.js';
+import { serviceChars } from '../contract/service-rules.js';
 import { badRequest, invalidField, missingField } from './service-errors.js';
 
 export type Json = Record<string, unknown>;

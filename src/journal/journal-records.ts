@@ -3,7 +3,7 @@
  * built from what a command saw. Pure: the journal stamps the time and who
  * wrote it, and appends them.
  */
-import type { Post } from '../api/wire-types.js';
+import type { Post } from '../contract/wire-types.js';
 import { sanitize } from '../errors.js';
 import type { MediaEvent, MediaRecord, PostEvent, PostRecord, RecordContext, StatusRecord } from './journal-types.js';
 

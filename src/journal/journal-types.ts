@@ -4,7 +4,7 @@
  * first record is written.
  */
 import type { ApiClient } from '../api/client.js';
-import type { OptionValue, Post } from '../api/wire-types.js';
+import type { OptionValue, Post } from '../contract/wire-types.js';
 import type { Clock } from '../core/clock.js';
 import type { FileIdentity } from '../util/same-file.js';
 

@@ -4,7 +4,7 @@
  * an id, the rerun guard of --idempotency-key, retry). Writing never fails a
  * command: the first failure warns once and the journal stays quiet after.
  */
-import type { Post } from '../api/wire-types.js';
+import type { Post } from '../contract/wire-types.js';
 import { JournalStore } from './jsonl-store.js';
 import { JournalOwner } from './journal-owner.js';
 import { JournalReader } from './journal-reader.js';

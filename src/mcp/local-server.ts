@@ -11,7 +11,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { responseMeta, type ApiClient } from '../api/client.js';
-import type { CreatePostRequest } from '../api/wire-types.js';
+import type { CreatePostRequest } from '../contract/wire-types.js';
 import { ExitCode, OutcomeUnknownError, RateLimitError, TimeoutError, VidpubError, isDeadline, sanitize } from '../errors.js';
 import { bindDeadline } from '../session/deadline.js';
 import { formatDuration } from '../time/duration.js';
@@ -30,7 +30,7 @@ import {
   type ToolCallExtra,
   type ToolErrorInfo,
   type ToolHandlers,
-} from '../api/mcp-tools.js';
+} from '../contract/mcp-tools.js';
 
 /** The class of an error, by its exit code (docs/reliability.md lists the codes). */
 const ERROR_CLASSES: Record<number, string> = {

@@ -18,7 +18,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { paramsProblem } from '../api/mcp-tools.js';
+import { paramsProblem } from '../contract/mcp-tools.js';
 
 /** The largest message accepted, in bytes (a tool call's arguments are small: paths, ids, a caption). */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;

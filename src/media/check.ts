@@ -9,8 +9,8 @@ import { closeFd, openForReading, readAt, realPath, statPath } from '../util/fs-
 import { UsageError } from '../errors.js';
 import type { FileIdentity } from '../util/same-file.js';
 import { NotRegularFileError, fileKind, unreadableFile } from '../util/user-file.js';
-import { EXTENSION_CONTENT_TYPES, type SupportedContentType } from '../api/wire-types.js';
-import { MAX_FILE_SIZE_BYTES, fileTooLargeWords } from '../core/service-rules.js';
+import { EXTENSION_CONTENT_TYPES, type SupportedContentType } from '../contract/wire-types.js';
+import { MAX_FILE_SIZE_BYTES, fileTooLargeWords } from '../contract/service-rules.js';
 
 export interface VideoFile {
   /** Absolute path. */

@@ -4,7 +4,7 @@
  * imports_in_flight is waited out by the client within --max-wait, with a
  * notice; past it, RateLimitError (exit 4).
  */
-import type { Media } from '../api/wire-types.js';
+import type { Media } from '../contract/wire-types.js';
 import { InterruptedError, OutcomeUnknownError, TimeoutError, isInterruption } from '../errors.js';
 import { bindDeadline } from '../session/deadline.js';
 import { runKey } from '../session/run-key.js';

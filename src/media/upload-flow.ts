@@ -4,11 +4,11 @@
  * `vidpub upload` and `vidpub post FILE` both run it.
  */
 import { responseMeta } from '../api/client.js';
-import { createDebugLogger } from '../api/debug.js';
-import type { CreateUploadResponse, Media } from '../api/wire-types.js';
-import { putFile, UploadFailedError, UploadLinkRefusedError } from '../api/put-file.js';
+import { createDebugLogger } from '../api/send/debug.js';
+import type { CreateUploadResponse, Media } from '../contract/wire-types.js';
+import { putFile, UploadFailedError, UploadLinkRefusedError } from '../api/upload/put-file.js';
 import { InterruptedError, OutcomeUnknownError, ServiceError, TimeoutError, VidpubError, isInterruption } from '../errors.js';
-import { interruptibleSleep } from '../api/backoff.js';
+import { interruptibleSleep } from '../api/send/backoff.js';
 import { bindDeadline, lookUp, withGrace } from '../session/deadline.js';
 import { runKey } from '../session/run-key.js';
 import { stepKey, type Session } from '../session/session.js';

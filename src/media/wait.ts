@@ -3,9 +3,9 @@
  * poller (1 s backing off to 5 s, paced by X-RateLimit-Remaining, every wait
  * interruptible, a deadline) and shows the service's phase and percent.
  */
-import type { Media } from '../api/wire-types.js';
-import { poll } from '../api/poll.js';
-import { WorkTimer } from '../api/work-timer.js';
+import type { Media } from '../contract/wire-types.js';
+import { poll } from '../api/wait/poll.js';
+import { WorkTimer } from '../api/wait/work-timer.js';
 import { InterruptedError, TimeoutError, VidpubError, WorkFailedError, isInterruption, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
 import type { Progress } from '../ui/progress.js';

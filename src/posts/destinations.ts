@@ -2,7 +2,7 @@
  * Naming a destination on the command line, and rendering its options. Shared
  * by options, post and publish.
  */
-import type { Destination, DestinationOption, DestinationOptions, OptionValue } from '../api/wire-types.js';
+import type { Destination, DestinationOption, DestinationOptions, OptionValue } from '../contract/wire-types.js';
 import { UsageError, sanitize } from '../errors.js';
 
 /** A handle as people write it: with exactly one leading @ ('' when there is none). */

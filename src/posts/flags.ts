@@ -1,5 +1,5 @@
 /** The values of flags several commands share: a post id (publish, status, retry, open) and --idempotency-key (post, upload, import). The wait flags: src/session/wait-flags.ts. */
-import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../api/wire-types.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../contract/wire-types.js';
 import { UsageError, sanitize } from '../errors.js';
 
 /** Room left in the 255-character Idempotency-Key for the step suffixes (":complete:med_…"). */

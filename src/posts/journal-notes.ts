@@ -2,7 +2,7 @@
  * What the post flows tell the journal (Session.journal): how a command
  * ended for a post, as a word that history shows and folds.
  */
-import type { Post } from '../api/wire-types.js';
+import type { Post } from '../contract/wire-types.js';
 import { outcomeOfError } from '../journal/error-outcome.js';
 import type { Session } from '../session/session.js';
 import { isFinished, type PostResult } from './view.js';

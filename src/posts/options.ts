@@ -6,7 +6,7 @@
  * either asked for (on a terminal) or listed as the exact flags to pass.
  */
 import { CancelledError, UsageError, sanitize } from '../errors.js';
-import type { Destination, DestinationOption, DestinationOptions, OptionValue } from '../api/wire-types.js';
+import type { Destination, DestinationOption, DestinationOptions, OptionValue } from '../contract/wire-types.js';
 import type { Prompter } from '../ui/prompter.js';
 import { shellWord } from '../util/shell.js';
 

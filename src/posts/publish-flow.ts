@@ -4,9 +4,9 @@
  * (--timeout) that publish, status and retry all run within.
  */
 import { responseMeta, type ApiClient } from '../api/client.js';
-import type { Destination, Me, Post } from '../api/wire-types.js';
+import type { Destination, Me, Post } from '../contract/wire-types.js';
 import { BlockedError, CancelledError, ConflictError, InterruptedError, OutcomeUnknownError, RateLimitError, TimeoutError, VidpubError, sanitize } from '../errors.js';
-import { QuotaWaitInterrupted } from '../api/rate-limit-wait.js';
+import { QuotaWaitInterrupted } from '../api/send/rate-limit-wait.js';
 import { bindDeadline, lookUp } from '../session/deadline.js';
 import type { Session } from '../session/session.js';
 import { recordingEnd } from './journal-notes.js';

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { responseMeta } from '../api/client.js';
-import type { CreatePostRequest, Me, Post, PostDestination } from '../api/wire-types.js';
+import type { CreatePostRequest, Me, Post, PostDestination } from '../contract/wire-types.js';
 import { BlockedError, InterruptedError, OutcomeUnknownError, UsageError, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
 import type { JournalPost } from '../journal/journal-types.js';

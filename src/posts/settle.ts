@@ -3,7 +3,7 @@
  * status: 0 all published (or scheduled, or a draft saved), 6 a destination
  * failed or was cancelled, 8 issues of severity error, 4 the daily allowance.
  */
-import type { Issue } from '../api/wire-types.js';
+import type { Issue } from '../contract/wire-types.js';
 import { BlockedError, RateLimitError, WorkFailedError, type VidpubError, sanitize } from '../errors.js';
 import { blockingIssues, failedDestinations, issueLines, type PostResult } from './view.js';
 import { describeRelative } from '../time/describe.js';

@@ -5,7 +5,7 @@
  * (one look, or --wait to the end).
  */
 import type { ApiClient } from '../api/client.js';
-import type { Media } from '../api/wire-types.js';
+import type { Media } from '../contract/wire-types.js';
 import { InterruptedError, NotFoundError, TimeoutError, isDeadline, sanitize } from '../errors.js';
 import { shellWord } from '../util/shell.js';
 import type { Session } from '../session/session.js';
@@ -124,7 +124,7 @@ async function statusWithin(opts: StatusOpts, session: Session): Promise<PostRes
  * Ctrl-C says what it stopped waiting for (`what`) and the command (`again`) that looks again.
  */
 export async function firstLook<T>(session: Session, fetch: (signal: AbortSignal) => Promise<T>, what: string, again: string): Promise<T> {
-  const { readThrough } = await import('../api/poll.js');
+  const { readThrough } = await import('../api/wait/poll.js');
   const { signal, clock } = session;
   const cut = (err: unknown) => new TimeoutError('Stopped: the --timeout of the command was reached.', { cause: err });
   return readThrough<T>({

@@ -3,7 +3,7 @@
  * each destination with its options (defaults marked), and when it goes out
  * (with its offset and in UTC).
  */
-import type { Me } from '../api/wire-types.js';
+import type { Me } from '../contract/wire-types.js';
 import { sanitize } from '../errors.js';
 import type { Colors } from '../ui/color.js';
 import { formatDuration } from '../time/duration.js';

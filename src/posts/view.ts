@@ -4,8 +4,8 @@
  * table for a person, stable tab-separated lines for a pipe (the shape of
  * `--json` is the post record itself).
  */
-import type { Destination, Issue, Post, PostDestination } from '../api/wire-types.js';
-import { TERMINAL_DESTINATION_STATUSES } from '../api/wire-types.js';
+import type { Destination, Issue, Post, PostDestination } from '../contract/wire-types.js';
+import { TERMINAL_DESTINATION_STATUSES } from '../contract/wire-types.js';
 import type { DataOut } from '../ui/output.js';
 import { atHandle } from './destinations.js';
 import { stateOf } from '../journal/post-fold.js';

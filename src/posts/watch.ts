@@ -1,13 +1,13 @@
 /**
- * Waiting for a post to finish: polls GET /posts/{id} (src/api/poll.ts) until
+ * Waiting for a post to finish: polls GET /posts/{id} (src/api/wait/poll.ts) until
  * every destination is published, failed or cancelled, and shows each
  * destination's state on stderr — redrawn in place on a terminal, one plain
  * line per change on a pipe, nothing with --quiet. Ctrl-C and --timeout stop
  * the waiting (not the post) and say how to look again.
  */
 import type { ApiClient } from '../api/client.js';
-import type { Post } from '../api/wire-types.js';
-import { WorkTimer } from '../api/work-timer.js';
+import type { Post } from '../contract/wire-types.js';
+import { WorkTimer } from '../api/wait/work-timer.js';
 import { InterruptedError, TimeoutError, isInterruption, sanitize } from '../errors.js';
 import type { Screen, Session } from '../session/session.js';
 import { LiveRegion } from '../ui/live-region.js';
@@ -148,7 +148,7 @@ function publishingOf(post: Post): string {
  * and carrying the last record seen as `data`.
  */
 export async function waitForPost(session: Session, client: ApiClient, result: PostResult, opts: WaitOptions = {}): Promise<PostResult> {
-  const { poll } = await import('../api/poll.js');
+  const { poll } = await import('../api/wait/poll.js');
   const { signal } = session;
   const id = result.post.id;
   const display = createPostDisplay(session, result.names, id);

@@ -4,7 +4,7 @@
  * and the errors (each a usage error, exit 2, said before anything is sent).
  */
 import { UsageError, sanitize } from '../errors.js';
-import { MAX_SCHEDULE_AHEAD_DAYS, SCHEDULE_RANGE_WORDS } from '../core/service-rules.js';
+import { MAX_SCHEDULE_AHEAD_DAYS, SCHEDULE_RANGE_WORDS } from '../contract/service-rules.js';
 import { pad } from './iso-time.js';
 import { wallAt } from './zones.js';
 
@@ -26,7 +26,7 @@ const MINUTE = 60_000;
 /** Milliseconds per unit of a relative time (`+30m`, `in 2 weeks`). */
 export const UNIT_MS: Record<string, number> = { s: 1000, m: MINUTE, h: 60 * MINUTE, d: 24 * 60 * MINUTE, w: 7 * 24 * 60 * MINUTE };
 
-/** How far ahead the service takes a publish_at, in days (src/core/service-rules.ts). */
+/** How far ahead the service takes a publish_at, in days (src/contract/service-rules.ts). */
 export const MAX_DAYS_AHEAD = MAX_SCHEDULE_AHEAD_DAYS;
 
 /** --at beyond what the service takes: an invalid time (exit 2), said before anything is sent. */

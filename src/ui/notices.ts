@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { NoticeSink } from '../api/backoff.js';
+import type { NoticeSink } from '../api/send/backoff.js';
 import { truncateWords } from './table.js';
 
 /**

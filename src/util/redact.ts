@@ -2,7 +2,7 @@
  * Secrets out of everything vidpub prints. A service (or something in front of
  * it: a proxy, a gateway's error page) may echo the key it was sent, in many
  * forms, and each is taken out:
- * - whole, or without its prefix (secretForms in api/http-errors.ts gives both);
+ * - whole, or without its prefix (secretForms in api/send/http-errors.ts gives both);
  * - escaped character by character: JSON \u escapes (any number of
  *   backslashes: JSON inside JSON), percent-encoding (once or more: %255F),
  *   HTML numeric references (&#95; &#x5F;), or any mix of these;

@@ -6,7 +6,7 @@ import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RecordedRequest } from '../../src/api/wire-types.js';
+import type { RecordedRequest } from '../../src/contract/wire-types.js';
 import { cliRunner, runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { realClock, type Clock } from '../../src/core/clock.js';

@@ -6,7 +6,7 @@
  * was posted), never as "failed".
  */
 import { describe, expect, it } from 'vitest';
-import type { Post, RecordedRequest } from '../../src/api/wire-types.js';
+import type { Post, RecordedRequest } from '../../src/contract/wire-types.js';
 import { batchLines as linesOf, batchManifest as workdir, type BatchLine as Line } from '../support/batch.js';
 import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';

@@ -7,7 +7,7 @@
  * write in flight is cut off at --timeout, not only the waits.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Post, RecordedRequest } from '../../src/api/wire-types.js';
+import type { Post, RecordedRequest } from '../../src/contract/wire-types.js';
 import { batchLines as linesOf, batchManifest as manifest } from '../support/batch.js';
 import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';

@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Post, RecordedRequest } from '../../src/api/wire-types.js';
+import type { Post, RecordedRequest } from '../../src/contract/wire-types.js';
 import { cliRunner, runCli } from '../support/cli.js';
 import { manualClock, scaledClock, timeUpWhen } from '../support/clock.js';
 import { scriptedPrompter } from '../support/prompter.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RecordedRequest } from '../../src/api/wire-types.js';
+import type { RecordedRequest } from '../../src/contract/wire-types.js';
 import { cliRunner } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 

@@ -1,6 +1,6 @@
 /**
  * The cache file itself (src/cache/key-cache.ts), the durations a wait
- * remembers (src/api/work-timer.ts), which refusals of a post mean "what was
+ * remembers (src/api/wait/work-timer.ts), which refusals of a post mean "what was
  * cached changed", and the cache directory's rule, shared with the bundle's
  * code cache (bin/compile-cache.js).
  */
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeyCache } from '../../src/cache/key-cache.js';
-import { WorkTimer, learnDuration } from '../../src/api/work-timer.js';
+import { WorkTimer, learnDuration } from '../../src/api/wait/work-timer.js';
 import { BlockedError, NotFoundError, UsageError, VidpubError } from '../../src/errors.js';
 import { suggestsChangedDestinations } from '../../src/posts/post/send.js';
 import { cacheDir } from '../../src/util/xdg.js';

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeyCache } from '../../src/cache/key-cache.js';
 import type { Clock } from '../../src/core/clock.js';
-import type { Post, RecordedRequest } from '../../src/api/wire-types.js';
+import type { Post, RecordedRequest } from '../../src/contract/wire-types.js';
 import { cliRunner } from '../support/cli.js';
 import { aheadBy, scaledClock } from '../support/clock.js';
 import { startTestEmulator, useEmulator } from '../support/emulator.js';

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { createDebugLogger, redactHeaders, redactUrl } from '../../src/api/debug.js';
-import { errorFromResponse, htmlToLine, networkError, parseErrorBody } from '../../src/api/http-errors.js';
+import { createDebugLogger, redactHeaders, redactUrl } from '../../src/api/send/debug.js';
+import { errorFromResponse, htmlToLine, networkError, parseErrorBody } from '../../src/api/send/http-errors.js';
 import { normalizeBaseUrl } from '../../src/api/credentials.js';
-import { isLoopbackHost } from '../../src/util/addresses.js';
-import { backoffDelay, parseRetryAfter } from '../../src/api/backoff.js';
+import { isLoopbackHost } from '../../src/contract/addresses.js';
+import { backoffDelay, parseRetryAfter } from '../../src/api/send/backoff.js';
 import { AuthError, BlockedError, ExitCode, NotFoundError, RateLimitError, ServiceError, UsageError, VidpubError } from '../../src/errors.js';
 import { PassThrough } from 'node:stream';
 

@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { errorFromResponse, keyCharacterError, redactSecrets } from '../../src/api/http-errors.js';
+import { errorFromResponse, keyCharacterError, redactSecrets } from '../../src/api/send/http-errors.js';
 import { runCli, tempConfigDir } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 

@@ -6,8 +6,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { ClientSettings } from '../../src/api/client.js';
-import { poll } from '../../src/api/poll.js';
-import type { Media } from '../../src/api/wire-types.js';
+import { poll } from '../../src/api/wait/poll.js';
+import type { Media } from '../../src/contract/wire-types.js';
 import { AuthError, ExitCode, NotFoundError, TimeoutError, VidpubError } from '../../src/errors.js';
 import { createClientFor } from '../../src/cli/run/client-factory.js';
 import { makeContext } from '../support/cli.js';

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { isTransientError, poll, readThrough } from '../../src/api/poll.js';
-import { ProgressEstimator, paceDelay } from '../../src/api/progress-estimate.js';
+import { isTransientError, poll, readThrough } from '../../src/api/wait/poll.js';
+import { ProgressEstimator, paceDelay } from '../../src/api/wait/progress-estimate.js';
 import { AuthError, ExitCode, InterruptedError, NotFoundError, RateLimitError, ServiceError, TimeoutError, UsageError, WorkFailedError } from '../../src/errors.js';
 import { virtualClock } from '../support/clock.js';
 import type { ClientMemory } from '../../src/api/client.js';
-import { WorkTimer } from '../../src/api/work-timer.js';
+import { WorkTimer } from '../../src/api/wait/work-timer.js';
 
 describe('poll', () => {
   test('fetches until done, reporting each value; intervals start at 1 s and back off to 5 s', async () => {

@@ -4,7 +4,7 @@
  * http-client.test.ts).
  */
 import { describe, expect, test } from 'vitest';
-import { decideAfterAttempt, decideRateLimit, MAX_SERVER_RETRY_AFTER_MS, type RetryCounters } from '../../src/api/retry-decision.js';
+import { decideAfterAttempt, decideRateLimit, MAX_SERVER_RETRY_AFTER_MS, type RetryCounters } from '../../src/api/send/retry-decision.js';
 
 const LIMITS = { maxRetries: 3, maxInUseRetries: 6 };
 const fresh = (): RetryCounters => ({ retries: 0, inUseRetries: 0 });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, test } from 'vitest';
-import { createTransport } from '../../src/api/transport.js';
+import { createTransport } from '../../src/api/net/transport.js';
 
 const TIMEOUTS = { connectMs: 2_000, headersMs: 2_000, bodyMs: 2_000 };
 const servers: { close(cb: () => void): void }[] = [];

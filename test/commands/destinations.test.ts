@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { Destination } from '../../src/api/wire-types.js';
+import type { Destination } from '../../src/contract/wire-types.js';
 import { describeOption, renderDestinationOptions, resolveDestination } from '../../src/posts/destinations.js';
 import { UsageError } from '../../src/errors.js';
 import { runCli } from '../support/cli.js';

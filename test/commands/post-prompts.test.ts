@@ -3,7 +3,7 @@
  * with the answers (an injected prompter plays the person).
  */
 import { describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import type { Prompter } from '../../src/cli/run/context.js';
 import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';

@@ -3,7 +3,7 @@
  * publish here): Ctrl-C and --timeout stop the waiting, not the post.
  */
 import { describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';

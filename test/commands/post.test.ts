@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Post, RecordedRequest } from '../../src/api/wire-types.js';
+import type { Post, RecordedRequest } from '../../src/contract/wire-types.js';
 import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { CE_MIDNIGHT_UTC, IN_TIME, dayAhead, springForwardAhead } from '../support/dates.js';

@@ -4,7 +4,7 @@
  * the person read the summary is exit 2 in --at's words, and nothing is sent.
  */
 import { describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import { realClock, type Clock } from '../../src/cli/run/context.js';
 import { runCli } from '../support/cli.js';
 import { scriptedPrompter } from '../support/prompter.js';

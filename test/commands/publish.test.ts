@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import { cliRunner } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { CE_MIDNIGHT_UTC, CE_ZONE, IN_TIME, dayAhead } from '../support/dates.js';

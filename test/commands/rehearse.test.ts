@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RecordedRequest } from '../../src/api/wire-types.js';
+import type { RecordedRequest } from '../../src/contract/wire-types.js';
 import { openConfigStore } from '../../src/config/config-store.js';
 import { loadFixtureFile } from '../../src/emulator/index.js';
 import { runCli, tempConfigDir } from '../support/cli.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import { runCli, type RunOptions } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';

@@ -4,7 +4,7 @@
  * URL printed where no browser can open (no display, CI, --no-input).
  */
 import { describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import { main } from '../../src/cli/main.js';
 import { makeContext, runCli, type RunOptions } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';

@@ -4,7 +4,7 @@
  * and the exit code.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import { runCli, tempConfigDir, type RunOptions } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { scriptedPrompter } from '../support/prompter.js';

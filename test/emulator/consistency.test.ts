@@ -5,7 +5,7 @@
  * a JSON body `null` is not an object; an empty or over-long id is a 400 in any field.
  */
 import { describe, expect, it } from 'vitest';
-import { isPrivateHost, normaliseHost } from '../../src/util/addresses.js';
+import { isPrivateHost, normaliseHost } from '../../src/contract/addresses.js';
 import { V1_ROUTES } from '../../src/emulator/v1-routes.js';
 import { useEmulator } from '../support/emulator.js';
 import { http, type Json, type Res } from '../support/rest.js';

@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { controlsAnswer, listenWarning } from '../../src/emulator/access.js';
 import { DEFAULT_KEYS } from '../../src/emulator/default-fixture.js';
-import { isLoopbackHost } from '../../src/util/addresses.js';
+import { isLoopbackHost } from '../../src/contract/addresses.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 import { BIN, ensureBuilt } from '../support/build.js';
 import { startBuiltEmulator } from '../support/built-emulator.js';

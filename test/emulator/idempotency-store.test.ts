@@ -5,7 +5,7 @@
  * new key: a batch of 100,000 posts slowed down item by item).
  */
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_WINDOW_SEC } from '../../src/api/wire-types.js';
+import { IDEMPOTENCY_WINDOW_SEC } from '../../src/contract/wire-types.js';
 import { IdempotencyStore } from '../../src/emulator/idempotency.js';
 import { Clock } from '../../src/emulator/offset-clock.js';
 

@@ -5,7 +5,7 @@
  * through REST, and the web app's refusals of a form that is not its own.
  */
 import { describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import { useEmulator } from '../support/emulator.js';
 import { connect, ok } from '../support/mcp.js';
 import { http } from '../support/rest.js';

@@ -13,7 +13,7 @@ import { createJournal } from '../../src/journal/journal.js';
 import { decode, encode, JournalStore, MAX_RECORD_BYTES } from '../../src/journal/jsonl-store.js';
 import { stateDir } from '../../src/journal/paths.js';
 import type { ApiClient } from '../../src/api/client.js';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import type { PostRecord, StatusRecord } from '../../src/journal/journal-types.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'vidpub-journal-'));

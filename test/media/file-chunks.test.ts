@@ -2,7 +2,7 @@ import { mkdtempSync, truncateSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FileChunks, FileChangedError } from '../../src/api/file-chunks.js';
+import { FileChunks, FileChangedError } from '../../src/api/upload/file-chunks.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vidpub-chunks-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,7 +7,7 @@ import { useEmulator } from '../support/emulator.js';
 import { http } from '../support/rest.js';
 import { makeInvocation } from '../../src/cli/run/invocation.js';
 import type { GlobalOptions } from '../../src/cli/run/command.js';
-import type { CreateUploadResponse, Media } from '../../src/api/wire-types.js';
+import type { CreateUploadResponse, Media } from '../../src/contract/wire-types.js';
 import { checkVideoFile } from '../../src/media/check.js';
 import { uploadFile } from '../../src/media/upload-flow.js';
 import { importLink } from '../../src/media/import-flow.js';

@@ -1,6 +1,6 @@
 /** Which proxy a URL takes: curl's conventions for HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
 import { describe, expect, it } from 'vitest';
-import { bypassed, proxyFor } from '../../src/api/proxy.js';
+import { bypassed, proxyFor } from '../../src/api/net/proxy.js';
 import { runCli } from '../support/cli.js';
 
 const u = (s: string) => new URL(s);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bypassed, checkProxyVariables, proxyFor } from '../../src/api/proxy.js';
+import { bypassed, checkProxyVariables, proxyFor } from '../../src/api/net/proxy.js';
 import { UsageError } from '../../src/errors.js';
 import { CURL_CASES, GO_CASES, GO_PROXY_URLS, RULES, rulesTable, type SuiteCase } from './proxy-rules.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InterruptedError, UsageError } from '../../src/errors.js';
 import { expectError } from '../support/errors.js';
 import { scriptedPrompter } from '../support/prompter.js';
-import type { DestinationOption, OptionValue } from '../../src/api/wire-types.js';
+import type { DestinationOption, OptionValue } from '../../src/contract/wire-types.js';
 import {
   coerceValue,
   missingOptionsError,

@@ -12,7 +12,7 @@ import {
   publishAtRefusal,
   tooLongFor,
 } from '../../src/core/post-rules.js';
-import { MAX_CAPTION_CHARS, serviceChars } from '../../src/core/service-rules.js';
+import { MAX_CAPTION_CHARS, serviceChars } from '../../src/contract/service-rules.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const dest = (fromOptions: number | null | undefined, fromLimits: number | null | undefined) => ({

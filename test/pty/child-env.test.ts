@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import { childEnv, withoutCredentials } from '../../src/util/child-env.js';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
@@ -59,7 +59,7 @@ function secretEnv(): Record<string, string> {
     DEPLOY_TOKEN: emu.key(), // the key under another name (a CI secret exported twice)
     HTTP_PROXY: 'http://alice:proxy-pass-1@127.0.0.1:9',
     https_proxy: 'bob:proxy-pass-2@127.0.0.1:9', // no scheme, as curl allows
-    ALL_PROXY: 'http://carol:proxy-pass-3@127.0.0.1:9/', // http: a socks5:// one is refused before anything starts (api/no-proxy.ts)
+    ALL_PROXY: 'http://carol:proxy-pass-3@127.0.0.1:9/', // http: a socks5:// one is refused before anything starts (api/net/no-proxy.ts)
     NO_PROXY: '127.0.0.1,localhost',
   };
 }

@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import type { Clock } from '../../src/cli/run/context.js';

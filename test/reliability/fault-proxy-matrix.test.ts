@@ -12,7 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RecordedRequest } from '../../src/api/wire-types.js';
+import type { RecordedRequest } from '../../src/contract/wire-types.js';
 import { runCli, type RunResult } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { withStall } from '../support/stall.js';

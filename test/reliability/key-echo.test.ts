@@ -7,7 +7,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { secretForms } from '../../src/api/http-errors.js';
+import { secretForms } from '../../src/api/send/http-errors.js';
 import { guardOutput, redactKnown } from '../../src/util/redact.js';
 import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';

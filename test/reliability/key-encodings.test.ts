@@ -11,7 +11,7 @@ import { BIN, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { PassThrough } from 'node:stream';
-import { secretForms } from '../../src/api/http-errors.js';
+import { secretForms } from '../../src/api/send/http-errors.js';
 import { guardOutput, redactKnown, secretTexts } from '../../src/util/redact.js';
 
 const emu = useEmulator();

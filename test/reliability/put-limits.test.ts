@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { putFile, UploadLinkRefusedError } from '../../src/api/put-file.js';
+import { putFile, UploadLinkRefusedError } from '../../src/api/upload/put-file.js';
 import { realClock } from '../../src/core/clock.js';
 import { InterruptedError, ServiceError } from '../../src/errors.js';
 

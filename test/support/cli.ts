@@ -7,7 +7,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
-import { readCommandLine, type CommandLine } from '../../src/cli/line/parse.js';
+import type { CommandLine } from '../../src/cli/line/command-line.js';
+import { readCommandLine } from '../../src/cli/line/parse.js';
+import { loadCommand } from '../../src/cli/commands/load.js';
 import { realClock, type Clock, type Context, type Prompter } from '../../src/cli/run/context.js';
 import { noPrompter } from './prompter.js';
 
@@ -105,7 +107,7 @@ export async function readLineOnly(argv: string[], opts: RunOptions = {}): Promi
   const code = await readCommandLine(argv, ctx, async (read) => {
     line = read;
     return 0;
-  });
+  }, loadCommand);
   // Commander's writes reach the collectors on the next turn.
   await new Promise((r) => setImmediate(r));
   return { line, code, stdout: stdout(), stderr: stderr() };

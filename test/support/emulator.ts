@@ -15,7 +15,7 @@
  */
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { startEmulator, type EmulatorHandle, type EmulatorOptions } from '../../src/emulator/index.js';
-import type { EmulatorKeyInfo, EmulatorStartInfo, FaultSpec, RecordedRequest } from '../../src/api/wire-types.js';
+import type { EmulatorKeyInfo, EmulatorStartInfo, FaultSpec, RecordedRequest } from '../../src/contract/wire-types.js';
 import { Rest, toNextDaySec, type Json, type Res } from './rest.js';
 
 export interface HarnessOptions extends EmulatorOptions {

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request, type Dispatcher } from 'undici';
 import { DEFAULT_KEYS } from '../../src/emulator/index.js';
-import type { RecordedRequest } from '../../src/api/wire-types.js';
+import type { RecordedRequest } from '../../src/contract/wire-types.js';
 import { waitFor } from './poll.js';
 
 export const KEYS = DEFAULT_KEYS;

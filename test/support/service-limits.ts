@@ -1,5 +1,5 @@
 /**
- * The one table of the service's limits (src/core/service-rules.ts): for each
+ * The one table of the service's limits (src/contract/service-rules.ts): for each
  * rule, values at the limit and one over, counted as the service counts them.
  * test/commands/service-limits-bin.test.ts runs it against the client's checks
  * (the real bin: a value over is exit 2 before any upload), and

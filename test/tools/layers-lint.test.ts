@@ -31,6 +31,10 @@ const PLANTED: Record<string, string> = {
   'util/up-static.ts': "import { main } from '../cli/main.js';\nexport const up = (): number => main();\n",
   'media/up-dynamic.ts': "export const load = async (): Promise<number> => (await import('../batch/run-batch.js')).runBatch();\n",
   'api/up-type.ts': "import type { Journal } from '../journal/journal.js';\nexport const noted = (j: Journal): void => j.note();\n",
+  // the emulator stands on the contract, never on the client (api/), though api/ is below it
+  'contract/record.ts': "export interface Record { id: string }\n",
+  'emulator/on-contract.ts': "import type { Record } from '../contract/record.js';\nexport const make = (): Record => ({ id: 'x' });\n",
+  'emulator/on-client.ts': "import { call } from '../api/down.js';\nexport const seed = (): Error => call();\n",
   // a circle inside one folder
   'core/ping.ts': "import { pong } from './pong.js';\nexport const ping = (): string => `ping ${pong()}`;\n",
   'core/pong.ts': "import { ping } from './ping.js';\nexport const pong = (): string => 'pong';\nexport const again = (): string => ping();\n",
@@ -90,6 +94,13 @@ describe('layers and circles (eslint.config.js)', () => {
 
   test('downward imports and a peer in the same layer pass', () => {
     for (const file of ['util/down.ts', 'api/down.ts', 'posts/peer.ts', 'posts/post/flow.ts', 'errors.ts']) expect(problems.get(file), file).toEqual([]);
+  });
+
+  test('the emulator importing the client (api/) fails with its message; the contract passes', () => {
+    expect(problems.get('emulator/on-client.ts')).toEqual([
+      expect.stringMatching(/^import-x\/no-restricted-paths: .*src\/emulator\/ must not import src\/api\/: the emulator models the service and shares only src\/contract\//),
+    ]);
+    expect(problems.get('emulator/on-contract.ts')).toEqual([]);
   });
 
   test('a file of posts/ that imports the post pipeline (posts/post/) fails with its message', () => {

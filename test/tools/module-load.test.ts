@@ -5,7 +5,7 @@
  * a post reads and writes, use node:fs's callback calls so that neither
  * `vidpub upload` nor `vidpub post` loads node:fs/promises (and Node's
  * readline interface with it). And the built-ins util/lazy-builtins.ts loads
- * on first use, with node:https and node:tls (api/net.ts: an http URL, no
+ * on first use, with node:https and node:tls (api/net/net.ts: an http URL, no
  * proxy, no CA file), Node's ES module loader and the dependencies left in
  * node_modules stay off `vidpub me`.
  */

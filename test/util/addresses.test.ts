@@ -1,5 +1,5 @@
 /**
- * The one definition of loopback (src/util/addresses.ts), asked two ways: a socket's peer
+ * The one definition of loopback (src/contract/addresses.ts), asked two ways: a socket's peer
  * (isLoopbackPeer: what the emulator's test controls answer) and a URL's or listen host
  * (isLoopbackHost: the client's http:// rule, the emulator's listen warning). One table, run
  * against both, and against the emulator's decision (controlsAnswer) and the client's
@@ -7,7 +7,7 @@
  */
 import { isIPv6 } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ipv6Groups, isLoopbackHost, isLoopbackPeer } from '../../src/util/addresses.js';
+import { ipv6Groups, isLoopbackHost, isLoopbackPeer } from '../../src/contract/addresses.js';
 import { controlsAnswer } from '../../src/emulator/access.js';
 import { normalizeBaseUrl } from '../../src/api/credentials.js';
 

@@ -1,7 +1,7 @@
 /** The one way byte counts are shown (src/util/bytes.ts), decimal as the service states its limits. */
 import { describe, expect, it } from 'vitest';
 import { exactBytes, formatMB, formatSize } from '../../src/util/bytes.js';
-import { fileTooLargeWords } from '../../src/core/service-rules.js';
+import { fileTooLargeWords } from '../../src/contract/service-rules.js';
 
 describe('byte counts for people', () => {
   it('a size: B, kB, MB, GB at each boundary', () => {

@@ -1,13 +1,13 @@
 /**
  * What a key looks like, one rule (src/core/key-format.ts), and one table run against each
  * place that uses it: a variable handed to a program vidpub starts (util/child-env.ts), service
- * text vidpub shows (api/http-errors.ts redactSecrets), a key of an emulator fixture. The two
+ * text vidpub shows (api/send/http-errors.ts redactSecrets), a key of an emulator fixture. The two
  * copies this replaces differed for 4 to 7 characters after the prefix: the redaction took them
  * for a key, the child's environment did not.
  */
 import { describe, expect, it } from 'vitest';
 import { KEY_PREFIX_MARKER, MIN_KEY_SECRET_CHARS, WHOLE_KEY, holdsKey, keyPrefix, replaceKeys } from '../../src/core/key-format.js';
-import { redactSecrets, secretForms } from '../../src/api/http-errors.js';
+import { redactSecrets, secretForms } from '../../src/api/send/http-errors.js';
 import { childEnv } from '../../src/util/child-env.js';
 import { defaultFixture, validateFixture } from '../../src/emulator/index.js';
 

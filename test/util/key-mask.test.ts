@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { maskStoredKey, maskedKey } from '../../src/util/key-mask.js';
-import { redactSecrets, secretForms } from '../../src/api/http-errors.js';
+import { redactSecrets, secretForms } from '../../src/api/send/http-errors.js';
 import { maskKey } from '../../src/cli/commands/me.js';
 
 const KEY = 'vp_live_Zq81kLm0s3Td';

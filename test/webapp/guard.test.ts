@@ -9,7 +9,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import { seriousViolations, useBrowser } from '../support/browser.js';
 import { useEmulator } from '../support/emulator.js';
 import { missing } from '../support/tools.js';

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import { useBrowser, type VideoElement } from '../support/browser.js';
 import { ROOT } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';

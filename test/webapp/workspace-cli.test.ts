@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Post } from '../../src/api/wire-types.js';
+import type { Post } from '../../src/contract/wire-types.js';
 import { keepScreenshot, seriousViolations, useBrowser, type PageGlobals, type VideoElement } from '../support/browser.js';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';

@@ -4,7 +4,7 @@
  * when a call asks (`cached`), and refreshed by every answer of the service.
  */
 import { CACHE_ENTRIES, CACHE_TTL_MS, attachMeta, responseMeta, type RequestOptions } from '../client.js';
-import type { Destination, DestinationOptions } from '../wire-types.js';
+import type { Destination, DestinationOptions } from '../../contract/wire-types.js';
 import { remember, type MemoryOf, type Requester } from './resource-base.js';
 
 export class DestinationsResource {

@@ -5,7 +5,7 @@
  */
 import { AuthError, sanitize } from '../../errors.js';
 import { CACHE_ENTRIES, WORKSPACE_TTL_MS, type RequestOptions } from '../client.js';
-import type { Me } from '../wire-types.js';
+import type { Me } from '../../contract/wire-types.js';
 import { remember, type MemoryOf, type Requester } from './resource-base.js';
 
 type Workspace = Me['workspace'];

@@ -1,7 +1,7 @@
 /** The media endpoints: an upload (created, then completed after the PUT), an import from a URL, a video by id. */
 import type { RequestOptions } from '../client.js';
-import type { CreateImportRequest, CreateUploadRequest, CreateUploadResponse, Media } from '../wire-types.js';
-import { carries } from '../service-word.js';
+import type { CreateImportRequest, CreateUploadRequest, CreateUploadResponse, Media } from '../../contract/wire-types.js';
+import { carries } from '../send/service-word.js';
 import { readRecord, type Requester } from './resource-base.js';
 
 /** An upload is the service's word only with its video's id and the link to send the file to. */

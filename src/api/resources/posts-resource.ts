@@ -1,7 +1,7 @@
 /** The post endpoints: create a post, publish it, read one by id. */
 import type { RequestOptions } from '../client.js';
-import type { CreatePostRequest, Post, PublishPostRequest } from '../wire-types.js';
-import { carries } from '../service-word.js';
+import type { CreatePostRequest, Post, PublishPostRequest } from '../../contract/wire-types.js';
+import { carries } from '../send/service-word.js';
 import { readRecord, type Requester } from './resource-base.js';
 
 /** A post created or sent to publish is the service's word only with its id. */

@@ -5,7 +5,7 @@
  */
 import { ServiceError } from '../../errors.js';
 import type { ClientMemory, RequestOptions } from '../client.js';
-import type { RequestSender } from '../request-sender.js';
+import type { RequestSender } from '../send/request-sender.js';
 
 /** The sender as a resource sees it. */
 export type Requester = Pick<RequestSender, 'baseUrl' | 'request'>;

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../../api/client.js';
-import type { Destination } from '../../api/wire-types.js';
+import type { Destination } from '../../contract/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { defineCommand, type Invocation } from '../run/command.js';
 import { completionScript, SHELLS, type Shell } from '../completion/index.js';

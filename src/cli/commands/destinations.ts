@@ -1,4 +1,4 @@
-import type { Destination } from '../../api/wire-types.js';
+import type { Destination } from '../../contract/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
 import { defineCommand } from '../run/command.js';

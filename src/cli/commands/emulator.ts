@@ -1,4 +1,4 @@
-import type { EmulatorStartInfo } from '../../api/wire-types.js';
+import type { EmulatorStartInfo } from '../../contract/wire-types.js';
 import type { FixtureError } from '../../emulator/index.js';
 import { sanitize, UsageError, VidpubError } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';

@@ -1,4 +1,4 @@
-import type { Media } from '../../api/wire-types.js';
+import type { Media } from '../../contract/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { defineCommand } from '../run/command.js';
 import { MEDIA_FIELDS } from '../output/json-fields.js';

@@ -6,7 +6,7 @@ import { formatDuration } from '../../time/duration.js';
 import { renderFields } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../run/command.js';
 import { readKeyFile } from '../../api/credentials.js';
-import { keyCharacterError } from '../../api/http-errors.js';
+import { keyCharacterError } from '../../api/send/http-errors.js';
 import { maskKey } from './me.js';
 import { saveKey } from '../../config/key-store.js';
 import { keychainName, profileCommand, storageName, type KeyStorage } from '../../config/key-storage.js';

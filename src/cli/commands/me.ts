@@ -1,10 +1,10 @@
 import { responseMeta } from '../../api/client.js';
 import { counted } from '../../util/plural.js';
 import { maskedKey } from '../../util/key-mask.js';
-import { EMULATOR_SERVER_HEADER, type KeyInfo, type Me, type MinuteCounter } from '../../api/wire-types.js';
+import { EMULATOR_SERVER_HEADER, type KeyInfo, type Me, type MinuteCounter } from '../../contract/wire-types.js';
 import { resolveCredentials } from '../../api/credentials.js';
-import { isLoopbackHost } from '../../util/addresses.js';
-import { createTransport } from '../../api/transport.js';
+import { isLoopbackHost } from '../../contract/addresses.js';
+import { createTransport } from '../../api/net/transport.js';
 import { sanitize } from '../../errors.js';
 import { keyStorage, storageName } from '../../config/key-storage.js';
 import type { ConfigStore } from '../../config/profile-types.js';

@@ -1,4 +1,4 @@
-import type { Destination, DestinationOptions } from '../../api/wire-types.js';
+import type { Destination, DestinationOptions } from '../../contract/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { describeDestination, renderDestinationOptions, resolveDestination } from '../../posts/destinations.js';
 import { formatOptionValue } from '../../posts/destinations.js';

@@ -1,4 +1,4 @@
-import type { Media } from '../../api/wire-types.js';
+import type { Media } from '../../contract/wire-types.js';
 import { openReviewPage } from '../io/browser.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { MISSING_CAPTION, MISSING_TO, missingOptionsError, parseOptionFlag } from '../../posts/options.js';

@@ -2,7 +2,7 @@ import { sanitize } from '../../errors.js';
 import { openReviewPage } from '../io/browser.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parsePostId } from '../../posts/flags.js';
-import type { Media } from '../../api/wire-types.js';
+import type { Media } from '../../contract/wire-types.js';
 import { printPost, type PostResult } from '../../posts/view.js';
 import { formatSize } from '../../util/bytes.js';
 import type { AnyStatusOpts, StatusData } from '../../posts/status-flow.js';

@@ -1,4 +1,4 @@
-import type { Media } from '../../api/wire-types.js';
+import type { Media } from '../../contract/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import type { VideoFile } from '../../media/check.js';
 import type { Progress } from '../../ui/progress.js';

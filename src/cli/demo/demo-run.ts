@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { ApiClient } from '../../api/client.js';
-import type { Destination, Post } from '../../api/wire-types.js';
+import type { Destination, Post } from '../../contract/wire-types.js';
 import { ExitCode, InterruptedError, VidpubError, type ExitCodeValue } from '../../errors.js';
 import type { Invocation } from '../run/command.js';
 import type { Context } from '../run/context.js';

@@ -12,21 +12,12 @@ import { ExitCode } from '../../errors.js';
 import { wrapCommand } from '../../ui/wrap.js';
 import type { AnyCommandSpec } from '../run/command.js';
 import { COMMANDS, commandTerm, findCommand, type CommandEntry } from '../commands/index.js';
-import { loadCommand } from '../commands/load.js';
 import type { Context } from '../run/context.js';
-import type { ParsedLine } from './read.js';
+import type { CommandLine } from './command-line.js';
 import { GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, flagKey, flagTerm, type FlagSpec } from './flags.js';
 import { parserErrorWriter, report } from '../run/report-error.js';
 import { GLOBAL_FLAGS_LINE, ROOT_DESCRIPTION, examplesText, helpWidth, renderRootHelp } from './root-help.js';
 
-/** A command line as read: the command, what the parser read, and which flags were typed (in the order first typed). */
-export interface CommandLine extends ParsedLine {
-  entry: CommandEntry;
-  /** The flags given on the line, global or the command's own, in the order they were first typed (defaults are not). */
-  typed: readonly FlagSpec[];
-  /** `--json FIELDS`: the fields to keep. */
-  jsonFields?: string[];
-}
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -116,6 +107,13 @@ function helpAsFlag(argv: readonly string[]): readonly string[] {
 /** What runs a command once its line is read; returns the exit code. */
 export type RunLine = (line: CommandLine, spec: AnyCommandSpec) => Promise<number>;
 
+/**
+ * A command's module, loaded once the line names it (../commands/load.ts). Handed in by the
+ * caller (main.ts) rather than imported: the command modules import what reports their errors,
+ * which this parser uses too, so an import here would close a circle.
+ */
+export type LoadCommand = (name: string) => Promise<AnyCommandSpec>;
+
 /** One reading of a command line: the flags typed so far, the command dispatched to, the run it started. */
 interface Reading {
   ctx: Context;
@@ -196,7 +194,7 @@ function prepare(cmd: Command, spec: AnyCommandSpec, reading: Reading, runLine: 
  * Reads `argv` (without node and the script) and runs the command it names with `runLine`;
  * help, --version and the parser's mistakes are answered here. Returns the exit code.
  */
-export async function readCommandLine(argv: readonly string[], ctx: Context, runLine: RunLine): Promise<number> {
+export async function readCommandLine(argv: readonly string[], ctx: Context, runLine: RunLine, load: LoadCommand): Promise<number> {
   // `vidpub help environment`: a help topic (as gh's), not a command.
   if (argv[0] === 'help' && argv[1] === 'environment' && argv.length === 2) {
     const { environmentHelp } = await import('../io/environment.js');
@@ -209,7 +207,7 @@ export async function readCommandLine(argv: readonly string[], ctx: Context, run
   const commands = new Map(COMMANDS.map((entry) => [declare(program, entry), entry]));
   program.hook('preSubcommand', async (_program, cmd) => {
     reading.entry = commands.get(cmd);
-    if (reading.entry) prepare(cmd, await loadCommand(reading.entry.name), reading, runLine);
+    if (reading.entry) prepare(cmd, await load(reading.entry.name), reading, runLine);
   });
 
   if (args.length === 0) {

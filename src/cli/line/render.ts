@@ -9,7 +9,7 @@
  * registry gains is written back with no other change.
  */
 import { shellLine } from '../../util/shell.js';
-import type { CommandLine } from './parse.js';
+import type { CommandLine } from './command-line.js';
 import { GLOBAL_FLAGS, anyFlags, flagKey, type FlagSpec } from './flags.js';
 
 /**

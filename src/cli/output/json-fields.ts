@@ -3,7 +3,7 @@
  * `--json FIELDS` is checked before anything is sent, and a field the record
  * type has but one record lacks (a ready video's `error`) prints null.
  */
-import type { Media, Post } from '../../api/wire-types.js';
+import type { Media, Post } from '../../contract/wire-types.js';
 
 /** Every key of T, listed once (the compiler checks none is missing or extra). */
 function keysOf<T>(all: Record<keyof T, true>): string[] {

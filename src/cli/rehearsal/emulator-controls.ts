@@ -11,7 +11,7 @@ import { describeRelative } from '../../time/describe.js';
 import { parseDuration } from '../../time/duration.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { renderTable } from '../../ui/table.js';
-import { isLoopbackHost } from '../../util/addresses.js';
+import { isLoopbackHost } from '../../contract/addresses.js';
 import type { Invocation } from '../run/command.js';
 import { printJson } from '../output/json-output.js';
 

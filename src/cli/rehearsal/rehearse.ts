@@ -12,7 +12,7 @@
  * the JSON document.
  */
 import type { ApiClient } from '../../api/client.js';
-import { redactUrl } from '../../api/debug.js';
+import { redactUrl } from '../../api/send/debug.js';
 import type { EmulatorHandle, SeedRecords } from '../../emulator/index.js';
 import type { Session } from '../../session/session.js';
 import { InterruptedError, TimeoutError, VidpubError } from '../../errors.js';

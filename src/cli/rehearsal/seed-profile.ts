@@ -7,7 +7,7 @@
  */
 import { writeFileAtomicAsync } from '../../util/atomic-write.js';
 import { resolve } from 'node:path';
-import { redactUrl } from '../../api/debug.js';
+import { redactUrl } from '../../api/send/debug.js';
 import { UsageError, VidpubError, sanitize } from '../../errors.js';
 import type { Invocation } from '../run/command.js';
 import type { Context } from '../run/context.js';

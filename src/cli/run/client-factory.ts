@@ -1,5 +1,5 @@
 import type { ApiClient, ClientSettings } from '../../api/client.js';
-import type { ClientTuning } from '../../api/request-sender.js';
+import type { ClientTuning } from '../../api/send/request-sender.js';
 import { UsageError } from '../../errors.js';
 import { parseBoundedDuration } from '../../time/duration.js';
 import type { Context } from './context.js';
@@ -24,7 +24,7 @@ export function requestTimeoutOf(env: Record<string, string | undefined>): numbe
 export async function createClientFor(ctx: Context, settings: ClientSettings, tuning?: ClientTuning): Promise<ApiClient> {
   const [{ createApiClient }, { silentNotices }, { streamNotices }] = await Promise.all([
     import('../../api/http-client.js'),
-    import('../../api/backoff.js'),
+    import('../../api/send/backoff.js'),
     import('../../ui/notices.js'),
   ]);
   const requestTimeoutMs = requestTimeoutOf(ctx.env);

@@ -24,7 +24,7 @@ import {
 } from '../../errors.js';
 import { colorLevel, makeColors } from '../../ui/color.js';
 import { truthy } from '../../util/env.js';
-import type { CommandLine } from '../line/parse.js';
+import type { CommandLine } from '../line/command-line.js';
 import { renderLine, type LineEdits } from '../line/render.js';
 import type { CommandPrinters, Invocation } from './command.js';
 import type { Context } from './context.js';

@@ -6,7 +6,7 @@
  * the forms of the actions the post's state allows.
  */
 import { createHash } from 'node:crypto';
-import type { Issue, OptionValue, Post } from '../../api/wire-types.js';
+import type { Issue, OptionValue, Post } from '../../contract/wire-types.js';
 import type { Core } from '../core.js';
 import { mediaRecord, postRecord } from '../records.js';
 import type { DestinationState, MediaState, PostDestState, PostState } from '../state.js';

@@ -7,7 +7,7 @@
  * post and follow it (send.ts). Nothing is sent until every local check has
  * passed.
  */
-import type { Me, Media } from '../../api/wire-types.js';
+import type { Me, Media } from '../../contract/wire-types.js';
 import { OutcomeUnknownError, RateLimitError, TimeoutError } from '../../errors.js';
 import { bindDeadline } from '../../session/deadline.js';
 import type { Session } from '../../session/session.js';

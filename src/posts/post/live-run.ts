@@ -20,7 +20,7 @@
  * ago as "older than 24 hours" and post anew.
  *
  * The service's time is its last answer's `Date` header (moved on by our clock
- * since: src/api/request-sender.ts); a run keeps it in its note
+ * since: src/api/send/request-sender.ts); a run keeps it in its note
  * (serviceStarted). A note is judged only when this machine's clock says it is
  * older than 24 hours; then, without an answer heard yet, GET /me asks.
  * Where the two clocks disagree by more than a few minutes, stderr says so.

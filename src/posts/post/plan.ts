@@ -7,7 +7,7 @@
  * one log line with the resolved time instead).
  */
 import { responseMeta } from '../../api/client.js';
-import type { Destination } from '../../api/wire-types.js';
+import type { Destination } from '../../contract/wire-types.js';
 import { CancelledError, UsageError, sanitize } from '../../errors.js';
 import type { Session } from '../../session/session.js';
 import { formatDuration } from '../../time/duration.js';

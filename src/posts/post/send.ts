@@ -7,10 +7,10 @@
  * the service says now and sent once more under a step of its own.
  */
 import { CACHE_ENTRIES, responseMeta } from '../../api/client.js';
-import type { CreatePostRequest, Media, Post } from '../../api/wire-types.js';
+import type { CreatePostRequest, Media, Post } from '../../contract/wire-types.js';
 import type { JournalPost } from '../../journal/journal-types.js';
 import { BlockedError, InterruptedError, OutcomeUnknownError, RateLimitError, UsageError, VidpubError } from '../../errors.js';
-import { QuotaWaitInterrupted } from '../../api/rate-limit-wait.js';
+import { QuotaWaitInterrupted } from '../../api/send/rate-limit-wait.js';
 import { stepKey, type Session } from '../../session/session.js';
 import { cutOffInput, destinationsBody, postMoved } from './cut-off.js';
 import { optionsBody, type DestinationPlan } from '../options.js';

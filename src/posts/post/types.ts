@@ -5,7 +5,7 @@
  * its messages speak of it: the video, the command that does it again, what
  * is true when a person stops.
  */
-import type { Media } from '../../api/wire-types.js';
+import type { Media } from '../../contract/wire-types.js';
 import type { OpenRun, RunMemory } from '../../journal/journal-types.js';
 import type { VideoFile } from '../../media/check.js';
 import type { RunKey } from '../../session/run-key.js';

@@ -3,11 +3,11 @@
  * carries (the key to the service's origin only), the transport's answer,
  * and the --debug lines of both.
  */
-import { sanitize } from '../errors.js';
-import type { ResponseMeta } from './client.js';
+import { sanitize } from '../../errors.js';
+import type { ResponseMeta } from '../client.js';
 import type { DebugLogger } from './debug.js';
 import { header, parseErrorBody, redactSecrets } from './http-errors.js';
-import type { Transport } from './transport.js';
+import type { Transport } from '../net/transport.js';
 
 export type Headers = Record<string, string | string[] | undefined>;
 

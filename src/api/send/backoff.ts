@@ -3,9 +3,9 @@
  * Retry-After header, and the interruptible wait (with a countdown on a TTY)
  * used for rate limits.
  */
-import type { Clock } from '../core/clock.js';
-import { InterruptedError, TimeoutError, isDeadline, type VidpubError } from '../errors.js';
-import { formatDuration } from '../time/duration.js';
+import type { Clock } from '../../core/clock.js';
+import { InterruptedError, TimeoutError, isDeadline, type VidpubError } from '../../errors.js';
+import { formatDuration } from '../../time/duration.js';
 
 export interface BackoffPolicy {
   /** Delay before the first retry (ms). */

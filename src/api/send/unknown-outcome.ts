@@ -5,7 +5,7 @@
  * instead of a refusal (unknownOutcome). An answer that is not the service's
  * word (service-word.ts) leaves it open, whatever its status.
  */
-import { OutcomeUnknownError, RateLimitError, TimeoutError, VidpubError, isDeadline } from '../errors.js';
+import { OutcomeUnknownError, RateLimitError, TimeoutError, VidpubError, isDeadline } from '../../errors.js';
 
 /** One answer as the outcome rule reads it. */
 export interface AnswerRead {

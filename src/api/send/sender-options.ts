@@ -1,9 +1,9 @@
 /** What a RequestSender is made with (request-sender.ts): what it runs on, its knobs, and the client's callbacks. */
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../../core/clock.js';
 import type { BackoffPolicy, NoticeSink } from './backoff.js';
-import type { ClientSettings, RequestOptions } from './client.js';
-import type { KeyOrigin } from './credentials.js';
-import type { NetSettings } from './net-types.js';
+import type { ClientSettings, RequestOptions } from '../client.js';
+import type { KeyOrigin } from '../credentials.js';
+import type { NetSettings } from '../net/net-types.js';
 
 /** What the sender runs on: no CLI Context, only these. */
 export interface SenderDeps {

@@ -7,8 +7,8 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { rootCertificates } from 'node:tls';
-import { UsageError, sanitize } from '../errors.js';
-import { readUserFile, unreadableFile } from '../util/user-file.js';
+import { UsageError, sanitize } from '../../errors.js';
+import { readUserFile, unreadableFile } from '../../util/user-file.js';
 import type { NetSettings } from './net-types.js';
 
 const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;

@@ -3,11 +3,11 @@
  * (daily_post_limit only with --wait-for-quota), or told as RateLimitError.
  * What to do is decided by decideRateLimit (retry-decision.ts); this does it.
  */
-import type { Clock } from '../core/clock.js';
-import { InterruptedError, RateLimitError, sanitize } from '../errors.js';
-import { describeRelative, describeWall } from '../time/describe.js';
-import { formatDuration } from '../time/duration.js';
-import { resolveTimeZone } from '../time/zones.js';
+import type { Clock } from '../../core/clock.js';
+import { InterruptedError, RateLimitError, sanitize } from '../../errors.js';
+import { describeRelative, describeWall } from '../../time/describe.js';
+import { formatDuration } from '../../time/duration.js';
+import { resolveTimeZone } from '../../time/zones.js';
 import { waitWithNotice, type NoticeSink } from './backoff.js';
 import { errorFromResponse, header, parseErrorBody, type ResponseInfo } from './http-errors.js';
 import { decideRateLimit } from './retry-decision.js';

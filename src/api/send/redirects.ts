@@ -3,7 +3,7 @@
  * only (the API key is sent nowhere else), at most MAX_REDIRECTS in a row,
  * and never one that would turn a write into a GET.
  */
-import { ServiceError } from '../errors.js';
+import { ServiceError } from '../../errors.js';
 import { redactUrl } from './debug.js';
 import { header, type ResponseInfo } from './http-errors.js';
 

@@ -4,7 +4,7 @@
  * X-RateLimit-Remaining / X-RateLimit-Reset. When a kind has no requests
  * left, the next request of that kind waits until the counter resets.
  */
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../../core/clock.js';
 import { interruptibleSleep } from './backoff.js';
 
 export type RequestKind = 'read' | 'write';

@@ -20,13 +20,13 @@
  * (http-client.ts): the sender calls back before a write and when the key is
  * refused.
  */
-import { setLongTimeout, type Clock } from '../core/clock.js';
-import { AuthError, DeadlineReached, RateLimitError, ServiceError } from '../errors.js';
-import { formatDuration } from '../time/duration.js';
-import { nodeCrypto } from '../util/lazy-builtins.js';
+import { setLongTimeout, type Clock } from '../../core/clock.js';
+import { AuthError, DeadlineReached, RateLimitError, ServiceError } from '../../errors.js';
+import { formatDuration } from '../../time/duration.js';
+import { nodeCrypto } from '../../util/lazy-builtins.js';
 import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, isAbortError, parseRetryAfter, stoppedError, type BackoffPolicy, type NoticeSink } from './backoff.js';
-import { attachMeta, type HttpMethod, type RequestOptions, type ResponseMeta } from './client.js';
-import { withKeyHint } from './credentials.js';
+import { attachMeta, type HttpMethod, type RequestOptions, type ResponseMeta } from '../client.js';
+import { withKeyHint } from '../credentials.js';
 import { createDebugLogger, redactUrl, type DebugLogger } from './debug.js';
 import { errorFromResponse, header, isRetryableNetworkError, networkError, parseErrorBody, redactSecrets, type ResponseInfo } from './http-errors.js';
 import { Pacer, kindOf, type RequestKind } from './rate-limit-state.js';
@@ -34,11 +34,11 @@ import { waitOutRateLimit } from './rate-limit-wait.js';
 import { redirectTarget, sameOrigin } from './redirects.js';
 import { exchange, networkReason, type RawResponse } from './exchange.js';
 import { decideAfterAttempt, type RetryCounters } from './retry-decision.js';
-import { createTransport, type MaybeSent, type Transport } from './transport.js';
+import { createTransport, type MaybeSent, type Transport } from '../net/transport.js';
 import { answerSeen, isServiceError, readSuccess } from './service-word.js';
 import { uncertainAfter, unknownOutcome } from './unknown-outcome.js';
 import type { SenderOptions } from './sender-options.js';
-import { followAll, type LinkedSignal } from '../util/any-signal.js';
+import { followAll, type LinkedSignal } from '../../util/any-signal.js';
 
 export type { ClientTuning, SenderDeps, SenderOptions } from './sender-options.js';
 

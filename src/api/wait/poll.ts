@@ -25,11 +25,11 @@
  * `readThrough`, also used alone by waits with a schedule of their own (the
  * batch's).
  */
-import { setLongTimeout, type Clock, type LongTimer } from '../core/clock.js';
-import { InterruptedError, RateLimitError, ServiceError, TimeoutError, VidpubError, isDeadline } from '../errors.js';
-import { formatDuration } from '../time/duration.js';
-import { responseMeta } from './client.js';
-import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, type BackoffPolicy } from './backoff.js';
+import { setLongTimeout, type Clock, type LongTimer } from '../../core/clock.js';
+import { InterruptedError, RateLimitError, ServiceError, TimeoutError, VidpubError, isDeadline } from '../../errors.js';
+import { formatDuration } from '../../time/duration.js';
+import { responseMeta } from '../client.js';
+import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, type BackoffPolicy } from '../send/backoff.js';
 import { ProgressEstimator, paceDelay, type PollHints } from './progress-estimate.js';
 
 /** How failed looks are ridden out: the same for a poll and for one value read through (readThrough). */

@@ -5,8 +5,8 @@
  * class of "could not reach the service" (errors.ts, docs/reliability.md "Exit codes").
  * There is no switch that turns certificate checks off.
  */
-import { ServiceError, sanitize } from '../errors.js';
-import { redactUrl } from './debug.js';
+import { ServiceError, sanitize } from '../../errors.js';
+import { redactUrl } from '../send/debug.js';
 
 const SECTION = 'See "Networks, proxies and certificates" in the manual (docs/networks-and-credentials.md).';
 const GIVE_CA = 'give its certificate with --ca-file FILE or VIDPUB_CA_FILE ("vidpub login --ca-file FILE" keeps it in the profile), or NODE_EXTRA_CA_CERTS';

@@ -19,7 +19,7 @@
  *   followed without making every other wait look too early; the look lands
  *   ESTIMATE_MARGIN_MS after the expected end, so this rarely costs a look.
  */
-import type { ClientMemory } from './client.js';
+import type { ClientMemory } from '../client.js';
 
 /** How long a remembered duration is used. */
 export const DURATION_TTL_MS = 7 * 24 * 60 * 60_000;

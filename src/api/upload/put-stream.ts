@@ -7,8 +7,8 @@
  */
 import type http from 'node:http';
 import { POOL_SIZE, type FileChunks } from './file-chunks.js';
-import type { Route } from './net-types.js';
-import { TransportTimeoutError, watchSignal } from './transport.js';
+import type { Route } from '../net/net-types.js';
+import { TransportTimeoutError, watchSignal } from '../net/transport.js';
 
 /**
  * The PUT's own limits: a stalled connection fails the attempt in seconds,

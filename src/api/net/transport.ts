@@ -8,7 +8,7 @@
  * Not undici: `vidpub me`'s start-up is benchmarked, and undici's Agent and
  * request cost several times node:http's load, plus a WebAssembly HTTP
  * parser compiled at the first connection, where node:http is part of Node.
- * The signed-URL upload (src/api/put-file.ts) is on node:http too, at curl's
+ * The signed-URL upload (src/api/upload/put-file.ts) is on node:http too, at curl's
  * throughput. The measurements are in docs/performance.md.
  *
  * Timeouts fail the attempt with undici's codes (UND_ERR_CONNECT_TIMEOUT,
@@ -16,7 +16,7 @@
  * the error messages of http-errors.ts already know.
  */
 import type http from 'node:http';
-import { setLongTimeout, type LongTimer } from '../core/clock.js';
+import { setLongTimeout, type LongTimer } from '../../core/clock.js';
 import { Network } from './net.js';
 import type { NetSettings, Route } from './net-types.js';
 import { TransportTimeoutError } from './transport-timeout.js';

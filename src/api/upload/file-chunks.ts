@@ -4,9 +4,9 @@
  * was announced to the service.
  */
 import { readSync } from 'node:fs';
-import { closeFd, openForReading, statPath } from '../util/fs-calls.js';
-import { UsageError } from '../errors.js';
-import { exactBytes } from '../util/bytes.js';
+import { closeFd, openForReading, statPath } from '../../util/fs-calls.js';
+import { UsageError } from '../../errors.js';
+import { exactBytes } from '../../util/bytes.js';
 
 /**
  * 64 KiB reads, as curl's: a read this size lands in a buffer still in the

@@ -7,7 +7,7 @@
  * out with a problem to warn about, never a failure. Pure: no I/O, no throw.
  */
 import { isIP } from 'node:net';
-import { ipBytes } from '../util/addresses.js';
+import { ipBytes } from '../../contract/addresses.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

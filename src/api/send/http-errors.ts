@@ -14,12 +14,12 @@ import {
   VidpubError,
   sanitize,
   type HttpErrorDetails,
-} from '../errors.js';
+} from '../../errors.js';
 import { redactUrl } from './debug.js';
-import { redactKnown, type Secret } from '../util/redact.js';
-import { lastFour, maskedKey } from '../util/key-mask.js';
-import { isHopelessNetError, netProblem } from './net-errors.js';
-import { keyPrefix, replaceKeys } from '../core/key-format.js';
+import { redactKnown, type Secret } from '../../util/redact.js';
+import { lastFour, maskedKey } from '../../util/key-mask.js';
+import { isHopelessNetError, netProblem } from '../net/net-errors.js';
+import { keyPrefix, replaceKeys } from '../../core/key-format.js';
 
 const MAX_MESSAGE = 300;
 

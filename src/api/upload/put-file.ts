@@ -19,15 +19,15 @@
  * its progress limits put-watchdog.ts, the file's chunks file-chunks.ts,
  * and what each outcome means put-retry.ts.
  */
-import type { Clock } from '../core/clock.js';
-import { ServiceError, UsageError, VidpubError } from '../errors.js';
-import { interruptibleSleep, isAbortError, parseRetryAfter, stoppedError } from './backoff.js';
-import type { DebugLogger } from './debug.js';
+import type { Clock } from '../../core/clock.js';
+import { ServiceError, UsageError, VidpubError } from '../../errors.js';
+import { interruptibleSleep, isAbortError, parseRetryAfter, stoppedError } from '../send/backoff.js';
+import type { DebugLogger } from '../send/debug.js';
 import { FileChunks, ensureSize } from './file-chunks.js';
-import { header, parseErrorBody } from './http-errors.js';
-import { Network } from './net.js';
-import type { NetSettings } from './net-types.js';
-import { isHopelessNetError, netProblem } from './net-errors.js';
+import { header, parseErrorBody } from '../send/http-errors.js';
+import { Network } from '../net/net.js';
+import type { NetSettings } from '../net/net-types.js';
+import { isHopelessNetError, netProblem } from '../net/net-errors.js';
 import { DEFAULT_MAX_ATTEMPTS, judgePutAnswer, retryDelayMs, retryableNetworkReason, type Transient } from './put-retry.js';
 import { PUT_LIMITS, sendOnce, type PutLimits, type PutResponse } from './put-stream.js';
 import { Watchdog } from './put-watchdog.js';

@@ -4,8 +4,8 @@
  * completes, for the bytes may be there, or asks for a new link), the upload
  * refused, or another attempt from the start after a delay.
  */
-import { backoffDelay, type BackoffPolicy } from './backoff.js';
-import { isRetryableNetworkError, networkCode } from './http-errors.js';
+import { backoffDelay, type BackoffPolicy } from '../send/backoff.js';
+import { isRetryableNetworkError, networkCode } from '../send/http-errors.js';
 
 /** Attempts in all, the first included, unless the caller says otherwise. */
 export const DEFAULT_MAX_ATTEMPTS = 4;

@@ -16,7 +16,7 @@
  * write that may have been sent, its outcome is unknown. A read is only
  * refused, with what was seen.
  */
-import { sanitize } from '../errors.js';
+import { sanitize } from '../../errors.js';
 import { header, type ResponseInfo } from './http-errors.js';
 
 /** What a resource requires of its record; returns what is missing ("without an id"), or undefined when the record will do. */
