@@ -71,6 +71,12 @@ export interface CallOptions {
    * service is asked, and its answer refreshes the cache.
    */
   cached?: boolean;
+  /**
+   * A look of a wait (a poll): the sender's retries of this request say nothing on stderr (the
+   * --debug log still has them); the wait says once that the service stopped answering, and
+   * once that it answers again (poll.ts, onTrouble).
+   */
+  quietRetries?: boolean;
 }
 
 /** How long an answer about what rarely changes (destinations, options) is reused: 10 minutes. */

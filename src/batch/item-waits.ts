@@ -7,7 +7,7 @@
  * dropped connection or a request timing out is looked at again later (its
  * Retry-After, else a jittered backoff) until the batch's --timeout.
  */
-import { readThrough } from '../api/wait/poll.js';
+import { DEFAULT_UNANSWERED_MS, readThrough } from '../api/wait/poll.js';
 import type { Media, Post } from '../contract/wire-types.js';
 import { TimeoutError, VidpubError, isDeadline } from '../errors.js';
 import { isFinished } from '../posts/view.js';
@@ -55,6 +55,9 @@ export function readWithin<T>(rc: RunContext, run: ItemRun, doing: () => string,
       rc.view.state(run.it.n, `${doing()} (the last look failed: ${troubleWord(err)}; looking again)`);
     },
     onDeadline: (err) => new WaitCut(err),
+    // A service that has not answered at all for --unanswered-timeout cuts the wait as the deadline would.
+    unansweredMs: rc.session.unansweredMs ?? DEFAULT_UNANSWERED_MS,
+    onUnanswered: (err) => new WaitCut(err),
     // The deadline cut the read short (a look in flight, or the pause between looks): a wait cut off, naming the last failure.
     onStopped: (err) => (isDeadline(signal) ? new WaitCut(lastFailure) : err),
   });

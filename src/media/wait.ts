@@ -4,12 +4,13 @@
  * interruptible, a deadline) and shows the service's phase and percent.
  */
 import type { Media } from '../contract/wire-types.js';
-import { poll } from '../api/wait/poll.js';
+import { DEFAULT_UNANSWERED_MS, poll, troubleLine } from '../api/wait/poll.js';
 import { WorkTimer } from '../api/wait/work-timer.js';
 import { InterruptedError, TimeoutError, VidpubError, WorkFailedError, isInterruption, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
 import type { Progress } from '../ui/progress.js';
 import { withLinkedSignal } from '../util/any-signal.js';
+import { formatDuration } from '../time/duration.js';
 
 /** The contract's rule: a client stops polling on any status other than uploading or processing. */
 export function isMediaSettled(m: Pick<Media, 'status'>): boolean {
@@ -135,6 +136,8 @@ async function waitForMediaLinked(session: Session, mediaId: string, opts: WaitO
   const current = opts.current;
   const size = typeof current?.size_bytes === 'number' ? current.size_bytes : undefined;
   const timer = startsNow(current) ? await WorkTimer.start(client.memory, 'media:processing', session.clock.now(), size) : undefined;
+  const unansweredMs = session.unansweredMs ?? DEFAULT_UNANSWERED_MS;
+  const say = (line: string) => (opts.progress ? opts.progress.note(line) : session.log.info(line));
   let media: Media;
   try {
     media = await poll<Media>({
@@ -142,8 +145,16 @@ async function waitForMediaLinked(session: Session, mediaId: string, opts: WaitO
       // (or, before there is any, for how long processing took last time).
       initial: opts.current,
       timer,
-      fetch: ({ signal: look }) => client.getMedia(mediaId, { signal: look }),
+      fetch: ({ signal: look }) => client.getMedia(mediaId, { signal: look, quietRetries: true }),
       done: isMediaSettled,
+      unansweredMs,
+      onTrouble: (change) => say(change.answered ? 'The service answers again.' : troubleLine(change.err, unansweredMs)),
+      onUnanswered: (m, err, ms) =>
+        new TimeoutError(`The service has not answered for ${formatDuration(ms)}: stopped waiting for video ${mediaId}, which is ${m ? describeMediaState(m) : 'not ready yet'}. The last look failed: ${err instanceof Error ? err.message : String(err)}`, {
+          hint: laterHint(mediaId, opts.postLine),
+          data: m ?? { id: mediaId },
+          cause: err,
+        }),
       onUpdate: (m) => {
         last = m;
         if (!isMediaSettled(m)) show(m);

@@ -48,6 +48,8 @@ function rowsOf(post: Post, names: Record<string, string>): Row[] {
 
 export interface PostDisplay {
   update(post: Post): void;
+  /** The service stopped answering (a line saying so), or answers again (undefined): said once per change. */
+  trouble(line: string | undefined): void;
   /** Removes the live lines (a terminal) so the final record is printed once. */
   stop(): void;
 }
@@ -55,6 +57,7 @@ export interface PostDisplay {
 /** The live view on a terminal: a few lines on stderr rewritten in place. */
 class LiveDisplay implements PostDisplay {
   private rows: Row[] = [];
+  private troubleLine: string | undefined;
   private readonly region: LiveRegion;
   private frame = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -71,6 +74,11 @@ class LiveDisplay implements PostDisplay {
       }, TICK_MS);
       this.timer.unref?.();
     }
+    this.draw();
+  }
+
+  trouble(line: string | undefined): void {
+    this.troubleLine = line;
     this.draw();
   }
 
@@ -91,6 +99,7 @@ class LiveDisplay implements PostDisplay {
     const lines = [
       this.screen.colors.dim(fit(`Waiting for post ${this.postId} (Ctrl-C stops waiting; the post goes on)`, width)),
       ...this.rows.map((r) => `${this.symbol(r.status)} ${fit(`${r.name.padEnd(nameWidth)}  ${r.status}${r.note ? `  ${r.note}` : ''}`, width - 2)}`),
+      ...(this.troubleLine ? [this.screen.colors.yellow(fit(this.troubleLine, width))] : []),
     ];
     this.region.paint(lines);
   }
@@ -113,10 +122,14 @@ class PlainDisplay implements PostDisplay {
       this.log.info(`${r.name}: ${r.status}${r.note ? ` ${r.note}` : ''}`);
     }
   }
+  trouble(line: string | undefined): void {
+    if (line) this.log.warn(line);
+    else this.log.info('The service answers again.');
+  }
   stop(): void {}
 }
 
-const silent: PostDisplay = { update() {}, stop() {} };
+const silent: PostDisplay = { update() {}, trouble() {}, stop() {} };
 
 export function createPostDisplay(session: Session, names: Record<string, string>, postId: string): PostDisplay {
   if (session.quiet) return silent;
@@ -148,13 +161,14 @@ function publishingOf(post: Post): string {
  * and carrying the last record seen as `data`.
  */
 export async function waitForPost(session: Session, client: ApiClient, result: PostResult, opts: WaitOptions = {}): Promise<PostResult> {
-  const { poll } = await import('../api/wait/poll.js');
+  const { poll, troubleLine, DEFAULT_UNANSWERED_MS } = await import('../api/wait/poll.js');
   const { signal } = session;
   const id = result.post.id;
   const display = createPostDisplay(session, result.names, id);
   let last = result;
   const hint = `Check on it later with: vidpub status ${id} --wait`;
   const timer = opts.startedNow ? await WorkTimer.start(client.memory, publishingOf(result.post), session.clock.now()) : undefined;
+  const unansweredMs = session.unansweredMs ?? DEFAULT_UNANSWERED_MS;
   try {
     const post = await poll<Post>({
       // The record in hand (from create or publish) is the first look.
@@ -164,8 +178,16 @@ export async function waitForPost(session: Session, client: ApiClient, result: P
       initialIntervalMs: POST_FIRST_LOOK_MS,
       secondIntervalMs: POST_SECOND_LOOK_MS,
       factor: POST_LOOK_GROWTH,
-      fetch: ({ signal: look }) => client.getPost(id, { signal: look }),
+      fetch: ({ signal: look }) => client.getPost(id, { signal: look, quietRetries: true }),
       done: isFinished,
+      unansweredMs,
+      onTrouble: (change) => display.trouble(change.answered ? undefined : troubleLine(change.err, unansweredMs)),
+      onUnanswered: (p, err, ms) =>
+        new TimeoutError(`The service has not answered for ${formatDuration(ms)}: stopped waiting for post ${id}; it goes on at the service. The last look failed: ${err instanceof Error ? err.message : String(err)}`, {
+          hint,
+          data: p ? { ...result, post: p } : last,
+          cause: err,
+        }),
       onUpdate: (p) => {
         last = { ...result, post: p };
         display.update(p);

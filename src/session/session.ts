@@ -44,6 +44,8 @@ export interface Session {
   screen: Screen;
   /** Where --debug lines of the upload go (secrets redacted); absent without --debug. */
   debugOut?: { write(text: string): unknown };
+  /** How long a wait rides out a service that gives no answer at all (--unanswered-timeout); absent: the default, 2 minutes. */
+  unansweredMs?: number;
   /** The local journal of what was created and seen (src/journal/); absent with --no-journal / VIDPUB_NO_JOURNAL=1. */
   journal?: Journal;
 }

@@ -229,7 +229,7 @@ export class RequestSender {
         }
         const decision = decideAfterAttempt({ kind: 'network', retryable: isRetryableNetworkError(err) }, counters, limits);
         if (decision.action !== 'retry') throw networkError(err, method, url, attempt);
-        await this.#backoffWait(counters[decision.counter]++, signal, `${method} ${redactUrl(url)} failed (${networkReason(err)})`);
+        await this.#backoffWait(counters[decision.counter]++, signal, `${method} ${redactUrl(url)} failed (${networkReason(err)})`, undefined, s.o.quietRetries);
         continue;
       }
 
@@ -257,7 +257,7 @@ export class RequestSender {
         }
         case 'retry': {
           const why = decision.counter === 'inUseRetries' ? `${method} ${redactUrl(url)}: the same request is still being handled` : `${method} ${redactUrl(url)} got HTTP ${status}`;
-          await this.#backoffWait(counters[decision.counter]++, signal, why, decision.delayMs);
+          await this.#backoffWait(counters[decision.counter]++, signal, why, decision.delayMs, s.o.quietRetries);
           continue;
         }
         case 'fail':
@@ -356,10 +356,10 @@ export class RequestSender {
     return waitOutRateLimit({ info, waitedMs, signal: s.signal, action: s.o.action, clock: this.#clock, sink: this.#sink, maxWaitMs, waitForQuota });
   }
 
-  async #backoffWait(retry: number, signal: AbortSignal, why: string, overrideMs?: number): Promise<void> {
+  async #backoffWait(retry: number, signal: AbortSignal, why: string, overrideMs?: number, quiet = false): Promise<void> {
     const ms = overrideMs ?? backoffDelay(retry, this.#backoff, this.#random);
     this.#debug.line(`${why}; retry ${retry + 1} in ${ms} ms`);
-    if (retry >= 1) this.#sink.line(`${why}; retrying in ${formatDuration(ms)}…`);
+    if (retry >= 1 && !quiet) this.#sink.line(`${why}; retrying in ${formatDuration(ms)}…`);
     await interruptibleSleep(this.#clock, ms, signal);
   }
 }

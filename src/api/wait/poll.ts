@@ -20,7 +20,10 @@
  * (after the client's own retries) is retried with capped, jittered backoff
  * (or its Retry-After) until the deadline. Only the deadline, the abort signal
  * or a definitive answer (404, 401/403, any other 4xx, the work failed) ends
- * the wait. A look still in flight when the deadline has passed is abandoned
+ * the wait, and so does a stretch of `unansweredMs` in which the service did not answer at all
+ * (a connection refused, reset or timed out): a service that is gone ends the wait in minutes,
+ * not at a half-hour deadline. `onTrouble` hears of each change (the service stopped answering,
+ * it answers again), so that a wait says so once, not once per try. A look still in flight when the deadline has passed is abandoned
  * shortly after it (`fetch` gets a signal that aborts then). That part is
  * `readThrough`, also used alone by waits with a schedule of their own (the
  * batch's).
@@ -41,6 +44,35 @@ export interface RideOutOptions {
   /** Backoff of failed looks (default: 500 ms doubling to 8 s, jittered). */
   backoff?: BackoffPolicy;
   random?: () => number;
+  /**
+   * The longest stretch in which the service gives no answer at all (a connection refused, reset
+   * or timed out: no HTTP status) before the wait stops; none by default. A 5xx or a 429 is an
+   * answer: a service that answers "busy" is waited for until the deadline.
+   */
+  unansweredMs?: number;
+  /**
+   * Called when looks start failing (answered: false, with the failure) and when one gets a value
+   * again after that (answered: true): a line per change of state, not per try.
+   */
+  onTrouble?: (change: { answered: boolean; err?: unknown }) => void;
+}
+
+/** Whether a failure is no answer at all (no HTTP status): a connection refused, reset or timed out. */
+export function isUnanswered(err: unknown): boolean {
+  if (!(err instanceof ServiceError) || err instanceof RateLimitError) return false;
+  const status = err.http?.status;
+  return status === undefined || status === 0;
+}
+
+/** The stretch of no answer after which a wait of the CLI stops by default (--unanswered-timeout). */
+export const DEFAULT_UNANSWERED_MS = 120_000;
+
+/** The line a wait says once when its looks start failing (onTrouble): what failed, and for how long it goes on. */
+export function troubleLine(err: unknown, unansweredMs: number): string {
+  const what = err instanceof Error ? err.message : String(err);
+  return isUnanswered(err)
+    ? `The service is not answering (${what}); trying again for up to ${formatDuration(unansweredMs)}.`
+    : `The service is in trouble (${what}); trying again until --timeout.`;
 }
 
 export interface PollOptions<T> extends RideOutOptions {
@@ -98,6 +130,8 @@ export interface PollOptions<T> extends RideOutOptions {
   hints?: () => PollHints | undefined;
   /** A value already in hand (e.g. the response that started the work): shown, and the first look waits an interval. */
   initial?: T;
+  /** The error after `unansweredMs` with no answer, given the last value seen (default: a TimeoutError saying so, with it as data). */
+  onUnanswered?: (last: T | undefined, err: unknown, stretchMs: number) => VidpubError;
 }
 
 /** See PollOptions.timer. */
@@ -248,6 +282,14 @@ export async function poll<T>(opts: PollOptions<T>): Promise<T> {
         return timeout(clock.now());
       },
       onStopped: stopped,
+      unansweredMs: opts.unansweredMs,
+      onTrouble: opts.onTrouble,
+      onUnanswered: (err, ms) =>
+        opts.onUnanswered?.(last, err, ms) ??
+        new TimeoutError(`The service has not answered for ${formatDuration(ms)}: stopped waiting for ${opts.what}; it goes on at the service. The last look failed: ${err instanceof Error ? err.message : String(err)}`, {
+          data: last,
+          cause: err,
+        }),
     });
     last = value;
     const finished = opts.done(value);
@@ -277,6 +319,8 @@ export interface ReadThroughOptions<T> extends RideOutOptions {
   onDeadline: (lastError: unknown) => VidpubError;
   /** The error thrown when `signal` stopped the read (default: what stopped it, as thrown). */
   onStopped?: (err: unknown) => unknown;
+  /** The error thrown after `unansweredMs` with no answer (default: the last failure, as thrown). */
+  onUnanswered?: (err: unknown, stretchMs: number) => unknown;
 }
 
 /**
@@ -296,9 +340,13 @@ export async function readThrough<T>(opts: ReadThroughOptions<T>): Promise<T> {
   const stopped = (err: unknown) => (opts.onStopped ? opts.onStopped(err) : err);
   let troubles = 0;
   let lastError: unknown;
+  /** When the service stopped answering at all (clock ms), while it has not answered since. */
+  let silentSince: number | undefined;
   for (;;) {
     try {
-      return await lookWithin(opts.fetch, clock, signal, deadlineMs);
+      const value = await lookWithin(opts.fetch, clock, signal, deadlineMs);
+      if (troubles > 0) opts.onTrouble?.({ answered: true });
+      return value;
     } catch (err) {
       if (signal?.aborted) throw stopped(err);
       const now = clock.now();
@@ -306,6 +354,15 @@ export async function readThrough<T>(opts: ReadThroughOptions<T>): Promise<T> {
         throw opts.onDeadline(err instanceof InterruptedError ? lastError : err);
       }
       if (!isTransient(err)) throw err;
+      if (troubles === 0) opts.onTrouble?.({ answered: false, err });
+      if (isUnanswered(err)) {
+        silentSince ??= now;
+        if (opts.unansweredMs !== undefined && now - silentSince >= opts.unansweredMs) {
+          throw opts.onUnanswered ? opts.onUnanswered(err, now - silentSince) : err;
+        }
+      } else {
+        silentSince = undefined;
+      }
       lastError = err;
       const after = retryAfterOf(err);
       const wait = after !== undefined ? Math.max(after * 1000, minMs) : backoffDelay(troubles, opts.backoff ?? DEFAULT_BACKOFF, opts.random);

@@ -95,6 +95,9 @@ export function argsTerm(args: readonly ArgSpec[] | undefined): string {
 
 export const DEFAULT_MAX_WAIT = '10m';
 
+/** Default --unanswered-timeout: how long a wait rides out a service that does not answer at all. */
+export const DEFAULT_UNANSWERED_TIMEOUT = '2m';
+
 export const VERSION_FLAG: FlagSpec = { name: 'version', short: 'V', description: 'print the version' };
 export const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', description: 'show help for a command' };
 
@@ -114,6 +117,13 @@ export const GLOBAL_FLAGS = [
   { name: 'ca-file', value: 'path', kind: 'file', description: 'trust the CA certificates (PEM) in this file besides the system\'s (VIDPUB_CA_FILE; login keeps it)' },
   { name: 'workspace', value: 'name', description: 'refuse to write unless the key belongs to this workspace (VIDPUB_WORKSPACE)' },
   { name: 'max-wait', value: 'dur', kind: 'duration', description: 'longest total wait for rate limits (90s, 5m, 1h)', default: DEFAULT_MAX_WAIT },
+  {
+    name: 'unanswered-timeout',
+    value: 'dur',
+    kind: 'duration',
+    description: 'while following a video or a post, stop (exit 7, with the line that looks again) once the service has not answered at all for this long',
+    default: DEFAULT_UNANSWERED_TIMEOUT,
+  },
   { name: 'no-journal', description: 'keep no record of this run in the local journal (also VIDPUB_NO_JOURNAL=1)' },
   { name: 'no-cache', description: 'read destinations, options and the key\'s workspace from the service, not from the 10-minute cache (also VIDPUB_NO_CACHE=1)' },
   { name: 'wait-for-quota', description: 'when the daily post allowance is used up, sleep until it resets instead of failing' },

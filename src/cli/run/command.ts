@@ -30,6 +30,8 @@ export interface GlobalOptions {
   maxWaitMs: number;
   /** --max-wait was given on the command line (not its default): a command that caps waits must honour it. */
   maxWaitGiven?: boolean;
+  /** --unanswered-timeout in ms: the longest stretch of no answer a wait rides out. */
+  unansweredMs?: number;
   waitForQuota: boolean;
   /** false with --no-journal or VIDPUB_NO_JOURNAL=1. */
   journal?: boolean;

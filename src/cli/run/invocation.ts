@@ -43,10 +43,18 @@ export function resolveGlobals(all: GlobalFlags, ctx: Context, given: (key: keyo
     debug: all.debug || truthy(ctx.env.VIDPUB_DEBUG),
     maxWaitMs: parseBoundedDuration(all.maxWait, '--max-wait'),
     maxWaitGiven: given('maxWait'),
+    unansweredMs: positiveDuration(all.unansweredTimeout, '--unanswered-timeout'),
     waitForQuota: all.waitForQuota,
     journal: all.journal && !truthy(ctx.env.VIDPUB_NO_JOURNAL),
     cache: all.cache && !truthy(ctx.env.VIDPUB_NO_CACHE),
   };
+}
+
+/** A duration flag that must be longer than 0. */
+function positiveDuration(value: string, flag: string): number {
+  const ms = parseBoundedDuration(value, flag);
+  if (ms <= 0) throw new UsageError(`${flag} must be longer than 0s`);
+  return ms;
 }
 
 function makeLogger(ctx: Context, globals: GlobalOptions, colors: Invocation['colors']): Logger {
@@ -147,6 +155,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, line: Invoc
         colors: colors.stderr,
       },
       debugOut: globals.debug ? io.stderr : undefined,
+      unansweredMs: globals.unansweredMs,
       journal,
     },
     clientSettings,
