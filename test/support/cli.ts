@@ -24,6 +24,8 @@ export interface RunOptions {
   /** Abort to simulate Ctrl-C. */
   signal?: AbortSignal;
   columns?: number;
+  /** The command's working directory (default: the test's). */
+  cwd?: string;
   /** Called with each chunk written to stderr (to react to progress, e.g. abort). */
   onStderr?(chunk: string): void;
   /** Called with each chunk written to stdout (to react to a line, e.g. release held work). */
@@ -74,7 +76,7 @@ export function makeContext(opts: RunOptions = {}): { ctx: Context; stdout: () =
     prompter: async () => opts.prompter ?? noPrompter,
     createClient: async (settings) => (await import('../../src/cli/run/client-factory.js')).createClientFor(ctx, settings),
     signal: opts.signal ?? new AbortController().signal,
-    cwd: process.cwd(),
+    cwd: opts.cwd ?? process.cwd(),
     version: '0.0.0-test',
   };
   return { ctx, stdout: out.text, stderr: err.text };

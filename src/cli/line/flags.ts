@@ -103,7 +103,11 @@ export const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', description: 'sho
 
 /** Flags every command accepts. */
 export const GLOBAL_FLAGS = [
-  { name: 'json', description: 'print one JSON document on stdout (--json id,status keeps those fields); errors as one JSON object on stderr' },
+  {
+    name: 'json',
+    description:
+      'print one JSON document on stdout (--json id,status keeps those fields; a word that is not a list of the command\'s fields, such as clip.webm, is the next argument); errors as one JSON object on stderr',
+  },
   { name: 'jq', value: 'expr', description: 'filter the JSON document with a jq expression (built in, nothing to install)' },
   { name: 'quiet', short: 'q', description: 'print only data and errors (no progress or hints)' },
   {

@@ -66,13 +66,18 @@ const FIELD_LIST = /^[a-z_]+(?:\.[a-z_]+)*(?:,[a-z_]+(?:\.[a-z_]+)*)*$/;
  * a plain --json), and each negative value marked (NEGATIVE). The word after --json is a field
  * list when it looks like one (lower-case letters, "_", "." and ",", no digits: ids such as
  * post_123 and file names are not) and is not a command name where the command is still to come
- * (`vidpub --json status ID`; after it, `vidpub status ID --json status` is the field).
- * Commander's optional values cannot make that choice, so it is made here, before it.
+ * (`vidpub --json status ID`; after it, `vidpub status ID --json status` is the field), and,
+ * once the command is known, when a word with a dot names only the command's fields (`isField`):
+ * `vidpub post --json clip.webm --to …` posts clip.webm, `--json destinations.status` keeps a
+ * nested field, and a plain word (`--json stauts`) is still a field list, refused with the
+ * fields the command has. Commander's optional values cannot make
+ * that choice, so it is made here, before it.
  */
-function wordsForCommander(argv: readonly string[]): { args: string[]; fields?: string[] } {
+function wordsForCommander(argv: readonly string[], isField: (name: string) => boolean = () => true): { args: string[]; fields?: string[]; command?: string } {
   const args: string[] = [];
   let fields: string[] | undefined;
   let named = false;
+  let command: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') {
@@ -88,13 +93,16 @@ function wordsForCommander(argv: readonly string[]): { args: string[]; fields?: 
     }
     args.push(NEGATIVE.test(a) ? MARK + a : a);
     const next = argv[i + 1];
-    if (a === '--json' && next !== undefined && FIELD_LIST.test(next) && (named || !findCommand(next))) {
+    if (a === '--json' && next !== undefined && FIELD_LIST.test(next) && (named || !findCommand(next)) && (!next.includes('.') || next.split(',').every((f) => isField(f.split('.')[0]!)))) {
       fields = next.split(',');
       i++;
-    } else if (!a.startsWith('-')) named = true;
+    } else if (!a.startsWith('-')) {
+      if (!named) command = a;
+      named = true;
+    }
     else if (GLOBAL_VALUE_FLAGS.has(a) && next !== undefined) args.push(argv[++i]!);
   }
-  return { args, fields };
+  return { args, fields, command };
 }
 
 /** `vidpub help X` is `vidpub X --help`; `vidpub help nope` is `vidpub nope` (exit 2, as gh), not the root help. */
@@ -201,7 +209,12 @@ export async function readCommandLine(argv: readonly string[], ctx: Context, run
     ctx.io.stdout.write(environmentHelp(helpWidth(ctx.io.columns)));
     return ExitCode.OK;
   }
-  const { args, fields } = wordsForCommander(helpAsFlag(argv));
+  const words = helpAsFlag(argv);
+  // The command's fields decide what follows --json: its module is loaded (as it would be anyway) to know them.
+  const named = wordsForCommander(words).command;
+  const entry = named === undefined ? undefined : findCommand(named);
+  const known = entry ? (await load(entry.name)).fields : undefined;
+  const { args, fields } = known ? wordsForCommander(words, (name) => known.includes(name)) : wordsForCommander(words);
   const reading: Reading = { ctx, words: args, typed: [], jsonFields: fields };
   const program = buildProgram(reading);
   const commands = new Map(COMMANDS.map((entry) => [declare(program, entry), entry]));
