@@ -187,9 +187,22 @@ export function nextCommand(post: Post): string | undefined {
  * The post's --json document: the service's record, each destination whose required options were
  * filled from its default (none given, none asked) naming them in `options_defaulted`.
  */
-export function postDocument(r: PostResult): Post {
+export function postDocument(r: PostResult): PostDocument {
   const defaulted = r.defaulted;
-  if (!defaulted) return r.post;
+  if (!defaulted) return withState(r.post);
   const destinations = r.post.destinations.map((d) => (defaulted[d.destination_id] ? { ...d, options_defaulted: defaulted[d.destination_id] } : d));
-  return { ...r.post, destinations };
+  return withState({ ...r.post, destinations });
+}
+
+/**
+ * A post as --json prints it: the service's record with `state` beside `status`. The service's
+ * `status` is `completed` for a post that is over, however it ended; `state` is the one word a
+ * script can rely on: draft, scheduled, publishing, completed (every destination published) or
+ * failed (one failed or was cancelled), the word history and the text output show too.
+ */
+export type PostDocument = Post & { state: string };
+
+export function withState(post: Post): PostDocument {
+  const { id, status, ...rest } = post;
+  return { id, status, state: postState(post), ...rest } as PostDocument;
 }

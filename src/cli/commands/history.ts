@@ -116,5 +116,6 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string; no
     );
     for (const line of rows) inv.print(line);
   },
-  json: (r) => r.posts,
+  // `id` as every command names a post (post, status, retry…), `post_id` kept beside it for the scripts that read it.
+  json: (r) => r.posts.map((p) => ({ id: p.post_id, ...p })),
 });

@@ -11,7 +11,7 @@ import { parseTimeout } from '../../session/wait-flags.js';
 import { parseIdempotencyKey } from '../../posts/flags.js';
 import { defineCommand, type Invocation } from '../run/command.js';
 import type { ArgsFor, FlagsFor } from './index.js';
-import { POST_FIELDS } from '../output/json-fields.js';
+import { POST_DOCUMENT_FIELDS } from '../output/json-fields.js';
 import { rehearsalDoc, rehearsalHead, rehearsalNote, rehearse } from '../rehearsal/rehearse.js';
 import { readAll, readNamedFile } from '../io/user-input.js';
 import { MAX_CAPTION_FILE_BYTES, captionFileRefusal, refuse } from '../../core/post-rules.js';
@@ -170,7 +170,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
     rehearsalNote(r, inv);
   },
   json: (r) => rehearsalDoc(r, videoOnly(r) ? { post: null, media: r } : postDocument(r)),
-  fields: [...POST_FIELDS, 'rehearsal'],
+  fields: [...POST_DOCUMENT_FIELDS, 'rehearsal'],
 });
 
 /** The data of a run that stopped before the post was created: the video's record, not a PostResult. */

@@ -3,12 +3,12 @@ import { openReviewPage } from '../io/browser.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parsePostId } from '../../posts/flags.js';
 import { runPublish, type PublishOpts } from '../../posts/publish-flow.js';
-import { printPost, type PostResult } from '../../posts/view.js';
+import { printPost, withState, type PostResult } from '../../posts/view.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand } from '../run/command.js';
-import { POST_FIELDS } from '../output/json-fields.js';
+import { POST_DOCUMENT_FIELDS } from '../output/json-fields.js';
 import { rehearsalDoc, rehearsalHead, rehearsalNote, rehearse } from '../rehearsal/rehearse.js';
 
 export default defineCommand<'publish', PublishOpts & { rehearse: boolean; web: boolean }, PostResult>({
@@ -55,6 +55,6 @@ export default defineCommand<'publish', PublishOpts & { rehearse: boolean; web: 
     printPost(r, inv.out);
     rehearsalNote(r, inv);
   },
-  json: (r) => rehearsalDoc(r, r.post),
-  fields: [...POST_FIELDS, 'rehearsal'],
+  json: (r) => rehearsalDoc(r, withState(r.post)),
+  fields: [...POST_DOCUMENT_FIELDS, 'rehearsal'],
 });

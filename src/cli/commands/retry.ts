@@ -1,13 +1,13 @@
 import { UsageError } from '../../errors.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parsePostId } from '../../posts/flags.js';
-import { printPost } from '../../posts/view.js';
+import { printPost, withState } from '../../posts/view.js';
 import type { RetryOpts, RetryResult } from '../../posts/retry-flow.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { defineCommand } from '../run/command.js';
-import { POST_FIELDS } from '../output/json-fields.js';
+import { POST_DOCUMENT_FIELDS } from '../output/json-fields.js';
 
 
 export default defineCommand<'retry', RetryOpts, RetryResult>({
@@ -19,7 +19,7 @@ export default defineCommand<'retry', RetryOpts, RetryResult>({
     `nothing sent. WHEN: ${WHEN_FORMATS}.`,
   examples: ['vidpub retry post_123', 'vidpub retry post_123 --to @vidpub.demo --yes', 'vidpub retry post_123 --at +2h --no-wait --json'],
   // The new post's fields, or { retried, post } when nothing failed: checked before anything is sent.
-  fields: [...POST_FIELDS, 'retried', 'post'],
+  fields: [...POST_DOCUMENT_FIELDS, 'retried', 'post'],
   parse(args, flags, inv) {
     const zone = resolveTimeZone(flags.tz, inv.ctx.env);
     const to = flags.to.flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
@@ -45,5 +45,5 @@ export default defineCommand<'retry', RetryOpts, RetryResult>({
     if (r.nothing) return;
     printPost(r, inv.out);
   },
-  json: (r) => (r.nothing ? { retried: false, post: r.post } : r.post),
+  json: (r) => (r.nothing ? { retried: false, post: withState(r.post) } : withState(r.post)),
 });

@@ -3,13 +3,13 @@ import { openReviewPage } from '../io/browser.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parsePostId } from '../../posts/flags.js';
 import type { Media } from '../../contract/wire-types.js';
-import { printPost, type PostResult } from '../../posts/view.js';
+import { printPost, withState, type PostResult } from '../../posts/view.js';
 import { formatSize } from '../../util/bytes.js';
 import type { AnyStatusOpts, StatusData } from '../../posts/status-flow.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { renderFields } from '../../ui/table.js';
 import { defineCommand } from '../run/command.js';
-import { MEDIA_FIELDS, POST_FIELDS } from '../output/json-fields.js';
+import { MEDIA_FIELDS, POST_DOCUMENT_FIELDS } from '../output/json-fields.js';
 
 /** Errors carry the bare post result or media record as their data: the same printers take both. */
 function normalize(d: StatusData | PostResult | Media): StatusData {
@@ -70,8 +70,8 @@ export default defineCommand<'status', AnyStatusOpts & { web: boolean }, StatusD
   },
   json: (data) => {
     const d = normalize(data);
-    return d.kind === 'post' ? d.result.post : d.media;
+    return d.kind === 'post' ? withState(d.result.post) : d.media;
   },
   // A post's fields or a video's (the id says which): one the record lacks prints null.
-  fields: [...new Set([...POST_FIELDS, ...MEDIA_FIELDS])],
+  fields: [...new Set([...POST_DOCUMENT_FIELDS, ...MEDIA_FIELDS])],
 });

@@ -22,6 +22,9 @@ export const POST_FIELDS = keysOf<Post>({
   created_at: true,
 });
 
+/** A post's --json document: the record's fields and `state` (posts/view.ts, withState). */
+export const POST_DOCUMENT_FIELDS = [...POST_FIELDS, 'state'];
+
 export const MEDIA_FIELDS = keysOf<Media>({
   id: true,
   status: true,
