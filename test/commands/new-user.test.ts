@@ -63,3 +63,47 @@ describe('one vocabulary', () => {
     expect(JSON.parse(r.stdout)).toEqual([{ id, status: 'completed' }]);
   });
 });
+
+describe('publish --option: a blocked draft fixed from the command line', () => {
+  async function blockedDraft(): Promise<Post> {
+    // TikTok's privacy is required and has no default: a draft without it is blocked.
+    const r = await emu.api.post<Post>('/posts', { media_id: 'med_demo_sample', caption: 'blocked draft', destinations: [{ destination_id: 'dst_demo_tiktok' }] });
+    expect(r.status).toBe(201);
+    expect(r.body.issues.some((i) => i.severity === 'error')).toBe(true);
+    return r.body;
+  }
+
+  it('posts the draft with the option given as a new post (exit 0); the draft stays a draft; the same command again makes nothing new', async () => {
+    const draft = await blockedDraft();
+    const dir = (await import('../support/cli.js')).tempConfigDir();
+    const env = { VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state') };
+    const blocked = await run(['publish', draft.id, '--no-input'], { env });
+    expect(blocked.code).toBe(8);
+
+    const argv = ['publish', draft.id, '--option', '@vidpub.demo:privacy=SELF_ONLY', '--no-input', '--json'];
+    const r = await run(argv, { env });
+    expect(r.stderr).toContain(`is draft ${draft.id} with these options; the draft stays a draft (the service has no way to change a post).`);
+    expect(r.code).toBe(0);
+    const post = JSON.parse(r.stdout) as Post & { state: string };
+    expect(post.id).not.toBe(draft.id);
+    expect(post).toMatchObject({ media_id: 'med_demo_sample', caption: 'blocked draft', state: 'completed' });
+    expect(post.destinations).toEqual([expect.objectContaining({ destination_id: 'dst_demo_tiktok', status: 'published', options: expect.objectContaining({ privacy: 'SELF_ONLY' }) })]);
+    expect((await emu.api.get<Post>(`/posts/${draft.id}`)).body.status).toBe('draft');
+
+    const again = await run(argv, { env });
+    expect(again.code).toBe(0);
+    expect((JSON.parse(again.stdout) as Post).id).toBe(post.id);
+    expect(again.stderr).toMatch(new RegExp(`Draft ${draft.id} was already posted with these options as post ${post.id}`));
+  });
+
+  it('refuses --option on a post that is not a draft, and an option no destination of the draft has (exit 2, nothing sent)', async () => {
+    const draft = await blockedDraft();
+    const unknown = await run(['publish', draft.id, '--option', 'colour=red', '--no-input']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no chosen destination has an option "colour"/);
+    const done = await emu.api.post<Post>('/posts', { media_id: 'med_demo_sample', caption: 'out', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' });
+    const r = await run(['publish', done.body.id, '--option', 'privacy=public', '--no-input']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`--option fixes a draft's options; post ${done.body.id} is (publishing|completed), so nothing was sent`));
+  });
+});

@@ -163,6 +163,13 @@ const ENTRIES = [
     flags: [
       { name: 'at', value: 'when', description: 'when to publish (default: now); for a scheduled post, its new time' },
       TZ,
+      {
+        name: 'option',
+        value: 'key=value',
+        kind: 'option',
+        repeatable: true,
+        description: 'fix a draft\'s options: KEY=VALUE or DEST:KEY=VALUE; the draft goes out as a new post with them (the service cannot change a post); repeatable',
+      },
       { name: 'no-wait', description: 'return once it is publishing, without waiting for each destination' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       YES,
