@@ -36,25 +36,25 @@ export async function runAnyStatus(opts: AnyStatusOpts, session: Session): Promi
   if (t.kind === 'media') {
     return { kind: 'media', media: await withinTimeout(session, opts.timeoutMs, `before video ${t.id} could be read`, (bound) => mediaStatus(t.id, opts, bound)) };
   }
-  let postId: string;
-  if (t.kind === 'post') {
-    postId = t.id;
-  } else {
-    if (!session.journal) throw journalOff('vidpub status without an id');
-    const last = await session.journal.lastPost();
-    if (!last) {
-      throw new NotFoundError(`no post made from this machine is in the journal (${session.journal.dir}) for this profile`, {
-        hint: 'Give the post id: vidpub status POST_ID ("vidpub history --all-profiles" lists the posts of every profile).',
-      });
-    }
-    session.log.info(`The last post made here: ${last.post_id} (${last.at}).`);
-    postId = last.post_id;
-  }
+  const postId = t.kind === 'post' ? t.id : await lastPostId(session, 'status');
   try {
     return { kind: 'post', result: await runStatus({ ...opts, postId }, session) };
   } catch (err) {
     throw await journalKnows(err, postId, session);
   }
+}
+
+/** The last post made from this machine with this profile (the journal), for a command given no id (`status`, `open`); said on stderr. */
+export async function lastPostId(session: Session, command: string): Promise<string> {
+  if (!session.journal) throw journalOff(`vidpub ${command} without an id`);
+  const last = await session.journal.lastPost();
+  if (!last) {
+    throw new NotFoundError(`no post made from this machine is in the journal (${session.journal.dir}) for this profile`, {
+      hint: `Give the post id: vidpub ${command} POST_ID ("vidpub history --all-profiles" lists the posts of every profile).`,
+    });
+  }
+  session.log.info(`The last post made here: ${last.post_id} (${last.at}).`);
+  return last.post_id;
 }
 
 /** A post the service does not know (404) that this machine made: the error says what the journal remembers of it. */

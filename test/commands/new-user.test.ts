@@ -107,3 +107,20 @@ describe('publish --option: a blocked draft fixed from the command line', () => 
     expect(r.stderr).toMatch(new RegExp(`--option fixes a draft's options; post ${done.body.id} is (publishing|completed), so nothing was sent`));
   });
 });
+
+describe('open without an id', () => {
+  it('opens the last post made here, as status does (its URL on stdout where no browser can open)', async () => {
+    const dir = (await import('../support/cli.js')).tempConfigDir();
+    const env = { VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state') };
+    const none = await run(['open', '--no-input'], { env });
+    expect(none.code).toBe(5);
+    expect(none.stderr).toMatch(/no post made from this machine is in the journal .* for this profile/);
+    expect(none.stderr).toMatch(/Give the post id: vidpub open POST_ID/);
+    const posted = await run(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'open me', '--no-input', '--json', 'id,review_url'], { env });
+    const { id, review_url } = JSON.parse(posted.stdout) as { id: string; review_url: string };
+    const r = await run(['open', '--no-input'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`The last post made here: ${id}`);
+    expect(r.stdout.trim()).toBe(review_url);
+  });
+});

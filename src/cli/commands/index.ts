@@ -209,7 +209,7 @@ const ENTRIES = [
     name: 'open',
     summary: "Open a post's review page in a browser",
     group: 'posts',
-    args: [{ name: 'post-id', kind: 'post', required: true }],
+    args: [{ name: 'post-id', kind: 'post', required: false }],
   },
   {
     name: 'history',
