@@ -52,12 +52,29 @@ const placeholderPost: PostLine = (mediaId) => `vidpub post --media ${mediaId} -
 
 /** The hint that says how to carry on with a media id once it is ready. */
 export function laterHint(mediaId: string, postLine: PostLine = placeholderPost): string {
-  return `It goes on at the service. Once it is ready, post it with: ${postLine(mediaId)}`;
+  return `It goes on at the service.${POST_IT_LATER}${postLine(mediaId)}`;
 }
 
 /** The hint of a video stopped once uploaded: how to post it. */
 export function postItHint(mediaId: string, postLine: PostLine = placeholderPost): string {
-  return `Post it with: ${postLine(mediaId)}`;
+  return `${POST_IT}${postLine(mediaId)}`;
+}
+
+const POST_IT_LATER = ' Once it is ready, post it with: ';
+const POST_IT = 'Post it with: ';
+
+/**
+ * A hint without the line that posts the video (laterHint, postItHint): for a command that
+ * prints its own line to continue (a `post` stopped once it had sent something reruns itself
+ * under its key), so that one stop offers one way on, not two. Undefined when nothing is left.
+ */
+export function withoutPostItLine(hint: string | undefined): string | undefined {
+  if (hint === undefined) return undefined;
+  const kept = hint
+    .split('\n')
+    .map((line) => (line.startsWith(POST_IT) ? '' : line.includes(POST_IT_LATER) ? line.slice(0, line.indexOf(POST_IT_LATER)) : line))
+    .filter((line) => line !== '');
+  return kept.length > 0 ? kept.join('\n') : undefined;
 }
 
 /** A video that failed processing; `code` is the service's (error.code of the record), for the JSON error object. */

@@ -1,8 +1,9 @@
 /**
  * Ctrl-C (a real SIGINT to the real bin) while `post` waits for its video to
- * be processed: the next step names the run's own destinations, options and
- * caption, shell-quoted, not `<destination>` and `"..."`. `upload`, which
- * knows neither, keeps the placeholders.
+ * be processed: one way on, the same command under the run's key (it
+ * continues the run, nothing done twice), shell-quoted; not also a second
+ * command that posts the video. `upload`, which knows neither destinations
+ * nor caption, names the post to make with placeholders.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/build.js';
@@ -28,17 +29,18 @@ function interruptedAt(args: string[], when: RegExp) {
 }
 
 describe('the next step after Ctrl-C while the video is processing', () => {
-  it('post: exit 130, the command that posts the video names the destinations, options and caption, shell-quoted', async () => {
+  it('post: exit 130, one way on: the same command under its key, which continues the run (no second line that posts the video)', async () => {
     const r = await interruptedAt(
       ['post', 'test/fixtures/clip.mp4', '--to', 'youtube,tiktok', '--option', 'tiktok:privacy=SELF_ONLY', '--caption', "It's done", '--no-input'],
       /Processing/,
     );
     expect(r.code, r.stderr).toBe(130);
-    const id = /stopped waiting for video (med_\w+)/.exec(r.stderr)![1]!;
-    expect(r.stderr).toContain(
-      `Once it is ready, post it with: vidpub post --to youtube,tiktok --option tiktok:privacy=SELF_ONLY --caption 'It'\\''s done' --no-input --media ${id}\n`,
+    expect(r.stderr).toMatch(/stopped waiting for video med_\w+/);
+    expect(r.stderr).toMatch(
+      /\nRerun to continue it \(nothing is done twice\): vidpub post test\/fixtures\/clip\.mp4 --to youtube,tiktok --option tiktok:privacy=SELF_ONLY --caption 'It'\\''s done' --no-input --idempotency-key vp-[\w-]+\nIt goes on at the service\.\n$/,
     );
-    expect(r.stderr).not.toMatch(/<destination>|"\.\.\."/);
+    expect(r.stderr.match(/vidpub post /g)).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/post it with/i);
   });
 
   it('upload: exit 130, the destinations and caption are not known: placeholders', async () => {

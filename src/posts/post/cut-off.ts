@@ -22,6 +22,7 @@ import { relativePhrase } from '../../time/describe.js';
 import { isoUtc } from '../../time/iso-time.js';
 import { parseWhen, type ResolvedWhen } from '../../time/parse-when.js';
 import { claimCommand, heardServiceNow, serviceAgeJudge } from './live-run.js';
+import { withoutPostItLine } from '../../media/wait.js';
 
 export interface CutOffInput {
   source: PostSource;
@@ -255,5 +256,5 @@ export function endRun(track: RunTrack, key: RunKey, failure: unknown, created: 
 export function continuable(err: unknown, run: { opts: Pick<PostOpts, 'atText'>; key: RunKey; track: RunTrack }, sent: boolean): unknown {
   if (!sent || !(err instanceof InterruptedError) || err instanceof CancelledError || err.idempotencyKey !== undefined) return err;
   const rerunFlags: Record<string, string> = run.opts.atText !== undefined && run.track.publishAt ? { '--at': run.track.publishAt } : {};
-  return new InterruptedError(err.message, { hint: err.hint, data: err.data, http: err.http, cause: err, idempotencyKey: run.key.key, rerunFlags });
+  return new InterruptedError(err.message, { hint: withoutPostItLine(err.hint), data: err.data, http: err.http, cause: err, idempotencyKey: run.key.key, rerunFlags });
 }

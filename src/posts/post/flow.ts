@@ -17,6 +17,7 @@ import { continuable, continueCutOff, cutOffInput, endRun, noteRun } from './cut
 import { StillRunningError } from './live-run.js';
 import { askCaption, askMissing, checkDuration, chooseDestinations, confirmOrAnnounce, planFor } from './plan.js';
 import { createAndFollow, keyUsedForAnother, knownMedia, namingMedia, obtainMedia } from './send.js';
+import { withoutPostItLine } from '../../media/wait.js';
 import { PHASES, cancelledText, madeFrom, rerunLine, sourceText, type Phase, type Planned, type PostOpts, type PostRun, type Ready, type RunTrack } from './types.js';
 import { MISSING_CAPTION, missingOptionsError } from '../options.js';
 import type { PostResult } from '../view.js';
@@ -90,7 +91,7 @@ function stoppedError(err: unknown, at: { opts: PostOpts; key: string; track: Ru
 function naming(err: TimeoutError, track: RunTrack): TimeoutError {
   const continuing = track.continuing;
   if (!continuing || err.continueKey !== undefined) return err;
-  return new TimeoutError(err.message, { hint: err.hint, data: err.data, http: err.http, cause: err, continueKey: continuing.key, ...(continuing.flags ? { continueFlags: continuing.flags } : {}) });
+  return new TimeoutError(err.message, { hint: withoutPostItLine(err.hint), data: err.data, http: err.http, cause: err, continueKey: continuing.key, ...(continuing.flags ? { continueFlags: continuing.flags } : {}) });
 }
 
 async function postWithin(given: PostRun, at: At): Promise<PostResult> {
