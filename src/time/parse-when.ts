@@ -33,6 +33,8 @@ export interface ResolvedWhen {
   zone: string;
   /** Something the person should know (an ambiguous local time). */
   note?: string;
+  /** Counted from this machine's clock (`+30m`, "in 2h"): off by as much as that clock is off. */
+  fromNow?: boolean;
 }
 
 const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)$/i;
@@ -112,7 +114,8 @@ export function parseWhen(input: string, opts: { now: number; zone: string; allo
 
   if (!Number.isFinite(ms) || ms - now > MAX_DAYS_AHEAD * UNIT_MS.d!) throw tooFarAhead(text);
   const shown = isoWithOffset(ms, shownOffset);
-  const when: ResolvedWhen = { now: false, ms, publishAt: shown, local: shown, utc: isoUtc(ms), zone: shownZone, note };
+  const fromNow = rel !== null || /^in\s/i.test(text);
+  const when: ResolvedWhen = { now: false, ms, publishAt: shown, local: shown, utc: isoUtc(ms), zone: shownZone, note, ...(fromNow ? { fromNow } : {}) };
   if (ms < now && !opts.allowPast) throw pastTimeError(when);
   return when;
 }

@@ -10,6 +10,7 @@ import { responseMeta } from '../../api/client.js';
 import type { Destination } from '../../contract/wire-types.js';
 import { CancelledError, UsageError, sanitize } from '../../errors.js';
 import type { Session } from '../../session/session.js';
+import { relativePhrase } from '../../time/describe.js';
 import { formatDuration } from '../../time/duration.js';
 import { wrapLine } from '../../ui/wrap.js';
 import { shellWord } from '../../util/shell.js';
@@ -18,6 +19,7 @@ import { ask, flagFor, missingOptionsError, planOptions, promptMissing, type Cho
 import { destinationLabel, namesOf } from '../view.js';
 import { summaryLines, whenLine, type SummaryInput } from '../summary.js';
 import { cancelledText, sourceText, type PostOpts, type PostRun, type Ready } from './types.js';
+import { SKEW_SAID_MS, heardServiceNow } from './live-run.js';
 
 /** What chooseDestinations found. */
 export interface Choice {
@@ -177,6 +179,7 @@ function summaryOf(opts: PostOpts, ready: Ready, plans: DestinationPlan[], now: 
 export async function confirmOrAnnounce(run: PostRun, ready: Ready, again: string): Promise<void> {
   const { opts, session } = run;
   const now = session.clock.now();
+  if (opts.when?.fromNow) sayRelativeSkew(session, opts.when, opts.atText, await serviceTime(session));
   if (session.interactive && !opts.yes) {
     await confirm(opts, session, summaryLines(summaryOf(opts, ready, ready.plans, now), session.screen.colors), again);
     return;
@@ -188,6 +191,35 @@ export async function confirmOrAnnounce(run: PostRun, ready: Ready, again: strin
     for (const line of defaultedLines(ready.plans)) session.log.info(line);
   }
   if (opts.when?.note) session.log.warn(sanitize(opts.when.note));
+}
+
+/**
+ * A time counted from now (`--at "in 1m"`, `+2h`) is counted from this machine's clock: where it
+ * is off the service's (its Date header) by more than SKEW_SAID_MS, the post would go out that
+ * much early or late by the service's clock. Said before anything is sent, with the way out.
+ */
+async function serviceTime(session: Session): Promise<number | undefined> {
+  // Nothing heard yet (the destinations came from the cache): one GET /me tells.
+  const heard = await heardServiceNow(session);
+  if (heard !== undefined) return heard;
+  try {
+    await (await session.client()).getMe({ signal: session.signal });
+  } catch (err) {
+    if (session.signal.aborted) throw err;
+    return undefined;
+  }
+  return heardServiceNow(session);
+}
+
+function sayRelativeSkew(session: PostRun['session'], when: NonNullable<PostOpts['when']>, atText: string | undefined, serviceNow: number | undefined): void {
+  if (serviceNow === undefined) return;
+  const skew = session.clock.now() - serviceNow;
+  if (Math.abs(skew) <= SKEW_SAID_MS) return;
+  const at = atText === undefined ? 'a time from now' : `--at ${shellWord(atText)}`;
+  session.log.warn(
+    `${at} is counted from this machine's clock, which is ${formatDuration(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the service's: ` +
+      `by the service's clock the post goes out ${relativePhrase(when.ms, serviceNow)}. Give a time of day or an ISO time (--at 09:00), or set this machine's clock right.`,
+  );
 }
 
 /**
