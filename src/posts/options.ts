@@ -282,12 +282,12 @@ async function askChoice(
   q: { message: string; values: OptionValue[]; def: OptionValue | undefined; say: (line: string) => void },
   stop?: { message: string; hint?: string },
 ): Promise<OptionValue> {
-  const choices: { name: string; value: OptionValue | typeof NO_CHOICE }[] = q.values.map((v) => ({
+  const choices: { name: string; value: OptionValue | typeof NO_CHOICE; noAnswer?: boolean }[] = q.values.map((v) => ({
     name: `${sanitize(valueLabel(v))} (${sanitize(showValue(v))})`,
     value: v,
   }));
   // A numbered list (TERM=dumb) needs no such entry: Enter alone is refused there, and asked again.
-  if (q.def === undefined && !prompter.numbered) choices.unshift({ name: NO_CHOICE_NAME, value: NO_CHOICE });
+  if (q.def === undefined && !prompter.numbered) choices.unshift({ name: NO_CHOICE_NAME, value: NO_CHOICE, noAnswer: true });
   for (;;) {
     const picked = await ask(() => prompter.select({ message: q.message, choices, default: q.def }), stop?.message, stop?.hint);
     if (picked !== NO_CHOICE) return picked;

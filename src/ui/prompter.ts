@@ -1,11 +1,18 @@
 import type * as InquirerModule from '@inquirer/prompts';
 import type { IO } from '../core/io.js';
 import { confirmKey, readLine, type KeyIO } from './key-prompts.js';
+import { visibleLength } from './wrap.js';
 
 export interface Choice<T> {
   name: string;
   value: T;
   description?: string;
+  /**
+   * An entry that is no answer (a select with no default starts on it, so that Enter alone picks
+   * nothing): when it is picked, the question's line is taken off the screen rather than shown
+   * ticked with it as if it were an answer, and the caller asks again.
+   */
+  noAnswer?: boolean;
 }
 
 /**
@@ -53,21 +60,35 @@ export async function createInquirerPrompter(ctx: {
   return { ...arrowPrompter(inquirer, context), confirm, editor };
 }
 
+/**
+ * Takes the ticked line of a question answered with an entry that is no answer off the screen:
+ * inquirer has written "✔ MESSAGE ENTRY" and a newline, wrapped at the terminal's width.
+ */
+function eraseNoAnswer(out: IO['stderr'], message: string, entry: string): void {
+  const columns = Math.max(1, (out as { columns?: number }).columns || 80);
+  const rows = Math.max(1, Math.ceil(visibleLength(`✔ ${message} ${entry}`) / columns));
+  out.write(`\x1b[${rows}A\r\x1b[0J`);
+}
+
 type Inquirer = typeof InquirerModule;
 type InquirerContext = { input: IO['stdin']; output: IO['stderr']; signal: AbortSignal; clearPromptOnDone: boolean };
 
 function arrowPrompter(inquirer: Inquirer, context: InquirerContext): Prompter {
   return {
     password: (o) => inquirer.password({ message: o.message, mask: o.mask ?? '*' }, context),
-    select: (o) =>
-      inquirer.select(
+    select: async (o) => {
+      const picked = await inquirer.select(
         {
           message: o.message,
           choices: o.choices.map((c) => ({ name: c.name, value: c.value, description: c.description })),
           default: o.default,
         },
         context,
-      ),
+      );
+      const none = o.choices.find((c) => c.noAnswer && c.value === picked);
+      if (none) eraseNoAnswer(context.output, o.message, none.name);
+      return picked;
+    },
     confirm: (o) => inquirer.confirm({ message: o.message, default: o.default }, context),
     input: (o) => inquirer.input({ message: o.message, default: o.default }, context),
     checkbox: (o) =>

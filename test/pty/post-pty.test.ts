@@ -65,12 +65,16 @@ describe.skipIf(noTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
     tmux('send-keys', '-t', SESSION, 'Enter');
     const again = await waitForScreen(/Nothing chosen: move to a value with the arrow keys, then press Enter\.[\s\S]*[❯>] \(choose one/);
     expect(again).not.toMatch(/Post it now\?/);
+    // the entry that is no answer is not shown ticked as if it were one: the question's line is taken off
+    expect(again).not.toMatch(/✔[^\n]*\(choose one/);
     // (no choice), PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, FOLLOWER_OF_CREATOR, SELF_ONLY: four down is SELF_ONLY
     tmux('send-keys', '-t', SESSION, 'Down', 'Down', 'Down', 'Down');
     await waitForScreen(/[❯>] Only me \(SELF_ONLY\)/);
     tmux('send-keys', '-t', SESSION, 'Enter');
 
     const summary = await waitForScreen(/Post it now\?/);
+    expect(summary).toMatch(/✔ privacy for @vidpub\.demo \(tiktok\): Who can view this video Only me \(SELF_ONLY\)/);
+    expect(summary).not.toMatch(/✔[^\n]*\(choose one/);
     // after the answer, the flag that skips the question next time
     expect(summary).toContain('Next time, skip this question with: --option @vidpub.demo:privacy=SELF_ONLY');
     expect(summary).toMatch(/About to post[\s\S]*privacy: SELF_ONLY[\s\S]*Post it now\?/);
