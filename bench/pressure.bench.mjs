@@ -10,6 +10,7 @@
 //     (/proc/PID/status), then again once the clients went away. Goal: under 400 MB.
 //
 // Env: VIDPUB_BENCH_ROOT, VIDPUB_BENCH_UPLOADS (default 24). Exit code 1 if a goal is missed.
+/* global fetch */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';

@@ -283,7 +283,6 @@ export function sanitize(text: string): string {
 const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f]/g;
 
 /** What a JSON document escapes beyond JSON.stringify: the C1 controls (U+0080-009F, CSI among them) and the bidirectional ones. */
-// eslint-disable-next-line no-control-regex -- the controls are what is looked for
 const JSON_ESCAPED = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f]/g;
 
 /**

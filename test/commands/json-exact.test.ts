@@ -25,7 +25,6 @@ async function at(where: 'terminal' | 'pipe', args: string[]): Promise<{ code: n
   return { code, stdout: stdout(), stderr: stderr() };
 }
 
-// eslint-disable-next-line no-control-regex -- the controls are what is looked for
 const RAW = /[\u0080-\u009f\u202a-\u202e]/;
 
 describe('--json is the same bytes at a terminal and in a pipe', () => {
