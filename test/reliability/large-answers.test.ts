@@ -12,6 +12,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_ERROR_BODY_BYTES, MAX_RECORD_BYTES } from '../../src/api/net/answer-limit.js';
 import { runCli } from '../support/cli.js';
+import { startTestEmulator } from '../support/emulator.js';
+import { startFaultProxy } from '../support/fault-proxy.js';
 import { manualClock } from '../support/clock.js';
 
 const KEY = 'vp_live_0123456789abcdefABCDEFgh';
@@ -118,6 +120,31 @@ describe('an answer larger than the client reads', () => {
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual({ key: { prefix: 'vp_live_', last4: 'FDgh' } });
     expect(r.code).toBe(0);
+  });
+});
+
+describe('a write whose answer is too large', () => {
+  it('POST /posts handled by the service, its answer replaced by 9 MB: outcome unknown (exit 9) with the rerun that settles it', async () => {
+    const emu = await startTestEmulator({ processingMs: 20, publishMs: 20 });
+    const proxy = await startFaultProxy(emu.baseUrl);
+    try {
+      const posts = async () => ((await emu.admin('GET', '/state')) as { workspaces: { name: string; posts: { total: number } }[] }).workspaces.find((w) => w.name === 'Demo')!.posts.total;
+      const before = await posts();
+      proxy.add({ method: 'POST', path: '/v1/posts', mode: 'after', answer: { status: 201, contentType: 'application/json', body: `{"id":"${'x'.repeat(9_000_000)}"}` } });
+      const args = ['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'big answer', '--no-input'];
+      const r = await runCli(args, { env: { ...emu.env(), VIDPUB_BASE_URL: proxy.baseUrl } });
+      expect(r.stderr).toContain("Error: The outcome is unknown: the post may have been created (video med_demo_sample); the answer was not the service's own: HTTP 201 of 9.0 MB (its Content-Length).");
+      const rerun = /Rerun to settle it \(nothing is done twice\): vidpub .* --idempotency-key (\S+)/.exec(r.stderr);
+      expect(rerun).not.toBeNull();
+      expect(r.code).toBe(9);
+      // The rerun, through the service's own answer this time, settles it: the post made once.
+      const again = await runCli([...args, '--idempotency-key', rerun![1]!, '--json'], { env: emu.env() });
+      expect(again.code).toBe(0);
+      expect(await posts()).toBe(before + 1);
+    } finally {
+      await proxy.close();
+      await emu.close();
+    }
   });
 });
 
