@@ -57,7 +57,7 @@ export interface EmulatorOptions {
    * 0 for a free one. Default: on (a free port) with `tls`, off without.
    */
   storagePort?: number;
-  /** The bytes of uploaded videos kept for the web app's player, in flight included (video-store.ts; default 64 MB a video, 256 MB, 100 videos). */
+  /** The bytes of uploaded videos kept for the web app's player, in flight included (video-store.ts; default 64 MiB a video, 192 MiB, 100 videos). */
   playable?: Partial<PlayableLimits>;
 }
 

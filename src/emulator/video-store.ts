@@ -13,7 +13,7 @@
 /** The largest upload whose bytes are kept for playback. */
 export const PLAYABLE_MAX_BYTES = 64 * 1024 * 1024;
 /** The bytes kept for playback in all, at most. */
-export const PLAYABLE_TOTAL_BYTES = 256 * 1024 * 1024;
+export const PLAYABLE_TOTAL_BYTES = 192 * 1024 * 1024;
 /** The most videos kept for playback (the newest). */
 export const PLAYABLE_VIDEOS = 100;
 
