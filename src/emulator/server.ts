@@ -11,6 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { EMULATOR_SERVER_HEADER, type EmulatorStartInfo } from '../contract/wire-types.js';
 import { ADMIN_PREFIX, registerAdmin } from './admin.js';
 import { controlRefused, controlsAnswer, controlsRefused, isControl } from './access.js';
+import { isLoopbackPeer } from '../contract/addresses.js';
 import type { Core } from './core.js';
 import { errorBody, ServiceError } from './service-errors.js';
 import { statusFaultResponse, type RequestFault } from './faults.js';
@@ -198,7 +199,8 @@ export async function buildServer(
         void reply.code(403).send(controlsRefused(peer).toBody());
         return;
       }
-      const why = isControl(path) ? controls.refuseControl(req) : null;
+      // Another machine let in by --expose-controls may name the emulator as it knows it (a container's service name).
+      const why = isControl(path) ? controls.refuseControl(req, !isLoopbackPeer(peer)) : null;
       if (why) void reply.code(403).send(controlRefused(why).toBody());
       else done();
       return;

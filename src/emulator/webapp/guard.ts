@@ -110,10 +110,12 @@ export class Guard {
    * controls are for programs (vidpub, curl, a test), which send no Origin: a request a browser
    * sent for a page of another origin (or of none: `Origin: null`) is refused, and so is a body
    * that is not JSON, which no page of another origin can send without asking first (CORS).
+   * `remote`: the peer is another machine (let in by --expose-controls), whose programs may name
+   * the emulator by any name they know it by; the Host rule keeps this machine's browsers out.
    */
-  refuseControl(req: FastifyRequest): string | null {
+  refuseControl(req: FastifyRequest, remote = false): string | null {
     const host = first(req.headers.host);
-    if (!hostAllowed(host, this.origin())) {
+    if (!remote && !hostAllowed(host, this.origin())) {
       return `The test controls answer only on this machine's own addresses (127.0.0.1, [::1], localhost); this request named the host "${host ?? ''}".`;
     }
     if (req.method === 'GET' || req.method === 'HEAD') return null;
