@@ -282,16 +282,19 @@ export function sanitize(text: string): string {
 /** The bidirectional controls: embeddings and overrides (U+202A-202E), isolates (U+2066-2069), LRM and RLM (U+200E/F). */
 const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f]/g;
 
+/** What a JSON document escapes beyond JSON.stringify: the C1 controls (U+0080-009F, CSI among them) and the bidirectional ones. */
+const JSON_ESCAPED = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f]/g;
+
 /**
  * Text for a terminal with its bidirectional controls shown as `<U+202E>`: an override in a file
  * name or a caption (`\u202Egnp.exe`) would otherwise reorder what the person reads, the columns
  * of a table with it. vidpub writes none itself, so every one in its output came from elsewhere;
- * src/ui/terminal.ts applies this to each write to a terminal (a pipe keeps them). `json`: as
- * the JSON escape `\u202e` instead, for a JSON document, which then reads back exactly the same.
+ * src/ui/terminal.ts applies this to each write to a terminal (a pipe keeps them). `json`: for a
+ * JSON document, as the JSON escape `\u202e` instead, and the C1 controls too (`\u009b`: a
+ * terminal would act on one), so that it reads back exactly the same and is the same bytes at a
+ * terminal and in a pipe.
  */
 export function neutraliseBidi(text: string, form: 'shown' | 'json' = 'shown'): string {
-  return text.replace(BIDI, (ch) => {
-    const hex = ch.charCodeAt(0).toString(16);
-    return form === 'json' ? `\\u${hex}` : `<U+${hex.toUpperCase()}>`;
-  });
+  if (form === 'json') return text.replace(JSON_ESCAPED, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(BIDI, (ch) => `<U+${ch.charCodeAt(0).toString(16).toUpperCase()}>`);
 }

@@ -203,8 +203,6 @@ function parseJsonLines(text: string): Manifest {
 
 /** Parses a manifest's text. Syntax problems come back in `problems` (with lines where known). */
 export async function parseManifest(text: string, format: ManifestFormat): Promise<Manifest> {
-  // A UTF-8 byte order mark (as some Windows editors save): the YAML and CSV parsers drop it, JSON.parse does not.
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   switch (format) {
     case 'yaml':
       return parseYaml(text);

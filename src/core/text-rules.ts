@@ -41,7 +41,8 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
 /** `bytes` as text, or why not: `what` (the file as the command line named it) is not UTF-8 at an offset. */
 export function decodeUtf8(bytes: Uint8Array, what: string): string | Refusal {
   const at = firstInvalidUtf8(bytes);
-  if (at < 0) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  // A byte order mark (as Windows editors save) is not part of the text: dropped, as the YAML and CSV parsers do.
+  if (at < 0) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').replace(/^\ufeff/, '');
   const hex = bytes[at]!.toString(16).padStart(2, '0');
   const file = /^(--caption-file|caption_file) (?!-$)(.+)$/.exec(what)?.[2] ?? (what.startsWith('the ') ? undefined : what);
   return {

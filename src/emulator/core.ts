@@ -12,7 +12,7 @@ import { Limits } from './limits.js';
 import { RequestLog } from './request-log.js';
 import { State } from './state.js';
 import { Timers } from './timers.js';
-import { VideoBytes } from './video-store.js';
+import { VideoBytes, type PlayableLimits } from './video-store.js';
 
 export interface Settings {
   /** Duration of the processing step (and of an import's download step), ms. */
@@ -37,7 +37,7 @@ export class Core {
   settings: Settings;
   readonly log = new RequestLog();
   /** The uploaded videos' bytes, for the web app's player. */
-  readonly videos = new VideoBytes();
+  readonly videos: VideoBytes;
   /** http://host:port, set once the server listens. */
   origin = 'http://127.0.0.1';
   /** The upload links' origin when they have a listener of their own (another origin, as object storage). */
@@ -48,7 +48,9 @@ export class Core {
     readonly fixture: Fixture,
     private readonly initialSettings: Settings,
     now?: () => number,
+    playable: Partial<PlayableLimits> = {},
   ) {
+    this.videos = new VideoBytes(playable.maxTotalBytes, playable.maxVideos, playable.maxVideoBytes);
     this.clock = new Clock(now);
     // Background jobs follow the clock: moved past one, it runs at once.
     this.timers = new Timers(() => this.clock.now());

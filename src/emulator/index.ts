@@ -15,6 +15,7 @@ import { listenWarning } from './access.js';
 import { EmulatorService } from './service.js';
 import { listenStorage } from './storage-listener.js';
 import type { KeyPair } from './tls.js';
+import type { PlayableLimits } from './video-store.js';
 
 export { defaultFixture, DEFAULT_KEYS } from './default-fixture.js';
 export { loadFixtureFile, validateFixture, FixtureError, type FixtureProblem } from './fixture-check.js';
@@ -56,6 +57,8 @@ export interface EmulatorOptions {
    * 0 for a free one. Default: on (a free port) with `tls`, off without.
    */
   storagePort?: number;
+  /** The bytes of uploaded videos kept for the web app's player, in flight included (video-store.ts; default 64 MiB a video, 192 MiB, 100 videos). */
+  playable?: Partial<PlayableLimits>;
 }
 
 export interface EmulatorHandle {
@@ -138,6 +141,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       uploadLinkTtlSec: msOption(opts.uploadLinkTtlSec, 'uploadLinkTtlSec', DEFAULT_UPLOAD_LINK_TTL_SEC),
     },
     opts.now,
+    opts.playable,
   );
   const service = new EmulatorService(core);
   const keys = keysOf(fixture);

@@ -10,7 +10,8 @@ import type { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { EMULATOR_SERVER_HEADER, type EmulatorStartInfo } from '../contract/wire-types.js';
 import { ADMIN_PREFIX, registerAdmin } from './admin.js';
-import { controlsAnswer, controlsRefused } from './access.js';
+import { controlRefused, controlsAnswer, controlsRefused, isControl } from './access.js';
+import { isLoopbackPeer } from '../contract/addresses.js';
 import type { Core } from './core.js';
 import { errorBody, ServiceError } from './service-errors.js';
 import { statusFaultResponse, type RequestFault } from './faults.js';
@@ -20,6 +21,7 @@ import { receiveUpload, UPLOAD_PATH_PREFIX } from './uploads.js';
 import { fastV1, isJsonAnswer, writeJson } from './fast-v1.js';
 import { V1_ROUTES } from './v1-routes.js';
 import { registerWebApp } from './webapp/routes.js';
+import { Guard } from './webapp/guard.js';
 
 interface RequestMeta {
   entry: LogEntry | null;
@@ -179,6 +181,8 @@ export async function buildServer(
     },
   });
   app.decorateRequest('emu', null);
+  // The web app's guard, for the test controls beside it (access.ts).
+  const controls = new Guard(core.secret, () => core.origin);
 
   // JSON is parsed by the service after authentication (so a bad key is a 401
   // even with a malformed body, and idempotency sees the body as sent).
@@ -191,8 +195,14 @@ export async function buildServer(
     const path = pathOf(req);
     if (isAdmin(path)) {
       const peer = req.raw.socket?.remoteAddress;
-      if (controlsAnswer(path, peer, exposeControls)) done();
-      else void reply.code(403).send(controlsRefused(peer).toBody());
+      if (!controlsAnswer(path, peer, exposeControls)) {
+        void reply.code(403).send(controlsRefused(peer).toBody());
+        return;
+      }
+      // Another machine let in by --expose-controls may name the emulator as it knows it (a container's service name).
+      const why = isControl(path) ? controls.refuseControl(req, !isLoopbackPeer(peer)) : null;
+      if (why) void reply.code(403).send(controlRefused(why).toBody());
+      else done();
       return;
     }
     const entry = core.log.add(req.method, path, req.headers.authorization !== undefined, header(req, 'idempotency-key'));

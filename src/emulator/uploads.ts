@@ -4,8 +4,9 @@
  * Single use, expiring on the emulator clock, refused with an Authorization
  * header, a different Content-Type or a different byte count. The body is
  * streamed and counted (the first 256 KiB and a small tail are looked at for
- * an MP4/MOV `mvhd` duration); a file of up to PLAYABLE_MAX_BYTES is kept for
- * the web app's player (video-store.ts), a larger one is not kept.
+ * an MP4/MOV `mvhd` duration); a file of up to 64 MB is kept for the web
+ * app's player (video-store.ts: its bytes count against the store's total
+ * while they arrive), a larger one is not kept.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -15,7 +16,7 @@ import { IsoCache } from './offset-clock.js';
 import type { Core } from './core.js';
 import { ServiceError } from './service-errors.js';
 import type { MediaState } from './state.js';
-import { PLAYABLE_MAX_BYTES } from './video-store.js';
+import type { VideoBytes } from './video-store.js';
 
 export const UPLOAD_PATH_PREFIX = '/_uploads/';
 /** Signed header the PUT must carry, like every header of upload.headers. */
@@ -115,7 +116,7 @@ export async function receiveUpload(core: Core, req: UploadRequest): Promise<Upl
   link.state = 'receiving';
   m.receivedBytes = 0;
   const sniff = m.content_type === 'video/mp4' || m.content_type === 'video/quicktime';
-  const result = await count(req.body, size, sniff, (n) => { m.receivedBytes = n; }, size <= PLAYABLE_MAX_BYTES);
+  const result = await count(req.body, size, sniff, (n) => { m.receivedBytes = n; }, size <= core.videos.maxVideoBytes ? core.videos : null);
   if (m.upload !== link) return null; // emulator was reset meanwhile
   if (result.kind === 'aborted') {
     link.state = 'open';
@@ -137,7 +138,12 @@ export async function receiveUpload(core: Core, req: UploadRequest): Promise<Upl
 
 type CountResult = { kind: 'end'; bytes: number; durationSec: number | null; kept: Buffer | null } | { kind: 'overflow' } | { kind: 'aborted' };
 
-function count(stream: Readable, limit: number, sniff: boolean, progress: (n: number) => void, keep: boolean): Promise<CountResult> {
+/**
+ * Counts an upload's body as it arrives. `videos`: its bytes are kept for the player, each chunk
+ * within the room the store gives (reserved as it arrives, given back when the upload ends); once
+ * there is none, what was held is let go and nothing more is kept.
+ */
+function count(stream: Readable, limit: number, sniff: boolean, progress: (n: number) => void, videos: VideoBytes | null): Promise<CountResult> {
   // The client went away before the body was read (e.g. while a delay fault held the request):
   // the stream was destroyed and will emit nothing more, so waiting for it would hold the link for good.
   if (stream.destroyed) return Promise.resolve({ kind: 'aborted' });
@@ -147,11 +153,19 @@ function count(stream: Readable, limit: number, sniff: boolean, progress: (n: nu
     const head: Buffer[] = [];
     let headBytes = 0;
     const tail: Buffer[] = [];
-    const all: Buffer[] = [];
+    let all: Buffer[] = [];
+    let keep = videos !== null;
+    let reserved = 0;
+    const letGo = (): void => {
+      videos?.release(reserved);
+      reserved = 0;
+      all = [];
+    };
     const settle = (r: CountResult): void => {
       if (settled) return;
       settled = true;
       stream.removeListener('data', onData);
+      letGo();
       resolve(r);
     };
     const onData = (chunk: Buffer): void => {
@@ -161,7 +175,14 @@ function count(stream: Readable, limit: number, sniff: boolean, progress: (n: nu
         settle({ kind: 'overflow' });
         return;
       }
-      if (keep) all.push(chunk);
+      if (keep && videos!.reserve(chunk.length)) {
+        reserved += chunk.length;
+        // A copy of its exact size: the chunk is a view of the socket's read buffer, which it would keep whole.
+        all.push(Buffer.from(chunk));
+      } else if (keep) {
+        keep = false;
+        letGo();
+      }
       if (!sniff) return;
       if (headBytes < SNIFF_HEAD_BYTES) {
         head.push(chunk);

@@ -186,6 +186,6 @@ export function fileIdentity(f: VideoFile): FileIdentity {
 
 function fileError(err: unknown, shown: string): UsageError {
   const code = (err as NodeJS.ErrnoException).code;
-  const hint = code === 'ENOENT' ? 'Check the path (it is relative to the current directory).' : code === 'EACCES' || code === 'EPERM' ? 'Check the file permissions.' : undefined;
+  const hint = code === 'ENOENT' && !shown.includes('\ufffd') ? 'Check the path (it is relative to the current directory).' : code === 'EACCES' || code === 'EPERM' ? 'Check the file permissions.' : undefined;
   return new UsageError(unreadableFile(shown, err), hint ? { hint } : {});
 }

@@ -6,8 +6,12 @@ export interface Column<R> {
   value(row: R): string;
   /** Colour applied on a TTY only, after padding. */
   style?(text: string, row: R): string;
-  /** Free text that may be cut (at a word, with "…") when the table is wider than the terminal. */
-  shrink?: boolean;
+  /**
+   * Free text that may be cut (at a word, with "…") when the table is wider than the terminal;
+   * `anywhere`: text with nothing that must stay whole (a caption), cut down to its header's width
+   * if need be, inside a word too.
+   */
+  shrink?: boolean | 'anywhere';
 }
 
 /** `text` cut to `width` columns at a word boundary, with "…" (a single word too long is cut inside). */
@@ -28,6 +32,7 @@ export function truncateWords(text: string, width: number): string {
 function narrowest<R>(column: Column<R>, cells: string[]): number {
   const whole = Math.max(column.header.length, ...cells.map((t) => t.length));
   if (!column.shrink) return whole;
+  if (column.shrink === 'anywhere') return Math.min(whole, column.header.length);
   const firstWords = cells.map((t) => {
     const word = /^ *\S*/.exec(t)![0];
     return word.length < t.length ? word.length + 1 : word.length;

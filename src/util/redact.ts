@@ -63,8 +63,68 @@ const isHex = (c: number): boolean => (c >= 0x30 && c <= 0x39) || ((c | 0x20) >=
 /** The decoded view of a text: its characters, and for each the range of the text it came from. */
 interface View {
   text: string;
-  from: number[];
-  to: number[];
+  /** Where the text's range of view character `k` starts. */
+  from(k: number): number;
+  /** Where the text's range of view character `k` ends. */
+  to(k: number): number;
+}
+
+/**
+ * Where the view's characters came from, as runs: a run of plain characters copied as they
+ * were (each from one character of the text, in order), or one character decoded from a range
+ * (an escape). A text of megabytes with a few escapes is a few runs, not an entry a character.
+ */
+class ViewMap {
+  readonly parts: string[] = [];
+  /** Per run: its first view index, its first text index, the end of its text range (a decoded character's). */
+  private readonly at: number[] = [];
+  private readonly src: number[] = [];
+  private readonly end: number[] = [];
+  private readonly plain: boolean[] = [];
+  length = 0;
+
+  copy(t: string, from: number, to: number): void {
+    this.push(t.slice(from, to), from, to, true);
+  }
+
+  decoded(ch: string, from: number, to: number): void {
+    this.push(ch, from, to, false);
+  }
+
+  private push(text: string, from: number, to: number, plain: boolean): void {
+    this.parts.push(text);
+    this.at.push(this.length);
+    this.src.push(from);
+    this.end.push(to);
+    this.plain.push(plain);
+    this.length += text.length;
+  }
+
+  /** The run holding view character `k` (the last whose first index is at most k). */
+  private run(k: number): number {
+    let lo = 0;
+    let hi = this.at.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.at[mid]! <= k) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  view(): View {
+    return {
+      text: this.parts.join(''),
+      from: (k) => {
+        const r = this.run(k);
+        return this.plain[r] ? this.src[r]! + (k - this.at[r]!) : this.src[r]!;
+      },
+      to: (k) => {
+        const r = this.run(k);
+        return this.plain[r] ? this.src[r]! + (k - this.at[r]!) + 1 : this.end[r]!;
+      },
+    };
+  }
 }
 
 /** The escape at `i` (JSON, percent, HTML): the character it stands for (-1: an ignorable one) and where it ends; null when there is none. */
@@ -101,11 +161,16 @@ function escapeAt(t: string, i: number): { code: number; end: number } | null {
 /** The decoded view of `t` (see the file comment), or null when it would be `t` itself. */
 function decodedView(t: string): View | null {
   if (!SPECIAL.test(t)) return null;
-  const out: string[] = [];
-  const from: number[] = [];
-  const to: number[] = [];
+  const map = new ViewMap();
+  const special = new RegExp(SPECIAL.source, 'g');
   let i = 0;
   while (i < t.length) {
+    // What needs no decoding up to the next special character, copied as one run.
+    special.lastIndex = i;
+    const next = special.exec(t)?.index ?? t.length;
+    if (next > i) map.copy(t, i, next);
+    i = next;
+    if (i >= t.length) break;
     const code = t.charCodeAt(i);
     if (code === 0xc2 || code === 0xe2 || code === 0xef) {
       const seq = UTF8_INVISIBLE.find((s) => t.startsWith(s, i));
@@ -133,23 +198,15 @@ function decodedView(t: string): View | null {
             continue;
           }
         }
-        if (esc.code >= 0 && !ignorable(esc.code)) {
-          out.push(String.fromCharCode(esc.code));
-          from.push(i);
-          to.push(esc.end);
-        }
+        if (esc.code >= 0 && !ignorable(esc.code)) map.decoded(String.fromCharCode(esc.code), i, esc.end);
         i = esc.end;
         continue;
       }
     }
-    if (!ignorable(code)) {
-      out.push(t[i]!);
-      from.push(i);
-      to.push(i + 1);
-    }
+    if (!ignorable(code)) map.copy(t, i, i + 1);
     i++;
   }
-  return { text: out.join(''), from, to };
+  return map.view();
 }
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -227,8 +284,8 @@ export function redactKnown(text: string, secrets: Iterable<Secret>): string {
   for (const secret of list) {
     for (const form of secretTexts(secret.text)) {
       for (let at = seen.indexOf(form); at >= 0; at = seen.indexOf(form, at + form.length)) {
-        const start = view ? view.from[at]! : at;
-        const end = view ? view.to[at + form.length - 1]! : at + form.length;
+        const start = view ? view.from(at) : at;
+        const end = view ? view.to(at + form.length - 1) : at + form.length;
         if (!taken(start, end)) found.push({ start, end, shown: secret.shown ?? REDACTED });
       }
     }

@@ -42,6 +42,15 @@ export class NotRegularFileError extends Error {
 }
 
 /**
+ * Why a name with U+FFFD (�) is not found: the command line reaches vidpub as UTF-8, and each
+ * byte of a name that is not valid UTF-8 (a Latin-1 name from an old archive or a Windows share)
+ * arrives as U+FFFD, so the name asked for is no longer the file's.
+ */
+const NOT_UTF8 = 'Its name is not valid UTF-8 (each \ufffd stands for bytes that are not), so it reached vidpub changed and '
+  + 'cannot be opened by it: rename the file to a UTF-8 name (in a shell, mv with a pattern that matches it, e.g. mv ./clip*.mp4 clip.mp4; '
+  + 'or convmv -f latin1 -t utf-8 --notest), then run the command again with the new name.';
+
+/**
  * The one wording for a user's file that cannot be read, after its name
  * (`shown`): "x: no such file", "x is a directory, not a regular file",
  * "x cannot be read: permission denied (EACCES)", "x cannot be read (EIO)".
@@ -49,6 +58,7 @@ export class NotRegularFileError extends Error {
 export function unreadableFile(shown: string, err: unknown): string {
   if (err instanceof NotRegularFileError) return `${shown} is ${err.kind}, not a regular file`;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT' && shown.includes('\ufffd')) return `${shown}: no such file. ${NOT_UTF8}`;
   if (code === 'ENOENT') return `${shown}: no such file`;
   if (code === 'ENOTDIR') return `${shown}: no such file (a part of the path is not a directory)`;
   if (code === 'EISDIR') return `${shown} is a directory, not a regular file`;
@@ -138,3 +148,4 @@ async function readPipe(fd: number, path: string, opts: ReadUserFileOptions): Pr
     pipe.destroy();
   }
 }
+

@@ -114,7 +114,7 @@ describe('one error style', () => {
     const parser = await run(['post', '--too', 'y', '--json']);
     expect(parser.code).toBe(2);
     expect(JSON.parse(parser.stderr)).toEqual({
-      error: { type: 'usage', code: null, message: "unknown option '--too' (Did you mean --to?)", exit_code: 2, hint: 'Run "vidpub post --help" for usage.' },
+      error: { type: 'usage', code: 'usage', message: "unknown option '--too' (Did you mean --to?)", exit_code: 2, hint: 'Run "vidpub post --help" for usage.' },
     });
   });
 

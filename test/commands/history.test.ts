@@ -80,7 +80,7 @@ describe('vidpub history', () => {
     expect(pipe.code).toBe(0);
     const lines = pipe.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(new RegExp(`^${b.id}\\t\\d{4}-\\d\\d-\\d\\dT\\S+Z\\tfailed\\tdst_demo_linkedin:published,dst_demo_youtube:failed\\tsecond$`));
+    expect(lines[0]).toMatch(new RegExp(`^${b.id}\\t\\d{4}-\\d\\d-\\d\\dT\\S+Z\\tfailed\\tdst_demo_linkedin:published,dst_demo_youtube:failed\\tsecond line two$`)); // the whole caption, on its line
     expect(lines[1]).toMatch(new RegExp(`^${a.id}\\t\\S+\\tcompleted\\tdst_demo_linkedin:published\\tfirst one$`));
 
     const tty = await run(['posts'], { tty: true, columns: 140, env: { NO_COLOR: '1' } });

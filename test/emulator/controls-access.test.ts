@@ -101,6 +101,9 @@ describe('an emulator listening on every address', () => {
     emu = await startTestEmulator({ host: '0.0.0.0', exposeControls: true });
     expect(emu.handle.warning).toBe(listenWarning('0.0.0.0', true));
     expect((await host.get(`http://${host.hostAddress}:${emu.port}/_emulator/clock`)).status).toBe(200);
+    // That machine may name the emulator as it knows it (a container's service name); this machine's browsers may
+    // not (a rebound Host from loopback: test/emulator/controls-guard.test.ts).
+    expect((await host.get(`http://${host.hostAddress}:${emu.port}/_emulator`, { host: `emulator.internal:${emu.port}` })).status).toBe(200);
   });
 
   it('on loopback (the default), says nothing', async () => {

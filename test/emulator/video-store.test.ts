@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { PLAYABLE_MAX_BYTES, PLAYABLE_TOTAL_BYTES, PLAYABLE_VIDEOS, VideoBytes } from '../../src/emulator/video-store.js';
 
 describe('VideoBytes', () => {
-  it('keeps at most 64 MB a video, 256 MB and 100 videos in all', () => {
-    expect([PLAYABLE_MAX_BYTES, PLAYABLE_TOTAL_BYTES, PLAYABLE_VIDEOS]).toEqual([64 * 1024 * 1024, 256 * 1024 * 1024, 100]);
+  it('keeps at most 64 MiB a video, 192 MiB (uploads in flight included) and 100 videos in all', () => {
+    expect([PLAYABLE_MAX_BYTES, PLAYABLE_TOTAL_BYTES, PLAYABLE_VIDEOS]).toEqual([64 * 1024 * 1024, 192 * 1024 * 1024, 100]);
   });
 
   it('drops the oldest beyond the total size', () => {

@@ -97,6 +97,40 @@ describe.skipIf(missing('chromium'))('the web app refuses what its own pages did
     expect((await getPost(d.id)).status).toBe('publishing');
   });
 
+  it('a page of another origin trying the test controls (reset, faults, clock) changes nothing', async () => {
+    const d = await readyDraft();
+    await emu.admin('POST', '/faults', { method: 'GET', path: '/v1/never', action: 'status', status: 503 });
+    const state = async () => {
+      const s = (await emu.admin('GET', '/state')) as { offset_sec: number; workspaces: { post_ids: string[] }[] };
+      return { clock: s.offset_sec, posts: s.workspaces.flatMap((w) => w.post_ids), faults: await emu.admin('GET', '/faults') };
+    };
+    const before = await state();
+    expect(before.posts).toContain(d.id);
+    const { page } = await b.page();
+    const reset = `${emu.adminUrl}/reset`;
+    // A form posted to reset (what a page may send anywhere), then fetches that need no permission (no-cors: a
+    // simple method and content type; a DELETE or a JSON body would ask first, and get no CORS answer).
+    sitePage = `<form id="f" method="post" action="${reset}" enctype="text/plain"><input name="x" value="y"></form><script>document.getElementById('f').submit()</script>`;
+    const answer = page.waitForResponse((r) => r.url() === reset);
+    await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+    expect((await answer).status()).toBe(403);
+    sitePage = '<p>Nothing to see here.</p>';
+    await page.goto(`http://localhost:${(site.address() as AddressInfo).port}/`);
+    expect(new URL(page.url()).host).toBe(`localhost:${(site.address() as AddressInfo).port}`);
+    const settled = await page.evaluate(async (admin) => {
+      const tries: [string, RequestInit][] = [
+        [`${admin}/reset`, { method: 'POST' }],
+        [`${admin}/settings`, { method: 'POST', body: '{"publish_ms":1}', headers: { 'content-type': 'text/plain' } }],
+        [`${admin}/clock`, { method: 'POST', body: '{"advance_sec":86400}', headers: { 'content-type': 'text/plain' } }],
+        [`${admin}/faults`, { method: 'POST', body: '{"path":"/v1/me","action":"hang"}' }],
+      ];
+      const results = await Promise.allSettled(tries.map(([url, init]) => fetch(url, { ...init, mode: 'no-cors' })));
+      return results.map((r) => r.status);
+    }, emu.adminUrl);
+    expect(settled).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(await state()).toEqual(before);
+  });
+
   it('the pages load nothing from elsewhere, and say so to the browser (Content-Security-Policy)', async () => {
     const d = await readyDraft();
     const { page } = await b.page();

@@ -3,7 +3,8 @@
  * on the first https URL) through one keep-alive agent per client and route
  * (straight, or through a proxy: net.ts), with the
  * connect, headers and body timeouts the client needs. Redirects are not
- * followed (the client decides), bodies are read whole as text.
+ * followed (the client decides), bodies are read whole as text, up to a limit
+ * (answer-limit.ts: larger ones are cut off as they arrive).
  *
  * Not undici: `vidpub me`'s start-up is benchmarked, and undici's Agent and
  * request cost several times node:http's load, plus a WebAssembly HTTP
@@ -20,6 +21,7 @@ import { setLongTimeout, type LongTimer } from '../../core/clock.js';
 import { Network } from './net.js';
 import type { NetSettings, Route } from './net-types.js';
 import { TransportTimeoutError } from './transport-timeout.js';
+import { AnswerTooLargeError, announcedLength, answerLimit } from './answer-limit.js';
 
 export interface TransportTimeouts {
   /** Until the connection (and TLS handshake) is up. */
@@ -178,9 +180,21 @@ function requestOnce(r: OneRequest): Promise<TransportResponse> {
       }
       const chunks: Buffer[] = [];
       phase = 'body';
+      // An answer larger than the client reads is cut off as it arrives (answer-limit.ts), at once when it says so.
+      const status = res.statusCode ?? 0;
+      const limit = answerLimit(status);
+      const announced = announcedLength(res.headers['content-length']);
+      const tooLarge = (): void => {
+        fail(new AnswerTooLargeError(status, limit, announced));
+        req.destroy();
+      };
+      if (announced !== undefined && announced > limit) return tooLarge();
+      let received = 0;
       // One timer for the whole body: a trickle does not re-arm it.
       arm(timeouts.bodyMs, 'UND_ERR_BODY_TIMEOUT', 'the response body did not arrive in time');
       res.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > limit) return tooLarge();
         chunks.push(chunk);
       });
       res.on('end', () =>

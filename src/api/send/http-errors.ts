@@ -19,6 +19,9 @@ import { redactUrl } from './debug.js';
 import { redactKnown, type Secret } from '../../util/redact.js';
 import { lastFour, maskedKey } from '../../util/key-mask.js';
 import { isHopelessNetError, netProblem } from '../net/net-errors.js';
+import { AnswerTooLargeError } from '../net/answer-limit.js';
+import { parseAnswerJson } from './json-answer.js';
+import { formatSize } from '../../util/bytes.js';
 import { keyPrefix, replaceKeys } from '../../core/key-format.js';
 
 const MAX_MESSAGE = 300;
@@ -103,7 +106,7 @@ export function parseErrorBody(text: string, contentType: string | undefined): P
   const looksJson = /json/i.test(contentType ?? '') || /^[[{]/.test(trimmed);
   if (looksJson) {
     try {
-      const json: unknown = JSON.parse(trimmed);
+      const json: unknown = parseAnswerJson(trimmed);
       if (json && typeof json === 'object' && !Array.isArray(json)) {
         const o = json as Record<string, unknown>;
         const e = o.error;
@@ -354,6 +357,7 @@ export function networkCode(err: unknown): string | undefined {
 
 /** True for failures worth retrying (the request may not have reached the service, or it timed out). */
 export function isRetryableNetworkError(err: unknown): boolean {
+  if (err instanceof AnswerTooLargeError) return false;
   const code = networkCode(err);
   if (!code || isHopelessNetError(err)) return false;
   return !/CERT|TLS|SELF_SIGNED|ALTNAME|ENOTFOUND/.test(code);
@@ -361,6 +365,7 @@ export function isRetryableNetworkError(err: unknown): boolean {
 
 /** A network failure as a ServiceError naming the URL tried. */
 export function networkError(err: unknown, method: string, url: string, attempts: number): ServiceError {
+  if (err instanceof AnswerTooLargeError) return answerTooLarge(err, method, url);
   const problem = netProblem(err, method, url);
   if (problem) return problem;
   const code = networkCode(err);
@@ -370,5 +375,16 @@ export function networkError(err: unknown, method: string, url: string, attempts
     cause: err,
     http: { status: 0, method, path: pathOf(url) },
     hint: 'Check your connection and the base URL (--base-url, VIDPUB_BASE_URL or the profile from "vidpub login").',
+  });
+}
+
+/** An answer cut off for its size (net/answer-limit.ts): named with its size and the URL; not the service's word. */
+function answerTooLarge(err: AnswerTooLargeError, method: string, url: string): ServiceError {
+  const size = err.announced !== undefined ? `${formatSize(err.announced)} (its Content-Length)` : `more than ${formatSize(err.limit)} (it was still arriving)`;
+  const what = err.status >= 200 && err.status < 300 ? 'an answer of the service' : 'an error body';
+  return new ServiceError(`The answer to ${method} ${redactUrl(url)} (HTTP ${err.status}) was cut off: it is ${size}, far more than ${what} can be (at most ${formatSize(err.limit)} is read).`, {
+    cause: err,
+    http: { status: err.status, method, path: pathOf(url), foreign: `HTTP ${err.status} of ${size}` },
+    hint: 'Something other than the service may be answering at this address (a proxy, a captive portal): check the base URL (--base-url, VIDPUB_BASE_URL or the profile), and run with --debug to see the request.',
   });
 }

@@ -179,6 +179,9 @@ export class RequestSender {
     };
     try {
       const res = await this.#attempts(s);
+      // The --timeout covers reading the answer too: a read whose answer came after it is not parsed.
+      this.#budgetSignal();
+      if (s.kind === 'read' && s.signal.aborted) throw stoppedError(s.signal);
       return { body: this.#record(s, res), meta: res.meta };
     } catch (caught) {
       let err = caught;

@@ -18,6 +18,7 @@
  */
 import { sanitize } from '../../errors.js';
 import { header, type ResponseInfo } from './http-errors.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, parseAnswerJson } from './json-answer.js';
 
 /** What a resource requires of its record; returns what is missing ("without an id"), or undefined when the record will do. */
 export type Expectation = (body: unknown) => string | undefined;
@@ -46,7 +47,7 @@ const GATEWAY_STATUSES = new Set([502, 504]);
 export function isServiceError(status: number, text: string): boolean {
   if (GATEWAY_STATUSES.has(status)) return false;
   try {
-    return isServiceErrorBody(JSON.parse(text));
+    return isServiceErrorBody(parseAnswerJson(text));
   } catch {
     return false;
   }
@@ -60,9 +61,10 @@ export function readSuccess(status: number, headers: ResponseInfo['headers'], te
   if (status === 204 && text.trim() === '' && !expect) return { ok: true, body: undefined };
   let body: unknown;
   try {
-    body = JSON.parse(text);
-  } catch {
-    return { ok: false, seen: answerSeen(status, headers, text.trim() === '' ? 'with an empty body' : 'is not JSON') };
+    body = parseAnswerJson(text);
+  } catch (err) {
+    const detail = err instanceof JsonTooDeepError ? `whose JSON nests deeper than ${MAX_JSON_DEPTH} levels` : text.trim() === '' ? 'with an empty body' : 'is not JSON';
+    return { ok: false, seen: answerSeen(status, headers, detail) };
   }
   const missing = expect?.(body);
   return missing === undefined ? { ok: true, body } : { ok: false, seen: answerSeen(status, headers, missing) };

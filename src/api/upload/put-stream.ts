@@ -9,6 +9,7 @@ import type http from 'node:http';
 import { POOL_SIZE, type FileChunks } from './file-chunks.js';
 import type { Route } from '../net/net-types.js';
 import { TransportTimeoutError, watchSignal } from '../net/transport.js';
+import { MAX_ERROR_BODY_BYTES } from '../net/answer-limit.js';
 
 /**
  * The PUT's own limits: a stalled connection fails the attempt in seconds,
@@ -93,8 +94,11 @@ export function sendOnce(route: Route, url: URL, o: SendOptions, on: SendEvents)
       const parts: Buffer[] = [];
       const done = () => settle(() => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString('utf8') }));
       arm(o.limits.responseBodyMs, 'UND_ERR_BODY_TIMEOUT', 'the response body did not arrive in time');
+      // The storage's answer is read for its status and a message: no more of it is kept than an error body (net/answer-limit.ts).
+      let kept = 0;
       res.on('data', (c: Buffer) => {
-        parts.push(c);
+        if (kept < MAX_ERROR_BODY_BYTES) parts.push(c.subarray(0, MAX_ERROR_BODY_BYTES - kept));
+        kept += c.length;
         arm(o.limits.responseBodyMs, 'UND_ERR_BODY_TIMEOUT', 'the response body did not arrive in time');
       });
       res.on('end', done);

@@ -110,7 +110,8 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string; no
           value: (p) => (tty ? destinationsText(p) : p.destinations.map((d) => `${d.id}:${d.status ?? '?'}`).join(',')),
           shrink: true,
         },
-        { header: 'Caption', value: (p) => captionExcerpt(p.caption, tty ? 40 : 200), shrink: true },
+        // At a terminal its first line, cut to what the width leaves it; in a pipe all of it, on its one line.
+        { header: 'Caption', value: (p) => (tty ? captionExcerpt(p.caption, inv.out.columns ?? 80) : p.caption), shrink: 'anywhere' },
       ],
       { tty, bold: c.bold, width: inv.out.columns },
     );

@@ -94,10 +94,11 @@ export async function printJson(doc: unknown, inv: Invocation, opts: { known?: r
 }
 
 /**
- * A JSON document as text, its bidirectional controls as \u escapes: the same data once parsed,
- * and nothing a terminal would reorder (the terminal boundary then finds none to show).
+ * A JSON document as text, its C1 and bidirectional controls as \u escapes: the same data once
+ * parsed, nothing a terminal would act on or reorder (the terminal boundary then finds none to
+ * show), so the same bytes at a terminal and in a pipe. Every JSON vidpub prints, errors too.
  */
-function jsonText(doc: unknown, compact = false): string {
+export function jsonText(doc: unknown, compact = false): string {
   const json = (compact ? JSON.stringify(doc) : JSON.stringify(doc, null, 2)) as string | undefined;
   return json === undefined ? (json as unknown as string) : neutraliseBidi(json, 'json');
 }

@@ -28,7 +28,7 @@ import type { CommandLine } from '../line/command-line.js';
 import { renderLine, type LineEdits } from '../line/render.js';
 import type { CommandPrinters, Invocation } from './command.js';
 import type { Context } from './context.js';
-import { printData } from '../output/json-output.js';
+import { jsonText, printData } from '../output/json-output.js';
 
 const ERROR_TYPES: [new (...a: never[]) => VidpubError, string][] = [
   [UsageError, 'usage'],
@@ -51,12 +51,12 @@ const UNEXPECTED_HINT = 'Run again with --debug for details; if it keeps happeni
 export function errorJson(error: unknown, exitCode: number, line?: CommandLine): string {
   const known = error instanceof VidpubError;
   const type = known ? (ERROR_TYPES.find(([cls]) => error instanceof cls)?.[1] ?? 'error') : 'unexpected';
-  const code = known ? ((error as { code?: string }).code ?? error.http?.code ?? null) : null;
+  const code = known ? ((error as { code?: string }).code ?? error.http?.code ?? (error instanceof UsageError ? 'usage' : null)) : null;
   const message = error instanceof Error ? error.message : String(error);
   const hint = known ? (error.hint ?? null) : UNEXPECTED_HINT;
   // A list of problems found at once (batch's manifest checks), one object each.
   const problems = known ? (error as { problems?: unknown }).problems : undefined;
-  return JSON.stringify({ error: { type, code, message: sanitize(message), exit_code: exitCode, hint, ...(Array.isArray(problems) ? { problems } : {}), ...continuing(error, line) } });
+  return jsonText({ error: { type, code, message: sanitize(message), exit_code: exitCode, hint, ...(Array.isArray(problems) ? { problems } : {}), ...continuing(error, line) } }, true);
 }
 
 /** What a refusal that knows the run to continue adds to its JSON: the key and the line that continues it. */
@@ -96,7 +96,7 @@ function reportUnknown(error: OutcomeUnknownError, r: Reporting, write: (line: s
   const rerun = r.line && (error.idempotencyKey !== undefined || error.rerunAsTyped) ? rerunLine(r.line, error.idempotencyKey, error.rerunFlags) : undefined;
   const out = (line: string) => r.ctx.io.stdout.write(line + '\n');
   if (stdout && r.inv?.globals.json) {
-    out(JSON.stringify({ outcome: 'unknown', request: error.request, reason: error.reason, ...error.known, idempotency_key: error.idempotencyKey ?? null, rerun: rerun ?? null }, null, 2));
+    out(jsonText({ outcome: 'unknown', request: error.request, reason: error.reason, ...error.known, idempotency_key: error.idempotencyKey ?? null, rerun: rerun ?? null }));
   } else if (stdout) {
     for (const id of Object.values(error.known)) out(id);
   }
@@ -190,7 +190,7 @@ export function parserErrorWriter(ctx: Context, read: () => { command?: string; 
     const { command, json, jq, color } = read();
     const hint = `Run "vidpub ${command ? `${command} ` : ''}--help" for usage.`;
     if (json === true || jq !== undefined) {
-      write(JSON.stringify({ error: { type: 'usage', code: null, message, exit_code: ExitCode.USAGE, hint } }) + '\n');
+      write(jsonText({ error: { type: 'usage', code: 'usage', message, exit_code: ExitCode.USAGE, hint } }, true) + '\n');
       return;
     }
     const c = makeColors(colorLevel({ isTTY: ctx.io.stderrIsTTY, flag: color !== false, env: ctx.env }));

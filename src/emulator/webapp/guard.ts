@@ -1,6 +1,8 @@
 /**
- * What keeps the web app a local web app (its peers are checked with the
- * other /_emulator controls, server.ts and access.ts):
+ * What keeps the web app a local web app, and the test controls beside it
+ * the tools of programs on this machine (their peers are checked in
+ * server.ts and access.ts; refuseControl: the Host rule below, and no
+ * request a page of another origin sends):
  * - the Host a request names must be an address (127.0.0.1, [::1], any IP
  *   literal), `localhost`, or the host the emulator was started on: a page
  *   on a DNS name made to point at this machine (DNS rebinding) is refused,
@@ -48,6 +50,18 @@ export function hostAllowed(host: string | undefined, origin: string): boolean {
   return name === hostName(new URL(origin).host);
 }
 
+/** The origin a browser says a request came from: its Origin header, else its Referer's origin; null when it names none. */
+function sentFrom(req: FastifyRequest): string | null {
+  const origin = first(req.headers.origin);
+  if (origin !== undefined) return origin.toLowerCase();
+  const referer = first(req.headers.referer);
+  try {
+    return referer ? new URL(referer).origin.toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}
+
 function cookie(req: FastifyRequest, name: string): string | undefined {
   const header = first(req.headers.cookie);
   if (!header) return undefined;
@@ -85,23 +99,47 @@ export class Guard {
     return `The web app answers only on this machine's own addresses (127.0.0.1, [::1], localhost); this request named the host "${host ?? ''}".`;
   }
 
+  /** The emulator's own origin as the request names it (its scheme, the Host header). */
+  private own(req: FastifyRequest): string {
+    return `${new URL(this.origin()).protocol}//${first(req.headers.host) ?? ''}`.toLowerCase();
+  }
+
+  /**
+   * Why a request that changes the emulator's state outside the web app (a test control: reset,
+   * faults, the clock, any POST, PUT or DELETE under /_emulator) may not run, or null. The
+   * controls are for programs (vidpub, curl, a test), which send no Origin: a request a browser
+   * sent for a page of another origin (or of none: `Origin: null`) is refused, and so is a body
+   * that is not JSON, which no page of another origin can send without asking first (CORS).
+   * `remote`: the peer is another machine (let in by --expose-controls), whose programs may name
+   * the emulator by any name they know it by; the Host rule keeps this machine's browsers out.
+   */
+  refuseControl(req: FastifyRequest, remote = false): string | null {
+    const host = first(req.headers.host);
+    if (!remote && !hostAllowed(host, this.origin())) {
+      return `The test controls answer only on this machine's own addresses (127.0.0.1, [::1], localhost); this request named the host "${host ?? ''}".`;
+    }
+    if (req.method === 'GET' || req.method === 'HEAD') return null;
+    const own = this.own(req);
+    const from = sentFrom(req);
+    if (from !== null && from !== own) {
+      const page = from === 'null' ? 'a page with no origin of its own (Origin: null)' : `a page of ${from}`;
+      return `The request came from ${page}, not from a program: the test controls (${own}/_emulator) take no request a web page sends.`;
+    }
+    const type = first(req.headers['content-type'])?.split(';')[0]!.trim().toLowerCase();
+    const length = first(req.headers['content-length']);
+    const body = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length.trim() !== '0');
+    if ((type !== undefined || body) && type !== 'application/json') {
+      return `A test control takes a JSON body ("Content-Type: application/json") or none; this request sent ${type ? `"${type}"` : 'a body without a Content-Type'}.`;
+    }
+    return null;
+  }
+
   /** Why an action may not run (another origin, no token or a wrong one), or null. */
   refuseAction(req: FastifyRequest, token: string | null): string | null {
     const hostRefused = this.refuseHost(req);
     if (hostRefused) return hostRefused;
-    const scheme = new URL(this.origin()).protocol;
-    const own = `${scheme}//${first(req.headers.host) ?? ''}`.toLowerCase();
-    const origin = first(req.headers.origin);
-    let from: string | null = null;
-    if (origin !== undefined) from = origin.toLowerCase();
-    else {
-      const referer = first(req.headers.referer);
-      try {
-        from = referer ? new URL(referer).origin.toLowerCase() : null;
-      } catch {
-        from = null;
-      }
-    }
+    const own = this.own(req);
+    const from = sentFrom(req);
     if (from !== own) {
       return from === null
         ? 'The action came without an Origin or Referer header: the web app takes actions only from its own pages.'
