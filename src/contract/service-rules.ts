@@ -39,6 +39,21 @@ export function tooManyCharsWords(what: string, chars: number, max: number): str
 /** The most characters (serviceChars) a post's caption may have. */
 export const MAX_CAPTION_CHARS = 10_000;
 
+/**
+ * The caption each platform takes (serviceChars): a longer one is cut when the post goes out
+ * (warning caption_truncated; a draft's issue caption_too_long). The contract's destination
+ * record does not carry it, so it is the platforms' known figure, declared once: the emulator's
+ * default destinations take exactly these (default-fixture.ts), and the client says before
+ * posting that a caption would be cut (core/post-rules.ts, captionCutFor). A platform not listed
+ * is not checked: the service has the last word.
+ */
+export const PLATFORM_CAPTION_CHARS: Readonly<Record<string, number>> = {
+  tiktok: 2200,
+  youtube: 5000,
+  linkedin: 3000,
+  instagram: 2200,
+};
+
 // ---------------------------------------------------------------- option values
 
 /** The most characters (serviceChars) a string option value may have (more: 400 invalid_option_value). */

@@ -19,6 +19,7 @@ import {
   MAX_OPTION_VALUE_CHARS,
   MAX_SCHEDULE_AHEAD_DAYS,
   MAX_SCHEDULE_AHEAD_MS,
+  PLATFORM_CAPTION_CHARS,
   SCHEDULE_RANGE_WORDS,
   serviceChars,
   tooManyCharsWords,
@@ -91,6 +92,15 @@ export function tooLongFor<D extends DurationLimited>(durationSec: number | unde
   return destinations.flatMap((destination) => {
     const maxSec = maxDurationOf(destination);
     return maxSec !== undefined && durationSec > maxSec ? [{ destination, maxSec }] : [];
+  });
+}
+
+/** The destinations whose platform would cut `caption` (PLATFORM_CAPTION_CHARS), each with what it takes. */
+export function captionCutFor<D extends { destination: { platform?: string } }>(caption: string, destinations: D[]): { destination: D; max: number; chars: number }[] {
+  const chars = serviceChars(caption);
+  return destinations.flatMap((destination) => {
+    const max = PLATFORM_CAPTION_CHARS[String(destination.destination.platform ?? '').toLowerCase()];
+    return max !== undefined && chars > max ? [{ destination, max, chars }] : [];
   });
 }
 

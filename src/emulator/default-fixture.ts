@@ -3,7 +3,7 @@
  * workspaces, keys and destinations the "The default fixture" table of docs/emulator.md
  * describes.
  */
-import { MAX_FILE_SIZE_BYTES } from '../contract/service-rules.js';
+import { MAX_FILE_SIZE_BYTES, PLATFORM_CAPTION_CHARS } from '../contract/service-rules.js';
 import { SUPPORTED_CONTENT_TYPES, type DestinationStatus, type KeyAccess, type OptionType, type OptionValue } from '../contract/wire-types.js';
 import type { Fixture, FixtureDestination, FixtureKey, FixtureMedia, FixtureOption } from './fixture.js';
 
@@ -49,7 +49,7 @@ function shortVideo(id: string, handle: string, name: string, status: Destinatio
       opt('branded_content', 'Disclose as branded content', 'boolean', [true, false], false, false),
     ],
     creator: { handle, display_name: name, avatar_url: `https://avatars.example.com/${handle.replace(/^@/, '')}.png` },
-    caption_max_length: 2200,
+    caption_max_length: PLATFORM_CAPTION_CHARS.tiktok!,
   };
 }
 
@@ -68,7 +68,7 @@ function longForm(id: string, handle: string, name: string, status: DestinationS
       opt('title', 'Title (defaults to the caption)', 'string', null, null, false),
     ],
     creator: null,
-    caption_max_length: 5000,
+    caption_max_length: PLATFORM_CAPTION_CHARS.youtube!,
   };
 }
 
@@ -85,7 +85,7 @@ function optionalOnly(id: string, handle: string, name: string): FixtureDestinat
       opt('allow_comments', 'Allow comments', 'boolean', [true, false], true, false),
     ],
     creator: null,
-    caption_max_length: 3000,
+    caption_max_length: PLATFORM_CAPTION_CHARS.linkedin!,
   };
 }
 
@@ -99,7 +99,7 @@ function reels(id: string, handle: string, name: string, status: DestinationStat
     video_limits: { max_duration_sec: 900, max_size_bytes: MAX_FILE_SIZE_BYTES, content_types: ['video/mp4', 'video/quicktime'] },
     options: [opt('share_to_feed', 'Also share to feed', 'boolean', [true, false], true, false)],
     creator: null,
-    caption_max_length: 2200,
+    caption_max_length: PLATFORM_CAPTION_CHARS.instagram!,
   };
 }
 

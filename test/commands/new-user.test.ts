@@ -137,3 +137,24 @@ describe('a time from now on a clock that is off the service\'s', () => {
     expect(plain.stderr).not.toMatch(/is counted from this machine's clock/);
   });
 });
+
+describe('a caption longer than a destination takes', () => {
+  const long = 'x'.repeat(5000);
+  it('is said before anything is sent (a warning on stderr), and the post goes out with the service\'s cut', async () => {
+    const before = (await emu.requests()).length;
+    const r = await run(['post', '--media', 'med_demo_sample', '--to', '@vidpub.demo,youtube', '--option', 'privacy=SELF_ONLY', '--caption', long, '--no-input']);
+    expect(r.code).toBe(0);
+    const warning = r.stderr.indexOf('! The caption has 5,000 characters and would be cut: @vidpub.demo (tiktok) takes 2,200. Shorten it, or add --strict to refuse such a post.');
+    expect(warning).toBeGreaterThanOrEqual(0);
+    expect(warning).toBeLessThan(r.stderr.indexOf('Posting video med_demo_sample'));
+    expect((await emu.requests()).slice(before).some((q) => q.method === 'POST' && q.path === '/v1/posts')).toBe(true);
+  });
+
+  it('with --strict is exit 2 before anything is sent, naming the destination', async () => {
+    const before = (await emu.requests()).length;
+    const r = await run(['post', '--media', 'med_demo_sample', '--to', '@vidpub.demo,youtube', '--option', 'privacy=SELF_ONLY', '--caption', long, '--no-input', '--strict']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Error: the caption has 5,000 characters and would be cut: @vidpub.demo (tiktok) takes 2,200 (--strict); nothing was sent');
+    expect((await emu.requests()).slice(before).filter((q) => q.method === 'POST')).toEqual([]);
+  });
+});

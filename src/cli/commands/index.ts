@@ -136,6 +136,7 @@ const ENTRIES = [
       },
       { name: 'caption', value: 'text', description: 'the caption' },
       { name: 'caption-file', value: 'path', kind: 'file', description: 'read the caption from a file ("-" for stdin)' },
+      { name: 'strict', description: 'refuse (exit 2) a caption longer than a destination takes, which would be cut; without it, a warning' },
       {
         name: 'option',
         value: 'key=value',

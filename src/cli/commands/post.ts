@@ -140,6 +140,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
         return zoneNow();
       },
       atText: flags.at,
+      strict: flags.strict,
       editor,
       waitForQuota: inv.globals.waitForQuota,
       again: againLine(inv, flags, caption),

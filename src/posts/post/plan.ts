@@ -14,7 +14,7 @@ import { relativePhrase } from '../../time/describe.js';
 import { formatDuration } from '../../time/duration.js';
 import { wrapLine } from '../../ui/wrap.js';
 import { shellWord } from '../../util/shell.js';
-import { tooLongFor } from '../../core/post-rules.js';
+import { captionCutFor, tooLongFor } from '../../core/post-rules.js';
 import { ask, flagFor, missingOptionsError, planOptions, promptMissing, type ChosenDestination, type DestinationPlan, type OptionAssignment } from '../options.js';
 import { destinationLabel, namesOf } from '../view.js';
 import { summaryLines, whenLine, type SummaryInput } from '../summary.js';
@@ -180,6 +180,7 @@ export async function confirmOrAnnounce(run: PostRun, ready: Ready, again: strin
   const { opts, session } = run;
   const now = session.clock.now();
   if (opts.when?.fromNow) sayRelativeSkew(session, opts.when, opts.atText, await serviceTime(session));
+  sayCaptionCut(run, ready);
   if (session.interactive && !opts.yes) {
     await confirm(opts, session, summaryLines(summaryOf(opts, ready, ready.plans, now), session.screen.colors), again);
     return;
@@ -198,6 +199,21 @@ export async function confirmOrAnnounce(run: PostRun, ready: Ready, again: strin
  * is off the service's (its Date header) by more than SKEW_SAID_MS, the post would go out that
  * much early or late by the service's clock. Said before anything is sent, with the way out.
  */
+/**
+ * A caption longer than a destination's platform takes is cut when it goes out: said before
+ * anything is sent (a warning at a terminal and on stderr), or refused with --strict (exit 2).
+ */
+function sayCaptionCut(run: PostRun, ready: Ready): void {
+  const cut = captionCutFor(ready.caption, ready.plans);
+  if (cut.length === 0) return;
+  const where = cut.map((c) => `${destinationLabel(c.destination.destination)} takes ${c.max.toLocaleString('en-US')}`).join('; ');
+  const text = `the caption has ${cut[0]!.chars.toLocaleString('en-US')} characters and would be cut: ${where}`;
+  if (run.opts.strict) {
+    throw new UsageError(`${text} (--strict); nothing was sent`, { hint: 'Shorten the caption, or leave those destinations out of --to.' });
+  }
+  run.session.log.warn(`${text.charAt(0).toUpperCase()}${text.slice(1)}. Shorten it, or add --strict to refuse such a post.`);
+}
+
 async function serviceTime(session: Session): Promise<number | undefined> {
   // Nothing heard yet (the destinations came from the cache): one GET /me tells.
   const heard = await heardServiceNow(session);

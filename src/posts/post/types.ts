@@ -38,6 +38,8 @@ export interface PostOpts {
   zone: string;
   /** --at as typed, for the commands suggested in messages. */
   atText?: string;
+  /** --strict: a caption a destination's platform would cut is refused (exit 2), not only said. */
+  strict?: boolean;
   /** $VISUAL or $EDITOR, to write a caption that was not given. */
   editor?: string;
   /** --wait-for-quota: a daily allowance used up is waited for, not checked before the upload. */
