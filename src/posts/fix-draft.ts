@@ -8,20 +8,18 @@
  * journal links the new post to it.
  */
 import { createHash } from 'node:crypto';
-import { responseMeta } from '../api/client.js';
 import type { CreatePostRequest, DestinationOptions, OptionValue, Post } from '../contract/wire-types.js';
 import { BlockedError, InterruptedError, UsageError, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
 import { postRefusal, refuse } from '../core/post-rules.js';
 import { matchChosen } from './destinations.js';
-import { recordingEnd } from './journal-notes.js';
 import { ask, missingOptionsError, planOptions, type ChosenDestination, type DestinationPlan, type OptionAssignment } from './options.js';
 import type { PublishOpts } from './publish-flow.js';
 import { reportEarlier } from './rerun.js';
-import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './settle.js';
+import { blockedCreate, dailyLimitError, isDailyLimit } from './settle.js';
 import { whenLine } from './summary.js';
-import { blockingIssues, destinationLabel, namesOf, type PostResult } from './view.js';
-import { followPost } from './watch.js';
+import { destinationLabel, namesOf, type PostResult } from './view.js';
+import { followNewPost } from './new-post.js';
 
 export interface FixDraftOpts extends PublishOpts {
   /** The --option flags, split. */
@@ -77,24 +75,17 @@ async function fixWithin(opts: FixDraftOpts, session: Session): Promise<PostResu
     if (err instanceof BlockedError) throw blockedCreate(err, names);
     throw err;
   }
-  const replayed = responseMeta(post)?.replayed === true;
-  if (replayed) post = await client.getPost(post.id, { signal });
-  await session.journal?.post({ post, names, idem: key, outcome: replayed ? 'replayed' : 'created', retryOf: draft.id });
-  session.log.info(
-    replayed
-      ? `Post ${post.id} was already made from draft ${draft.id} with these options; reporting it.`
-      : `Post ${post.id} is draft ${draft.id} with these options; the draft stays a draft (the service has no way to change a post).`,
-  );
-  const result: PostResult = { post, names, zone: opts.zone };
-  return recordingEnd(
-    session,
-    async () => {
-      if (blockingIssues(post.issues).length > 0) throw blockedPost(result, 'published');
-      if (post.status === 'scheduled') return { ...result, headline: 'Scheduled.' };
-      return followPost(session, client, { ...result, headline: 'Publishing.' }, { wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs });
-    },
-    post,
-  );
+  return followNewPost(session, post, {
+    key,
+    from: draft.id,
+    names,
+    zone: opts.zone,
+    wait: opts.wait,
+    timeoutMs: opts.timeoutMs,
+    deadlineMs,
+    replayed: (id) => `Post ${id} was already made from draft ${draft.id} with these options; reporting it.`,
+    made: (id) => `Post ${id} is draft ${draft.id} with these options; the draft stays a draft (the service has no way to change a post).`,
+  });
 }
 
 /**

@@ -6,20 +6,18 @@
  * nothing: the service replays it for 24 hours, the journal after that.
  */
 import { createHash } from 'node:crypto';
-import { responseMeta } from '../api/client.js';
 import type { CreatePostRequest, Me, Post, PostDestination } from '../contract/wire-types.js';
 import { BlockedError, InterruptedError, OutcomeUnknownError, UsageError, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
 import type { JournalPost } from '../journal/journal-types.js';
-import { recordingEnd } from './journal-notes.js';
 import { ask } from './options.js';
 import { resolveDestination } from './destinations.js';
-import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit } from './settle.js';
-import { blockingIssues, failedDestinations, namesOf, type PostResult } from './view.js';
+import { blockedCreate, dailyLimitError, isDailyLimit } from './settle.js';
+import { failedDestinations, namesOf, type PostResult } from './view.js';
 import { reportEarlier } from './rerun.js';
 import { dailySpendText, whenLine } from './summary.js';
 import { postRefusal, refuse } from '../core/post-rules.js';
-import { followPost } from './watch.js';
+import { followNewPost } from './new-post.js';
 import type { ResolvedWhen } from '../time/parse-when.js';
 
 export interface RetryOpts {
@@ -92,7 +90,17 @@ async function retryWithin(opts: RetryOpts, session: Session): Promise<RetryResu
   if (todo.earlier) return { ...(await reportRetried(run, todo.chosen, todo.key, todo.earlier)), retryOf: original.id };
   await confirmRetry(run, todo.chosen);
   const post = await createRetry(run, todo.chosen, todo.key);
-  return { ...(await followRetry(run, post, todo.key)), retryOf: original.id };
+  const followed = await followNewPost(session, post, {
+    key: todo.key,
+    from: original.id,
+    names: run.names,
+    zone: opts.zone,
+    wait: opts.wait,
+    timeoutMs: opts.timeoutMs,
+    deadlineMs,
+    replayed: (id) => `Post ${id} was already created by an earlier retry of ${original.id}; reporting it.`,
+  });
+  return { ...followed, retryOf: original.id };
 }
 
 async function readOriginal(postId: string, session: Session): Promise<Post> {
@@ -193,29 +201,6 @@ async function createRetry(run: RetryRun, chosen: PostDestination[], key: string
     }
     throw err;
   }
-}
-
-/** The journal told of the new post (a replayed one read as it is now first), then followed like post does. */
-async function followRetry(run: RetryRun, created: Post, key: string): Promise<PostResult> {
-  const { opts, session, original, names, deadlineMs } = run;
-  const client = await session.client();
-  let post = created;
-  const replayed = responseMeta(post)?.replayed === true;
-  if (replayed) {
-    session.log.info(`Post ${post.id} was already created by an earlier retry of ${original.id}; reporting it.`);
-    post = await client.getPost(post.id, { signal: session.signal });
-  }
-  await session.journal?.post({ post, names, idem: key, outcome: replayed ? 'replayed' : 'created', retryOf: original.id });
-  const result: PostResult = { post, names, zone: opts.zone };
-  return recordingEnd(
-    session,
-    async () => {
-      if (blockingIssues(post.issues).length > 0) throw blockedPost(result, 'published');
-      if (post.status === 'scheduled') return { ...result, headline: 'Scheduled.' };
-      return followPost(session, client, { ...result, headline: 'Publishing.' }, { wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs });
-    },
-    post,
-  );
 }
 
 /** The destinations earlier retries of `postId` posted to, from this machine's journal: id → that retry post, its time and the destination's state there. */
