@@ -9,17 +9,17 @@
  */
 import { createHash } from 'node:crypto';
 import type { CreatePostRequest, DestinationOptions, OptionValue, Post } from '../contract/wire-types.js';
-import { BlockedError, InterruptedError, UsageError, sanitize } from '../errors.js';
+import { BlockedError, UsageError, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
 import { postRefusal, refuse } from '../core/post-rules.js';
 import { matchChosen } from './destinations.js';
-import { ask, missingOptionsError, planOptions, type ChosenDestination, type DestinationPlan, type OptionAssignment } from './options.js';
+import { missingOptionsError, planOptions, type ChosenDestination, type DestinationPlan, type OptionAssignment } from './options.js';
 import type { PublishOpts } from './publish-flow.js';
 import { reportEarlier } from './rerun.js';
 import { blockedCreate, dailyLimitError, isDailyLimit } from './settle.js';
 import { whenLine } from './summary.js';
 import { destinationLabel, namesOf, type PostResult } from './view.js';
-import { followNewPost } from './new-post.js';
+import { confirmNewPost, followNewPost } from './new-post.js';
 
 export interface FixDraftOpts extends PublishOpts {
   /** The --option flags, split. */
@@ -117,12 +117,5 @@ async function confirmFix(opts: FixDraftOpts, session: Session, draft: Post, bod
     lines.push(`  ${sanitize(names[d.destination_id] ?? d.destination_id)}  ${sanitize(options || 'no options')}`);
   }
   lines.push(`When: ${whenLine(opts.when, session.clock.now())}`);
-  if (!session.interactive || opts.yes) {
-    for (const line of lines) session.log.info(line);
-    return;
-  }
-  for (const line of lines) session.screen.write(line + '\n');
-  const prompter = await session.prompter();
-  const yes = await ask(() => prompter.confirm({ message: opts.when.now ? 'Post it now?' : 'Schedule it?', default: true }));
-  if (!yes) throw new InterruptedError('Cancelled: nothing was posted; the draft stays a draft.');
+  await confirmNewPost(session, lines, { yes: opts.yes === true, now: opts.when.now, cancelled: 'Cancelled: nothing was posted; the draft stays a draft.' });
 }

@@ -5,7 +5,9 @@
  */
 import { responseMeta } from '../api/client.js';
 import type { Post } from '../contract/wire-types.js';
+import { InterruptedError } from '../errors.js';
 import type { Session } from '../session/session.js';
+import { ask } from './options.js';
 import { recordingEnd } from './journal-notes.js';
 import { blockedPost } from './settle.js';
 import { blockingIssues, type PostResult } from './view.js';
@@ -25,6 +27,18 @@ export interface NewPostFrom {
   replayed: (id: string) => string;
   /** Said when it was made now (nothing when absent). */
   made?: (id: string) => string;
+}
+
+/** What is about to be posted: asked on a terminal (without --yes), logged elsewhere. Declining sends nothing. */
+export async function confirmNewPost(session: Session, lines: string[], o: { yes: boolean; now: boolean; cancelled: string }): Promise<void> {
+  if (!session.interactive || o.yes) {
+    for (const line of lines) session.log.info(line);
+    return;
+  }
+  for (const line of lines) session.screen.write(line + '\n');
+  const prompter = await session.prompter();
+  const yes = await ask(() => prompter.confirm({ message: o.now ? 'Post it now?' : 'Schedule it?', default: true }));
+  if (!yes) throw new InterruptedError(o.cancelled);
 }
 
 export async function followNewPost(session: Session, created: Post, o: NewPostFrom): Promise<PostResult> {

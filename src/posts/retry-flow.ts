@@ -7,17 +7,16 @@
  */
 import { createHash } from 'node:crypto';
 import type { CreatePostRequest, Me, Post, PostDestination } from '../contract/wire-types.js';
-import { BlockedError, InterruptedError, OutcomeUnknownError, UsageError, sanitize } from '../errors.js';
+import { BlockedError, OutcomeUnknownError, UsageError, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';
 import type { JournalPost } from '../journal/journal-types.js';
-import { ask } from './options.js';
 import { resolveDestination } from './destinations.js';
 import { blockedCreate, dailyLimitError, isDailyLimit } from './settle.js';
 import { failedDestinations, namesOf, type PostResult } from './view.js';
 import { reportEarlier } from './rerun.js';
 import { dailySpendText, whenLine } from './summary.js';
 import { postRefusal, refuse } from '../core/post-rules.js';
-import { followNewPost } from './new-post.js';
+import { confirmNewPost, followNewPost } from './new-post.js';
 import type { ResolvedWhen } from '../time/parse-when.js';
 
 export interface RetryOpts {
@@ -161,14 +160,7 @@ async function confirmRetry(run: RetryRun, chosen: PostDestination[]): Promise<v
   }
   lines.push(`When: ${whenLine(opts.when, session.clock.now())}`);
   lines.push(await allowanceLine(session, opts.zone));
-  if (!session.interactive || opts.yes) {
-    for (const line of lines) session.log.info(line);
-    return;
-  }
-  for (const line of lines) session.screen.write(line + '\n');
-  const prompter = await session.prompter();
-  const yes = await ask(() => prompter.confirm({ message: opts.when.now ? 'Post it now?' : 'Schedule it?', default: true }));
-  if (!yes) throw new InterruptedError('Cancelled: nothing was posted.');
+  await confirmNewPost(session, lines, { yes: opts.yes, now: opts.when.now, cancelled: 'Cancelled: nothing was posted.' });
 }
 
 /** The new post: the original's video, caption and options to the destinations chosen, under the retry's key. */
