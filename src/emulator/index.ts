@@ -14,6 +14,7 @@ import { buildServer, type EmulatorPlugin } from './server.js';
 import { listenWarning } from './access.js';
 import { EmulatorService } from './service.js';
 import { listenStorage } from './storage-listener.js';
+import { openSavedWorld, registerExport, type SavedInfo } from './state-store/saved.js';
 import type { KeyPair } from './tls.js';
 
 export { defaultFixture, DEFAULT_KEYS } from './default-fixture.js';
@@ -23,6 +24,7 @@ export { EmulatorService } from './service.js';
 export { seedFixture, seedRecords, type SeedReader, type SeedRecords, type SeedResult, type SeedOptions } from './seed.js';
 export type { CallContext, RequestBody, ServiceResult } from './service.js';
 export type { EmulatorPlugin } from './server.js';
+export { StateDirError, type SavedInfo } from './state-store/saved.js';
 
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS, DEFAULT_UPLOAD_LINK_TTL_SEC } from './defaults.js';
 export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS, DEFAULT_UPLOAD_LINK_TTL_SEC };
@@ -56,6 +58,11 @@ export interface EmulatorOptions {
    * 0 for a free one. Default: on (a free port) with `tls`, off without.
    */
   storagePort?: number;
+  /** A state directory: the world starts from it when it holds one and is kept there as it changes (state-store/). */
+  state?: string;
+  /** A parsed export (`vidpub emulator export`) to start from, and the file's name for messages. */
+  world?: unknown;
+  worldSource?: string;
 }
 
 export interface EmulatorHandle {
@@ -72,6 +79,8 @@ export interface EmulatorHandle {
   service: EmulatorService;
   /** What to tell whoever started it about who can reach it (a host other than loopback), or null. */
   warning: string | null;
+  /** With `state` or `world`: where the world is kept, whether one was restored. */
+  saved?: SavedInfo;
   /** Stops the server, drops open connections and clears every timer. */
   close(): Promise<void>;
 }
@@ -129,7 +138,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const host = opts.host ?? DEFAULT_HOST;
   const port = opts.port ?? DEFAULT_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port must be a whole number from 0 to 65535, got ${String(port)}`);
-  const fixture = opts.fixture === undefined ? defaultFixture() : validateFixture(opts.fixture, 'fixture');
+  const saved = openSavedWorld(opts);
+  const fixture = saved?.fixture ?? (opts.fixture === undefined ? defaultFixture() : validateFixture(opts.fixture, 'fixture'));
   const core = new Core(
     fixture,
     {
@@ -139,13 +149,16 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     },
     opts.now,
   );
+  saved?.restore(core);
   const service = new EmulatorService(core);
   const keys = keysOf(fixture);
   let info: EmulatorStartInfo = { base_url: '', admin_url: '', keys };
   const exposeControls = opts.exposeControls === true;
   const tls = opts.tls === undefined ? undefined : await tlsMaterial(opts.tls);
   const app = await buildServer(core, service, () => info, { plugins: [...(opts.plugins ?? []), mcpPlugin], exposeControls, https: tls?.api });
-  const cleanUp: (() => Promise<void>)[] = [() => app.close()];
+  registerExport(app, core);
+  const cleanUp: (() => Promise<void>)[] = [async () => saved?.close(), () => app.close()];
+  saved?.keep(core, service, app.server);
   const closeAll = async () => {
     for (const step of cleanUp.reverse()) await step().catch(() => undefined);
   };
@@ -182,6 +195,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     info,
     service,
     warning: listenWarning(host, exposeControls),
+    ...(saved ? { saved: saved.info } : {}),
     close: () => {
       closed ??= (async () => {
         core.timers.shutdown();
