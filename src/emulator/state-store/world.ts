@@ -89,7 +89,7 @@ export function checkEnvelope(raw: unknown): WorldDoc {
   if (!isObject(raw) || raw.format !== WORLD_FORMAT) throw new WorldError(`it is not an emulator state (no "format": "${WORLD_FORMAT}")`);
   const v = raw.version;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new WorldError('its "version" is not a format version');
-  if (v > WORLD_VERSION) throw new WorldError(`it is of format version ${v}, written by a newer vidpub; this one reads version ${WORLD_VERSION}`, true);
+  if (v > WORLD_VERSION) throw new WorldError(`is of format version ${v}, written by a newer vidpub; this one reads version ${WORLD_VERSION}`, true);
   for (const k of ['fixture', 'settings', 'counters', 'faults'] as const) if (!isObject(raw[k])) throw new WorldError(`its "${k}" is missing`);
   if (!Array.isArray(raw.workspaces) || !Array.isArray(raw.idempotency)) throw new WorldError('its "workspaces" or "idempotency" is missing');
   if (typeof raw.clock_offset_ms !== 'number' || !Number.isFinite(raw.clock_offset_ms)) throw new WorldError('its "clock_offset_ms" is not a number');
