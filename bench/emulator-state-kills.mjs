@@ -9,6 +9,7 @@
 // (npm run build first).
 //
 // Env: VIDPUB_KILLS (default 50), VIDPUB_ITEMS (default 200), VIDPUB_BENCH_ROOT.
+/* global fetch */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
