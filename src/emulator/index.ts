@@ -138,24 +138,29 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const host = opts.host ?? DEFAULT_HOST;
   const port = opts.port ?? DEFAULT_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port must be a whole number from 0 to 65535, got ${String(port)}`);
+  const settings = {
+    processingMs: msOption(opts.processingMs, 'processingMs', DEFAULT_PROCESSING_MS),
+    publishMs: msOption(opts.publishMs, 'publishMs', DEFAULT_PUBLISH_MS),
+    uploadLinkTtlSec: msOption(opts.uploadLinkTtlSec, 'uploadLinkTtlSec', DEFAULT_UPLOAD_LINK_TTL_SEC),
+  };
+  const fixture = opts.fixture === undefined ? undefined : validateFixture(opts.fixture, 'fixture');
+  // A saved world (opened and locked here: given up again below should the start fail) brings its own fixture.
   const saved = openSavedWorld(opts);
-  const fixture = saved?.fixture ?? (opts.fixture === undefined ? defaultFixture() : validateFixture(opts.fixture, 'fixture'));
-  const core = new Core(
-    fixture,
-    {
-      processingMs: msOption(opts.processingMs, 'processingMs', DEFAULT_PROCESSING_MS),
-      publishMs: msOption(opts.publishMs, 'publishMs', DEFAULT_PUBLISH_MS),
-      uploadLinkTtlSec: msOption(opts.uploadLinkTtlSec, 'uploadLinkTtlSec', DEFAULT_UPLOAD_LINK_TTL_SEC),
-    },
-    opts.now,
-  );
+  const core = new Core(saved?.fixture ?? fixture ?? defaultFixture(), settings, opts.now);
   saved?.restore(core);
   const service = new EmulatorService(core);
-  const keys = keysOf(fixture);
+  const keys = keysOf(core.fixture);
   let info: EmulatorStartInfo = { base_url: '', admin_url: '', keys };
   const exposeControls = opts.exposeControls === true;
-  const tls = opts.tls === undefined ? undefined : await tlsMaterial(opts.tls);
-  const app = await buildServer(core, service, () => info, { plugins: [...(opts.plugins ?? []), mcpPlugin], exposeControls, https: tls?.api });
+  let tls: Awaited<ReturnType<typeof tlsMaterial>> | undefined;
+  let app: Awaited<ReturnType<typeof buildServer>>;
+  try {
+    tls = opts.tls === undefined ? undefined : await tlsMaterial(opts.tls);
+    app = await buildServer(core, service, () => info, { plugins: [...(opts.plugins ?? []), mcpPlugin], exposeControls, https: tls?.api });
+  } catch (err) {
+    saved?.close(); // the state directory is given up
+    throw err;
+  }
   registerExport(app, core);
   const cleanUp: (() => Promise<void>)[] = [async () => saved?.close(), () => app.close()];
   saved?.keep(core, service, app.server);
