@@ -21,7 +21,8 @@ import type { WorkspaceState } from '../state.js';
 
 export type Kind = 'd' | 'm' | 'p';
 
-const MAPS: Record<Kind, 'destinations' | 'media' | 'posts'> = { d: 'destinations', m: 'media', p: 'posts' };
+/** The workspace map of each kind of record. */
+export const MAPS: Record<Kind, 'destinations' | 'media' | 'posts'> = { d: 'destinations', m: 'media', p: 'posts' };
 
 /** A record's key in the tracker: kind, workspace and id. */
 const keyOf = (kind: Kind, ws: string, id: string): string => `${kind}\t${ws}\t${id}`;

@@ -20,7 +20,7 @@ import type { Core } from '../core.js';
 import type { IdempotencyEntries } from '../idempotency.js';
 import type { EmulatorService, CallContext } from '../service.js';
 import type { DestinationState, MediaState, PostState } from '../state.js';
-import { Changes, type Kind } from './changes.js';
+import { Changes, MAPS, type Kind } from './changes.js';
 import { resumeWork } from './resume.js';
 import { LOG_FILE, SNAPSHOT_FILE, VIDEOS_DIR, type LogOp, type OpenedDir } from './state-dir.js';
 import { applyWorld, worldOf, WorldError, type WorldDoc } from './world.js';
@@ -29,8 +29,6 @@ import { applyWorld, worldOf, WorldError, type WorldDoc } from './world.js';
 const COMPACT_MIN_BYTES = 16 * 1024 * 1024;
 const FLUSH_EVERY_MS = 250;
 const SAFE_ID = /^[A-Za-z0-9_-]{1,128}$/;
-
-const MAPS: Record<Kind, 'destinations' | 'media' | 'posts'> = { d: 'destinations', m: 'media', p: 'posts' };
 
 /** Puts a snapshot, then the log's entries, into a core made from the snapshot's fixture; returns the videos kept, oldest first. */
 export function restore(core: Core, doc: WorldDoc, entries: LogOp[][]): string[] {

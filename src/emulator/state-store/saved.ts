@@ -12,7 +12,7 @@ import { validateFixture } from '../fixture-check.js';
 import type { EmulatorService } from '../service.js';
 import { Persisted, restore } from './persist.js';
 import { resumeWork } from './resume.js';
-import { openStateDir, SNAPSHOT_FILE, StateDirError, type OpenedDir } from './state-dir.js';
+import { openStateDir, refuseDamaged, SNAPSHOT_FILE, StateDirError, type OpenedDir } from './state-dir.js';
 import { checkEnvelope, VIDEO_BYTES_LEFT_OUT, worldOf, WorldError, type WorldDoc } from './world.js';
 import { join } from 'node:path';
 
@@ -54,12 +54,7 @@ function importError(source: string, err: WorldError): StateDirError {
     : new StateDirError(`--import ${source} cannot be imported: ${err.message}.`, 'Give a file written by "vidpub emulator export FILE" (a fixture goes to --fixture).');
 }
 
-function damaged(opened: OpenedDir, why: string): StateDirError {
-  return new StateDirError(
-    `the emulator state ${join(opened.dir, SNAPSHOT_FILE)} is damaged (${why}); it was left as it is.`,
-    `Move ${opened.dir} aside (or give another --state DIR) to start afresh; "vidpub emulator --import FILE" starts from an export.`,
-  );
-}
+const damaged = (opened: OpenedDir, why: string): StateDirError => refuseDamaged(join(opened.dir, SNAPSHOT_FILE), opened.dir, why);
 
 /** Opens what `opts` names (nothing: null). Throws StateDirError. */
 export function openSavedWorld(opts: SavedOptions): SavedWorld | null {
@@ -77,7 +72,7 @@ export function openSavedWorld(opts: SavedOptions): SavedWorld | null {
   const fail = (err: unknown): never => {
     opened?.lock.release();
     if (opened && !imported) throw damaged(opened, err instanceof Error ? err.message : String(err));
-    throw err instanceof WorldError ? importError(source, err) : new StateDirError(`--import ${source} cannot be imported: ${(err as Error).message}.`, 'Give a file written by "vidpub emulator export FILE".');
+    throw importError(source, err instanceof WorldError ? err : new WorldError(err instanceof Error ? err.message : String(err)));
   };
   if (opened?.snapshot && imported) {
     opened.lock.release();

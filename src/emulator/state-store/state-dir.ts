@@ -81,7 +81,8 @@ function ensureDir(dir: string): void {
   }
 }
 
-function refuseDamaged(path: string, dir: string, why: string): StateDirError {
+/** A damaged state: refused, left as it is. */
+export function refuseDamaged(path: string, dir: string, why: string): StateDirError {
   return new StateDirError(
     `the emulator state ${path} is damaged (${why}); it was left as it is.`,
     `Move ${dir} aside (or give another --state DIR) to start afresh; "vidpub emulator --import FILE" starts from an export.`,
