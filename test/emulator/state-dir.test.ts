@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { waitFor } from '../support/poll.js';
 import { http } from '../support/rest.js';
 
 const root = mkdtempSync(join(tmpdir(), 'vidpub-state-'));
@@ -91,6 +92,28 @@ describe('a state directory', () => {
       expect(readFileSync(join(dir, 'log.jsonl'), 'utf8')).not.toContain('post_cut'); // folded into a new snapshot
     } finally {
       await b.close();
+    }
+  });
+
+  it('an Idempotency-Key whose request was held (a delay fault) while others were answered is kept once answered', async () => {
+    const dir = freshDir();
+    const a = await startTestEmulator({ state: dir });
+    let b: TestEmulator | undefined;
+    try {
+      await a.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 1500 });
+      const body = { media_id: 'med_demo_sample', caption: 'held', destinations: [{ destination_id: 'dst_demo_linkedin' }] };
+      const held = a.api.post('/posts', body, { idem: 'held-key' });
+      await waitFor(() => a.took('delay', 'POST', '/v1/posts'), (took) => took);
+      expect((await a.api.get('/me')).status).toBe(200); // answered (and its changes written) while the post is held
+      const first = await held;
+      expect(first.status).toBe(201);
+      b = await startTestEmulator({ state: killedCopy(dir) });
+      const replay = await b.api.post('/posts', body, { idem: 'held-key' });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body.id).toBe(first.body.id);
+    } finally {
+      await b?.close();
+      await a.close();
     }
   });
 

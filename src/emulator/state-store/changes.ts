@@ -198,10 +198,10 @@ export class Changes {
     for (const id of this.keys) {
       const [ws, key] = [id.slice(0, id.indexOf('\n')), id.slice(id.indexOf('\n') + 1)];
       const e = core.idempotency.peek(ws, key);
-      if (e === undefined) ops.push(JSON.stringify(['I', id]));
-      else if (e.response !== null) ops.push(JSON.stringify(['i', id, e]));
+      if (e?.response === null) continue; // still in flight (a delay fault): looked at again at the next flush
+      this.keys.delete(id);
+      ops.push(JSON.stringify(e === undefined ? ['I', id] : ['i', id, e]));
     }
-    this.keys.clear();
     return ops;
   }
 }
