@@ -6,6 +6,7 @@
  * short is dropped; a reset writes the fixture's world anew.
  */
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -111,6 +112,34 @@ describe('a state directory', () => {
       const replay = await b.api.post('/posts', body, { idem: 'held-key' });
       expect(replay.headers['idempotent-replayed']).toBe('true');
       expect(replay.body.id).toBe(first.body.id);
+    } finally {
+      await b?.close();
+      await a.close();
+    }
+  });
+
+  it('an upload whose bytes were still coming while other requests were answered is kept once it is answered', async () => {
+    const dir = freshDir();
+    const a = await startTestEmulator({ state: dir, processingMs: 10 });
+    let b: TestEmulator | undefined;
+    try {
+      const c = await a.api.post('/media/uploads', { filename: 'slow.mp4', size_bytes: 2000, content_type: 'video/mp4' });
+      const put = request(c.body.upload.url, { method: 'PUT', headers: c.body.upload.headers });
+      const answered = new Promise<number>((resolve, reject) => {
+        put.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        put.on('error', reject);
+      });
+      put.write(Buffer.alloc(1000, 1));
+      await waitFor(() => a.api.get(`/media/${c.body.media.id}`), (r) => r.body.progress?.percent === 50);
+      put.end(Buffer.alloc(1000, 2)); // the GETs above were answered (and written) while the upload was receiving
+      expect(await answered).toBe(200);
+      b = await startTestEmulator({ state: killedCopy(dir), processingMs: 10 });
+      expect((await b.api.post(`/media/${c.body.media.id}/complete`)).status).toBe(200);
+      const video = await http('GET', `${b.adminUrl}/app/videos/${c.body.media.id}`);
+      expect(Number(video.headers['content-length'])).toBe(2000);
     } finally {
       await b?.close();
       await a.close();

@@ -120,9 +120,15 @@ export class Persisted {
     const direct = service.direct as unknown as Record<string, (ctx: CallContext, ...rest: unknown[]) => unknown>;
     for (const [name, op] of Object.entries(direct)) {
       direct[name] = (ctx: CallContext, ...rest: unknown[]) => {
-        if (typeof rest[0] === 'string') changes.name(rest[0]);
-        if (typeof ctx.idempotencyKey === 'string') changes.nameKey(ctx.authorization, ctx.idempotencyKey);
-        return op(ctx, ...rest);
+        // What the call names is looked at once it has settled (an operation held by a delay fault changes it later).
+        const named = () => {
+          if (typeof rest[0] === 'string') changes.name(rest[0]);
+          if (typeof ctx.idempotencyKey === 'string') changes.nameKey(ctx.authorization, ctx.idempotencyKey);
+        };
+        named();
+        const result = op(ctx, ...rest);
+        if (!(result instanceof Promise)) return result;
+        return result.finally(named);
       };
     }
     const after = core.timers.after.bind(core.timers);
@@ -143,14 +149,21 @@ export class Persisted {
     if (listeners.length !== 1) throw new Error('the emulator server has no single request handler to follow');
     const routing = listeners[0]!;
     server.removeAllListeners('request');
-    const flush = () => this.flush();
+    const flushAll = () => this.flush();
     server.on('request', (req, res) => {
       const path = req.url ?? '';
+      // The records a path names (a video's upload link, a post of the web app, a destination of the
+      // controls) are looked at when the answer goes out: an upload changes its video until then.
+      let flush = flushAll;
       if (!path.startsWith('/v1/')) {
         const q = path.indexOf('?');
-        const segments = (q < 0 ? path : path.slice(0, q)).split('/');
-        for (const s of segments) if (s !== '') this.changes.name(s);
-        if (path.startsWith('/_uploads/') && SAFE_ID.test(segments[2] ?? '')) this.uploads.add(segments[2]!);
+        const segments = (q < 0 ? path : path.slice(0, q)).split('/').filter((s) => s !== '');
+        const upload = segments[0] === '_uploads' && SAFE_ID.test(segments[1] ?? '') ? segments[1] : undefined;
+        flush = () => {
+          for (const s of segments) this.changes.name(s);
+          if (upload !== undefined) this.uploads.add(upload);
+          this.flush();
+        };
       }
       const { writeHead, write, end } = res;
       res.writeHead = function (this: typeof res, ...args: Parameters<typeof writeHead>) {
