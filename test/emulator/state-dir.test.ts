@@ -149,6 +149,8 @@ describe('a state directory', () => {
   it('a reset empties it to the fixture, kept so after a restart', async () => {
     const dir = freshDir();
     const a = await startTestEmulator({ state: dir });
+    // A second emulator on the same DIR is refused, naming the process that holds it.
+    await expect(startTestEmulator({ state: dir })).rejects.toThrow(`the emulator state ${dir} is in use by another emulator (held by process ${process.pid}); nothing was written.`);
     const media = await a.api.uploadReady();
     await a.advance(HOUR);
     await a.reset();
