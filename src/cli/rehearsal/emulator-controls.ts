@@ -136,7 +136,7 @@ async function call<T>(inv: Invocation, method: string, path: string, body?: unk
 export async function runControl(o: ControlOpts, inv: Invocation): Promise<void> {
   if (o.control === 'clock') return clock(o, inv);
   if (o.control === 'fault') return fault(o, inv);
-  if (o.control === 'export' || o.control === 'reset') return (await import('./emulator-world.js')).runWorldControl(o, inv, (i, m, p) => call(i, m, p));
+  if (o.control === 'export' || o.control === 'reset') return (await import('./emulator-world.js')).runWorldControl({ ...o, control: o.control }, inv, (i, m, p) => call(i, m, p));
   return requests(o, inv);
 }
 

@@ -10,7 +10,13 @@ import { InterruptedError, UsageError, sanitize } from '../../errors.js';
 import { ask } from '../../posts/options.js';
 import type { Invocation } from '../run/command.js';
 import { printJson } from '../output/json-output.js';
-import type { ControlOpts } from './emulator-controls.js';
+
+/** The control asked for (emulator-controls.ts parsed it). */
+interface ControlOpts {
+  control: 'export' | 'reset';
+  value?: string;
+  yes?: boolean;
+}
 
 /** The controls' request (emulator-controls.ts), handed in. */
 type Call = <T>(inv: Invocation, method: string, path: string) => Promise<T>;
