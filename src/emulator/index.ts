@@ -148,6 +148,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const saved = openSavedWorld(opts);
   const core = new Core(saved?.fixture ?? fixture ?? defaultFixture(), settings, opts.now);
   saved?.restore(core);
+  // Timings given at this start win over those the saved world had.
+  for (const k of ['processingMs', 'publishMs', 'uploadLinkTtlSec'] as const) if (opts[k] !== undefined) core.settings[k] = settings[k];
   const service = new EmulatorService(core);
   const keys = keysOf(core.fixture);
   let info: EmulatorStartInfo = { base_url: '', admin_url: '', keys };

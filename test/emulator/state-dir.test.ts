@@ -47,7 +47,7 @@ describe('a state directory', () => {
       expect(meBefore.limits.api_posts_per_day.used).toBe(2);
 
       const copy = killedCopy(dir);
-      b = await startTestEmulator({ state: copy });
+      b = await startTestEmulator({ state: copy, publishMs: undefined }); // its publish_ms is the saved one
       expect(b.handle.saved).toMatchObject({ dir: copy, restored: true, droppedTorn: false });
       const me = (await b.api.get('/me')).body;
       expect(me.limits.api_posts_per_day.used).toBe(2);
@@ -55,6 +55,7 @@ describe('a state directory', () => {
       // the minute's writes were kept too: 4 of 20 spent (upload, complete, two posts), and one read more each GET
       expect(me.limits.requests_per_minute.write.used).toBeGreaterThanOrEqual(4);
       expect((await b.admin('GET', '/settings')).publish_ms).toBe(600_000);
+      expect((await b.admin('GET', '/settings')).processing_ms).toBe(30); // given at this start: it wins
       expect((await b.admin('GET', '/faults')).media_fail).toEqual(['broken']);
       const replay = await b.api.post('/posts', body, { idem: 'key-1' });
       expect(replay.headers['idempotent-replayed']).toBe('true');
