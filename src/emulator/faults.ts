@@ -62,6 +62,14 @@ export class Faults {
     this.destinationFail.clear();
   }
 
+  /** Puts back what list() gave (a state kept by `vidpub emulator --state`, an import). */
+  restore(list: FaultList): void {
+    this.requestFaults = list.requests.map((f) => ({ ...f }));
+    this.mediaFail = [...list.media_fail];
+    this.destinationFail = new Set(list.destination_fail);
+    this.nextId = Math.max(this.nextId, ...this.requestFaults.map((f) => f.id + 1));
+  }
+
   /** How many faults are held. */
   get size(): number {
     return this.requestFaults.length + this.mediaFail.length + this.destinationFail.size;

@@ -28,6 +28,9 @@ interface Entry {
  */
 const PRUNE_AT = 10_000;
 
+/** The completed entries as plain data, by "workspace\nkey" (kept by `vidpub emulator --state`, in an export). */
+export type IdempotencyEntries = [string, Entry][];
+
 export type Begin = { kind: 'new' } | { kind: 'replay'; response: StoredResponse };
 
 export class IdempotencyStore {
@@ -86,6 +89,23 @@ export class IdempotencyStore {
       if (now - e.createdAtMs > IDEMPOTENCY_WINDOW_SEC * 1000) this.entries.delete(id);
     }
     this.pruneAt = Math.max(PRUNE_AT, 2 * this.entries.size);
+  }
+
+  exportEntries(): IdempotencyEntries {
+    return [...this.entries].filter(([, e]) => e.response !== null);
+  }
+
+  importEntries(list: IdempotencyEntries): void {
+    for (const [id, e] of list) this.entries.set(id, { fingerprint: e.fingerprint, createdAtMs: e.createdAtMs, response: e.response });
+  }
+
+  /** The entry of a key, as it is now. */
+  peek(workspaceId: string, key: string): Readonly<Entry> | undefined {
+    return this.entries.get(`${workspaceId}\n${key}`);
+  }
+
+  drop(id: string): void {
+    this.entries.delete(id);
   }
 
   /** How many keys are held (expired ones go at the next sweep or when met). */

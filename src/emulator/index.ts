@@ -14,6 +14,7 @@ import { buildServer, type EmulatorPlugin } from './server.js';
 import { listenWarning } from './access.js';
 import { EmulatorService } from './service.js';
 import { listenStorage } from './storage-listener.js';
+import { openSavedWorld, registerExport, type SavedInfo } from './state-store/saved.js';
 import type { KeyPair } from './tls.js';
 import type { PlayableLimits } from './video-store.js';
 
@@ -24,6 +25,7 @@ export { EmulatorService } from './service.js';
 export { seedFixture, seedRecords, type SeedReader, type SeedRecords, type SeedResult, type SeedOptions } from './seed.js';
 export type { CallContext, RequestBody, ServiceResult } from './service.js';
 export type { EmulatorPlugin } from './server.js';
+export { StateDirError, type SavedInfo } from './state-store/saved.js';
 
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS, DEFAULT_UPLOAD_LINK_TTL_SEC } from './defaults.js';
 export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS, DEFAULT_UPLOAD_LINK_TTL_SEC };
@@ -59,6 +61,11 @@ export interface EmulatorOptions {
   storagePort?: number;
   /** The bytes of uploaded videos kept for the web app's player, in flight included (video-store.ts; default 64 MiB a video, 192 MiB, 100 videos). */
   playable?: Partial<PlayableLimits>;
+  /** A state directory: the world starts from it when it holds one and is kept there as it changes (state-store/). */
+  state?: string;
+  /** A parsed export (`vidpub emulator export`) to start from, and the file's name for messages. */
+  world?: unknown;
+  worldSource?: string;
 }
 
 export interface EmulatorHandle {
@@ -75,6 +82,8 @@ export interface EmulatorHandle {
   service: EmulatorService;
   /** What to tell whoever started it about who can reach it (a host other than loopback), or null. */
   warning: string | null;
+  /** With `state` or `world`: where the world is kept, whether one was restored. */
+  saved?: SavedInfo;
   /** Stops the server, drops open connections and clears every timer. */
   close(): Promise<void>;
 }
@@ -132,24 +141,34 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const host = opts.host ?? DEFAULT_HOST;
   const port = opts.port ?? DEFAULT_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port must be a whole number from 0 to 65535, got ${String(port)}`);
-  const fixture = opts.fixture === undefined ? defaultFixture() : validateFixture(opts.fixture, 'fixture');
-  const core = new Core(
-    fixture,
-    {
-      processingMs: msOption(opts.processingMs, 'processingMs', DEFAULT_PROCESSING_MS),
-      publishMs: msOption(opts.publishMs, 'publishMs', DEFAULT_PUBLISH_MS),
-      uploadLinkTtlSec: msOption(opts.uploadLinkTtlSec, 'uploadLinkTtlSec', DEFAULT_UPLOAD_LINK_TTL_SEC),
-    },
-    opts.now,
-    opts.playable,
-  );
+  const settings = {
+    processingMs: msOption(opts.processingMs, 'processingMs', DEFAULT_PROCESSING_MS),
+    publishMs: msOption(opts.publishMs, 'publishMs', DEFAULT_PUBLISH_MS),
+    uploadLinkTtlSec: msOption(opts.uploadLinkTtlSec, 'uploadLinkTtlSec', DEFAULT_UPLOAD_LINK_TTL_SEC),
+  };
+  const fixture = opts.fixture === undefined ? undefined : validateFixture(opts.fixture, 'fixture');
+  // A saved world (opened and locked here: given up again below should the start fail) brings its own fixture.
+  const saved = openSavedWorld(opts);
+  const core = new Core(saved?.fixture ?? fixture ?? defaultFixture(), settings, opts.now, opts.playable);
+  saved?.restore(core);
+  // Timings given at this start win over those the saved world had.
+  for (const k of ['processingMs', 'publishMs', 'uploadLinkTtlSec'] as const) if (opts[k] !== undefined) core.settings[k] = settings[k];
   const service = new EmulatorService(core);
-  const keys = keysOf(fixture);
+  const keys = keysOf(core.fixture);
   let info: EmulatorStartInfo = { base_url: '', admin_url: '', keys };
   const exposeControls = opts.exposeControls === true;
-  const tls = opts.tls === undefined ? undefined : await tlsMaterial(opts.tls);
-  const app = await buildServer(core, service, () => info, { plugins: [...(opts.plugins ?? []), mcpPlugin], exposeControls, https: tls?.api });
-  const cleanUp: (() => Promise<void>)[] = [() => app.close()];
+  let tls: Awaited<ReturnType<typeof tlsMaterial>> | undefined;
+  let app: Awaited<ReturnType<typeof buildServer>>;
+  try {
+    tls = opts.tls === undefined ? undefined : await tlsMaterial(opts.tls);
+    app = await buildServer(core, service, () => info, { plugins: [...(opts.plugins ?? []), mcpPlugin], exposeControls, https: tls?.api });
+  } catch (err) {
+    saved?.close(); // the state directory is given up
+    throw err;
+  }
+  registerExport(app, core);
+  const cleanUp: (() => Promise<void>)[] = [async () => saved?.close(), () => app.close()];
+  saved?.keep(core, service, app.server);
   const closeAll = async () => {
     for (const step of cleanUp.reverse()) await step().catch(() => undefined);
   };
@@ -186,6 +205,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     info,
     service,
     warning: listenWarning(host, exposeControls),
+    ...(saved ? { saved: saved.info } : {}),
     close: () => {
       closed ??= (async () => {
         core.timers.shutdown();

@@ -51,6 +51,14 @@ interface DayCount {
   used: number;
 }
 
+/** The counts as plain data (kept by `vidpub emulator --state`, in an export). */
+export interface LimitCounts {
+  start_day: number;
+  minute: [string, Window][];
+  daily: [string, DayCount][];
+  workspace_daily: [string, DayCount][];
+}
+
 export class Limits {
   private readonly minute = new Map<string, Window>();
   private readonly dailyCounts = new Map<string, DayCount>();
@@ -73,6 +81,18 @@ export class Limits {
     this.dailyCounts.clear();
     this.workspaceDaily.clear();
     this.startDay = utcDay(this.clock.now());
+  }
+
+  exportCounts(): LimitCounts {
+    return { start_day: this.startDay, minute: [...this.minute], daily: [...this.dailyCounts], workspace_daily: [...this.workspaceDaily] };
+  }
+
+  importCounts(c: LimitCounts): void {
+    this.startDay = c.start_day;
+    for (const [map, list] of [[this.minute, c.minute], [this.dailyCounts, c.daily], [this.workspaceDaily, c.workspace_daily]] as const) {
+      map.clear();
+      for (const [id, v] of list) map.set(id, { ...v } as Window & DayCount);
+    }
   }
 
   /** 401 for a missing, malformed, unknown or revoked key; 403 for a Free-plan key. */

@@ -242,7 +242,13 @@ export function createImport(core: Core, auth: AuthContext, body: unknown): Resu
     importUrl: url.toString(),
   });
   ws.media.set(m.id, m);
+  startDownload(core, m);
+  return ok(mediaRecord(m), 201);
+}
 
+/** The simulated download of an import, then its processing (again after a restart, --state). */
+export function startDownload(core: Core, m: MediaState): void {
+  const url = new URL(m.importUrl!);
   runStep(core, core.settings.processingMs, (p) => { m.percent = p; }, () => {
     const failure = downloadFailure(url);
     if (failure) {
@@ -257,7 +263,6 @@ export function createImport(core: Core, auth: AuthContext, body: unknown): Resu
     m.duration_sec = hint(url, 'duration_sec', 86_400) ?? IMPORT_DEFAULT_DURATION_SEC;
     startProcessing(core, m);
   });
-  return ok(mediaRecord(m), 201);
 }
 
 export function getMedia(auth: AuthContext, id: string): Result {

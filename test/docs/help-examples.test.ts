@@ -31,6 +31,9 @@ const PARSE_ONLY: Record<string, string> = {
   'vidpub emulator --tls --port 0 --json': 'runs until Ctrl-C',
   'vidpub emulator requests --follow': 'follows the request log until Ctrl-C (test/emulator/controls-cli.test.ts runs it)',
   'vidpub emulator --seed-from default --save-fixture my-workspace.json': 'runs until Ctrl-C',
+  'vidpub emulator --state ~/.vidpub-emulator': 'runs until Ctrl-C',
+  'vidpub emulator --import world.json': 'runs until Ctrl-C',
+  'vidpub emulator reset --yes': 'would empty the emulator the other examples run against (test/emulator/state-cli.test.ts runs it)',
   'vidpub completion zsh > "${fpath[1]}/_vidpub"': "zsh's $fpath",
   'generate-items | vidpub batch - --format jsonl --yes --json': 'generate-items stands for a program of yours',
 };

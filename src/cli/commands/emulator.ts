@@ -1,5 +1,5 @@
 import type { EmulatorStartInfo } from '../../contract/wire-types.js';
-import type { FixtureError } from '../../emulator/index.js';
+import type { FixtureError, SavedInfo } from '../../emulator/index.js';
 import { sanitize, UsageError, VidpubError } from '../../errors.js';
 import { renderTable } from '../../ui/table.js';
 import { defineCommand, type Invocation } from '../run/command.js';
@@ -19,6 +19,10 @@ interface EmulatorOpts {
   seedFrom?: string;
   /** --save-fixture FILE: where to write the copy too. */
   saveFixture?: string;
+  /** --state DIR: where the world is kept. */
+  state?: string;
+  /** --import FILE: an export to start from. */
+  importFile?: string;
   verbose: boolean;
 }
 
@@ -92,7 +96,10 @@ export default defineCommand<'emulator', EmulatorOpts | ControlOpts, void>({
     'It runs until Ctrl-C (SIGINT) or SIGTERM. With a control it drives a running emulator (--base-url, VIDPUB_BASE_URL, ' +
     "the active profile's base URL when it is on this machine, else 127.0.0.1:4010) instead: " +
     '"clock" shows its clock, "clock +2h" moves it forward; "fault KEY=VALUE,..." adds ' +
-    'a fault, "fault list" and "fault clear"; "requests" prints the request log, --follow as they arrive.',
+    'a fault, "fault list" and "fault clear"; "requests" prints the request log, --follow as they arrive; ' +
+    '"export FILE" writes its world to one JSON file (the videos\' bytes left out), which --import FILE starts from; ' +
+    '"reset" empties it back to its fixture (asked first at a terminal). With --state DIR the world is kept in DIR as it changes ' +
+    'and comes back when an emulator starts on DIR again, after a stop or a kill.',
   examples: [
     'vidpub emulator',
     'vidpub emulator --port 0 --json',
@@ -103,11 +110,19 @@ export default defineCommand<'emulator', EmulatorOpts | ControlOpts, void>({
     'vidpub emulator fault path=/v1/posts,method=POST,status=503,times=2',
     'vidpub emulator clock +2h',
     'vidpub emulator requests --follow',
+    'vidpub emulator --state ~/.vidpub-emulator',
+    'vidpub emulator export world.json',
+    'vidpub emulator --import world.json',
+    'vidpub emulator reset --yes',
   ],
   parse(args, flags) {
     const [control, value] = args;
-    if (control !== undefined) return parseControl(CONTROLS.find((c) => c === control) ?? unknownControl(control), value, flags.follow);
-    if (value !== undefined || flags.follow) throw new UsageError('--follow and a value go with a control: vidpub emulator clock|fault|requests');
+    if (control !== undefined) return parseControl(CONTROLS.find((c) => c === control) ?? unknownControl(control), value, flags.follow, flags.yes);
+    if (value !== undefined || flags.follow || flags.yes) throw new UsageError('--follow, --yes and a value go with a control: vidpub emulator clock|fault|requests|export|reset');
+    if (flags.state !== undefined && flags.state.trim() === '') throw new UsageError('--state is empty: give the directory that keeps the emulator\'s world');
+    if (flags.import !== undefined && (flags.fixture !== undefined || flags.seedFrom !== undefined)) {
+      throw new UsageError('--import and --fixture (or --seed-from) both say what the emulator holds: give one of them');
+    }
     return {
       host: flags.host,
       exposeControls: flags.exposeControls,
@@ -118,6 +133,8 @@ export default defineCommand<'emulator', EmulatorOpts | ControlOpts, void>({
       tls: tlsOf(flags),
       storagePort: flags.storagePort === undefined ? undefined : wholeNumber(flags.storagePort, '--storage-port', 65535),
       verbose: flags.verbose,
+      state: flags.state,
+      importFile: flags.import,
       ...seedFlags(flags),
     };
   },
@@ -136,6 +153,7 @@ export default defineCommand<'emulator', EmulatorOpts | ControlOpts, void>({
         throw invalidFixture(err as FixtureError, opts.fixture);
       }
     }
+    const world = opts.importFile === undefined ? undefined : await readWorld(opts.importFile);
     let handle: Awaited<ReturnType<typeof emulator.startEmulator>>;
     try {
       handle = await emulator.startEmulator({
@@ -147,8 +165,12 @@ export default defineCommand<'emulator', EmulatorOpts | ControlOpts, void>({
         fixture,
         tls: opts.tls === undefined || opts.tls === 'generate' ? opts.tls : await readTlsFiles(opts.tls),
         storagePort: opts.storagePort,
+        state: opts.state,
+        world,
+        worldSource: opts.importFile,
       });
     } catch (err) {
+      if (err instanceof emulator.StateDirError) throw new UsageError(sanitize(err.message), { hint: sanitize(err.hint) });
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') {
         throw new VidpubError(`port ${opts.port} on ${opts.host} is already in use`, {
@@ -165,6 +187,10 @@ export default defineCommand<'emulator', EmulatorOpts | ControlOpts, void>({
     }
     // Listening beyond this machine is said first, on stderr (the keys stay on this terminal).
     if (handle.warning) inv.log.warn(handle.warning);
+    if (handle.saved) inv.log.info(savedLine(handle.saved, opts));
+    if (handle.saved?.dir !== undefined && handle.saved.restored && (opts.fixture !== undefined || opts.seedFrom !== undefined)) {
+      inv.log.warn(`${opts.fixture !== undefined ? '--fixture' : '--seed-from'} was not used: ${handle.saved.dir} holds a state already (vidpub emulator reset goes back to the fixture it started from; a new --state DIR starts from yours).`);
+    }
     // One line (scripts read it as the emulator starts), through --json FIELDS and --jq like any document.
     if (inv.globals.json) await printJson(handle.info, inv, { compact: true });
     else printHuman(handle.info, inv);
@@ -179,6 +205,26 @@ export default defineCommand<'emulator', EmulatorOpts | ControlOpts, void>({
     await handle.close();
   },
 });
+
+/** --import FILE, read and parsed (what it holds is checked by the emulator). */
+async function readWorld(file: string): Promise<unknown> {
+  const { readUserFile, unreadableFile } = await import('../../util/user-file.js');
+  const bytes = await readUserFile(file).catch((err: unknown) => {
+    throw new UsageError(unreadableFile(`--import ${sanitize(file)}`, err));
+  });
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch (err) {
+    throw new UsageError(`--import ${sanitize(file)} is not valid JSON (${(err as Error).message})`, { hint: 'Give a file written by "vidpub emulator export FILE".' });
+  }
+}
+
+/** Where the world comes from and is kept, on stderr. */
+function savedLine(saved: SavedInfo, opts: EmulatorOpts): string {
+  const from = opts.importFile !== undefined ? `started from ${opts.importFile}` : saved.restored ? 'restored from it' : 'new';
+  const torn = saved.droppedTorn ? '; the change a kill cut short was dropped (its request was never answered)' : '';
+  return saved.dir === undefined ? `World ${from} (the videos' bytes were not in it).` : `State kept in ${saved.dir} (${from})${torn}.`;
+}
 
 function printHuman(info: EmulatorStartInfo, inv: Invocation): void {
   const c = inv.colors.stdout;

@@ -255,7 +255,7 @@ const ENTRIES = [
     group: 'tools',
     // Without a control: run one. With one: drive a running one (src/cli/rehearsal/emulator-controls.ts).
     args: [
-      { name: 'control', kind: 'choice', choices: ['clock', 'fault', 'requests'], required: false },
+      { name: 'control', kind: 'choice', choices: ['clock', 'fault', 'requests', 'export', 'reset'], required: false },
       { name: 'value', kind: 'text', required: false },
     ],
     flags: [
@@ -283,6 +283,9 @@ const ENTRIES = [
       { name: 'storage-port', value: 'port', kind: 'number', description: 'take the upload links on a listener of their own, another origin (0 takes a free one; default with --tls)' },
       { name: 'seed-from', value: 'profile', description: "start from a copy of this profile's workspace, read from its service with GET requests only" },
       { name: 'save-fixture', value: 'file', kind: 'file', description: 'with --seed-from: also write the copy as a fixture file (no key of the service in it)' },
+      { name: 'state', value: 'dir', kind: 'file', description: 'keep the world in this directory as it changes, and start from it when it holds one (made if missing)' },
+      { name: 'import', value: 'file', kind: 'file', description: 'start from a world written by "vidpub emulator export FILE"' },
+      { name: 'yes', short: 'y', description: 'with "reset": do not ask for confirmation' },
     ],
   },
   {

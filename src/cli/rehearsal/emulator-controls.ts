@@ -15,14 +15,16 @@ import { isLoopbackHost } from '../../contract/addresses.js';
 import type { Invocation } from '../run/command.js';
 import { printJson } from '../output/json-output.js';
 
-export const CONTROLS = ['clock', 'fault', 'requests'] as const;
+export const CONTROLS = ['clock', 'fault', 'requests', 'export', 'reset'] as const;
 export type Control = (typeof CONTROLS)[number];
 
 export interface ControlOpts {
   control: Control;
-  /** clock: +DURATION to move it forward; fault: KEY=VALUE,… or list or clear. */
+  /** clock: +DURATION to move it forward; fault: KEY=VALUE,… or list or clear; export: the file. */
   value?: string;
   follow: boolean;
+  /** reset: without asking. */
+  yes?: boolean;
 }
 
 /** A logged request as GET /_emulator/requests gives it. */
@@ -39,8 +41,11 @@ const FAULT_HELP =
   'Write a fault as KEY=VALUE pairs separated by commas, e.g. path=/v1/posts,method=POST,status=503,times=2 or ' +
   'destination_fail=dst_demo_linkedin (the keys of POST /_emulator/faults, in docs/emulator.md under "Test controls"); "list" shows them, "clear" removes them.';
 
-export function parseControl(control: Control, value: string | undefined, follow: boolean): ControlOpts {
+export function parseControl(control: Control, value: string | undefined, follow: boolean, yes = false): ControlOpts {
   if (follow && control !== 'requests') throw new UsageError(`--follow goes with "vidpub emulator requests", not "${control}"`);
+  if (yes && control !== 'reset') throw new UsageError(`--yes goes with "vidpub emulator reset", not "${control}"`);
+  if (control === 'export' && (value === undefined || value.trim() === '')) throw new UsageError('vidpub emulator export needs the file to write, e.g. vidpub emulator export world.json');
+  if (control === 'reset' && value !== undefined) throw new UsageError(`vidpub emulator reset takes no value, got "${sanitize(value)}"`);
   if (control === 'fault' && value === undefined) throw new UsageError('vidpub emulator fault needs a fault, "list" or "clear"', { hint: FAULT_HELP });
   if (control === 'requests' && value !== undefined) throw new UsageError(`vidpub emulator requests takes no value, got "${sanitize(value)}"`);
   if (control === 'clock' && value !== undefined && /^-/.test(value.trim())) {
@@ -52,7 +57,7 @@ export function parseControl(control: Control, value: string | undefined, follow
     throw new UsageError(`vidpub emulator clock moves the clock forward: write +DURATION (+90s, +2h, +1d), got "${sanitize(value)}"`);
   }
   if (control === 'fault' && value !== 'list' && value !== 'clear') faultSpec(value!);
-  return { control, value, follow };
+  return { control, value, follow, yes };
 }
 
 /** "path=/v1/posts,status=503,times=2" as the JSON body of POST /_emulator/faults (numbers and booleans typed). */
@@ -114,7 +119,7 @@ async function call<T>(inv: Invocation, method: string, path: string, body?: unk
     const cause = (err as { cause?: { code?: string } }).cause?.code;
     const why = cause === 'ECONNREFUSED' ? 'nothing listens there' : cause ? `${sanitize(cause)}` : 'no answer';
     throw new VidpubError(`no emulator answers at ${new URL(admin).origin} (the base URL from ${from}): ${why}`, {
-      hint: `Start one with "vidpub emulator", or name the one running: vidpub emulator ${path === '/clock' ? 'clock' : path === '/faults' ? 'fault list' : 'requests'} --base-url http://127.0.0.1:PORT/v1`,
+      hint: `Start one with "vidpub emulator", or name the one running: vidpub emulator ${path === '/clock' ? 'clock' : path === '/faults' ? 'fault list' : path === '/export' ? 'export FILE' : path === '/reset' ? 'reset' : 'requests'} --base-url http://127.0.0.1:PORT/v1`,
     });
   }
   const doc = (await res.json().catch(() => ({}))) as T & { error?: { message?: string } };
@@ -131,6 +136,7 @@ async function call<T>(inv: Invocation, method: string, path: string, body?: unk
 export async function runControl(o: ControlOpts, inv: Invocation): Promise<void> {
   if (o.control === 'clock') return clock(o, inv);
   if (o.control === 'fault') return fault(o, inv);
+  if (o.control === 'export' || o.control === 'reset') return (await import('./emulator-world.js')).runWorldControl({ ...o, control: o.control }, inv, (i, m, p) => call(i, m, p));
   return requests(o, inv);
 }
 
