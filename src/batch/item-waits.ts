@@ -7,7 +7,8 @@
  * dropped connection or a request timing out is looked at again later (its
  * Retry-After, else a jittered backoff) until the batch's --timeout.
  */
-import { DEFAULT_UNANSWERED_MS, readThrough } from '../api/wait/poll.js';
+import { readThrough } from '../api/wait/poll.js';
+import { DEFAULT_UNANSWERED_MS } from '../api/wait/unanswered.js';
 import type { Media, Post } from '../contract/wire-types.js';
 import { TimeoutError, VidpubError, isDeadline } from '../errors.js';
 import { isFinished } from '../posts/view.js';

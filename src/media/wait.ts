@@ -4,7 +4,8 @@
  * interruptible, a deadline) and shows the service's phase and percent.
  */
 import type { Media } from '../contract/wire-types.js';
-import { DEFAULT_UNANSWERED_MS, poll, troubleLine } from '../api/wait/poll.js';
+import { poll } from '../api/wait/poll.js';
+import { DEFAULT_UNANSWERED_MS, troubleLine } from '../api/wait/unanswered.js';
 import { WorkTimer } from '../api/wait/work-timer.js';
 import { InterruptedError, TimeoutError, VidpubError, WorkFailedError, isInterruption, sanitize } from '../errors.js';
 import type { Session } from '../session/session.js';

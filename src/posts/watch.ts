@@ -161,7 +161,8 @@ function publishingOf(post: Post): string {
  * and carrying the last record seen as `data`.
  */
 export async function waitForPost(session: Session, client: ApiClient, result: PostResult, opts: WaitOptions = {}): Promise<PostResult> {
-  const { poll, troubleLine, DEFAULT_UNANSWERED_MS } = await import('../api/wait/poll.js');
+  const { poll } = await import('../api/wait/poll.js');
+  const { troubleLine, DEFAULT_UNANSWERED_MS } = await import('../api/wait/unanswered.js');
   const { signal } = session;
   const id = result.post.id;
   const display = createPostDisplay(session, result.names, id);

@@ -34,6 +34,7 @@ import { formatDuration } from '../../time/duration.js';
 import { responseMeta } from '../client.js';
 import { DEFAULT_BACKOFF, backoffDelay, interruptibleSleep, type BackoffPolicy } from '../send/backoff.js';
 import { ProgressEstimator, paceDelay, type PollHints } from './progress-estimate.js';
+import { isUnanswered } from './unanswered.js';
 
 /** How failed looks are ridden out: the same for a poll and for one value read through (readThrough). */
 export interface RideOutOptions {
@@ -55,24 +56,6 @@ export interface RideOutOptions {
    * again after that (answered: true): a line per change of state, not per try.
    */
   onTrouble?: (change: { answered: boolean; err?: unknown }) => void;
-}
-
-/** Whether a failure is no answer at all (no HTTP status): a connection refused, reset or timed out. */
-export function isUnanswered(err: unknown): boolean {
-  if (!(err instanceof ServiceError) || err instanceof RateLimitError) return false;
-  const status = err.http?.status;
-  return status === undefined || status === 0;
-}
-
-/** The stretch of no answer after which a wait of the CLI stops by default (--unanswered-timeout). */
-export const DEFAULT_UNANSWERED_MS = 120_000;
-
-/** The line a wait says once when its looks start failing (onTrouble): what failed, and for how long it goes on. */
-export function troubleLine(err: unknown, unansweredMs: number): string {
-  const what = err instanceof Error ? err.message : String(err);
-  return isUnanswered(err)
-    ? `The service is not answering (${what}); trying again for up to ${formatDuration(unansweredMs)}.`
-    : `The service is in trouble (${what}); trying again until --timeout.`;
 }
 
 export interface PollOptions<T> extends RideOutOptions {
