@@ -13,7 +13,7 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { KEYCHAIN_START_MS, KEYCHAIN_TIMEOUT_MS } from '../../src/config/keychain.js';
 import { ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
@@ -23,7 +23,7 @@ import { waitFor } from '../support/poll.js';
 import { spawnWatched } from '../support/spawned.js';
 import { withStall } from '../support/stall.js';
 import { describeWithSecretService, vidpub } from './cli.js';
-import { startSilentSecretService } from './secret-service.js';
+import { useSilentSecretService } from '../support/secret-service.js';
 
 const emu = useEmulator();
 beforeAll(() => ensureBuilt());
@@ -53,11 +53,7 @@ function processesOnBus(address: string): number[] {
 }
 
 describeWithSecretService('a Secret Service that accepts and never answers', () => {
-  let service: Awaited<ReturnType<typeof startSilentSecretService>>;
-  beforeAll(async () => {
-    service = await startSilentSecretService();
-  });
-  afterAll(() => service?.stop());
+  const service = useSilentSecretService();
 
   const keychainProfile = () => {
     const v = vidpub(emu, () => service.env);
