@@ -11,8 +11,8 @@
  * At least 8: a key is shown as its prefix and last 4 (util/key-mask.ts), so
  * half its secret or more stays hidden; text with fewer after the prefix
  * (`a post_live_demo word`) is not a key. `vidpub login` checks what it is
- * given more loosely (cli/commands/login.ts): the service, not vidpub, says
- * whether a key is one.
+ * given more loosely (LIVE_KEY_LOOSELY, the same prefix): the service, not
+ * vidpub, says whether a key is one.
  */
 
 /** What every key's prefix ends in (`vp_live_`). */
@@ -42,6 +42,8 @@ const ANYWHERE = new RegExp(`\\b${FOUND_PREFIX}${FOUND_SECRET}`);
 const EVERY = new RegExp(`\\b(${FOUND_PREFIX})(${FOUND_SECRET})`, 'g');
 /** A key, whole (no flags: a test of it keeps no state). */
 export const WHOLE_KEY = new RegExp(`^${PREFIX}${SECRET}$`);
+/** What `vidpub login` takes for a live key, more loosely: the prefix, then any printable ASCII (the service says whether it is one). */
+export const LIVE_KEY_LOOSELY = new RegExp(`^${PREFIX}[\\x21-\\x7e]+$`);
 
 /** True when a key stands anywhere in `text` (its `_` and `-` written as they are, or as look-alikes). */
 export function holdsKey(text: string): boolean {
