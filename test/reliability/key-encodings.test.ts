@@ -60,7 +60,6 @@ const FORMS: Record<string, (key: string) => string> = {
   'every character split by U+200B': (k) => [...k].join('\u200b'),
   'split by a percent-encoded U+200B': (k) => split(k, '%E2%80%8B'),
   'its "_" written as U+FF3F FULLWIDTH LOW LINE': (k) => k.replace(/_/g, '\uff3f'),
-  'its secret part alone (no vp_live_<name>_<access>_)': (k) => k.slice(k.lastIndexOf('_') + 1),
 };
 
 const POST = ['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--no-input', '--no-wait'];
