@@ -6,7 +6,7 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { keyStorage } from '../config/key-storage.js';
 import type { Profile } from '../config/profile-types.js';
-import { setLongTimeout } from '../core/clock.js';
+import { setLongTimeout, type Clock } from '../core/clock.js';
 import { AuthError, DeadlineReached, InterruptedError, TimeoutError, UsageError, sanitize } from '../errors.js';
 import { formatDuration } from '../time/duration.js';
 import type { ClientSettings, KeySource } from './client.js';
@@ -27,6 +27,8 @@ export interface CredentialSources {
   profilesWithKeys?(): Promise<string[]>;
   /** Ends the wait for a key from a pipe (--api-key-file <(...)): Ctrl-C, SIGTERM. */
   signal?: AbortSignal;
+  /** The clock the OS store's wait runs on (the command's; real timers when none). */
+  clock?: Pick<Clock, 'sleep'>;
 }
 
 export type CredentialSettings = Pick<ClientSettings, 'profile' | 'baseUrl' | 'apiKeyFile' | 'apiKey' | 'caFile' | 'timeoutMs'>;
@@ -117,7 +119,7 @@ export async function resolveCredentials(
     // The OS store's binding is loaded only here: a key from a flag, a file or the environment never pays for it.
     const { readStoredKey } = await import('../config/key-store.js');
     // Ended by the command's --timeout and by Ctrl-C or a signal, the keychain's helper killed with it.
-    apiKey = (await readStoredKey(src.env, settings.profile, profile, { signal: src.signal, timeoutMs: settings.timeoutMs }))?.trim();
+    apiKey = (await readStoredKey(src.env, settings.profile, profile, { signal: src.signal, timeoutMs: settings.timeoutMs, clock: src.clock }))?.trim();
     keySource = 'profile';
   }
   if (apiKey !== undefined) checkKeyCharacters(apiKey, keySource!);

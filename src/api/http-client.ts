@@ -45,7 +45,7 @@ export interface ClientDeps extends SenderDeps {
 
 /** Creates the client. Reads the profile only when flags and env leave the base URL or key open. */
 export async function createApiClient(settings: ClientSettings, deps: ClientDeps, tuning: ClientTuning = {}): Promise<ApiClient> {
-  const creds = await resolveCredentials({ signal: deps.signal, ...deps.credentials }, settings);
+  const creds = await resolveCredentials({ signal: deps.signal, clock: deps.clock, ...deps.credentials }, settings);
   if (creds.apiKey === undefined) throw noKeyError(settings.profile, await deps.credentials.profilesWithKeys?.().catch(() => []));
   for (const stream of deps.shows ?? []) guardOutput(stream, secretForms(creds.apiKey));
   const keyOrigin: KeyOrigin = { source: creds.keySource, profile: settings.profile, file: settings.apiKeyFile, baseUrl: settings.baseUrl };

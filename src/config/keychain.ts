@@ -6,7 +6,9 @@
  *
  * Each call runs in a child Node process that loads the binding, does its
  * operations and answers on stdout, killed when it has not answered within
- * KEYCHAIN_TIMEOUT_MS (3 s, as gh waits). The binding's calls are synchronous
+ * KEYCHAIN_TIMEOUT_MS (3 s, as gh waits) of being ready to ask the store (a
+ * line on its stdout: on a busy machine a Node process's start alone can take
+ * seconds, and the store cannot be blamed for it). The binding's calls are synchronous
  * and, on Linux, talk D-Bus: a session bus that accepts a connection and never
  * answers blocks the calling thread (the event loop too: the binding's
  * asynchronous entry connects before it hands the work to a thread). Only a
@@ -23,6 +25,7 @@ import { platform } from 'node:os';
 import nodeProcess, { execPath } from 'node:process';
 import { join } from 'node:path';
 import { InterruptedError, TimeoutError, isDeadline, sanitize, type DeadlineReached } from '../errors.js';
+import { realClock, type Clock } from '../core/clock.js';
 import { formatDuration } from '../time/duration.js';
 import { childEnv } from '../util/child-env.js';
 import { truthy } from '../util/env.js';
@@ -31,8 +34,11 @@ import { keychainName } from './key-storage.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** How long the OS store has to answer one call. */
+/** How long the OS store has to answer one call, from when the helper is ready to ask it. */
 export const KEYCHAIN_TIMEOUT_MS = 3000;
+
+/** How long the helper has to start (Node and the binding loaded, the operations read) before it asks. */
+export const KEYCHAIN_START_MS = 20_000;
 
 /** The service name the keys are filed under. */
 export const KEYCHAIN_SERVICE = 'vidpub';
@@ -46,7 +52,9 @@ export type KeychainOp = { op: 'get'; account: string } | { op: 'set'; account: 
 /** What one operation of a batch answered: its value (get: the secret or null; delete: whether there was one), or why it failed. */
 export type KeychainAnswer = { ok: true; value: unknown } | { ok: false; error: string };
 
-// CommonJS, run with `node -e`: argv[1] is the binding's path, the operations come on stdin, each answered in order.
+// CommonJS, run with `node -e`: argv[1] is the binding's path, the operations come on stdin, each answered in
+// order. A line on stdout first says it is about to ask the store (written at once: the binding's calls then hold
+// the thread); the answer, JSON, follows it.
 const CHILD = `
 const { Entry } = require(process.argv[1]);
 let input = '';
@@ -56,6 +64,7 @@ process.stdin.on('end', () => {
   let out;
   try {
     const r = JSON.parse(input);
+    require('node:fs').writeSync(1, '\\n');
     out = r.ops.map((o) => {
       try {
         const e = new Entry(r.service, o.account, { linux: { store: 'secret-service' } });
@@ -108,6 +117,8 @@ function reason(text: string): string {
 export interface KeychainWait {
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** The clock the call's timers run on (the command's; real timers when none). */
+  clock?: Pick<Clock, 'sleep'>;
 }
 
 /** The command's --timeout reached while the store had not answered (exit 7). */
@@ -159,21 +170,36 @@ function call(env: Env, ops: readonly KeychainOp[], wait: KeychainWait = {}): Pr
       if (settled) return;
       settled = true;
       child.kill('SIGKILL');
+      done();
       reject(why);
     };
-    const deadline = wait.timeoutMs !== undefined && wait.timeoutMs < KEYCHAIN_TIMEOUT_MS;
-    const timer = setTimeout(
-      () => stop(deadline ? late(wait.timeoutMs) : new KeychainUnavailable(`${keychainName()} did not answer within ${KEYCHAIN_TIMEOUT_MS / 1000} s`)),
-      deadline ? wait.timeoutMs : KEYCHAIN_TIMEOUT_MS,
+    // The call's timers, on the command's clock, all ended with the call: the command's --timeout from the call's
+    // start; the helper's start; then the store's own KEYCHAIN_TIMEOUT_MS, from the helper's line saying it asks.
+    const timers: AbortController[] = [];
+    const after = (ms: number, then: () => void): AbortController => {
+      const timer = new AbortController();
+      timers.push(timer);
+      (wait.clock ?? realClock).sleep(ms, timer.signal).then(then, () => {});
+      return timer;
+    };
+    if (wait.timeoutMs !== undefined) after(wait.timeoutMs, () => stop(late(wait.timeoutMs)));
+    let starting: AbortController | undefined = after(KEYCHAIN_START_MS, () =>
+      stop(new KeychainUnavailable(`the keychain helper did not start within ${KEYCHAIN_START_MS / 1000} s (is the machine very busy?)`)),
     );
     const onAbort = () => stop(aborted(wait.signal!));
     wait.signal?.addEventListener('abort', onAbort, { once: true });
     const done = () => {
-      clearTimeout(timer);
+      for (const timer of timers) timer.abort();
       running.delete(child);
       wait.signal?.removeEventListener('abort', onAbort);
     };
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (!starting || settled) return;
+      starting.abort();
+      starting = undefined;
+      after(KEYCHAIN_TIMEOUT_MS, () => stop(new KeychainUnavailable(`${keychainName()} did not answer within ${KEYCHAIN_TIMEOUT_MS / 1000} s`)));
+    });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     child.on('error', (e) => {
       done();

@@ -2,13 +2,15 @@
  * Secrets out of everything vidpub prints. A service (or something in front of
  * it: a proxy, a gateway's error page) may echo the key it was sent, in many
  * forms, and each is taken out:
- * - whole, or without its prefix (secretForms in api/send/http-errors.ts gives both);
+ * - whole, without its prefix, or its secret part alone (secretForms in api/send/http-errors.ts
+ *   gives the three);
  * - escaped character by character: JSON \u escapes (any number of
  *   backslashes: JSON inside JSON), percent-encoding (once or more: %255F),
  *   HTML numeric references (&#95; &#x5F;), or any mix of these;
  * - split by white space, a line break (raw or as JSON's \n) or an invisible
  *   character (U+200B, U+00AD, U+FEFF, U+2060...);
- * - its separators written otherwise (vp-live-..., vp.live...);
+ * - its separators written otherwise (vp-live-..., vp.live...), or as characters that look like
+ *   them (U+FF3F FULLWIDTH LOW LINE, the dashes: core/key-format.ts), raw, escaped or as bytes;
  * - encoded as bytes: hex (lower or upper case, the bytes run together or
  *   separated), base64 and base64url (padded or not), the key at each of the
  *   3 alignments inside a longer base64 text (`Basic dXNlcjp2cF9s...`, base64
@@ -28,6 +30,8 @@
  * through it. A secret split across two writes is not seen; vidpub writes
  * whole lines.
  */
+
+import { DASH_LOOKALIKES, UNDERSCORE_LOOKALIKES } from '../core/key-format.js';
 
 /** What a secret is replaced with, unless it says how it is shown. */
 export const REDACTED = '[redacted key]';
@@ -55,8 +59,14 @@ const UTF8_INVISIBLE = ['\xc2\xa0', '\xc2\xad', '\xe2\x80\x8b', '\xe2\x80\x8c', 
 /** Named references of invisible characters. */
 const NAMED_INVISIBLE = ['&nbsp;', '&shy;', '&zerowidthspace;', '&nobreak;', '&zwj;', '&zwnj;', '&#8203;'];
 
-/** Anything the decoded view would change: an escape's first character, white space, an invisible character or its UTF-8 lead byte. */
-const SPECIAL = /[\\%&\s\u00ad\u180e\u200b-\u200f\u2060\ufeff\u00c2\u00e2\u00ef]/;
+/** The look-alikes of `_` and `-` (core/key-format.ts), each read as the character it looks like. */
+const LOOKALIKE = new Map<string, string>([...[...UNDERSCORE_LOOKALIKES].map((c) => [c, '_'] as const), ...[...DASH_LOOKALIKES].map((c) => [c, '-'] as const)]);
+
+/** The same by their UTF-8 bytes, as latin1 text. */
+const UTF8_LOOKALIKE = new Map([...LOOKALIKE].map(([c, to]) => [String.fromCharCode(...utf8(c)), to] as const));
+
+/** Anything the decoded view would change: an escape's first character, white space, an invisible character, a look-alike, or a UTF-8 lead byte of one. */
+const SPECIAL = new RegExp(`[\\\\%&\\s\\u00ad\\u180e\\u200b-\\u200f\\u2060\\ufeff\\u00c2\\u00cb\\u00e2\\u00ef${UNDERSCORE_LOOKALIKES}${DASH_LOOKALIKES}]`);
 
 const isHex = (c: number): boolean => (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
 
@@ -172,17 +182,23 @@ function decodedView(t: string): View | null {
     i = next;
     if (i >= t.length) break;
     const code = t.charCodeAt(i);
-    if (code === 0xc2 || code === 0xe2 || code === 0xef) {
+    if (code === 0xc2 || code === 0xcb || code === 0xe2 || code === 0xef) {
       const seq = UTF8_INVISIBLE.find((s) => t.startsWith(s, i));
       if (seq) {
         i += seq.length;
+        continue;
+      }
+      const like = [...UTF8_LOOKALIKE.keys()].find((s) => t.startsWith(s, i));
+      if (like) {
+        map.decoded(UTF8_LOOKALIKE.get(like)!, i, i + like.length);
+        i += like.length;
         continue;
       }
     }
     if (code === 0x5c || code === 0x25 || code === 0x26) {
       const esc = escapeAt(t, i);
       if (esc) {
-        // Percent-encoded UTF-8 of an invisible character (%E2%80%8B): dropped whole.
+        // Percent-encoded UTF-8 of an invisible character (%E2%80%8B): dropped whole; of a look-alike (%EF%BC%BF): read as it.
         if (code === 0x25 && esc.code >= 0xc2) {
           let bytes = String.fromCharCode(esc.code);
           let end = esc.end;
@@ -191,19 +207,33 @@ function decodedView(t: string): View | null {
             if (!next) break;
             bytes += String.fromCharCode(next.code);
             end = next.end;
-            if (UTF8_INVISIBLE.includes(bytes)) break;
+            if (UTF8_INVISIBLE.includes(bytes) || UTF8_LOOKALIKE.has(bytes)) break;
           }
           if (UTF8_INVISIBLE.includes(bytes)) {
             i = end;
             continue;
           }
+          const like = UTF8_LOOKALIKE.get(bytes);
+          if (like) {
+            map.decoded(like, i, end);
+            i = end;
+            continue;
+          }
         }
-        if (esc.code >= 0 && !ignorable(esc.code)) map.decoded(String.fromCharCode(esc.code), i, esc.end);
+        if (esc.code >= 0 && !ignorable(esc.code)) {
+          const c = String.fromCharCode(esc.code);
+          map.decoded(LOOKALIKE.get(c) ?? c, i, esc.end);
+        }
         i = esc.end;
         continue;
       }
     }
-    if (!ignorable(code)) map.copy(t, i, i + 1);
+    if (!ignorable(code)) {
+      // A look-alike of "_" or "-" reads as it (one character for one); anything else is itself.
+      const like = LOOKALIKE.get(t[i]!);
+      if (like) map.decoded(like, i, i + 1);
+      else map.copy(t, i, i + 1);
+    }
     i++;
   }
   return map.view();

@@ -12,6 +12,7 @@ import { realClock, type Clock } from '../../src/cli/run/context.js';
 import { parseSince } from '../../src/cli/commands/history.js';
 import { manualClock, scaledClock, timeUpWhen } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
+import { waitFor } from '../support/poll.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 100 });
 let stateDir: string;
@@ -34,11 +35,8 @@ async function post(args: string[], opts: RunOptions = {}): Promise<Post> {
 
 /** Waits (reading the service directly, not through vidpub) until the post has finished publishing. */
 async function settled(id: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if ((await emu.api.call<Post>('GET', `/posts/${id}`)).body.status === 'completed') return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`post ${id} did not finish`);
+  // Polled until it is (the emulator publishes on real timers: a loaded machine takes longer); the wait is only a watchdog.
+  await waitFor(async () => (await emu.api.call<Post>('GET', `/posts/${id}`)).body.status, (status) => status === 'completed', 30_000);
 }
 
 /** The real clock moved to start at `start` (the time the journal records). */

@@ -9,7 +9,7 @@ import { BIN, runAsync, type Ran } from '../support/build.js';
 import { tempConfigDir } from '../support/cli.js';
 import type { TestEmulator } from '../support/emulator.js';
 import { missing } from '../support/tools.js';
-import { TOOLS } from './secret-service.js';
+import { TOOLS } from '../support/secret-service.js';
 
 export interface Vidpub {
   dir: string;

@@ -11,11 +11,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { beforeAll, expect, test } from 'vitest';
 import { BIN, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { describeWithSecretService, vidpub } from './cli.js';
-import { startSecretService, type SecretService } from './secret-service.js';
+import { useSecretService, type SecretService } from '../support/secret-service.js';
 
 const emu = useEmulator();
 
@@ -45,12 +45,8 @@ const LEGACY = 'default@.vidpub/config.json';
 const OUR_KEY = 'vp_live_…s3Td';
 
 describeWithSecretService('keychain entries named after the canonical config location', () => {
-  let ss: SecretService;
-  beforeAll(async () => {
-    ensureBuilt();
-    ss = await startSecretService({ unlock: true });
-  });
-  afterAll(() => ss?.stop());
+  beforeAll(() => ensureBuilt());
+  const ss = useSecretService({ unlock: true });
 
   test('two projects with VIDPUB_CONFIG_DIR=.vidpub keep two keys and post to two workspaces; logout in one leaves the other', async () => {
     const a = project(() => ss);
@@ -134,12 +130,8 @@ describeWithSecretService('keychain entries named after the canonical config loc
 });
 
 describeWithSecretService('a keyring of its own: a refused login, copies left behind, hints while it is locked', () => {
-  let ss: SecretService;
-  beforeAll(async () => {
-    ensureBuilt();
-    ss = await startSecretService({ unlock: true });
-  });
-  afterAll(() => ss?.stop());
+  beforeAll(() => ensureBuilt());
+  const ss = useSecretService({ unlock: true });
 
   test('a login refused because another process holds the lock on config.json stores nothing anywhere', async () => {
     const v = vidpub(emu, () => ss.env);

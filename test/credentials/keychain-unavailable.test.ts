@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { describeWithSecretService, vidpub, type Vidpub } from './cli.js';
-import { silentBus, startSecretService, type SecretService } from './secret-service.js';
+import { silentBus, useSecretService } from '../support/secret-service.js';
 
 const emu = useEmulator();
 beforeAll(() => ensureBuilt());
@@ -76,12 +76,8 @@ describe('no D-Bus session', () => {
 });
 
 describeWithSecretService('a keyring that refuses', () => {
-  let locked: SecretService;
-  let none: SecretService;
-  beforeAll(async () => {
-    [locked, none] = await Promise.all([startSecretService({ unlock: true }), startSecretService({ unlock: false })]);
-  });
-  afterAll(() => Promise.all([locked?.stop(), none?.stop()]));
+  const locked = useSecretService({ unlock: true });
+  const none = useSecretService({ unlock: false });
 
   test('no unlocked keyring (gnome-keyring started without --unlock): the file, naming the refusal', async () => {
     const v = vidpub(emu, () => none.env);

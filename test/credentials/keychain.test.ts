@@ -7,22 +7,18 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { beforeAll, expect, test } from 'vitest';
 import { ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { describeWithSecretService, vidpub } from './cli.js';
-import { startSecretService, type SecretService } from './secret-service.js';
+import { useSecretService } from '../support/secret-service.js';
 
 const emu = useEmulator();
 const STORED_IN_KEYRING = /^Stored in\tthe Secret Service keyring$/m;
 
 describeWithSecretService('keys in the Secret Service (an unlocked gnome-keyring)', () => {
-  let ss: SecretService;
-  beforeAll(async () => {
-    ensureBuilt();
-    ss = await startSecretService({ unlock: true });
-  });
-  afterAll(() => ss?.stop());
+  beforeAll(() => ensureBuilt());
+  const ss = useSecretService({ unlock: true });
   const cli = () => vidpub(emu, () => ss.env);
 
   test('login stores the key in the keyring, says so, and config.json holds none; me and profiles say where it is', async () => {

@@ -4,23 +4,16 @@
  * it, never JSON lines that wrap under the view and are cut. Every item's line is there, whole,
  * once; the JSON lines stay for a pipe.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
-import { waitFor } from '../support/poll.js';
-import { missing } from '../support/tools.js';
+import { noTmux, useTmux, vidpubLine } from '../support/tmux.js';
 
-const noTmux = missing('tmux', ['-V']);
-const SOCKET = `vidpub-batch-${process.pid}`;
 const emu = useEmulator({ processingMs: 200, publishMs: 300, resetEachTest: false });
-
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-const screen = (s: string) => tmux('capture-pane', '-p', '-J', '-t', s, '-S', '-500');
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const tmux = useTmux('batch');
 const ITEMS = 4;
 let dir: string;
 
@@ -36,18 +29,13 @@ describe.skipIf(noTmux)('vidpub batch at a terminal (tmux)', () => {
     writeFileSync(join(dir, 'week.yaml'), lines.join('\n') + '\n');
   }, 120_000);
 
-  afterAll(() => {
-    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
-  });
-
   for (const columns of [60, 120]) {
     it(`at ${columns} columns: a readable line per item, each whole and once; no JSON lines (exit 0)`, async () => {
       await emu.reset();
       const session = `batch${columns}`;
       const env = { ...emu.env(), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-bpty-')), VIDPUB_NO_JOURNAL: '1', TZ: 'UTC', NO_COLOR: '1', TERM: 'xterm-256color', EDITOR: '', VISUAL: '' };
-      const command = ['env', ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)), quote(process.execPath), quote(BIN), 'batch week.yaml --yes', '; echo "EXIT:$?"; sleep 120'].join(' ');
-      tmux('new-session', '-d', '-x', String(columns), '-y', '40', '-s', session, '-c', dir, command);
-      const done = await waitFor(() => screen(session), (t) => /EXIT:\d+/.test(t), 60_000);
+      tmux.start(session, vidpubLine('batch week.yaml --yes', env), { columns, cwd: dir });
+      const done = await tmux.waitForScreen(session, /EXIT:\d+/, 60_000);
       expect(done).toMatch(/EXIT:0/);
       expect(done).not.toMatch(/\{"item"|"review_url"/);
       const heads = done.split('\n').filter((l) => /^item \d+ \(line \d+\): /.test(l));

@@ -5,25 +5,22 @@
  * script that records the environment it was given. The key (VIDPUB_API_KEY, and a copy in a
  * variable of another name) and the proxies' passwords are not in it; the rest is.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/contract/wire-types.js';
 import { childEnv, withoutCredentials } from '../../src/util/child-env.js';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
+import { noTmux, useTmux, vidpubLine } from '../support/tmux.js';
 import { missing } from '../support/tools.js';
 
-const noTmux = missing('tmux', ['-V']);
 const noOpener = missing('xdg-open', null);
-const SOCKET = `vidpub-child-env-${process.pid}`;
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 const dir = mkdtempSync(join(tmpdir(), 'vidpub-child-env-'));
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const tmux = useTmux('child-env');
 
 /** A stand-in that records its environment (env -0) and arguments, then runs `then` (sh). */
 function recorder(name: string, then = ''): { path: string; env: () => Record<string, string>; args: () => string } {
@@ -77,10 +74,8 @@ function expectNoSecrets(seen: Record<string, string>): void {
 
 /** Runs `vidpub ARGS` in a fresh tmux session with exactly `env`; resolves to the screen once it exits. */
 async function inTerminal(session: string, env: Record<string, string>, args: string): Promise<string> {
-  const command = ['env', '-i', ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)), quote(process.execPath), quote(BIN), args, '; echo "EXIT:$?"; sleep 120'].join(' ');
-  tmux('new-session', '-d', '-x', '120', '-y', '40', '-s', session, '-c', ROOT, command);
-  const screen = () => tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-200');
-  return waitFor(screen, (text) => /EXIT:\d+/.test(text), 30_000);
+  tmux.start(session, vidpubLine(args, env, { clean: true }));
+  return tmux.waitForScreen(session, /EXIT:\d+/, 30_000);
 }
 
 describe('childEnv', () => {
@@ -101,9 +96,6 @@ describe('childEnv', () => {
 
 describe.skipIf(noTmux || noOpener)('the programs vidpub starts, in a pseudo-terminal', () => {
   beforeAll(() => ensureBuilt(), 120_000);
-  afterAll(() => {
-    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
-  });
 
   it('vidpub open: the browser (through xdg-open) gets no key and no proxy password', async () => {
     const made = await runAsync(process.execPath, [BIN, 'post', join(ROOT, 'test/fixtures/clip.mp4'), '--to', 'youtube', '--caption', 'x', '--draft', '--no-input', '--json'], {

@@ -3,25 +3,23 @@
  * which part of the word a reply replaces. A typed "@" (a word break that readline keeps with
  * the word) stays.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
-import { waitFor } from '../support/poll.js';
+import { noTmux, shellQuote as quote, useTmux } from '../support/tmux.js';
 import { missing } from '../support/tools.js';
 
-const noTools = missing('tmux', ['-V']) || missing('bash', ['--version']);
-const SOCKET = `vidpub-completion-${process.pid}`;
+const noTools = noTmux || missing('bash', ['--version']);
 const SESSION = 'completion';
 
 const emu = useEmulator({ resetEachTest: false });
-
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-const screen = () => tmux('capture-pane', '-p', '-J', '-t', SESSION);
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const tmux = useTmux('completion');
+/** What is on the screen now (the history above it left out: `clear` may have put the lines before it there). */
+const visible = { visibleOnly: true };
 
 describe.skipIf(noTools)('bash completion at a terminal (tmux)', () => {
   let script = '';
@@ -37,21 +35,17 @@ describe.skipIf(noTools)('bash completion at a terminal (tmux)', () => {
     writeFileSync(script, execFileSync(process.execPath, [BIN, 'completion', 'bash'], { encoding: 'utf8' }));
     const env = { ...emu.env(), PATH: `${dir}:${process.env.PATH}`, HOME: dir, VIDPUB_CONFIG_DIR: join(dir, 'config'), TERM: 'xterm', PS1: '$ ' };
     const command = ['env', '-i', ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)), 'bash', '--norc', '--noprofile'].join(' ');
-    tmux('new-session', '-d', '-x', '120', '-y', '10', '-s', SESSION, command);
-    tmux('send-keys', '-t', SESSION, `source ${quote(script)}; clear`, 'Enter');
+    tmux.start(SESSION, command, { columns: 120, rows: 10 });
+    tmux.keys(SESSION, `source ${quote(script)}; clear`, 'Enter');
     // The first line is typed only once the screen is cleared: typed before, it was drawn at the column the clear left.
-    await waitFor(screen, (text) => text.trim() === '$', 15_000);
+    await tmux.waitForScreen(SESSION, /^\s*\$\s*$/, 15_000, visible);
   }, 120_000);
 
-  afterAll(() => {
-    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
-  });
-
   const completeLine = async (typed: string, expected: RegExp) => {
-    tmux('send-keys', '-t', SESSION, 'C-u');
-    tmux('send-keys', '-t', SESSION, '-l', typed);
-    tmux('send-keys', '-t', SESSION, 'Tab');
-    return waitFor(screen, (text) => expected.test(text), 15_000).catch(() => screen());
+    tmux.keys(SESSION, 'C-u');
+    tmux.typed(SESSION, typed);
+    tmux.keys(SESSION, 'Tab');
+    return tmux.waitForScreen(SESSION, expected, 15_000, visible).catch(() => tmux.screen(SESSION, visible));
   };
 
   it('--to @vidpubd<TAB> becomes --to @vidpubdemo: the typed "@" stays', async () => {

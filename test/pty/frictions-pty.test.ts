@@ -4,40 +4,22 @@
  * `post` in a 60-column terminal (each line cut to the width, never wrapped,
  * so repainting leaves no copies behind).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/contract/wire-types.js';
-import { ROOT, ensureBuilt } from '../support/build.js';
+import { ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
-import { missing } from '../support/tools.js';
-import { waitFor } from '../support/poll.js';
-
-const noTmux = missing('tmux', ['-V']);
-const SOCKET = `vidpub-frictions-${process.pid}`;
+import { noTmux, useTmux, vidpubLine } from '../support/tmux.js';
 
 // Publishing takes long enough for the live view to repaint many times.
 const emu = useEmulator({ processingMs: 20, publishMs: 2500 });
-
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-const screen = (session: string) => tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-500');
-
-const waitForScreen = (session: string, re: RegExp, timeoutMs = 20_000): Promise<string> => waitFor(() => screen(session), (text) => re.test(text), timeoutMs);
-
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const tmux = useTmux('frictions');
 
 function start(session: string, columns: number, args: string, extra: Record<string, string> = {}): void {
   const env = { ...emu.env(), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-pty-')), TZ: 'Europe/Berlin', NO_COLOR: '1', ...extra };
-  const command = [
-    'env',
-    ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)),
-    quote(process.execPath),
-    `bin/vidpub.js ${args}`,
-    '; echo "EXIT:$?"; sleep 120',
-  ].join(' ');
-  tmux('new-session', '-d', '-x', String(columns), '-y', '30', '-s', session, '-c', ROOT, command);
+  tmux.start(session, vidpubLine(args, env), { columns, rows: 30 });
 }
 
 describe.skipIf(noTmux)('at a terminal (tmux)', () => {
@@ -45,19 +27,15 @@ describe.skipIf(noTmux)('at a terminal (tmux)', () => {
     ensureBuilt();
   }, 120_000);
 
-  afterAll(() => {
-    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
-  });
-
   it('without --to, a picker of the active destinations; the flag for next time follows', async () => {
     start('picker', 120, 'post test/fixtures/clip.mp4 --caption hi --yes --no-wait');
-    const shown = await waitForScreen('picker', /Post to \(space selects, enter accepts\)/);
+    const shown = await tmux.waitForScreen('picker', /Post to \(space selects, enter accepts\)/);
     // active destinations only: the disconnected Instagram account is not offered
     expect(shown).toMatch(/@vidpub\.demo \(tiktok\)[\s\S]*@vidpubdemo \(youtube\)[\s\S]*@vidpub-demo \(linkedin\)/);
     expect(shown).not.toMatch(/instagram/);
     // the third one: LinkedIn
-    tmux('send-keys', '-t', 'picker', 'Down', 'Down', 'Space', 'Enter');
-    const done = await waitForScreen('picker', /EXIT:\d+/, 30_000);
+    tmux.keys('picker', 'Down', 'Down', 'Space', 'Enter');
+    const done = await tmux.waitForScreen('picker', /EXIT:\d+/, 30_000);
     expect(done).toContain('Next time, skip this question with: --to @vidpub-demo');
     expect(done).toMatch(/EXIT:0/);
     const id = /Post: +(post_\w+)/.exec(done)?.[1];
@@ -68,9 +46,9 @@ describe.skipIf(noTmux)('at a terminal (tmux)', () => {
   it('at 60 columns, the live view of post fits the width and leaves no copies in the scrollback', async () => {
     start('narrow', 60, 'post test/fixtures/clip.mp4 --to linkedin,youtube --caption hi --yes');
     // the live view is up (and will repaint for a while)
-    const live = await waitForScreen('narrow', /Waiting for post/, 30_000);
+    const live = await tmux.waitForScreen('narrow', /Waiting for post/, 30_000);
     for (const l of live.split('\n').filter((x) => /Waiting for post/.test(x))) expect(l.trimEnd().length, l).toBeLessThanOrEqual(60);
-    const done = await waitForScreen('narrow', /EXIT:\d+/, 40_000);
+    const done = await tmux.waitForScreen('narrow', /EXIT:\d+/, 40_000);
     expect(done).toMatch(/EXIT:0/);
     const lines = done.split('\n');
     // the header was repainted in place many times: at most once in the whole scrollback, and
@@ -89,14 +67,14 @@ describe.skipIf(noTmux)('at a terminal (tmux)', () => {
       await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, times: 1, content_type: 'application/json', body: JSON.stringify(body) });
       const session = `quota${columns}`;
       start(session, columns, 'post --media med_demo_sample --to linkedin --caption hi --yes --no-wait --wait-for-quota');
-      const first = await waitForScreen(session, /Allowance used up, waiting for the reset: (\d+)s left/);
+      const first = await tmux.waitForScreen(session, /Allowance used up, waiting for the reset: (\d+)s left/);
       const left = /reset: (\d+)s left/.exec(first)![1];
       // a later tick has rewritten the line
-      const later = await waitForScreen(session, new RegExp(`Allowance used up, waiting for the reset: (?!${left}s)\\d+s left`));
+      const later = await tmux.waitForScreen(session, new RegExp(`Allowance used up, waiting for the reset: (?!${left}s)\\d+s left`));
       const lines = later.split('\n').filter((l) => /Allowance used up|wait-for-quota/.test(l));
       expect(lines, later).toHaveLength(1);
       expect(lines[0]!.trimEnd().length).toBeLessThanOrEqual(columns - 1);
-      const done = await waitForScreen(session, /EXIT:\d+/, 30_000);
+      const done = await tmux.waitForScreen(session, /EXIT:\d+/, 30_000);
       expect(done).toMatch(/EXIT:0/);
       expect(done).not.toMatch(/Allowance used up/);
     }, 60_000);
@@ -104,11 +82,11 @@ describe.skipIf(noTmux)('at a terminal (tmux)', () => {
 
   it('TERM=dumb: the destination picker is a numbered list answered with numbers, no arrow keys', async () => {
     start('dumb', 100, 'post test/fixtures/clip.mp4 --caption hi --yes --no-wait', { TERM: 'dumb' });
-    const shown = await waitForScreen('dumb', /Choose \(numbers from 1 to 3, separated by commas\)/);
+    const shown = await tmux.waitForScreen('dumb', /Choose \(numbers from 1 to 3, separated by commas\)/);
     expect(shown).toMatch(/ {2}1\) @vidpub\.demo \(tiktok\)[\s\S]* {2}2\) @vidpubdemo \(youtube\)[\s\S]* {2}3\) @vidpub-demo \(linkedin\)/);
     expect(shown).not.toMatch(/space selects/);
-    tmux('send-keys', '-t', 'dumb', '3', 'Enter');
-    const done = await waitForScreen('dumb', /EXIT:\d+/, 30_000);
+    tmux.keys('dumb', '3', 'Enter');
+    const done = await tmux.waitForScreen('dumb', /EXIT:\d+/, 30_000);
     expect(done).toMatch(/EXIT:0/);
     const id = /Post: +(post_\w+)/.exec(done)?.[1];
     const post = (await emu.api.call<Post>('GET', `/posts/${id}`)).body;

@@ -4,32 +4,21 @@
  * empty line, and the numbered menu of an option with no default has no "(choose one …)" entry
  * nor talk of arrow keys. Everywhere: the yes/no is one key, after $EDITOR wrote the caption too.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/contract/wire-types.js';
-import { ROOT, ensureBuilt } from '../support/build.js';
+import { ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
-import { waitFor } from '../support/poll.js';
-import { missing } from '../support/tools.js';
+import { noTmux, useTmux, vidpubLine } from '../support/tmux.js';
 
-const noTmux = missing('tmux', ['-V']);
-const SOCKET = `vidpub-keys-${process.pid}`;
 const emu = useEmulator({ processingMs: 20, publishMs: 20, resetEachTest: false });
-
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-const screen = (s: string) => tmux('capture-pane', '-p', '-J', '-t', s, '-S', '-200');
-const waitForScreen = (s: string, re: RegExp, timeoutMs = 20_000): Promise<string> => waitFor(() => screen(s), (text) => re.test(text), timeoutMs);
-const keys = (s: string, ...k: string[]) => tmux('send-keys', '-t', s, ...k);
-const typed = (s: string, text: string) => tmux('send-keys', '-t', s, '-l', text);
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const tmux = useTmux('keys');
 
 function start(session: string, args: string, extra: Record<string, string>): void {
   const env = { ...emu.env(), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-keys-')), VIDPUB_NO_JOURNAL: '1', TZ: 'UTC', NO_COLOR: '1', ...extra };
-  const command = ['env', ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)), quote(process.execPath), `bin/vidpub.js ${args}`, '; echo "EXIT:$?"; sleep 120'].join(' ');
-  tmux('new-session', '-d', '-x', '100', '-y', '50', '-s', session, '-c', ROOT, command);
+  tmux.start(session, vidpubLine(args, env), { columns: 100, rows: 50 });
 }
 
 const postOf = async (text: string): Promise<Post> => {
@@ -40,46 +29,43 @@ const postOf = async (text: string): Promise<Post> => {
 
 describe.skipIf(noTmux)('prompts at a terminal (tmux)', () => {
   beforeAll(() => ensureBuilt(), 120_000);
-  afterAll(() => {
-    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
-  });
 
   it('TERM=dumb: Backspace, Ctrl-H, Ctrl-W and Ctrl-U edit; a refused entry starts afresh; no "no default" entry; y alone confirms', async () => {
     const s = 'dumb';
     start(s, 'post --media med_demo_sample --to @vidpub.demo --no-wait', { TERM: 'dumb', EDITOR: '', VISUAL: '' });
-    const menu = await waitForScreen(s, /\? Choose \(1-4\)/);
+    const menu = await tmux.waitForScreen(s, /\? Choose \(1-4\)/);
     expect(menu).toMatch(/^ {2}1\) Everyone \(PUBLIC_TO_EVERYONE\)$/m);
     expect(menu).not.toMatch(/choose one|there is no default/);
     // Enter alone picks nothing: said, asked again
-    keys(s, 'Enter');
-    await waitForScreen(s, /> Type a number from 1 to 4\.\n\? Choose \(1-4\)/);
+    tmux.keys(s, 'Enter');
+    await tmux.waitForScreen(s, /> Type a number from 1 to 4\.\n\? Choose \(1-4\)/);
     // a refused entry: the next line starts empty
-    typed(s, 'x9');
-    keys(s, 'Enter');
-    const again = await waitForScreen(s, /\? Choose \(1-4\) x9\n> Type a number from 1 to 4\.\n\? Choose \(1-4\) *$/m);
+    tmux.typed(s, 'x9');
+    tmux.keys(s, 'Enter');
+    const again = await tmux.waitForScreen(s, /\? Choose \(1-4\) x9\n> Type a number from 1 to 4\.\n\? Choose \(1-4\) *$/m);
     expect(again).not.toMatch(/arrow keys/);
     // 43, Backspace (DEL), Ctrl-H, 4: the answer is 4
-    typed(s, '43');
-    keys(s, 'BSpace');
-    keys(s, 'C-h');
-    typed(s, '4');
-    keys(s, 'Enter');
-    await waitForScreen(s, /Next time, skip this question with: --option @vidpub\.demo:privacy=SELF_ONLY/);
-    await waitForScreen(s, /\? Caption \(one line/);
+    tmux.typed(s, '43');
+    tmux.keys(s, 'BSpace');
+    tmux.keys(s, 'C-h');
+    tmux.typed(s, '4');
+    tmux.keys(s, 'Enter');
+    await tmux.waitForScreen(s, /Next time, skip this question with: --option @vidpub\.demo:privacy=SELF_ONLY/);
+    await tmux.waitForScreen(s, /\? Caption \(one line/);
     // the caption: words erased by Ctrl-W and Ctrl-U, "Helloo" and Backspace; an arrow key types nothing
-    typed(s, 'junk words');
-    keys(s, 'C-w');
-    keys(s, 'C-u');
-    typed(s, 'Helloo');
-    keys(s, 'BSpace');
-    keys(s, 'Left');
-    keys(s, 'Enter');
-    const summary = await waitForScreen(s, /\? Post it now\? \(Y\/n\)/);
+    tmux.typed(s, 'junk words');
+    tmux.keys(s, 'C-w');
+    tmux.keys(s, 'C-u');
+    tmux.typed(s, 'Helloo');
+    tmux.keys(s, 'BSpace');
+    tmux.keys(s, 'Left');
+    tmux.keys(s, 'Enter');
+    const summary = await tmux.waitForScreen(s, /\? Post it now\? \(Y\/n\)/);
     expect(summary).toMatch(/^Caption: Hello$/m);
     expect(summary).toMatch(/Next time, skip this question with: --caption Hello$/m);
     // one key, no Enter
-    keys(s, 'y');
-    const done = await waitForScreen(s, /EXIT:\d+/);
+    tmux.keys(s, 'y');
+    const done = await tmux.waitForScreen(s, /EXIT:\d+/);
     expect(done).toMatch(/\? Post it now\? \(Y\/n\) Yes/);
     expect(done).toMatch(/EXIT:0/);
     const post = await postOf(done);
@@ -94,9 +80,9 @@ describe.skipIf(noTmux)('prompts at a terminal (tmux)', () => {
     chmodSync(editor, 0o755);
     const s = 'editor';
     start(s, 'post --media med_demo_sample --to linkedin --no-wait', { EDITOR: editor, VISUAL: '', TERM: 'xterm-256color' });
-    await waitForScreen(s, /\? Post it now\? \(Y\/n\)/);
-    keys(s, 'y');
-    const done = await waitForScreen(s, /EXIT:\d+/);
+    await tmux.waitForScreen(s, /\? Post it now\? \(Y\/n\)/);
+    tmux.keys(s, 'y');
+    const done = await tmux.waitForScreen(s, /EXIT:\d+/);
     expect(done).toMatch(/EXIT:0/);
     expect((await postOf(done)).caption).toBe('from the editor');
   }, 90_000);
@@ -104,9 +90,9 @@ describe.skipIf(noTmux)('prompts at a terminal (tmux)', () => {
   it('n alone declines: nothing posted, exit 130', async () => {
     const s = 'decline';
     start(s, 'post --media med_demo_sample --to linkedin --caption hi --no-wait', { TERM: 'xterm-256color' });
-    await waitForScreen(s, /\? Post it now\? \(Y\/n\)/);
-    keys(s, 'n');
-    const done = await waitForScreen(s, /EXIT:\d+/);
+    await tmux.waitForScreen(s, /\? Post it now\? \(Y\/n\)/);
+    tmux.keys(s, 'n');
+    const done = await tmux.waitForScreen(s, /EXIT:\d+/);
     expect(done).toMatch(/\? Post it now\? \(Y\/n\) No/);
     expect(done).toMatch(/EXIT:130/);
   }, 90_000);

@@ -5,22 +5,16 @@
  * column; at 60, where the table cannot fit, each post is stacked as
  * "Header: value" lines, every column kept (the caption too).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
-import { missing } from '../support/tools.js';
-import { waitFor } from '../support/poll.js';
+import { noTmux, useTmux, vidpubLine } from '../support/tmux.js';
 
-const noTmux = missing('tmux', ['-V']);
-const SOCKET = `vidpub-narrow-${process.pid}`;
 const emu = useEmulator({ processingMs: 20, publishMs: 20, resetEachTest: false });
-
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const tmux = useTmux('narrow');
 
 let env: Record<string, string> = {};
 let postId = '';
@@ -29,10 +23,9 @@ const CAPTION = 'A caption about the launch of the new series';
 /** Runs vidpub in a tmux terminal `columns` wide; resolves with the screen, wrapped lines joined (-J), and the exit code. */
 async function atTerminal(columns: number, args: string): Promise<{ lines: string[]; code: number }> {
   const session = `s${columns}${Math.random().toString(36).slice(2, 8)}`;
-  const command = ['env', ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)), quote(process.execPath), `bin/vidpub.js ${args}`, '; echo "EXIT:$?"; sleep 120'].join(' ');
-  tmux('new-session', '-d', '-x', String(columns), '-y', '50', '-s', session, '-c', ROOT, command);
-  const screen = await waitFor(() => tmux('capture-pane', '-p', '-J', '-t', session, '-S', '-200'), (text) => /EXIT:\d+/.test(text), 30_000);
-  tmux('kill-session', '-t', session);
+  tmux.start(session, vidpubLine(args, env), { columns, rows: 50 });
+  const screen = await tmux.waitForScreen(session, /EXIT:\d+/, 30_000);
+  tmux.run('kill-session', '-t', session);
   const lines = screen.split('\n').map((l) => l.trimEnd());
   const exit = lines.findIndex((l) => /^EXIT:\d+$/.test(l));
   expect(exit, screen).toBeGreaterThanOrEqual(0);
@@ -51,9 +44,6 @@ describe.skipIf(noTmux)('history and status at 60 and 120 columns (tmux)', () =>
     expect(r.status, r.stderr).toBe(0);
     postId = (JSON.parse(r.stdout) as { id: string }).id;
   }, 120_000);
-  afterAll(() => {
-    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
-  });
 
   it('history at 120 columns: one table, every column, the widest cut at a word with "…", handles whole; exit 0', async () => {
     const { lines, code } = await atTerminal(120, 'history');

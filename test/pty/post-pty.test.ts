@@ -4,38 +4,23 @@
  * select, answered with the arrow keys), shows the summary and asks for a
  * confirmation, then posts with the privacy chosen.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/contract/wire-types.js';
-import { ROOT, ensureBuilt } from '../support/build.js';
+import { ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
-import { waitFor } from '../support/poll.js';
-import { missing } from '../support/tools.js';
+import { noTmux, useTmux, vidpubLine } from '../support/tmux.js';
 
-const noTmux = missing('tmux', ['-V']);
-const SOCKET = `vidpub-test-${process.pid}`;
 const SESSION = 'post';
-
 const emu = useEmulator({ processingMs: 20, publishMs: 20, resetEachTest: false });
-
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-const screen = () => tmux('capture-pane', '-p', '-J', '-t', SESSION, '-S', '-200');
-
-const waitForScreen = (re: RegExp, timeoutMs = 15_000): Promise<string> => waitFor(screen, (text) => re.test(text), timeoutMs);
-
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const tmux = useTmux('post');
 
 describe.skipIf(noTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
   beforeAll(() => {
     ensureBuilt();
   }, 120_000);
-
-  afterAll(() => {
-    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
-  });
 
   it('shows the creator, asks the privacy, confirms, and posts with the privacy chosen', async () => {
     const env = {
@@ -45,16 +30,9 @@ describe.skipIf(noTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
       TZ: 'Europe/Paris',
       NO_COLOR: '1',
     };
-    const command = [
-      'env',
-      ...Object.entries(env).map(([k, v]) => quote(`${k}=${v}`)),
-      quote(process.execPath),
-      'bin/vidpub.js post test/fixtures/clip.mp4 --to @vidpub.demo --caption hi',
-      '; echo "EXIT:$?"; sleep 120',
-    ].join(' ');
-    tmux('new-session', '-d', '-x', '120', '-y', '40', '-s', SESSION, '-c', ROOT, command);
+    tmux.start(SESSION, vidpubLine('post test/fixtures/clip.mp4 --to @vidpub.demo --caption hi', env), { columns: 120, rows: 40 });
 
-    const asked = await waitForScreen(/privacy for @vidpub\.demo \(tiktok\): Who can view this video/);
+    const asked = await tmux.waitForScreen(SESSION, /privacy for @vidpub\.demo \(tiktok\): Who can view this video/);
     // the creator details come before the question
     expect(asked).toMatch(/Posting to tiktok as vidpub Demo \(@vidpub\.demo\)[\s\S]*Who can view this video/);
     // readable labels beside the values
@@ -62,26 +40,26 @@ describe.skipIf(noTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
 
     // the cursor starts on no value: Enter there posts nothing publicly, it asks again
     expect(asked).toMatch(/[❯>] \(choose one: there is no default\)/);
-    tmux('send-keys', '-t', SESSION, 'Enter');
-    const again = await waitForScreen(/Nothing chosen: move to a value with the arrow keys, then press Enter\.[\s\S]*[❯>] \(choose one/);
+    tmux.keys(SESSION, 'Enter');
+    const again = await tmux.waitForScreen(SESSION, /Nothing chosen: move to a value with the arrow keys, then press Enter\.[\s\S]*[❯>] \(choose one/);
     expect(again).not.toMatch(/Post it now\?/);
     // the entry that is no answer is not shown ticked as if it were one: the question's line is taken off
     expect(again).not.toMatch(/✔[^\n]*\(choose one/);
     // (no choice), PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, FOLLOWER_OF_CREATOR, SELF_ONLY: four down is SELF_ONLY
-    tmux('send-keys', '-t', SESSION, 'Down', 'Down', 'Down', 'Down');
-    await waitForScreen(/[❯>] Only me \(SELF_ONLY\)/);
-    tmux('send-keys', '-t', SESSION, 'Enter');
+    tmux.keys(SESSION, 'Down', 'Down', 'Down', 'Down');
+    await tmux.waitForScreen(SESSION, /[❯>] Only me \(SELF_ONLY\)/);
+    tmux.keys(SESSION, 'Enter');
 
-    const summary = await waitForScreen(/Post it now\?/);
+    const summary = await tmux.waitForScreen(SESSION, /Post it now\?/);
     expect(summary).toMatch(/✔ privacy for @vidpub\.demo \(tiktok\): Who can view this video Only me \(SELF_ONLY\)/);
     expect(summary).not.toMatch(/✔[^\n]*\(choose one/);
     // after the answer, the flag that skips the question next time
     expect(summary).toContain('Next time, skip this question with: --option @vidpub.demo:privacy=SELF_ONLY');
     expect(summary).toMatch(/About to post[\s\S]*privacy: SELF_ONLY[\s\S]*Post it now\?/);
     expect(summary).toMatch(/When: +now, today [\d:]+ CES?T \(\S+Z\)/);
-    tmux('send-keys', '-t', SESSION, 'y', 'Enter');
+    tmux.keys(SESSION, 'y', 'Enter');
 
-    const done = await waitForScreen(/EXIT:\d+/, 30_000);
+    const done = await tmux.waitForScreen(SESSION, /EXIT:\d+/, 30_000);
     expect(done).toMatch(/EXIT:0/);
     const id = /Post: +(post_\w+)/.exec(done)?.[1];
     expect(id, done).toBeDefined();

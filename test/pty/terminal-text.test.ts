@@ -6,27 +6,23 @@
  * name escaped). A right-to-left override (U+202E) in a caption and in the name is shown
  * neutralised in `history` and `status` at the terminal, and exact in --json and a pipe.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/contract/wire-types.js';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
-import { missing } from '../support/tools.js';
+import { noTmux, shellQuote as quote, useTmux } from '../support/tmux.js';
 import { escapeRegExp } from '../support/regexp.js';
 
-const noTmux = missing('tmux', ['-V']);
-const SOCKET = `vidpub-terminal-text-${process.pid}`;
 const emu = useEmulator({ processingMs: 20, publishMs: 20, resetEachTest: false });
 const dir = mkdtempSync(join(tmpdir(), 'vidpub-terminal-text-'));
 const NAME = 't\u001b]0;PWNED\u0007\u001b[2Jx\u202e4pm.mp4';
 const SHOWN = 't\\e]0;PWNED\\x07\\e[2Jx<U+202E>4pm.mp4';
 const RLO = '\u202e';
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const tmux = useTmux('terminal-text');
 let sessions = 0;
 
 function env(): Record<string, string> {
@@ -50,16 +46,15 @@ async function inTerminal(lines: string[]): Promise<{ screen: string; styled: st
   const raw = join(dir, `${session}.raw`);
   const go = `go-${session}`;
   const vars = Object.entries(env()).map(([k, v]) => `export ${k}=${quote(v)}`);
-  const script = [...vars, `tmux -L ${SOCKET} wait-for ${go}`, 'printf "\\033]0;BEFORE\\007"', 'echo BEFORE-MARK', ...lines, 'echo "EXIT:$?"; sleep 120'].join('\n');
-  tmux('new-session', '-d', '-x', '150', '-y', '50', '-s', session, '-c', ROOT, 'sh', '-c', script);
-  tmux('pipe-pane', '-o', '-t', session, `cat >> ${quote(raw)}`);
-  tmux('wait-for', '-S', go);
-  const screen = (...flags: string[]) => tmux('capture-pane', '-p', ...flags, '-J', '-t', session, '-S', '-200');
-  const done = await waitFor(() => screen(), (text) => /EXIT:\d+/.test(text), 45_000);
+  const script = [...vars, `tmux -L ${tmux.socket} wait-for ${go}`, 'printf "\\033]0;BEFORE\\007"', 'echo BEFORE-MARK', ...lines, 'echo "EXIT:$?"; sleep 120'].join('\n');
+  tmux.start(session, ['sh', '-c', script], { columns: 150, rows: 50 });
+  tmux.run('pipe-pane', '-o', '-t', session, `cat >> ${quote(raw)}`);
+  tmux.run('wait-for', '-S', go);
+  const done = await tmux.waitForScreen(session, /EXIT:\d+/, 45_000);
   await waitFor(() => (existsSync(raw) ? readFileSync(raw, 'latin1') : ''), (r) => r.includes('EXIT:'), 15_000);
   // -e: with the escape sequences the terminal keeps for each cell (colours), none of the name's.
-  const styled = screen('-e');
-  return { screen: done, styled, raw: readFileSync(raw, 'utf8'), title: tmux('display', '-p', '-t', session, '#{pane_title}').trim() };
+  const styled = tmux.screen(session, { flags: ['-e'] });
+  return { screen: done, styled, raw: readFileSync(raw, 'utf8'), title: tmux.run('display', '-p', '-t', session, '#{pane_title}').trim() };
 }
 
 const vidpub = (args: string) => `${quote(process.execPath)} ${quote(BIN)} ${args}`;
@@ -82,9 +77,6 @@ describe.skipIf(noTmux)('text from elsewhere at a terminal (tmux)', () => {
     mkdirSync(join(dir, 'videos'));
     copyFileSync(join(ROOT, 'test', 'fixtures', 'clip.mp4'), file);
   }, 120_000);
-  afterAll(() => {
-    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
-  });
 
   it('vidpub upload of a file named with escape sequences: the bar and the lines show them escaped', async () => {
     const t = await inTerminal([vidpub(`upload ${quote(file)}`)]);

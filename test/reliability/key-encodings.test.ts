@@ -59,6 +59,7 @@ const FORMS: Record<string, (key: string) => string> = {
   'split by U+FEFF': (k) => split(k, '\ufeff'),
   'every character split by U+200B': (k) => [...k].join('\u200b'),
   'split by a percent-encoded U+200B': (k) => split(k, '%E2%80%8B'),
+  'its "_" written as U+FF3F FULLWIDTH LOW LINE': (k) => k.replace(/_/g, '\uff3f'),
 };
 
 const POST = ['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--no-input', '--no-wait'];
@@ -128,13 +129,30 @@ describe('redactKnown on the decoded view', () => {
     expect(out).toMatch(/^Authorization: Basic dXNlcj\w{0,2}vp_live_…9876\S{0,3}$/);
   });
 
+  it('its "_" and "-" written as look-alikes, raw, JSON-escaped, percent-encoded or as HTML references, and its secret part alone, are taken out', () => {
+    const dashed = 'vp_live_demo_rw_S3cret-Value9876';
+    const both = [...secrets, ...secretForms(dashed)];
+    for (const low of ['\uff3f', '\ufe4d', '\ufe4f', '\u2017', '\u02cd']) expect(redactKnown(`(${KEY.replace(/_/g, low)})`, secrets), low).toBe('(vp_live_…9876)');
+    expect(redactKnown(`(${dashed.replace(/_/g, '\uff3f').replace('-', '\u2011')})`, both)).toBe('(vp_live_…9876)');
+    expect(redactKnown(`"${KEY.replace(/_/g, '\\uff3f')}"`, secrets)).toBe('"vp_live_…9876"');
+    expect(redactKnown(`q=${KEY.replace(/_/g, '%EF%BC%BF')}&x=1`, secrets)).toBe('q=vp_live_…9876&x=1');
+    expect(redactKnown(`<b>${KEY.replace(/_/g, '&#xFF3F;')}</b>`, secrets)).toBe('<b>vp_live_…9876</b>');
+    expect(redactKnown('the secret S3cretValue9876 alone', secrets)).toBe('the secret …9876 alone');
+    expect(redactKnown(`in base64 ${b64('S3cretValue9876')}`, secrets)).not.toContain(b64('S3cretValue9876').slice(0, 16));
+    // Prose with the same characters stays as it was.
+    const prose = 'a caption — with dashes – and ＿ lines ‗ of its own';
+    expect(redactKnown(prose, secrets)).toBe(prose);
+  });
+
   it('guards bytes too: a key split by the UTF-8 bytes of U+200B, U+00AD or U+FEFF is taken out', () => {
     const stream = new PassThrough();
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
     guardOutput(stream, secrets);
     for (const by of ['\u200b', '\u00ad', '\ufeff']) stream.write(Buffer.from(`k ${split(KEY, by)} é\n`, 'utf8'));
+    // and one written with its "_" as the UTF-8 bytes of U+FF3F or U+02CD
+    for (const low of ['\uff3f', '\u02cd']) stream.write(Buffer.from(`k ${KEY.replace(/_/g, low)} é\n`, 'utf8'));
     stream.end();
-    expect(Buffer.concat(chunks).toString('utf8')).toBe('k vp_live_…9876 é\n'.repeat(3));
+    expect(Buffer.concat(chunks).toString('utf8')).toBe('k vp_live_…9876 é\n'.repeat(5));
   });
 });

@@ -10,12 +10,13 @@ import { GLOBAL_FLAGS } from '../../src/cli/line/flags.js';
 import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { BIN, ensureBuilt, runAsync } from '../support/build.js';
-import { startTmuxShell } from './tmux.js';
+import { noTmux, tmuxShell, useTmux } from '../support/tmux.js';
 import { missing } from '../support/tools.js';
 
 const emu = useEmulator({ resetEachTest: false });
+const tmux = useTmux('completion-shells');
 
-const has = (program: string): boolean => !missing(program, program === 'tmux' ? ['-V'] : ['--version']);
+const has = (program: string): boolean => (program === 'tmux' ? !noTmux : !missing(program, ['--version']));
 
 async function script(shell: string): Promise<string> {
   const r = await runCli(['completion', shell]);
@@ -359,26 +360,26 @@ describe('completion in a terminal: a comma-separated --to goes on after each na
       const dir = mkdtempSync(join(tmpdir(), `vidpub-${shell}-`));
       const file = join(dir, `vidpub.${shell}`);
       writeFileSync(file, await script(shell));
-      const term = await startTmuxShell(how.argv, shellEnv(emu.env()));
+      const term = tmuxShell(tmux, `comma-${shell}`, how.argv, shellEnv(emu.env()));
       try {
         // RE''ADY: the line typed is not the line printed.
-        await term.type(`${how.setup(file)}; printf '%s\\n' RE''ADY`);
-        await term.press('Enter');
-        expect(await term.waitForLine((l) => l === 'READY'), (await term.screen()).join('\n')).toBe('READY');
+        term.type(`${how.setup(file)}; printf '%s\\n' RE''ADY`);
+        term.press('Enter');
+        expect(await term.waitForLine((l) => l === 'READY'), term.screen().join('\n')).toBe('READY');
         const commandLine = async (test: (cmd: string) => boolean) => {
           const line = await term.waitForLine((l) => /vidpub post/.test(l) && test(l.slice(l.indexOf('vidpub post')).trimEnd()));
-          return line === undefined ? (await term.screen()).join('\n') : line.slice(line.indexOf('vidpub post')).trimEnd();
+          return line === undefined ? term.screen().join('\n') : line.slice(line.indexOf('vidpub post')).trimEnd();
         };
-        await term.type('vidpub post clip.mp4 --to dst_demo_t');
-        await term.press('Tab');
+        term.type('vidpub post clip.mp4 --to dst_demo_t');
+        term.press('Tab');
         expect(await commandLine((c) => c.includes('dst_demo_tiktok'))).toBe('vidpub post clip.mp4 --to dst_demo_tiktok');
-        await term.type(',dst_demo_l');
-        await term.press('Tab');
+        term.type(',dst_demo_l');
+        term.press('Tab');
         expect(await commandLine((c) => c.includes('dst_demo_linkedin'))).toBe('vidpub post clip.mp4 --to dst_demo_tiktok,dst_demo_linkedin');
-        await term.type(',');
+        term.type(',');
         expect(await commandLine((c) => c.endsWith(','))).toBe('vidpub post clip.mp4 --to dst_demo_tiktok,dst_demo_linkedin,');
       } finally {
-        await term.close();
+        term.close();
       }
     }, 60_000);
   }
@@ -398,24 +399,24 @@ describe('completion in a terminal: post ids newest first, as the journal lists 
       }
       const file = join(mkdtempSync(join(tmpdir(), `vidpub-${shell}-`)), `vidpub.${shell}`);
       writeFileSync(file, await script(shell));
-      const term = await startTmuxShell(INTERACTIVE[shell]!.argv, shellEnv({ ...emu.env(), VIDPUB_STATE_DIR: state }));
+      const term = tmuxShell(tmux, `order-${shell}`, INTERACTIVE[shell]!.argv, shellEnv({ ...emu.env(), VIDPUB_STATE_DIR: state }));
       try {
-        await term.type(`${INTERACTIVE[shell]!.setup(file)}; printf '%s\\n' RE''ADY`);
-        await term.press('Enter');
-        expect(await term.waitForLine((l) => l === 'READY'), (await term.screen()).join('\n')).toBe('READY');
-        await term.type('vidpub retry ');
-        await term.press('Tab');
+        term.type(`${INTERACTIVE[shell]!.setup(file)}; printf '%s\\n' RE''ADY`);
+        term.press('Enter');
+        expect(await term.waitForLine((l) => l === 'READY'), term.screen().join('\n')).toBe('READY');
+        term.type('vidpub retry ');
+        term.press('Tab');
         // The ids share "post_": the first TAB inserts it (once the script has them); then TAB TAB lists them.
-        expect(await term.waitForLine((l) => /vidpub retry post_\s*$/.test(l), 15_000), (await term.screen()).join('\n')).toBeDefined();
-        await term.press('Tab');
-        await term.press('Tab');
+        expect(await term.waitForLine((l) => /vidpub retry post_\s*$/.test(l), 15_000), term.screen().join('\n')).toBeDefined();
+        term.press('Tab');
+        term.press('Tab');
         const listed = await term.waitForLine((l) => ids.every((id) => l.includes(id)), 15_000);
-        expect(listed, (await term.screen()).join('\n')).toBeDefined();
+        expect(listed, term.screen().join('\n')).toBeDefined();
         const at = ids.map((id) => listed!.indexOf(id));
         expect(at).toEqual([...at].sort((a, b) => a - b));
         expect(listed).not.toContain('med_');
       } finally {
-        await term.close();
+        term.close();
       }
     }, 60_000);
   }

@@ -6,7 +6,7 @@
  * for a key, the child's environment did not.
  */
 import { describe, expect, it } from 'vitest';
-import { KEY_PREFIX_MARKER, MIN_KEY_SECRET_CHARS, WHOLE_KEY, holdsKey, keyPrefix, replaceKeys } from '../../src/core/key-format.js';
+import { KEY_PREFIX_MARKER, MIN_KEY_SECRET_CHARS, WHOLE_KEY, holdsKey, keyPrefix, keyTail, replaceKeys } from '../../src/core/key-format.js';
 import { redactSecrets, secretForms } from '../../src/api/send/http-errors.js';
 import { childEnv } from '../../src/util/child-env.js';
 import { defaultFixture, validateFixture } from '../../src/emulator/index.js';
@@ -39,7 +39,29 @@ describe('a key, by its shape', () => {
     expect(keyPrefix('acme_prod_live_01234567')).toBe('acme_prod_live_');
     expect(keyPrefix('vp_test_01234567')).toBeUndefined();
     expect(replaceKeys('x vp_live_demo_live_abcdefgh y', (p, s) => `[${p}|${s}]`)).toBe('x [vp_live_|demo_live_abcdefgh] y');
-    expect(secretForms('vp_live_demo_live_abcdefgh').map((f) => f.text)).toEqual(['vp_live_demo_live_abcdefgh', 'demo_live_abcdefgh']);
+    expect(secretForms('vp_live_demo_live_abcdefgh').map((f) => f.text)).toEqual(['vp_live_demo_live_abcdefgh', 'demo_live_abcdefgh', 'abcdefgh']);
+  });
+
+  it('its secret part alone is its shortest end after a "_" that still has 8 characters', () => {
+    expect(keyTail('vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td')).toBe('k7Qm2Xc4Lp9Hs3Td');
+    expect(keyTail('vp_live_demo_rw_abc_defgh')).toBe('abc_defgh');
+    expect(keyTail('vp_live_abcdefgh')).toBeUndefined();
+    expect(keyTail('vp_live_demo_abcdefg')).toBeUndefined();
+    expect(keyTail('vp_test_demo_rw_abcdefgh')).toBeUndefined();
+    expect(secretForms('vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td').map((f) => [f.text, f.shown])).toEqual([
+      ['vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', 'vp_live_…s3Td'],
+      ['demo_rw_k7Qm2Xc4Lp9Hs3Td', '…s3Td'],
+      ['k7Qm2Xc4Lp9Hs3Td', '…s3Td'],
+    ]);
+  });
+
+  it('in text, its "_" and "-" may be written as look-alikes (U+FF3F FULLWIDTH LOW LINE, dashes): still a key, masked as written; a key itself has the ASCII ones', () => {
+    const fullwidth = 'vp＿live＿other＿rw＿abcd‐efgh1234';
+    expect(holdsKey(`x ${fullwidth} y`)).toBe(true);
+    expect(WHOLE_KEY.test(fullwidth)).toBe(false);
+    expect(redactSecrets(`refused ${fullwidth} here`)).toBe('refused vp＿live＿…1234 here');
+    expect(redactSecrets('refused vp﹍live‗abcdefgh1234 here')).toBe('refused vp﹍live‗…1234 here');
+    expect(childEnv({ HOLDS: fullwidth, HOME: '/h' })).toEqual({ HOME: '/h' });
   });
 });
 

@@ -5,7 +5,8 @@
  * cancelling one destination and retrying one that failed; the video played
  * from the uploaded bytes; the page refreshing while the post is in progress.
  * The emulator's clock is frozen: background work happens when the test
- * moves it (POST /_emulator/clock), never on a wait.
+ * moves it (POST /_emulator/clock), never on a wait (nor on the wall: a
+ * destination takes a minute to publish).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +19,9 @@ import { http } from '../support/rest.js';
 import { missing } from '../support/tools.js';
 
 const T0 = Date.now();
-const emu = useEmulator({ now: () => T0, publishMs: 1000, processingMs: 1000 });
+// A destination publishes a minute after the one before it: of the emulator's clock, which the test moves, or of the
+// wall (the emulator's jobs also run once that much real time has passed), which no step of a test takes.
+const emu = useEmulator({ now: () => T0, publishMs: 60_000, processingMs: 1000 });
 
 async function usedToday(): Promise<{ used: number; postsToday: number }> {
   const me = await emu.api.get('/me');
@@ -69,7 +72,7 @@ describe.skipIf(missing('chromium'))('the review page in chromium', { timeout: 9
     await page.getByText('Publishing started.').waitFor();
     expect((await getPost(d.id)).status).toBe('publishing');
     // The page refreshes itself while the post is in progress: the clock moves, the page follows.
-    await emu.advance(5);
+    await emu.advance(150);
     await page.locator('#main[data-poll="0"]').waitFor();
     expect(await page.getByText(/^Published at http/).count()).toBe(2);
     const done = await getPost(d.id);
@@ -127,7 +130,7 @@ describe.skipIf(missing('chromium'))('the review page in chromium', { timeout: 9
     await page.getByText('Cancelled.').waitFor();
     expect((await getPost(d.id)).destinations.map((x) => x.status)).toEqual(['cancelled', 'publishing', 'publishing']);
 
-    await emu.advance(10);
+    await emu.advance(200);
     await page.locator('#main[data-poll="0"]').waitFor();
     await page.getByText(/^Failed: linkedin refused the video for vidpub-demo/).waitFor();
     expect((await getPost(d.id)).destinations.map((x) => x.status)).toEqual(['cancelled', 'published', 'failed']);
@@ -136,7 +139,7 @@ describe.skipIf(missing('chromium'))('the review page in chromium', { timeout: 9
     await page.getByRole('button', { name: 'Retry vidpub-demo (linkedin)' }).click();
     await page.getByText('Sent again.').waitFor();
     expect((await getPost(d.id)).status).toBe('publishing');
-    await emu.advance(5);
+    await emu.advance(90);
     await page.locator('#main[data-poll="0"]').waitFor();
     const done = await getPost(d.id);
     expect([done.status, ...done.destinations.map((x) => x.status)]).toEqual(['completed', 'cancelled', 'published', 'published']);

@@ -20,7 +20,9 @@ import { missing } from '../support/tools.js';
 import { waitFor } from '../support/poll.js';
 
 const T0 = Date.now();
-const emu = useEmulator({ now: () => T0, publishMs: 1000, processingMs: 1000 });
+// A destination publishes a minute after the one before it: of the emulator's clock, which the test moves, or of the
+// wall (the emulator's jobs also run once that much real time has passed), which no step of a test takes.
+const emu = useEmulator({ now: () => T0, publishMs: 60_000, processingMs: 1000 });
 
 /** The built vidpub against the test's emulator, with a home of its own. */
 function vidpub(args: string[]) {
@@ -101,7 +103,7 @@ describe.skipIf(missing('chromium'))('the web app and the CLI, in chromium', { t
     // The command of the hint, as printed; it follows the post until the clock moves it on.
     const run = vidpub(hint![2]!.split(' ').slice(1));
     await waitFor(() => getPost(d.id), (p) => p.status === 'publishing', 30_000);
-    await emu.advance(5);
+    await emu.advance(90);
     const r = await run;
     expect([r.status, r.stderr]).toEqual([0, expect.stringContaining('published')]);
     expect((await getPost(d.id)).status).toBe('completed');
@@ -138,6 +140,50 @@ describe.skipIf(missing('chromium'))('the web app and the CLI, in chromium', { t
     await page.keyboard.press('Enter');
     await page.getByText('Draft saved.').waitFor();
     expect((await getPost(d.id)).destinations[0]!.options.privacy).toBe('MUTUAL_FOLLOW_FRIENDS');
+  });
+
+  it("both pages under a CSP without 'unsafe-inline': their style and script run (allowed by hash), nothing is refused; at 390 px nothing is wider than the screen", async () => {
+    const caption = 'Launch day: a caption long enough to wrap on a phone, with https://example.com/a/long/path/that/has/no/spaces/to/break/at';
+    const d = (await emu.api.post('/posts', { media_id: 'med_demo_sample', caption, publish_at: 'now', destinations: [{ destination_id: 'dst_demo_linkedin' }, { destination_id: 'dst_demo_youtube' }] })).body as Post;
+    expect(d.status).toBe('publishing');
+    type Box = { scrollWidth: number; clientWidth: number; getAttribute(name: string): string | null };
+    type Window = {
+      refused: string[];
+      document: { scrollingElement: Box; body: unknown; querySelectorAll(s: string): Iterable<Box>; addEventListener(t: string, l: (e: { violatedDirective: string }) => void): void };
+      getComputedStyle(e: unknown): { marginTop: string };
+    };
+    for (const url of [d.review_url, `${emu.adminUrl}/app`]) {
+      const { page } = await b.page({ width: 390, height: 800 });
+      // What the CSP refuses, as the browser reports it (an init script runs whatever the page's CSP says).
+      await page.addInitScript(() => {
+        const w = globalThis as unknown as Window;
+        w.refused = [];
+        w.document.addEventListener('securitypolicyviolation', (e) => w.refused.push(e.violatedDirective));
+      });
+      const res = await page.goto(url);
+      const csp = res!.headers()['content-security-policy']!;
+      expect(csp).not.toContain('unsafe-inline');
+      expect(csp).toMatch(/(^|; )script-src 'sha256-[A-Za-z0-9+/]{43}='(;|$)/);
+      expect(csp).toMatch(/(^|; )style-src 'sha256-[A-Za-z0-9+/]{43}='(;|$)/);
+      // The style applies (a browser's own margin of the body is 8px), and nothing is wider than the screen: not the
+      // page, nor a table in its box (which would scroll sideways).
+      expect(await page.evaluate(() => (globalThis as unknown as Window).getComputedStyle((globalThis as unknown as Window).document.body).marginTop)).toBe('0px');
+      expect(await page.evaluate(() => (globalThis as unknown as Window).document.scrollingElement.scrollWidth)).toBeLessThanOrEqual(390);
+      const wide = await page.evaluate(() => [...(globalThis as unknown as Window).document.querySelectorAll('.scroll')].filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.getAttribute('aria-label')));
+      expect(wide).toEqual([]);
+      if (url === d.review_url) {
+        // The script runs: the page follows the post while the clock moves it on.
+        expect(await page.locator('#main[data-poll="1"]').count()).toBe(1);
+        await emu.advance(150);
+        await page.locator('#main[data-poll="0"]').waitFor();
+        expect(await page.getByText(/^Published at http/).count()).toBe(2);
+      } else {
+        // Each record a block of lines, each value after its column's name.
+        await page.getByRole('region', { name: 'Posts of Demo', exact: true }).getByText(d.id).waitFor();
+        expect(await page.locator('td[data-label="Caption"]', { hasText: 'Launch day: a caption' }).count()).toBe(1);
+      }
+      expect(await page.evaluate(() => (globalThis as unknown as Window).refused)).toEqual([]);
+    }
   });
 
   it('axe-core finds no serious or critical violation on the review page and the workspace page; the screenshots of the manual', async () => {

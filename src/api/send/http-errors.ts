@@ -22,7 +22,7 @@ import { isHopelessNetError, netProblem } from '../net/net-errors.js';
 import { AnswerTooLargeError } from '../net/answer-limit.js';
 import { parseAnswerJson } from './json-answer.js';
 import { formatSize } from '../../util/bytes.js';
-import { keyPrefix, replaceKeys } from '../../core/key-format.js';
+import { keyPrefix, keyTail, replaceKeys } from '../../core/key-format.js';
 
 const MAX_MESSAGE = 300;
 
@@ -153,17 +153,19 @@ export interface ResponseInfo {
 }
 
 /**
- * The forms of a key that are never shown: the key, and its secret part
- * without the prefix (`vp_live_` taken off), each in any encoding
+ * The forms of a key that are never shown: the key, its secret part without the prefix (`vp_live_`
+ * taken off), and that part without `<name>_<access>_` too (keyTail), each in any encoding
  * (redactKnown), shown as people recognise their key: `vp_live_…s3Td`.
  */
 export function secretForms(key: string): Secret[] {
   const prefix = keyPrefix(key);
   if (prefix === undefined) return [{ text: key }];
   const last4 = lastFour(key);
+  const tail = keyTail(key);
   return [
     { text: key, shown: maskedKey(prefix, last4) },
     { text: key.slice(prefix.length), shown: maskedKey('', last4) },
+    ...(tail === undefined ? [] : [{ text: tail, shown: maskedKey('', last4) }]),
   ];
 }
 

@@ -1,5 +1,5 @@
 import { resolve as resolvePath } from 'node:path';
-import { KEY_PREFIX_MARKER } from '../../core/key-format.js';
+import { KEY_PREFIX_MARKER, LIVE_KEY_LOOSELY } from '../../core/key-format.js';
 import { AuthError, CancelledError, DeadlineReached, InterruptedError, TimeoutError, UsageError, sanitize } from '../../errors.js';
 import { bindDeadline } from '../../session/deadline.js';
 import { formatDuration } from '../../time/duration.js';
@@ -32,15 +32,12 @@ export interface LoginResult {
   config_path: string;
 }
 
-/** A live key: `<prefix>_live_<secret>`, printable ASCII, no spaces. */
-const KEY_SHAPE = new RegExp(`^[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*${KEY_PREFIX_MARKER}[\\x21-\\x7e]+$`);
-
 export function checkKeyShape(key: string, source = 'the key'): void {
   if (key === '') throw new UsageError('no API key was given', { hint: 'Paste the key at the prompt, or pipe it: vidpub login --with-key < key.txt' });
   // A space, a curly quote or a control character inside the key gets its own sentence.
   const characters = keyCharacterError(key, source);
   if (characters) throw characters;
-  if (!KEY_SHAPE.test(key)) {
+  if (!LIVE_KEY_LOOSELY.test(key)) {
     // Never echo what was given: it may be a real secret pasted in the wrong place.
     throw new AuthError(`that is not a live API key: keys start with a prefix ending in "${KEY_PREFIX_MARKER}" (such as vp${KEY_PREFIX_MARKER}…)`, {
       hint: 'Copy the key from the API settings of the workspace in the web app; it is shown once, when created.',

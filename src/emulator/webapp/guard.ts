@@ -15,13 +15,14 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PAGE_CSP } from './html.js';
 
 export const SESSION_COOKIE = 'vidpub_emulator_session';
 export const TOKEN_FIELD = 'csrf_token';
 
 /** Headers of every web-app answer: nothing from elsewhere, no framing, no referrer sent on. */
 export const PAGE_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': "default-src 'none'; media-src 'self'; img-src 'self' data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy': PAGE_CSP,
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',

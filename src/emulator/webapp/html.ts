@@ -3,7 +3,11 @@
  * resource of any kind, so it works offline), and the little script that
  * refreshes a page while its post is in progress. Every text the pages show
  * goes through `esc`; markup is built only from literals and escaped text.
+ * The style and the script are the only inline ones, and the same on every
+ * page: the Content-Security-Policy allows them by their SHA-256 (PAGE_CSP),
+ * never 'unsafe-inline', so markup that escaping missed could run nothing.
  */
+import { createHash } from 'node:crypto';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -49,6 +53,15 @@ video{width:100%;max-height:24rem;background:#000;border-radius:6px}
 table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
 .scroll{overflow-x:auto}
+code,main a{overflow-wrap:anywhere}
+@media (max-width:600px){
+table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
+table.stack caption{display:block;text-align:left}
+table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+table.stack tr{border-bottom:1px solid var(--line);padding:.35rem 0}
+table.stack td{border:0;padding:.1rem .5rem;overflow-wrap:anywhere}
+table.stack td::before{content:attr(data-label) ": ";font-weight:600;color:var(--muted)}
+}
 .badge{display:inline-block;padding:0 .5rem;border-radius:1rem;border:1px solid currentColor;font-size:.85rem;font-weight:600}
 .s-published,.s-completed,.s-ready,.s-active{color:var(--good)}
 .s-failed,.s-error,.s-disconnected,.s-expired{color:var(--bad)}
@@ -109,6 +122,13 @@ export interface PageOptions {
   rev?: string;
 }
 
+const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/** The pages' Content-Security-Policy: nothing from elsewhere; of inline code, only the frame's style and script (by hash). */
+export const PAGE_CSP =
+  `default-src 'none'; media-src 'self'; img-src 'self' data:; style-src ${sha256(STYLE)}; script-src ${sha256(SCRIPT)}; ` +
+  "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
 /** A whole page: the frame, the navigation, then `body` inside <main>. */
 export function page(title: string, body: Html, opts: PageOptions = {}): string {
   return '<!doctype html>'
@@ -122,6 +142,17 @@ export function page(title: string, body: Html, opts: PageOptions = {}): string 
 
 /** A wide table's box, scrolled sideways on a narrow screen: focusable (so the keyboard can scroll it) and named. */
 export const scrollBox = (label: string, inner: Html): Html => h`<div class="scroll" tabindex="0" role="region" aria-label="${label}">${inner}</div>`;
+
+/**
+ * A table of records that stacks on a narrow screen (under 600 px): each row a block, each cell on a line of its own
+ * after its column's name (`data-label`), so nothing is wider than the screen. `cells` are the rows' cells, in the
+ * order of `columns`.
+ */
+export function stackedTable(caption: string, columns: string[], rows: Html[][]): Html {
+  const head = columns.map((c) => h`<th scope="col">${c}</th>`);
+  const body = rows.map((cells) => h`<tr>${cells.map((cell, i) => h`<td data-label="${columns[i]}">${cell}</td>`)}</tr>`);
+  return h`<table class="stack"><caption class="note">${caption}</caption><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+}
 
 /** A status word as a coloured badge (the word itself says it; the colour only repeats it). */
 export const badge = (status: string): Html => h`<span class="badge s-${status}">${status}</span>`;

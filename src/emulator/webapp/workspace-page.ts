@@ -6,7 +6,7 @@
  */
 import type { Core } from '../core.js';
 import type { WorkspaceState } from '../state.js';
-import { badge, h, join, page, raw, scrollBox, type Html } from './html.js';
+import { badge, h, join, page, raw, scrollBox, stackedTable, type Html } from './html.js';
 import { APP_PATH, form, flashHtml, reviewPath, type Flash } from './review-page.js';
 
 /** The newest records listed per workspace and kind (the emulator may hold a thousand). */
@@ -19,15 +19,15 @@ function more(total: number, what: string): Html {
 }
 
 function destinationsTable(ws: WorkspaceState): Html {
-  const rows = [...ws.destinations.values()].map((d) => h`<tr><td>${d.handle}</td><td>${d.platform}</td><td>${d.display_name}</td><td>${badge(d.status)}</td><td>${d.creator ? `${d.creator.display_name} (${d.creator.handle})` : '—'}</td><td><code>${d.id}</code></td></tr>`);
+  const rows = [...ws.destinations.values()].map((d) => [h`${d.handle}`, h`${d.platform}`, h`${d.display_name}`, badge(d.status), h`${d.creator ? `${d.creator.display_name} (${d.creator.handle})` : '—'}`, h`<code>${d.id}</code>`]);
   if (rows.length === 0) return h`<p>No connected accounts.</p>`;
-  return h`${scrollBox(`Connected accounts of ${ws.name}`, h`<table><caption class="note">Connected accounts</caption><thead><tr><th scope="col">Account</th><th scope="col">Platform</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Creator to disclose</th><th scope="col">Id</th></tr></thead><tbody>${rows}</tbody></table>`)}`;
+  return scrollBox(`Connected accounts of ${ws.name}`, stackedTable('Connected accounts', ['Account', 'Platform', 'Name', 'Status', 'Creator to disclose', 'Id'], rows));
 }
 
 function videosTable(ws: WorkspaceState): Html {
-  const rows = newest(ws.media).map((m) => h`<tr><td>${m.filename}</td><td>${badge(m.status)}</td><td>${m.duration_sec === null ? '—' : `${m.duration_sec} s`}</td><td>${m.source}</td><td><code>${m.id}</code></td></tr>`);
+  const rows = newest(ws.media).map((m) => [h`${m.filename}`, badge(m.status), h`${m.duration_sec === null ? '—' : `${m.duration_sec} s`}`, h`${m.source}`, h`<code>${m.id}</code>`]);
   if (rows.length === 0) return h`<p>No videos yet.</p>`;
-  return h`${more(ws.media.size, 'videos')}${scrollBox(`Videos of ${ws.name}`, h`<table><caption class="note">Videos</caption><thead><tr><th scope="col">File</th><th scope="col">Status</th><th scope="col">Duration</th><th scope="col">Source</th><th scope="col">Id</th></tr></thead><tbody>${rows}</tbody></table>`)}`;
+  return h`${more(ws.media.size, 'videos')}${scrollBox(`Videos of ${ws.name}`, stackedTable('Videos', ['File', 'Status', 'Duration', 'Source', 'Id'], rows))}`;
 }
 
 function postsTable(ws: WorkspaceState): Html {
@@ -37,10 +37,10 @@ function postsTable(ws: WorkspaceState): Html {
       return h`<li>${d ? d.handle : pd.destination_id} ${badge(pd.status)}</li>`;
     });
     const caption = p.caption.length > 80 ? `${p.caption.slice(0, 79)}…` : p.caption || '(no caption)';
-    return h`<tr><td><a href="${reviewPath(p.id)}">${p.id}</a></td><td>${badge(p.status)}</td><td>${caption}</td><td><ul class="issues">${dests}</ul></td><td>${p.publish_at ?? '—'}</td></tr>`;
+    return [h`<a href="${reviewPath(p.id)}">${p.id}</a>`, badge(p.status), h`${caption}`, h`<ul class="issues">${dests}</ul>`, h`${p.publish_at ?? '—'}`];
   });
   if (rows.length === 0) return h`<p>No posts yet.</p>`;
-  return h`${more(ws.posts.size, 'posts')}${scrollBox(`Posts of ${ws.name}`, h`<table><caption class="note">Posts</caption><thead><tr><th scope="col">Post</th><th scope="col">Status</th><th scope="col">Caption</th><th scope="col">Destinations</th><th scope="col">Publish at</th></tr></thead><tbody>${rows}</tbody></table>`)}`;
+  return h`${more(ws.posts.size, 'posts')}${scrollBox(`Posts of ${ws.name}`, stackedTable('Posts', ['Post', 'Status', 'Caption', 'Destinations', 'Publish at'], rows))}`;
 }
 
 function draftForm(ws: WorkspaceState, token: string): Html {

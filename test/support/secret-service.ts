@@ -1,10 +1,11 @@
 /**
- * A real Secret Service for the keychain tests: a private D-Bus session
+ * A real Secret Service for the keychain tests (test/credentials/): a private D-Bus session
  * (dbus-run-session) with gnome-keyring-daemon in it, its keyrings in a temp
  * HOME, unlocked with a password or not. The CLI runs as a child process with
  * the session's DBUS_SESSION_BUS_ADDRESS; secret-tool (libsecret-tools) reads
  * what it stored. .ci/run installs the three Debian packages; in CI a missing
- * tool fails the tests.
+ * tool fails the tests. A describe block takes one with `useSecretService`
+ * (or `useSilentSecretService`): started before its tests, stopped after them.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -12,8 +13,9 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { runs } from '../support/tools.js';
-import { waitFor } from '../support/poll.js';
+import { afterAll, beforeAll } from 'vitest';
+import { runs } from './tools.js';
+import { waitFor } from './poll.js';
 
 export const TOOLS = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool', 'dbus-send'];
 
@@ -104,6 +106,35 @@ export async function startSecretService(opts: { unlock: boolean }): Promise<Sec
   };
 }
 
+/** `start()`'s service for the tests of the describe block this is called in: started before them, stopped after them. */
+function useStarted<T extends { stop(): Promise<void> }>(start: () => Promise<T>): () => T {
+  let started: T | undefined;
+  beforeAll(async () => {
+    started = await start();
+  });
+  afterAll(() => started?.stop());
+  return () => {
+    if (!started) throw new Error('the Secret Service is not started yet: use it inside tests and hooks');
+    return started;
+  };
+}
+
+/** A Secret Service (startSecretService) for the describe block's tests. */
+export function useSecretService(opts: { unlock: boolean }): SecretService {
+  const ss = useStarted(() => startSecretService(opts));
+  return {
+    get env() {
+      return ss().env;
+    },
+    lookup: (account) => ss().lookup(account),
+    accounts: () => ss().accounts(),
+    store: (account, secret) => ss().store(account, secret),
+    lock: () => ss().lock(),
+    unlock: () => ss().unlock(),
+    stop: () => ss().stop(),
+  };
+}
+
 /**
  * A D-Bus address nobody answers on: a Unix socket that accepts connections
  * and never says a word (a hung session bus), or, with `listen: false`, a path
@@ -191,7 +222,29 @@ function busCall(serial: number, member: string, signature = '', args: (string |
  * reads every call made to it without ever replying, as a hung keyring
  * daemon does.
  */
-export async function startSilentSecretService(): Promise<{ env: Record<string, string>; calls(): number; firstCallAfter(ms: number): number | undefined; stop(): Promise<void> }> {
+export interface SilentSecretService {
+  env: Record<string, string>;
+  /** Bytes of the calls made to the service since it claimed its name (none of them answered). */
+  calls(): number;
+  /** When the first call reached it at or after `ms` (Date.now()). */
+  firstCallAfter(ms: number): number | undefined;
+  stop(): Promise<void>;
+}
+
+/** A silent Secret Service (startSilentSecretService) for the describe block's tests. */
+export function useSilentSecretService(): SilentSecretService {
+  const ss = useStarted(startSilentSecretService);
+  return {
+    get env() {
+      return ss().env;
+    },
+    calls: () => ss().calls(),
+    firstCallAfter: (ms) => ss().firstCallAfter(ms),
+    stop: () => ss().stop(),
+  };
+}
+
+export async function startSilentSecretService(): Promise<SilentSecretService> {
   if (!runs('dbus-run-session', null) || !runs('dbus-send', null)) throw new Error('the silent Secret Service needs dbus-run-session and dbus-send (.ci/run installs them)');
   const home = mkdtempSync(join(tmpdir(), 'vidpub-silent-keyring-'));
   const baseEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, XDG_RUNTIME_DIR: home };
@@ -242,9 +295,7 @@ export async function startSilentSecretService(): Promise<{ env: Record<string, 
   const afterClaim = received;
   return {
     env,
-    // Bytes of the calls made to the service since it claimed its name (none of them answered).
     calls: () => received - afterClaim,
-    // When the first call reached it at or after `ms` (Date.now()).
     firstCallAfter: (ms) => arrivals.find((t) => t >= ms),
     async stop() {
       socket.destroy();
