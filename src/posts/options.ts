@@ -9,6 +9,7 @@ import { CancelledError, UsageError, sanitize } from '../errors.js';
 import type { Destination, DestinationOption, DestinationOptions, OptionValue } from '../contract/wire-types.js';
 import type { Prompter } from '../ui/prompter.js';
 import { shellWord } from '../util/shell.js';
+import { valueLabel } from '../contract/option-labels.js';
 
 /** One `--option` flag, split but not yet checked against any destination. */
 export interface OptionAssignment {
@@ -242,25 +243,6 @@ export async function ask<T>(fn: () => Promise<T>, cancelled = 'Cancelled: nothi
   }
 }
 
-/** Readable names of well-known option values; others are spelled out from the value (PUBLIC_TO_EVERYONE: "Public to everyone"). */
-const VALUE_LABELS: Record<string, string> = {
-  PUBLIC_TO_EVERYONE: 'Everyone',
-  MUTUAL_FOLLOW_FRIENDS: 'Friends (followers you follow back)',
-  FOLLOWER_OF_CREATOR: 'Followers',
-  SELF_ONLY: 'Only me',
-  public: 'Public',
-  unlisted: 'Unlisted: anyone with the link',
-  private: 'Private: only you',
-};
-
-export function valueLabel(v: OptionValue): string {
-  if (typeof v === 'boolean') return v ? 'Yes' : 'No';
-  const text = showValue(v);
-  const known = VALUE_LABELS[text];
-  if (known) return known;
-  const words = text.replace(/[_-]+/g, ' ').trim().toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
 
 /** `privacy for @vidpub.demo (tiktok): Who can view this video`: the option and the account, whatever was typed in --to. */
 export function promptMessage(option: DestinationOption, accountLabel: string): string {

@@ -83,6 +83,45 @@ describe.skipIf(missing('chromium'))('the review page in chromium', { timeout: 9
     expect(await usedToday()).toEqual(before);
   });
 
+  it('the form\'s choices are what "Publish now" and "Schedule" act on, unsaved; the privacy list reads as labels; "Publish at" takes --at\'s words', async () => {
+    const d = await draft([{ destination_id: 'dst_demo_tiktok' }], 'Straight out');
+    const { page } = await b.page();
+    await page.goto(d.review_url);
+    const privacy = page.getByLabel('Who can view this video (required)');
+    expect(await privacy.locator('option').allTextContents()).toEqual([
+      'Choose…',
+      'Everyone (PUBLIC_TO_EVERYONE)',
+      'Friends (followers you follow back) (MUTUAL_FOLLOW_FRIENDS)',
+      'Followers (FOLLOWER_OF_CREATOR)',
+      'Only me (SELF_ONLY)',
+    ]);
+    // Chosen, not saved: "Publish now" saves what the form holds, then publishes it.
+    await privacy.selectOption('SELF_ONLY');
+    await page.getByRole('button', { name: 'Publish now' }).click();
+    await page.getByText('Publishing started.').waitFor();
+    const out = await getPost(d.id);
+    expect(out.status).toBe('publishing');
+    expect(out.destinations[0]!.options.privacy).toBe('SELF_ONLY');
+
+    // "in 2h" on the emulator's clock, as --at reads it.
+    const later = await draft([{ destination_id: 'dst_demo_youtube' }], 'Later on');
+    await page.goto(later.review_url);
+    await page.getByLabel(/Publish at/).fill('in 2h');
+    await page.getByRole('button', { name: 'Schedule' }).click();
+    await page.getByText('Scheduled.').waitFor();
+    const scheduled = await getPost(later.id);
+    expect(scheduled.status).toBe('scheduled');
+    const clock = Date.parse((await emu.api.get('/me')).headers.date as string);
+    expect(Math.abs(Date.parse(scheduled.publish_at!) - (clock + 2 * 3600_000))).toBeLessThan(120_000);
+    // Words it cannot read are the service's refusal, on the page.
+    const third = await draft([{ destination_id: 'dst_demo_youtube' }], 'Never');
+    await page.goto(third.review_url);
+    await page.getByLabel(/Publish at/).fill('funday 25:00');
+    await page.getByRole('button', { name: 'Schedule' }).click();
+    await page.getByRole('alert').getByText(/invalid time "funday 25:00"/).waitFor();
+    expect((await getPost(third.id)).status).toBe('draft');
+  });
+
   it('schedule and reschedule there spend nothing; the API sending that post counts it once', async () => {
     const d = await draft([{ destination_id: 'dst_demo_linkedin' }]);
     const before = await usedToday();

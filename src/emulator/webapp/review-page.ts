@@ -12,6 +12,7 @@ import { mediaRecord, postRecord } from '../records.js';
 import type { DestinationState, MediaState, PostDestState, PostState } from '../state.js';
 import { badge, h, join, page, raw, scrollBox, type Html } from './html.js';
 import { TOKEN_FIELD } from './guard.js';
+import { valueLabel } from '../../contract/option-labels.js';
 
 export const APP_PATH = '/_emulator/app';
 /** Where review_url points (records.ts makes the URL). */
@@ -108,40 +109,58 @@ function optionField(pd: PostDestState, d: DestinationState): Html[] {
     const label = h`<label for="${id}">${o.label}${o.required ? ' (required)' : ''}</label>`;
     if (o.type === 'string') return h`${label}<input type="text" id="${id}" name="${name}" value="${cur === undefined ? '' : String(cur)}">`;
     const values: OptionValue[] = o.type === 'boolean' ? [true, false] : o.values ?? [];
-    const choices = values.map((v) => h`<option value="${String(v)}"${raw(cur === v ? ' selected' : '')}>${o.type === 'boolean' ? (v ? 'yes' : 'no') : String(v)}</option>`);
+    // Labels, as the CLI shows them: "Only me (SELF_ONLY)".
+    const choices = values.map((v) => h`<option value="${String(v)}"${raw(cur === v ? ' selected' : '')}>${o.type === 'boolean' ? (v ? 'yes' : 'no') : `${valueLabel(v)} (${String(v)})`}</option>`);
     const none = h`<option value=""${raw(cur === undefined ? ' selected' : '')}>${o.required ? 'Choose…' : 'not set'}</option>`;
     return h`${label}<select id="${id}" name="${name}"${raw(o.required ? ' required aria-required="true"' : '')}>${none}${choices}</select>`;
   });
 }
 
-function editSection(post: PostState, dests: Map<string, DestinationState>, token: string): Html {
+/** The time field: the words --at takes (publish-at.ts reads them). */
+function publishAtField(value: string): Html {
+  return h`<label for="publish_at">Publish at (as --at reads it: "in 2h", "tomorrow 9:00", 9:00, or ISO 8601; on the emulator's clock)</label><input type="text" id="publish_at" name="publish_at" value="${value}" inputmode="text" autocomplete="off">`;
+}
+
+/**
+ * A draft's one form: its caption and options, and what to do with them. "Publish now" and
+ * "Schedule" save what the form holds first, then act on it, so a choice made on the page is never
+ * dropped for not having been saved.
+ */
+function editSection(post: PostState, dests: Map<string, DestinationState>, token: string, suggested: string): Html {
   const fieldsets = post.destinations.map((pd) => {
     const d = dests.get(pd.destination_id);
     if (!d || d.options.length === 0) return raw('');
     return h`<fieldset><legend>${d.handle} (${d.platform})</legend>${optionField(pd, d)}</fieldset>`;
   });
-  const body = h`<label for="caption">Caption</label><textarea id="caption" name="caption">${post.caption}</textarea>${fieldsets}<button type="submit">Save draft</button>`;
-  return h`<section aria-labelledby="edit-h"><h2 id="edit-h">Edit the draft</h2>${form(actionPath(post.id, 'edit'), token, body)}</section>`;
+  const act = h`<div class="actions"><button type="submit" name="then" value="save" class="secondary">Save draft</button><button type="submit" name="then" value="now" id="publish-now">Publish now</button><button type="submit" name="then" value="schedule" class="secondary">Schedule</button></div>`;
+  const body = h`<label for="caption">Caption</label><textarea id="caption" name="caption">${post.caption}</textarea>${fieldsets}${publishAtField(post.publish_at ?? suggested)}${act}`;
+  return h`<section aria-labelledby="edit-h"><h2 id="edit-h">Edit and publish the draft</h2><p class="note">${ALLOWANCE_NOTE}</p>${form(actionPath(post.id, 'edit'), token, body)}</section>`;
 }
 
+const ALLOWANCE_NOTE = 'Publishing, scheduling, rescheduling, cancelling and retrying here spend none of the daily API allowance (the API counts a post when it starts or schedules it).';
+
 function scheduleForm(post: PostState, token: string, suggested: string, label: string): Html {
-  return form(actionPath(post.id, 'publish'), token, h`<label for="publish_at">Publish at (ISO 8601 with an offset, on the emulator's clock)</label><input type="text" id="publish_at" name="publish_at" value="${post.publish_at ?? suggested}" inputmode="text" autocomplete="off"><button type="submit" class="secondary">${label}</button>`);
+  return form(actionPath(post.id, 'publish'), token, h`${publishAtField(post.publish_at ?? suggested)}<button type="submit" class="secondary">${label}</button>`);
+}
+
+/** An hour from the emulator's now, on the minute: the time a schedule field offers. */
+function suggestedTime(core: Core): string {
+  return new Date(Math.ceil((core.clock.now() + 3_600_000) / 60_000) * 60_000).toISOString().replace('.000Z', 'Z');
 }
 
 function actionsSection(core: Core, post: PostState, token: string): Html {
   const parts: Html[] = [];
-  const suggested = new Date(Math.ceil((core.clock.now() + 3_600_000) / 60_000) * 60_000).toISOString().replace('.000Z', 'Z');
+  const suggested = suggestedTime(core);
   const now = (label: string): Html => form(actionPath(post.id, 'publish'), token, h`<input type="hidden" name="publish_at" value="now"><button type="submit" id="publish-now">${label}</button>`);
-  if (post.status === 'draft') {
-    parts.push(now('Publish now'), scheduleForm(post, token, suggested, 'Schedule'));
-  } else if (post.status === 'scheduled') {
+  // A draft is published from its edit form (editSection), with what the form holds.
+  if (post.status === 'scheduled') {
     parts.push(now('Send now'), scheduleForm(post, token, suggested, 'Reschedule'));
   }
   if (post.status !== 'draft' && post.destinations.some((d) => d.status === 'pending' || d.status === 'publishing')) {
     parts.push(form(actionPath(post.id, 'cancel'), token, h`<button type="submit" class="danger" id="cancel-post">Cancel the post</button>`));
   }
   if (parts.length === 0) return raw('');
-  return h`<section aria-labelledby="act-h"><h2 id="act-h">Publish</h2><p class="note">Publishing, scheduling, rescheduling, cancelling and retrying here spend none of the daily API allowance (the API counts a post when it starts or schedules it).</p><div class="actions">${parts}</div></section>`;
+  return h`<section aria-labelledby="act-h"><h2 id="act-h">Publish</h2><p class="note">${ALLOWANCE_NOTE}</p><div class="actions">${parts}</div></section>`;
 }
 
 export function reviewPage(core: Core, post: PostState, token: string, flash: Flash = {}): string {
@@ -156,7 +175,7 @@ export function reviewPage(core: Core, post: PostState, token: string, flash: Fl
     h`<div class="grid"><section aria-labelledby="video-h"><h2 id="video-h">Video</h2>${videoSection(core, media, post.media_id)}</section>`,
     h`<section aria-labelledby="caption-h"><h2 id="caption-h">Caption</h2><p class="caption" id="caption-text">${post.caption || '(no caption)'}</p>`,
     h`<h2 id="issues-h">Issues</h2>${issuesSection(rec.issues, post.status)}</section></div>`,
-    post.status === 'draft' ? editSection(post, ws.destinations, token) : raw(''),
+    post.status === 'draft' ? editSection(post, ws.destinations, token, suggestedTime(core)) : raw(''),
     actionsSection(core, post, token),
     h`<section aria-labelledby="dests-h"><h2 id="dests-h">Destinations</h2>${post.destinations.map((pd, i) => destinationCard(post, pd, rec.destinations[i]!, ws.destinations.get(pd.destination_id), token))}</section>`,
     h`<details><summary>As GET /v1/posts/${post.id} returns it</summary><pre>${JSON.stringify(rec, null, 2)}</pre></details>`,

@@ -11,6 +11,7 @@ import type { Core } from '../core.js';
 import { cancelPost, retryDestination } from '../posting.js';
 import { createPostIn, editDraft, publishPostIn, refreshIssues, type DraftEdit } from '../posts.js';
 import { ServiceError } from '../service-errors.js';
+import { webPublishAt } from './publish-at.js';
 import type { PostState } from '../state.js';
 import { Guard, PAGE_HEADERS, TOKEN_FIELD } from './guard.js';
 import { h, page } from './html.js';
@@ -105,12 +106,17 @@ export function registerWebApp(app: FastifyInstance, core: Core): void {
   });
 
   const actions: Record<string, (post: PostState, f: URLSearchParams) => string> = {
+    // Saved first, then published or scheduled as the button said: "Publish now" takes what the form holds.
     edit: (post, f) => {
-      editDraft(core.state.workspace(post.workspaceId), post.id, draftEdit(core, post, f));
-      return 'saved';
+      const ws = core.state.workspace(post.workspaceId);
+      editDraft(ws, post.id, draftEdit(core, post, f));
+      const then = f.get('then');
+      if (then !== 'now' && then !== 'schedule') return 'saved';
+      publishPostIn(core, ws, post.id, { publish_at: then === 'now' ? 'now' : webPublishAt(core, f.get('publish_at')) }, 'web');
+      return post.status === 'scheduled' ? 'scheduled' : 'published';
     },
     publish: (post, f) => {
-      publishPostIn(core, core.state.workspace(post.workspaceId), post.id, { publish_at: f.get('publish_at') ?? undefined }, 'web');
+      publishPostIn(core, core.state.workspace(post.workspaceId), post.id, { publish_at: webPublishAt(core, f.get('publish_at')) }, 'web');
       return post.status === 'scheduled' ? 'scheduled' : 'published';
     },
     cancel: (post, f) => {
