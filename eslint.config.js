@@ -27,6 +27,7 @@ const LAYERS = [
   ['posts', 'mcp'],
   ['media'],
   ['session'],
+  ['events'],
   ['emulator'],
   ['journal', 'ui'],
   ['api'],
