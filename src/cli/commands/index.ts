@@ -240,6 +240,16 @@ const ENTRIES = [
       YES,
     ],
   },
+  {
+    name: 'watch',
+    summary: 'Follow the scheduled and publishing posts of the journal; report each change once',
+    group: 'posts',
+    flags: [
+      { name: 'once', description: 'read the posts whose time has come, report what changed since the last run, and exit (for cron)' },
+      { name: 'all-profiles', description: 'follow the posts of every profile (default: only --profile / VIDPUB_PROFILE)' },
+      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the command may take (90s, 5m, 1h); exit 7 when reached', default: DEFAULT_TIMEOUT },
+    ],
+  },
   { name: 'version', summary: 'Print the versions of vidpub and Node.js, and the platform', group: 'tools' },
   {
     name: 'emulator',
