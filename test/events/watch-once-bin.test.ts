@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, runAsync } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
-import { expectEvents } from '../support/events.js';
+import { expectEvents, publishedAtService } from '../support/events.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
@@ -47,6 +47,7 @@ describe('vidpub watch --once (real bin, emulator clock)', () => {
     expect(early.stderr).toMatch(/Watch: 0 posts read, 0 new events, 2 not due yet/);
 
     await emu.advance(3660);
+    await publishedAtService(emu.api.as(emu.key()), [first]);
     const r1 = await watch('--json');
     const events = expectEvents(r1.stdout);
     expect(events.map((e) => [e.type, e.post_id, e.destination_id])).toEqual([
@@ -63,6 +64,7 @@ describe('vidpub watch --once (real bin, emulator clock)', () => {
     expect([r2.status, r2.stdout]).toEqual([0, '']);
 
     await emu.advance(3660);
+    await publishedAtService(emu.api.as(emu.key()), [second]);
     const [a, b] = await Promise.all([watch('--json'), watch('--json')]);
     const together = [...expectEvents(a.stdout), ...expectEvents(b.stdout)];
     expect(together.map((e) => `${e.type} ${e.destination_id ?? ''}`).sort()).toEqual(['post.destination.failed dst_demo_youtube', 'post.destination.published dst_demo_linkedin', 'post.failed '].sort());

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
 import { ROOT } from './build.js';
+import { waitFor } from './poll.js';
 import type { VidpubEvent } from '../../src/events/event.js';
 
 export const SCHEMA_PATH = join(ROOT, 'docs', 'commands', 'events.schema.json');
@@ -34,4 +35,14 @@ export function expectEvents(text: string): VidpubEvent[] {
     expect(eventErrors(doc), line).toEqual([]);
     return doc as VidpubEvent;
   });
+}
+
+/** Until the service has finished publishing each of `ids` (its clock moved past them): what watch then reads is their end. */
+export async function publishedAtService(rest: { get(path: string): Promise<{ body: unknown }> }, ids: string[]): Promise<void> {
+  for (const id of ids) {
+    await waitFor(
+      async () => ((await rest.get(`/posts/${id}`)).body as { status?: string }).status,
+      (s) => s === 'completed',
+    );
+  }
 }
