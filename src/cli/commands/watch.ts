@@ -1,6 +1,7 @@
 import { TimeoutError, isDeadline, sanitize } from '../../errors.js';
 import type { VidpubEvent } from '../../events/event.js';
 import { parseTimeout } from '../../session/wait-flags.js';
+import type { ReportedStore } from '../../journal/watch-reported.js';
 import type { Session } from '../../session/session.js';
 import type { WatchOpts, WatchPass, WatchReport } from '../../posts/watch-flow.js';
 import { counted as plural } from '../../util/plural.js';
@@ -24,7 +25,7 @@ function eventLine(e: VidpubEvent, inv: Invocation): string {
 }
 
 function reporter(inv: Invocation, session: Session, profile: string): WatchReport {
-  let store: Awaited<ReturnType<typeof import('../../journal/watch-reported.js')['reportedStore']>> | undefined;
+  let store: ReportedStore | undefined;
   return {
     async claim(events) {
       const { reportedStore } = await import('../../journal/watch-reported.js');
