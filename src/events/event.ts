@@ -39,11 +39,15 @@ export function stampEvent(e: EventInput, ctx: { profile: string; workspace?: st
   return out;
 }
 
-/** An emitter that stamps each event and gives it to `sink` (whose failures are its own). */
+/** An emitter that stamps each event and gives it to `sink` (whose failures are its own), each change once. */
 export function createEmitter(opts: { profile: string; workspace?: () => string | undefined; clock: Pick<Clock, 'now'>; sink(e: VidpubEvent): void }): EventEmitter {
+  // A change told twice in one run (each look at a post tells all it sees) is handed on once.
+  const told = new Set<string>();
   return {
     emit(e) {
       const event = stampEvent(e, { profile: opts.profile, workspace: opts.workspace?.(), now: opts.clock.now() });
+      if (told.has(event.id)) return event;
+      told.add(event.id);
       try {
         opts.sink(event);
       } catch {

@@ -4,8 +4,8 @@
  * destination failed or was cancelled). A look says all it sees; what was already reported is dropped by
  * the event ids (./event.ts), which are the same for the same change.
  */
-import type { Post } from '../contract/wire-types.js';
-import type { EventInput } from './event.js';
+import type { Media, Post } from '../contract/wire-types.js';
+import type { EventEmitter, EventInput } from './event.js';
 
 const ENDED: Record<string, EventInput['type'] | undefined> = {
   published: 'post.destination.published',
@@ -36,4 +36,29 @@ export function postEvents(post: Post, names: Readonly<Record<string, string>> =
     out.push({ type: bad ? 'post.failed' : 'post.completed', ...base, status: 'completed' });
   }
   return out;
+}
+
+/** Tells what a look at a post shows (the emitter drops what it already told). */
+export function emitPost(events: EventEmitter | undefined, post: Post, names?: Readonly<Record<string, string>>): void {
+  if (!events) return;
+  for (const e of postEvents(post, names)) events.emit(e);
+}
+
+/** A post the service has just created: post.created, then what its record shows (scheduled...). */
+export function emitCreated(events: EventEmitter | undefined, post: Post, names?: Readonly<Record<string, string>>): void {
+  if (!events) return;
+  events.emit({ type: 'post.created', post_id: post.id, media_id: post.media_id, status: post.status, publish_at: post.publish_at });
+  emitPost(events, post, names);
+}
+
+const MEDIA: Record<string, EventInput['type'] | undefined> = { processing: 'media.processing', ready: 'media.ready', failed: 'media.failed', uploading: 'media.uploading' };
+
+/** A video's state as a flow saw it: media.ready, media.failed, media.processing (with its percent when known). */
+export function emitMedia(events: EventEmitter | undefined, media: Media): void {
+  const type = MEDIA[String(media.status)];
+  if (!events || !type) return;
+  const e: EventInput = { type, media_id: media.id, status: String(media.status) };
+  if (typeof media.progress?.percent === 'number') e.progress = Math.max(0, Math.min(100, media.progress.percent));
+  if (media.error) e.failure = { code: media.error.code ?? 'failed', message: media.error.message };
+  events.emit(e);
 }

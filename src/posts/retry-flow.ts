@@ -21,6 +21,7 @@ import { dailySpendText, whenLine } from './summary.js';
 import { postRefusal, refuse } from '../core/post-rules.js';
 import { followPost } from './watch.js';
 import type { ResolvedWhen } from '../time/parse-when.js';
+import { emitCreated } from '../events/post-events.js';
 
 export interface RetryOpts {
   postId: string;
@@ -206,6 +207,7 @@ async function followRetry(run: RetryRun, created: Post, key: string): Promise<P
     post = await client.getPost(post.id, { signal: session.signal });
   }
   await session.journal?.post({ post, names, idem: key, outcome: replayed ? 'replayed' : 'created', retryOf: original.id });
+  emitCreated(session.events, post, names);
   const result: PostResult = { post, names, zone: opts.zone };
   return recordingEnd(
     session,

@@ -69,6 +69,8 @@ const REHEARSE = {
 /** --yes of post, publish, batch and retry (vidpub demo says what it skips asking: its own). */
 const YES = { name: 'yes', short: 'y', description: 'do not ask for confirmation' } as const satisfies FlagSpec;
 
+const EVENTS = { name: 'events', description: 'print events as JSON lines as they happen (docs/commands/events.schema.json); the last line holds the --json document' } as const satisfies FlagSpec;
+
 const TZ = { name: 'tz', value: 'zone', description: "time zone for a local --at time: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
 
 const ENTRIES = [
@@ -153,6 +155,7 @@ const ENTRIES = [
       YES,
       WEB,
       REHEARSE,
+      EVENTS,
     ],
   },
   {
@@ -185,6 +188,7 @@ const ENTRIES = [
       YES,
       { name: 'force-new', description: 'post the items whose video file changed since the run that posted them (as force_new: true on each)' },
       REHEARSE,
+      EVENTS,
     ],
   },
   {
