@@ -78,7 +78,11 @@ export async function watchPass(opts: WatchOpts, session: Session, out: WatchRep
   const client = await session.client();
   const posts = await followedPosts(session, opts.profile);
   const pass: WatchPass = { events: [], followed: posts.length, read: 0, unread: 0, later: 0, otherKey: 0, open: 0 };
-  if (posts.length === 0) return pass;
+  // Nothing to follow: the hooks still get what an earlier run could not hand them.
+  if (posts.length === 0) {
+    await out.claim([]);
+    return pass;
+  }
   const mine = posts.filter((p) => p.base_url === client.baseUrl && (p.key === undefined || client.keyId === undefined || p.key === client.keyId));
   pass.otherKey = posts.length - mine.length;
   const now = await serviceTime(client, session);

@@ -4,7 +4,7 @@
  * with the minute's reads nearly spent it reads only down to the reserve left for other commands,
  * says what it left, and the next run reads it.
  */
-import { appendFileSync, mkdtempSync, readdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -81,5 +81,40 @@ describe('vidpub watch: pacing', () => {
     const second = expectEvents(r2.stdout).map((e) => e.post_id);
     expect(new Set([...first, ...second])).toEqual(new Set(ids));
     expect(second.every((p) => !first.has(p))).toBe(true);
+  });
+});
+
+describe('vidpub watch --exec', () => {
+  it('runs the hook per event (the event on stdin, its ids in the env, no key); a failed hook gets the event again next run, once', async () => {
+    const env = { ...home(), ...emu.env() };
+    const out = mkdtempSync(join(tmpdir(), 'vidpub-hook-'));
+    const id = await schedule(env, 600);
+    await emu.advance(660);
+    await publishedAtService(emu.api.as(emu.key()), [id]);
+    const r1 = await runCli(['watch', '--once', '--json', '--exec', `cat >> ${out}/failed; exit 3`], { env });
+    expect(r1.code, r1.stderr).toBe(0);
+    expect(r1.stderr).toMatch(new RegExp(`The --exec hook failed \\(exit 3\\) for post.destination.published of ${id} \\(dst_demo_linkedin\\) \\(evt_\\w+\\): it is offered again on the next run`));
+    const reported = expectEvents(r1.stdout);
+    expect(expectEvents(readFileSync(join(out, 'failed'), 'utf8'))).toEqual(reported);
+
+    const hook = `cat >> ${out}/got; env > ${out}/env-$VIDPUB_EVENT_TYPE`;
+    const r2 = await runCli(['watch', '--once', '--json', '--exec', hook], { env });
+    expect([r2.code, r2.stdout, r2.stderr]).toEqual([0, '', 'Watch: 0 posts read, 0 new events.\n']);
+    expect(expectEvents(readFileSync(join(out, 'got'), 'utf8'))).toEqual(reported);
+    const childEnv = readFileSync(join(out, 'env-post.destination.published'), 'utf8');
+    expect(childEnv).toContain(`VIDPUB_POST_ID=${id}`);
+    expect(childEnv).toContain('VIDPUB_DESTINATION_ID=dst_demo_linkedin');
+    expect(childEnv).not.toContain('VIDPUB_API_KEY');
+    expect(childEnv).not.toContain(emu.key());
+
+    const r3 = await runCli(['watch', '--once', '--exec', `cat >> ${out}/again`], { env });
+    expect(r3.code).toBe(0);
+    expect(existsSync(join(out, 'again'))).toBe(false);
+  });
+
+  it('an empty --exec is refused (exit 2)', async () => {
+    const r = await runCli(['watch', '--once', '--exec', ' '], { env: { ...home(), ...emu.env() } });
+    expect(r.stderr).toMatch(/--exec needs a command/);
+    expect(r.code).toBe(2);
   });
 });

@@ -252,6 +252,7 @@ const ENTRIES = [
       { name: 'once', description: 'read the posts whose time has come, report what changed since the last run, and exit (for cron)' },
       { name: 'all-profiles', description: 'follow the posts of every profile (default: only --profile / VIDPUB_PROFILE)' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the command may take (90s, 5m, 1h); exit 7 when reached', default: DEFAULT_TIMEOUT },
+      { name: 'exec', value: 'cmd', description: 'run CMD (with sh) for each event: the event on its stdin, VIDPUB_EVENT_TYPE, VIDPUB_POST_ID, VIDPUB_DESTINATION_ID set; one that fails is offered again next run' },
     ],
   },
   { name: 'version', summary: 'Print the versions of vidpub and Node.js, and the platform', group: 'tools' },

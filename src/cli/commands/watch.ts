@@ -1,4 +1,4 @@
-import { TimeoutError, isDeadline, sanitize } from '../../errors.js';
+import { TimeoutError, UsageError, isDeadline, sanitize } from '../../errors.js';
 import type { VidpubEvent } from '../../events/event.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import type { ReportedStore } from '../../journal/watch-reported.js';
@@ -11,6 +11,8 @@ import { defineCommand } from '../run/command.js';
 
 interface Opts extends WatchOpts {
   timeoutMs: number;
+  /** --exec: a command run for each event. */
+  exec?: string;
 }
 
 /** Between two passes of a watch that follows: until the next post is due, at least MIN and at most MAX. */
@@ -24,13 +26,21 @@ function eventLine(e: VidpubEvent, inv: Invocation): string {
   return inv.out.tty ? cells.filter((c) => c !== '').join('  ') : cells.join('\t');
 }
 
-function reporter(inv: Invocation, session: Session, profile: string): WatchReport {
+function reporter(inv: Invocation, session: Session, opts: Opts): WatchReport {
   let store: ReportedStore | undefined;
+  const hooks = opts.exec !== undefined ? ['exec'] : [];
   return {
     async claim(events) {
       const { reportedStore } = await import('../../journal/watch-reported.js');
-      store ??= reportedStore(session.journal!.dir, profile, session.signal);
-      return (await store.claim(events, [], session.clock.now())).fresh;
+      store ??= reportedStore(session.journal!.dir, opts.keyProfile, session.signal);
+      const { fresh, pending } = await store.claim(events, hooks, session.clock.now());
+      if (opts.exec !== undefined) {
+        // Events an earlier run's hook failed for first, then the new ones.
+        const { execHooks } = await import('../../posts/watch-hooks.js');
+        const failed = await execHooks(opts.exec, [...(pending.exec ?? []), ...fresh], { env: inv.ctx.env, log: session.log, signal: session.signal });
+        await store.keepPending('exec', failed);
+      }
+      return fresh;
     },
     async report(e) {
       if (inv.globals.json) await printJson(e, inv, { compact: true });
@@ -49,6 +59,12 @@ function sayPass(pass: WatchPass, session: Session): void {
   if (pass.otherKey > 0) session.log.info(`${plural(pass.otherKey, 'post')} of another profile's service or key ${pass.otherKey === 1 ? 'was' : 'were'} not read: watch ${pass.otherKey === 1 ? 'it' : 'them'} with that profile.`);
 }
 
+/** --exec CMD: a command line for the shell, not empty. */
+function parseExec(cmd: string): string {
+  if (cmd.trim() === '') throw new UsageError('--exec needs a command: vidpub watch --once --exec "CMD" (the event comes on its stdin)');
+  return cmd;
+}
+
 export default defineCommand<'watch', Opts, undefined>({
   description:
     'Follow the posts the local journal knows that are not settled yet (scheduled, publishing; not drafts): each is read ' +
@@ -56,19 +72,20 @@ export default defineCommand<'watch', Opts, undefined>({
     'change (a destination published, failed or cancelled, a post completed or failed) is printed once, across runs: ' +
     'a line each, or with --json one event (JSON) per line. Without --once it follows until every post has settled or ' +
     '--timeout. Exits 6 when a destination newly failed (vidpub retry POST_ID posts it again), 7 at --timeout.',
-  examples: ['vidpub watch --once', 'vidpub watch --once --json', 'vidpub watch --timeout 2h', 'vidpub watch --once --all-profiles'],
+  examples: ['vidpub watch --once', 'vidpub watch --once --json', 'vidpub watch --once --exec ./on-event.sh', 'vidpub watch --timeout 2h', 'vidpub watch --once --all-profiles'],
   parse(_args, flags, inv) {
     return {
       once: flags.once,
       profile: flags.allProfiles ? undefined : inv.globals.profile,
       keyProfile: inv.globals.profile,
       timeoutMs: parseTimeout(flags),
+      ...(flags.exec !== undefined ? { exec: parseExec(flags.exec) } : {}),
     };
   },
   async run(opts, inv) {
     const { watchPass, newlyFailed, followedPosts } = await import('../../posts/watch-flow.js');
     const { withinTimeout } = await import('../../posts/publish-flow.js');
-    const out = reporter(inv, inv.session, opts.keyProfile);
+    const out = reporter(inv, inv.session, opts);
     await followedPosts(inv.session, opts.profile);
     const reported: VidpubEvent[] = [];
     await withinTimeout(inv.session, opts.timeoutMs, 'while following the posts; the next run goes on from there', async (session) => {
