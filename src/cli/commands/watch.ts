@@ -72,7 +72,7 @@ export default defineCommand<'watch', Opts, undefined>({
     'change (a destination published, failed or cancelled, a post completed or failed) is printed once, across runs: ' +
     'a line each, or with --json one event (JSON) per line. Without --once it follows until every post has settled or ' +
     '--timeout. Exits 6 when a destination newly failed (vidpub retry POST_ID posts it again), 7 at --timeout.',
-  examples: ['vidpub watch --once', 'vidpub watch --once --json', 'vidpub watch --once --exec ./on-event.sh', 'vidpub watch --timeout 2h', 'vidpub watch --once --all-profiles'],
+  examples: ['vidpub watch --once', 'vidpub watch --once --json', 'vidpub watch --once --exec ./on-event.sh', 'vidpub watch --once --all-profiles'],
   parse(_args, flags, inv) {
     return {
       once: flags.once,
