@@ -69,7 +69,7 @@ const REHEARSE = {
 /** --yes of post, publish, batch and retry (vidpub demo says what it skips asking: its own). */
 const YES = { name: 'yes', short: 'y', description: 'do not ask for confirmation' } as const satisfies FlagSpec;
 
-const EVENTS = { name: 'events', description: 'print events as JSON lines as they happen (docs/commands/events.schema.json); the last line holds the --json document' } as const satisfies FlagSpec;
+const EVENTS = { name: 'events', description: 'print events as JSON lines as they happen; the last line holds the --json document' } as const satisfies FlagSpec;
 
 const TZ = { name: 'tz', value: 'zone', description: "time zone for a local --at time: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
 
@@ -249,10 +249,10 @@ const ENTRIES = [
     summary: 'Follow the scheduled and publishing posts of the journal; report each change once',
     group: 'posts',
     flags: [
-      { name: 'once', description: 'read the posts whose time has come, report what changed since the last run, and exit (for cron)' },
-      { name: 'all-profiles', description: 'follow the posts of every profile (default: only --profile / VIDPUB_PROFILE)' },
+      { name: 'once', description: 'read the posts due, report what changed since the last run, and exit (cron)' },
+      { name: 'all-profiles', description: 'posts of every profile (default: only --profile / VIDPUB_PROFILE)' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the command may take (90s, 5m, 1h); exit 7 when reached', default: DEFAULT_TIMEOUT },
-      { name: 'exec', value: 'cmd', description: 'run CMD (with sh) for each event: the event on its stdin, VIDPUB_EVENT_TYPE, VIDPUB_POST_ID, VIDPUB_DESTINATION_ID set; one that fails is offered again next run' },
+      { name: 'exec', value: 'cmd', description: 'run CMD (sh) per event, the event on its stdin; one that fails is offered again next run' },
     ],
   },
   { name: 'version', summary: 'Print the versions of vidpub and Node.js, and the platform', group: 'tools' },
