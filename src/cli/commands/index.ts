@@ -246,7 +246,7 @@ const ENTRIES = [
   },
   {
     name: 'watch',
-    summary: 'Follow the scheduled and publishing posts of the journal; report each change once',
+    summary: 'Follow the scheduled posts of the journal; report each change once',
     group: 'posts',
     flags: [
       { name: 'once', description: 'read the posts due, report what changed since the last run, and exit (cron)' },
