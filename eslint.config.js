@@ -10,7 +10,7 @@ import importX, { createNodeResolver } from 'eslint-plugin-import-x';
  * under it, never from a layer above. Entries that share a layer are peers and
  * may import one another as long as no circle forms (import-x/no-cycle).
  * docs/architecture.md ("The layers") groups them in six bands: cli; batch;
- * the flows (posts, media, mcp); session; the services (api, ui, config,
+ * the flows (posts, media, mcp); session and events; the services (api, ui, config,
  * journal, cache, emulator); the base (util, core, time, contract, errors.ts,
  * exit-codes.ts). Where today's code already points one way inside a band, the list keeps that order so it cannot turn round: media/
  * serves posts/ and mcp/; journal/ and ui/ use api/; api/ uses config/ and cache/; util/ and
@@ -27,6 +27,7 @@ const LAYERS = [
   ['posts', 'mcp'],
   ['media'],
   ['session'],
+  ['events'],
   ['emulator'],
   ['journal', 'ui'],
   ['api'],

@@ -20,6 +20,7 @@ import type { BatchPlan, PlannedItem } from './plan.js';
 import type { ItemRun, RunContext } from './run-context.js';
 import type { DestinationOutcome, ItemOutcome } from './run-types.js';
 import { linkSignals } from '../util/any-signal.js';
+import { emitCreated, emitPost } from '../events/post-events.js';
 
 /** An item's post, as created (or found) by this run. */
 interface Sent {
@@ -148,6 +149,7 @@ async function keepPost(rc: RunContext, run: ItemRun, { post, replayed }: Sent):
   await rc.record({ type: 'post', item: it.n, key: it.key, post_id: post.id, replayed });
   const source = v.kind === 'file' ? { file: v.file.path, size: v.file.size, fileId: fileIdentity(v.file) } : v.kind === 'url' ? { link: v.url } : {};
   await rc.session.journal?.post({ post, names: rc.plan.names, idem: it.key, outcome: replayed ? 'replayed' : 'created', ...source });
+  emitCreated(rc.session.events, post, rc.plan.names);
 }
 
 /** Follows the post until every destination has ended: published, or failed with the destinations that did not publish. */
@@ -163,6 +165,7 @@ async function followToEnd(rc: RunContext, run: ItemRun, sent: Sent): Promise<vo
     rc.troubles.set(it.n, 'failed');
   } else out.status = 'published';
   await rc.session.journal?.status(post, out.status);
+  emitPost(rc.session.events, post, rc.plan.names);
 }
 
 /** How the item ends once its post exists: a draft, blocked, scheduled, followed to its end, or still publishing (--no-wait). */

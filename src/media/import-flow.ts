@@ -14,6 +14,7 @@ import { checkImportUrl } from './import-url.js';
 import { noteWait } from './upload-flow.js';
 import { waitForMedia, type MediaFlowOptions } from './wait.js';
 import { withLinkedSignal } from '../util/any-signal.js';
+import { emitMedia } from '../events/post-events.js';
 
 export interface ImportLinkOptions extends MediaFlowOptions {
   /** The name the video gets at the service (default: the link's file name). */
@@ -66,7 +67,10 @@ async function importWithinLinked(session: Session, link: { url: string }, opts:
     throw err;
   }
   opts.onMedia?.(media);
-  const note = async (m: Media, outcome: string) => session.journal?.media({ media: m, link: link.url, idem: opts.idempotencyBase, outcome });
+  const note = async (m: Media, outcome: string) => {
+    await session.journal?.media({ media: m, link: link.url, idem: opts.idempotencyBase, outcome });
+    emitMedia(session.events, m);
+  };
   if (!opts.wait || media.status === 'ready') {
     progress.stop();
     await note(media, String(media.status));

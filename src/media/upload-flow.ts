@@ -18,6 +18,7 @@ import { formatDuration } from '../time/duration.js';
 import type { VideoFile } from './check.js';
 import { postItHint, waitForMedia, type MediaFlowOptions, type PostLine } from './wait.js';
 import { withLinkedSignal } from '../util/any-signal.js';
+import { emitMedia } from '../events/post-events.js';
 
 /** New links we ask for when the storage refuses one (expired, used, tampered). */
 const MAX_LINK_RENEWALS = 2;
@@ -81,6 +82,7 @@ async function uploadWithinLinked(session: Session, file: VideoFile, opts: Uploa
   /** The video in the local journal, with how this flow ended for it. */
   const note = async (m: Media | undefined, outcome: string) => {
     if (m) await session.journal?.media({ media: m, file: file.path, size: file.size, idem: opts.idempotencyBase, outcome });
+    if (m) emitMedia(session.events, m);
   };
   const create = async (step: string): Promise<{ res: CreateUploadResponse; replayed: boolean }> => {
     const res = await client.createUpload(request, { idempotencyKey: stepKey(base, step), signal });

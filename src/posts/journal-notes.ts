@@ -6,6 +6,7 @@ import type { Post } from '../contract/wire-types.js';
 import { outcomeOfError } from '../journal/error-outcome.js';
 import type { Session } from '../session/session.js';
 import { isFinished, type PostResult } from './view.js';
+import { emitPost } from '../events/post-events.js';
 
 /** The outcome of a command that returned normally. */
 export function outcomeOf(post: Post): string {
@@ -30,8 +31,10 @@ export async function recordingEnd(session: Session, end: () => Promise<PostResu
   } catch (err) {
     const post = postOf((err as { data?: unknown })?.data) ?? fallback;
     if (post) await session.journal?.status(post, outcomeOfError(err));
+    if (post) emitPost(session.events, post);
     throw err;
   }
   await session.journal?.status(r.post, outcomeOf(r.post));
+  emitPost(session.events, r.post, r.names);
   return r;
 }

@@ -7,6 +7,7 @@ import { responseMeta } from '../api/client.js';
 import type { Post } from '../contract/wire-types.js';
 import { InterruptedError } from '../errors.js';
 import type { Session } from '../session/session.js';
+import { emitCreated } from '../events/post-events.js';
 import { ask } from './options.js';
 import { recordingEnd } from './journal-notes.js';
 import { blockedPost } from './settle.js';
@@ -52,6 +53,7 @@ export async function followNewPost(session: Session, created: Post, o: NewPostF
     session.log.info(o.made(post.id));
   }
   await session.journal?.post({ post, names: o.names, idem: o.key, outcome: replayed ? 'replayed' : 'created', retryOf: o.from });
+  emitCreated(session.events, post, o.names);
   const result: PostResult = { post, names: o.names, zone: o.zone };
   return recordingEnd(
     session,

@@ -15,6 +15,7 @@ import type { Logger } from '../core/log.js';
 import { formatDuration } from '../time/duration.js';
 import { settle } from './settle.js';
 import { isFinished, type PostResult } from './view.js';
+import { emitPost } from '../events/post-events.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /**
@@ -192,6 +193,7 @@ export async function waitForPost(session: Session, client: ApiClient, result: P
       onUpdate: (p) => {
         last = { ...result, post: p };
         display.update(p);
+        emitPost(session.events, p, result.names);
       },
       clock: session.clock,
       signal,

@@ -8,6 +8,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log.js';
+import type { EventEmitter } from '../events/event.js';
 import type { Journal } from '../journal/journal-types.js';
 import type { Colors } from '../ui/color.js';
 import type { Progress } from '../ui/progress.js';
@@ -48,6 +49,8 @@ export interface Session {
   unansweredMs?: number;
   /** The local journal of what was created and seen (src/journal/); absent with --no-journal / VIDPUB_NO_JOURNAL=1. */
   journal?: Journal;
+  /** Where a flow says what happened (src/events/): --events lines, an MCP server's progress; absent: nobody listens. */
+  events?: EventEmitter;
 }
 
 /**

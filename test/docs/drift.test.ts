@@ -40,6 +40,7 @@ const GUIDE: Record<string, [string, string]> = {
   emulator: ['docs/emulator.md', '# The emulator'],
   demo: ['docs/emulator.md', '## `vidpub demo`'],
   mcp: ['docs/mcp.md', '## `vidpub mcp`'],
+  watch: ['docs/scripts-ci-cron.md', '### Following what was scheduled: `vidpub watch --once`'],
 };
 
 /** The lines from `heading` to the next heading of its level or above (fenced blocks are not headings). */

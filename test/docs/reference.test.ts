@@ -160,7 +160,7 @@ describe('the command reference (docs/commands, man/)', () => {
   });
 
   it('has a Markdown page and a man page for every command, and an index', () => {
-    const expected = ['docs/commands/README.md', 'docs/commands/global-flags.md', 'docs/commands/exit-codes.md', 'docs/commands/environment.md', 'man/vidpub.1'];
+    const expected = ['docs/commands/README.md', 'docs/commands/global-flags.md', 'docs/commands/exit-codes.md', 'docs/commands/environment.md', 'man/vidpub.1', 'docs/commands/events.schema.json'];
     for (const c of COMMANDS) expected.push(`docs/commands/vidpub-${c.name}.md`, `man/vidpub-${c.name}.1`);
     expect([...generated.keys()].sort()).toEqual(expected.sort());
     for (const c of COMMANDS) expect(generated.get('docs/commands/README.md')).toContain(`](vidpub-${c.name}.md)`);

@@ -10,6 +10,7 @@ import { defineCommand, type Invocation } from '../run/command.js';
 import { isRehearsal, rehearsalDoc, rehearsalNote, rehearse } from '../rehearsal/rehearse.js';
 import { readAll, readNamedFile } from '../io/user-input.js';
 import { exactBytes } from '../../util/bytes.js';
+import { startEvents } from '../output/events-output.js';
 
 const MAX_MANIFEST_BYTES = 10_000_000;
 /**
@@ -66,6 +67,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
   // The run's document and the --dry-run plan's: --json FIELDS is checked before anything is sent.
   fields: ['items', 'stats', 'dry_run', 'posts_needed', 'posts_left', 'zone', 'rehearsal'],
   async parse(args, flags, inv) {
+    startEvents(inv, flags.events);
     const path = args[0].trim();
     if (path === '') throw new UsageError('which manifest? Give its path, or "-" to read it from stdin (with --format)');
     const { formatOfPath, parseFormat } = await import('../../batch/manifest.js');
@@ -104,10 +106,10 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
     // Without --json, each item's line goes out as soon as the item has ended: a batch stopped
     // from outside (a CI job's own timeout) has still said how every finished item went.
     // At a terminal a person reads the live view, then a few lines per item (outcomeLines): JSON
-    // lines there, wrapping under the view as it redraws, were cut. They are for pipes and --json.
+    // lines there, wrapping under the view as it redraws, were cut. They are for pipes and --json (--events: its result line).
     const streamed = new Set<number>();
     STREAMED.set(inv, streamed);
-    const onItem = inv.globals.json || inv.out.tty
+    const onItem = inv.globals.json || inv.out.tty || inv.session.events
       ? undefined
       : (o: ItemOutcome) => {
           inv.out.print(JSON.stringify(o));

@@ -69,6 +69,8 @@ const REHEARSE = {
 /** --yes of post, publish, batch and retry (vidpub demo says what it skips asking: its own). */
 const YES = { name: 'yes', short: 'y', description: 'do not ask for confirmation' } as const satisfies FlagSpec;
 
+const EVENTS = { name: 'events', description: 'print events as JSON lines as they happen; the last line holds the --json document' } as const satisfies FlagSpec;
+
 const TZ = { name: 'tz', value: 'zone', description: "time zone for a local --at time: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
 
 const ENTRIES = [
@@ -154,6 +156,7 @@ const ENTRIES = [
       YES,
       WEB,
       REHEARSE,
+      EVENTS,
     ],
   },
   {
@@ -193,6 +196,7 @@ const ENTRIES = [
       YES,
       { name: 'force-new', description: 'post the items whose video file changed since the run that posted them (as force_new: true on each)' },
       REHEARSE,
+      EVENTS,
     ],
   },
   {
@@ -246,6 +250,17 @@ const ENTRIES = [
       { name: 'no-wait', description: 'return once the new post is created, without waiting for each destination' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the new post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       YES,
+    ],
+  },
+  {
+    name: 'watch',
+    summary: 'Follow the scheduled posts of the journal; report each change once',
+    group: 'posts',
+    flags: [
+      { name: 'once', description: 'read the posts due, report what changed since the last run, and exit (cron)' },
+      { name: 'all-profiles', description: 'posts of every profile (default: only --profile / VIDPUB_PROFILE)' },
+      { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the command may take (90s, 5m, 1h); exit 7 when reached', default: DEFAULT_TIMEOUT },
+      { name: 'exec', value: 'cmd', description: 'run CMD (sh) per event, the event on its stdin; one that fails is offered again next run' },
     ],
   },
   { name: 'version', summary: 'Print the versions of vidpub and Node.js, and the platform', group: 'tools' },

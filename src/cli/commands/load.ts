@@ -24,6 +24,7 @@ const LOADERS: Record<CommandName, Loader> = {
   open: () => import('./open.js'),
   history: () => import('./history.js'),
   retry: () => import('./retry.js'),
+  watch: () => import('./watch.js'),
   version: () => import('./version.js'),
   emulator: () => import('./emulator.js'),
   demo: () => import('./demo.js'),

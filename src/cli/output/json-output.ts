@@ -105,6 +105,12 @@ export function jsonText(doc: unknown, compact = false): string {
 
 /** A command's data on stdout: its JSON document with --json, else its printer's lines (JSON without one). */
 export async function printData<D>(spec: CommandPrinters<D>, data: D, inv: Invocation): Promise<void> {
+  if (inv.session.events) {
+    // --events (./events-output.ts): the last line holds what --json would print.
+    const { resultLine } = await import('./events-output.js');
+    inv.print(resultLine(spec.json ? spec.json(data) : data));
+    return;
+  }
   if (inv.globals.json) {
     const doc = spec.json ? spec.json(data) : data;
     if (doc !== undefined) await printJson(doc, inv, { known: spec.fields });

@@ -7,6 +7,7 @@ import { environmentMarkdown } from './environment-page.js';
 import { exitCodesMarkdown, commandMarkdown, globalFlagsMarkdown, indexMarkdown } from './markdown.js';
 import { gatherReference } from './model.js';
 import { commandPage, rootPage } from './roff.js';
+import { eventJsonSchema } from '../../events/event-schema.js';
 
 /** The directories the reference fills: each holds only generated files. */
 export const REFERENCE_DIRS = ['docs/commands', 'man'] as const;
@@ -19,6 +20,8 @@ export async function renderReference(version: string): Promise<Map<string, stri
   files.set('docs/commands/exit-codes.md', exitCodesMarkdown(ref));
   files.set('docs/commands/environment.md', environmentMarkdown());
   files.set('man/vidpub.1', rootPage(ref));
+  // The events' JSON Schema, from the zod schema of src/events/ (which the event type is inferred from).
+  files.set('docs/commands/events.schema.json', eventJsonSchema());
   for (const c of ref.commands) {
     files.set(`docs/commands/vidpub-${c.name}.md`, commandMarkdown(c));
     files.set(`man/vidpub-${c.name}.1`, commandPage(c, ref));

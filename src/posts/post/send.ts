@@ -20,6 +20,7 @@ import { blockingIssues, nextCommand, type PostResult } from '../view.js';
 import { blockedCreate, blockedPost, dailyLimitError, isDailyLimit, resetText } from '../settle.js';
 import { recordingEnd } from '../journal-notes.js';
 import { followPost } from '../watch.js';
+import { emitCreated } from '../../events/post-events.js';
 
 /** The video given with --media, as the service has it (exit 1 when it failed there); undefined for a file or a link. */
 export async function knownMedia(opts: PostOpts, session: Session): Promise<Media | undefined> {
@@ -237,6 +238,7 @@ async function record(run: PostRun, made: Made, media: Media): Promise<void> {
     idem: opts.idempotencyKey,
     outcome: made.replayed ? 'replayed' : 'created',
   });
+  emitCreated(session.events, made.post, made.names);
 }
 
 /** A draft or a scheduled post is told as it is; one published now is followed (--wait) to its end. */
