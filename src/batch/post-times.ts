@@ -75,7 +75,9 @@ export function planPostTimes(input: PostTimesInput): PostTimes {
   let slot = slots.next();
   const told = new Set<string>();
   const tell = (note: string | undefined) => {
-    if (note && !told.has(note)) notes.push(note), told.add(note);
+    if (!note || told.has(note)) return;
+    notes.push(note);
+    told.add(note);
   };
   for (const item of input.items) {
     for (; !slot.done; slot = slots.next()) {

@@ -185,6 +185,11 @@ const ENTRIES = [
       YES,
       { name: 'force-new', description: 'post the items whose video file changed since the run that posted them (as force_new: true on each)' },
       REHEARSE,
+      // A backlog on a rhythm (src/batch/slot-step.ts).
+      { name: 'slots', value: 'rule', description: 'give items without "at" the next free slot: days then times, e.g. "mon-fri 09:00,17:00" (mon..sun, ranges, daily, weekdays, weekends; ";" between clauses)' },
+      { name: 'every', value: 'dur', description: 'give items without "at" a time every so long from --from (2h, 90m); not with --slots' },
+      { name: 'from', value: 'when', description: 'the first time a slot may be at, as --at reads it, or a date (default: now)' },
+      { name: 'per-slot', value: 'n', kind: 'number', description: 'posts per destination in one slot (default 1)' },
     ],
   },
   {
