@@ -177,14 +177,19 @@ export function dayOf(ms: number, zone: string): string {
 }
 
 /**
+ * A time as --at reads it, or a date alone (its 00:00 in `zone`), for a flag that names a bound
+ * (--from, --since, --until); `allowPast`: a time before `now` is taken.
+ */
+export function parseDayOrWhen(text: string, opts: { now: number; zone: string; flag: string; allowPast?: boolean }): number {
+  const trimmed = text.trim();
+  return parseWhen(/^\d{4}-\d{2}-\d{2}$/.test(trimmed) ? `${trimmed} 00:00` : trimmed, opts).ms;
+}
+
+/**
  * --from as --at reads it (a date alone is its 00:00; today's date is from now on); exit 2 for
  * a time in the past, naming --from.
  */
 export function parseFrom(text: string, now: number, zone: string): number {
-  const trimmed = text.trim();
-  if (/^\d{4}-\d{2}-\d{2}$/.test(trimmed)) {
-    if (trimmed === dayOf(now, zone)) return now;
-    return parseWhen(`${trimmed} 00:00`, { now, zone, flag: '--from' }).ms;
-  }
-  return parseWhen(trimmed, { now, zone, flag: '--from' }).ms;
+  if (text.trim() === dayOf(now, zone)) return now;
+  return parseDayOrWhen(text, { now, zone, flag: '--from' });
 }
