@@ -38,7 +38,7 @@ export default defineCommand<'schedule', ScheduleOpts & { format: Format }, Sche
       zone,
       sinceMs,
       untilMs,
-      profile: flags.allProfiles ? undefined : inv.globals.profile,
+      profile: inv.globals.profile,
       workspace: inv.globals.workspace || undefined,
       refresh: flags.refresh,
       format,
