@@ -84,6 +84,8 @@ export async function applySlots(plan: BatchPlan, opts: SlotOpts, session: Sessi
     for (const p of it.plans) rows.push({ item: it.n, destination: plan.names[p.destination.id] ?? p.destination.id, local: it.when.local, utc: it.when.utc, from: t.from });
   }
   plan.slots = { rule: opts.rule.text, perSlot: opts.perSlot, rows, notes };
+  // Said on stderr too, for a run (--dry-run also lists them under its table).
+  for (const n of notes) session.log.info(`Slots: ${sanitize(n)}`);
 }
 
 /** A slot's moment as an item's time: sent with its offset in the plan's zone. */

@@ -60,7 +60,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
   examples: [
     'vidpub batch week.yaml --dry-run',
     'vidpub batch week.yaml --yes',
-    'vidpub batch backlog.csv --slots "mon-fri 09:00,17:00" --from tomorrow --dry-run',
+    'vidpub batch week.yaml --slots "mon-fri 09:00,17:00" --from "tomorrow 9:00" --dry-run',
     'vidpub batch week.yaml --rehearse --yes',
     'vidpub batch posts.csv --concurrency 4 --no-wait',
     'generate-items | vidpub batch - --format jsonl --yes --json',
