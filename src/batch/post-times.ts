@@ -11,7 +11,7 @@
  */
 import { UsageError } from '../errors.js';
 import { MAX_SCHEDULE_AHEAD_DAYS, MAX_SCHEDULE_AHEAD_MS } from '../contract/service-rules.js';
-import { isoInZone, isoUtc } from '../time/iso-time.js';
+import { isoUtc, isoWithOffset } from '../time/iso-time.js';
 import { dayOf, slotsFrom, type SlotRule } from '../time/slot-rule.js';
 
 /** An item that needs a time: its number in the manifest and its destinations' ids. */
@@ -105,7 +105,7 @@ export function planPostTimes(input: PostTimesInput): PostTimes {
     for (const d of item.destinations) taken.set(takenKey(d, s.ms), (taken.get(takenKey(d, s.ms)) ?? 0) + 1);
     perDay.set(s.day, (perDay.get(s.day) ?? 0) + 1);
     tell(s.note);
-    times.push({ n: item.n, ms: s.ms, local: isoInZone(s.ms, zone), utc: isoUtc(s.ms), note: s.note });
+    times.push({ n: item.n, ms: s.ms, local: isoWithOffset(s.ms, s.offsetMs), utc: isoUtc(s.ms), note: s.note });
   }
   return { times, notes };
 }

@@ -74,13 +74,13 @@ export async function applySlots(plan: BatchPlan, opts: SlotOpts, session: Sessi
     items: fresh.map((it) => ({ n: it.n, destinations: it.plans.map((p) => p.destination.id) })),
     scheduled,
   });
-  const at = new Map<PlannedItem, { ms: number; note?: string; from: 'slot' | 'journal' }>();
-  fresh.forEach((it, i) => at.set(it, { ms: times[i]!.ms, note: times[i]!.note, from: 'slot' }));
+  const at = new Map<PlannedItem, { ms: number; local?: string; note?: string; from: 'slot' | 'journal' }>();
+  fresh.forEach((it, i) => at.set(it, { ms: times[i]!.ms, local: times[i]!.local, note: times[i]!.note, from: 'slot' }));
   for (const [it, ms] of earlier) at.set(it, { ms, from: 'journal' });
   const rows: PlanSlots['rows'] = [];
   for (const it of timeless) {
     const t = at.get(it)!;
-    it.when = slotWhen(t.ms, zone, t.note);
+    it.when = slotWhen(t.ms, t.local ?? isoInZone(t.ms, zone), zone, t.note);
     for (const p of it.plans) rows.push({ item: it.n, destination: plan.names[p.destination.id] ?? p.destination.id, local: it.when.local, utc: it.when.utc, from: t.from });
   }
   plan.slots = { rule: opts.rule.text, perSlot: opts.perSlot, rows, notes };
@@ -89,8 +89,7 @@ export async function applySlots(plan: BatchPlan, opts: SlotOpts, session: Sessi
 }
 
 /** A slot's moment as an item's time: sent with its offset in the plan's zone. */
-function slotWhen(ms: number, zone: string, note?: string): ResolvedWhen {
-  const local = isoInZone(ms, zone);
+function slotWhen(ms: number, local: string, zone: string, note?: string): ResolvedWhen {
   return { now: false, ms, publishAt: local, local, utc: isoUtc(ms), zone, note };
 }
 

@@ -18,7 +18,7 @@ import { parseWhen } from './parse-when.js';
 import { isoInZone, pad } from './iso-time.js';
 import { resolveWall } from './local-time.js';
 import { timeOfDay, WEEKDAYS } from './natural-when.js';
-import { addDays, wallAt } from './zones.js';
+import { addDays, offsetAt, wallAsUtc, wallAt, type Wall } from './zones.js';
 
 export interface TimeOfDay {
   h: number;
@@ -38,6 +38,28 @@ export interface Slot {
   /** A time that happens twice (the earlier taken), or, with `skipped`, one that does not happen. */
   note?: string;
   skipped?: boolean;
+  /** The zone's offset at the slot, in ms. */
+  offsetMs: number;
+}
+
+/** A local day: its date, its bounds, and whether one offset holds all through it (no clock change). */
+interface SteadyDay {
+  day: string;
+  start: number;
+  end: number;
+  offsetMs: number;
+  steady: boolean;
+}
+
+/** The local day of wall time `w` in `zone`: steady when the offset at its first and last moment is the same. */
+function steadyDay(w: Pick<Wall, 'y' | 'mo' | 'd'>, zone: string): SteadyDay {
+  const next = addDays(w, 1);
+  const midnight = Date.UTC(w.y, w.mo - 1, w.d);
+  const offsetMs = offsetAt(midnight - offsetAt(midnight, zone), zone);
+  const start = midnight - offsetMs;
+  const end = Date.UTC(next.y, next.mo - 1, next.d) - offsetMs;
+  const steady = offsetAt(start, zone) === offsetMs && offsetAt(end - 1, zone) === offsetMs;
+  return { day: `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)}`, start, end, offsetMs, steady };
 }
 
 const DAY_WORDS = 'mon...sun (or monday...sunday), a range like mon-fri, daily, weekdays or weekends';
@@ -145,7 +167,11 @@ function readDays(text: string, daysText: string, start: number): number[] {
  */
 export function* slotsFrom(rule: SlotRule, from: number, until: number, zone: string): Generator<Slot> {
   if (rule.kind === 'every') {
-    for (let ms = from; ms < until; ms += rule.everyMs) yield { ms, day: dayOf(ms, zone) };
+    let day: SteadyDay | undefined;
+    for (let ms = from; ms < until; ms += rule.everyMs) {
+      if (!day || ms >= day.end) day = steadyDay(wallAt(ms, zone), zone);
+      yield day.steady && ms >= day.start ? { ms, day: day.day, offsetMs: day.offsetMs } : { ms, day: dayOf(ms, zone), offsetMs: offsetAt(ms, zone) };
+    }
     return;
   }
   const start = wallAt(from, zone);
@@ -153,15 +179,22 @@ export function* slotsFrom(rule: SlotRule, from: number, until: number, zone: st
     const date = addDays(start, i);
     const day = `${pad(date.y, 4)}-${pad(date.mo)}-${pad(date.d)}`;
     const weekday = new Date(Date.UTC(date.y, date.mo - 1, date.d)).getUTCDay();
-    for (const t of rule.byDay[weekday]!) {
+    const times = rule.byDay[weekday]!;
+    // A day the clocks do not change on: each wall time is its one instant at the day's offset.
+    const steady = times.length > 0 ? steadyDay(date, zone) : undefined;
+    for (const t of times) {
       const shown = `${day} ${pad(t.h)}:${pad(t.mi)}`;
       let slot: Slot;
       try {
-        const r = resolveWall(shown, { ...date, ...t }, zone, true);
-        slot = { ms: r.ms, day, note: r.note };
+        if (steady?.steady) {
+          slot = { ms: wallAsUtc({ ...date, ...t }) - steady.offsetMs, day, offsetMs: steady.offsetMs };
+        } else {
+          const r = resolveWall(shown, { ...date, ...t }, zone, true);
+          slot = { ms: r.ms, day, note: r.note, offsetMs: offsetAt(r.ms, zone) };
+        }
       } catch (err) {
         if (!(err instanceof UsageError)) throw err;
-        slot = { ms: NaN, day, skipped: true, note: `${err.message}: the slot is left out` };
+        slot = { ms: NaN, day, skipped: true, offsetMs: 0, note: `${err.message}: the slot is left out` };
       }
       if (!slot.skipped && slot.ms >= until) return;
       if (slot.skipped || slot.ms >= from) yield slot;
