@@ -20,7 +20,7 @@ import { tooLongFor } from '../core/post-rules.js';
 import { itemKey } from './keys.js';
 import type { Manifest, Problem } from './manifest.js';
 import type { PacedClient } from './allowance-gate.js';
-import type { PlanSlots } from './slot-step.js';
+import type { PlanSlots } from './post-times.js';
 import { localCaptions, localVideos, localWhens, messageOf, readAlike, readLocal, type LocalItem, type LocalVideo } from './plan-local.js';
 
 
@@ -46,8 +46,7 @@ export interface PlannedItem {
   earlierPostId?: string;
   /** force_new: posted although its file changed since the run that posted it (changed.ts). */
   forceNew: boolean;
-  /** No time of its own (no "at", not a draft): --slots / --every gives it one (slot-step.ts). */
-  timeless: boolean;
+  /** No "at" and not a draft: --slots / --every gives it a time (slot-step.ts). */ timeless: boolean;
 }
 
 export interface BatchPlan {
@@ -60,8 +59,7 @@ export interface BatchPlan {
   dailyResetAt?: string;
   zone: string;
   me?: Me;
-  /** The times --slots / --every gave (slot-step.ts). */
-  slots?: PlanSlots;
+  /** The times --slots / --every gave (slot-step.ts). */ slots?: PlanSlots;
 }
 
 export interface PlanInput {

@@ -54,6 +54,14 @@ export interface PostTimes {
   notes: string[];
 }
 
+/** The plan's slots (slot-step.ts): each timed item's time and where it came from, and what the plan says of them. */
+export interface PlanSlots {
+  rule: string;
+  perSlot: number;
+  rows: { item: number; destination: string; local: string; utc: string; from: 'slot' | 'journal' }[];
+  notes: string[];
+}
+
 const MINUTE = 60_000;
 
 /** Each item's time; exit 2 when the rule has too few slots within what the service schedules ahead. */

@@ -13,7 +13,9 @@ import { renderTable } from '../ui/table.js';
 import { isoInZone, isoUtc } from '../time/iso-time.js';
 import { parseFrom, parseSlotRule, type SlotRule } from '../time/slot-rule.js';
 import type { ResolvedWhen } from '../time/parse-when.js';
-import { planPostTimes, type ScheduledPost } from './post-times.js';
+import { planPostTimes, type PlanSlots, type ScheduledPost } from './post-times.js';
+
+export type { PlanSlots } from './post-times.js';
 import type { BatchPlan, PlannedItem } from './plan.js';
 
 /** What --slots/--every, --from and --per-slot asked. */
@@ -23,13 +25,6 @@ export interface SlotOpts {
   perSlot: number;
 }
 
-/** The plan's slots: each timed item's time and where it came from, and what the plan says of them. */
-export interface PlanSlots {
-  rule: string;
-  perSlot: number;
-  rows: { item: number; destination: string; local: string; utc: string; from: 'slot' | 'journal' }[];
-  notes: string[];
-}
 
 /** The flags read and checked before anything is sent (exit 2); undefined without --slots or --every. */
 export function readSlotFlags(
