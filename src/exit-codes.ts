@@ -17,7 +17,7 @@
  */
 
 /** The commands that send requests to the service within a --timeout (and so meet its refusals). */
-const ASKING = ['login', 'me', 'destinations', 'options', 'status', 'open', 'history'] as const;
+const ASKING = ['login', 'me', 'destinations', 'options', 'status', 'open', 'history', 'schedule'] as const;
 /** The commands that send a write and follow what it became. */
 const WRITING = ['upload', 'import', 'post', 'publish', 'batch', 'retry', 'demo'] as const;
 

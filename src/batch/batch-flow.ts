@@ -13,6 +13,7 @@ import type { ManifestFormat } from './manifest.js';
 import { pacedClient } from './allowance-gate.js';
 import type { BatchPlan } from './plan.js';
 import type { BatchRecorder, ItemOutcome, RunStats } from './run-types.js';
+import { slotJson, type SlotOpts } from './slot-step.js';
 
 export interface BatchOpts {
   /** The manifest's text. */
@@ -37,6 +38,8 @@ export interface BatchOpts {
   onItem?: (outcome: ItemOutcome) => void;
   /** The whole result is printed at the end (--json's document, a terminal): keep every item's outcome. */
   keepAll?: boolean;
+  /** --slots / --every: the times of the items without their own (slot-step.ts). */
+  slots?: SlotOpts;
 }
 
 export interface BatchResult {
@@ -94,6 +97,7 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
     for (const it of plan.items) if ((await wasPosted(it.key)) && !it.draft) it.alreadyPosted = true;
     plan.postsNeeded = plan.items.filter((it) => !it.draft && !it.alreadyPosted).length;
   }
+  if (opts.slots) await (await import('./slot-step.js')).applySlots(plan, opts.slots, session);
   const short = allowanceError(plan);
   const planned: BatchResult = { dryRun: true, source: opts.source, plan, items: [] };
   if (short && !opts.waitForQuota) throw opts.dryRun ? Object.assign(short, { data: planned }) : short;
@@ -149,5 +153,6 @@ export function planJson(plan: BatchPlan): unknown {
       })),
       idempotency_key: it.key,
     })),
+    ...(plan.slots ? { slots: slotJson(plan.slots) } : {}),
   };
 }

@@ -20,6 +20,7 @@ import { tooLongFor } from '../core/post-rules.js';
 import { itemKey } from './keys.js';
 import type { Manifest, Problem } from './manifest.js';
 import type { PacedClient } from './allowance-gate.js';
+import type { PlanSlots } from './post-times.js';
 import { localCaptions, localVideos, localWhens, messageOf, readAlike, readLocal, type LocalItem, type LocalVideo } from './plan-local.js';
 
 
@@ -45,6 +46,7 @@ export interface PlannedItem {
   earlierPostId?: string;
   /** force_new: posted although its file changed since the run that posted it (changed.ts). */
   forceNew: boolean;
+  /** No "at" and not a draft: --slots / --every gives it a time (slot-step.ts). */ timeless: boolean;
 }
 
 export interface BatchPlan {
@@ -57,6 +59,7 @@ export interface BatchPlan {
   dailyResetAt?: string;
   zone: string;
   me?: Me;
+  /** The times --slots / --every gave (slot-step.ts). */ slots?: PlanSlots;
 }
 
 export interface PlanInput {
@@ -269,6 +272,7 @@ function planItem(it: LocalItem, i: number, checked: Checked, batchKey: string |
     fromDefaults: it.raw.fromDefaults,
     key: itemKey(content, batchKey),
     forceNew: it.forceNew,
+    timeless: it.at === undefined && !it.draft,
     alreadyPosted: false,
     earlierPostId: undefined,
   };

@@ -68,6 +68,8 @@ export interface PostRecord extends RecordContext {
   status: string;
   /** retry: the post whose failed destinations this one posts again. */
   retry_of?: string;
+  /** The post's page in the web app (vidpub schedule --ics links it). */
+  review_url?: string;
 }
 
 export interface SeenDestination {
@@ -122,6 +124,7 @@ export interface JournalPost extends RecordContext {
   destinations: (RecordedDestination & { status?: string; url?: string; failure?: string })[];
   retry_of?: string;
   retried_by?: string[];
+  review_url?: string;
 }
 
 export interface HistoryQuery {

@@ -30,31 +30,31 @@ export const UNIT_MS: Record<string, number> = { s: 1000, m: MINUTE, h: 60 * MIN
 export const MAX_DAYS_AHEAD = MAX_SCHEDULE_AHEAD_DAYS;
 
 /** --at beyond what the service takes: an invalid time (exit 2), said before anything is sent. */
-export function tooFarAhead(text: string): UsageError {
-  return new UsageError(`invalid time "${sanitize(text)}" for --at: ${SCHEDULE_RANGE_WORDS}`, {
+export function tooFarAhead(text: string, flag = '--at'): UsageError {
+  return new UsageError(`invalid time "${sanitize(text)}" for ${flag}: ${SCHEDULE_RANGE_WORDS}`, {
     hint: `Give a time within ${MAX_DAYS_AHEAD} days, e.g. --at +30d, or save a draft (--draft) and publish it later.`,
   });
 }
 
 /** A time that has passed (exit 2), said as parseWhen says it. */
-export function pastTimeError(when: { local: string; utc: string }): UsageError {
-  return new UsageError(`the time ${when.local} (${when.utc}) for --at is in the past`, {
+export function pastTimeError(when: { local: string; utc: string }, flag = '--at'): UsageError {
+  return new UsageError(`the time ${when.local} (${when.utc}) for ${flag} is in the past`, {
     hint: 'Give a later time, or "now" to post now.',
   });
 }
 
 // The time and zone of the parseWhen call under way (parsing is synchronous), so
 // the examples in an error are valid then.
-let examplesAt: { now: number; zone: string } | undefined;
+let examplesAt: { now: number; zone: string; flag?: string } | undefined;
 
-/** The time and zone that the examples of the next errors are valid at (set by parseWhen). */
-export function giveExamplesAt(at: { now: number; zone: string }): void {
+/** The time and zone that the examples of the next errors are valid at, and the flag they name (set by parseWhen). */
+export function giveExamplesAt(at: { now: number; zone: string; flag?: string }): void {
   examplesAt = at;
 }
 
 /** A WHEN that is not one of the forms, or names no moment; `why` says what is wrong. */
 export function malformed(text: string, why?: string): UsageError {
-  return new UsageError(`invalid time "${sanitize(text)}" for --at${why ? `: ${why}` : ''}`, {
+  return new UsageError(`invalid time "${sanitize(text)}" for ${examplesAt?.flag ?? '--at'}${why ? `: ${why}` : ''}`, {
     hint: examplesAt
       ? `For example: ${whenExamples(examplesAt.now, examplesAt.zone)}. Local times are read in ${examplesAt.zone} (--tz ZONE changes it).`
       : `Write it as ${WHEN_FORMATS}.`,

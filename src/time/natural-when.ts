@@ -16,7 +16,8 @@ const UNIT_WORDS: Record<string, string> = {
   w: 'w', week: 'w', weeks: 'w',
 };
 
-const WEEKDAYS: Record<string, number> = {
+/** The names of the days of the week (0 Sunday to 6 Saturday), as --at and --slots read them. */
+export const WEEKDAYS: Record<string, number> = {
   sun: 0, sunday: 0,
   mon: 1, monday: 1,
   tue: 2, tues: 2, tuesday: 2,
@@ -26,24 +27,27 @@ const WEEKDAYS: Record<string, number> = {
   sat: 6, saturday: 6,
 };
 
-/** `9:00`, `09:00:30`, `9am`, `9:30 pm`, `noon`; undefined when it is not a time of day. */
-function timeOfDay(text: string, whole: string): { h: number; mi: number; s: number } | undefined {
+/**
+ * `9:00`, `09:00:30`, `9am`, `9:30 pm`, `noon`; undefined when it is not a time of day. `fail` makes
+ * the error of a time that is one but wrong (--at's by default; --slots names its own flag).
+ */
+export function timeOfDay(text: string, whole: string, fail: (why: string) => Error = (why) => malformed(whole, why)): { h: number; mi: number; s: number } | undefined {
   if (text === 'noon') return { h: 12, mi: 0, s: 0 };
-  if (text === 'midnight') throw malformed(whole, 'midnight belongs to two days: write "00:00" with the day after, or "23:59"');
+  if (text === 'midnight') throw fail('midnight belongs to two days: write "00:00" with the day after, or "23:59"');
   const m = /^(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$/.exec(text);
   if (!m) return undefined;
   const meridiem = m[4]?.replace(/\./g, '');
   if (m[2] === undefined && !meridiem) {
-    throw malformed(whole, `"${m[1]}" alone could be a day, an hour or a duration: write ${m[1]}:00, ${m[1]}am or "in ${m[1]}h"`);
+    throw fail(`"${m[1]}" alone could be a day, an hour or a duration: write ${m[1]}:00, ${m[1]}am or "in ${m[1]}h"`);
   }
   let h = Number(m[1]);
   const mi = m[2] === undefined ? 0 : Number(m[2]);
   const s = m[3] === undefined ? 0 : Number(m[3]);
   if (meridiem) {
-    if (h < 1 || h > 12) throw malformed(whole, `with ${meridiem} the hour goes from 1 to 12`);
+    if (h < 1 || h > 12) throw fail(`with ${meridiem} the hour goes from 1 to 12`);
     h = (h % 12) + (meridiem === 'pm' ? 12 : 0);
   }
-  if (h > 23 || mi > 59 || s > 59) throw malformed(whole, 'hours go to 23, minutes and seconds to 59');
+  if (h > 23 || mi > 59 || s > 59) throw fail('hours go to 23, minutes and seconds to 59');
   return { h, mi, s };
 }
 

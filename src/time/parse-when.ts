@@ -76,10 +76,10 @@ export function nowWhen(now: number, zone: () => string): ResolvedWhen {
  * not exist in the zone, or a time in the past; `allowPast`: a time before
  * `now` is returned (the caller decides) instead of refused.
  */
-export function parseWhen(input: string, opts: { now: number; zone: string; allowPast?: boolean }): ResolvedWhen {
+export function parseWhen(input: string, opts: { now: number; zone: string; allowPast?: boolean; flag?: string }): ResolvedWhen {
   const text = String(input).trim();
   const { now, zone } = opts;
-  giveExamplesAt(opts);
+  giveExamplesAt({ now: opts.now, zone: opts.zone, flag: opts.flag });
   if (/^now$/i.test(text)) return nowWhen(now, () => zone);
 
   let ms: number;
@@ -112,10 +112,10 @@ export function parseWhen(input: string, opts: { now: number; zone: string; allo
     shownOffset = offsetAt(ms, zone);
   }
 
-  if (!Number.isFinite(ms) || ms - now > MAX_DAYS_AHEAD * UNIT_MS.d!) throw tooFarAhead(text);
+  if (!Number.isFinite(ms) || ms - now > MAX_DAYS_AHEAD * UNIT_MS.d!) throw tooFarAhead(text, opts.flag);
   const shown = isoWithOffset(ms, shownOffset);
   const fromNow = rel !== null || /^in\s/i.test(text);
   const when: ResolvedWhen = { now: false, ms, publishAt: shown, local: shown, utc: isoUtc(ms), zone: shownZone, note, ...(fromNow ? { fromNow } : {}) };
-  if (ms < now && !opts.allowPast) throw pastTimeError(when);
+  if (ms < now && !opts.allowPast) throw pastTimeError(when, opts.flag);
   return when;
 }

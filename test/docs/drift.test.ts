@@ -37,6 +37,7 @@ const GUIDE: Record<string, [string, string]> = {
   history: ['docs/publishing.md', '## `vidpub history`'],
   retry: ['docs/publishing.md', '## `vidpub retry`'],
   batch: ['docs/batch.md', '# Batch'],
+  schedule: ['docs/batch.md', '### Publishing a backlog'],
   emulator: ['docs/emulator.md', '# The emulator'],
   demo: ['docs/emulator.md', '## `vidpub demo`'],
   mcp: ['docs/mcp.md', '## `vidpub mcp`'],

@@ -1,6 +1,7 @@
 import { UsageError, sanitize } from '../../errors.js';
 import { planJson, type BatchOpts, type BatchResult } from '../../batch/batch-flow.js';
 import { outcomeLines, planLines } from '../../batch/batch-view.js';
+import { readSlotFlags, slotLines } from '../../batch/slot-step.js';
 import type { ItemOutcome } from '../../batch/run-types.js';
 import type { ManifestFormat } from '../../batch/manifest-types.js';
 import { parseTimeout } from '../../session/wait-flags.js';
@@ -60,12 +61,13 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
   examples: [
     'vidpub batch week.yaml --dry-run',
     'vidpub batch week.yaml --yes',
+    'vidpub batch week.yaml --slots "mon-fri 09:00,17:00" --from "tomorrow 9:00" --dry-run',
     'vidpub batch week.yaml --rehearse --yes',
     'vidpub batch posts.csv --concurrency 4 --no-wait',
     'generate-items | vidpub batch - --format jsonl --yes --json',
   ],
   // The run's document and the --dry-run plan's: --json FIELDS is checked before anything is sent.
-  fields: ['items', 'stats', 'dry_run', 'posts_needed', 'posts_left', 'zone', 'rehearsal'],
+  fields: ['items', 'stats', 'dry_run', 'posts_needed', 'posts_left', 'zone', 'rehearsal', 'slots'],
   async parse(args, flags, inv) {
     startEvents(inv, flags.events);
     const path = args[0].trim();
@@ -84,6 +86,8 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
     }
     const timeoutMs = parseTimeout(flags);
     const zone = resolveTimeZone(flags.tz, inv.ctx.env);
+    // The slot rule and --from are read before the manifest: a rule that cannot be read sends nothing.
+    const slots = readSlotFlags(flags, inv.ctx.clock.now(), zone);
     const { text, baseDir, source } = await readManifest(path, format, inv, timeoutMs);
     return {
       text,
@@ -99,6 +103,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
       waitForQuota: inv.globals.waitForQuota,
       forceNew: flags.forceNew,
       rehearse: flags.rehearse,
+      slots,
     };
   },
   async run(opts, inv) {
@@ -128,6 +133,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
   print(r, inv) {
     if (r.dryRun && r.plan) {
       for (const line of planLines(r.plan, r.source, inv.out.colors)) inv.out.print(line);
+      if (r.plan.slots) for (const line of slotLines(r.plan.slots, r.plan.zone, inv.out.colors, inv.out.tty)) inv.out.print(line);
     } else {
       if (inv.out.tty) {
         for (const o of r.items) for (const line of outcomeLines(o, inv.out.colors)) inv.out.print(line);

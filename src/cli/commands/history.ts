@@ -5,6 +5,7 @@ import type { JournalPost } from '../../journal/journal-types.js';
 import { instantOfWall, resolveTimeZone } from '../../time/zones.js';
 import { renderTable } from '../../ui/table.js';
 import { parseDuration } from '../../time/duration.js';
+import { csvOf } from '../../util/csv-out.js';
 import { defineCommand } from '../run/command.js';
 
 const STATES = ['draft', 'scheduled', 'publishing', 'completed', 'failed'];
@@ -41,9 +42,10 @@ export function parseSince(text: string, now: number, zone: string): number {
 
 interface Opts extends HistoryOpts {
   zone: string;
+  csv: boolean;
 }
 
-export default defineCommand<'history', Opts, HistoryResult & { zone: string; now: number }>({
+export default defineCommand<'history', Opts, HistoryResult & { zone: string; now: number; csv: boolean }>({
   description:
     'List the posts made from this machine (the local journal), newest first: id, time, status, each destination\'s ' +
     'state, caption. Only what vidpub recorded here, with the state last seen; --refresh reads the drafts and the posts ' +
@@ -54,6 +56,7 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string; no
     'vidpub history --destination @vidpub.demo --limit 5',
     'vidpub history --refresh --json',
     'vidpub history --all-profiles',
+    'vidpub history --since 30d --csv > posts.csv',
   ],
   parse(_args, flags, inv) {
     const limit = Number(flags.limit);
@@ -64,6 +67,7 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string; no
     if (state !== undefined && !STATES.includes(state)) {
       throw new UsageError(`invalid --status "${sanitize(state)}": use one of ${STATES.join(', ')}`);
     }
+    if (flags.csv && inv.globals.json) throw new UsageError('--csv and --json are two forms of the same output: give one of them');
     const destination = flags.destination;
     if (destination !== undefined && destination.trim().replace(/^@/, '') === '') {
       throw new UsageError(`invalid --destination "${sanitize(destination)}": give a destination id, @handle or platform`);
@@ -78,6 +82,7 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string; no
       profile: flags.allProfiles ? undefined : inv.globals.profile,
       refresh: flags.refresh,
       zone: resolveTimeZone(undefined, inv.ctx.env),
+      csv: flags.csv,
     };
   },
   async run(opts, inv) {
@@ -86,9 +91,11 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string; no
       const filtered = opts.state !== undefined || opts.sinceMs !== undefined || opts.destination !== undefined || opts.workspace !== undefined;
       inv.log.info(`No posts ${filtered ? 'match' : 'recorded yet'} in the journal (${r.dir})${opts.profile ? ` for profile "${opts.profile}"` : ''}.`);
     }
-    return { ...r, zone: opts.zone, now: inv.ctx.clock.now() };
+    return { ...r, zone: opts.zone, now: inv.ctx.clock.now(), csv: opts.csv };
   },
   print(r, inv) {
+    // The --json document's posts, a row each (util/csv-out.ts).
+    if (r.csv) return void inv.out.print(csvOf(r.posts).slice(0, -1));
     const { tty, colors: c } = inv.out;
     // A scheduled post: when it goes out (publish_at); any other: when it was made.
     const due = (p: JournalPost) => (p.state === 'scheduled' && p.publish_at && !Number.isNaN(Date.parse(p.publish_at)) ? Date.parse(p.publish_at) : undefined);

@@ -197,6 +197,11 @@ const ENTRIES = [
       { name: 'force-new', description: 'post the items whose video file changed since the run that posted them (as force_new: true on each)' },
       REHEARSE,
       EVENTS,
+      // A backlog on a rhythm (src/batch/slot-step.ts).
+      { name: 'slots', value: 'rule', description: 'timeless items take free slots: "mon-fri 9:00"' },
+      { name: 'every', value: 'dur', description: 'or a time every DUR' },
+      { name: 'from', value: 'when', description: 'the first slot time' },
+      { name: 'per-slot', value: 'n', kind: 'number', description: 'posts per destination a slot' },
     ],
   },
   {
@@ -228,6 +233,21 @@ const ENTRIES = [
       { name: 'destination', value: 'name', kind: 'destination', description: 'only posts to this destination (id, @handle or platform)' },
       { name: 'all-profiles', description: 'posts of every profile (default: only --profile / VIDPUB_PROFILE)' },
       { name: 'refresh', description: 'read the current state of the drafts and the posts still in progress from the service, and record it' },
+      { name: 'csv', description: 'as CSV' },
+      COMMAND_TIMEOUT,
+    ],
+  },
+  {
+    name: 'schedule',
+    summary: 'Show what is scheduled, by day',
+    group: 'posts',
+    flags: [
+      { name: 'since', value: 'when', description: 'due from then' },
+      { name: 'until', value: 'when', description: 'due before then' },
+      TZ,
+      { name: 'refresh', description: 'read again from the service' },
+      { name: 'ics', description: 'as iCalendar' },
+      { name: 'csv', description: 'as CSV' },
       COMMAND_TIMEOUT,
     ],
   },

@@ -23,6 +23,7 @@ const LOADERS: Record<CommandName, Loader> = {
   status: () => import('./status.js'),
   open: () => import('./open.js'),
   history: () => import('./history.js'),
+  schedule: () => import('./schedule.js'),
   retry: () => import('./retry.js'),
   watch: () => import('./watch.js'),
   version: () => import('./version.js'),
