@@ -14,7 +14,7 @@ import type { Session } from '../../session/session.js';
 import { runKey } from '../../session/run-key.js';
 import { captionRefusal, optionValueRefusal, refuse } from '../../core/post-rules.js';
 import { continuable, continueCutOff, cutOffInput, endRun, noteRun } from './cut-off.js';
-import { StillRunningError } from './live-run.js';
+import { StillRunningError, reportSettled } from './live-run.js';
 import { askCaption, askMissing, checkDuration, chooseDestinations, confirmOrAnnounce, planFor } from './plan.js';
 import { createAndFollow, keyUsedForAnother, knownMedia, namingMedia, obtainMedia } from './send.js';
 import { PHASES, cancelledText, madeFrom, rerunLine, sourceText, type Phase, type Planned, type PostOpts, type PostRun, type Ready, type RunTrack } from './types.js';
@@ -103,6 +103,7 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   const planned = await plan(given, () => (allowance = readAllowance(given)));
   const known = await knownMedia(given.opts, given.session);
   const { run, ready } = await readyToSend(given, planned, known);
+  if (run.track.settled) return reportSettled(run, run.track.settled);
   await refuseSpentAllowance(run, allowance);
   await noteRun(run.track);
   const s = run.opts.source;
@@ -204,6 +205,8 @@ async function readyToSend(given: PostRun, planned: Planned, known: Media | unde
   }
   if (run.opts.when && !run.opts.when.now) track.publishAt = run.opts.when.publishAt;
   const ready: Ready = { ...planned, caption, known, durationSec };
+  // Settled by the identical run waited for: nothing to confirm, nothing is sent.
+  if (track.settled) return { run, ready };
   await confirmOrAnnounce(run, ready, rerunLine(run.opts, planned, caption));
   return { run, ready };
 }

@@ -122,6 +122,10 @@ export interface RunTrack {
   workspace?: string;
   /** When this run started (this machine's clock): an identical run that finished after it ran beside it. */
   startedAt?: number;
+  /** The post this run made, once made: its note names it when the run ends (a run that waited for it reports it). */
+  postId?: string;
+  /** The identical run this one waited for ended with its post made: that post is reported, nothing is sent. */
+  settled?: { postId: string; key: string; beside: boolean };
   /** The earlier run this one continues: its key, and the flags its line carries (a relative --at as sent). */
   continuing?: { key: string; flags?: Record<string, string> };
 }
