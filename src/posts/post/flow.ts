@@ -15,6 +15,7 @@ import { runKey } from '../../session/run-key.js';
 import { captionRefusal, optionValueRefusal, refuse } from '../../core/post-rules.js';
 import { continuable, continueCutOff, cutOffInput, endRun, noteRun } from './cut-off.js';
 import { StillRunningError, reportSettled } from './live-run.js';
+import { QueueTooLateError, queueForWrites } from './key-queue.js';
 import { askCaption, askMissing, checkDuration, chooseDestinations, confirmOrAnnounce, planFor } from './plan.js';
 import { createAndFollow, keyUsedForAnother, knownMedia, namingMedia, obtainMedia } from './send.js';
 import { PHASES, cancelledText, madeFrom, rerunLine, sourceText, type Phase, type Planned, type PostOpts, type PostRun, type Ready, type RunTrack } from './types.js';
@@ -57,6 +58,7 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
     throw continuable(stoppedError(err, { opts, key: run.key.key, track: run.track, phase, media }), run, PHASES[phase].sent);
   } finally {
     endRun(run.track, run.key, failure, phase === 'follow', PHASES[phase].sent);
+    await run.track.writes?.end();
     bound.dispose();
   }
 }
@@ -75,7 +77,7 @@ function stoppedError(err: unknown, at: { opts: PostOpts; key: string; track: Ru
       hint: 'Run the same command again with this --idempotency-key: what was done is reported, not done twice.',
     });
   }
-  if (err instanceof TimeoutError && err.data === undefined && !(err instanceof StillRunningError)) {
+  if (err instanceof TimeoutError && err.data === undefined && !(err instanceof StillRunningError) && !(err instanceof QueueTooLateError)) {
     const nothing = !media
       ? 'nothing was uploaded or posted'
       : opts.source.kind === 'media'
@@ -106,10 +108,13 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   if (run.track.settled) return reportSettled(run, run.track.settled);
   await refuseSpentAllowance(run, allowance);
   await noteRun(run.track);
+  // The key's writes shared with the other runs on this machine: its turn, or exit 7 now if it comes too late.
+  run.track.writes = await queueForWrites(run);
   const s = run.opts.source;
   // A draft may be saved before the video is ready; publishing needs it ready.
   at(s.kind === 'url' ? 'import' : s.kind === 'file' ? 'upload' : 'await-video');
   const media = await obtainMedia(run, ready, !(run.opts.draft && !run.opts.wait));
+  await run.track.writes?.progressed(1);
   at('create', media);
   let created = false;
   try {

@@ -12,6 +12,7 @@ import type { RunKey } from '../../session/run-key.js';
 import type { Session } from '../../session/session.js';
 import type { ResolvedWhen } from '../../time/parse-when.js';
 import type { DestinationPlan, OptionAssignment } from '../options.js';
+import type { WriteTicket } from './key-queue.js';
 
 /** What `post` posts: a checked local file, a checked link, or a video already at the service. */
 export type PostSource =
@@ -122,6 +123,8 @@ export interface RunTrack {
   workspace?: string;
   /** When this run started (this machine's clock): an identical run that finished after it ran beside it. */
   startedAt?: number;
+  /** The run's place in the key's write queue, once let through (key-queue.ts). */
+  writes?: WriteTicket;
   /** The post this run made, once made: its note names it when the run ends (a run that waited for it reports it). */
   postId?: string;
   /** The identical run this one waited for ended with its post made: that post is reported, nothing is sent. */
