@@ -31,7 +31,7 @@ import { changeQueue, owner, queueFile, type QueueState } from '../../journal/wr
 import { formatDuration } from '../../time/duration.js';
 import { nodeCrypto } from '../../util/lazy-builtins.js';
 import { counted } from '../../util/plural.js';
-import type { PostRun } from './types.js';
+import type { PostRun, WriteTicket } from './types.js';
 
 export const WINDOW_MS = 60_000;
 /** How often a run near the head of the queue looks again. */
@@ -110,16 +110,6 @@ export function decide(state: QueueState, id: string, now: number): Decision {
   const demand = waiting.slice(0, place + 1).reduce((n, e) => n + e.need, 0);
   const minutes = demand <= free ? 0 : Math.ceil((demand - Math.max(0, free)) / w.limit);
   return { state: 'wait', admitAt: minutes === 0 ? now : w.resetAt + (minutes - 1) * WINDOW_MS, resetAt: w.resetAt, ahead: place };
-}
-
-/** A run's place in the queue, once let through: it says how far it got, and leaves at its end. */
-export interface WriteTicket {
-  /** The writes it still needs (1 once its video is at the service). */
-  progressed(need: number): Promise<void>;
-  /** The post was made: what its answer said of the counter is kept for the others. */
-  posted(post: unknown): Promise<void>;
-  /** The run ended (always called). */
-  end(): Promise<void>;
 }
 
 /** The writes a run needs to finish: an upload 3, an import 2, a video already there 1. */

@@ -12,7 +12,6 @@ import type { RunKey } from '../../session/run-key.js';
 import type { Session } from '../../session/session.js';
 import type { ResolvedWhen } from '../../time/parse-when.js';
 import type { DestinationPlan, OptionAssignment } from '../options.js';
-import type { WriteTicket } from './key-queue.js';
 
 /** What `post` posts: a checked local file, a checked link, or a video already at the service. */
 export type PostSource =
@@ -111,6 +110,16 @@ export const PHASES = {
 } as const satisfies Record<string, { doing: string; sent: boolean }>;
 
 export type Phase = keyof typeof PHASES;
+
+/** A run's place in the key's write queue (key-queue.ts), once let through: it says how far it got, and leaves at its end. */
+export interface WriteTicket {
+  /** The writes it still needs (1 once its video is at the service). */
+  progressed(need: number): Promise<void>;
+  /** The post was made: what its answer said of the counter is kept for the others. */
+  posted(post: unknown): Promise<void>;
+  /** The run ended (always called). */
+  end(): Promise<void>;
+}
 
 /** The run memory of this post, once the run has written it down (runPost ends it). */
 export interface RunTrack {
