@@ -19,7 +19,7 @@ import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
 
-const FACTOR = 15;
+const FACTOR = 12;
 let clock: Clock = scaledClock(FACTOR);
 const fixture = defaultFixture();
 fixture.accounts[0]!.limits = { requests_per_minute: { write: 6 } };

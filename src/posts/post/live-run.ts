@@ -97,7 +97,8 @@ export async function claimCommand(
     }
     waited = (await waitOut(session, memory, key, live, round, at)) ?? waited;
     // Every waiter at once, unclaimed: the run waited for made its post and said so in its note (it is read, not replayed).
-    const settled = waited ? memory.settled(waited.key) : undefined;
+    // (Or any run of the command that finished since this one started: the last socket seen may be another waiter's.)
+    const settled = (waited ? memory.settled(waited.key) : undefined) ?? (key.given || at.startedAt === undefined ? undefined : memory.finishedSince(at.startedAt));
     if (settled?.postId !== undefined) return { waited: waited!, settled: { ...settled, postId: settled.postId } };
   }
 }
