@@ -187,6 +187,8 @@ export interface OpenRun {
   serviceStarted?: number;
   /** When it finished, its post known (a `.done` note: runs.ts), by this machine's clock. */
   finished?: number;
+  /** The post it made (a `.done` note): a run that waited for it reports that post from the journal, sending nothing. */
+  postId?: string;
 }
 
 /** A run of the same command that a live process holds (src/journal/run-hold.ts). */
@@ -216,6 +218,8 @@ export interface RunMemory {
   claim(key: string, sameKey: boolean): Promise<LiveRun[]>;
   /** The newest run of the command that finished at `since` or later (by this machine's clock): one that ran beside a run started then. */
   finishedSince(since: number): OpenRun | undefined;
+  /** The run under `key` that finished with its post known (its `.done` note), when it names the post it made. */
+  settled(key: string): OpenRun | undefined;
   /** The live runs of the command (under `key` only, when given), this process's claim aside. */
   running(key?: string): Promise<LiveRun[]>;
   /** Whether a note can be written now: undefined if so, else the file system's error code. */
@@ -228,7 +232,7 @@ export interface RunMemory {
    * This run ended: 'known' when its post is known or nothing that could make one was sent (the note goes);
    * 'unknown' when it may have posted (kept, marked ended); 'cut-off' when a signal stopped it (kept as is).
    */
-  end(key: string, how: RunEnd): void;
+  end(key: string, how: RunEnd, postId?: string): void;
 }
 
 /** How a run ended, for its note (RunMemory.end). */

@@ -220,7 +220,7 @@ export class RunStore {
    * 'unknown': it stays, marked ended, for a rerun to continue. 'cut-off'
    * (a signal): it stays as it is, as after kill -9.
    */
-  end(what: string, key: string, how: RunEnd): void {
+  end(what: string, key: string, how: RunEnd, postId?: string): void {
     const name = `${what}.${key}.json`;
     const path = join(this.#dir, name);
     const release = () => {
@@ -229,7 +229,7 @@ export class RunStore {
     };
     if (how === 'known') {
       finished.set(path, () => {
-        this.#finish(what, key);
+        this.#finish(what, key, postId);
         release();
       });
       return;
@@ -255,12 +255,13 @@ export class RunStore {
    * power, the note it replaces may come back, which a rerun continues (the
    * service replays its post), or neither is there, as when it is unwritten.
    */
-  #finish(what: string, key: string): void {
+  #finish(what: string, key: string, postId?: string): void {
     const name = `${what}.${key}.json`;
     const run = this.#read(name);
     if (run) {
       try {
-        writeWhole(this.#dir, `${what}.${key}.done`, JSON.stringify({ v: 1, ...run, finished: this.now(), pid, host: hostname() }) + '\n', { durable: false });
+        const done = { v: 1, ...run, finished: this.now(), ...(postId && KEY.test(postId) ? { postId } : {}), pid, host: hostname() };
+        writeWhole(this.#dir, `${what}.${key}.done`, JSON.stringify(done) + '\n', { durable: false });
       } catch {
         // unwritten: a run started before this one finished and slowed until now posts anew, as before
       }
@@ -289,6 +290,16 @@ export class RunStore {
       if (!best || run.finished > best.finished!) best = run;
     }
     return best;
+  }
+
+  /** The finished run of any of `whats` under `key` that names its post (settled: what a run that waited for it reports). */
+  settled(whats: readonly string[], key: string): OpenRun | undefined {
+    if (!KEY.test(key)) return undefined;
+    for (const w of whats) {
+      const run = this.#read(`${w}.${key}.done`);
+      if (run?.postId !== undefined && run.finished !== undefined && Math.abs(this.now() - run.finished) <= RUN_MEMORY_MS) return run;
+    }
+    return undefined;
   }
 
   #names(): string[] {
@@ -324,6 +335,7 @@ export class RunStore {
         ...(typeof o.step === 'string' && STEP.test(o.step) ? { step: o.step } : {}),
         ...(typeof o.serviceStarted === 'number' && Number.isFinite(o.serviceStarted) ? { serviceStarted: o.serviceStarted } : {}),
         ...(typeof o.finished === 'number' && Number.isFinite(o.finished) ? { finished: o.finished } : {}),
+        ...(typeof o.postId === 'string' && KEY.test(o.postId) ? { postId: o.postId } : {}),
         ...(Array.isArray(o.also) ? { also: o.also.filter((a): a is string => typeof a === 'string') } : {}),
       };
     } catch {
@@ -374,12 +386,13 @@ export function runMemory(o: RunMemoryOptions): RunMemory {
     cutOff: (judge) => store.cutOff(all, judge),
     claim: (key, sameKey) => store.claim(all, ids[0]!, key, sameKey),
     finishedSince: (since) => store.finishedSince(all, since),
+    settled: (key) => store.settled(all, key),
     running: (key) => store.running(all, key),
     writable: () => store.writable(),
     open: (run) => store.open(ids[0]!, run, also),
     release: (key) => store.release(ids[0]!, key),
-    end: (key, how) => {
-      for (const id of all) store.end(id, key, how);
+    end: (key, how, postId) => {
+      for (const id of all) store.end(id, key, how, postId);
     },
   };
 }

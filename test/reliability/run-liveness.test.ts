@@ -87,7 +87,8 @@ describe('whether the run that left a note is still running', () => {
 
     const beside = await runCli(CLIP, { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' } });
     expect(beside.stderr).toMatch(/^An identical run of this command is running, started .* under the key vp-[\w-]+: waiting for it to end/m);
-    expect(beside.stderr).toMatch(/Post post_\w+ was created by the earlier run this one continues; reporting it\./);
+    // Its post read from the journal (the run's note names it): reported, nothing sent again (issue 52).
+    expect(beside.stderr).toMatch(/The identical run waited for has ended and made post post_\w+ \(key vp-[\w-]+\): reporting it as it is now; nothing was uploaded or posted again\./);
     expect(beside.code).toBe(0);
     const ended = await first.ended;
     expect(ended.code).toBe(0);

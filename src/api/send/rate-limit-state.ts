@@ -29,11 +29,19 @@ export function kindOf(method: string): RequestKind {
 
 /** The longest we trust X-RateLimit-Reset to ask for (a counter resets each minute). */
 const MAX_PACING_WAIT_MS = 65_000;
+/**
+ * A wait for the reset ends up to this much after it, at random: the runs that share a key (other
+ * machines, other CI jobs) come back spread out, never all at the reset instant.
+ */
+export const PACING_JITTER_MS = 1_500;
 
 export class Pacer {
   private readonly state: Partial<Record<RequestKind, RateLimitState>> = {};
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly random: () => number = Math.random,
+  ) {}
 
   /** Records what a response said about its kind's counter. */
   note(kind: RequestKind, headers: Record<string, string | string[] | undefined>): RateLimitState | undefined {
@@ -65,8 +73,9 @@ export class Pacer {
   async before(kind: RequestKind, signal: AbortSignal | undefined, announce?: (ms: number) => void): Promise<void> {
     const ms = this.delayFor(kind);
     if (ms <= 0) return;
-    announce?.(ms);
-    await interruptibleSleep(this.clock, ms, signal);
+    const jittered = ms + Math.round(this.random() * PACING_JITTER_MS);
+    announce?.(jittered);
+    await interruptibleSleep(this.clock, jittered, signal);
     // The counter has reset: let the next response tell us the new numbers.
     delete this.state[kind];
   }

@@ -97,11 +97,11 @@ export class RequestSender {
     this.#origin = new URL(o.baseUrl);
     this.#clock = o.deps.clock;
     this.#debug = createDebugLogger({ out: o.deps.debugOut, now: () => o.deps.clock.now(), secrets: () => [this.#key] });
-    this.#pacer = new Pacer(o.deps.clock);
     this.#sink = o.deps.notices;
     this.#backoff = tuning.backoff ?? DEFAULT_BACKOFF;
     this.#maxRetries = tuning.maxRetries ?? MAX_RETRIES;
     this.#random = tuning.random ?? Math.random;
+    this.#pacer = new Pacer(o.deps.clock, this.#random);
     this.#requestTimeoutMs = tuning.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.#headersTimeoutMs = Math.min(tuning.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, this.#requestTimeoutMs);
   }

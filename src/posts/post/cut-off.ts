@@ -111,8 +111,13 @@ export async function continueCutOff(session: Session, key: RunKey, p: CutOffInp
   const memory = await session.journal.runs(named.what, track.workspace, named.alike);
   // Held from here to the run's end (endRun), the claim too.
   track.memory = memory;
-  const { earlier, waited, beside } = await claimCommand(session, memory, key, serviceAgeJudge(session), { publishAtFlag: p.atText !== undefined, startedAt: track.startedAt });
+  const { earlier, waited, beside, settled } = await claimCommand(session, memory, key, serviceAgeJudge(session), { publishAtFlag: p.atText !== undefined, startedAt: track.startedAt });
   let when = p.when;
+  // The run waited for ended with its post made: reported from the journal, nothing sent (flow.ts).
+  if (settled) {
+    track.settled = { postId: settled.postId, key: settled.key, beside: beside === true };
+    return when;
+  }
   // The first run's time ("in 2h" then): the one its post was made with, if it was.
   const earlierWhen = (run: OpenRun) =>
     run.publishAt && when && !when.now && run.publishAt !== when.publishAt ? parseWhen(run.publishAt, { now: session.clock.now(), zone: p.zone, allowPast: true }) : when;
@@ -234,7 +239,7 @@ export async function postMoved(session: Session, p: CutOffInput, track: RunTrac
  * gone out (the upload, the import or the post was started).
  */
 export function endRun(track: RunTrack, key: RunKey, failure: unknown, created: boolean, sent: boolean): void {
-  if (!track.memory) return;
+  if (!track.memory || track.settled) return;
   const signalled = failure instanceof InterruptedError && !(failure instanceof CancelledError);
   if (signalled && (sent || key.continued === true)) return track.memory.end(key.key, 'cut-off');
   // Stopped waiting for the post it made (--timeout, exit 7): the command did not finish, and what reruns a
@@ -244,7 +249,7 @@ export function endRun(track: RunTrack, key: RunKey, failure: unknown, created: 
   const unknown = sent && (failure instanceof OutcomeUnknownError || failure instanceof InterruptedError);
   // A continued run whose first run's time was refused: had that run posted, the service would have replayed its post.
   const noEarlierPost = key.continued === true && failure instanceof VidpubError && failure.http?.code === 'invalid_publish_at';
-  track.memory.end(key.key, created || noEarlierPost || (!key.continued && !key.given && !unknown) ? 'known' : 'unknown');
+  track.memory.end(key.key, created || noEarlierPost || (!key.continued && !key.given && !unknown) ? 'known' : 'unknown', created ? track.postId : undefined);
 }
 
 /**

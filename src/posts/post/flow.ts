@@ -14,7 +14,8 @@ import type { Session } from '../../session/session.js';
 import { runKey } from '../../session/run-key.js';
 import { captionRefusal, optionValueRefusal, refuse } from '../../core/post-rules.js';
 import { continuable, continueCutOff, cutOffInput, endRun, noteRun } from './cut-off.js';
-import { StillRunningError } from './live-run.js';
+import { StillRunningError, reportSettled } from './live-run.js';
+import { QueueTooLateError, queueForWrites } from './key-queue.js';
 import { askCaption, askMissing, checkDuration, chooseDestinations, confirmOrAnnounce, planFor } from './plan.js';
 import { createAndFollow, keyUsedForAnother, knownMedia, namingMedia, obtainMedia } from './send.js';
 import { withoutPostItLine } from '../../media/wait.js';
@@ -58,6 +59,7 @@ export async function runPost(opts: PostOpts, outer: Session): Promise<PostResul
     throw continuable(stoppedError(err, { opts, key: run.key.key, track: run.track, phase, media }), run, PHASES[phase].sent);
   } finally {
     endRun(run.track, run.key, failure, phase === 'follow', PHASES[phase].sent);
+    await run.track.writes?.end();
     bound.dispose();
   }
 }
@@ -76,7 +78,7 @@ function stoppedError(err: unknown, at: { opts: PostOpts; key: string; track: Ru
       hint: 'Run the same command again with this --idempotency-key: what was done is reported, not done twice.',
     });
   }
-  if (err instanceof TimeoutError && err.data === undefined && !(err instanceof StillRunningError)) {
+  if (err instanceof TimeoutError && err.data === undefined && !(err instanceof StillRunningError) && !(err instanceof QueueTooLateError)) {
     const nothing = !media
       ? 'nothing was uploaded or posted'
       : opts.source.kind === 'media'
@@ -104,12 +106,16 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   const planned = await plan(given, () => (allowance = readAllowance(given)));
   const known = await knownMedia(given.opts, given.session);
   const { run, ready } = await readyToSend(given, planned, known);
+  if (run.track.settled) return reportSettled(run, run.track.settled);
   await refuseSpentAllowance(run, allowance);
   await noteRun(run.track);
+  // The key's writes shared with the other runs on this machine: its turn, or exit 7 now if it comes too late.
+  run.track.writes = await queueForWrites(run);
   const s = run.opts.source;
   // A draft may be saved before the video is ready; publishing needs it ready.
   at(s.kind === 'url' ? 'import' : s.kind === 'file' ? 'upload' : 'await-video');
   const media = await obtainMedia(run, ready, !(run.opts.draft && !run.opts.wait));
+  await run.track.writes?.progressed(1);
   at('create', media);
   let created = false;
   try {
@@ -205,6 +211,8 @@ async function readyToSend(given: PostRun, planned: Planned, known: Media | unde
   }
   if (run.opts.when && !run.opts.when.now) track.publishAt = run.opts.when.publishAt;
   const ready: Ready = { ...planned, caption, known, durationSec };
+  // Settled by the identical run waited for: nothing to confirm, nothing is sent.
+  if (track.settled) return { run, ready };
   await confirmOrAnnounce(run, ready, rerunLine(run.opts, planned, caption));
   return { run, ready };
 }

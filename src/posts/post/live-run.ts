@@ -35,6 +35,10 @@ import type { Session } from '../../session/session.js';
 import { relativePhrase } from '../../time/describe.js';
 import { formatDuration } from '../../time/duration.js';
 import { isoUtc } from '../../time/iso-time.js';
+import type { JournalPost } from '../../journal/journal-types.js';
+import { reportEarlier } from '../rerun.js';
+import type { PostResult } from '../view.js';
+import type { PostRun } from './types.js';
 
 /** How often a waiting run looks again (a readdir and a connect per live socket). */
 const LOOK_MS = 200;
@@ -47,6 +51,8 @@ export interface Claimed {
   waited?: LiveRun & { key: string };
   /** True when `waited` is a run that finished after this one started, unseen (it ran while this one was starting). */
   beside?: boolean;
+  /** The run waited for finished and named its post: this run reports that post, claims nothing and sends nothing. */
+  settled?: OpenRun & { postId: string };
 }
 
 /**
@@ -73,6 +79,7 @@ export async function claimCommand(
       const done = key.given || earlier || waited || at.startedAt === undefined ? undefined : memory.finishedSince(at.startedAt);
       if (done) {
         memory.release(claimKey);
+        if (done.postId !== undefined) return { waited: { key: done.key, note: done }, beside: true, settled: { ...done, postId: done.postId } };
         waited = { key: done.key, note: done };
         beside = true;
         continue;
@@ -89,6 +96,10 @@ export async function claimCommand(
       );
     }
     waited = (await waitOut(session, memory, key, live, round, at)) ?? waited;
+    // Every waiter at once, unclaimed: the run waited for made its post and said so in its note (it is read, not replayed).
+    // (Or any run of the command that finished since this one started: the last socket seen may be another waiter's.)
+    const settled = (waited ? memory.settled(waited.key) : undefined) ?? (key.given || at.startedAt === undefined ? undefined : memory.finishedSince(at.startedAt));
+    if (settled?.postId !== undefined) return { waited: waited!, settled: { ...settled, postId: settled.postId } };
   }
 }
 
@@ -117,6 +128,20 @@ async function waitOut(
     if (session.signal.reason instanceof DeadlineReached) throw stillRunning(known, at);
     throw err;
   }
+}
+
+/**
+ * The identical run waited for ended with its post made (its note names it): the post is read from
+ * the journal and reported as it is now (GET /posts/{id}, a read); nothing is uploaded or posted, so
+ * any number of waiters settle at once without spending the key's writes.
+ */
+export async function reportSettled(run: PostRun, settled: NonNullable<PostRun['track']['settled']>): Promise<PostResult> {
+  const { session, opts, deadlineMs } = run;
+  const known = await session.journal?.find(settled.postId).catch(() => undefined);
+  const earlier: JournalPost = known ?? ({ post_id: settled.postId, destinations: [] } as unknown as JournalPost);
+  const which = settled.beside ? 'An identical run of this command finished while this one was starting' : 'The identical run waited for has ended';
+  const message = `${which} and made post ${settled.postId} (key ${settled.key}): reporting it as it is now; nothing was uploaded or posted again. To post anew instead, add --force-new.`;
+  return reportEarlier(session, await session.client(), earlier, { key: settled.key, wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs, zone: opts.zone, message });
 }
 
 /** exit 7: --timeout reached while waiting for an identical run still running (told as it is, not as another phase's timeout). */

@@ -90,6 +90,8 @@ interface Made {
 export async function createAndFollow(run: PostRun, ready: Ready, media: Media, following: () => void): Promise<PostResult> {
   refusePassedTime(run, media);
   const made = await create(run, ready, media);
+  run.track.postId = made.post.id;
+  await run.track.writes?.posted(made.post);
   following();
   await record(run, made, media);
   return follow(run, made, defaultedKeys(ready.plans));

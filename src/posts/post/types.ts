@@ -113,6 +113,16 @@ export const PHASES = {
 
 export type Phase = keyof typeof PHASES;
 
+/** A run's place in the key's write queue (key-queue.ts), once let through: it says how far it got, and leaves at its end. */
+export interface WriteTicket {
+  /** The writes it still needs (1 once its video is at the service). */
+  progressed(need: number): Promise<void>;
+  /** The post was made: what its answer said of the counter is kept for the others. */
+  posted(post: unknown): Promise<void>;
+  /** The run ended (always called). */
+  end(): Promise<void>;
+}
+
 /** The run memory of this post, once the run has written it down (runPost ends it). */
 export interface RunTrack {
   memory?: RunMemory;
@@ -124,6 +134,12 @@ export interface RunTrack {
   workspace?: string;
   /** When this run started (this machine's clock): an identical run that finished after it ran beside it. */
   startedAt?: number;
+  /** The run's place in the key's write queue, once let through (key-queue.ts). */
+  writes?: WriteTicket;
+  /** The post this run made, once made: its note names it when the run ends (a run that waited for it reports it). */
+  postId?: string;
+  /** The identical run this one waited for ended with its post made: that post is reported, nothing is sent. */
+  settled?: { postId: string; key: string; beside: boolean };
   /** The earlier run this one continues: its key, and the flags its line carries (a relative --at as sent). */
   continuing?: { key: string; flags?: Record<string, string> };
 }

@@ -1,0 +1,86 @@
+/**
+ * Goodput on a shared key (issue 52): different `post` runs on one machine share the key's
+ * writes through its queue in the state directory. On a key of 6 writes a minute (2 posts),
+ * on the emulator's clock run 30 times faster than real time, in-process: 6 posts take the
+ * allowance's 3 minutes, no upload is left without its post, and a run whose turn would come
+ * after its --timeout stops at once, sending nothing, with the line that runs it again. The
+ * scale cases (40 and 100 runs on a Standard key, 3 machines) are bench/shared-key.mjs's.
+ */
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultFixture } from '../../src/emulator/default-fixture.js';
+import type { Clock } from '../../src/core/clock.js';
+import { decide, noteCounter, roll } from '../../src/posts/post/key-queue.js';
+import type { QueueState } from '../../src/journal/write-queue.js';
+import { runCli } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
+import { useEmulator } from '../support/emulator.js';
+import { waitFor } from '../support/poll.js';
+
+const FACTOR = 12;
+let clock: Clock = scaledClock(FACTOR);
+const fixture = defaultFixture();
+fixture.accounts[0]!.limits = { requests_per_minute: { write: 6 } };
+const emu = useEmulator({ processingMs: 20, publishMs: 20, fixture, now: () => clock.now() });
+
+const post = (caption: string, ...more: string[]) => ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', caption, '--no-input', '--no-wait', ...more];
+
+describe("the key's write queue", () => {
+  it('6 different posts on a key of 6 writes a minute: posted in 3 minutes, every upload with its post, no 429', async () => {
+    clock = scaledClock(FACTOR);
+    await emu.api.freshMinute();
+    const base = mkdtempSync(join(tmpdir(), 'vidpub-queue-'));
+    const env = { ...emu.env(), VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state'), VIDPUB_CACHE_DIR: join(base, 'cache'), TZ: 'UTC' };
+    const started = await emu.api.clockNow();
+    const six = Array.from({ length: 6 }, (_, i) => runCli(post(`Queued ${i + 1}`, '--timeout', '10m'), { env, clock }));
+    // A seventh, once the first minute's writes are promised: its turn is in the 4th minute, after its --timeout.
+    await waitFor(() => emu.requests(), (log) => log.filter((q) => q.method === 'POST' && q.path === '/v1/media/uploads').length >= 2, 20_000);
+    const late = await runCli(post('Too late', '--timeout', '40s'), { env, clock });
+    const runs = await Promise.all(six);
+    const ended = await emu.api.clockNow();
+    const all = runs.map((r) => r.stderr).join('\n');
+    expect(runs.map((r) => r.code), all).toEqual(Array(6).fill(0));
+    const log = await emu.requests();
+    const made = (path: string) => log.filter((q) => q.method === 'POST' && q.path === path && q.status === 201 && !q.replayed).length;
+    expect([made('/v1/media/uploads'), made('/v1/posts')]).toEqual([6, 6]);
+    expect(log.filter((q) => q.status === 429)).toEqual([]);
+    // 18 writes at 6 a minute: the minute it started in and the two after it.
+    expect(Math.floor(ended / 60_000) - Math.floor(started / 60_000)).toBeLessThanOrEqual(2);
+    expect(all).toMatch(/This key's writes this minute are promised to \d+ runs? ahead of this one on this machine: waiting about/);
+
+    expect(late.code, late.stderr).toBe(7);
+    expect(late.stderr).toMatch(/Stopped before its first write: the key's writes are promised to \d+ runs ahead of this one on this machine, and its turn comes in about .+, too late to finish within --timeout; nothing was uploaded or posted\./);
+    expect(late.stderr).toMatch(/Rerun to continue it \(nothing is done twice\): .*vidpub post .*--idempotency-key vp-/);
+    // The queue's file: one per key, named by a hash (never the key), 0600 in a 0700 directory.
+    const dir = join(base, 'state', 'queue');
+    const files = readdirSync(dir).filter((n) => n.endsWith('.json'));
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^[0-9a-f]{32}\.json$/);
+    expect(statSync(join(dir, files[0]!)).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+  }, 60_000);
+
+  it('work already started goes first: a run let through keeps its writes across the reset, a continued run goes before new ones', () => {
+    const t = 1_000_000;
+    const state: QueueState = {
+      entries: [
+        { id: 'a', pid: 1, host: 'h', since: t, need: 1, admitted: t },
+        { id: 'b', pid: 1, host: 'h', since: t + 1, need: 3 },
+        { id: 'c', pid: 1, host: 'h', since: t + 2, need: 3, started: true },
+      ],
+      window: { limit: 6, resetAt: t + 10_000, spent: 6 },
+    };
+    expect(decide(state, 'b', t + 1_000)).toMatchObject({ state: 'wait', ahead: 1, admitAt: t + 10_000 });
+    // The reset: a's post is the new minute's first write; then c (started), not b.
+    roll(state, t + 10_001);
+    expect(state.window).toEqual({ limit: 6, resetAt: t + 70_000, spent: 1 });
+    expect(decide(state, 'b', t + 10_001).state).toBe('wait');
+    expect(decide(state, 'c', t + 10_001).state).toBe('go');
+    expect(decide(state, 'b', t + 10_002)).toMatchObject({ state: 'wait', ahead: 0, admitAt: t + 70_000 });
+    // Other machines' writes, as the service counts them, leave less.
+    noteCounter(state, { limit: 6, remaining: 0, resetSec: 60 }, t + 10_003);
+    expect(state.window!.spent).toBe(6);
+  });
+});
