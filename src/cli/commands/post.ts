@@ -135,6 +135,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
       timeoutMs,
       idempotencyKey,
       forceNew,
+      reupload: flags.reupload,
       yes: flags.yes,
       get zone() {
         return zoneNow();
