@@ -9,14 +9,14 @@ import type { JournalReader } from './journal-reader.js';
 import type { KnownVideo } from './journal-types.js';
 import { readIdentity } from '../util/same-file.js';
 
-export async function videosByContent(reader: JournalReader, owner: JournalOwner, size: number, sample: string): Promise<KnownVideo[]> {
+export async function videosByContent(reader: JournalReader, owner: JournalOwner, size: number, sample: string, forgotten = false): Promise<KnownVideo[]> {
   const ctx = await owner.record();
   const seen = new Set<string>();
   const out: KnownVideo[] = [];
   for (const r of reader.records(`"sample":${JSON.stringify(sample)}`)) {
     if (r.kind !== 'media' || r.sample !== sample || r.size !== size || seen.has(r.media_id)) continue;
     seen.add(r.media_id);
-    if (r.outcome === 'forgotten' || !(await owner.owns(r, ctx))) continue;
+    if ((r.outcome === 'forgotten' && !forgotten) || !(await owner.owns(r, ctx))) continue;
     const fileId = readIdentity(r.file_id);
     out.push({
       media_id: r.media_id,

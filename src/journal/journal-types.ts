@@ -278,8 +278,8 @@ export interface Journal {
   /** The retries made of a post (`vidpub retry`), newest first, whether or not the journal has the post itself. */
   retriesOf(postId: string): Promise<JournalPost[]>;
   history(q: HistoryQuery): Promise<JournalPost[]>;
-  /** The videos of this service and key (or workspace) recorded with this size and cheap key, newest first (forgotten ones left out). */
-  videosByContent(size: number, sample: string): Promise<KnownVideo[]>;
+  /** The videos of this service and key (or workspace) recorded with this size and cheap key, newest first (forgotten ones left out unless `forgotten`). */
+  videosByContent(size: number, sample: string, forgotten?: boolean): Promise<KnownVideo[]>;
   /**
    * The memory of the runs that post `what` (a description of the post: video, caption, destinations, options, time) at
    * this service in `workspace` (its id: any of its keys), or with this key when the workspace is not known. `alike`:

@@ -78,9 +78,9 @@ function recordedFor(file: VideoFile, known: readonly KnownVideo[]): string | un
  * file unchanged, else the whole file hashed). No candidate: no fingerprint,
  * and nothing read but the sampled blocks.
  */
-export async function fileContent(journal: Journal | undefined, file: VideoFile): Promise<{ content: FileContent; known: KnownVideo[] }> {
+export async function fileContent(journal: Journal | undefined, file: VideoFile, forgotten = false): Promise<{ content: FileContent; known: KnownVideo[] }> {
   const sample = await sampleKey(file.path, file.size);
-  const known = journal ? await journal.videosByContent(file.size, sample) : [];
+  const known = journal ? await journal.videosByContent(file.size, sample, forgotten) : [];
   if (!known.some((k) => k.sha256)) return { content: { sample }, known };
   const sha256 = recordedFor(file, known) ?? (await hashWholeFile(file.path));
   return { content: { sample, ...(sha256 ? { sha256 } : {}) }, known };

@@ -49,6 +49,9 @@ function mediaWaitFlags(what: string) {
 /** --reupload of upload and post: send the file although a ready video of the same content is known (media/reuse.ts). */
 export const REUPLOAD_FLAG = { name: 'reupload', description: 'upload the file even when a ready video with the same content is known' } as const satisfies FlagSpec;
 
+/** --allow-duplicate of post and batch: post although the same video went to the same destination within the duplicate window. */
+export const ALLOW_DUPLICATE_FLAG = { name: 'allow-duplicate', description: 'post even when the same video was posted to the same destination within duplicate_window (default 30d)' } as const satisfies FlagSpec;
+
 /** Default --timeout of the commands that only make requests (login, me, destinations, options, history --refresh). */
 export const DEFAULT_REQUEST_COMMAND_TIMEOUT = '2m';
 
@@ -154,6 +157,7 @@ const ENTRIES = [
       { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key creates no second video or post (this machine: always; any machine: 24 h)' },
       { name: 'force-new', description: 'post anew: not the post made under --idempotency-key, nor the run of this command that was cut off' },
       REUPLOAD_FLAG,
+      ALLOW_DUPLICATE_FLAG,
       YES,
       WEB,
       REHEARSE,

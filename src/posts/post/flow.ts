@@ -15,6 +15,7 @@ import { runKey } from '../../session/run-key.js';
 import { captionRefusal, optionValueRefusal, refuse } from '../../core/post-rules.js';
 import { continuable, continueCutOff, cutOffInput, endRun, noteRun } from './cut-off.js';
 import { StillRunningError } from './live-run.js';
+import { guardDuplicates } from './duplicates.js';
 import { askCaption, askMissing, checkDuration, chooseDestinations, confirmOrAnnounce, planFor } from './plan.js';
 import { createAndFollow, keyUsedForAnother, knownMedia, namingMedia, obtainMedia } from './send.js';
 import { PHASES, cancelledText, madeFrom, rerunLine, sourceText, type Phase, type Planned, type PostOpts, type PostRun, type Ready, type RunTrack } from './types.js';
@@ -102,6 +103,7 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   let allowance: Allowance = Promise.resolve(undefined);
   const planned = await plan(given, () => (allowance = readAllowance(given)));
   const known = await knownMedia(given.opts, given.session);
+  await guardDuplicates(given, planned);
   const { run, ready } = await readyToSend(given, planned, known);
   await refuseSpentAllowance(run, allowance);
   await noteRun(run.track);
