@@ -3,7 +3,8 @@
  * video this service and workspace still has ready is not sent again; its
  * media id is used (one GET /media/{id} says it is still there and ready).
  * One the service no longer knows (404) or that failed is forgotten in the
- * journal, said once, and the file is uploaded.
+ * journal, said once, and the file is uploaded. Without a journal nothing is
+ * looked up and no fingerprint is taken.
  */
 import type { Media } from '../contract/wire-types.js';
 import { VidpubError } from '../errors.js';
@@ -32,6 +33,8 @@ function day(iso: string | undefined): string {
  * for its key or hash never fails the upload: it only goes without reuse.
  */
 export async function lookForContent(session: Session, file: VideoFile, o: { reupload?: boolean; signal: AbortSignal; progress: Progress }): Promise<ContentLook> {
+  // No journal (--no-journal): nowhere to find a video by its content nor to keep the fingerprint, so none is taken.
+  if (!session.journal) return {};
   let content: FileContent;
   let known: Awaited<ReturnType<typeof fileContent>>['known'] = [];
   try {
