@@ -19,6 +19,7 @@
 import { envNote } from './node-env.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,7 +66,15 @@ const { child, info } = await startEmulator(BIN, { args: ['--processing-ms', '0'
 try {
   console.log(envNote(3));
   const base = { VIDPUB_BASE_URL: info.base_url, VIDPUB_API_KEY: info.keys[0].key, VIDPUB_NO_INPUT: '1', VIDPUB_CONFIG_DIR: join(dir, 'config') };
-  const reset = () => fetch(`${info.admin_url}/reset`, { method: 'POST' });
+  const reset = () =>
+    new Promise((resolve, reject) => {
+      const req = http.request(new URL(`${info.admin_url}/reset`), { method: 'POST' }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`emulator reset: ${res.statusCode}`))));
+      });
+      req.on('error', reject);
+      req.end();
+    });
   const big = videoFile('big.mp4');
   const upload = async (journal, round) => {
     await reset();
