@@ -36,10 +36,11 @@ export interface EarlierPost {
 const NOT_POSTED = new Set(['failed', 'cancelled']);
 
 /** The earlier posts in `posts` of one of `mediaIds` to one of `destinationIds` (newest first, as given). */
-export function earlierIn(posts: readonly JournalPost[], mediaIds: ReadonlySet<string>, destinationIds: readonly string[]): EarlierPost[] {
+export function earlierIn(posts: readonly JournalPost[], mediaIds: ReadonlySet<string>, destinationIds: readonly string[], ownKey?: string): EarlierPost[] {
   const out: EarlierPost[] = [];
   for (const p of posts) {
-    if (p.draft || p.state === 'draft' || !mediaIds.has(p.media_id)) continue;
+    // A post made under this command's own --idempotency-key is its own (the key's rules, and --force-new, decide).
+    if (p.draft || p.state === 'draft' || !mediaIds.has(p.media_id) || (ownKey !== undefined && p.idem === ownKey)) continue;
     for (const d of p.destinations) {
       if (!destinationIds.includes(d.id) || (d.status && NOT_POSTED.has(d.status))) continue;
       out.push({ post_id: p.post_id, at: p.at, destination_id: d.id, ...(d.name ? { name: d.name } : {}), media_id: p.media_id });
@@ -67,11 +68,11 @@ export async function postsWithin(session: Session, windowMs: number): Promise<J
 }
 
 /** The earlier posts of this file's video to these destinations within the window. */
-export async function earlierPosts(session: Session, file: VideoFile, destinationIds: readonly string[], windowMs: number): Promise<EarlierPost[]> {
+export async function earlierPosts(session: Session, file: VideoFile, destinationIds: readonly string[], windowMs: number, ownKey?: string): Promise<EarlierPost[]> {
   if (windowMs <= 0 || !session.journal) return [];
   const media = await sameVideos(session, file);
   if (media.size === 0) return [];
-  return earlierIn(await postsWithin(session, windowMs), media, destinationIds);
+  return earlierIn(await postsWithin(session, windowMs), media, destinationIds, ownKey);
 }
 
 /** "@a (tiktok) on Friday 09:00 CET, 2 d ago (…) (post post_1)", one earlier post. */

@@ -13,7 +13,7 @@ export async function guardDuplicates(run: PostRun, planned: Planned): Promise<v
   const { opts, session } = run;
   if (opts.allowDuplicate || opts.source.kind !== 'file' || !opts.duplicateWindowMs) return;
   const file = opts.source.file;
-  const earlier = await earlierPosts(session, file, planned.plans.map((p) => p.destination.id), opts.duplicateWindowMs);
+  const earlier = await earlierPosts(session, file, planned.plans.map((p) => p.destination.id), opts.duplicateWindowMs, opts.idempotencyKey);
   if (earlier.length === 0) return;
   const now = session.clock.now();
   const again = rerunLine(opts, planned);
