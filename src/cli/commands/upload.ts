@@ -65,7 +65,7 @@ export default defineCommand<'upload', UploadOpts, Media>({
   },
   async run(opts, inv) {
     const { uploadFile } = await import('../../media/upload-flow.js');
-    return runMediaFlow(inv, opts, (o) => uploadFile(inv.session, opts.file, { ...o, reupload: opts.reupload }), () => `Uploaded ${sanitize(opts.file.filename)}`);
+    return runMediaFlow(inv, opts, (o) => uploadFile(inv.session, opts.file, { ...o, reupload: opts.reupload }), (m) => `${(m as { reused?: true }).reused ? 'Uploaded before' : 'Uploaded'} ${sanitize(opts.file.filename)}`);
   },
   print(media, inv) {
     inv.print(media.id);
