@@ -1,4 +1,5 @@
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { copyVideo } from '../support/video-copy.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliRunner, tempConfigDir } from '../support/cli.js';
@@ -15,16 +16,7 @@ const CLIP = join(__dirname, '..', 'fixtures', 'clip.mp4');
 function machine() {
   const dir = tempConfigDir();
   const run = cliRunner(() => ({ env: { ...emu.env(), VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state') }, clock: scaledClock(10) }));
-  const copy = (name: string, change?: boolean) => {
-    const p = join(dir, name);
-    copyFileSync(CLIP, p);
-    if (change) {
-      const b = readFileSync(p);
-      b[b.length - 1] ^= 1;
-      writeFileSync(p, b);
-    }
-    return p;
-  };
+  const copy = (name: string, change?: boolean) => copyVideo(CLIP, join(dir, name), change);
   const mediaRecords = () =>
     readFileSync(join(dir, 'state', 'journal.jsonl'), 'utf8')
       .split('\n')

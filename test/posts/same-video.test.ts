@@ -6,7 +6,8 @@
  * bytes again; another destination posts without asking and without a second
  * PUT; a file changed by one byte is uploaded and posted.
  */
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { copyVideo } from '../support/video-copy.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -23,16 +24,7 @@ describe('the same video, through the bin', () => {
     const base = mkdtempSync(join(tmpdir(), 'vidpub-same-'));
     const env = { ...process.env, ...emu.env(), VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state'), TZ: 'UTC', NO_COLOR: '1' };
     const vidpub = (...args: string[]) => runAsync(process.execPath, [BIN, ...args, '--no-input', '--no-wait'], { env });
-    const file = (name: string, change = false) => {
-      const p = join(base, name);
-      copyFileSync(CLIP, p);
-      if (change) {
-        const b = readFileSync(p);
-        b[b.length - 1] ^= 1;
-        writeFileSync(p, b);
-      }
-      return p;
-    };
+    const file = (name: string, change = false) => copyVideo(CLIP, join(base, name), change);
     const count = async (what: (r: { method: string; path: string }) => boolean) => (await emu.requests()).filter(what).length;
     const puts = () => count((r) => r.method === 'PUT');
     const uploads = () => count((r) => r.method === 'POST' && r.path === '/v1/media/uploads');
