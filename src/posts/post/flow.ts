@@ -103,7 +103,6 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   let allowance: Allowance = Promise.resolve(undefined);
   const planned = await plan(given, () => (allowance = readAllowance(given)));
   const known = await knownMedia(given.opts, given.session);
-  await guardDuplicates(given, planned);
   const { run, ready } = await readyToSend(given, planned, known);
   await refuseSpentAllowance(run, allowance);
   await noteRun(run.track);
@@ -205,6 +204,8 @@ async function readyToSend(given: PostRun, planned: Planned, known: Media | unde
     if (when !== opts.when) run = { ...given, opts: { ...opts, when } };
   }
   if (run.opts.when && !run.opts.when.now) track.publishAt = run.opts.when.publishAt;
+  // The same video posted there by another command (not the cut-off run this one continues): asked or refused.
+  if (!key.continued && !track.continuing) await guardDuplicates(run, planned);
   const ready: Ready = { ...planned, caption, known, durationSec };
   await confirmOrAnnounce(run, ready, rerunLine(run.opts, planned, caption));
   return { run, ready };
