@@ -16,6 +16,8 @@ export interface Profile {
   ca_file?: string;
   workspace?: string;
   logged_in_at?: string;
+  /** How long the same video posted to the same destination is asked about (a duration: 30d, 12h; 0 turns the guard off). */
+  duplicate_window?: string;
 }
 
 /** The config store: one JSON file (0600, in a 0700 directory), written under a lock by config-store.ts. */

@@ -176,11 +176,14 @@ export const LOCAL_TOOLS = {
       'Upload a video file from this computer (MP4, MOV, WebM, AVI or MTS, at most 1 GB). The file is checked first ' +
       '(it exists, is a video by its content, not too big), then streamed to the service. With wait (the default) it ' +
       'returns once the service has processed it (status "ready"); with wait false it returns at once (status ' +
-      '"processing"): then poll get_media. Returns the media record; post it with create_post.',
+      '"processing"): then poll get_media. Returns the media record; post it with create_post. A file whose content ' +
+      'this computer uploaded before, and that the service still has ready, is not sent again: its record comes back ' +
+      'with "reused": true (reupload true sends it anyway).',
     kind: 'write',
     input: {
       path: z.string().min(1).describe('Path of the video file: absolute, or starting with "~/" for the home directory.'),
       wait: z.boolean().optional().describe('Wait until the video is ready (default true). Use false for large files and poll get_media.'),
+      reupload: z.boolean().optional().describe('Upload the file even when a ready video with the same content is known (default false).'),
       idempotency_key: idempotencyKey,
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

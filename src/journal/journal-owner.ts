@@ -33,8 +33,8 @@ export class JournalOwner {
     })());
   }
 
-  /** Whether a post record of this service was made with this key or in its workspace. */
-  async owns(r: PostRecord, ctx: RecordContext): Promise<boolean> {
+  /** Whether a record of this service was made with this key or in its workspace. */
+  async owns(r: Pick<PostRecord, 'base_url' | 'key' | 'workspace_id'>, ctx: RecordContext): Promise<boolean> {
     if (r.base_url !== ctx.base_url) return false;
     if (r.key !== undefined && r.key === ctx.key) return true;
     return r.workspace_id ? (await this.workspace()).id === r.workspace_id : false;

@@ -31,6 +31,10 @@ export function mediaRecord(e: MediaEvent, ctx: RecordContext, at: string): Medi
     status: String(e.media.status),
     ...(e.idem ? { idem: e.idem } : {}),
     outcome: e.outcome,
+    ...(e.content?.sha256 ? { sha256: e.content.sha256 } : {}),
+    ...(e.content ? { sample: e.content.sample } : {}),
+    ...(e.content?.fileId ? { file_id: e.content.fileId } : {}),
+    ...(e.media.status === 'ready' ? { ready_at: at } : {}),
   };
 }
 

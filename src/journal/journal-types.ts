@@ -31,8 +31,16 @@ export interface MediaRecord extends RecordContext {
   size?: number;
   status: string;
   idem?: string;
-  /** ready, processing, failed, timeout, interrupted… */
+  /** ready, processing, failed, timeout, interrupted… (reused: a file found uploaded already; forgotten: the service no longer has it ready) */
   outcome: string;
+  /** The content fingerprint of the file (media/fingerprint.ts): SHA-256 of its bytes, hex. */
+  sha256?: string;
+  /** Its cheap key (size and a few sampled blocks, media/fingerprint.ts), to find candidates before hashing a whole file. */
+  sample?: string;
+  /** The file itself when the fingerprint was taken (util/same-file.ts): the same file unchanged needs no new hash. */
+  file_id?: FileIdentity;
+  /** When the service last said the video was ready (this record's time, when it did). */
+  ready_at?: string;
 }
 
 export interface RecordedDestination {
@@ -148,6 +156,21 @@ export interface MediaEvent {
   size?: number;
   idem?: string;
   outcome: string;
+  /** The content fingerprint, its cheap key and the file they were taken of (see MediaRecord). */
+  content?: { sha256?: string; sample: string; fileId?: FileIdentity };
+}
+
+/** A video the journal knows by its content: the newest record of each media id (media/fingerprint.ts). */
+export interface KnownVideo {
+  media_id: string;
+  sha256?: string;
+  sample: string;
+  size: number;
+  file_id?: FileIdentity;
+  /** When it was recorded, and when the service last said it was ready. */
+  at: string;
+  ready_at?: string;
+  outcome: string;
 }
 
 /** What post and retry tell the journal once the service has created the post. */
@@ -262,6 +285,8 @@ export interface Journal {
   /** The retries made of a post (`vidpub retry`), newest first, whether or not the journal has the post itself. */
   retriesOf(postId: string): Promise<JournalPost[]>;
   history(q: HistoryQuery): Promise<JournalPost[]>;
+  /** The videos of this service and key (or workspace) recorded with this size and cheap key, newest first (forgotten ones left out unless `forgotten`). */
+  videosByContent(size: number, sample: string, forgotten?: boolean): Promise<KnownVideo[]>;
   /**
    * The memory of the runs that post `what` (a description of the post: video, caption, destinations, options, time) at
    * this service in `workspace` (its id: any of its keys), or with this key when the workspace is not known. `alike`:

@@ -69,6 +69,7 @@ export function createJournal(deps: JournalDeps): Journal {
     find: async (postId: string) => reader.foldOne(postId),
     retriesOf: async (postId: string) => reader.retriesOf(postId),
     history: async (q: HistoryQuery) => reader.history(q),
+    videosByContent: async (size: number, sample: string, forgotten?: boolean) => (await import('./content-lookup.js')).videosByContent(reader, owner, size, sample, forgotten),
 
     async runs(what: unknown, workspace?: string, alike?: readonly unknown[]) {
       const ctx = await owner.record();

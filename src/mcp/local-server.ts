@@ -281,6 +281,7 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
         signal: extra.signal,
         progress: extra.progress ? mcpProgress(extra.progress) : silentProgress,
         idempotencyBase: a.idempotency_key,
+        reupload: a.reupload === true,
       }).catch((err: unknown) => {
         // The flow's hint names the CLI's --idempotency-key; here it is the tool's argument.
         if (!(err instanceof OutcomeUnknownError) || !err.idempotencyKey) throw err;

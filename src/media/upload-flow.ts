@@ -15,7 +15,8 @@ import { stepKey, type Session } from '../session/session.js';
 import { outcomeOfError } from '../journal/error-outcome.js';
 import { silentProgress } from '../ui/progress.js';
 import { formatDuration } from '../time/duration.js';
-import type { VideoFile } from './check.js';
+import { fileIdentity, type VideoFile } from './check.js';
+import { lookForContent, type UploadedMedia } from './reuse.js';
 import { postItHint, waitForMedia, type MediaFlowOptions, type PostLine } from './wait.js';
 import { withLinkedSignal } from '../util/any-signal.js';
 import { emitMedia } from '../events/post-events.js';
@@ -31,7 +32,10 @@ export const COMPLETE_GRACE_MS = 700;
 const IN_USE_LOOK_MS = 2_000;
 const IN_USE_LOOKS = 3;
 
-export type UploadFileOptions = MediaFlowOptions;
+export interface UploadFileOptions extends MediaFlowOptions {
+  /** Upload even when a ready video of the same content is known (reuse.ts). */
+  reupload?: boolean;
+}
 
 /**
  * Uploads a checked file (see checkVideoFile) and returns its media record:
@@ -39,7 +43,7 @@ export type UploadFileOptions = MediaFlowOptions;
  * (exit 6), TimeoutError (exit 7), InterruptedError (exit 130, naming the
  * media id), UsageError (the file changed size, exit 2) or a client error.
  */
-export async function uploadFile(outer: Session, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
+export async function uploadFile(outer: Session, file: VideoFile, opts: UploadFileOptions): Promise<UploadedMedia> {
   const bound = bindDeadline(outer, opts.deadlineMs);
   try {
     return await uploadWithin(bound.session, file, opts);
@@ -65,15 +69,19 @@ async function settledComplete(outer: Session, err: unknown, postLine?: PostLine
   return new TimeoutError(`Stopped (--timeout reached): video ${id} ${state}; it goes on at the service.`, { hint: postItHint(id, postLine), data: media, cause: err });
 }
 
-async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileOptions): Promise<Media> {
+async function uploadWithin(session: Session, file: VideoFile, opts: UploadFileOptions): Promise<UploadedMedia> {
   // Its own signal follows the session's and the caller's until it ends (util/any-signal.ts).
   return withLinkedSignal([session.signal, opts.signal], (signal) => uploadWithinLinked(session, file, opts, signal));
 }
 
-async function uploadWithinLinked(session: Session, file: VideoFile, opts: UploadFileOptions, signal: AbortSignal): Promise<Media> {
+async function uploadWithinLinked(session: Session, file: VideoFile, opts: UploadFileOptions, signal: AbortSignal): Promise<UploadedMedia> {
   const client = await session.client();
   const base = opts.idempotencyBase ?? runKey(undefined).key;
   const progress = opts.progress ?? silentProgress;
+  const look = await lookForContent(session, file, { reupload: opts.reupload, signal, progress });
+  if (look.media) return look.media;
+  /** The fingerprint the PUT took of the bytes it sent. */
+  let sha256: string | undefined;
   const debug = createDebugLogger({ out: session.debugOut, now: () => session.clock.now() });
   const request = { filename: file.filename, size_bytes: file.size, content_type: file.contentType };
 
@@ -81,7 +89,8 @@ async function uploadWithinLinked(session: Session, file: VideoFile, opts: Uploa
   let sent = 0;
   /** The video in the local journal, with how this flow ended for it. */
   const note = async (m: Media | undefined, outcome: string) => {
-    if (m) await session.journal?.media({ media: m, file: file.path, size: file.size, idem: opts.idempotencyBase, outcome });
+    const content = look.content && { ...look.content, ...(sha256 ? { sha256 } : {}), fileId: fileIdentity(file) };
+    if (m) await session.journal?.media({ media: m, file: file.path, size: file.size, idem: opts.idempotencyBase, outcome, ...(content ? { content } : {}) });
     if (m) emitMedia(session.events, m);
   };
   const create = async (step: string): Promise<{ res: CreateUploadResponse; replayed: boolean }> => {
@@ -113,7 +122,8 @@ async function uploadWithinLinked(session: Session, file: VideoFile, opts: Uploa
       if (m.status !== 'uploading') break;
       try {
         progress.startBytes(`Uploading ${file.filename}`, file.size);
-        await putFile({
+        const put = await putFile({
+          fingerprint: look.content !== undefined,
           target: res.upload,
           path: file.path,
           name: file.filename,
@@ -128,6 +138,7 @@ async function uploadWithinLinked(session: Session, file: VideoFile, opts: Uploa
           },
           onRetry: ({ attempt, reason, delayMs }) => progress.note(`Upload interrupted (${reason}); sending it again from the start in ${formatDuration(delayMs)} (attempt ${attempt}).`),
         });
+        sha256 = put.fingerprint;
         // Every byte arrived: the complete is sent even if Ctrl-C or the deadline comes now.
         const grace = withGrace(signal, COMPLETE_GRACE_MS);
         try {

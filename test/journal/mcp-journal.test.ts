@@ -50,5 +50,14 @@ describe('vidpub mcp and the journal', () => {
     expect(records[0]).toMatchObject({ kind: 'media', media_id: media.id, source: 'upload', status: 'ready', size: 13734 });
     expect(records[1]).toMatchObject({ kind: 'post', post_id: post.id, caption: 'from an assistant', idem: 'assistant-1', outcome: 'created', workspace: 'Demo' });
     expect(records.at(-1)).toMatchObject({ kind: 'status', post_id: post.id, status: 'completed' });
+    // The same content again: the ready video is used, no second PUT; reupload sends it anyway.
+    const again = await ok(client, 'upload_file', { path: 'test/fixtures/clip.mp4' });
+    expect(again).toMatchObject({ id: media.id, status: 'ready', reused: true });
+    const puts = async () => (await emu.requests()).filter((r) => r.method === 'PUT').length;
+    expect(await puts()).toBe(1);
+    const fresh = await ok(client, 'upload_file', { path: 'test/fixtures/clip.mp4', reupload: true });
+    expect(fresh.id).not.toBe(media.id);
+    expect(fresh.reused).toBeUndefined();
+    expect(await puts()).toBe(2);
   }, 60_000);
 });

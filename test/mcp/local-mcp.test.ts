@@ -83,7 +83,7 @@ describe('vidpub mcp: tools over stdio', () => {
     ]);
     const upload = tools.find((t) => t.name === 'upload_file')!;
     expect(upload.inputSchema.required).toEqual(['path']);
-    expect(Object.keys(upload.inputSchema.properties!)).toEqual(['path', 'wait', 'idempotency_key']);
+    expect(Object.keys(upload.inputSchema.properties!)).toEqual(['path', 'wait', 'reupload', 'idempotency_key']);
     expect(client.getServerVersion()).toMatchObject({ name: 'vidpub' });
     const remote = await connect(emu);
     try {
@@ -135,7 +135,8 @@ describe('vidpub mcp: tools over stdio', () => {
     expect(new Set(values).size).toBe(values.length); // strictly increasing
     expect(seen.every((p) => p.total === 100)).toBe(true);
 
-    const fast = await ok(client, 'upload_file', { path: CLIP, wait: false });
+    // The same file again would be the ready video (reused): reupload sends it.
+    const fast = await ok(client, 'upload_file', { path: CLIP, wait: false, reupload: true });
     expect(fast.status).toBe('processing');
   });
 

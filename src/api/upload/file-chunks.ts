@@ -38,6 +38,16 @@ export async function ensureSize(path: string, name: string, expected: number): 
   if (size !== expected) throw new FileChangedError(name, expected, `now ${size.toLocaleString('en-US')}`);
 }
 
+/** The file's size and modification time, to tell whether it was rewritten meanwhile (undefined: it cannot be read). */
+export async function fileStamp(path: string): Promise<string | undefined> {
+  try {
+    const st = await statPath(path);
+    return `${st.size}:${st.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The file's bytes in chunks read into a few buffers used in turn: memory
  * stays flat whatever the size (a fresh Buffer per read piles up garbage the

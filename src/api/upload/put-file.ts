@@ -23,7 +23,8 @@ import type { Clock } from '../../core/clock.js';
 import { ServiceError, UsageError, VidpubError } from '../../errors.js';
 import { interruptibleSleep, isAbortError, parseRetryAfter, stoppedError } from '../send/backoff.js';
 import type { DebugLogger } from '../send/debug.js';
-import { FileChunks, ensureSize } from './file-chunks.js';
+import { FileChunks, ensureSize, fileStamp } from './file-chunks.js';
+import { RunningFingerprint } from '../../util/content-hash.js';
 import { header, parseErrorBody } from '../send/http-errors.js';
 import { Network } from '../net/net.js';
 import type { NetSettings } from '../net/net-types.js';
@@ -59,11 +60,18 @@ export interface PutFileOptions {
   limits?: Partial<PutLimits>;
   /** Proxies and trusted CAs, as the API client's (net.ts). */
   net?: NetSettings;
+  /** Take the file's content fingerprint (util/content-hash.ts) from the bytes as they are sent. */
+  fingerprint?: boolean;
 }
 
 export interface PutFileResult {
   status: number;
   attempts: number;
+  /**
+   * The fingerprint of the bytes the successful attempt sent, when asked for
+   * and the file was the same (size and modification time) before and after.
+   */
+  fingerprint?: string;
 }
 
 /** The storage refused the signed link (403, 409, 410): expired, already used or tampered. Ask for a new one. */
@@ -112,10 +120,17 @@ export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
   let sentAllBefore = false;
   for (let attempt = 1; ; attempt++) {
     if (opts.signal?.aborted) throw stoppedError(opts.signal);
+    const stampBefore = opts.fingerprint ? await fileStamp(opts.path) : undefined;
     await ensureSize(opts.path, put.name, opts.size);
     const progress = { sent: 0 };
-    const outcome = await attemptOnce(put, { attempt, sentAllBefore, progress });
-    if ('status' in outcome) return { status: outcome.status, attempts: attempt };
+    const running = opts.fingerprint ? new RunningFingerprint(opts.size) : undefined;
+    const outcome = await attemptOnce(put, { attempt, sentAllBefore, progress, running });
+    if ('status' in outcome) {
+      // A file rewritten while it was read (its time moved) has no fingerprint: the bytes sent may be of two versions.
+      const same = stampBefore !== undefined && stampBefore === (await fileStamp(opts.path));
+      const fingerprint = same ? running?.digest() : undefined;
+      return { status: outcome.status, attempts: attempt, ...(fingerprint ? { fingerprint } : {}) };
+    }
     if (progress.sent === opts.size) sentAllBefore = true;
     if (attempt >= maxAttempts) {
       throw new UploadFailedError(`the upload failed after ${attempt} attempts: ${outcome.reason}`, {
@@ -154,6 +169,8 @@ interface Attempt {
   sentAllBefore: boolean;
   /** Bytes taken by the connection in this attempt. */
   progress: { sent: number };
+  /** The fingerprint taken of the chunks the socket wrote, when asked for. */
+  running?: RunningFingerprint;
 }
 
 /** One attempt: the status of a 2xx, or a failure worth another; throws what ends the upload. */
@@ -165,7 +182,7 @@ async function attemptOnce(put: Put, a: Attempt): Promise<{ status: number } | T
   const logResponse = opts.debug?.request(put.method, opts.target.url, `(${opts.size} bytes${a.attempt > 1 ? `, attempt ${a.attempt}` : ''})`);
   try {
     const route = await put.network.route(put.url, { keepAlive: false, connectMs: put.limits.connectMs });
-    const res = await sendOnce(route, put.url, { method: put.method, headers: put.headers, limits: put.limits, chunks, signal: watchdog.signal }, {
+    const res = await sendOnce(route, put.url, { method: put.method, headers: put.headers, limits: put.limits, chunks, signal: watchdog.signal, written: a.running ? (c) => a.running!.add(c) : undefined }, {
       taken(n) {
         a.progress.sent += n;
         watchdog.progress(a.progress.sent);

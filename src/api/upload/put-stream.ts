@@ -44,6 +44,12 @@ export interface SendOptions {
   limits: PutLimits;
   chunks: FileChunks;
   signal: AbortSignal;
+  /**
+   * Each chunk once the socket has written it, in order, before its buffer is
+   * read into again (the content fingerprint is taken here: off the read-write
+   * path, while the socket sends the chunks behind it).
+   */
+  written?(chunk: Buffer): void;
 }
 
 export interface SendEvents {
@@ -122,7 +128,10 @@ export function sendOnce(route: Route, url: URL, o: SendOptions, on: SendEvents)
         inSocket++;
         req.write(chunk, (err) => {
           inSocket--;
-          if (!err && !settled) on.taken(n);
+          if (!err && !settled) {
+            o.written?.(chunk);
+            on.taken(n);
+          }
           resume();
         });
         // The next read goes into the buffer of the chunk POOL_SIZE back: it must have been sent.

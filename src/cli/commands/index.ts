@@ -46,6 +46,12 @@ function mediaWaitFlags(what: string) {
   ] as const satisfies readonly FlagSpec[];
 }
 
+/** --reupload of upload and post: send the file although a ready video of the same content is known (media/reuse.ts). */
+export const REUPLOAD_FLAG = { name: 'reupload', description: 'upload the file even when a ready video with the same content is known' } as const satisfies FlagSpec;
+
+/** --allow-duplicate of post and batch: post although the same video went to the same destination within the duplicate window. */
+export const ALLOW_DUPLICATE_FLAG = { name: 'allow-duplicate', description: 'post even when the same video was posted to the same destination within duplicate_window (default 30d)' } as const satisfies FlagSpec;
+
 /** Default --timeout of the commands that only make requests (login, me, destinations, options, history --refresh). */
 export const DEFAULT_REQUEST_COMMAND_TIMEOUT = '2m';
 
@@ -109,7 +115,7 @@ const ENTRIES = [
     summary: 'Upload a local video and wait until it is ready',
     group: 'media',
     args: [{ name: 'file', kind: 'file', required: true }],
-    flags: mediaWaitFlags('the file is sent'),
+    flags: [...mediaWaitFlags('the file is sent'), REUPLOAD_FLAG],
   },
   {
     name: 'import',
@@ -153,6 +159,8 @@ const ENTRIES = [
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the video and the post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       { name: 'idempotency-key', value: 'key', description: 'rerunning with the same key creates no second video or post (this machine: always; any machine: 24 h)' },
       { name: 'force-new', description: 'post anew: not the post made under --idempotency-key, nor the run of this command that was cut off' },
+      REUPLOAD_FLAG,
+      ALLOW_DUPLICATE_FLAG,
       YES,
       WEB,
       REHEARSE,

@@ -10,6 +10,7 @@ import { resolveTimeZone } from '../../time/zones.js';
 import { parseTimeout } from '../../session/wait-flags.js';
 import { parseIdempotencyKey } from '../../posts/flags.js';
 import { defineCommand, type Invocation } from '../run/command.js';
+import { readDuplicateWindow } from '../run/duplicate-window.js';
 import type { ArgsFor, FlagsFor } from './index.js';
 import { POST_DOCUMENT_FIELDS } from '../output/json-fields.js';
 import { rehearsalDoc, rehearsalHead, rehearsalNote, rehearse } from '../rehearsal/rehearse.js';
@@ -137,6 +138,9 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
       timeoutMs,
       idempotencyKey,
       forceNew,
+      reupload: flags.reupload,
+      allowDuplicate: flags.allowDuplicate,
+      duplicateWindowMs: await readDuplicateWindow(inv),
       yes: flags.yes,
       get zone() {
         return zoneNow();

@@ -9,6 +9,7 @@ import { MEDIA_FIELDS } from '../output/json-fields.js';
 interface UploadOpts extends WaitFlags {
   file: VideoFile;
   idempotencyKey?: string;
+  reupload?: boolean;
 }
 
 // --no-wait and --timeout of upload and import are defined in the registry (./index.ts).
@@ -60,11 +61,11 @@ export default defineCommand<'upload', UploadOpts, Media>({
     const wait = parseWaitFlags(flags);
     const { checkVideoFile } = await import('../../media/check.js');
     const { parseIdempotencyKey } = await import('../../posts/flags.js');
-    return { file: await checkVideoFile(path, inv.ctx.cwd), ...wait, idempotencyKey: parseIdempotencyKey(flags.idempotencyKey) };
+    return { file: await checkVideoFile(path, inv.ctx.cwd), ...wait, idempotencyKey: parseIdempotencyKey(flags.idempotencyKey), reupload: flags.reupload };
   },
   async run(opts, inv) {
     const { uploadFile } = await import('../../media/upload-flow.js');
-    return runMediaFlow(inv, opts, (o) => uploadFile(inv.session, opts.file, o), () => `Uploaded ${sanitize(opts.file.filename)}`);
+    return runMediaFlow(inv, opts, (o) => uploadFile(inv.session, opts.file, { ...o, reupload: opts.reupload }), (m) => `${(m as { reused?: true }).reused ? 'Uploaded before' : 'Uploaded'} ${sanitize(opts.file.filename)}`);
   },
   print(media, inv) {
     inv.print(media.id);

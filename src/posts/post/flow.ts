@@ -16,6 +16,7 @@ import { captionRefusal, optionValueRefusal, refuse } from '../../core/post-rule
 import { continuable, continueCutOff, cutOffInput, endRun, noteRun } from './cut-off.js';
 import { StillRunningError, reportSettled } from './live-run.js';
 import { QueueTooLateError, queueForWrites } from './key-queue.js';
+import { guardDuplicates } from './duplicates.js';
 import { askCaption, askMissing, checkDuration, chooseDestinations, confirmOrAnnounce, planFor } from './plan.js';
 import { createAndFollow, keyUsedForAnother, knownMedia, namingMedia, obtainMedia } from './send.js';
 import { withoutPostItLine } from '../../media/wait.js';
@@ -213,6 +214,8 @@ async function readyToSend(given: PostRun, planned: Planned, known: Media | unde
   const ready: Ready = { ...planned, caption, known, durationSec };
   // Settled by the identical run waited for: nothing to confirm, nothing is sent.
   if (track.settled) return { run, ready };
+  // The same video posted there by another command (not the cut-off run this one continues): asked or refused.
+  if (!key.continued && !track.continuing) await guardDuplicates(run, planned);
   await confirmOrAnnounce(run, ready, rerunLine(run.opts, planned, caption));
   return { run, ready };
 }

@@ -47,7 +47,7 @@ export async function obtainMedia(run: PostRun, chosen: Ready, ready: boolean): 
   const common = { idempotencyBase: key.key, wait: ready, deadlineMs, progress, postLine };
   if (s.kind === 'file') {
     const { uploadFile } = await import('../../media/upload-flow.js');
-    return uploadFile(session, s.file, common);
+    return uploadFile(session, s.file, { ...common, reupload: run.opts.reupload });
   }
   if (s.kind === 'url') {
     const { importLink } = await import('../../media/import-flow.js');

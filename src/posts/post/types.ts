@@ -34,6 +34,12 @@ export interface PostOpts {
   idempotencyKey?: string;
   /** --force-new: post anew, although the journal knows --idempotency-key or a cut-off run of this command (cut-off.ts). */
   forceNew?: boolean;
+  /** --reupload: send the file although a ready video of the same content is known (media/reuse.ts). */
+  reupload?: boolean;
+  /** --allow-duplicate: post although the same video went to a destination within the window (duplicates.ts). */
+  allowDuplicate?: boolean;
+  /** The duplicate window (the profile's duplicate_window; 0: off). */
+  duplicateWindowMs?: number;
   yes: boolean;
   zone: string;
   /** --at as typed, for the commands suggested in messages. */

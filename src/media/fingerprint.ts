@@ -1,0 +1,93 @@
+/**
+ * A video's content fingerprint (the one home of the rule): SHA-256 of its
+ * bytes (util/content-hash.ts), taken while an upload reads them (put-file.ts,
+ * `fingerprint: true`) and kept in the journal with the media id. A cheap key
+ * (the size and a hash of a few sampled blocks) finds the candidates first:
+ * a whole file is read to hash it only when the journal knows a video with
+ * the same key, and not even then when the journal has the fingerprint of
+ * this very file, unchanged (util/same-file.ts).
+ */
+import { sameFile } from '../util/same-file.js';
+import { contentHash } from '../util/content-hash.js';
+import { closeFd, openForReading, readAt, statPath } from '../util/fs-calls.js';
+import type { Journal, KnownVideo } from '../journal/journal-types.js';
+import { fileIdentity, type VideoFile } from './check.js';
+
+/** Blocks the cheap key reads: the first, the last, and three between. */
+const SAMPLE_BLOCKS = 5;
+const SAMPLE_BYTES = 64 * 1024;
+/** Reads of a whole-file hash. */
+const HASH_READ_BYTES = 1024 * 1024;
+
+/** A file's content as far as it is known: its cheap key, and its fingerprint once taken. */
+export interface FileContent {
+  sample: string;
+  sha256?: string;
+}
+
+/** The size and a hash of SAMPLE_BLOCKS blocks spread over the file (the whole file when it is small), hex. */
+export async function sampleKey(path: string, size: number): Promise<string> {
+  const h = contentHash();
+  h.update(`${size}:`);
+  const fd = await openForReading(path);
+  try {
+    const buf = Buffer.allocUnsafe(SAMPLE_BYTES);
+    const span = Math.max(0, size - SAMPLE_BYTES);
+    const starts = new Set(Array.from({ length: SAMPLE_BLOCKS }, (_, i) => Math.floor((span * i) / (SAMPLE_BLOCKS - 1))));
+    for (const start of starts) {
+      const n = await readAt(fd, buf, Math.min(SAMPLE_BYTES, size - start), start);
+      h.update(buf.subarray(0, n));
+    }
+  } finally {
+    await closeFd(fd).catch(() => undefined);
+  }
+  return h.digest('hex').slice(0, 32);
+}
+
+/** SHA-256 of the whole file, or undefined when it changed (size or time) while it was read. */
+export async function hashWholeFile(path: string): Promise<string | undefined> {
+  const before = await statPath(path);
+  const h = contentHash();
+  const fd = await openForReading(path);
+  let total = 0;
+  try {
+    const buf = Buffer.allocUnsafe(HASH_READ_BYTES);
+    for (;;) {
+      const n = await readAt(fd, buf, buf.length, total);
+      if (n === 0) break;
+      h.update(buf.subarray(0, n));
+      total += n;
+    }
+  } finally {
+    await closeFd(fd).catch(() => undefined);
+  }
+  const after = await statPath(path);
+  if (total !== before.size || after.size !== before.size || after.mtimeMs !== before.mtimeMs) return undefined;
+  return h.digest('hex');
+}
+
+/** The fingerprint the journal holds for this very file, unchanged since it was taken. */
+function recordedFor(file: VideoFile, known: readonly KnownVideo[]): string | undefined {
+  const me = fileIdentity(file);
+  return known.find((k) => k.sha256 && k.file_id && sameFile(k.file_id, me))?.sha256;
+}
+
+/**
+ * A file's content: its cheap key, the journal's videos with the same key, and
+ * its fingerprint when one of them has one (from the journal for the same
+ * file unchanged, else the whole file hashed). No candidate: no fingerprint,
+ * and nothing read but the sampled blocks.
+ */
+export async function fileContent(journal: Journal | undefined, file: VideoFile, forgotten = false): Promise<{ content: FileContent; known: KnownVideo[] }> {
+  const sample = await sampleKey(file.path, file.size);
+  const known = journal ? await journal.videosByContent(file.size, sample, forgotten) : [];
+  if (!known.some((k) => k.sha256)) return { content: { sample }, known };
+  const sha256 = recordedFor(file, known) ?? (await hashWholeFile(file.path));
+  return { content: { sample, ...(sha256 ? { sha256 } : {}) }, known };
+}
+
+/** A file's fingerprint: from the journal when it knows this file unchanged, else read and hashed (undefined if it changed meanwhile). */
+export async function fileFingerprint(journal: Journal | undefined, file: VideoFile): Promise<string | undefined> {
+  const { content, known } = await fileContent(journal, file);
+  return content.sha256 ?? recordedFor(file, known) ?? hashWholeFile(file.path);
+}
