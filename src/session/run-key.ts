@@ -16,7 +16,15 @@ export interface RunKey {
   postStep?: string;
 }
 
+/** The prefix of the keys vidpub makes for a run (those its rerun and continue lines carry). */
+const MADE_PREFIX = 'vp-';
+
 export function runKey(given: string | undefined): RunKey {
   if (given !== undefined) return { key: given, given: true };
-  return { key: `vp-${nodeCrypto().randomBytes(12).toString('base64url')}`, given: false };
+  return { key: `${MADE_PREFIX}${nodeCrypto().randomBytes(12).toString('base64url')}`, given: false };
+}
+
+/** Whether a key given on the command line is one vidpub made for a run: the line it printed to rerun or continue that run. */
+export function isRunsOwnKey(key: string | undefined): boolean {
+  return key !== undefined && key.startsWith(MADE_PREFIX);
 }

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +15,13 @@ const run = cliRunner(() => ({ clock: scaledClock(50), env: { ...emu.env(), TZ }
 /** A directory with a manifest and the videos it names (copies of the test clips). */
 function workdir(files: Record<string, string>, videos = ['a.mp4', 'b.mp4', 'c.mp4', 'd.mp4']): string {
   const dir = mkdtempSync(join(tmpdir(), 'vidpub-batch-'));
-  for (const v of videos) copyFileSync('test/fixtures/clip.mp4', join(dir, v));
+  // Each video of its own content (its last byte): the same content would be uploaded once and reused (media/reuse.ts).
+  const clip = readFileSync('test/fixtures/clip.mp4');
+  videos.forEach((v, i) => {
+    const b = Buffer.from(clip);
+    b[b.length - 1] = (b[b.length - 1]! + i + 1) & 0xff;
+    writeFileSync(join(dir, v), b);
+  });
   copyFileSync('test/fixtures/long.mp4', join(dir, 'long.mp4'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;

@@ -332,11 +332,15 @@ describe('rate limits', () => {
     expect(responseMeta(first)?.rateLimit).toEqual({ limit: 60, remaining: 0, resetSec: 7 });
     expect(sleeps).toEqual([]);
     await c.getMe();
-    expect(sleeps).toEqual([7000]);
-    expect(stderr()).toMatch(/no read requests left this minute; waiting 7s/);
+    // Until the reset, and up to 1.5 s after it at random: runs sharing the key do not all come back at its instant.
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]).toBeGreaterThanOrEqual(7000);
+    expect(sleeps[0]).toBeLessThanOrEqual(8500);
+    expect(stderr()).toMatch(/no read requests left this minute; waiting [789]s /);
     // Writes have their own counter: a POST would not wait for the reads.
+    const waited = [...sleeps];
     await c.getMe();
-    expect(sleeps).toEqual([7000]);
+    expect(sleeps).toEqual(waited);
     await c.close();
   });
 });

@@ -83,7 +83,8 @@ beforeAll(() => {
     home,
     cwd,
     timeoutMs: 60_000,
-    env: { VIDPUB_BASE_URL: box.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_KEY_FOR_CI: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td' },
+    // The examples post the sample clip to the same accounts again and again: the duplicate guard is off for them.
+    env: { VIDPUB_BASE_URL: box.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_KEY_FOR_CI: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_DUPLICATE_WINDOW: '0' },
   });
 });
 

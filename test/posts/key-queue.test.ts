@@ -18,6 +18,7 @@ import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
+import { copyVideo } from '../support/video-copy.js';
 
 const FACTOR = 12;
 let clock: Clock = scaledClock(FACTOR);
@@ -25,7 +26,13 @@ const fixture = defaultFixture();
 fixture.accounts[0]!.limits = { requests_per_minute: { write: 6 } };
 const emu = useEmulator({ processingMs: 20, publishMs: 20, fixture, now: () => clock.now() });
 
-const post = (caption: string, ...more: string[]) => ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', caption, '--no-input', '--no-wait', ...more];
+// Each run its own video (the same content would be uploaded once and reused, and refused as a duplicate).
+const videos = mkdtempSync(join(tmpdir(), 'vidpub-queue-videos-'));
+let made = 0;
+const post = (caption: string, ...more: string[]) => {
+  const file = copyVideo('test/fixtures/clip.mp4', join(videos, `clip-${made}.mp4`), made++);
+  return ['post', file, '--to', 'linkedin', '--caption', caption, '--no-input', '--no-wait', ...more];
+};
 
 describe("the key's write queue", () => {
   it('6 different posts on a key of 6 writes a minute: posted in 3 minutes, every upload with its post, no 429', async () => {

@@ -18,7 +18,7 @@ const emu = useEmulator({ processingMs: 20, publishMs: 2500 });
 const tmux = useTmux('frictions');
 
 function start(session: string, columns: number, args: string, extra: Record<string, string> = {}): void {
-  const env = { ...emu.env(), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-pty-')), TZ: 'Europe/Berlin', NO_COLOR: '1', ...extra };
+  const env = { ...emu.env(), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-pty-')), TZ: 'Europe/Berlin', NO_COLOR: '1', VIDPUB_DUPLICATE_WINDOW: '0', ...extra };
   tmux.start(session, vidpubLine(args, env), { columns, rows: 30 });
 }
 

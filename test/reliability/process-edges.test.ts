@@ -42,7 +42,7 @@ function run(args: string[], o: SpawnOptions = {}): Promise<Ended> {
     const [cmd, ...pre] = o.command ?? [process.execPath, BIN];
     const child = spawn(cmd!, [...pre, ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...emu.env(), VIDPUB_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1', ...o.env },
+      env: { ...process.env, ...emu.env(), VIDPUB_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1', VIDPUB_DUPLICATE_WINDOW: '0', ...o.env },
       stdio: [o.stdin ?? 'ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

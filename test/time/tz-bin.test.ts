@@ -34,7 +34,7 @@ describe.skipIf(missing('faketime', ['--version']))('TZ through the bin: post --
   /** `argv` under faketime at NOW, with only TZ (and PATH) from outside. */
   const atNow = (argv: string[], tz: string) =>
     runAsync('faketime', [`@${NOW}`, ...argv], {
-      env: { PATH: process.env.PATH ?? '', TZ: tz, VIDPUB_CONFIG_DIR: join(dir, 'config'), VIDPUB_STATE_DIR: join(dir, 'state'), NO_COLOR: '1', ...emu.env() },
+      env: { PATH: process.env.PATH ?? '', TZ: tz, VIDPUB_CONFIG_DIR: join(dir, 'config'), VIDPUB_STATE_DIR: join(dir, 'state'), NO_COLOR: '1', VIDPUB_DUPLICATE_WINDOW: '0', ...emu.env() },
       timeoutMs: 60_000,
     });
   const post = (tz: string) => atNow([process.execPath, BIN, 'post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--at', 'tomorrow 9:00', '--no-wait', '--json'], tz);

@@ -67,6 +67,8 @@ describe('npm pack', () => {
       // The manual: the README's and the changes' links reach the guides and the reference.
       'CHANGELOG.md',
       ...manualPages().filter((p) => p.startsWith('docs/')),
+      // The events' JSON Schema (vidpub watch, --events), generated beside the reference, for receivers to validate with.
+      'docs/commands/events.schema.json',
       // The pictures the guides show (docs/emulator.md: the web app), as the tests took them.
       ...readdirSync(join(ROOT, 'docs/images')).map((name) => `docs/images/${name}`),
     ].sort();

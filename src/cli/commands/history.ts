@@ -45,6 +45,11 @@ interface Opts extends HistoryOpts {
   csv: boolean;
 }
 
+/** The posts as --json and --csv give them: `id` as every command names a post (post, status, retry…), `post_id` kept beside it for the scripts that read it. */
+function historyDocument(posts: HistoryResult['posts']): Record<string, unknown>[] {
+  return posts.map((p) => ({ id: p.post_id, ...p }));
+}
+
 export default defineCommand<'history', Opts, HistoryResult & { zone: string; now: number; csv: boolean }>({
   description:
     'List the posts made from this machine (the local journal), newest first: id, time, status, each destination\'s ' +
@@ -95,7 +100,7 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string; no
   },
   print(r, inv) {
     // The --json document's posts, a row each (util/csv-out.ts).
-    if (r.csv) return void inv.out.print(csvOf(r.posts).slice(0, -1));
+    if (r.csv) return void inv.out.print(csvOf(historyDocument(r.posts)).slice(0, -1));
     const { tty, colors: c } = inv.out;
     // A scheduled post: when it goes out (publish_at); any other: when it was made.
     const due = (p: JournalPost) => (p.state === 'scheduled' && p.publish_at && !Number.isNaN(Date.parse(p.publish_at)) ? Date.parse(p.publish_at) : undefined);
@@ -124,6 +129,5 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string; no
     );
     for (const line of rows) inv.print(line);
   },
-  // `id` as every command names a post (post, status, retry…), `post_id` kept beside it for the scripts that read it.
-  json: (r) => r.posts.map((p) => ({ id: p.post_id, ...p })),
+  json: (r) => historyDocument(r.posts),
 });

@@ -96,6 +96,11 @@ export const ENVIRONMENT: readonly EnvGroup[] = [
         see: { title: 'what vidpub remembers between runs', page: 'journal.md#what-vidpub-remembers-between-runs' },
       },
       {
+        name: 'VIDPUB_DUPLICATE_WINDOW',
+        text: "how far back `post` looks for the same video posted to the same destination (`30d`, `12h`; `0` turns the guard off), over the profile's `duplicate_window`",
+        see: { title: 'vidpub post', page: 'publishing.md#vidpub-post' },
+      },
+      {
         name: 'HOME',
         text: 'where `~/.config/vidpub/` is (when neither `VIDPUB_CONFIG_DIR` nor `XDG_CONFIG_HOME` is set), and what `~/` means in `upload_file` paths of `vidpub mcp`',
       },

@@ -3,6 +3,9 @@ import type { Invocation } from './command.js';
 
 export async function readDuplicateWindow(inv: Invocation): Promise<number> {
   const { duplicateWindowMs } = await import('../../posts/duplicate-guard.js');
+  // VIDPUB_DUPLICATE_WINDOW (a job that posts the same clip on purpose, a test) wins over the profile's.
+  const fromEnv = inv.ctx.env.VIDPUB_DUPLICATE_WINDOW;
+  if (fromEnv !== undefined && fromEnv !== '') return duplicateWindowMs(fromEnv);
   let text: string | undefined;
   try {
     text = (await inv.ctx.config()).getProfile(inv.globals.profile)?.duplicate_window;
