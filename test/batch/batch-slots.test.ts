@@ -13,7 +13,8 @@ import { aheadBy } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { realClock } from '../../src/cli/run/context.js';
 
-const emu = useEmulator({ processingMs: 20, publishMs: 20 });
+// The emulator's clock starts at NOW whatever today's date is (the test moves it on, never back).
+const emu = useEmulator({ processingMs: 20, publishMs: 20, now: () => NOW });
 const NOW = Date.parse('2027-03-20T12:00:00Z');
 let config = '';
 const run = cliRunner(() => ({ clock: aheadBy(realClock, NOW - Date.now()), env: { ...emu.env(), TZ: 'Europe/Berlin', VIDPUB_CONFIG_DIR: config, NO_COLOR: '1' } }));

@@ -17,7 +17,8 @@ const noFaketime = missing('faketime', null);
 // The per-minute write allowance out of the way (12 uploads and 12 posts would wait a minute for it); the daily one is Standard's 30.
 const fixture = defaultFixture();
 fixture.accounts.find((a) => a.id === 'acct_demo')!.limits = { requests_per_minute: { read: 1_000_000, write: 1_000_000 } };
-const emu = useEmulator({ fixture, processingMs: 0, publishMs: 0 });
+// The emulator's clock starts at the scenario's Saturday whatever today's date is (the test moves it on, never back).
+const emu = useEmulator({ fixture, processingMs: 0, publishMs: 0, now: () => Date.parse('2027-03-20T12:00:00Z') });
 /** The post of each item, in item order (the lines come as items end). */
 const postIds = (stdout: string) =>
   stdout

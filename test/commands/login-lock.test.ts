@@ -26,10 +26,12 @@ function lockedConfig(): { dir: string; path: string; before: string } {
 describe('a config file locked by another vidpub', () => {
   test('login --timeout: the wait for the lock ends at the deadline, exit 7, nothing stored', async () => {
     const { dir, path, before } = lockedConfig();
-    // 1 s of the command's time is 20 ms of the test's.
-    const r = await runCli(['login', '--with-key', '--profile', 'ci', '--timeout', '1s'], {
+    // 10 s of the command's time is 1 s of the test's: the key's check (a GET /me) comes first and must be over
+    // before the deadline, or the deadline is met there, not in the lock's wait (20 ms of the wall was not enough
+    // on a loaded machine). The lock's own pauses are real timers, so a manual clock cannot stage this one.
+    const r = await runCli(['login', '--with-key', '--profile', 'ci', '--timeout', '10s'], {
       stdin: emu.key() + '\n',
-      clock: scaledClock(50),
+      clock: scaledClock(10),
       env: { VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl },
     });
     expect(r.stdout).toBe('');

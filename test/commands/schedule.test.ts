@@ -15,7 +15,8 @@ import { missing } from '../support/tools.js';
 import { realClock } from '../../src/cli/run/context.js';
 
 // The posts are made once, for every test of the file: none of them writes.
-const emu = useEmulator({ processingMs: 20, publishMs: 20, resetEachTest: false });
+// The emulator's clock starts at NOW whatever today's date is (the test moves it on, never back).
+const emu = useEmulator({ processingMs: 20, publishMs: 20, resetEachTest: false, now: () => NOW });
 const NOW = Date.parse('2027-03-20T12:00:00Z');
 let config = '';
 const run = cliRunner(() => ({ clock: aheadBy(realClock, NOW - Date.now()), env: { ...emu.env(), TZ: 'Europe/Berlin', VIDPUB_CONFIG_DIR: config, NO_COLOR: '1' } }));

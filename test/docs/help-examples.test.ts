@@ -36,6 +36,7 @@ const PARSE_ONLY: Record<string, string> = {
   'vidpub emulator reset --yes': 'would empty the emulator the other examples run against (test/emulator/state-cli.test.ts runs it)',
   'vidpub completion zsh > "${fpath[1]}/_vidpub"': "zsh's $fpath",
   'generate-items | vidpub batch - --format jsonl --yes --json': 'generate-items stands for a program of yours',
+  'vidpub publish post_123 --option @vidpub.demo:privacy=SELF_ONLY': 'needs a draft blocked for its privacy (test/commands/new-user.test.ts runs it); post_123 here is a scheduled post',
 };
 
 interface Example {
