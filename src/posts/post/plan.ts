@@ -168,9 +168,15 @@ function summaryOf(opts: PostOpts, ready: Ready, plans: DestinationPlan[], now: 
     durationSec: ready.durationSec,
     caption: ready.caption,
     plans,
+    ...(ready.groups ? { captionOf: captionOfIn(ready.groups) } : {}),
     when: opts.when,
     now,
   };
+}
+
+/** Each destination's caption, from the posts of a set. */
+function captionOfIn(groups: NonNullable<Ready['groups']>): (p: DestinationPlan) => string {
+  return (p) => groups.find((g) => g.plans.some((x) => x.destination.id === p.destination.id))?.caption ?? '';
 }
 
 /** On a terminal (without --yes): the summary and a confirmation. Else scripts see the resolved time (with its offset and in UTC) before anything is sent. */
@@ -185,6 +191,7 @@ export async function confirmOrAnnounce(run: PostRun, ready: Ready, again: strin
   if (!session.quiet) {
     const to = ready.plans.map((p) => destinationLabel(p.destination)).join(', ');
     session.log.info(`Posting ${sanitize(sourceText(opts.source))} to ${sanitize(to)}: ${whenLine(opts.when, now)}`);
+    for (const g of ready.groups ?? []) session.log.info(`  caption for ${sanitize(g.plans.map((p) => destinationLabel(p.destination)).join(', '))}: ${sanitize(JSON.stringify(g.caption))}`);
     for (const line of defaultedLines(ready.plans)) session.log.info(line);
   }
   if (opts.when?.note) session.log.warn(sanitize(opts.when.note));
