@@ -5,7 +5,7 @@ import { MISSING_CAPTION, MISSING_TO, missingOptionsError, parseOptionFlag } fro
 import { postDocument, printPost, type PostResult } from '../../posts/view.js';
 import type { CaptionFor, PostOpts, PostSource } from '../../posts/post/types.js';
 import { isPostSet, type PostSet } from '../../posts/post/caption-set.js';
-import { postSetDocument, printPostSet } from '../../posts/set-view.js';
+import { postSetDocument, printPostSet } from '../../posts/post/set-view.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { nowWhen, parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';

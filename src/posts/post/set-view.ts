@@ -4,11 +4,11 @@
  * and with --json one document, `{"posts": [...]}`, each the post's record (or,
  * for a post that was not made, its caption, destinations and error).
  */
-import type { DataOut } from '../ui/output.js';
-import { renderTable } from '../ui/table.js';
-import { sanitize } from '../errors.js';
-import type { PostSet, SetPost } from './post/caption-set.js';
-import { postDocument, postState } from './view.js';
+import type { DataOut } from '../../ui/output.js';
+import { renderTable } from '../../ui/table.js';
+import { sanitize } from '../../errors.js';
+import type { PostSet, SetPost } from './caption-set.js';
+import { postDocument, postState } from '../view.js';
 
 export function printPostSet(set: PostSet, out: DataOut): void {
   const names = (p: SetPost) => p.destinations.map((id) => p.result?.names[id] ?? id).join(', ');
