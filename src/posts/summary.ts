@@ -21,6 +21,8 @@ export interface SummaryInput {
   durationSec?: number;
   caption: string;
   plans: DestinationPlan[];
+  /** Destinations with a caption of their own: one post per caption, each destination's shown under it. */
+  captionOf?: (p: DestinationPlan) => string;
   /** null: a draft. */
   when: ResolvedWhen | null;
   /** The current time: the day word (today, tomorrow, Mon) and "in 2 h" beside the time are relative to it. */
@@ -61,11 +63,14 @@ export function summaryLines(s: SummaryInput, c: Colors): string[] {
   const facts = [s.sizeBytes !== undefined ? formatSize(s.sizeBytes) : '', s.durationSec !== undefined ? formatDuration(s.durationSec * 1000) : '']
     .filter(Boolean)
     .join(', ');
-  const caption = sanitize(s.caption);
+  const preview = (text: string) => {
+    const caption = sanitize(text);
+    return caption === '' ? c.dim('(empty)') : caption.length > CAPTION_PREVIEW ? caption.slice(0, CAPTION_PREVIEW - 1) + '…' : caption;
+  };
   const lines = [
     c.bold(s.heading ?? 'About to post'),
     `${label('Video')}${sanitize(s.video)}${facts ? ` (${facts})` : ''}`,
-    `${label('Caption')}${caption === '' ? c.dim('(empty)') : caption.length > CAPTION_PREVIEW ? caption.slice(0, CAPTION_PREVIEW - 1) + '…' : caption}`,
+    ...(s.captionOf ? [] : [`${label('Caption')}${preview(s.caption)}`]),
     `${label('When')}${whenLine(s.when, s.now)}`,
   ];
   if (s.when?.note) lines.push(`${' '.repeat(9)}${c.yellow(sanitize(s.when.note))}`);
@@ -75,6 +80,7 @@ export function summaryLines(s: SummaryInput, c: Colors): string[] {
     const d = p.destination;
     const name = sanitize(destinationLabel(d));
     lines.push(`  ${c.bold(name)}${d.display_name ? c.dim(` · ${sanitize(d.display_name)}`) : ''}`);
+    if (s.captionOf) lines.push(`    caption: ${preview(s.captionOf(p))}`);
     for (const v of p.values) {
       const mark = v.source === 'default' ? c.dim(' (default)') : '';
       lines.push(`    ${sanitize(v.key)}: ${sanitize(String(v.value))}${mark}`);

@@ -145,6 +145,8 @@ const ENTRIES = [
       { name: 'caption', value: 'text', description: 'the caption' },
       { name: 'caption-file', value: 'path', kind: 'file', description: 'read the caption from a file ("-" for stdin)' },
       { name: 'strict', description: 'refuse (exit 2) a caption longer than a destination takes, which would be cut; without it, a warning' },
+      { name: 'caption-for', value: 'dest=text', repeatable: true, description: "a destination's own caption (DEST as --to reads it); one post per distinct caption, one upload; repeatable" },
+      { name: 'caption-file-for', value: 'dest=path', repeatable: true, description: "a destination's own caption, read from a file; repeatable" },
       {
         name: 'option',
         value: 'key=value',

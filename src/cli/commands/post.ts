@@ -3,7 +3,9 @@ import { openReviewPage } from '../io/browser.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { MISSING_CAPTION, MISSING_TO, missingOptionsError, parseOptionFlag } from '../../posts/options.js';
 import { postDocument, printPost, type PostResult } from '../../posts/view.js';
-import type { PostOpts, PostSource } from '../../posts/post/types.js';
+import type { CaptionFor, PostOpts, PostSource } from '../../posts/post/types.js';
+import { isPostSet, type PostSet } from '../../posts/post/caption-set.js';
+import { postSetDocument, printPostSet } from '../../posts/post/set-view.js';
 import { WHEN_FORMATS } from '../../time/at-grammar.js';
 import { nowWhen, parseWhen } from '../../time/parse-when.js';
 import { resolveTimeZone } from '../../time/zones.js';
@@ -26,17 +28,44 @@ async function readCaption(flags: Flags, inv: Invocation): Promise<string | unde
   const file = flags.captionFile;
   if (text !== undefined && file !== undefined) throw new UsageError('give --caption or --caption-file, not both');
   if (file === undefined) return text;
+  return readCaptionFrom(file, '--caption-file', flags, inv);
+}
+
+/** A caption file (`-`: stdin) as `flag` names it; its last line break is not part of the caption. */
+async function readCaptionFrom(file: string, flag: string, flags: Flags, inv: Invocation): Promise<string> {
   let raw: string;
   if (file === '-') {
     if (inv.ctx.io.stdinIsTTY) inv.log.info('Reading the caption from the terminal; end it with Ctrl-D.');
     raw = await readAll(inv.ctx.io.stdin, MAX_CAPTION_FILE_BYTES, 'the caption on stdin', { signal: inv.ctx.signal, clock: inv.ctx.clock, timeoutMs: parseTimeout(flags) });
   } else {
     const { resolve } = await import('node:path');
-    const shown = `--caption-file ${sanitize(file)}`;
+    const shown = `${flag} ${sanitize(file)}`;
     raw = await readNamedFile(resolve(inv.ctx.cwd, file), shown, (st) => refuse(captionFileRefusal(st.size, shown)));
   }
-  // A file's last line break is not part of the caption.
   return raw.replace(/\r?\n$/, '');
+}
+
+/** --caption-for DEST=TEXT and --caption-file-for DEST=PATH: exit 2 for a value without DEST, or one DEST given twice as typed. */
+async function readCaptionsFor(flags: Flags, inv: Invocation): Promise<CaptionFor[]> {
+  const given = [
+    ...flags.captionFor.map((v) => ({ flag: '--caption-for' as const, v })),
+    ...flags.captionFileFor.map((v) => ({ flag: '--caption-file-for' as const, v })),
+  ];
+  const out: CaptionFor[] = [];
+  for (const { flag, v } of given) {
+    const eq = v.indexOf('=');
+    const dest = eq < 0 ? '' : v.slice(0, eq).trim();
+    if (dest === '') {
+      const what = flag === '--caption-for' ? 'DEST=TEXT' : 'DEST=PATH';
+      throw new UsageError(`${flag} ${sanitize(JSON.stringify(v))}: give ${what}, DEST as --to names it (an id, @handle or platform)`, { hint: `For example: ${flag} youtube=${flag === '--caption-for' ? '"A longer description"' : 'youtube.txt'}` });
+    }
+    const twice = out.find((o) => o.dest.toLowerCase() === dest.toLowerCase());
+    if (twice) throw new UsageError(`${flag} ${sanitize(v)}: ${sanitize(dest)} already has a caption (${twice.flag} ${sanitize(twice.dest)}=…)`, { hint: 'Give one caption per destination.' });
+    const rest = v.slice(eq + 1);
+    if (flag === '--caption-for') out.push({ flag, dest, text: rest });
+    else out.push({ flag, dest, path: rest, text: await readCaptionFrom(rest, flag, flags, inv) });
+  }
+  return out;
 }
 
 async function parseSource(args: Args, flags: Flags, inv: Invocation): Promise<PostSource> {
@@ -86,7 +115,7 @@ function againLine(inv: Invocation, flags: Flags, typedCaption: string | undefin
   };
 }
 
-export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolean }, PostResult | Media>({
+export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolean }, PostResult | PostSet | Media>({
   description:
     'Upload a local video (or import one from an https link, or take one already uploaded with --media) and post it ' +
     'to one or more destinations: now, at a time (--at), or as a draft (--draft). On a terminal it shows a summary, ' +
@@ -115,6 +144,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
       .map((t) => t.trim())
       .filter((t) => t !== '');
     const caption = await readCaption(flags, inv);
+    const captionsFor = await readCaptionsFor(flags, inv);
     if (to.length === 0 && !inv.interactive) {
       // The command as typed, with the flags that are missing (a missing caption too: all at once).
       if (caption === undefined) throw missingOptionsError([], inv.ctx.io.stderrIsTTY, [MISSING_TO, MISSING_CAPTION]);
@@ -131,6 +161,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
       source,
       to,
       caption,
+      ...(captionsFor.length > 0 ? { captionsFor } : {}),
       options,
       when,
       draft,
@@ -168,6 +199,11 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
   // A run stopped before the post existed (--timeout or Ctrl-C during the upload or the video's
   // processing) leaves the video's record as its error data: its id is printed, to post it with --media.
   print: (r, inv) => {
+    if (isPostSet(r)) {
+      if (inv.globals.quiet) for (const p of r.posts) inv.print(p.result?.post.id ?? '-');
+      else printPostSet(r, inv.out);
+      return;
+    }
     if (videoOnly(r)) inv.print(r.id);
     else if (inv.globals.quiet) inv.print(r.post.id);
     else {
@@ -176,11 +212,11 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
     }
     rehearsalNote(r, inv);
   },
-  json: (r) => rehearsalDoc(r, videoOnly(r) ? { post: null, media: r } : postDocument(r)),
-  fields: [...POST_DOCUMENT_FIELDS, 'rehearsal'],
+  json: (r) => rehearsalDoc(r, isPostSet(r) ? postSetDocument(r) : videoOnly(r) ? { post: null, media: r } : postDocument(r)),
+  fields: [...POST_DOCUMENT_FIELDS, 'posts', 'rehearsal'],
 });
 
 /** The data of a run that stopped before the post was created: the video's record, not a PostResult. */
-function videoOnly(r: PostResult | Media): r is Media {
+function videoOnly(r: PostResult | PostSet | Media): r is Media {
   return !(r as Partial<PostResult>).post && typeof (r as Partial<Media>).id === 'string';
 }

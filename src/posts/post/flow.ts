@@ -23,6 +23,7 @@ import { withoutPostItLine } from '../../media/wait.js';
 import { PHASES, cancelledText, madeFrom, rerunLine, sourceText, type Phase, type Planned, type PostOpts, type PostRun, type Ready, type RunTrack } from './types.js';
 import { MISSING_CAPTION, missingOptionsError } from '../options.js';
 import type { PostResult } from '../view.js';
+import { captionsOf, createSet, groupByCaption, setCaption, type PostSet } from './caption-set.js';
 import { reportEarlier } from '../rerun.js';
 import { dailyLimitError } from '../settle.js';
 
@@ -39,7 +40,7 @@ function serviceKey(opts: PostOpts, now: number): string | undefined {
   return `${opts.idempotencyKey}~${now.toString(36)}`;
 }
 
-export async function runPost(opts: PostOpts, outer: Session): Promise<PostResult> {
+export async function runPost(opts: PostOpts, outer: Session): Promise<PostResult | PostSet> {
   // Every local check before any request.
   refuse(captionRefusal(opts.caption));
   for (const o of opts.options) refuse(optionValueRefusal(o.key, o.value));
@@ -97,7 +98,7 @@ function naming(err: TimeoutError, track: RunTrack): TimeoutError {
   return new TimeoutError(err.message, { hint: withoutPostItLine(err.hint), data: err.data, http: err.http, cause: err, continueKey: continuing.key, ...(continuing.flags ? { continueFlags: continuing.flags } : {}) });
 }
 
-async function postWithin(given: PostRun, at: At): Promise<PostResult> {
+async function postWithin(given: PostRun, at: At): Promise<PostResult | PostSet> {
   // No key, no run: said before anything else.
   await given.session.client();
   const earlier = await earlierByKey(given);
@@ -117,17 +118,20 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult> {
   at(s.kind === 'url' ? 'import' : s.kind === 'file' ? 'upload' : 'await-video');
   const media = await obtainMedia(run, ready, !(run.opts.draft && !run.opts.wait));
   await run.track.writes?.progressed(1);
-  at('create', media);
-  let created = false;
-  try {
-    return await createAndFollow(run, ready, media, () => {
-      created = true;
-      at('follow');
-    });
-  } catch (err) {
-    // Once the post exists, its own id is what the messages name.
-    throw created ? err : namingMedia(err, media, s.kind !== 'media');
-  }
+  const one = async (r: PostRun, what: Ready): Promise<PostResult> => {
+    at('create', media);
+    let created = false;
+    try {
+      return await createAndFollow(r, what, media, () => {
+        created = true;
+        at('follow');
+      });
+    } catch (err) {
+      // Once the post exists, its own id is what the messages name.
+      throw created ? err : namingMedia(err, media, s.kind !== 'media');
+    }
+  };
+  return ready.groups ? createSet(run, ready, ready.groups, one) : one(run, ready);
 }
 
 type Allowance = Promise<{ daily?: Me['limits']['api_posts_per_day']; err?: unknown; later?: true } | undefined>;
@@ -169,7 +173,8 @@ async function refuseSpentAllowance(run: PostRun, allowance: Allowance): Promise
 
 /** Rerun safety beyond the service's 24 hours: a key this machine has posted under is reported, not posted again. */
 async function earlierByKey({ opts, session, deadlineMs }: PostRun): Promise<PostResult | undefined> {
-  if (!opts.idempotencyKey || opts.forceNew || !session.journal) return undefined;
+  // A set of posts under a key: the service replays each of its posts (their keys derive from this one).
+  if (!opts.idempotencyKey || opts.forceNew || !session.journal || opts.captionsFor?.length) return undefined;
   const earlier = await session.journal.findByKey(opts.idempotencyKey);
   if (!earlier) return undefined;
   // Another caption is another post: refused as the service refuses it (exit 2), not reported as done.
@@ -195,23 +200,29 @@ async function plan({ opts, session }: PostRun, besideDestinations: () => void):
  */
 async function readyToSend(given: PostRun, planned: Planned, known: Media | undefined): Promise<{ run: PostRun; ready: Ready }> {
   const { opts, session, key, track } = given;
-  if (opts.caption === undefined && !session.interactive) throw missingOptionsError(planned.plans, session.screen.tty, [MISSING_CAPTION]);
+  // Captions of the destinations' own, refused (exit 2) when they name no destination of --to.
+  const own = opts.captionsFor?.length ? captionsOf(opts.captionsFor, planned.plans) : undefined;
+  if (opts.caption === undefined && !own?.covered && !session.interactive) throw missingOptionsError(planned.plans, session.screen.tty, [MISSING_CAPTION]);
   await askMissing(session, planned.plans, () => ({ message: cancelledText(opts), hint: `Run it again with what was chosen so far: ${rerunLine(opts, planned)}` }));
   const durationSec = opts.source.kind === 'file' ? opts.source.durationSec : known?.duration_sec;
   checkDuration(durationSec, planned.plans, sourceText(opts.source));
-  let caption = opts.caption;
+  let caption = opts.caption ?? (own?.covered ? '' : undefined);
   if (caption === undefined) {
     caption = await askCaption(opts, session, rerunLine(opts, planned));
     refuse(captionRefusal(caption));
   }
+  // One post per distinct caption; a single one is the plain post.
+  const groups = own ? groupByCaption(own.own, planned.plans, caption) : undefined;
+  if (groups?.length === 1) caption = groups[0]!.caption;
+  const set = groups && groups.length > 1 ? groups : undefined;
   let run = given;
   // A rerun of a run that was cut off before it knew whether it posted continues it (its key, its time).
   if (!opts.forceNew) {
-    const when = await continueCutOff(session, key, cutOffInput(opts, caption, planned.plans), track);
+    const when = await continueCutOff(session, key, cutOffInput(opts, set ? setCaption(set) : caption, planned.plans), track);
     if (when !== opts.when) run = { ...given, opts: { ...opts, when } };
   }
   if (run.opts.when && !run.opts.when.now) track.publishAt = run.opts.when.publishAt;
-  const ready: Ready = { ...planned, caption, known, durationSec };
+  const ready: Ready = { ...planned, caption, known, durationSec, ...(set ? { groups: set } : {}) };
   // Settled by the identical run waited for: nothing to confirm, nothing is sent.
   if (track.settled) return { run, ready };
   // The same video posted there by another command (not the cut-off run this one continues): asked or refused.

@@ -170,9 +170,15 @@ function summaryOf(opts: PostOpts, ready: Ready, plans: DestinationPlan[], now: 
     durationSec: ready.durationSec,
     caption: ready.caption,
     plans,
+    ...(ready.groups ? { captionOf: captionOfIn(ready.groups) } : {}),
     when: opts.when,
     now,
   };
+}
+
+/** Each destination's caption, from the posts of a set. */
+function captionOfIn(groups: NonNullable<Ready['groups']>): (p: DestinationPlan) => string {
+  return (p) => groups.find((g) => g.plans.some((x) => x.destination.id === p.destination.id))?.caption ?? '';
 }
 
 /** On a terminal (without --yes): the summary and a confirmation. Else scripts see the resolved time (with its offset and in UTC) before anything is sent. */
@@ -189,6 +195,7 @@ export async function confirmOrAnnounce(run: PostRun, ready: Ready, again: strin
   if (!session.quiet) {
     const to = ready.plans.map((p) => destinationLabel(p.destination)).join(', ');
     session.log.info(`Posting ${sanitize(sourceText(opts.source))} to ${sanitize(to)}: ${whenLine(opts.when, now)}`);
+    for (const g of ready.groups ?? []) session.log.info(`  caption for ${sanitize(g.plans.map((p) => destinationLabel(p.destination)).join(', '))}: ${sanitize(JSON.stringify(g.caption))}`);
     for (const line of defaultedLines(ready.plans)) session.log.info(line);
   }
   if (opts.when?.note) session.log.warn(sanitize(opts.when.note));
@@ -204,7 +211,18 @@ export async function confirmOrAnnounce(run: PostRun, ready: Ready, again: strin
  * anything is sent (a warning at a terminal and on stderr), or refused with --strict (exit 2).
  */
 function sayCaptionCut(run: PostRun, ready: Ready): void {
-  const cut = captionCutFor(ready.caption, ready.plans);
+  // A caption written for some destinations (--caption-for) that one of them would cut: refused, as it was meant for it.
+  for (const group of ready.groups ?? []) {
+    if (group.caption === ready.caption) continue;
+    const own = captionCutFor(group.caption, group.plans);
+    if (own.length === 0) continue;
+    const where = own.map((c) => `${destinationLabel(c.destination.destination)} takes ${c.max.toLocaleString('en-US')}`).join('; ');
+    throw new UsageError(`the caption given for ${own.map((c) => destinationLabel(c.destination.destination)).join(', ')} (--caption-for) has ${own[0]!.chars.toLocaleString('en-US')} characters and would be cut: ${where}; nothing was sent`, {
+      hint: 'Shorten it: a caption written for a destination should fit it.',
+    });
+  }
+  const shared = ready.groups ? ready.groups.filter((g) => g.caption === ready.caption).flatMap((g) => g.plans) : ready.plans;
+  const cut = captionCutFor(ready.caption, shared);
   if (cut.length === 0) return;
   const where = cut.map((c) => `${destinationLabel(c.destination.destination)} takes ${c.max.toLocaleString('en-US')}`).join('; ');
   const text = `the caption has ${cut[0]!.chars.toLocaleString('en-US')} characters and would be cut: ${where}`;

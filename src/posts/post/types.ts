@@ -25,6 +25,8 @@ export interface PostOpts {
   to: string[];
   /** undefined: ask on a terminal (parse refuses it otherwise). */
   caption?: string;
+  /** --caption-for DEST=TEXT and --caption-file-for DEST=PATH: a destination's own caption (caption-set.ts). */
+  captionsFor?: CaptionFor[];
   options: OptionAssignment[];
   /** null for --draft. */
   when: ResolvedWhen | null;
@@ -55,6 +57,14 @@ export interface PostOpts {
    * chosen since: the hint after Ctrl-C or a declined confirmation (the CLI writes it back).
    */
   again(chosen: Chosen): string;
+}
+
+/** A caption of a destination's own, as given (`path`: the file it was read from). */
+export interface CaptionFor {
+  flag: '--caption-for' | '--caption-file-for';
+  dest: string;
+  text: string;
+  path?: string;
 }
 
 /** What a suggested command changes of the line as typed. */
@@ -99,6 +109,8 @@ export interface Ready extends Planned {
   known?: Media;
   /** The video's duration, when known before the upload. */
   durationSec?: number;
+  /** Destinations that take captions of their own: one post per caption (caption-set.ts). */
+  groups?: { caption: string; plans: DestinationPlan[] }[];
 }
 
 /**
