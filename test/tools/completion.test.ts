@@ -95,7 +95,7 @@ describe('vidpub completion SHELL', () => {
     expect(await bashComplete(code, 'vidpub up')).toEqual(['upload']);
     expect(await bashComplete(code, 'vidpub --json --profile work st')).toEqual(['status']);
     expect(await bashComplete(code, 'vidpub ')).toEqual(expect.arrayContaining(COMMANDS.map((c) => c.name)));
-    expect(await bashComplete(code, 'vidpub post --caption-')).toEqual(['--caption-file']);
+    expect((await bashComplete(code, 'vidpub post --caption-')).sort()).toEqual(['--caption-file', '--caption-file-for', '--caption-for']);
     expect(await bashComplete(code, 'vidpub post --no-')).toEqual(expect.arrayContaining(['--no-input', '--no-color', '--no-wait']));
     expect(await bashComplete(code, 'vidpub emulator --proc')).toEqual(['--processing-ms']);
     expect(await bashComplete(code, 'vidpub completion ')).toEqual(['bash', 'zsh', 'fish']);
@@ -269,7 +269,7 @@ t() { words=("$@"); CURRENT=\${#words}; _vidpub }
     const complete = fishCompleter(code, shellEnv(emu.env()));
     expect(await complete('vidpub up')).toEqual(['upload']);
     expect(await complete('vidpub --profile work de')).toEqual(['demo', 'destinations']);
-    expect(await complete('vidpub post --caption-')).toEqual(['--caption-file']);
+    expect(await complete('vidpub post --caption-')).toEqual(['--caption-file', '--caption-file-for', '--caption-for']);
     // A single fit of a comma-separated value comes with a twin followed by a comma: fish has no
     // switch for "no space after this", but adds none when what it inserts is the two's common part.
     expect(await complete('vidpub post --to dst_demo_t')).toEqual(['dst_demo_tiktok', 'dst_demo_tiktok,']);
