@@ -210,11 +210,13 @@ export async function readCommandLine(argv: readonly string[], ctx: Context, run
     return ExitCode.OK;
   }
   const words = helpAsFlag(argv);
-  // The command's fields decide what follows --json: its module is loaded (as it would be anyway) to know them.
-  const named = wordsForCommander(words).command;
-  const entry = named === undefined ? undefined : findCommand(named);
+  const first = wordsForCommander(words);
+  let { args, fields } = first;
+  // A field list with a dot may be a file name (clip.webm): the command's fields decide, from its module
+  // (loaded here first, as it would be anyway). Any other line is read once.
+  const entry = fields?.some((f) => f.includes('.')) && first.command !== undefined ? findCommand(first.command) : undefined;
   const known = entry ? (await load(entry.name)).fields : undefined;
-  const { args, fields } = known ? wordsForCommander(words, (name) => known.includes(name)) : wordsForCommander(words);
+  if (known) ({ args, fields } = wordsForCommander(words, (name) => known.includes(name)));
   const reading: Reading = { ctx, words: args, typed: [], jsonFields: fields };
   const program = buildProgram(reading);
   const commands = new Map(COMMANDS.map((entry) => [declare(program, entry), entry]));
