@@ -210,22 +210,26 @@ export async function confirmOrAnnounce(run: PostRun, ready: Ready, again: strin
  * A caption longer than a destination's platform takes is cut when it goes out: said before
  * anything is sent (a warning at a terminal and on stderr), or refused with --strict (exit 2).
  */
+/** "has 5,000 characters and would be cut: @vidpub.demo (tiktok) takes 2,200". */
+function cutWords(cut: ReturnType<typeof captionCutFor<DestinationPlan>>): string {
+  const where = cut.map((c) => `${destinationLabel(c.destination.destination)} takes ${c.max.toLocaleString('en-US')}`).join('; ');
+  return `has ${cut[0]!.chars.toLocaleString('en-US')} characters and would be cut: ${where}`;
+}
+
 function sayCaptionCut(run: PostRun, ready: Ready): void {
   // A caption written for some destinations (--caption-for) that one of them would cut: refused, as it was meant for it.
   for (const group of ready.groups ?? []) {
     if (group.caption === ready.caption) continue;
     const own = captionCutFor(group.caption, group.plans);
     if (own.length === 0) continue;
-    const where = own.map((c) => `${destinationLabel(c.destination.destination)} takes ${c.max.toLocaleString('en-US')}`).join('; ');
-    throw new UsageError(`the caption given for ${own.map((c) => destinationLabel(c.destination.destination)).join(', ')} (--caption-for) has ${own[0]!.chars.toLocaleString('en-US')} characters and would be cut: ${where}; nothing was sent`, {
+    throw new UsageError(`the caption given for ${own.map((c) => destinationLabel(c.destination.destination)).join(', ')} (--caption-for) ${cutWords(own)}; nothing was sent`, {
       hint: 'Shorten it: a caption written for a destination should fit it.',
     });
   }
   const shared = ready.groups ? ready.groups.filter((g) => g.caption === ready.caption).flatMap((g) => g.plans) : ready.plans;
   const cut = captionCutFor(ready.caption, shared);
   if (cut.length === 0) return;
-  const where = cut.map((c) => `${destinationLabel(c.destination.destination)} takes ${c.max.toLocaleString('en-US')}`).join('; ');
-  const text = `the caption has ${cut[0]!.chars.toLocaleString('en-US')} characters and would be cut: ${where}`;
+  const text = `the caption ${cutWords(cut)}`;
   if (run.opts.strict) {
     throw new UsageError(`${text} (--strict); nothing was sent`, { hint: 'Shorten the caption, or leave those destinations out of --to.' });
   }
