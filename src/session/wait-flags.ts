@@ -19,8 +19,13 @@ export interface WaitFlags {
 
 /** --timeout in ms (default 30m); must be longer than 0. */
 export function parseTimeout(flags: { timeout?: unknown }): number {
-  const ms = parseBoundedDuration(String(flags.timeout ?? DEFAULT_TIMEOUT), '--timeout');
-  if (ms <= 0) throw new UsageError('--timeout must be longer than 0s');
+  return positiveDuration(String(flags.timeout ?? DEFAULT_TIMEOUT), '--timeout');
+}
+
+/** A duration flag (--timeout, --unanswered-timeout) in ms, which must be longer than 0. */
+export function positiveDuration(value: string, flag: string): number {
+  const ms = parseBoundedDuration(value, flag);
+  if (ms <= 0) throw new UsageError(`${flag} must be longer than 0s`);
   return ms;
 }
 

@@ -8,6 +8,7 @@ import { colorLevel, makeColors } from '../../ui/color.js';
 import { canRepaint } from '../../ui/live-region.js';
 import { parseBoundedDuration } from '../../time/duration.js';
 import { truthy } from '../../util/env.js';
+import { positiveDuration } from '../../session/wait-flags.js';
 import type { GlobalOptions, Invocation, Logger } from './command.js';
 import type { Context } from './context.js';
 import { lazyJournal } from './journal-session.js';
@@ -48,13 +49,6 @@ export function resolveGlobals(all: GlobalFlags, ctx: Context, given: (key: keyo
     journal: all.journal && !truthy(ctx.env.VIDPUB_NO_JOURNAL),
     cache: all.cache && !truthy(ctx.env.VIDPUB_NO_CACHE),
   };
-}
-
-/** A duration flag that must be longer than 0. */
-function positiveDuration(value: string, flag: string): number {
-  const ms = parseBoundedDuration(value, flag);
-  if (ms <= 0) throw new UsageError(`${flag} must be longer than 0s`);
-  return ms;
 }
 
 function makeLogger(ctx: Context, globals: GlobalOptions, colors: Invocation['colors']): Logger {
