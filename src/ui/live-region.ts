@@ -1,9 +1,19 @@
 /**
  * A few lines on a terminal rewritten in place (the post watch, the batch
  * view): each paint goes back up to the region's first line, rewrites every
- * line, and clears what a taller earlier paint left below it. The lines must
- * fit the terminal's width: a wrapped line would break the count.
+ * line, and clears what a taller earlier paint left below it. A line wider
+ * than the terminal would wrap onto a second row the count does not know of,
+ * and be left behind on the screen at the next paint; so the terminal's line
+ * wrapping (DECAWM) is off while the region is written, and a line too wide
+ * (a name with wide characters, a narrow window) is cut by the terminal itself,
+ * which alone knows how wide each character is. Callers still fit their lines,
+ * with an "…", where they can.
  */
+
+/** The terminal's automatic wrap at the right margin, off and on again (as cli-progress does for its bar). */
+const WRAP_OFF = '\u001b[?7l';
+const WRAP_ON = '\u001b[?7h';
+
 export class LiveRegion {
   private drawn = 0;
 
@@ -16,7 +26,7 @@ export class LiveRegion {
     // Fewer lines than last time: clear what is left below, and come back up.
     for (let i = lines.length; i < this.drawn; i++) out += '\r\u001b[2K\n';
     if (this.drawn > lines.length) out += `\u001b[${this.drawn - lines.length}A`;
-    this.write(out);
+    this.write(WRAP_OFF + out + WRAP_ON);
     this.drawn = lines.length;
   }
 
