@@ -76,7 +76,9 @@ describe('vidpub batch: reads failing during its waits', () => {
     const reqs = await api();
     const posts = handled(reqs, 'POST', '/v1/posts');
     expect(posts).toHaveLength(1);
-    expect(faulted(reqs, '/v1/posts/', 'status').length).toBeGreaterThan(4);
+    // The post's reads were answered 503 until the deadline. How many fit in it is the machine's speed (a scaled real
+    // clock): that a wait rides out more than one read's attempts is the first test's, on a count of faults.
+    expect(faulted(reqs, '/v1/posts/', 'status').length).toBeGreaterThan(0);
     await emu.admin('DELETE', '/faults');
     const post = (await emu.api.get<Post>(`/posts/${linesOf(r.stdout)[0]!.post_id}`)).body;
 

@@ -5,6 +5,7 @@
  * outputs read back through its `outputs:` map (the runner's own parser of GITHUB_OUTPUT:
  * name=value and name<<DELIMITER).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +73,11 @@ export function actionRunner(): (inputs: Record<string, string>, opts?: RunOptio
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   return async (inputs, opts = {}) => {
     const actionPath = opts.actionPath ?? ROOT;
+    // The set-up step runs `npm ci` in the action's checkout when its dist/ is not built from its sources: here that
+    // would be this checkout, its node_modules taken away under every test running beside this one. Refused instead.
+    if (actionPath === ROOT && spawnSync(process.execPath, [join(ROOT, 'scripts/action/bundle.mjs'), 'check'], { stdio: 'ignore' }).status !== 0) {
+      throw new Error('dist/ is not built from src/ (the Action would run npm ci in this checkout): run `npm run build` before the tests');
+    }
     const action = readActionYml(actionPath);
     const run = join(dir, `run-${++runs}`);
     const home = join(run, 'home'); // a fresh runner: no state from an earlier attempt
