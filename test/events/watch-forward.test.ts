@@ -8,7 +8,8 @@
  * again, once; --print-secret shows one secret per profile, kept at 0600; bad input refused.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -203,6 +204,27 @@ describe('vidpub watch --forward-to', () => {
     expect(r3.code).toBe(0);
     expect(rx.hits).toHaveLength(2);
     expect(expectEvents(readFileSync(join(out, 'got'), 'utf8'))).toHaveLength(2);
+  });
+
+  it('a run killed while handing events to the receiver: the next run, finding its process gone, sends them', async () => {
+    const env = { ...home(), ...emu.env() };
+    await duePosts(env, 1);
+    const down = await receiver();
+    await down.close();
+    const r1 = await runCli(['watch', '--once', '--json', '--forward-to', down.url], { env, clock: virtualClock(Date.now()) });
+    expect(r1.code, r1.stderr).toBe(0);
+    const printed = expectEvents(r1.stdout);
+    // As a run killed mid-delivery leaves the record: the events handed to its process, nothing pending.
+    const file = join(env.VIDPUB_STATE_DIR, readdirSync(env.VIDPUB_STATE_DIR, { recursive: true }).map(String).find((f) => /watch\/default\.json$/.test(f))!);
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { pending: Record<string, unknown[]>; handing?: Record<string, unknown[]> };
+    expect(doc.pending.forward).toEqual(printed);
+    const gone = spawnSync('true').pid;
+    writeFileSync(file, JSON.stringify({ ...doc, pending: {}, handing: { forward: [{ run: 'killed', pid: gone, at: Date.now(), events: doc.pending.forward }] } }));
+    const rx = await receiver();
+    const r2 = await runCli(['watch', '--once', '--json', '--forward-to', rx.url], { env });
+    expect([r2.code, r2.stdout]).toEqual([0, '']);
+    expect(rx.hits.map((h) => JSON.parse(h.body) as VidpubEvent)).toEqual(printed);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ pending: {}, handing: {} });
   });
 
   it('a journal with a torn last line: said; each event forwarded once', async () => {
