@@ -146,7 +146,9 @@ export default defineCommand<'watch', Opts, undefined>({
         reported.push(...pass.events);
         sayPass(pass, session);
         if (opts.once || pass.open === 0) return;
-        const untilDue = pass.nextDueMs !== undefined && pass.unread === 0 ? pass.nextDueMs - (pass.serviceNow ?? session.clock.now()) : MAX_PAUSE_MS;
+        // A post read and still publishing is read again soon; else the next post due (by the service's clock), or in a minute.
+        const publishing = pass.open > pass.later + pass.unread + pass.otherKey;
+        const untilDue = publishing ? MIN_PAUSE_MS : pass.nextDueMs !== undefined && pass.unread === 0 ? pass.nextDueMs - (pass.serviceNow ?? session.clock.now()) : MAX_PAUSE_MS;
         try {
           await session.clock.sleep(Math.min(MAX_PAUSE_MS, Math.max(MIN_PAUSE_MS, untilDue)), session.signal);
         } catch (err) {
