@@ -53,8 +53,8 @@ describe('vidpub watch, following (real bin, emulator clock)', () => {
     await emu.advance(3660);
     await publishedAtService(emu.api.as(emu.key()), [first]);
 
-    // The first is due, the second not for an hour: it follows, pausing until then, and the timeout ends it.
-    const r1 = await watch('--json', '--timeout', '2s');
+    // The first is due, the second not for an hour: it follows, pausing until then (a minute at most), and the timeout ends it.
+    const r1 = await watch('--json', '--timeout', '8s');
     expect(expectEvents(r1.stdout).map((e) => `${e.type} ${e.post_id}`)).toEqual([`post.destination.published ${first}`, `post.completed ${first}`]);
     expect(r1.stderr).toMatch(/Watch: 1 post read, 2 new events, 1 not due yet \(next: /);
     expect(r1.stderr).toMatch(/Stopped \(--timeout reached\) while following the posts; the next run goes on from there/);
