@@ -29,7 +29,7 @@ interface Hit {
 }
 
 /** A receiver: records each request, answers with the next status of `answers` (then 200). */
-async function receiver(answers: number[] = []): Promise<{ url: string; hits: Hit[]; close(): Promise<void> }> {
+async function receiver(answers: number[] = [], says = 'busy \u001b[31mtry later'): Promise<{ url: string; hits: Hit[]; close(): Promise<void> }> {
   const hits: Hit[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -37,7 +37,7 @@ async function receiver(answers: number[] = []): Promise<{ url: string; hits: Hi
     req.on('end', () => {
       hits.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       const status = answers.shift() ?? 200;
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'busy \u001b[31mtry later');
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : says);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -163,11 +163,14 @@ describe('vidpub watch --forward-to', () => {
     const printed = expectEvents(r1.stdout);
     expect(printed).toHaveLength(2);
 
-    // Up again, but refusing once (a 4xx is not tried again in the run): said, kept; the other event is taken.
-    const rx = await receiver([400]);
+    // Up again, but refusing once (a 4xx is not tried again in the run): said, its text sanitized and the secret it echoes
+    // taken out; kept; the other event is taken.
+    const secret = await secretOf(env);
+    const rx = await receiver([400], `busy \u001b[31mtry later, not ${secret}`);
     const r2 = await runCli(['watch', '--once', '--json', '--forward-to', rx.url], { env, clock: virtualClock(Date.now()) });
     expect([r2.code, r2.stdout]).toEqual([0, '']);
-    expect(r2.stderr).toMatch(/did not take post\.destination\.published of \w+ \(evt_\w+\): it answered HTTP 400: busy \\e\[31mtry later\. It is offered again on the next run\./);
+    expect(r2.stderr).toMatch(/did not take post\.destination\.published of \w+ \(evt_\w+\): it answered HTTP 400: busy \\e\[31mtry later, not vpwhsec_…[\w-]{4}\. It is offered again on the next run\./);
+    expect(r2.stderr).not.toContain(secret);
     expect(rx.hits).toHaveLength(2);
 
     const r3 = await runCli(['watch', '--once', '--forward-to', rx.url], { env, clock: virtualClock(Date.now()) });
