@@ -6,7 +6,9 @@
  * gets it on the third try (the backoff on the injected clock); a receiver that is down leaves it
  * for the next run; --exec and --forward-to both failing are both said and both get the events
  * again, once; a run killed while sending loses nothing; a torn journal line reports nothing twice;
- * --print-secret shows one secret per profile, kept at 0600; bad input refused.
+ * --print-secret shows one secret per profile, kept at 0600; bad input refused. And `vidpub watch`
+ * without --once through the real bin, on the emulator's clock (moved, never waited for): a post
+ * not due is not read, --timeout ends the follow (7), a follow whose posts all settle ends (0).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -15,7 +17,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ensureBuilt, runAsync } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import type { Clock } from '../../src/core/clock.js';
 import { useEmulator } from '../support/emulator.js';
@@ -162,7 +165,7 @@ describe('vidpub watch --forward-to', () => {
     expect(clock.sleeps.filter((ms) => ms >= 500 && ms <= 2000)).toHaveLength(2);
   });
 
-  it('a receiver that is down leaves the events for the next run, which sends them once; a refusal is said with its text sanitized', async () => {
+  it('a receiver that is down leaves the events for the next run, which sends them once; a refusal is said, sanitized, and kept; a run killed while sending loses nothing', async () => {
     const env = { ...home(), ...emu.env() };
     const [id] = await duePosts(env, 1);
     const down = await receiver();
@@ -183,6 +186,11 @@ describe('vidpub watch --forward-to', () => {
     expect(r2.stderr).not.toContain(secret);
     expect(rx.hits).toHaveLength(2);
 
+    // As a run killed while sending would leave the record: the kept event handed to its process (gone now), none pending.
+    const file = join(env.VIDPUB_STATE_DIR, readdirSync(env.VIDPUB_STATE_DIR, { recursive: true }).map(String).find((f) => /watch\/default\.json$/.test(f))!);
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { pending: Record<string, unknown[]> };
+    expect(doc.pending.forward).toHaveLength(1);
+    writeFileSync(file, JSON.stringify({ ...doc, pending: {}, handing: { forward: [{ run: 'killed', pid: spawnSync('true').pid, at: Date.now(), events: doc.pending.forward }] } }));
     const r3 = await runCli(['watch', '--once', '--forward-to', rx.url], { env, clock: virtualClock(Date.now()) });
     expect([r3.code, r3.stdout]).toEqual([0, '']);
     const taken = [rx.hits[1]!, rx.hits[2]!].map((h) => JSON.parse(h.body) as VidpubEvent);
@@ -190,6 +198,7 @@ describe('vidpub watch --forward-to', () => {
     const r4 = await runCli(['watch', '--once', '--forward-to', rx.url], { env, clock: virtualClock(Date.now()) });
     expect(r4.code).toBe(0);
     expect(rx.hits).toHaveLength(3);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ pending: {}, handing: {} });
   });
 
   it('--exec and --forward-to both failing: both said, exit 0, both get each event again next run, once; the hook never sees the secret', async () => {
@@ -219,26 +228,6 @@ describe('vidpub watch --forward-to', () => {
     expect(expectEvents(readFileSync(join(out, 'got'), 'utf8'))).toHaveLength(2);
   });
 
-  it('a run killed while handing events to the receiver: the next run, finding its process gone, sends them', async () => {
-    const env = { ...home(), ...emu.env() };
-    await duePosts(env, 1);
-    const down = await receiver();
-    await down.close();
-    const r1 = await runCli(['watch', '--once', '--json', '--forward-to', down.url], { env, clock: virtualClock(Date.now()) });
-    expect(r1.code, r1.stderr).toBe(0);
-    const printed = expectEvents(r1.stdout);
-    // As a run killed mid-delivery leaves the record: the events handed to its process, nothing pending.
-    const file = join(env.VIDPUB_STATE_DIR, readdirSync(env.VIDPUB_STATE_DIR, { recursive: true }).map(String).find((f) => /watch\/default\.json$/.test(f))!);
-    const doc = JSON.parse(readFileSync(file, 'utf8')) as { pending: Record<string, unknown[]>; handing?: Record<string, unknown[]> };
-    expect(doc.pending.forward).toEqual(printed);
-    const gone = spawnSync('true').pid;
-    writeFileSync(file, JSON.stringify({ ...doc, pending: {}, handing: { forward: [{ run: 'killed', pid: gone, at: Date.now(), events: doc.pending.forward }] } }));
-    const rx = await receiver();
-    const r2 = await runCli(['watch', '--once', '--json', '--forward-to', rx.url], { env });
-    expect([r2.code, r2.stdout]).toEqual([0, '']);
-    expect(rx.hits.map((h) => JSON.parse(h.body) as VidpubEvent)).toEqual(printed);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ pending: {}, handing: {} });
-  });
 });
 
 describe('vidpub watch --print-secret', () => {
@@ -279,4 +268,44 @@ describe('vidpub watch --forward-to: bad input', () => {
     }
     expect(existsSync(join(env.VIDPUB_CONFIG_DIR, 'webhook-secrets.json'))).toBe(false);
   });
+});
+
+describe('vidpub watch, following (real bin, emulator clock)', () => {
+  beforeAll(() => ensureBuilt(), 120_000);
+
+  it('reads a post only once it is due, stops at --timeout (7), and ends (0) once all have settled, forwarding each event signed', async () => {
+    const env = { ...home(), ...emu.env(), NO_COLOR: '1' };
+    const watch = (...extra: string[]) => runAsync(process.execPath, [BIN, 'watch', ...extra], { env: { ...process.env, ...env } });
+    const scheduled = async (inSec: number): Promise<string> => {
+      const at = new Date((await emu.api.clockNow()) + inSec * 1000).toISOString();
+      const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'later', '--at', at, '--yes', '--json', 'id'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { id: string }).id;
+    };
+    const first = await scheduled(3600);
+    const second = await scheduled(7200);
+    await emu.advance(3660);
+    await publishedAtService(emu.api.as(emu.key()), [first]);
+
+    // The first is due, the second not for an hour: it follows, pausing until then (a minute at most), and the timeout ends it.
+    const r1 = await watch('--json', '--timeout', '8s');
+    expect(expectEvents(r1.stdout).map((e) => `${e.type} ${e.post_id}`)).toEqual([`post.destination.published ${first}`, `post.completed ${first}`]);
+    expect(r1.stderr).toMatch(/Watch: 1 post read, 2 new events, 1 not due yet \(next: /);
+    expect(r1.stderr).toMatch(/Stopped \(--timeout reached\) while following the posts; the next run goes on from there/);
+    expect(r1.status).toBe(7);
+    const reads = (await emu.requests()).filter((q) => q.method === 'GET' && q.path.startsWith('/v1/posts/')).map((q) => q.path);
+    expect(reads).toContain(`/v1/posts/${first}`);
+    expect(reads).not.toContain(`/v1/posts/${second}`);
+
+    // Its time comes: a watch that follows reads it, forwards its events, and ends with nothing left open.
+    await emu.advance(3660);
+    await publishedAtService(emu.api.as(emu.key()), [second]);
+    const rx = await receiver();
+    const r2 = await watch('--json', '--forward-to', rx.url);
+    expect(r2.status, r2.stderr).toBe(0);
+    const events = expectEvents(r2.stdout);
+    expect(events.map((e) => `${e.type} ${e.post_id}`)).toEqual([`post.destination.published ${second}`, `post.completed ${second}`]);
+    const secret = await secretOf(env);
+    expect(rx.hits.map((h) => verify(h, secret, Date.now()))).toEqual(events);
+  }, 60_000);
 });
