@@ -5,11 +5,16 @@
  * is read, added to and written whole (atomically) under its lock
  * (src/util/file-lock.ts): the run that takes an event first reports it, the
  * other finds it taken. Events a hook (--exec, --forward-to) has not yet taken
- * are kept in it too, and offered again by the next run.
+ * are kept in it too, and offered again by the next run. While a run hands
+ * events to its hooks they are recorded as handed to that run (its process id):
+ * a run killed meanwhile leaves them there, and the next run, finding that
+ * process gone (or the record a day old), offers them again: never lost.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withFileLock } from '../util/file-lock.js';
+import { pid } from 'node:process';
+import { processAlive, withFileLock } from '../util/file-lock.js';
+import { nodeCrypto } from '../util/lazy-builtins.js';
 import { writeWhole } from './write-whole.js';
 
 /** An event id reported, and when (epoch ms); forgotten after KEEP_MS (the posts it spoke of are settled by then). */
@@ -20,7 +25,19 @@ interface ReportedFile {
   reported: Record<string, number>;
   /** Events a hook has yet to take, by hook ("exec", "forward"), oldest first. */
   pending: Record<string, unknown[]>;
+  /** Events being handed to a hook by a run (its process and a token of its own), since `at`. */
+  handing?: Record<string, Handing[]>;
 }
+
+interface Handing {
+  run: string;
+  pid: number;
+  at: number;
+  events: unknown[];
+}
+
+/** A run's handing of events older than this is taken for a run that died (its process id reused meanwhile). */
+const HANDING_MS = 24 * 3600_000;
 
 export interface ReportedStore {
   /** Where the file is (messages). */
@@ -34,11 +51,11 @@ export interface ReportedStore {
 function read(path: string): ReportedFile {
   try {
     const doc = JSON.parse(readFileSync(path, 'utf8')) as Partial<ReportedFile>;
-    if (doc && typeof doc === 'object' && doc.v === 1) return { v: 1, reported: doc.reported ?? {}, pending: doc.pending ?? {} };
+    if (doc && typeof doc === 'object' && doc.v === 1) return { v: 1, reported: doc.reported ?? {}, pending: doc.pending ?? {}, handing: doc.handing ?? {} };
   } catch {
     // missing or torn by hand: start again (the journal's statuses keep the posts followed)
   }
-  return { v: 1, reported: {}, pending: {} };
+  return { v: 1, reported: {}, pending: {}, handing: {} };
 }
 
 const PURPOSE = {
@@ -52,6 +69,8 @@ export function reportedStore(journalDir: string, profile: string, signal?: Abor
   const dir = join(journalDir, 'watch');
   const name = `${encodeURIComponent(profile)}.json`;
   const path = join(dir, name);
+  // This run, in the record of what is being handed to the hooks.
+  const run = nodeCrypto().randomBytes(6).toString('hex');
   const locked = <T>(fn: (doc: ReportedFile) => T): Promise<T> => {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     return withFileLock(path, { purpose: PURPOSE, signal }, () => {
@@ -69,14 +88,22 @@ export function reportedStore(journalDir: string, profile: string, signal?: Abor
         const fresh = events.filter((e) => doc.reported[e.id] === undefined);
         for (const e of fresh) doc.reported[e.id] = now;
         const pending: Record<string, (typeof events)[number][]> = {};
+        const handing = (doc.handing ??= {});
         for (const hook of hooks) {
-          pending[hook] = (doc.pending[hook] ?? []) as (typeof events)[number][];
+          // What a run that died was handing, first (oldest), then what waits.
+          const dead = (handing[hook] ?? []).filter((h) => h.run !== run && (!processAlive(h.pid) || now - h.at > HANDING_MS));
+          handing[hook] = (handing[hook] ?? []).filter((h) => !dead.includes(h));
+          pending[hook] = [...dead.flatMap((h) => h.events), ...(doc.pending[hook] ?? [])] as (typeof events)[number][];
           delete doc.pending[hook];
+          const handed = [...pending[hook], ...fresh];
+          if (handed.length > 0) handing[hook].push({ run, pid, at: now, events: handed });
+          if (handing[hook].length === 0) delete handing[hook];
         }
         return { fresh, pending };
       }),
     keepPending: (hook, events) =>
       locked((doc) => {
+        if (doc.handing?.[hook]) doc.handing[hook] = doc.handing[hook].filter((h) => h.run !== run);
         if (events.length > 0) doc.pending[hook] = [...(doc.pending[hook] ?? []), ...events];
       }),
   };

@@ -40,6 +40,8 @@ export interface WatchPass {
   otherKey: number;
   /** Posts still not settled after this pass. */
   open: number;
+  /** The service's time when the pass looked (what "due" is judged by). */
+  serviceNow?: number;
 }
 
 /** What hands a pass's fresh events on: the report (stdout, hooks) and what keeps them reported once. */
@@ -86,6 +88,7 @@ export async function watchPass(opts: WatchOpts, session: Session, out: WatchRep
   const mine = posts.filter((p) => p.base_url === client.baseUrl && (p.key === undefined || client.keyId === undefined || p.key === client.keyId));
   pass.otherKey = posts.length - mine.length;
   const now = await serviceTime(client, session);
+  pass.serviceNow = now;
   const due = mine.filter((p) => dueAt(p) <= now).sort((a, b) => dueAt(a) - dueAt(b));
   for (const p of mine) {
     if (dueAt(p) > now) {

@@ -5,7 +5,7 @@
  * logout removes it; a key in the file keeps working and moves at the next
  * login; the environment and --api-key-file still win.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import { ensureBuilt } from '../support/build.js';
@@ -39,6 +39,20 @@ describeWithSecretService('keys in the Secret Service (an unlocked gnome-keyring
     expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ name: 'default', key: 'vp_live_…s3Td', storage: 'keychain' })]);
     const text = await v.run(['profiles']);
     expect(text.stdout).toBe(`default\t${emu.baseUrl}\tDemo\tvp_live_…s3Td\t${v.profile()!.logged_in_at}\tkeychain\n`);
+  });
+
+  test("watch --print-secret keeps the profile's webhook secret in the keyring beside its key, made once", async () => {
+    const v = cli();
+    expect((await v.run(['login', '--with-key'], { input: emu.key() })).status).toBe(0);
+    const first = await v.run(['watch', '--print-secret']);
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/^Made the webhook secret of profile "default", kept in the Secret Service keyring:/);
+    const secret = first.stdout.trim();
+    expect(ss.lookup(`webhook-secret:default@${v.configPath}`)).toBe(secret);
+    expect(existsSync(join(v.dir, 'webhook-secrets.json'))).toBe(false);
+    expect(v.configText()).not.toContain(secret);
+    const again = await v.run(['watch', '--print-secret']);
+    expect([again.status, again.stdout]).toEqual([0, first.stdout]);
   });
 
   test('logout removes the key from the keyring and keeps the base URL', async () => {

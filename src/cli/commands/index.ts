@@ -291,6 +291,8 @@ const ENTRIES = [
       { name: 'all-profiles', description: 'posts of every profile (default: only --profile / VIDPUB_PROFILE)' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the command may take (90s, 5m, 1h); exit 7 when reached', default: DEFAULT_TIMEOUT },
       { name: 'exec', value: 'cmd', description: 'run CMD (sh) per event, the event on its stdin; one that fails is offered again next run' },
+      { name: 'forward-to', value: 'url', description: 'POST each event (JSON) to URL, signed in the Vidpub-Signature header; one not taken is offered again next run' },
+      { name: 'print-secret', description: 'print the secret --forward-to signs with (made once per profile), and exit' },
     ],
   },
   { name: 'version', summary: 'Print the versions of vidpub and Node.js, and the platform', group: 'tools' },
