@@ -52,6 +52,9 @@ export const REUPLOAD_FLAG = { name: 'reupload', description: 'upload the file e
 /** --allow-duplicate of post and batch: post although the same video went to the same destination within the duplicate window. */
 export const ALLOW_DUPLICATE_FLAG = { name: 'allow-duplicate', description: 'post even when the same video was posted to the same destination within duplicate_window (default 30d)' } as const satisfies FlagSpec;
 
+/** The most jobs a GitHub Actions matrix may have: `batch matrix --shards` is refused beyond. */
+export const MAX_MATRIX_SHARDS = 256;
+
 /** Default --timeout of the commands that only make requests (login, me, destinations, options, history --refresh). */
 export const DEFAULT_REQUEST_COMMAND_TIMEOUT = '2m';
 
@@ -78,6 +81,15 @@ const YES = { name: 'yes', short: 'y', description: 'do not ask for confirmation
 const EVENTS = { name: 'events', description: 'print events as JSON lines as they happen; the last line holds the --json document' } as const satisfies FlagSpec;
 
 const TZ = { name: 'tz', value: 'zone', description: "time zone for a local --at time: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
+
+/** --format of batch and batch matrix: how the manifest is written. */
+const MANIFEST_FORMAT = {
+  name: 'format',
+  value: 'fmt',
+  kind: 'choice',
+  choices: ['yaml', 'csv', 'json', 'jsonl'],
+  description: 'yaml, csv, json or jsonl (default: from the extension; needed for "-")',
+} as const satisfies FlagSpec;
 
 const ENTRIES = [
   {
@@ -199,7 +211,7 @@ const ENTRIES = [
     flags: [
       { name: 'dry-run', description: 'check everything and show the plan; send nothing' },
       { name: 'concurrency', value: 'n', kind: 'number', description: 'uploads and imports at a time', default: '3' },
-      { name: 'format', value: 'fmt', kind: 'choice', choices: ['yaml', 'csv', 'json', 'jsonl'], description: 'yaml, csv, json or jsonl (default: from the extension; needed for "-")' },
+      MANIFEST_FORMAT,
       { name: 'tz', value: 'zone', description: "time zone for items' local times without tz: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" },
       { name: 'no-wait', description: 'do not follow posts sent now to their end' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole batch waits for videos and posts (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
@@ -212,6 +224,27 @@ const ENTRIES = [
       { name: 'every', value: 'dur', description: 'or a time every DUR' },
       { name: 'from', value: 'when', description: 'the first slot time' },
       { name: 'per-slot', value: 'n', kind: 'number', description: 'posts per destination a slot' },
+    ],
+  },
+  // Subcommands are entries named by their path, as cobra's: `batch report` is `report` under `batch`.
+  {
+    name: 'batch report',
+    summary: "Merge shard reports (batch --report) into one summary; exit 6 when any item failed",
+    group: 'posts',
+    args: [{ name: 'file', kind: 'file', required: true, variadic: true }],
+    flags: [
+      { name: 'markdown', description: 'print a Markdown summary (for $GITHUB_STEP_SUMMARY) instead of the table' },
+      { name: 'junit', value: 'file', kind: 'file', description: 'also write the items as JUnit XML to FILE (a testsuite per shard, a testcase per item)' },
+    ],
+  },
+  {
+    name: 'batch matrix',
+    summary: 'Print a GitHub Actions matrix of shards for a manifest (strategy.matrix with fromJSON)',
+    group: 'posts',
+    args: [{ name: 'manifest', kind: 'file', required: true }],
+    flags: [
+      { name: 'shards', value: 'n', kind: 'number', description: `how many shards (1 to ${MAX_MATRIX_SHARDS}, capped at the number of items)` },
+      MANIFEST_FORMAT,
     ],
   },
   {
@@ -377,12 +410,30 @@ export type FlagsFor<N extends CommandName> = EntryOf<N> extends { flags: infer 
 /** The positional values command N's parse() receives, typed from its entry. */
 export type ArgsFor<N extends CommandName> = EntryOf<N> extends { args: infer As extends readonly ArgSpec[] } ? ArgsOf<As> : ArgsOf<[]>;
 
+/** The command named `name` (or by an alias), or the subcommand named by its path ("batch report"). */
 export function findCommand(name: string): CommandEntry | undefined {
   return COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
 }
 
-/** `name <args>` as usage and the root help write it. */
-export function commandTerm(c: CommandEntry): string {
+/** A command's parent: `batch` for `batch report`; undefined for a command of its own. */
+export function parentOf(c: CommandEntry): CommandEntry | undefined {
+  const at = c.name.lastIndexOf(' ');
+  return at < 0 ? undefined : findCommand(c.name.slice(0, at));
+}
+
+/** The subcommands of `c` (`batch`: report, matrix), in registry order. */
+export function subcommandsOf(c: CommandEntry): CommandEntry[] {
+  return COMMANDS.filter((s) => parentOf(s) === c);
+}
+
+/** The last word of a command's path: `report` for `batch report`. */
+export function leafName(c: CommandEntry): string {
+  return c.name.slice(c.name.lastIndexOf(' ') + 1);
+}
+
+/** `name <args>` as usage and the root help write it ("batch report <file...>"); `leaf`: the last word only, as its parent declares it. */
+export function commandTerm(c: CommandEntry, leaf = false): string {
   const args = argsTerm(c.args);
-  return args ? `${c.name} ${args}` : c.name;
+  const name = leaf ? leafName(c) : c.name;
+  return args ? `${name} ${args}` : name;
 }

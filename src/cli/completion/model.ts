@@ -3,7 +3,10 @@
  * flags (no command module is loaded), and what the three shell generators
  * (./bash.ts, ./zsh.ts, ./fish.ts) share.
  */
-import { COMMANDS, SHELLS } from '../commands/index.js';
+import { COMMANDS, SHELLS, parentOf } from '../commands/index.js';
+
+/** The commands of their own (a subcommand, `batch report`, is completed after its command). */
+const TOP = COMMANDS.filter((c) => !parentOf(c));
 import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, flagNames, type ArgSpec, type FlagSpec, type ValueKind } from '../line/flags.js';
 import { sanitize } from '../../errors.js';
 
@@ -41,12 +44,12 @@ function helpCommand(): CommandInfo {
     name: 'help',
     summary: 'Show help for a command, or a topic (environment)',
     flags: [],
-    positional: { name: 'command', kind: 'choice', choices: [...COMMANDS.map((c) => c.name), ...HELP_TOPICS], required: false },
+    positional: { name: 'command', kind: 'choice', choices: [...TOP.map((c) => c.name), ...HELP_TOPICS], required: false },
   };
 }
 
 export function completionModel(): CompletionModel {
-  const commands = COMMANDS.map((c) => ({ name: c.name, summary: c.summary, flags: visible(c.flags), positional: c.args?.[0] }));
+  const commands = TOP.map((c) => ({ name: c.name, summary: c.summary, flags: visible(c.flags), positional: c.args?.[0] }));
   return { commands: [...commands, helpCommand()], globals: visible([VERSION_FLAG, ...GLOBAL_FLAGS, HELP_FLAG]) };
 }
 

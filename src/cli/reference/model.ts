@@ -23,7 +23,10 @@ export interface FlagDoc {
 }
 
 export interface CommandDoc {
+  /** By its path: "batch report" for a subcommand. */
   name: string;
+  /** Its pages' name: "vidpub-batch-report" (docs/commands/vidpub-batch-report.md, man vidpub-batch-report). */
+  page: string;
   group: CommandEntry['group'];
   summary: string;
   description: string;
@@ -59,6 +62,7 @@ async function commandDoc(entry: CommandEntry, table: readonly ExitCodeDoc[]): P
   const args = argsTerm(entry.args);
   return {
     name: entry.name,
+    page: `vidpub-${entry.name.replaceAll(' ', '-')}`,
     group: entry.group,
     summary: entry.summary,
     description: spec.description ?? entry.summary,
