@@ -13,10 +13,11 @@ interface Opts {
 
 export default defineCommand<'batch matrix', Opts, ShardMatrix>({
   description:
-    'Print the shards of a manifest as a GitHub Actions matrix, {"include":[{"shard":"1/N"},…]}, on one line: feed it to ' +
-    'strategy.matrix with fromJSON and run "vidpub batch MANIFEST --shard ${{ matrix.shard }}" in each job. ' +
+    'Print the shards of a manifest as a GitHub Actions matrix, {"include":[{"shard":"1/N"},...]}, on one line: feed it to ' +
+    'strategy.matrix with fromJSON (echo "matrix=$(vidpub batch matrix MANIFEST --shards N)" >> "$GITHUB_OUTPUT") and run ' +
+    '"vidpub batch MANIFEST --shard ${{ matrix.shard }}" in each job. ' +
     'N is 1 to 256 (the most jobs a matrix runs); more shards than the manifest has items are cut to one per item, with a warning.',
-  examples: ['vidpub batch matrix week.yaml --shards 4', 'echo "matrix=$(vidpub batch matrix week.yaml --shards 8)" >> "$GITHUB_OUTPUT"'],
+  examples: ['vidpub batch matrix week.yaml --shards 4', 'vidpub batch matrix posts.csv --shards 2 --json'],
   fields: ['include'],
   async parse(args, flags, inv) {
     // The count is checked before the manifest is read.

@@ -52,7 +52,7 @@ export default defineCommand<'batch report', Opts, MergedReport>({
     'writes JUnit XML (a testsuite per shard, a testcase per item: failed as <failure>, refused and pending as <skipped>). Exit 6 when any item failed.',
   examples: [
     'vidpub batch report reports/*.json',
-    'vidpub batch report reports/*.json --markdown >> "$GITHUB_STEP_SUMMARY"',
+    'vidpub batch report reports/*.json --markdown > summary.md',
     'vidpub batch report reports/*.json --junit batch-junit.xml --json',
   ],
   fields: ['manifest', 'total', 'counts', 'shards', 'incomplete', 'reruns', 'files', 'items'],

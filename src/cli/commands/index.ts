@@ -229,7 +229,7 @@ const ENTRIES = [
   // Subcommands are entries named by their path, as cobra's: `batch report` is `report` under `batch`.
   {
     name: 'batch report',
-    summary: "Merge shard reports (batch --report) into one summary; exit 6 when any item failed",
+    summary: 'Merge the reports of batch shards into one summary',
     group: 'posts',
     args: [{ name: 'file', kind: 'file', required: true, variadic: true }],
     flags: [
@@ -239,7 +239,7 @@ const ENTRIES = [
   },
   {
     name: 'batch matrix',
-    summary: 'Print a GitHub Actions matrix of shards for a manifest (strategy.matrix with fromJSON)',
+    summary: "Print a manifest's shards as a GitHub Actions matrix",
     group: 'posts',
     args: [{ name: 'manifest', kind: 'file', required: true }],
     flags: [
@@ -429,6 +429,16 @@ export function subcommandsOf(c: CommandEntry): CommandEntry[] {
 /** The last word of a command's path: `report` for `batch report`. */
 export function leafName(c: CommandEntry): string {
   return c.name.slice(c.name.lastIndexOf(' ') + 1);
+}
+
+/**
+ * A command's description as help, the reference and the man page give it: a command with
+ * subcommands (batch) names each of them after its own text.
+ */
+export function describeCommand(c: CommandEntry, description: string): string {
+  const subs = subcommandsOf(c);
+  if (subs.length === 0) return description;
+  return `${description} Subcommands: ${subs.map((s) => `"vidpub ${commandTerm(s)}": ${s.summary[0]!.toLowerCase()}${s.summary.slice(1)}`).join('; ')} (see their help).`;
 }
 
 /** `name <args>` as usage and the root help write it ("batch report <file...>"); `leaf`: the last word only, as its parent declares it. */

@@ -11,10 +11,10 @@ import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, UsageError } from '../../errors.js';
 import { wrapCommand } from '../../ui/wrap.js';
 import type { AnyCommandSpec } from '../run/command.js';
-import { COMMANDS, commandTerm, findCommand, leafName, parentOf, type CommandEntry } from '../commands/index.js';
+import { COMMANDS, commandTerm, describeCommand, findCommand, leafName, parentOf, subcommandsOf, type CommandEntry } from '../commands/index.js';
 import type { Context } from '../run/context.js';
 import type { CommandLine } from './command-line.js';
-import { GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, flagKey, flagTerm, type FlagSpec } from './flags.js';
+import { GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, argsTerm, flagKey, flagTerm, type FlagSpec } from './flags.js';
 import { parserErrorWriter, report } from '../run/report-error.js';
 import { GLOBAL_FLAGS_LINE, ROOT_DESCRIPTION, examplesText, helpWidth, renderRootHelp } from './root-help.js';
 
@@ -112,7 +112,8 @@ function wordsForCommander(argv: readonly string[], isField: (name: string) => b
 function helpAsFlag(argv: readonly string[]): readonly string[] {
   if (argv[0] !== 'help') return argv;
   if (argv.length === 1) return ['--help'];
-  return findCommand(argv[1]!) ? [...argv.slice(1), '--help'] : argv.slice(1);
+  // A subcommand by its path, as the reference names it (`vidpub help "batch report"`), too.
+  return findCommand(argv[1]!) ? [...argv[1]!.split(' '), ...argv.slice(2), '--help'] : argv.slice(1);
 }
 
 /** What runs a command once its line is read; returns the exit code. */
@@ -166,7 +167,7 @@ function buildProgram(reading: Reading): Command {
 
 /** Command `entry` declared on `parent` (the program, or its parent command's): its usage, aliases and summary (its flags once it is dispatched to). */
 function declare(parent: Command, program: Command, entry: CommandEntry): Command {
-  const cmd = parent.command(commandTerm(entry, true)).description(entry.summary);
+  const cmd = parent.command(commandTerm(entry, true), { hidden: parentOf(entry) !== undefined }).description(entry.summary);
   for (const alias of entry.aliases ?? []) cmd.alias(alias);
   cmd.exitOverride();
   cmd.addHelpCommand(false);
@@ -186,7 +187,9 @@ const GLOBAL_KEYS: ReadonlySet<string> = new Set(anyFlags(GLOBAL_FLAGS).map(flag
  */
 function prepare(cmd: Command, spec: AnyCommandSpec, reading: Reading, runLine: RunLine): void {
   const entry = reading.entry!;
-  if (spec.description) cmd.description(spec.description);
+  cmd.description(describeCommand(entry, spec.description ?? entry.summary));
+  // Its subcommands are named in its description (as in its man page), not in a list of commander's.
+  if (subcommandsOf(entry).length > 0) cmd.usage(`[options] ${argsTerm(entry.args)}`.trimEnd());
   addFlags(cmd, entry.flags, reading.typed);
   const width = helpWidth(reading.ctx.io.columns) - 4;
   cmd.addHelpText('after', examplesText(spec.examples.map((e) => wrapCommand(e, width, 6).replace(/\n/g, '\n  '))) + GLOBAL_FLAGS_LINE);

@@ -108,7 +108,7 @@ export function globalFlagsMarkdown(ref: Reference): string {
 /** The commands that end with a code, each a link to its page: "every command" for all of them. */
 function commandsCell(names: readonly string[], ref: Reference): string {
   if (names.length === ref.commands.length) return 'every command';
-  return names.map((name) => `[${name}](vidpub-${name}.md)`).join(', ');
+  return names.map((name) => `[${name}](vidpub-${name.replaceAll(' ', '-')}.md)`).join(', ');
 }
 
 export function exitCodesMarkdown(ref: Reference): string {

@@ -5,7 +5,7 @@
  * table of exit codes (src/exit-codes.ts). The Markdown pages and the man pages are both rendered from this,
  * so they and `vidpub help COMMAND` say the same.
  */
-import { COMMANDS, type CommandEntry } from '../commands/index.js';
+import { COMMANDS, describeCommand, type CommandEntry } from '../commands/index.js';
 import { loadCommand } from '../commands/load.js';
 import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, argsTerm, flagTerm, type ArgSpec, type FlagSpec } from '../line/flags.js';
 import { ROOT_DESCRIPTION, ROOT_EXAMPLES, optionDescription } from '../line/root-help.js';
@@ -25,7 +25,7 @@ export interface FlagDoc {
 export interface CommandDoc {
   /** By its path: "batch report" for a subcommand. */
   name: string;
-  /** Its pages' name: "vidpub-batch-report" (docs/commands/vidpub-batch-report.md, man vidpub-batch-report). */
+  /** Its pages' name, the path's words joined by hyphens: vidpub-batch-report for batch report (its Markdown page and man page). */
   page: string;
   group: CommandEntry['group'];
   summary: string;
@@ -65,7 +65,7 @@ async function commandDoc(entry: CommandEntry, table: readonly ExitCodeDoc[]): P
     page: `vidpub-${entry.name.replaceAll(' ', '-')}`,
     group: entry.group,
     summary: entry.summary,
-    description: spec.description ?? entry.summary,
+    description: describeCommand(entry, spec.description ?? entry.summary),
     usage: `vidpub ${[entry.name, ...(entry.aliases ?? [])].join('|')} [options]${args ? ` ${args}` : ''}`,
     args: entry.args ?? [],
     flags: flagDocs([...(entry.flags ?? []), HELP_FLAG]),

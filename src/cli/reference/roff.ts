@@ -79,7 +79,7 @@ export function commandPage(c: CommandDoc, ref: Reference): string {
     ...header(name, ref),
     '.SH NAME',
     `${roffText(name)} \\- ${roffText(c.summary)}`,
-    ...synopsis(c.usage, 2),
+    ...synopsis(c.usage, 1 + c.name.split(' ').length),
     '.SH DESCRIPTION',
     roffText(c.description),
   ];
