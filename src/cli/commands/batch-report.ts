@@ -1,5 +1,7 @@
 import { UsageError, WorkFailedError, sanitize } from '../../errors.js';
-import type { ReportFile, MergedReport } from '../../batch/report/merge.js';
+import { countsText, mergeReports, mergeWarnings, type MergedReport, type ReportFile } from '../../batch/report/merge.js';
+import { itemLine, junitXml } from '../../batch/report/junit.js';
+import { markdownSummary } from '../../batch/report/markdown.js';
 import { renderTable } from '../../ui/table.js';
 import { exactBytes } from '../../util/bytes.js';
 import { defineCommand, type Invocation } from '../run/command.js';
@@ -16,12 +18,10 @@ interface Opts {
 
 /** The counts by shard, then the items that need a look, for a person. */
 function personLines(m: MergedReport, inv: Invocation): string[] {
-  const { countsText } = MERGE!;
   const shards = m.shards.count === null ? '' : `, ${m.shards.seen.length} of ${m.shards.count} shards`;
   const lines = [`${m.total.toLocaleString('en-US')} item${m.total === 1 ? '' : 's'}: ${countsText(m)}${shards} (manifest ${sanitize(m.manifest.id)})`];
   const look = m.items.filter((it) => it.result === 'failed' || it.result === 'refused' || it.result === 'pending');
   if (look.length === 0) return lines;
-  const { itemLine } = JUNIT!;
   lines.push('');
   lines.push(
     ...renderTable(
@@ -38,9 +38,8 @@ function personLines(m: MergedReport, inv: Invocation): string[] {
   return lines;
 }
 
-// The modules run() loaded, for the printers (which are not async).
-let MERGE: typeof import('../../batch/report/merge.js') | undefined;
-let JUNIT: typeof import('../../batch/report/junit.js') | undefined;
+/** The invocations that asked for --markdown. */
+const MARKDOWN = new WeakSet<Invocation>();
 
 export default defineCommand<'batch report', Opts, MergedReport>({
   description:
@@ -73,19 +72,17 @@ export default defineCommand<'batch report', Opts, MergedReport>({
     return { reports, markdown: flags.markdown, junit: junit === undefined ? undefined : { path: resolve(inv.ctx.cwd, junit), shown: sanitize(junit) } };
   },
   async run(opts, inv) {
-    MERGE = await import('../../batch/report/merge.js');
-    JUNIT = await import('../../batch/report/junit.js');
-    const merged = MERGE.mergeReports(opts.reports);
-    for (const w of MERGE.mergeWarnings(merged)) inv.log.warn(w);
+    const merged = mergeReports(opts.reports);
+    for (const w of mergeWarnings(merged)) inv.log.warn(w);
     if (opts.junit) {
       const { writeFileAtomicAsync } = await import('../../util/atomic-write.js');
-      await writeFileAtomicAsync(opts.junit.path, JUNIT.junitXml(merged), { mode: 0o644 }).catch((err: unknown) => {
+      await writeFileAtomicAsync(opts.junit.path, junitXml(merged), { mode: 0o644 }).catch((err: unknown) => {
         const code = (err as NodeJS.ErrnoException).code;
         const why = code === 'ENOENT' ? 'its directory does not exist' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : sanitize(String(code ?? err));
         throw new UsageError(`cannot write the JUnit report ${opts.junit!.shown}: ${why}`);
       });
     }
-    MARKDOWN.set(merged, opts.markdown ? (await import('../../batch/report/markdown.js')).markdownSummary(merged) : undefined);
+    if (opts.markdown) MARKDOWN.add(inv);
     if (merged.counts.failed > 0) {
       throw new WorkFailedError(`${merged.counts.failed.toLocaleString('en-US')} of ${merged.total.toLocaleString('en-US')} items failed`, {
         data: merged,
@@ -95,9 +92,8 @@ export default defineCommand<'batch report', Opts, MergedReport>({
     return merged;
   },
   print(m, inv) {
-    const markdown = MARKDOWN.get(m);
-    if (markdown !== undefined) {
-      for (const line of markdown.replace(/\n$/, '').split('\n')) inv.out.print(line);
+    if (MARKDOWN.has(inv)) {
+      for (const line of markdownSummary(m).replace(/\n$/, '').split('\n')) inv.out.print(line);
       return;
     }
     if (inv.out.tty) {
@@ -109,6 +105,3 @@ export default defineCommand<'batch report', Opts, MergedReport>({
     }
   },
 });
-
-/** The Markdown of a merged report, when --markdown asked for it. */
-const MARKDOWN = new WeakMap<MergedReport, string | undefined>();
