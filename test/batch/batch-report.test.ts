@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { readLineOnly, runCli } from '../support/cli.js';
+import { renderLine } from '../../src/cli/line/render.js';
 import { reportItem, shardReport, writeReports } from '../support/batch-reports.js';
 import { ROOT } from '../support/build.js';
 import { required } from '../support/tools.js';
@@ -146,5 +147,26 @@ describe('batch matrix', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
     expect(r.stdout).toBe('');
+  });
+});
+
+describe('subcommands on the command line', () => {
+  it('the word right after batch names its subcommand; ./report is a manifest named report', async () => {
+    const sub = await readLineOnly(['batch', 'report', 'a.json', 'b c.json', '--junit', 'j.xml']);
+    expect([sub.line?.entry.name, sub.line?.positional]).toEqual(['batch report', [['a.json', 'b c.json']]]);
+    expect(renderLine(sub.line!)).toBe("vidpub batch report a.json 'b c.json' --junit j.xml");
+    const file = await readLineOnly(['batch', './report', '--dry-run']);
+    expect([file.line?.entry.name, file.line?.positional]).toEqual(['batch', ['./report']]);
+    const manifest = await readLineOnly(['batch', 'report.yaml']);
+    expect(manifest.line?.entry.name).toBe('batch');
+  });
+
+  it('a subcommand after batch\'s own flags, or without its files: exit 2, saying what to type', async () => {
+    const late = await runCli(['batch', '--dry-run', 'report', 'a.json']);
+    expect(late.code).toBe(2);
+    expect(late.stderr).toContain('"report" comes right after "vidpub batch" to name its subcommand');
+    expect(late.stderr).toContain('Run vidpub batch report …, or give a file named report as ./report.');
+    const none = await readLineOnly(['batch', 'report']);
+    expect([none.code, none.stderr]).toEqual([2, expect.stringContaining("missing required argument 'file'")]);
   });
 });
