@@ -12,6 +12,7 @@
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS } from '../../emulator/defaults.js';
 import { DEFAULT_TIMEOUT } from '../../session/wait-flags.js';
 import { argsTerm, type ArgSpec, type ArgsOf, type FlagSpec, type FlagsOf } from '../line/flags.js';
+import { BATCH_SUBCOMMANDS, MANIFEST_FORMAT } from './batch-subcommands.js';
 
 export interface CommandEntry {
   name: string;
@@ -52,9 +53,6 @@ export const REUPLOAD_FLAG = { name: 'reupload', description: 'upload the file e
 /** --allow-duplicate of post and batch: post although the same video went to the same destination within the duplicate window. */
 export const ALLOW_DUPLICATE_FLAG = { name: 'allow-duplicate', description: 'post even when the same video was posted to the same destination within duplicate_window (default 30d)' } as const satisfies FlagSpec;
 
-/** The most jobs a GitHub Actions matrix may have: `batch matrix --shards` is refused beyond. */
-export const MAX_MATRIX_SHARDS = 256;
-
 /** Default --timeout of the commands that only make requests (login, me, destinations, options, history --refresh). */
 export const DEFAULT_REQUEST_COMMAND_TIMEOUT = '2m';
 
@@ -82,14 +80,6 @@ const EVENTS = { name: 'events', description: 'print events as JSON lines as the
 
 const TZ = { name: 'tz', value: 'zone', description: "time zone for a local --at time: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
 
-/** --format of batch and batch matrix: how the manifest is written. */
-const MANIFEST_FORMAT = {
-  name: 'format',
-  value: 'fmt',
-  kind: 'choice',
-  choices: ['yaml', 'csv', 'json', 'jsonl'],
-  description: 'yaml, csv, json or jsonl (default: from the extension; needed for "-")',
-} as const satisfies FlagSpec;
 
 const ENTRIES = [
   {
@@ -226,27 +216,8 @@ const ENTRIES = [
       { name: 'per-slot', value: 'n', kind: 'number', description: 'posts per destination a slot' },
     ],
   },
-  // Subcommands are entries named by their path, as cobra's: `batch report` is `report` under `batch`.
-  {
-    name: 'batch report',
-    summary: 'Merge the reports of batch shards into one summary',
-    group: 'posts',
-    args: [{ name: 'file', kind: 'file', required: true, variadic: true }],
-    flags: [
-      { name: 'markdown', description: 'print a Markdown summary (for $GITHUB_STEP_SUMMARY) instead of the table' },
-      { name: 'junit', value: 'file', kind: 'file', description: 'also write the items as JUnit XML to FILE (a testsuite per shard, a testcase per item)' },
-    ],
-  },
-  {
-    name: 'batch matrix',
-    summary: "Print a manifest's shards as a GitHub Actions matrix",
-    group: 'posts',
-    args: [{ name: 'manifest', kind: 'file', required: true }],
-    flags: [
-      { name: 'shards', value: 'n', kind: 'number', description: `how many shards (1 to ${MAX_MATRIX_SHARDS}, capped at the number of items)` },
-      MANIFEST_FORMAT,
-    ],
-  },
+  // Subcommands are entries named by their path, as cobra's: `batch report` is `report` under `batch` (./subcommands.ts).
+  ...BATCH_SUBCOMMANDS,
   {
     name: 'status',
     summary: "Show a post and each destination's status, or a video's",
@@ -415,35 +386,9 @@ export function findCommand(name: string): CommandEntry | undefined {
   return COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
 }
 
-/** A command's parent: `batch` for `batch report`; undefined for a command of its own. */
-export function parentOf(c: CommandEntry): CommandEntry | undefined {
-  const at = c.name.lastIndexOf(' ');
-  return at < 0 ? undefined : findCommand(c.name.slice(0, at));
-}
-
-/** The subcommands of `c` (`batch`: report, matrix), in registry order. */
-export function subcommandsOf(c: CommandEntry): CommandEntry[] {
-  return COMMANDS.filter((s) => parentOf(s) === c);
-}
-
-/** The last word of a command's path: `report` for `batch report`. */
-export function leafName(c: CommandEntry): string {
-  return c.name.slice(c.name.lastIndexOf(' ') + 1);
-}
-
-/**
- * A command's description as help, the reference and the man page give it: a command with
- * subcommands (batch) names each of them after its own text.
- */
-export function describeCommand(c: CommandEntry, description: string): string {
-  const subs = subcommandsOf(c);
-  if (subs.length === 0) return description;
-  return `${description} Subcommands: ${subs.map((s) => `"vidpub ${commandTerm(s)}": ${s.summary[0]!.toLowerCase()}${s.summary.slice(1)}`).join('; ')} (see their help).`;
-}
-
 /** `name <args>` as usage and the root help write it ("batch report <file...>"); `leaf`: the last word only, as its parent declares it. */
 export function commandTerm(c: CommandEntry, leaf = false): string {
   const args = argsTerm(c.args);
-  const name = leaf ? leafName(c) : c.name;
+  const name = leaf ? c.name.slice(c.name.lastIndexOf(' ') + 1) : c.name;
   return args ? `${name} ${args}` : name;
 }

@@ -3,7 +3,8 @@
  * flags (no command module is loaded), and what the three shell generators
  * (./bash.ts, ./zsh.ts, ./fish.ts) share.
  */
-import { COMMANDS, SHELLS, leafName, parentOf, subcommandsOf } from '../commands/index.js';
+import { COMMANDS, SHELLS } from '../commands/index.js';
+import { leafName, parentOf, subcommandsOf } from '../commands/subcommands.js';
 
 /** The commands of their own (a subcommand, `batch report`, is completed after its command). */
 const TOP = COMMANDS.filter((c) => !parentOf(c));

@@ -5,7 +5,8 @@
  * table of exit codes (src/exit-codes.ts). The Markdown pages and the man pages are both rendered from this,
  * so they and `vidpub help COMMAND` say the same.
  */
-import { COMMANDS, describeCommand, type CommandEntry } from '../commands/index.js';
+import { COMMANDS, type CommandEntry } from '../commands/index.js';
+import { describeCommand } from '../commands/subcommands.js';
 import { loadCommand } from '../commands/load.js';
 import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, argsTerm, flagTerm, type ArgSpec, type FlagSpec } from '../line/flags.js';
 import { ROOT_DESCRIPTION, ROOT_EXAMPLES, optionDescription } from '../line/root-help.js';
