@@ -41,7 +41,7 @@ export const EXIT_CODES = [
   { code: 3, name: 'AUTH', meaning: 'authentication or permission', commands: [...ASKING, ...WRITING] },
   { code: 4, name: 'RATE_LIMITED', meaning: 'rate limited and not waited out', commands: [...ASKING, ...WRITING] },
   { code: 5, name: 'NOT_FOUND', meaning: 'not found', commands: ['post', 'publish', 'status', 'open', 'retry'] },
-  { code: 6, name: 'FAILED', meaning: 'finished but failed', commands: [...WRITING, 'status'] },
+  { code: 6, name: 'FAILED', meaning: 'finished but failed', commands: [...WRITING, 'status', 'batch report'] },
   { code: 7, name: 'TIMEOUT', meaning: 'stopped waiting (--timeout)', commands: [...ASKING, ...WRITING] },
   { code: 8, name: 'BLOCKED', meaning: 'blocked by issues of severity error', commands: ['post', 'publish', 'batch', 'retry', 'demo'] },
   { code: 9, name: 'OUTCOME_UNKNOWN', meaning: 'outcome unknown', commands: WRITING },

@@ -23,6 +23,11 @@
 //   annotation naming the exit code, with vidpub's flags named as the action's inputs. A post
 //   that exists but did not go out everywhere (exit 6, 7) still sets the outputs and the summary.
 //
+// - With the input manifest, the step runs `vidpub batch MANIFEST --yes --no-input --json` instead
+//   (with --shard SHARD and --report FILE when those inputs are given: a matrix job posts its
+//   shard and leaves its report for a later job's `vidpub batch report`); the summary counts the
+//   items by status. The post inputs (file, url, media, to, caption...) are refused beside it.
+//
 // vidpub itself: the executable named by the `vidpub` input, else the single executable built
 // in the action's checkout (dist/sea/), else `node bin/vidpub.js` there (the prebuilt dist/ of a
 // release, or the one action.yml's first step builds: scripts/action/bundle.mjs).
@@ -86,6 +91,37 @@ export function postArgs(env) {
   const key = input(env, 'idempotency-key') || defaultIdempotencyKey(env, `${kind}:${source}`, to);
   if (key) args.push('--idempotency-key', key);
   return { args: [...args, '--no-input', '--json'] };
+}
+
+/** The post inputs, which a batch (the manifest input) does not take. */
+const POST_ONLY = ['file', 'url', 'media', 'to', 'caption', 'options', 'at', 'idempotency-key'];
+
+/**
+ * The arguments of `vidpub batch` for the manifest input (with shard and report), or a message
+ * naming the input that is wrong. Each item's key comes from the manifest and the item (batch's
+ * own), the same on any runner: a job run again replays what it posted.
+ */
+export function batchArgs(env) {
+  const manifest = input(env, 'manifest');
+  const extra = POST_ONLY.filter((name) => input(env, name));
+  if (extra.length) return { problem: `the input "manifest" runs a batch: its items say what to post; leave out ${extra.join(', ')}` };
+  // A manifest named "-" would wait for stdin, which a step does not have; a path starting with "-" is not a flag.
+  const args = ['batch', manifest.startsWith('-') ? `./${manifest}` : manifest];
+  if (input(env, 'shard')) args.push('--shard', input(env, 'shard'));
+  if (input(env, 'report')) args.push('--report', input(env, 'report'));
+  if (input(env, 'wait') === 'false') args.push('--no-wait');
+  if (input(env, 'timeout')) args.push('--timeout', input(env, 'timeout'));
+  return { args: [...args, '--yes', '--no-input', '--json'] };
+}
+
+/** The step's summary of a batch: the items by status. */
+function batchSummary(doc, env) {
+  const items = Array.isArray(doc?.items) ? doc.items.filter((it) => it && typeof it === 'object') : [];
+  const counts = new Map();
+  for (const it of items) counts.set(str(it.status) || 'unknown', (counts.get(str(it.status) || 'unknown') ?? 0) + 1);
+  const shard = input(env, 'shard');
+  const rows = [...counts].map(([status, n]) => `| ${cell(status)} | ${n} |`);
+  return [`### vidpub batch: ${cell(input(env, 'manifest'))}${shard ? ` (shard ${cell(shard)})` : ''}`, '', '| Status | Items |', '|---|---:|', ...rows, ''].join('\n');
 }
 
 /** How to run vidpub: [command, ...arguments before the command's own]. */
@@ -188,6 +224,8 @@ const FLAG_INPUTS = [
   [/--at(?![\w-])/g, 'at:'],
   [/--to(?![\w-])/g, 'to:'],
   [/--media(?![\w-])/g, 'media:'],
+  [/--shard(?![\w-])/g, 'shard:'],
+  [/--report(?![\w-])/g, 'report:'],
 ];
 
 /** A message of vidpub with its flags named as the action's inputs. */
@@ -250,7 +288,8 @@ function signalNumber(name) {
 export async function runAction(env, { actionPath, out }) {
   const apiKey = input(env, 'api-key');
   if (apiKey) out(`::add-mask::${apiKey}\n`);
-  const { args, problem } = postArgs(env);
+  const batch = input(env, 'manifest') !== '';
+  const { args, problem } = batch ? batchArgs(env) : postArgs(env);
   if (problem) {
     out(`::error title=vidpub (exit 2)::${escapeData(problem)}\n`);
     return 2;
@@ -271,7 +310,13 @@ export async function runAction(env, { actionPath, out }) {
   } catch {
     post = undefined;
   }
-  if (post && typeof post === 'object' && typeof post.id === 'string') {
+  if (batch && post && typeof post === 'object' && env.GITHUB_STEP_SUMMARY) {
+    try {
+      appendFileSync(env.GITHUB_STEP_SUMMARY, batchSummary(post, env) + '\n');
+    } catch (err) {
+      out(`::warning title=vidpub::${escapeData(logLine(`the summary could not be written (${err?.message ?? err}); the step's result is vidpub's (exit ${code})`))}\n`);
+    }
+  } else if (post && typeof post === 'object' && typeof post.id === 'string') {
     try {
       setOutputs(env, post);
     } catch (err) {

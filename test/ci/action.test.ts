@@ -12,7 +12,7 @@ import { useEmulator } from '../support/emulator.js';
 import { actionRunner, readActionYml } from '../support/action.js';
 import { stateOf } from '../../src/journal/post-fold.js';
 // @ts-expect-error -- plain JavaScript run by the runner, without types
-import { postState, noticeText } from '../../scripts/action/run.mjs';
+import { batchArgs, postState, noticeText } from '../../scripts/action/run.mjs';
 
 const action = readActionYml();
 const emu = useEmulator();
@@ -32,7 +32,7 @@ describe('action.yml', () => {
   it('is a composite action whose inputs are the documented ones', () => {
     expect(action.runs.using).toBe('composite');
     expect(Object.keys(action.inputs).sort()).toEqual(
-      ['api-key', 'at', 'base-url', 'caption', 'draft', 'file', 'idempotency-key', 'media', 'no-caption', 'options', 'timeout', 'to', 'url', 'vidpub', 'wait'],
+      ['api-key', 'at', 'base-url', 'caption', 'draft', 'file', 'idempotency-key', 'manifest', 'media', 'no-caption', 'options', 'report', 'shard', 'timeout', 'to', 'url', 'vidpub', 'wait'],
     );
     expect(Object.keys(action.outputs).sort()).toEqual(['media-id', 'post-id', 'status', 'urls']);
   });
@@ -177,6 +177,31 @@ describe('action.yml', () => {
     const error = r.log.split('\n').find((l) => l.startsWith('::error'));
     expect(error).toContain('options: tiktok:privacy=VALUE');
     expect(error).not.toContain('--option');
+  });
+});
+
+describe('a batch: the manifest, shard and report inputs', () => {
+  it('build vidpub batch MANIFEST --shard I/N --report FILE, refusing the post inputs beside them', () => {
+    const env = (inputs: Record<string, string>) => Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v]));
+    expect(batchArgs(env({ manifest: 'week.yaml', shard: '2/4', report: 'reports/shard-2.json', timeout: '20m' }))).toEqual({
+      args: ['batch', 'week.yaml', '--shard', '2/4', '--report', 'reports/shard-2.json', '--timeout', '20m', '--yes', '--no-input', '--json'],
+    });
+    expect(batchArgs(env({ manifest: '-odd.csv' }))).toEqual({ args: ['batch', './-odd.csv', '--yes', '--no-input', '--json'] });
+    expect(batchArgs(env({ manifest: 'week.yaml', to: 'youtube', caption: 'x' }))).toEqual({
+      problem: 'the input "manifest" runs a batch: its items say what to post; leave out to, caption',
+    });
+  });
+
+  it('runs the batch of the manifest input: every item posted, the items by status in the summary', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vidpub-action-batch-'));
+    const manifest = join(dir, 'week.jsonl');
+    writeFileSync(manifest, ['one', 'two'].map((c) => JSON.stringify({ file: clip, to: 'youtube', caption: `Clip ${c}` })).join('\n') + '\n');
+    const r = await runAction({ manifest, wait: 'false', 'api-key': emu.key(), 'base-url': emu.baseUrl });
+    expect(r.code, r.log).toBe(0);
+    expect(await postsMade()).toBe(2);
+    expect(r.summary).toContain(`### vidpub batch: ${manifest}`);
+    expect(r.summary).toMatch(/\| \w+ \| 2 \|/);
+    expect(r.outputs['post-id']).toBe('');
   });
 });
 

@@ -37,6 +37,8 @@ const GUIDE: Record<string, [string, string]> = {
   history: ['docs/publishing.md', '## `vidpub history`'],
   retry: ['docs/publishing.md', '## `vidpub retry`'],
   batch: ['docs/batch.md', '# Batch'],
+  'batch report': ['docs/batch.md', '### Merging shard reports: `vidpub batch report`'],
+  'batch matrix': ['docs/scripts-ci-cron.md', '### A batch over many runners: shards'],
   schedule: ['docs/batch.md', '### Publishing a backlog'],
   emulator: ['docs/emulator.md', '# The emulator'],
   demo: ['docs/emulator.md', '## `vidpub demo`'],

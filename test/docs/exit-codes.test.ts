@@ -20,6 +20,9 @@ import { ROOT } from '../support/build.js';
 
 const ROWS: readonly ExitCodeRow[] = EXIT_CODES;
 
+/** A command's pages: vidpub-batch-report for the subcommand batch report. */
+const pageOf = (name: string) => `vidpub-${name.replaceAll(' ', '-')}`;
+
 function read(path: string): string {
   return readFileSync(join(ROOT, path), 'utf8');
 }
@@ -80,7 +83,7 @@ describe('every place that names the exit codes says what the table says', () =>
 
   it('the reference: docs/commands/exit-codes.md lists each code with its meaning and commands', () => {
     const every = 'every command';
-    const expected = ROWS.map((r) => [String(r.code), r.meaning, r.commands === 'every' ? every : COMMANDS.filter((c) => usedBy(r, c.name)).map((c) => `[${c.name}](vidpub-${c.name}.md)`).join(', ')]);
+    const expected = ROWS.map((r) => [String(r.code), r.meaning, r.commands === 'every' ? every : COMMANDS.filter((c) => usedBy(r, c.name)).map((c) => `[${c.name}](${pageOf(c.name)}.md)`).join(', ')]);
     // The page escapes Markdown in the meaning (none of today's needs it but a `code`).
     const rows = markdownRows('docs/commands/exit-codes.md', '# Exit codes').map(([code, meaning, commands]) => [code, meaning!.replace(/\\(.)/g, '$1'), commands]);
     expect(rows).toEqual(expected);
@@ -90,9 +93,9 @@ describe('every place that names the exit codes says what the table says', () =>
     for (const c of COMMANDS) {
       const rows = ROWS.filter((r) => usedBy(r, c.name));
       expect(rows.map((r) => r.code)).toEqual(codesOf(c.name));
-      const page = markdownRows(`docs/commands/vidpub-${c.name}.md`, '## Exit codes').map(([code, meaning]) => [Number(code), meaning!.replace(/\\(.)/g, '$1')]);
-      expect(page, `docs/commands/vidpub-${c.name}.md`).toEqual(rows.map((r) => [r.code, r.meaning]));
-      expect(manStatus(`man/vidpub-${c.name}.1`), `man/vidpub-${c.name}.1`).toEqual(rows.map((r) => [r.code, roffText(r.meaning)]));
+      const page = markdownRows(`docs/commands/${pageOf(c.name)}.md`, '## Exit codes').map(([code, meaning]) => [Number(code), meaning!.replace(/\\(.)/g, '$1')]);
+      expect(page, `docs/commands/${pageOf(c.name)}.md`).toEqual(rows.map((r) => [r.code, r.meaning]));
+      expect(manStatus(`man/${pageOf(c.name)}.1`), `man/${pageOf(c.name)}.1`).toEqual(rows.map((r) => [r.code, roffText(r.meaning)]));
     }
     expect(codesOf('logout')).toEqual([0, 1, 2, 130, 143, 129]);
     expect(codesOf('publish')).toContain(ExitCode.CONFLICT);

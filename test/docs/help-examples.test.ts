@@ -16,6 +16,7 @@ import { readLineOnly } from '../support/cli.js';
 import { ROOT } from '../support/build.js';
 import { Session, shellQuote } from './doctest.js';
 import { useBuiltEmulatorSandbox } from '../support/built-emulator.js';
+import { reportItem, shardReport } from '../support/batch-reports.js';
 
 /** Examples that parse but cannot run to exit 0 here, and why. */
 const PARSE_ONLY: Record<string, string> = {
@@ -75,6 +76,9 @@ beforeAll(() => {
   // The batch examples' manifests: one small item each, a video already at the service.
   writeFileSync(join(cwd, 'week.yaml'), 'items:\n  - media: med_demo_sample\n    to: linkedin\n    caption: From --help\n');
   writeFileSync(join(cwd, 'posts.csv'), 'media,to,caption\nmed_demo_sample,linkedin,From --help\n');
+  // batch report's: the reports of two shards.
+  mkdirSync(join(cwd, 'reports'));
+  for (const i of [1, 2]) writeFileSync(join(cwd, `reports/shard-${i}.json`), JSON.stringify(shardReport({ shard: [i, 2], total: 2, items: [reportItem(i, 'posted')] })));
   mkdirSync(join(home, '.secrets'));
   writeFileSync(join(home, '.secrets/vidpub-key'), 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td\n');
   // The fish example writes into this directory; `vidpub completion --help` does not create it.

@@ -161,9 +161,11 @@ describe('the command reference (docs/commands, man/)', () => {
 
   it('has a Markdown page and a man page for every command, and an index', () => {
     const expected = ['docs/commands/README.md', 'docs/commands/global-flags.md', 'docs/commands/exit-codes.md', 'docs/commands/environment.md', 'man/vidpub.1', 'docs/commands/events.schema.json'];
-    for (const c of COMMANDS) expected.push(`docs/commands/vidpub-${c.name}.md`, `man/vidpub-${c.name}.1`);
+    // A subcommand's pages are named by its path: vidpub-batch-report.
+    const page = (name: string) => `vidpub-${name.replaceAll(' ', '-')}`;
+    for (const c of COMMANDS) expected.push(`docs/commands/${page(c.name)}.md`, `man/${page(c.name)}.1`);
     expect([...generated.keys()].sort()).toEqual(expected.sort());
-    for (const c of COMMANDS) expect(generated.get('docs/commands/README.md')).toContain(`](vidpub-${c.name}.md)`);
+    for (const c of COMMANDS) expect(generated.get('docs/commands/README.md')).toContain(`](${page(c.name)}.md)`);
     expect(generated.get('docs/commands/README.md')).toContain('](environment.md)');
   });
 
@@ -216,7 +218,7 @@ describe.skipIf(noMan)('man pages and `vidpub help COMMAND` say the same', () =>
     const help = await runAsync(process.execPath, [BIN, 'help', name], { env: { ...process.env, NO_COLOR: '1' } });
     expect(help.status).toBe(0);
     const fromHelp = helpPage(help.stdout);
-    const man = renderMan(join(ROOT, 'man', `vidpub-${name}.1`));
+    const man = renderMan(join(ROOT, 'man', `vidpub-${name.replaceAll(' ', '-')}.1`));
     expect(man.status).toBe(0);
     const fromMan = manPage(man.text);
     // The parse found something in each (the whole help, not an empty match on both sides).
@@ -251,7 +253,7 @@ describe.skipIf(noMan)('man pages and `vidpub help COMMAND` say the same', () =>
     const r = renderMan(join(ROOT, 'man', 'vidpub.1'));
     expect(r.status).toBe(0);
     const s = sections(r.text, /^[A-Z][A-Z ]+$/);
-    for (const c of COMMANDS) expect(squeeze((s.get('COMMANDS') ?? []).join(' '))).toContain(`vidpub-${c.name}(1) ${c.summary}`);
+    for (const c of COMMANDS) expect(squeeze((s.get('COMMANDS') ?? []).join(' '))).toContain(`vidpub-${c.name.replaceAll(' ', '-')}(1) ${c.summary}`);
   });
 });
 

@@ -18,3 +18,11 @@ export function missing(program: string, probe?: string[] | null): boolean {
   if (process.env.CI) throw new Error(`${program} is missing: CI must install it (.ci/run) so that the tests that need it run instead of skipping.`);
   return true;
 }
+
+/**
+ * For a format's own validator (xmllint for the JUnit schema): a missing one fails the test, in CI
+ * or not, never skips it; .ci/run installs it.
+ */
+export function required(program: string, probe: string[] | null = ['--version']): void {
+  if (!runs(program, probe)) throw new Error(`${program} is missing: install it (.ci/run lists the package that brings it) to run this test.`);
+}

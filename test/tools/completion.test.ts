@@ -94,7 +94,10 @@ describe('vidpub completion SHELL', () => {
     expect(reg.stdout.trim()).toBe('complete -F _vidpub vidpub');
     expect(await bashComplete(code, 'vidpub up')).toEqual(['upload']);
     expect(await bashComplete(code, 'vidpub --json --profile work st')).toEqual(['status']);
-    expect(await bashComplete(code, 'vidpub ')).toEqual(expect.arrayContaining(COMMANDS.map((c) => c.name)));
+    // The commands of their own; a subcommand (batch report) comes after its command.
+    const top = COMMANDS.map((c) => c.name).filter((n) => !n.includes(' '));
+    expect(await bashComplete(code, 'vidpub ')).toEqual(expect.arrayContaining(top));
+    expect(await bashComplete(code, 'vidpub ')).not.toContain('report');
     expect((await bashComplete(code, 'vidpub post --caption-')).sort()).toEqual(['--caption-file', '--caption-file-for', '--caption-for']);
     expect(await bashComplete(code, 'vidpub post --no-')).toEqual(expect.arrayContaining(['--no-input', '--no-color', '--no-wait']));
     expect(await bashComplete(code, 'vidpub emulator --proc')).toEqual(['--processing-ms']);
@@ -264,6 +267,25 @@ t() { words=("$@"); CURRENT=\${#words}; _vidpub }
     expect(lines[5]).toBe('compadd: bash zsh fish');
   });
 
+  it('a subcommand is completed after its command, and its own flags after it (bash, zsh, fish)', async () => {
+    const bash = await script('bash');
+    expect(await bashComplete(bash, 'vidpub batch ')).toEqual(['report', 'matrix']);
+    expect((await bashComplete(bash, 'vidpub batch report a.json --')).filter((w) => ['--markdown', '--junit', '--dry-run'].includes(w))).toEqual(['--markdown', '--junit']);
+    expect(await bashComplete(bash, 'vidpub batch matrix week.yaml --format ')).toEqual(['yaml', 'csv', 'json', 'jsonl']);
+    if (!has('zsh') || !has('fish')) return;
+    const zsh = await runAsync('zsh', ['-f', '-c', `compdef() { : }\n${await script('zsh')}
+_describe() { shift 2; local a; local -a out; for a in "$@"; do [[ $a == -- ]] && continue; out+=(\${\${(P)a}%%:*}); done; print -r -- "describe: $out" }
+_files() { print -r -- files }
+t() { words=("$@"); CURRENT=\${#words}; _vidpub }
+t vidpub batch ''; t vidpub batch matrix --sh`]);
+    expect(zsh.stderr).toBe('');
+    // The stub lists every option it is given: the global ones, then batch matrix's own.
+    expect(zsh.stdout.split('\n')).toEqual(['describe: report matrix', 'files', expect.stringMatching(/^describe: -V .* --help --shards --format$/), '']);
+    const fish = fishCompleter(await script('fish'), shellEnv());
+    expect(await fish('vidpub batch ')).toEqual(expect.arrayContaining(['report', 'matrix']));
+    expect(await fish('vidpub batch report --mar')).toEqual(['--markdown']);
+  });
+
   it.skipIf(!has('fish'))('fish: complete -C offers commands, flags and destinations', async () => {
     const code = await script('fish');
     const complete = fishCompleter(code, shellEnv(emu.env()));
@@ -301,6 +323,7 @@ function modelWithChoiceList(): CompletionModel {
   m.commands.push({
     name: 'runs',
     summary: 'List past runs (a command made up for this test)',
+    subcommands: [],
     flags: [{ name: 'status', value: 'status', kind: 'choice', choices: ['published', 'failed', 'scheduled'], commaList: true, description: 'only runs with these statuses' }],
   });
   return m;

@@ -96,7 +96,7 @@ describe('vidpub COMMAND --help', () => {
       expect(spec.examples.length).toBeGreaterThan(0);
       // Each example runs this command (global flags may come first, a pipe or an assignment around it).
       for (const e of spec.examples) expect(e).toMatch(new RegExp(`\\bvidpub\\b[^|;]*?(?:^|\\s)${entry.name}(?:\\s|$|\\))`));
-      const r = await runCli([entry.name, '--help'], { columns: 100 });
+      const r = await runCli([...entry.name.split(' '), '--help'], { columns: 100 });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`^Usage: vidpub ${entry.name}\\b`));
@@ -131,7 +131,7 @@ describe('the built bin', () => {
     const queue = [...COMMANDS];
     const lane = async () => {
       for (let entry = queue.shift(); entry; entry = queue.shift()) {
-        const r = await runAsync(process.execPath, [BIN, entry.name, '--help']);
+        const r = await runAsync(process.execPath, [BIN, ...entry.name.split(' '), '--help']);
         expect({ name: entry.name, status: r.status, stderr: r.stderr }).toEqual({ name: entry.name, status: 0, stderr: '' });
         expect(r.stdout).toMatch(/Examples:/);
       }

@@ -28,7 +28,7 @@ function yamlTooLong(shown: string): UsageError {
   });
 }
 
-async function readManifest(path: string, format: ManifestFormat, inv: Invocation, timeoutMs: number): Promise<{ text: string; baseDir: string; source: string }> {
+export async function readManifest(path: string, format: ManifestFormat, inv: Invocation, timeoutMs: number): Promise<{ text: string; baseDir: string; source: string }> {
   const { dirname, resolve } = await import('node:path');
   const limit = format === 'yaml' ? MAX_YAML_MANIFEST_BYTES : MAX_MANIFEST_BYTES;
   if (path === '-') {

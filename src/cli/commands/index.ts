@@ -12,6 +12,7 @@
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS } from '../../emulator/defaults.js';
 import { DEFAULT_TIMEOUT } from '../../session/wait-flags.js';
 import { argsTerm, type ArgSpec, type ArgsOf, type FlagSpec, type FlagsOf } from '../line/flags.js';
+import { BATCH_SUBCOMMANDS, MANIFEST_FORMAT } from './batch-subcommands.js';
 
 export interface CommandEntry {
   name: string;
@@ -78,6 +79,7 @@ const YES = { name: 'yes', short: 'y', description: 'do not ask for confirmation
 const EVENTS = { name: 'events', description: 'print events as JSON lines as they happen; the last line holds the --json document' } as const satisfies FlagSpec;
 
 const TZ = { name: 'tz', value: 'zone', description: "time zone for a local --at time: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
+
 
 const ENTRIES = [
   {
@@ -199,7 +201,7 @@ const ENTRIES = [
     flags: [
       { name: 'dry-run', description: 'check everything and show the plan; send nothing' },
       { name: 'concurrency', value: 'n', kind: 'number', description: 'uploads and imports at a time', default: '3' },
-      { name: 'format', value: 'fmt', kind: 'choice', choices: ['yaml', 'csv', 'json', 'jsonl'], description: 'yaml, csv, json or jsonl (default: from the extension; needed for "-")' },
+      MANIFEST_FORMAT,
       { name: 'tz', value: 'zone', description: "time zone for items' local times without tz: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" },
       { name: 'no-wait', description: 'do not follow posts sent now to their end' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole batch waits for videos and posts (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
@@ -214,6 +216,8 @@ const ENTRIES = [
       { name: 'per-slot', value: 'n', kind: 'number', description: 'posts per destination a slot' },
     ],
   },
+  // Subcommands are entries named by their path, as cobra's: `batch report` is `report` under `batch` (./subcommands.ts).
+  ...BATCH_SUBCOMMANDS,
   {
     name: 'status',
     summary: "Show a post and each destination's status, or a video's",
@@ -379,12 +383,14 @@ export type FlagsFor<N extends CommandName> = EntryOf<N> extends { flags: infer 
 /** The positional values command N's parse() receives, typed from its entry. */
 export type ArgsFor<N extends CommandName> = EntryOf<N> extends { args: infer As extends readonly ArgSpec[] } ? ArgsOf<As> : ArgsOf<[]>;
 
+/** The command named `name` (or by an alias), or the subcommand named by its path ("batch report"). */
 export function findCommand(name: string): CommandEntry | undefined {
   return COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
 }
 
-/** `name <args>` as usage and the root help write it. */
-export function commandTerm(c: CommandEntry): string {
+/** `name <args>` as usage and the root help write it ("batch report <file...>"); `leaf`: the last word only, as its parent declares it. */
+export function commandTerm(c: CommandEntry, leaf = false): string {
   const args = argsTerm(c.args);
-  return args ? `${c.name} ${args}` : c.name;
+  const name = leaf ? c.name.slice(c.name.lastIndexOf(' ') + 1) : c.name;
+  return args ? `${name} ${args}` : name;
 }

@@ -1,5 +1,5 @@
 import { GLOBAL_VALUE_FLAGS, flagNames } from '../line/flags.js';
-import { choicesOf, header, isKind, shq, valueFlagNames, type CompletionModel } from './model.js';
+import { choicesOf, header, isKind, shq, subcommandPaths, topCommands, valueFlagNames, type CompletionModel } from './model.js';
 
 /** `__vidpub_choices CMD FLAG` (FLAG empty for the positional argument): the fixed values it takes. */
 function choicesFunction(m: CompletionModel): string {
@@ -67,15 +67,23 @@ function commandCases(m: CompletionModel): string {
         `choice_flags+=${shq(' ' + valueFlagNames(c.flags, isKind('choice')).join(' '))}`,
         `list_flags=${shq(valueFlagNames(c.flags, (f) => f.commaList === true).join(' '))}`,
         `positional=${c.positional?.kind ?? 'none'}`,
+        ...(c.subcommands.length > 0 ? [`subs=${shq(c.subcommands.map((s) => s.name).join(' '))}`] : []),
+        ...(c.positional?.variadic ? ['many=1'] : []),
       ];
-      return `    ${c.name}) ${lines.join('; ')} ;;`;
+      return `    ${c.name.includes(' ') ? shq(c.name) : c.name}) ${lines.join('; ')} ;;`;
     })
     .join('\n');
 }
 
 export function bashScript(m: CompletionModel, version: string): string {
   const globalWords = m.globals.flatMap(flagNames).join(' ');
-  const commandWords = m.commands.map((c) => c.name).join(' ');
+  const commandWords = topCommands(m).map((c) => c.name).join(' ');
+  const subs = subcommandPaths(m);
+  // A subcommand is the word right after its command: the line's command is then its path.
+  const subcommand = subs.length === 0 ? '' : `
+  (( i + 1 < \${#toks[@]} )) && case "$cmd \${toks[i+1]}" in
+    ${subs.map(shq).join('|')}) cmd="$cmd \${toks[i+1]}"; ((i++)) ;;
+  esac`;
   const skipGlobals = [...GLOBAL_VALUE_FLAGS].join('|');
   const cases = commandCases(m);
   return `${header('bash', version, ['Load it in this shell:    source <(vidpub completion bash)', "Load it in every shell:   echo 'source <(vidpub completion bash)' >> ~/.bashrc"])}
@@ -101,7 +109,7 @@ _vidpub() {
   fi
   (( \${#toks[@]} > 0 )) && prev="\${toks[\${#toks[@]}-1]}"
 
-  local flags="" dest_flags="" option_flags="" list_flags="" positional=none
+  local flags="" dest_flags="" option_flags="" list_flags="" positional=none subs="" many=0
   local value_flags=${shq([...GLOBAL_VALUE_FLAGS].join(' '))}
   local file_flags=${shq(valueFlagNames(m.globals, isKind('file')).join(' '))}
   local choice_flags=${shq(valueFlagNames(m.globals, isKind('choice')).join(' '))}
@@ -111,7 +119,7 @@ _vidpub() {
       -*) ;;
       *) cmd="\${toks[i]}"; break ;;
     esac
-  done
+  done${subcommand}
   case "$cmd" in
 ${cases}
   esac
@@ -137,7 +145,10 @@ ${cases}
     words=${shq(globalWords)}" $flags"
   elif [[ -z "$cmd" ]]; then
     words=${shq(commandWords)}
-  elif (( n == 0 )); then
+  elif (( n == 0 )) && [[ -n "$subs" ]]; then
+    # Its subcommands, else (no name fits) what its argument is: a file.
+    compopt -o default 2>/dev/null; words="$subs"
+  elif (( n == 0 || many )); then
     case "$positional" in
       destination) words="$(__vidpub_destinations)" ;;
       # Newest first, as the journal lists them: not sorted (bash 4.4 and later).

@@ -1,5 +1,5 @@
 import { GLOBAL_VALUE_FLAGS, type ArgSpec, type FlagSpec } from '../line/flags.js';
-import { choicesOf, header, valueKind, type CompletionModel } from './model.js';
+import { choicesOf, header, subcommandPaths, topCommands, valueKind, type CompletionModel } from './model.js';
 
 function fishq(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -86,10 +86,11 @@ end`;
 export function fishScript(m: CompletionModel, version: string): string {
   const skipGlobals = [...GLOBAL_VALUE_FLAGS].join(' ');
   const lines: string[] = [];
-  for (const c of m.commands) lines.push(`complete -c vidpub -n __vidpub_needs_command -f -a ${c.name} -d ${fishq(c.summary)}`);
+  for (const c of topCommands(m)) lines.push(`complete -c vidpub -n __vidpub_needs_command -f -a ${c.name} -d ${fishq(c.summary)}`);
   for (const f of m.globals) lines.push(...fishFlag(f, m));
   for (const c of m.commands) {
-    const cond = `__vidpub_using_command ${c.name}`;
+    const cond = `__vidpub_using_command ${c.name.includes(' ') ? fishq(c.name) : c.name}`;
+    for (const s of c.subcommands) lines.push(`complete -c vidpub -n ${fishq(cond)} -f -a ${s.name} -d ${fishq(s.description)}`);
     for (const f of c.flags) lines.push(...fishFlag(f, m, cond));
     const positional = c.positional && valueArguments(c.positional, m);
     if (positional) lines.push(`complete -c vidpub -n ${fishq(cond)} ${positional}`);
@@ -98,12 +99,14 @@ export function fishScript(m: CompletionModel, version: string): string {
 
 ${FISH_HELPERS}
 
-# The command word typed so far (global flags and their values skipped), or nothing.
+# The command typed so far (global flags and their values skipped), or nothing: a subcommand
+# (the word right after its command) by its path, "batch report".
 function __vidpub_command
     set -l toks (commandline -opc)
     set -e toks[1]
     set -l skip 0
-    for t in $toks
+    for i in (seq (count $toks))
+        set -l t $toks[$i]
         if test $skip = 1
             set skip 0
             continue
@@ -113,7 +116,12 @@ function __vidpub_command
                 set skip 1
             case '-*'
             case '*'
-                echo $t
+                set -l next $toks[(math $i + 1)]
+                if test (count $toks) -gt $i; and contains -- "$t $next" ${subcommandPaths(m).map(fishq).join(' ')}
+                    echo "$t $next"
+                else
+                    echo $t
+                end
                 return 0
         end
     end

@@ -4,6 +4,10 @@
  * (./bash.ts, ./zsh.ts, ./fish.ts) share.
  */
 import { COMMANDS, SHELLS } from '../commands/index.js';
+import { leafName, parentOf, subcommandsOf } from '../commands/subcommands.js';
+
+/** The commands of their own (a subcommand, `batch report`, is completed after its command). */
+const TOP = COMMANDS.filter((c) => !parentOf(c));
 import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, flagNames, type ArgSpec, type FlagSpec, type ValueKind } from '../line/flags.js';
 import { sanitize } from '../../errors.js';
 
@@ -14,7 +18,10 @@ export type Shell = (typeof SHELLS)[number];
 export const DESTINATIONS_TIMEOUT_MS = 1500;
 
 export interface CommandInfo {
+  /** By its path: "batch report" for a subcommand. */
   name: string;
+  /** Its subcommands (the word right after it), with their summaries: report, matrix for batch. */
+  subcommands: { name: string; description: string }[];
   summary: string;
   /** The command's own flags that completion offers (hidden ones left out). */
   flags: FlagSpec[];
@@ -41,18 +48,35 @@ function helpCommand(): CommandInfo {
     name: 'help',
     summary: 'Show help for a command, or a topic (environment)',
     flags: [],
-    positional: { name: 'command', kind: 'choice', choices: [...COMMANDS.map((c) => c.name), ...HELP_TOPICS], required: false },
+    subcommands: [],
+    positional: { name: 'command', kind: 'choice', choices: [...TOP.map((c) => c.name), ...HELP_TOPICS], required: false },
   };
 }
 
 export function completionModel(): CompletionModel {
-  const commands = COMMANDS.map((c) => ({ name: c.name, summary: c.summary, flags: visible(c.flags), positional: c.args?.[0] }));
+  const commands = COMMANDS.map((c) => ({
+    name: c.name,
+    summary: c.summary,
+    flags: visible(c.flags),
+    positional: c.args?.[0],
+    subcommands: subcommandsOf(c).map((s) => ({ name: leafName(s), description: sanitize(s.summary) })),
+  }));
   return { commands: [...commands, helpCommand()], globals: visible([VERSION_FLAG, ...GLOBAL_FLAGS, HELP_FLAG]) };
 }
 
 /** What a flag's value is; undefined for a switch. */
 export function valueKind(f: FlagSpec): ValueKind | undefined {
   return f.value === undefined ? undefined : (f.kind ?? 'text');
+}
+
+/** The command names offered first: those of their own, not the subcommands (offered after their command). */
+export function topCommands(m: CompletionModel): CommandInfo[] {
+  return m.commands.filter((c) => !c.name.includes(' '));
+}
+
+/** The subcommands by their paths ("batch report"): the words a line's command may be. */
+export function subcommandPaths(m: CompletionModel): string[] {
+  return m.commands.filter((c) => c.name.includes(' ')).map((c) => c.name);
 }
 
 /** Names ("-y", "--yes") of the flags that take a value, of one kind or of any. */
@@ -65,7 +89,7 @@ export const isKind = (kind: ValueKind) => (f: FlagSpec) => valueKind(f) === kin
 /** The choices a value offers: a `choice`'s list, or the command names for a `command`. */
 export function choicesOf(v: { kind?: ValueKind; choices?: readonly string[] }, m: CompletionModel): readonly string[] {
   if (v.kind === 'choice') return v.choices ?? [];
-  if (v.kind === 'command') return m.commands.map((c) => c.name);
+  if (v.kind === 'command') return topCommands(m).map((c) => c.name);
   return [];
 }
 

@@ -1,5 +1,5 @@
 import { GLOBAL_VALUE_FLAGS, flagNames, type FlagSpec } from '../line/flags.js';
-import { choicesOf, header, isKind, shq, valueFlagNames, type CompletionModel } from './model.js';
+import { choicesOf, header, isKind, shq, subcommandPaths, topCommands, valueFlagNames, type CompletionModel } from './model.js';
 
 function described(items: { name: string; description: string }[]): string {
   return items.map((i) => shq(`${i.name.replace(/:/g, '\\:')}:${i.description}`)).join(' ');
@@ -72,8 +72,10 @@ function commandCases(m: CompletionModel): string {
         `choice_flags+=(${valueFlagNames(c.flags, isKind('choice')).join(' ')})`,
         `list_flags=(${valueFlagNames(c.flags, (f) => f.commaList === true).join(' ')})`,
         `positional=${c.positional?.kind ?? 'none'}`,
+        ...(c.subcommands.length > 0 ? [`subs=(${described(c.subcommands)})`] : []),
+        ...(c.positional?.variadic ? ['many=1'] : []),
       ];
-      return `    (${c.name}) ${lines.join('; ')} ;;`;
+      return `    (${c.name.includes(' ') ? shq(c.name) : c.name}) ${lines.join('; ')} ;;`;
     })
     .join('\n');
 }
@@ -81,6 +83,12 @@ function commandCases(m: CompletionModel): string {
 export function zshScript(m: CompletionModel, version: string): string {
   const skipGlobals = [...GLOBAL_VALUE_FLAGS].join('|');
   const cases = commandCases(m);
+  const subs = subcommandPaths(m);
+  // A subcommand is the word right after its command: the line's command is then its path.
+  const subcommand = subs.length === 0 ? '' : `
+  (( i + 1 < CURRENT )) && case "$cmd \${words[i+1]}" in
+    (${subs.map(shq).join('|')}) cmd="$cmd \${words[i+1]}"; ((i++)) ;;
+  esac`;
   return `#compdef vidpub
 ${header('zsh', version, ['Load it in this shell (after compinit):  source <(vidpub completion zsh)', 'Install it:  vidpub completion zsh > "${fpath[1]}/_vidpub"   (then start a new shell)'])}
 
@@ -89,9 +97,9 @@ ${ZSH_HELPERS}
 ${choicesFunction(m)}
 
 _vidpub() {
-  local -a commands globals flags value_flags dest_flags option_flags file_flags choice_flags list_flags
-  local cmd="" positional=none i n=0
-  commands=(${described(m.commands.map((c) => ({ name: c.name, description: c.summary })))})
+  local -a commands globals flags value_flags dest_flags option_flags file_flags choice_flags list_flags subs
+  local cmd="" positional=none i n=0 many=0
+  commands=(${described(topCommands(m).map((c) => ({ name: c.name, description: c.summary })))})
   globals=(${described(flagItems(m.globals))})
   value_flags=(${[...GLOBAL_VALUE_FLAGS].join(' ')})
   file_flags=(${valueFlagNames(m.globals, isKind('file')).join(' ')})
@@ -102,7 +110,7 @@ _vidpub() {
       (-*) ;;
       (*) cmd=\${words[i]}; break ;;
     esac
-  done
+  done${subcommand}
   case $cmd in
 ${cases}
   esac
@@ -127,7 +135,9 @@ ${cases}
     _describe -t options 'option' globals -- flags
   elif [[ -z $cmd ]]; then
     _describe -t commands 'command' commands
-  elif (( n == 0 )); then
+  elif (( n == 0 || many )); then
+    # A command's subcommands, beside what its argument is (a file).
+    (( \${#subs} )) && _describe -t commands 'subcommand' subs
     case $positional in
       (destination) __vidpub_destinations 0 ;;
       # Newest first, as the journal lists them: an unsorted group (-V).

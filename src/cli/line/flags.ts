@@ -42,6 +42,8 @@ export interface ArgSpec {
   choices?: readonly string[];
   /** Required (`<name>`) or optional (`[name]`). */
   required: boolean;
+  /** The last argument only: takes every word left (`<file...>`), given to the command as a list. */
+  variadic?: boolean;
 }
 
 /** `caption-file` as a key: `captionFile`. */
@@ -70,7 +72,9 @@ export type FlagValue<F extends FlagSpec> = F extends { value: string }
 export type FlagsOf<Fs extends readonly FlagSpec[]> = { readonly [F in Fs[number] as FlagKey<F>]: FlagValue<F> };
 
 /** The positional values of a list of arguments: a required one is always there. */
-export type ArgsOf<As extends readonly ArgSpec[]> = { readonly [I in keyof As]: As[I] extends { required: true } ? string : string | undefined };
+export type ArgsOf<As extends readonly ArgSpec[]> = {
+  readonly [I in keyof As]: As[I] extends { variadic: true } ? readonly string[] : As[I] extends { required: true } ? string : string | undefined;
+};
 
 /** The key of a flag's value at run time (see FlagKey). */
 export function flagKey(f: FlagSpec): string {
@@ -88,9 +92,15 @@ export function flagNames(f: FlagSpec): string[] {
   return f.short === undefined ? [`--${f.name}`] : [`-${f.short}`, `--${f.name}`];
 }
 
-/** Positional arguments as usage writes them: "<destination>", "[file-or-url]". */
+/** One positional argument as usage writes it: "<destination>", "[file-or-url]", "<file...>". */
+export function argTerm(a: ArgSpec): string {
+  const name = a.variadic ? `${a.name}...` : a.name;
+  return a.required ? `<${name}>` : `[${name}]`;
+}
+
+/** Positional arguments as usage writes them: "<destination> [file-or-url]". */
 export function argsTerm(args: readonly ArgSpec[] | undefined): string {
-  return (args ?? []).map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' ');
+  return (args ?? []).map(argTerm).join(' ');
 }
 
 export const DEFAULT_MAX_WAIT = '10m';

@@ -8,13 +8,14 @@
  * are commander's, worded in vidpub's style (../run/report-error.ts).
  */
 import { Command, CommanderError, Option } from 'commander';
-import { ExitCode } from '../../errors.js';
+import { ExitCode, UsageError } from '../../errors.js';
 import { wrapCommand } from '../../ui/wrap.js';
 import type { AnyCommandSpec } from '../run/command.js';
 import { COMMANDS, commandTerm, findCommand, type CommandEntry } from '../commands/index.js';
+import { describeCommand, leafName, parentOf, subcommandsOf } from '../commands/subcommands.js';
 import type { Context } from '../run/context.js';
 import type { CommandLine } from './command-line.js';
-import { GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, flagKey, flagTerm, type FlagSpec } from './flags.js';
+import { GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, argsTerm, flagKey, flagTerm, type FlagSpec } from './flags.js';
 import { parserErrorWriter, report } from '../run/report-error.js';
 import { GLOBAL_FLAGS_LINE, ROOT_DESCRIPTION, examplesText, helpWidth, renderRootHelp } from './root-help.js';
 
@@ -78,6 +79,8 @@ function wordsForCommander(argv: readonly string[], isField: (name: string) => b
   let fields: string[] | undefined;
   let named = false;
   let command: string | undefined;
+  // Where the command's name is in `args`: a subcommand is the word right after it (`batch report`).
+  let commandAt = -1;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') {
@@ -97,7 +100,8 @@ function wordsForCommander(argv: readonly string[], isField: (name: string) => b
       fields = next.split(',');
       i++;
     } else if (!a.startsWith('-')) {
-      if (!named) command = a;
+      if (!named) [command, commandAt] = [a, args.length - 1];
+      else if (commandAt === args.length - 2 && findCommand(`${command} ${a}`)) command = `${command} ${a}`;
       named = true;
     }
     else if (GLOBAL_VALUE_FLAGS.has(a) && next !== undefined) args.push(argv[++i]!);
@@ -109,7 +113,8 @@ function wordsForCommander(argv: readonly string[], isField: (name: string) => b
 function helpAsFlag(argv: readonly string[]): readonly string[] {
   if (argv[0] !== 'help') return argv;
   if (argv.length === 1) return ['--help'];
-  return findCommand(argv[1]!) ? [...argv.slice(1), '--help'] : argv.slice(1);
+  // A subcommand by its path, as the reference names it (`vidpub help "batch report"`), too.
+  return findCommand(argv[1]!) ? [...argv[1]!.split(' '), ...argv.slice(2), '--help'] : argv.slice(1);
 }
 
 /** What runs a command once its line is read; returns the exit code. */
@@ -127,6 +132,8 @@ interface Reading {
   ctx: Context;
   /** The words commander reads. */
   words: readonly string[];
+  /** The command the words name, by its path: "batch report" (a subcommand is the word right after its command). */
+  path: string | undefined;
   typed: FlagSpec[];
   jsonFields: string[] | undefined;
   entry?: CommandEntry;
@@ -159,11 +166,12 @@ function buildProgram(reading: Reading): Command {
   return program;
 }
 
-/** Command `entry` declared on `program`: its usage, aliases and summary (its flags once it is dispatched to). */
-function declare(program: Command, entry: CommandEntry): Command {
-  const cmd = program.command(commandTerm(entry)).description(entry.summary);
+/** Command `entry` declared on `parent` (the program, or its parent command's): its usage, aliases and summary (its flags once it is dispatched to). */
+function declare(parent: Command, program: Command, entry: CommandEntry): Command {
+  const cmd = parent.command(commandTerm(entry, true), { hidden: parentOf(entry) !== undefined }).description(entry.summary);
   for (const alias of entry.aliases ?? []) cmd.alias(alias);
   cmd.exitOverride();
+  cmd.addHelpCommand(false);
   cmd.configureOutput({
     writeOut: (s) => program.configureOutput().writeOut!(s),
     writeErr: (s) => program.configureOutput().writeErr!(s),
@@ -180,7 +188,9 @@ const GLOBAL_KEYS: ReadonlySet<string> = new Set(anyFlags(GLOBAL_FLAGS).map(flag
  */
 function prepare(cmd: Command, spec: AnyCommandSpec, reading: Reading, runLine: RunLine): void {
   const entry = reading.entry!;
-  if (spec.description) cmd.description(spec.description);
+  cmd.description(describeCommand(entry, spec.description ?? entry.summary));
+  // Its subcommands are named in its description (as in its man page), not in a list of commander's.
+  if (subcommandsOf(entry).length > 0) cmd.usage(`[options] ${argsTerm(entry.args)}`.trimEnd());
   addFlags(cmd, entry.flags, reading.typed);
   const width = helpWidth(reading.ctx.io.columns) - 4;
   cmd.addHelpText('after', examplesText(spec.examples.map((e) => wrapCommand(e, width, 6).replace(/\n/g, '\n  '))) + GLOBAL_FLAGS_LINE);
@@ -217,13 +227,32 @@ export async function readCommandLine(argv: readonly string[], ctx: Context, run
   const entry = fields?.some((f) => f.includes('.')) && first.command !== undefined ? findCommand(first.command) : undefined;
   const known = entry ? (await load(entry.name)).fields : undefined;
   if (known) ({ args, fields } = wordsForCommander(words, (name) => known.includes(name)));
-  const reading: Reading = { ctx, words: args, typed: [], jsonFields: fields };
+  const reading: Reading = { ctx, words: args, path: first.command, typed: [], jsonFields: fields };
   const program = buildProgram(reading);
-  const commands = new Map(COMMANDS.map((entry) => [declare(program, entry), entry]));
-  program.hook('preSubcommand', async (_program, cmd) => {
-    reading.entry = commands.get(cmd);
-    if (reading.entry) prepare(cmd, await load(reading.entry.name), reading, runLine);
-  });
+  // Each command declared on its parent: the program, or (a subcommand, "batch report") its command's.
+  const declared = new Map<CommandEntry, Command>();
+  for (const entry of COMMANDS) {
+    const parent = parentOf(entry);
+    declared.set(entry, declare(parent ? declared.get(parent)! : program, program, entry));
+  }
+  const commands = new Map([...declared].map(([entry, cmd]) => [cmd, entry]));
+  let prepared: CommandEntry | undefined;
+  const dispatched = async (_parent: Command, cmd: Command) => {
+    const entry = commands.get(cmd);
+    if (!entry) return;
+    // A subcommand's word after its command's own flags or arguments (`batch --dry-run report`): not read as one.
+    if (prepared && prepared === parentOf(entry)) {
+      throw new UsageError(`"${leafName(entry)}" comes right after "vidpub ${prepared.name}" to name its subcommand`, {
+        hint: `Run vidpub ${entry.name} …, or give a file named ${leafName(entry)} as ./${leafName(entry)}.`,
+      });
+    }
+    reading.entry = entry;
+    // The line names a subcommand of this command: its own flags and action play no part.
+    if (reading.path?.startsWith(`${entry.name} `)) return;
+    prepared = entry;
+    prepare(cmd, await load(entry.name), reading, runLine);
+  };
+  for (const cmd of [program, ...declared.values()]) cmd.hook('preSubcommand', dispatched);
 
   if (args.length === 0) {
     ctx.io.stdout.write(program.helpInformation());

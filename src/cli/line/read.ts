@@ -35,6 +35,10 @@ export function readFlags<const Fs extends readonly FlagSpec[]>(flags: Fs | unde
 
 /** The positional values the parser read, typed by their definitions (a required one is there: both parsers check). */
 export function readArgs<const As extends readonly ArgSpec[]>(args: As | undefined, values: readonly unknown[]): ArgsOf<As> {
-  const read = (args ?? []).map((_, i) => (typeof values[i] === 'string' ? values[i] : undefined));
+  const read = (args ?? []).map((a, i) => {
+    const v = values[i];
+    if (a.variadic) return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
+    return typeof v === 'string' ? v : undefined;
+  });
   return read as unknown as ArgsOf<As>;
 }

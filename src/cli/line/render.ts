@@ -54,7 +54,8 @@ export function renderLine(line: CommandLine, edits: LineEdits = {}, positional?
     const value = word in edits ? editValue(f, edits[word]) : (own.includes(f) ? line.opts : line.optsWithGlobals)[flagKey(f)];
     return flagWords(f, value, line.jsonFields);
   });
-  const args = (positional ?? line.positional).filter((a): a is string => typeof a === 'string');
+  // A variadic argument was read as a list: its words, in order.
+  const args = (positional ?? line.positional).flat().filter((a): a is string => typeof a === 'string');
   const dashed = args.some((a) => a.startsWith('-'));
-  return shellLine(['vidpub', line.entry.name, ...(dashed ? [...flags, '--', ...args] : [...args, ...flags])]);
+  return shellLine(['vidpub', ...line.entry.name.split(' '), ...(dashed ? [...flags, '--', ...args] : [...args, ...flags])]);
 }

@@ -23,8 +23,8 @@ export async function renderReference(version: string): Promise<Map<string, stri
   // The events' JSON Schema, from the zod schema of src/events/ (which the event type is inferred from).
   files.set('docs/commands/events.schema.json', eventJsonSchema());
   for (const c of ref.commands) {
-    files.set(`docs/commands/vidpub-${c.name}.md`, commandMarkdown(c));
-    files.set(`man/vidpub-${c.name}.1`, commandPage(c, ref));
+    files.set(`docs/commands/${c.page}.md`, commandMarkdown(c));
+    files.set(`man/${c.page}.1`, commandPage(c, ref));
   }
   return files;
 }

@@ -5,6 +5,7 @@
  * the examples are those of `vidpub help COMMAND`, which
  * test/docs/help-examples.test.ts runs.
  */
+import { argTerm } from '../line/flags.js';
 import { GROUP_TITLES } from '../line/root-help.js';
 import type { ExitCodeDoc } from './exit-codes.js';
 import type { CommandDoc, FlagDoc, Reference } from './model.js';
@@ -43,7 +44,7 @@ function block(marker: string, lang: string, lines: readonly string[]): string[]
 function argumentsSection(c: CommandDoc): string[] {
   if (c.args.length === 0) return [];
   const rows = c.args.map((a) => {
-    const term = a.required ? `<${a.name}>` : `[${a.name}]`;
+    const term = argTerm(a);
     const choices = a.choices ? `; one of ${a.choices.map((x) => code(x)).join(', ')}` : '';
     return `| ${code(term)} | ${a.required ? 'required' : 'optional'}${choices} |`;
   });
@@ -74,7 +75,7 @@ export function commandMarkdown(c: CommandDoc): string {
     lines.push('## Examples', '', ...block(`skip ${why}`, 'sh', c.examples), '');
   }
   lines.push('## Exit codes', '', ...exitTable(c.exitCodes), '', `What each means, with examples: [exit codes](exit-codes.md).`, '');
-  lines.push('## See also', '', `[All commands](README.md) · the man page: \`man vidpub-${c.name}\` ([man/vidpub-${c.name}.1](../../man/vidpub-${c.name}.1))`);
+  lines.push('## See also', '', `[All commands](README.md) · the man page: \`man ${c.page}\` ([man/${c.page}.1](../../man/${c.page}.1))`);
   return lines.join('\n') + '\n';
 }
 
@@ -91,7 +92,7 @@ export function indexMarkdown(ref: Reference): string {
     const inGroup = ref.commands.filter((c) => c.group === group);
     if (inGroup.length === 0) continue;
     lines.push(`## ${title.replace(/:$/, '')}`, '', '| Command | What it does |', '|---|---|');
-    for (const c of inGroup) lines.push(`| [${code(`vidpub ${c.name}`)}](vidpub-${c.name}.md) | ${mdText(c.summary)} |`);
+    for (const c of inGroup) lines.push(`| [${code(`vidpub ${c.name}`)}](${c.page}.md) | ${mdText(c.summary)} |`);
     lines.push('');
   }
   lines.push('## Examples', '', ...block('skip the examples of vidpub --help, which test/docs/help-examples.test.ts runs', 'sh', ref.examples));
@@ -107,7 +108,7 @@ export function globalFlagsMarkdown(ref: Reference): string {
 /** The commands that end with a code, each a link to its page: "every command" for all of them. */
 function commandsCell(names: readonly string[], ref: Reference): string {
   if (names.length === ref.commands.length) return 'every command';
-  return names.map((name) => `[${name}](vidpub-${name}.md)`).join(', ');
+  return names.map((name) => `[${name}](vidpub-${name.replaceAll(' ', '-')}.md)`).join(', ');
 }
 
 export function exitCodesMarkdown(ref: Reference): string {

@@ -6,6 +6,7 @@
  * so they and `vidpub help COMMAND` say the same.
  */
 import { COMMANDS, type CommandEntry } from '../commands/index.js';
+import { describeCommand } from '../commands/subcommands.js';
 import { loadCommand } from '../commands/load.js';
 import { GLOBAL_FLAGS, HELP_FLAG, VERSION_FLAG, anyFlags, argsTerm, flagTerm, type ArgSpec, type FlagSpec } from '../line/flags.js';
 import { ROOT_DESCRIPTION, ROOT_EXAMPLES, optionDescription } from '../line/root-help.js';
@@ -23,7 +24,10 @@ export interface FlagDoc {
 }
 
 export interface CommandDoc {
+  /** By its path: "batch report" for a subcommand. */
   name: string;
+  /** Its pages' name, the path's words joined by hyphens: vidpub-batch-report for batch report (its Markdown page and man page). */
+  page: string;
   group: CommandEntry['group'];
   summary: string;
   description: string;
@@ -59,9 +63,10 @@ async function commandDoc(entry: CommandEntry, table: readonly ExitCodeDoc[]): P
   const args = argsTerm(entry.args);
   return {
     name: entry.name,
+    page: `vidpub-${entry.name.replaceAll(' ', '-')}`,
     group: entry.group,
     summary: entry.summary,
-    description: spec.description ?? entry.summary,
+    description: describeCommand(entry, spec.description ?? entry.summary),
     usage: `vidpub ${[entry.name, ...(entry.aliases ?? [])].join('|')} [options]${args ? ` ${args}` : ''}`,
     args: entry.args ?? [],
     flags: flagDocs([...(entry.flags ?? []), HELP_FLAG]),

@@ -74,12 +74,12 @@ function synopsis(usage: string, bold: number): string[] {
 }
 
 export function commandPage(c: CommandDoc, ref: Reference): string {
-  const name = `vidpub-${c.name}`;
+  const name = c.page;
   const lines = [
     ...header(name, ref),
     '.SH NAME',
     `${roffText(name)} \\- ${roffText(c.summary)}`,
-    ...synopsis(c.usage, 2),
+    ...synopsis(c.usage, 1 + c.name.split(' ').length),
     '.SH DESCRIPTION',
     roffText(c.description),
   ];
@@ -99,14 +99,14 @@ export function rootPage(ref: Reference): string {
     '.SH DESCRIPTION',
     roffText(ref.description),
     '.SH COMMANDS',
-    ...ref.commands.flatMap((c) => ['.TP', `\\fB${roffText(`vidpub-${c.name}`)}\\fR(1)`, roffText(c.summary)]),
+    ...ref.commands.flatMap((c) => ['.TP', `\\fB${roffText(c.page)}\\fR(1)`, roffText(c.summary)]),
     '.SH OPTIONS',
     ...flagList(ref.globalFlags),
     ...examples(ref.examples),
     ...exitStatus(ref.exitCodes),
     ...environment(),
     '.SH "SEE ALSO"',
-    ref.commands.map((c) => `\\fB${roffText(`vidpub-${c.name}`)}\\fR(1)`).join(', '),
+    ref.commands.map((c) => `\\fB${roffText(c.page)}\\fR(1)`).join(', '),
   ];
   return lines.join('\n') + '\n';
 }

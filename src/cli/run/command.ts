@@ -116,5 +116,5 @@ export function defineCommand<N extends CommandName, O, D>(spec: CommandSpec<N, 
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyCommandSpec = Omit<CommandSpec<CommandName, any, any>, 'parse'> & {
-  parse(args: readonly (string | undefined)[], flags: FlagsOf<readonly FlagSpec[]>, inv: Invocation): unknown;
+  parse(args: readonly (string | readonly string[] | undefined)[], flags: FlagsOf<readonly FlagSpec[]>, inv: Invocation): unknown;
 };
