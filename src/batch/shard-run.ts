@@ -16,7 +16,7 @@ import type { Manifest } from './manifest-types.js';
 import { parseReport, type ReportItem } from './report/format.js';
 import { ReportWriter, pendingItem, reportItem } from './report/write.js';
 import type { ItemOutcome } from './run-types.js';
-import { identities, shardOf, type Shard } from './shard.js';
+import { itemIdentity, manifestIdentity, shardOf, type Shard } from './shard.js';
 
 export interface ShardOpts {
   shard?: Shard | null;
@@ -54,13 +54,15 @@ function doneItems(reports: { file: string; text: string }[], manifestId: string
 
 /** Keeps the manifest's items of this run (its shard, less those done), and prepares its report. */
 export function openShardRun(manifest: Manifest, opts: ShardOpts, session: Session): ShardRun {
-  const { ids, manifestId } = identities(manifest);
+  const batchKey = manifest.batchKey;
+  const manifestId = manifestIdentity(batchKey, manifest.items[0] && itemIdentity(manifest.items[0], batchKey));
   const total = manifest.items.length;
   const done = opts.skipDone && opts.skipDone.length > 0 ? doneItems(opts.skipDone, manifestId) : undefined;
   const idOf = new Map<number, string>();
   const refused: ReportItem[] = [];
-  const kept = manifest.items.filter((it, i) => {
-    const id = ids[i]!;
+  // Each item's identity made, its shard taken, and kept only for the items of this run.
+  const kept = manifest.items.filter((it) => {
+    const id = itemIdentity(it, batchKey);
     if (opts.shard && shardOf(id, opts.shard.count) !== opts.shard.index) return false;
     const earlier = done?.get(id);
     if (earlier) {

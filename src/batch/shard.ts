@@ -6,7 +6,7 @@
  * machine, an item appended to the manifest moves no other, and each item is in exactly one shard.
  * The manifest's identity names it in the shard reports (report/format.ts).
  */
-import { createHash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 import { UsageError, sanitize } from '../errors.js';
 import { canonicalJson } from './keys.js';
 import type { Manifest, RawItem } from './manifest-types.js';
@@ -20,18 +20,28 @@ export interface Shard {
 /** The most shards a manifest is split into. */
 export const MAX_SHARDS = 10_000;
 
-/** Fields that say how to run an item, not what it is: left out of its identity. */
-const NOT_IDENTITY = new Set(['force_new']);
+/** The field that says how to run an item, not what it is: left out of its identity. */
+const NOT_IDENTITY = 'force_new';
 
-function hash(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
+/** sha256 in hex, in one call: no Hash object per item (a 100,000-item split spends most of its time here). */
+const hash = (text: string): string => oneShotHash('sha256', text, 'hex');
 
-/** An item's identity: 32 hex digits of the hash of its fields as written (defaults merged in) and the manifest's batch_key. */
+/**
+ * An item's identity: 32 hex digits of the sha256 of canonicalJson({ batch_key, item }), `item`
+ * its fields as written (defaults merged in) but force_new. Written out here rather than through
+ * canonicalJson of a copy: a 100,000-item split spends most of its time in this function.
+ */
 export function itemIdentity(item: RawItem, batchKey: string | undefined): string {
-  const fields: Record<string, unknown> = {};
-  for (const k of Object.keys(item.fields)) if (!NOT_IDENTITY.has(k)) fields[k] = item.fields[k];
-  return hash(canonicalJson({ batch_key: batchKey ?? null, item: fields })).slice(0, 32);
+  const f = item.fields;
+  let out = `{"batch_key":${JSON.stringify(batchKey ?? null)},"item":{`;
+  let first = true;
+  for (const k of Object.keys(f).sort()) {
+    const v = f[k];
+    if (v === undefined || k === NOT_IDENTITY) continue;
+    out += (first ? '' : ',') + JSON.stringify(k) + ':' + (typeof v === 'string' ? JSON.stringify(v) : canonicalJson(v));
+    first = false;
+  }
+  return hash(out + '}}').slice(0, 32);
 }
 
 /**
