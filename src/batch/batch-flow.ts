@@ -67,7 +67,10 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
   // This runner's items only (its shard, less those an earlier report has as done), before any is checked.
   const shards = opts.shards ? (await import('./shard-run.js')).openShardRun(manifest, opts.shards, session) : undefined;
   if (shards && manifest.items.length === 0 && manifest.problems.length === 0) {
-    if (!opts.dryRun) (shards.start(), await shards.close(true));
+    if (!opts.dryRun) {
+      shards.start();
+      await shards.close(true);
+    }
     return { dryRun: opts.dryRun, source: opts.source, items: [] };
   }
 
