@@ -216,7 +216,7 @@ const ENTRIES = [
       { name: 'shard', value: 'i/n', description: 'post only shard I of N (from 1), the same split on every machine (or VIDPUB_SHARD=I/N)' },
       { name: 'shard-count', value: 'n', kind: 'number', description: 'N shards, this one from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job, from 0)' },
       { name: 'report', value: 'file', kind: 'file', description: "write this run's report (JSON) as items end, and when it is stopped" },
-      { name: 'skip-done', value: 'file', kind: 'file', repeatable: true, description: 'skip the items these earlier reports have as posted; repeatable' },
+      { name: 'skip-done', value: 'file', kind: 'file', repeatable: true, description: 'skip the items this earlier report (of the same manifest) has as posted' },
     ],
   },
   {
