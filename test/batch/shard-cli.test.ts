@@ -46,6 +46,13 @@ describe('batch --shard: bad input, exit 2, nothing sent', () => {
     });
   }
 
+  it('--report with --rehearse (a rehearsal posts nothing: its report would make --skip-done skip real posts)', async () => {
+    const r = await run(['batch', manifest(drafts(2, 'rehearsed')), '--yes', '--rehearse', '--report', join(mkdtempSync(join(tmpdir(), 'vidpub-shard-')), 'r.json')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe('Error: --report is for a real run: --rehearse posts nothing to the service');
+    expect(await writes(emu)).toEqual([]);
+  });
+
   it("--skip-done with another manifest's report names it", async () => {
     const other: ShardReport = { kind: 'vidpub.batch.report', v: 1, manifest: { id: 'm-0123456789abcdef', items: 2 }, shard: null, started_at: '2030-01-01T00:00:00.000Z', ended_at: null, complete: false, items: [] };
     const file = join(mkdtempSync(join(tmpdir(), 'vidpub-shard-')), 'other.json');
