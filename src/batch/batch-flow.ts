@@ -14,6 +14,7 @@ import { pacedClient } from './allowance-gate.js';
 import type { BatchPlan } from './plan.js';
 import type { BatchRecorder, ItemOutcome, RunStats } from './run-types.js';
 import { slotJson, type SlotOpts } from './slot-step.js';
+import type { ShardOpts } from './shard-run.js';
 
 export interface BatchOpts {
   /** The manifest's text. */
@@ -40,6 +41,8 @@ export interface BatchOpts {
   keepAll?: boolean;
   /** --slots / --every: the times of the items without their own (slot-step.ts). */
   slots?: SlotOpts;
+  /** --shard, --report, --skip-done (shard-run.ts); undefined when none is given. */
+  shards?: ShardOpts;
 }
 
 export interface BatchResult {
@@ -61,6 +64,15 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
   const manifest = await parseManifest(opts.text, opts.format);
   // A manifest that does not parse has no items to check against the service.
   if (manifest.items.length === 0 && manifest.problems.length > 0) throw problemsError(manifest.problems, opts.source);
+  // This runner's items only (its shard, less those an earlier report has as done), before any is checked.
+  const shards = opts.shards ? (await import('./shard-run.js')).openShardRun(manifest, opts.shards, session) : undefined;
+  if (shards && manifest.items.length === 0 && manifest.problems.length === 0) {
+    if (!opts.dryRun) {
+      shards.start();
+      await shards.close(true);
+    }
+    return { dryRun: opts.dryRun, source: opts.source, items: [] };
+  }
 
   const paced = pacedClient(await session.client(), session.clock, session.signal);
   // --timeout covers the checks against the service too: a service that does not answer them
@@ -119,7 +131,13 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
 
   const { runBatch } = await import('./run-batch.js');
   const { troubleError } = await import('./trouble-error.js');
-  const run = await runBatch(plan, session, paced, { concurrency: opts.concurrency, wait: opts.wait, timeoutMs: opts.timeoutMs, spentMs: checksMs, recorder: opts.recorder, onItem: opts.onItem, keepAll: opts.keepAll });
+  shards?.start();
+  let run: Awaited<ReturnType<typeof runBatch>> | undefined;
+  try {
+    run = await runBatch(plan, session, paced, { concurrency: opts.concurrency, wait: opts.wait, timeoutMs: opts.timeoutMs, spentMs: checksMs, recorder: opts.recorder, onItem: shards ? shards.onItem(opts.onItem) : opts.onItem, keepAll: opts.keepAll });
+  } finally {
+    await shards?.close(run !== undefined && !session.signal.aborted);
+  }
   if (!session.quiet) {
     session.screen.write('\n');
     for (const line of outcomeTable(run, session.screen.colors, session.screen.tty)) session.screen.write(line + '\n');

@@ -4,7 +4,7 @@
  * in the built vidpub, stops with exit 2 naming the item before anything is
  * uploaded, never reporting the old post as this item's ("replayed"). With
  * --force-new (or force_new: true on the item) it is posted, once: a rerun
- * reports that post. An unchanged item, and a post the journal recorded
+ * reports that post, touched or not (its key comes from the file's content). An unchanged item, and a post the journal recorded
  * without its file (an earlier vidpub), are replayed as before.
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -123,6 +123,16 @@ describe('a batch item whose file changed since the run that posted it', () => {
     const [l] = batchLines(r.stdout);
     expect(l!.status).toBe('published');
     expect(l!.replayed).toBeUndefined();
+    expect(await postsMade()).toBe(before + 2);
+
+    // Its key comes from the file's content, not its time (another machine's checkout, a touch):
+    // touched, force_new still on, the rerun reports that post and posts nothing.
+    const t = statSync(p.video).mtimeMs / 1000 + 60;
+    utimesSync(p.video, t, t);
+    const touched = await batch(p);
+    expect(touched.status, touched.stderr).toBe(0);
+    const [again] = batchLines(touched.stdout);
+    expect([again!.post_id, again!.replayed]).toEqual([l!.post_id, true]);
     expect(await postsMade()).toBe(before + 2);
   });
 

@@ -88,6 +88,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
     const zone = resolveTimeZone(flags.tz, inv.ctx.env);
     // The slot rule and --from are read before the manifest: a rule that cannot be read sends nothing.
     const slots = readSlotFlags(flags, inv.ctx.clock.now(), zone);
+    const shards = await (await import('../io/batch-shards.js')).readShardFlags(flags, inv);
     const { text, baseDir, source } = await readManifest(path, format, inv, timeoutMs);
     return {
       text,
@@ -104,6 +105,7 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
       forceNew: flags.forceNew,
       rehearse: flags.rehearse,
       slots,
+      shards,
     };
   },
   async run(opts, inv) {

@@ -214,6 +214,11 @@ const ENTRIES = [
       { name: 'every', value: 'dur', description: 'or a time every DUR' },
       { name: 'from', value: 'when', description: 'the first slot time' },
       { name: 'per-slot', value: 'n', kind: 'number', description: 'posts per destination a slot' },
+      // Past one machine (src/batch/shard.ts, shard-run.ts).
+      { name: 'shard', value: 'i/n', description: 'post only shard I of N (from 1), the same split on every machine (or VIDPUB_SHARD=I/N)' },
+      { name: 'shard-count', value: 'n', kind: 'number', description: 'N shards, this one from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job, from 0)' },
+      { name: 'report', value: 'file', kind: 'file', description: "write this run's report (JSON) as items end, and when it is stopped" },
+      { name: 'skip-done', value: 'file', kind: 'file', repeatable: true, description: 'skip the items this earlier report (of the same manifest) has as posted' },
     ],
   },
   // Subcommands are entries named by their path, as cobra's: `batch report` is `report` under `batch` (./subcommands.ts).

@@ -36,6 +36,12 @@ export const ENVIRONMENT: readonly EnvGroup[] = [
       { name: 'VIDPUB_BASE_URL', text: 'the service root including `/v1`; `--base-url` wins over it; set but empty is exit 2 (a missing CI variable), not the default service' },
       { name: 'VIDPUB_PROFILE', text: 'the profile to use, as `--profile`' },
       { name: 'VIDPUB_WORKSPACE', text: 'the workspace writes must go to, as `--workspace`' },
+      { name: 'VIDPUB_SHARD', text: '`I/N`: `batch` posts shard I of N of its manifest, as `--shard`', see: { title: 'shards', page: 'batch.md#shards' } },
+      {
+        name: 'JOB_COMPLETION_INDEX',
+        text: "Kubernetes' (an Indexed Job's, from 0): with `batch --shard-count N`, the shard `batch` posts",
+        see: { title: 'shards', page: 'batch.md#shards' },
+      },
       { name: 'VIDPUB_NO_INPUT', text: '`1`: never prompt, as `--no-input`' },
       { name: 'VIDPUB_DEBUG', text: '`1`: debug log on stderr, as `--debug`' },
       {
