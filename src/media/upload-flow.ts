@@ -20,6 +20,7 @@ import { lookForContent, type UploadedMedia } from './reuse.js';
 import { postItHint, waitForMedia, type MediaFlowOptions, type PostLine } from './wait.js';
 import { withLinkedSignal } from '../util/any-signal.js';
 import { emitMedia } from '../events/post-events.js';
+import { pacedProgress, uploadingEvent } from '../events/progress-events.js';
 
 /** New links we ask for when the storage refuses one (expired, used, tampered). */
 const MAX_LINK_RENEWALS = 2;
@@ -111,6 +112,8 @@ async function uploadWithinLinked(session: Session, file: VideoFile, opts: Uploa
   };
 
   let inUseRounds = 0;
+  // media.uploading from the bytes the PUT has sent, paced (events/progress-events.ts).
+  const tell = pacedProgress(session.events, session.clock);
   try {
     let current = await create('upload');
     for (let round = 0; ; round++) {
@@ -122,6 +125,7 @@ async function uploadWithinLinked(session: Session, file: VideoFile, opts: Uploa
       if (m.status !== 'uploading') break;
       try {
         progress.startBytes(`Uploading ${file.filename}`, file.size);
+        tell(uploadingEvent(m.id, 0, file.size));
         const put = await putFile({
           fingerprint: look.content !== undefined,
           target: res.upload,
@@ -135,6 +139,7 @@ async function uploadWithinLinked(session: Session, file: VideoFile, opts: Uploa
           onProgress: (n) => {
             sent = n;
             progress.bytes(n);
+            tell(uploadingEvent(m.id, n, file.size));
           },
           onRetry: ({ attempt, reason, delayMs }) => progress.note(`Upload interrupted (${reason}); sending it again from the start in ${formatDuration(delayMs)} (attempt ${attempt}).`),
         });
