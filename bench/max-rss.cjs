@@ -6,8 +6,7 @@
 const file = process.env.VIDPUB_BENCH_RSS_FILE;
 if (file) {
   process.on('exit', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a preload of plain CommonJS
-    require('node:fs').const u = process.resourceUsage();
+    const u = process.resourceUsage();
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a preload of plain CommonJS
     require('node:fs').appendFileSync(file, `${u.maxRSS} ${u.userCPUTime + u.systemCPUTime}\n`);
   });
