@@ -2,7 +2,7 @@
 // resident memory (maxRSS, KB) and the CPU it used (user + system, µs) are appended to the file
 // VIDPUB_BENCH_RSS_FILE names.
 'use strict';
-/* global require, process */
+/* global require */
 const file = process.env.VIDPUB_BENCH_RSS_FILE;
 if (file) {
   process.on('exit', () => {
