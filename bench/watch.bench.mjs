@@ -16,11 +16,12 @@
 // dir, deleted at the end.
 import { envNote } from './node-env.mjs'; // first: sets the environment every measured process inherits
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator } from './emulator.mjs';
+import { writeJournalSegments } from './journal-segments.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'vidpub.js');
@@ -30,7 +31,6 @@ const DUE = 500;
 const PAIRS = Number(process.env.VIDPUB_BENCH_PAIRS ?? 20);
 const KEY = 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td'; // Demo, Standard plan: 60 reads, 20 writes a minute
 const KEY_ID = '114f83360b56'; // its id as the journal keeps it
-const SEGMENT_BYTES = 4 * 1024 * 1024;
 const MEMORY_GOAL_MB = 120;
 const EVENTS_GOAL = 1.02;
 
@@ -82,31 +82,16 @@ function planPosts(nowMs) {
   return posts;
 }
 
-/** The journal as vidpub writes it, the posts cut into 4 MiB segments; returns how many segments. */
-function writeJournal(stateDir, baseUrl, posts, nowMs) {
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  let segment = [];
-  let size = 0;
-  let n = 0;
-  const flush = (name) => {
-    writeFileSync(join(stateDir, name), segment.join(''), { mode: 0o600 });
-    segment = [];
-    size = 0;
-  };
+/** The journal as vidpub writes it: a post record for each of `posts` (bench/journal-segments.mjs cuts it). */
+function* journalRecords(baseUrl, posts, nowMs) {
   for (const p of posts) {
-    const rec = {
+    yield {
       v: 1, kind: 'post', at: new Date(nowMs - 2 * 3600_000 + p.i).toISOString(), profile: 'default', base_url: baseUrl, key: KEY_ID, workspace_id: 'ws_demo', workspace: 'Demo',
       post_id: p.id, media_id: 'med_demo_sample', size: 4_200_000, caption: p.caption,
       destinations: [{ id: 'dst_demo_linkedin', name: '@vidpub-demo (linkedin)', options: { visibility: 'PUBLIC', allow_comments: true }, status: 'pending' }],
       publish_at: p.publish_at, draft: false, idem: `nightly-${p.i}`, outcome: 'created', status: 'scheduled',
     };
-    const line = JSON.stringify(rec) + '\n';
-    segment.push(line);
-    size += Buffer.byteLength(line);
-    if (size > SEGMENT_BYTES) flush(`journal.${String(++n).padStart(6, '0')}.jsonl`);
   }
-  flush('journal.jsonl');
-  return n;
 }
 
 /** One run of the bin (its peak memory and CPU read by the preload): exit code, wall ms, stdout, maxRSS MB, CPU ms. */
@@ -150,7 +135,7 @@ try {
     return res.status === 204 ? undefined : res.json();
   };
   const stateDir = join(dir, 'state');
-  const segments = writeJournal(stateDir, info.base_url, posts, nowMs);
+  const segments = writeJournalSegments(stateDir, journalRecords(info.base_url, posts, nowMs));
   const env = { ...process.env, VIDPUB_STATE_DIR: stateDir, VIDPUB_CONFIG_DIR: join(dir, 'config'), VIDPUB_CACHE_DIR: join(dir, 'cache'), VIDPUB_API_KEY: KEY, VIDPUB_BASE_URL: info.base_url, NO_COLOR: '1', TZ: 'UTC' };
   for (const k of ['VIDPUB_PROFILE', 'VIDPUB_WORKSPACE', 'VIDPUB_NO_JOURNAL']) delete env[k];
   console.log(`Journal: ${segments} segments + the active file; emulator world: ${due.length} due posts done at the service.`);
