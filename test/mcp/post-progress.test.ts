@@ -25,18 +25,18 @@ describe('vidpub mcp: wait_for_post progress', () => {
     expect(JSON.parse(sent.stdout)).toMatchObject({ status: 'publishing' });
     const id = (JSON.parse(sent.stdout) as { id: string }).id;
 
-    const base = makeContext({ env, clock: scaledClock(5) });
+    const base = makeContext({ env, clock: scaledClock(3) });
     const stdin = new PassThrough();
     const run = main(['mcp'], { ...base.ctx, io: { ...base.ctx.io, stdin } });
     const out = (): Json[] => base.stdout().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
     stdin.write(lines(initialize, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'wait_for_post', arguments: { post_id: id }, _meta: { progressToken: 'w1' } } }));
-    await waitFor(out, (m) => m.some((x) => x.method === 'notifications/progress'));
+    await waitFor(out, (m) => m.some((x) => x.method === 'notifications/progress'), 15_000);
     // Each destination takes a minute, one after the other: LinkedIn first, then YouTube.
     const told = (re: RegExp) => (m: Json[]) => m.some((x) => x.method === 'notifications/progress' && re.test(x.params.message));
     await emu.advance(61);
-    await waitFor(out, told(/\(linkedin\): published/));
+    await waitFor(out, told(/\(linkedin\): published/), 15_000);
     await emu.advance(60);
-    const all = await waitFor(out, (m) => m.some((x) => x.id === 2));
+    const all = await waitFor(out, (m) => m.some((x) => x.id === 2), 15_000);
     stdin.end();
     expect(await run).toBe(0);
 
@@ -52,5 +52,5 @@ describe('vidpub mcp: wait_for_post progress', () => {
     expect(messages[0]).toBe(`Post ${id}: publishing`);
     expect(messages).toEqual(expect.arrayContaining([expect.stringMatching(/\(linkedin\): published http/), expect.stringMatching(/\(youtube\): failed/)]));
     expect(messages.at(-1)).toBe(`Post ${id}: done, a destination failed or was cancelled`);
-  });
+  }, 30_000);
 });
