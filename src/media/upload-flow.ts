@@ -80,7 +80,11 @@ async function uploadWithinLinked(session: Session, file: VideoFile, opts: Uploa
   const base = opts.idempotencyBase ?? runKey(undefined).key;
   const progress = opts.progress ?? silentProgress;
   const look = await lookForContent(session, file, { reupload: opts.reupload, signal, progress });
-  if (look.media) return look.media;
+  if (look.media) {
+    // A ready video of the same content, used instead of sent: --events says it is ready.
+    emitMedia(session.events, look.media);
+    return look.media;
+  }
   /** The fingerprint the PUT took of the bytes it sent. */
   let sha256: string | undefined;
   const debug = createDebugLogger({ out: session.debugOut, now: () => session.clock.now() });

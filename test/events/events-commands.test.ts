@@ -67,6 +67,11 @@ describe('--events on the other commands that work over time', () => {
     expect(events.at(-1)!.type).toBe('media.ready');
     const s = await runCli(['status', id, '--json'], { env });
     expect(result).toEqual(JSON.parse(s.stdout));
+    // The same file again: the ready video is used instead of sent, and said ready.
+    const again = await runCli(['upload', join(dir, 'big.mp4'), '--events'], { env });
+    const reused = split(again.stdout);
+    expect(reused.events.map((e) => [e.type, e.media_id])).toEqual([['media.ready', id]]);
+    expect(reused.result).toMatchObject({ id, reused: true });
   });
 
   it('import: the download, processing and ready; with --json it is refused before anything is sent (exit 2)', async () => {
