@@ -13,18 +13,18 @@
 // Everything lives in a temp dir, deleted at the end.
 import { envNote } from './node-env.mjs'; // first: sets the environment every measured process inherits
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { writeJournalSegments } from './journal-segments.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'vidpub.js');
 const RUNS = Number(process.env.VIDPUB_BENCH_RUNS ?? 30);
 const WARMUP = 3;
 const RECORDS = 100_000;
-const SEGMENT_BYTES = 4 * 1024 * 1024;
 
 if (!existsSync(join(ROOT, 'dist', 'main.js'))) {
   const b = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { stdio: 'inherit' });
@@ -39,18 +39,13 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-/** A journal as vidpub writes it: records in time order, cut into 4 MiB segments. */
+/** A journal as vidpub writes it: records in time order, cut into 4 MiB segments (./journal-segments.mjs). */
 function writeJournal() {
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  return writeJournalSegments(stateDir, journalRecords());
+}
+
+function* journalRecords() {
   const start = Date.UTC(2026, 0, 1);
-  let segment = [];
-  let size = 0;
-  let n = 0;
-  const flush = (name) => {
-    writeFileSync(join(stateDir, name), segment.join(''), { mode: 0o600 });
-    segment = [];
-    size = 0;
-  };
   let post = 0;
   for (let i = 0; i < RECORDS; i++) {
     const at = new Date(start + i * 60_000).toISOString();
@@ -70,13 +65,8 @@ function writeJournal() {
         publish_at: at, draft: false, idem: `nightly-${i}`, outcome: 'created', status: 'publishing',
       };
     }
-    const line = JSON.stringify(rec) + '\n';
-    segment.push(line);
-    size += Buffer.byteLength(line);
-    if (size > SEGMENT_BYTES) flush(`journal.${String(++n).padStart(6, '0')}.jsonl`);
+    yield rec;
   }
-  flush('journal.jsonl');
-  return n;
 }
 
 const env = { ...process.env, VIDPUB_STATE_DIR: stateDir, VIDPUB_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };

@@ -6,7 +6,7 @@
 import { ExitCode } from '../errors.js';
 import { parseTimeout } from '../session/wait-flags.js';
 import type { AnyCommandSpec, Invocation } from './run/command.js';
-import { COMMAND_TIMEOUT } from './commands/index.js';
+import { COMMAND_TIMEOUT, EVENTS } from './commands/index.js';
 import type { Context } from './run/context.js';
 import { readArgs, readFlags } from './line/read.js';
 import type { CommandLine } from './line/command-line.js';
@@ -33,6 +33,9 @@ async function runCommand(ctx: Context, line: CommandLine, spec: AnyCommandSpec)
     // A mistake in --json FIELDS or --jq is found before anything is sent, not after a write.
     if (line.jsonFields && spec.fields) checkFields(line.jsonFields, spec.fields);
     if (inv.globals.jq !== undefined) await checkJq(inv.globals.jq);
+    // --events (a command whose registry entry has EVENTS): refused with --json before anything is read, then
+    // every event its flow tells is a line on stdout (./output/events-output.ts). One path for every command.
+    if (entry.flags?.includes(EVENTS) && (flags as { events?: boolean }).events) (await import('./output/events-output.js')).startEvents(inv, true);
     const opts = await spec.parse(readArgs(entry.args, line.positional), flags, inv);
     const data = await spec.run(opts, inv);
     await printData(spec, data, inv);

@@ -188,6 +188,17 @@ export const LOCAL_TOOLS = {
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   },
+  wait_for_post: {
+    title: 'Wait for a post to finish publishing',
+    description:
+      'Follow a post until every destination is published, failed or cancelled, and return it (at most about 45 seconds: ' +
+      'a post still publishing then is returned as it is; call again). A draft or a scheduled post is returned at once. ' +
+      'With a progressToken, a progress notification tells each destination as it ends (progress: what has ended, total: ' +
+      'the destinations plus the post).',
+    kind: 'read',
+    input: { post_id: id('A post id ("post_...") from create_post or publish_post.') },
+    annotations: READ,
+  },
 } as const satisfies Record<string, ToolDef>;
 
 export const ALL_TOOLS = { ...SERVICE_TOOLS, ...LOCAL_TOOLS };

@@ -54,11 +54,17 @@ export function emitCreated(events: EventEmitter | undefined, post: Post, names?
 const MEDIA: Record<string, EventInput['type'] | undefined> = { processing: 'media.processing', ready: 'media.ready', failed: 'media.failed', uploading: 'media.uploading' };
 
 /** A video's state as a flow saw it: media.ready, media.failed, media.processing (with its percent when known). */
-export function emitMedia(events: EventEmitter | undefined, media: Media): void {
+export function mediaEvent(media: Media): EventInput | undefined {
   const type = MEDIA[String(media.status)];
-  if (!events || !type) return;
+  if (!type) return undefined;
   const e: EventInput = { type, media_id: media.id, status: String(media.status) };
   if (typeof media.progress?.percent === 'number') e.progress = Math.max(0, Math.min(100, media.progress.percent));
   if (media.error) e.failure = { code: media.error.code ?? 'failed', message: media.error.message };
-  events.emit(e);
+  return e;
+}
+
+/** Tells a video's state (./progress-events.ts paces the progress of one that is not through). */
+export function emitMedia(events: EventEmitter | undefined, media: Media): void {
+  const e = events && mediaEvent(media);
+  if (e) events.emit(e);
 }

@@ -160,6 +160,8 @@ export interface LocalServerInfo {
   maxWaitMs?: number;
   cwd: string;
   home?: string;
+  /** The profile whose key the tools use (the events' profile: wait_for_post's progress). */
+  profile?: string;
 }
 
 /**
@@ -173,7 +175,7 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
       instructions:
         'vidpub publishes videos to the social accounts connected to a Video Publishing Service workspace. To publish a ' +
         'local video: upload_file (waits until ready), list_destinations and get_destination_options, then create_post ' +
-        '(without publish_at: a draft; "now": publish; a time: schedule) and poll get_post. Ask the person before posting.',
+        '(without publish_at: a draft; "now": publish; a time: schedule) and follow it with wait_for_post (or poll get_post). Ask the person before posting.',
     },
   );
 
@@ -290,6 +292,11 @@ export function createLocalMcpServer(session: Session, info: LocalServerInfo): M
         });
       });
     }, null),
+    // Its own wait (post-progress.ts) ends before the call's time is up.
+    wait_for_post: call(async (c, a, extra) => {
+      const { waitForPostTool } = await import('./post-progress.js');
+      return waitForPostTool(session, c, a.post_id, extra, info.profile ?? 'default');
+    }),
   };
 
   const refused = (e: ToolErrorInfo): ToolErrorInfo => ({ code: e.code, class: ERROR_CLASSES[ExitCode.USAGE], exit_code: ExitCode.USAGE, message: e.message });

@@ -20,6 +20,7 @@ import { lookForContent, type UploadedMedia } from './reuse.js';
 import { postItHint, waitForMedia, type MediaFlowOptions, type PostLine } from './wait.js';
 import { withLinkedSignal } from '../util/any-signal.js';
 import { emitMedia } from '../events/post-events.js';
+import { pacedProgress, uploadingEvent } from '../events/progress-events.js';
 
 /** New links we ask for when the storage refuses one (expired, used, tampered). */
 const MAX_LINK_RENEWALS = 2;
@@ -79,7 +80,11 @@ async function uploadWithinLinked(session: Session, file: VideoFile, opts: Uploa
   const base = opts.idempotencyBase ?? runKey(undefined).key;
   const progress = opts.progress ?? silentProgress;
   const look = await lookForContent(session, file, { reupload: opts.reupload, signal, progress });
-  if (look.media) return look.media;
+  if (look.media) {
+    // A ready video of the same content, used instead of sent: --events says it is ready.
+    emitMedia(session.events, look.media);
+    return look.media;
+  }
   /** The fingerprint the PUT took of the bytes it sent. */
   let sha256: string | undefined;
   const debug = createDebugLogger({ out: session.debugOut, now: () => session.clock.now() });
@@ -111,6 +116,8 @@ async function uploadWithinLinked(session: Session, file: VideoFile, opts: Uploa
   };
 
   let inUseRounds = 0;
+  // media.uploading from the bytes the PUT has sent, paced (events/progress-events.ts).
+  const tell = pacedProgress(session.events, session.clock);
   try {
     let current = await create('upload');
     for (let round = 0; ; round++) {
@@ -122,6 +129,7 @@ async function uploadWithinLinked(session: Session, file: VideoFile, opts: Uploa
       if (m.status !== 'uploading') break;
       try {
         progress.startBytes(`Uploading ${file.filename}`, file.size);
+        tell(uploadingEvent(m.id, 0, file.size));
         const put = await putFile({
           fingerprint: look.content !== undefined,
           target: res.upload,
@@ -135,6 +143,7 @@ async function uploadWithinLinked(session: Session, file: VideoFile, opts: Uploa
           onProgress: (n) => {
             sent = n;
             progress.bytes(n);
+            tell(uploadingEvent(m.id, n, file.size));
           },
           onRetry: ({ attempt, reason, delayMs }) => progress.note(`Upload interrupted (${reason}); sending it again from the start in ${formatDuration(delayMs)} (attempt ${attempt}).`),
         });

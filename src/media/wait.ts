@@ -12,6 +12,8 @@ import type { Session } from '../session/session.js';
 import type { Progress } from '../ui/progress.js';
 import { withLinkedSignal } from '../util/any-signal.js';
 import { formatDuration } from '../time/duration.js';
+import { mediaEvent } from '../events/post-events.js';
+import { pacedProgress } from '../events/progress-events.js';
 
 /** The contract's rule: a client stops polling on any status other than uploading or processing. */
 export function isMediaSettled(m: Pick<Media, 'status'>): boolean {
@@ -156,6 +158,13 @@ async function waitForMediaLinked(session: Session, mediaId: string, opts: WaitO
   const timer = startsNow(current) ? await WorkTimer.start(client.memory, 'media:processing', session.clock.now(), size) : undefined;
   const unansweredMs = session.unansweredMs ?? DEFAULT_UNANSWERED_MS;
   const say = (line: string) => (opts.progress ? opts.progress.note(line) : session.log.info(line));
+  // Each look as an event (--events, src/events/): processing's percent paced, then ready or failed.
+  const tell = pacedProgress(session.events, session.clock);
+  const told = (m: Media) => {
+    const e = mediaEvent(m);
+    if (e) tell(e);
+  };
+  if (current) told(current);
   let media: Media;
   try {
     media = await poll<Media>({
@@ -175,6 +184,7 @@ async function waitForMediaLinked(session: Session, mediaId: string, opts: WaitO
         }),
       onUpdate: (m) => {
         last = m;
+        told(m);
         if (!isMediaSettled(m)) show(m);
       },
       clock: session.clock,

@@ -1,6 +1,6 @@
 /**
  * `vidpub mcp`, the built binary as a child process, through the SDK's stdio
- * client against the emulator: the 9 tools, a local file uploaded and posted,
+ * client against the emulator: the 10 tools, a local file uploaded and posted,
  * the --workspace guard, local file errors, the stored profile, a quiet
  * stderr, and the ways it ends (input closed, Ctrl-C).
  */
@@ -67,7 +67,7 @@ afterEach(async () => {
 const youtubeNow = (media: string) => ({ media_id: media, caption: 'from vidpub mcp', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' });
 
 describe('vidpub mcp: tools over stdio', () => {
-  it('lists the 8 service tools plus upload_file, with the same schemas as the emulator endpoint', async () => {
+  it('lists the 8 service tools plus upload_file and wait_for_post, with the same schemas as the emulator endpoint', async () => {
     const { client, stderr, transportErrors } = await start();
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
@@ -80,6 +80,7 @@ describe('vidpub mcp: tools over stdio', () => {
       'publish_post',
       'get_post',
       'upload_file',
+      'wait_for_post',
     ]);
     const upload = tools.find((t) => t.name === 'upload_file')!;
     expect(upload.inputSchema.required).toEqual(['path']);
@@ -87,7 +88,7 @@ describe('vidpub mcp: tools over stdio', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'vidpub' });
     const remote = await connect(emu);
     try {
-      expect(tools.filter((t) => t.name !== 'upload_file')).toEqual((await remote.listTools()).tools);
+      expect(tools.filter((t) => t.name !== 'upload_file' && t.name !== 'wait_for_post')).toEqual((await remote.listTools()).tools);
     } finally {
       await remote.close();
     }

@@ -11,7 +11,6 @@ import { defineCommand, type Invocation } from '../run/command.js';
 import { isRehearsal, rehearsalDoc, rehearsalNote, rehearse } from '../rehearsal/rehearse.js';
 import { readAll, readNamedFile } from '../io/user-input.js';
 import { exactBytes } from '../../util/bytes.js';
-import { startEvents } from '../output/events-output.js';
 
 const MAX_MANIFEST_BYTES = 10_000_000;
 /**
@@ -69,7 +68,6 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
   // The run's document and the --dry-run plan's: --json FIELDS is checked before anything is sent.
   fields: ['items', 'stats', 'dry_run', 'posts_needed', 'posts_left', 'zone', 'rehearsal', 'slots'],
   async parse(args, flags, inv) {
-    startEvents(inv, flags.events);
     const path = args[0].trim();
     if (path === '') throw new UsageError('which manifest? Give its path, or "-" to read it from stdin (with --format)');
     const { formatOfPath, parseFormat } = await import('../../batch/manifest.js');

@@ -76,7 +76,8 @@ const REHEARSE = {
 /** --yes of post, publish, batch and retry (vidpub demo says what it skips asking: its own). */
 const YES = { name: 'yes', short: 'y', description: 'do not ask for confirmation' } as const satisfies FlagSpec;
 
-const EVENTS = { name: 'events', description: 'print events as JSON lines as they happen; the last line holds the --json document' } as const satisfies FlagSpec;
+/** --events of every command that does work over time: the one flag main.ts turns on the events of (../output/events-output.ts). */
+export const EVENTS = { name: 'events', description: 'print events as JSON lines as they happen; the last line holds the --json document' } as const satisfies FlagSpec;
 
 const TZ = { name: 'tz', value: 'zone', description: "time zone for a local --at time: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
 
@@ -117,7 +118,7 @@ const ENTRIES = [
     summary: 'Upload a local video and wait until it is ready',
     group: 'media',
     args: [{ name: 'file', kind: 'file', required: true }],
-    flags: [...mediaWaitFlags('the file is sent'), REUPLOAD_FLAG],
+    flags: [...mediaWaitFlags('the file is sent'), REUPLOAD_FLAG, EVENTS],
   },
   {
     name: 'import',
@@ -127,6 +128,7 @@ const ENTRIES = [
     flags: [
       { name: 'filename', value: 'name', description: 'name the video gets at the service (default: the file name in the link)' },
       ...mediaWaitFlags('the service has accepted the link'),
+      EVENTS,
     ],
   },
   {
@@ -191,6 +193,7 @@ const ENTRIES = [
       YES,
       WEB,
       REHEARSE,
+      EVENTS,
     ],
   },
   {
@@ -232,6 +235,7 @@ const ENTRIES = [
       { name: 'wait', description: 'poll until every destination is published, failed or cancelled (a video: ready or failed)' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole command may take, the wait of --wait included (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       WEB,
+      EVENTS,
     ],
   },
   {
@@ -289,6 +293,7 @@ const ENTRIES = [
       { name: 'no-wait', description: 'return once the new post is created, without waiting for each destination' },
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest wait for the new post (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       YES,
+      EVENTS,
     ],
   },
   {

@@ -62,7 +62,7 @@ export default defineCommand<'mcp', Record<string, never>, undefined>({
     'Run a local MCP server on stdin/stdout, for an AI assistant on this machine (Claude Desktop, Claude Code, ' +
     'Cursor, ...) to publish videos with your stored profile or VIDPUB_API_KEY. It offers the service tools ' +
     '(get_me, list_destinations, get_destination_options, import_media, get_media, create_post, publish_post, get_post) ' +
-    'plus upload_file, which uploads a local video file. Writes honour --workspace. It never prompts; it logs to ' +
+    'plus upload_file, which uploads a local video file, and wait_for_post, which follows a post to its end with progress notifications. Writes honour --workspace. It never prompts; it logs to ' +
     'stderr only with --debug (and always for a message it refuses: not JSON, over 4 MiB, bad params, each answered ' +
     'with a JSON-RPC error), and runs until its input closes or Ctrl-C. Register it in the MCP client with command ' +
     '"vidpub" and args ["mcp"] (see the manual, docs/mcp.md).',
@@ -99,6 +99,7 @@ export default defineCommand<'mcp', Record<string, never>, undefined>({
       cwd: ctx.cwd,
       home: ctx.env.HOME || undefined,
       maxWaitMs: parent.globals.maxWaitGiven ? parent.globals.maxWaitMs : undefined,
+      profile: parent.globals.profile,
     });
     // A refused message (not JSON, too large, bad params) is answered with a JSON-RPC error and always logged on stderr.
     const lines = new LineTransport(ctx.io.stdin, ctx.io.stdout, { log: (line) => ctx.io.stderr.write(`${line}\n`) });

@@ -18,7 +18,6 @@ import { POST_DOCUMENT_FIELDS } from '../output/json-fields.js';
 import { rehearsalDoc, rehearsalHead, rehearsalNote, rehearse } from '../rehearsal/rehearse.js';
 import { readAll, readNamedFile } from '../io/user-input.js';
 import { MAX_CAPTION_FILE_BYTES, captionFileRefusal, refuse } from '../../core/post-rules.js';
-import { startEvents } from '../output/events-output.js';
 
 type Flags = FlagsFor<'post'>;
 type Args = ArgsFor<'post'>;
@@ -130,7 +129,6 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
     'vidpub post clip.mp4 --to youtube --caption "Nightly" --idempotency-key "nightly-$(date +%F)" --no-input --json',
   ],
   async parse(args, flags, inv) {
-    startEvents(inv, flags.events);
     // The machine's zone costs loading ICU's time zone data: read when a time needs it, not
     // before the first request of a post sent now. --tz and TZ are checked here, before anything is sent.
     const given = flags.tz !== undefined || inv.ctx.env.TZ !== undefined || flags.at !== undefined;

@@ -135,9 +135,10 @@ export default defineCommand<'watch', Opts, undefined>({
   },
   async run(opts, inv) {
     if (opts.printSecret) return printSecret(opts, inv);
-    const { watchPass, newlyFailed, followedPosts } = await import('../../posts/watch-flow.js');
+    const { watchPass, newlyFailed } = await import('../../posts/watch-flow.js');
     const { withinTimeout } = await import('../../posts/publish-flow.js');
-    await followedPosts(inv.session, opts.profile);
+    // The journal off: said before anything is read (the pass reads the journal itself, once).
+    if (!inv.session.journal) throw (await import('../../posts/history-flow.js')).journalOff('vidpub watch');
     const out = reporter(inv, inv.session, opts, await hooksFor(opts, inv));
     const reported: VidpubEvent[] = [];
     await withinTimeout(inv.session, opts.timeoutMs, 'while following the posts; the next run goes on from there', async (session) => {
