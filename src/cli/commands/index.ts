@@ -205,6 +205,7 @@ const ENTRIES = [
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole batch waits for videos and posts (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       YES,
       { name: 'force-new', description: 'post the items whose video file changed since the run that posted them (as force_new: true on each)' },
+      ALLOW_DUPLICATE_FLAG,
       REHEARSE,
       EVENTS,
       // A backlog on a rhythm (src/batch/slot-step.ts).

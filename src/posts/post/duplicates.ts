@@ -7,16 +7,15 @@
 import { CancelledError } from '../../errors.js';
 import { duplicateError, earlierPosts, earlierText } from '../duplicate-guard.js';
 import { ask } from '../options.js';
-import { isRunsOwnKey } from '../../session/run-key.js';
 import { rerunLine, type Planned, type PostRun } from './types.js';
 
 export async function guardDuplicates(run: PostRun, planned: Planned): Promise<void> {
-  const { opts, session } = run;
+  const { opts, session, key } = run;
   if (opts.allowDuplicate || opts.source.kind !== 'file' || !opts.duplicateWindowMs) return;
-  // The line vidpub printed to rerun or continue a run (its own vp- key): that run's post is not another command's.
-  if (isRunsOwnKey(opts.idempotencyKey)) return;
   const file = opts.source.file;
-  const earlier = await earlierPosts(session, file, planned.plans.map((p) => p.destination.id), opts.duplicateWindowMs, opts.idempotencyKey);
+  // This run's own post (the run a printed rerun or continue line carries on) is not another command's: told by the run key the journal keeps.
+  const own = { runKey: key.key, ...(opts.idempotencyKey !== undefined ? { givenKey: opts.idempotencyKey } : {}) };
+  const earlier = await earlierPosts(session, file, planned.plans.map((p) => p.destination.id), opts.duplicateWindowMs, own);
   if (earlier.length === 0) return;
   const now = session.clock.now();
   const again = rerunLine(opts, planned);
