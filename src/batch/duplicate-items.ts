@@ -5,12 +5,12 @@
  * there within the window, is refused on its own when the batch runs (exit 2 for it; the others
  * go on), and named by --dry-run. Not when the item says `allow_duplicate: true` or the batch
  * runs with --allow-duplicate; not an item an earlier run of the batch posted (it is replayed,
- * not posted again). Drafts are not posts: a draft item is no earlier post of its video.
+ * not posted again). A draft item is neither refused nor an earlier post (guarded()).
  * Fingerprints are taken as `post` takes them (media/fingerprint.ts): the cheap key first, the
  * whole file only when a candidate has it.
  */
 import { sanitize } from '../errors.js';
-import { earlierIn, earlierText, postsWithin } from '../posts/duplicate-guard.js';
+import { earlierIn, earlierText, guarded, postsWithin } from '../posts/duplicate-guard.js';
 import type { Session } from '../session/session.js';
 import type { VideoFile } from '../media/check.js';
 import { counted } from '../util/plural.js';
@@ -38,8 +38,8 @@ function videoOf(it: PlannedItem, fingerprints: ReadonlyMap<string, string>): { 
  */
 export async function markDuplicates(plan: BatchPlan, session: Session, check: DuplicateCheck): Promise<void> {
   if (check.windowMs <= 0 || check.allowAll) return;
-  const guarded = plan.items.filter((it) => it.video.kind === 'file' && !it.alreadyPosted && !it.allowDuplicate);
-  if (guarded.length === 0) return;
+  const held = (it: PlannedItem) => it.video.kind === 'file' && !it.alreadyPosted && !it.allowDuplicate && guarded(it);
+  if (!plan.items.some(held)) return;
   const files = new Map<string, VideoFile>();
   for (const it of plan.items) if (it.video.kind === 'file') files.set(it.video.file.path, it.video.file);
   const { filesContent } = await import('../media/fingerprint.js');
@@ -56,7 +56,7 @@ export async function markDuplicates(plan: BatchPlan, session: Session, check: D
     const video = videoOf(it, fingerprints);
     if (video === undefined) continue;
     const dests = it.plans.map((p) => p.destination.id);
-    if (!it.alreadyPosted && !it.allowDuplicate) {
+    if (held(it)) {
       const items = dests.flatMap((d) => {
         const n = posters.get(`${video.id}\n${d}`);
         return n === undefined ? [] : [{ item: n, destination_id: d }];
@@ -70,7 +70,7 @@ export async function markDuplicates(plan: BatchPlan, session: Session, check: D
         continue;
       }
     }
-    if (!it.draft) for (const d of dests) if (!posters.has(`${video.id}\n${d}`)) posters.set(`${video.id}\n${d}`, it.n);
+    if (guarded(it)) for (const d of dests) if (!posters.has(`${video.id}\n${d}`)) posters.set(`${video.id}\n${d}`, it.n);
   }
   if (refused > 0) plan.postsNeeded = plan.items.filter((it) => !it.draft && !it.alreadyPosted && !it.duplicate).length;
 }

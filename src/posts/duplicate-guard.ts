@@ -36,6 +36,11 @@ export interface EarlierPost {
 
 const NOT_POSTED = new Set(['failed', 'cancelled']);
 
+/** Whether a new post is held to the guard: a draft posts nothing (a person publishes it later), so it is neither stopped nor counted. */
+export function guarded(p: { draft: boolean }): boolean {
+  return !p.draft;
+}
+
 /**
  * The run asking: its base key (run-key.ts; a batch item's key) and the --idempotency-key given.
  * The journal's entry of this same run (its `run_key`) is not an earlier post of it: the run
@@ -60,7 +65,7 @@ function legacyOwn(own: OwnRun): boolean {
 
 /** Whether a post counts as posted to a destination: not a draft, and that destination neither failed nor was cancelled. */
 export function postedTo(p: JournalPost, d: JournalPost['destinations'][number]): boolean {
-  return !p.draft && p.state !== 'draft' && !(d.status && NOT_POSTED.has(d.status));
+  return guarded(p) && p.state !== 'draft' && !(d.status && NOT_POSTED.has(d.status));
 }
 
 /** The earlier posts in `posts` of one of `mediaIds` to one of `destinationIds` (newest first, as given), this run's own left out. */

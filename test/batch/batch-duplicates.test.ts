@@ -3,8 +3,8 @@
  * one destination are named by --dry-run (two duplicates), and the run posts the first and
  * refuses the two others on their own (exit 2); --allow-duplicate posts them (the video not sent
  * again); a copy of the video in another manifest is refused against the journal, naming the
- * earlier post; allow_duplicate on an item (a JSON field, a CSV column) and a draft before it
- * are not refused.
+ * earlier post; allow_duplicate on an item (a JSON field, a CSV column) and drafts (they post
+ * nothing) are not refused.
  */
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,14 +79,15 @@ describe('batch: the same video to the same destination', () => {
     expect(posted!.status).toBe('publishing');
   });
 
-  it('allow_duplicate on an item (JSON field, CSV column), and a draft before it, are not refused; a bad value is a problem (exit 2)', async () => {
+  it('allow_duplicate on an item (JSON field, CSV column), and a draft before it, are not refused, nor a draft (it posts nothing); a bad value is a problem (exit 2)', async () => {
     const items = jsonl([
       { file: 'a.mp4', to: 'youtube', caption: 'draft', draft: true },
       { file: 'a.mp4', to: 'youtube', caption: 'one' },
       { file: 'a.mp4', to: 'youtube', caption: 'two', allow_duplicate: true },
+      { file: 'b.mp4', to: 'youtube', caption: 'draft again', draft: true },
     ]);
     const plan = JSON.parse((await run(['batch', manifest('x.jsonl', items), '--dry-run', '--json'])).stdout) as PlanDoc;
-    expect(plan.items.map((it) => it.duplicate)).toEqual([null, null, null]);
+    expect(plan.items.map((it) => it.duplicate)).toEqual([null, null, null, null]);
     const csv = 'file,to,caption,allow_duplicate\na.mp4,youtube,one,\na.mp4,youtube,two,yes\na.mp4,youtube,three,no\n';
     const fromCsv = JSON.parse((await run(['batch', manifest('x.csv', csv), '--dry-run', '--json'])).stdout) as PlanDoc;
     expect(fromCsv.items.map((it) => it.duplicate?.items[0]?.item ?? null)).toEqual([null, null, 1]);

@@ -5,13 +5,13 @@
  * and refused otherwise (exit 2), unless --allow-duplicate.
  */
 import { CancelledError } from '../../errors.js';
-import { duplicateError, earlierPosts, earlierText } from '../duplicate-guard.js';
+import { duplicateError, earlierPosts, earlierText, guarded } from '../duplicate-guard.js';
 import { ask } from '../options.js';
 import { rerunLine, type Planned, type PostRun } from './types.js';
 
 export async function guardDuplicates(run: PostRun, planned: Planned): Promise<void> {
   const { opts, session, key } = run;
-  if (opts.allowDuplicate || opts.source.kind !== 'file' || !opts.duplicateWindowMs) return;
+  if (opts.allowDuplicate || opts.source.kind !== 'file' || !opts.duplicateWindowMs || !guarded(opts)) return;
   const file = opts.source.file;
   // This run's own post (the run a printed rerun or continue line carries on) is not another command's: told by the run key the journal keeps.
   const own = { runKey: key.key, ...(opts.idempotencyKey !== undefined ? { givenKey: opts.idempotencyKey } : {}) };
