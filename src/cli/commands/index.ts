@@ -244,6 +244,7 @@ const ENTRIES = [
       { name: 'destination', value: 'name', kind: 'destination', description: 'only posts to this destination (id, @handle or platform)' },
       { name: 'all-profiles', description: 'posts of every profile (default: only --profile / VIDPUB_PROFILE)' },
       { name: 'refresh', description: 'read the current state of the drafts and the posts still in progress from the service, and record it' },
+      { name: 'duplicates', description: 'the groups of the same video posted to the same destination (--limit: groups)' },
       { name: 'csv', description: 'as CSV' },
       COMMAND_TIMEOUT,
     ],
