@@ -1,10 +1,11 @@
 /**
  * The duplicate guard in `post` (its rule: ../duplicate-guard.ts), once the
  * destinations are chosen and before anything is sent: the same video posted
- * to one of them within the window is asked about on a terminal (default no)
- * and refused otherwise (exit 2), unless --allow-duplicate.
+ * to one of them within the window is asked about on a terminal (default no;
+ * no: exit 2, as a script is refused) and refused otherwise (exit 2), unless
+ * --allow-duplicate.
  */
-import { CancelledError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { duplicateError, earlierPosts, earlierText, guarded } from '../duplicate-guard.js';
 import { ask } from '../options.js';
 import { rerunLine, type Planned, type PostRun } from './types.js';
@@ -24,5 +25,6 @@ export async function guardDuplicates(run: PostRun, planned: Planned): Promise<v
   const prompter = await session.prompter();
   const hint = `To post it again without this question: ${again} --allow-duplicate`;
   const yes = await ask(() => prompter.confirm({ message: 'Post it again?', default: false }), 'Not posted: the same video was posted there already.', hint);
-  if (!yes) throw new CancelledError('Not posted: the same video was posted there already.', { hint });
+  // A no is the refusal a script gets (exit 2), answered by a person; Ctrl-C at the question is an interruption.
+  if (!yes) throw new UsageError('Not posted: the same video was posted there already; nothing was uploaded or posted.', { hint });
 }
