@@ -66,6 +66,22 @@ export async function hashWholeFile(path: string): Promise<string | undefined> {
   return h.digest('hex');
 }
 
+/** Whole files hashed by this process, by the file's identity (path, inode, size, time): a post's guard and its upload read a file once. */
+const HASHED = new Map<string, string>();
+const MAX_HASHED = 256;
+
+/** SHA-256 of the whole file, read once per process while it is unchanged (undefined if it changed while read). */
+async function hashOnce(file: VideoFile): Promise<string | undefined> {
+  const id = JSON.stringify(fileIdentity(file));
+  const known = HASHED.get(id);
+  if (known !== undefined) return known;
+  const sha256 = await hashWholeFile(file.path);
+  if (sha256 === undefined) return undefined;
+  if (HASHED.size >= MAX_HASHED) HASHED.delete(HASHED.keys().next().value!);
+  HASHED.set(id, sha256);
+  return sha256;
+}
+
 /** The fingerprint the journal holds for this very file, unchanged since it was taken. */
 function recordedFor(file: VideoFile, known: readonly KnownVideo[]): string | undefined {
   const me = fileIdentity(file);
@@ -83,14 +99,14 @@ export async function fileContent(journal: Journal | undefined, file: VideoFile,
   const sample = await sampleKey(file.path, file.size);
   const known = journal ? await journal.videosByContent(file.size, sample, forgotten) : [];
   if (!candidate && !known.some((k) => k.sha256)) return { content: { sample }, known };
-  const sha256 = recordedFor(file, known) ?? (await hashWholeFile(file.path));
+  const sha256 = recordedFor(file, known) ?? (await hashOnce(file));
   return { content: { sample, ...(sha256 ? { sha256 } : {}) }, known };
 }
 
 /** A file's fingerprint: from the journal when it knows this file unchanged, else read and hashed (undefined if it changed meanwhile). */
 export async function fileFingerprint(journal: Journal | undefined, file: VideoFile): Promise<string | undefined> {
   const { content, known } = await fileContent(journal, file);
-  return content.sha256 ?? recordedFor(file, known) ?? hashWholeFile(file.path);
+  return content.sha256 ?? recordedFor(file, known) ?? hashOnce(file);
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
@@ -122,7 +138,7 @@ export async function filesContent(journal: Journal | undefined, files: readonly
       const candidates = inJournal.filter((k) => k.sample === sample);
       if (same.length < 2 && candidates.length === 0) continue;
       for (const f of same) {
-        const sha256 = recordedFor(f, candidates) ?? (await hashWholeFile(f.path).catch(() => undefined));
+        const sha256 = recordedFor(f, candidates) ?? (await hashOnce(f).catch(() => undefined));
         if (sha256) fingerprints.set(f.path, sha256);
       }
     }
