@@ -43,6 +43,9 @@ export interface BatchOpts {
   slots?: SlotOpts;
   /** --shard, --report, --skip-done (shard-run.ts); undefined when none is given. */
   shards?: ShardOpts;
+  /** The duplicate guard's window (0: off) and --allow-duplicate (duplicate-items.ts). */
+  duplicateWindowMs?: number;
+  allowDuplicate?: boolean;
 }
 
 export interface BatchResult {
@@ -109,11 +112,15 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
     for (const it of plan.items) if ((await wasPosted(it.key)) && !it.draft) it.alreadyPosted = true;
     plan.postsNeeded = plan.items.filter((it) => !it.draft && !it.alreadyPosted).length;
   }
+  const dups = await import('./duplicate-items.js');
+  await dups.markDuplicates(plan, session, { windowMs: opts.duplicateWindowMs ?? 0, allowAll: opts.allowDuplicate === true });
   if (opts.slots) await (await import('./slot-step.js')).applySlots(plan, opts.slots, session);
   const short = allowanceError(plan);
   const planned: BatchResult = { dryRun: true, source: opts.source, plan, items: [] };
   if (short && !opts.waitForQuota) throw opts.dryRun ? Object.assign(short, { data: planned }) : short;
   if (short) session.log.warn(`${short.message.replace(/ Nothing was sent\.$/, '')} --wait-for-quota: the rest wait for the reset.`);
+  const refused = dups.refusedLine(plan);
+  if (refused) session.log.warn(refused);
   if (opts.dryRun) return planned;
 
   for (const it of plan.items) if (it.when?.note) session.log.warn(`item ${it.n}: ${sanitize(it.when.note)}`);
@@ -170,6 +177,7 @@ export function planJson(plan: BatchPlan): unknown {
         options: Object.fromEntries(p.values.map((v) => [v.key, { value: v.value, from: v.source === 'default' ? 'destination default' : it.fromDefaults.has(v.key) || it.fromDefaults.has(`${p.name}:${v.key}`) ? 'defaults' : 'item' }])),
       })),
       idempotency_key: it.key,
+      duplicate: it.duplicate ?? null,
     })),
     ...(plan.slots ? { slots: slotJson(plan.slots) } : {}),
   };

@@ -12,6 +12,7 @@ import { formatDuration } from '../time/duration.js';
 import { resetPhrase, type BatchPlan, type PlannedItem } from './plan.js';
 import { counted } from '../util/plural.js';
 import type { BatchRun, ItemOutcome } from './run-types.js';
+import { ALLOW_TEXT } from './duplicate-items.js';
 
 const CAPTION_PREVIEW = 80;
 
@@ -53,6 +54,7 @@ function itemLines(it: PlannedItem, c: Colors): string[] {
     const opts = p.values.map((v) => `${sanitize(v.key)}=${sanitize(String(v.value))}${c.dim(origin(it, p.name, v.key, v.source))}`);
     lines.push(`  to ${sanitize(destinationLabel(p.destination))}${opts.length ? `: ${opts.join(', ')}` : ''}`);
   }
+  if (it.duplicate) lines.push(c.yellow(`  duplicate: ${sanitize(it.duplicate.message)}; refused when run (${ALLOW_TEXT})`));
   return lines;
 }
 
@@ -65,13 +67,15 @@ function itemLines(it: PlannedItem, c: Colors): string[] {
 export function* planLines(plan: BatchPlan, source: string, c: Colors): Generator<string> {
   let drafts = 0;
   let replays = 0;
+  let dups = 0;
   for (const it of plan.items) {
     if (it.draft) drafts++;
     if (it.alreadyPosted) replays++;
+    if (it.duplicate) dups++;
   }
   const lines = [
     c.bold(`Plan for ${sanitize(source)}: ${plan.items.length} item${plan.items.length === 1 ? '' : 's'}`) +
-      ` (${plan.postsNeeded} to post${replays ? `, ${replays} already posted` : ''}${drafts ? `, ${drafts} draft${drafts === 1 ? '' : 's'}` : ''}); times in ${plan.zone}`,
+      ` (${plan.postsNeeded} to post${replays ? `, ${replays} already posted` : ''}${dups ? `, ${dups} duplicate${dups === 1 ? '' : 's'} refused` : ''}${drafts ? `, ${drafts} draft${drafts === 1 ? '' : 's'}` : ''}); times in ${plan.zone}`,
     `Daily post allowance: ${plan.postsNeeded} needed, ${plan.postsLeft ?? '?'} left${plan.postsLimit !== undefined ? ` of ${plan.postsLimit}` : ''}` +
       (plan.dailyResetAt ? ` (resets ${resetPhrase(plan.dailyResetAt, plan.zone)})` : ''),
   ];
@@ -113,7 +117,7 @@ export function outcomeTable(run: Pick<BatchRun, 'outcomes' | 'total' | 'counts'
   const shown = outcomes.length === total - ok ? `the ${counted(outcomes.length, 'item')}` : `the first ${outcomes.length} of the ${total - ok} items`;
   const some = outcomes.length < total ? [`(${shown} of ${total} that did not end well; each item's line is on stdout)`] : [];
   const count = (s: string) => run.counts[s] ?? 0;
-  const parts = ['published', 'publishing', 'scheduled', 'draft', 'blocked', 'failed', 'unknown', 'skipped'].filter((s) => count(s) > 0).map((s) => `${count(s)} ${s}`);
+  const parts = ['published', 'publishing', 'scheduled', 'draft', 'blocked', 'failed', 'unknown', 'skipped', 'refused'].filter((s) => count(s) > 0).map((s) => `${count(s)} ${s}`);
   const perItem = total ? ` (${(stats.reads / total).toFixed(1)} reads, ${(stats.writes / total).toFixed(1)} writes per item)` : '';
   return [...(outcomes.length > 0 ? rows : []), ...some, '', `${parts.join(', ') || 'nothing done'} in ${formatDuration(stats.elapsed_ms)}; ${stats.reads + stats.writes} requests${perItem}.`];
 }

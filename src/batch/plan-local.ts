@@ -8,6 +8,7 @@
 import { resolve } from 'node:path';
 import { VidpubError, sanitize } from '../errors.js';
 import type { VideoFile } from '../media/check.js';
+import type { EarlierPost } from '../posts/duplicate-guard.js';
 import { parseOptionFlag, type OptionAssignment } from '../posts/options.js';
 import { pastTimeError } from '../time/at-grammar.js';
 import { parseWhen, type ResolvedWhen } from '../time/parse-when.js';
@@ -32,6 +33,16 @@ export interface LocalItem {
   userKey?: string;
   /** force_new: post it although its file changed since the run that posted it (changed.ts). */
   forceNew: boolean;
+  /** allow_duplicate: post it although the same video went to the same destination (duplicate-items.ts). */
+  allowDuplicate: boolean;
+}
+
+/** Why an item is refused as a duplicate (duplicate-items.ts): earlier items of the manifest, and the journal's earlier posts, with its video to its destinations. */
+export interface ItemDuplicate {
+  items: { item: number; destination_id: string }[];
+  posts: EarlierPost[];
+  /** Said for a person: "the same video as item 1, which posts it to …; already posted to … (post …)". */
+  message: string;
 }
 
 /** An item's video once checked here: a file (with its duration), a link, or a video id still to be read. */
@@ -114,7 +125,7 @@ function readCaptionFields(f: Record<string, unknown>, add: Add): { caption?: st
 }
 
 /** A true-or-false field (draft, force_new): a boolean, or text as in a CSV cell; anything else is a problem. */
-function readFlag(f: Record<string, unknown>, name: 'draft' | 'force_new', add: Add): boolean {
+function readFlag(f: Record<string, unknown>, name: 'draft' | 'force_new' | 'allow_duplicate', add: Add): boolean {
   const v = f[name];
   if (typeof v === 'string' && !TRUE_TEXT.test(v.trim()) && !FALSE_TEXT.test(v.trim())) add(`${name} must be true or false, not "${sanitize(v)}"`);
   else if (v !== undefined && v !== null && typeof v !== 'boolean' && typeof v !== 'string') add(`${name} must be true or false`);
@@ -158,8 +169,9 @@ export function readLocal(raw: RawItem, problems: Problem[], alike: ReadAlike): 
   const assignments = readOptions(f.options, add, alike);
   const { draft, at, tz, userKey } = readTiming(f, add);
   const forceNew = readFlag(f, 'force_new', add);
+  const allowDuplicate = readFlag(f, 'allow_duplicate', add);
   // Written out, never spread (see rawItem in manifest.ts).
-  return { raw, video, to, caption, captionFile, assignments, at, tz, draft, userKey, forceNew };
+  return { raw, video, to, caption, captionFile, assignments, at, tz, draft, userKey, forceNew, allowDuplicate };
 }
 
 /**

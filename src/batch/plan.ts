@@ -21,8 +21,7 @@ import { itemKey } from './keys.js';
 import type { Manifest, Problem } from './manifest.js';
 import type { PacedClient } from './allowance-gate.js';
 import type { PlanSlots } from './post-times.js';
-import { localCaptions, localVideos, localWhens, messageOf, readAlike, readLocal, type LocalItem, type LocalVideo } from './plan-local.js';
-
+import { localCaptions, localVideos, localWhens, messageOf, readAlike, readLocal, type ItemDuplicate, type LocalItem, type LocalVideo } from './plan-local.js';
 
 export type ItemVideo = Exclude<LocalVideo, { kind: 'media' }> | { kind: 'media'; id: string; media: Media };
 
@@ -47,6 +46,7 @@ export interface PlannedItem {
   /** force_new: posted although its file changed since the run that posted it (changed.ts). */
   forceNew: boolean;
   /** No "at" and not a draft: --slots / --every gives it a time (slot-step.ts). */ timeless: boolean;
+  /** allow_duplicate; and the earlier posts that refuse it, when they do (duplicate-items.ts). */ allowDuplicate: boolean; duplicate?: ItemDuplicate;
 }
 
 export interface BatchPlan {
@@ -271,7 +271,7 @@ function planItem(it: LocalItem, i: number, checked: Checked, batchKey: string |
     draft: it.draft,
     fromDefaults: it.raw.fromDefaults,
     key: itemKey(content, batchKey),
-    forceNew: it.forceNew,
+    forceNew: it.forceNew, allowDuplicate: it.allowDuplicate,
     timeless: it.at === undefined && !it.draft,
     alreadyPosted: false,
     earlierPostId: undefined,

@@ -185,6 +185,8 @@ async function settleStatus(rc: RunContext, run: ItemRun, sent: Sent): Promise<v
 
 async function postItem(rc: RunContext, run: ItemRun): Promise<void> {
   const { it } = run;
+  // The same video to the same destination (duplicate-items.ts): refused on its own, nothing sent.
+  if (it.duplicate) return (await import('./duplicate-items.js')).refuseDuplicate(rc, run, it.duplicate);
   run.releaseSlot = await rc.slots.take();
   await rc.record({ type: 'item-started', item: it.n, key: it.key });
   const sent = (await earlierPost(rc, run, rc.clock.now())) ?? (await createItemPost(rc, run, await readyVideo(rc, run)));

@@ -4,7 +4,7 @@
  */
 import type { OutcomeUnknownError } from '../errors.js';
 
-export type ItemStatus = 'published' | 'publishing' | 'scheduled' | 'draft' | 'failed' | 'skipped' | 'blocked' | 'unknown';
+export type ItemStatus = 'published' | 'publishing' | 'scheduled' | 'draft' | 'failed' | 'skipped' | 'blocked' | 'unknown' | 'refused';
 
 export interface DestinationOutcome {
   destination_id: string;
@@ -73,7 +73,7 @@ export interface RunStats {
 }
 
 /** Why an item did not end well, for the exit code. */
-export type Trouble = 'failed' | 'blocked' | 'timeout' | 'rate' | 'interrupted' | 'unknown';
+export type Trouble = 'failed' | 'blocked' | 'timeout' | 'rate' | 'interrupted' | 'unknown' | 'duplicate';
 
 export interface BatchRun {
   /** The outcomes kept for the summary (outcome-keeper.ts): every item's, or those that did not end well. */

@@ -4,7 +4,7 @@
  * follows or finishes what is left.
  */
 import { counted } from '../util/plural.js';
-import { BlockedError, InterruptedError, OutcomeUnknownError, RateLimitError, TimeoutError, WorkFailedError, type VidpubError } from '../errors.js';
+import { BlockedError, InterruptedError, OutcomeUnknownError, RateLimitError, TimeoutError, UsageError, WorkFailedError, type VidpubError } from '../errors.js';
 import type { BatchRun, Trouble } from './run-types.js';
 
 /** The exit code's error for a run's troubles (undefined: every item ended well). */
@@ -56,6 +56,12 @@ export function troubleError(run: BatchRun, data: unknown): VidpubError | undefi
       count('failed') > retry.length ? 'Fix what the table says and run the batch again: items that went out are not posted twice.' : '',
     ];
     return new WorkFailedError(`${count('failed')} of ${counted(total, 'item')} failed.`, { data, hint: hint.filter(Boolean).join('\n') });
+  }
+  if (kinds.has('duplicate')) {
+    return new UsageError(`${count('duplicate')} of ${counted(total, 'item')} ${count('duplicate') === 1 ? 'was' : 'were'} refused: the same video to the same destination as an earlier post or item (the others went on).`, {
+      data,
+      hint: 'To post them anyway: allow_duplicate: true on each item, or run the batch again with --allow-duplicate (what was posted is replayed, not posted twice).',
+    });
   }
   return undefined;
 }

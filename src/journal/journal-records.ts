@@ -68,6 +68,7 @@ export function postRecord(e: PostEvent, ctx: RecordContext, ws: Workspace, at: 
     publish_at: p.publish_at ?? null,
     draft: p.status === 'draft',
     ...(e.idem ? { idem: e.idem } : {}),
+    ...(e.runKey || e.idem ? { run_key: e.runKey ?? e.idem } : {}),
     outcome: e.outcome,
     status: String(p.status),
     ...(e.retryOf ? { retry_of: e.retryOf } : {}),

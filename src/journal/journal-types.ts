@@ -71,6 +71,8 @@ export interface PostRecord extends RecordContext {
   draft: boolean;
   /** The --idempotency-key given (or the one retry derived). */
   idem?: string;
+  /** The base key of the run that made it (session/run-key.ts; vidpub's own vp-… when none was given): the duplicate guard tells the run's own post by it. Absent in lines written before it was kept. */
+  run_key?: string;
   /** created, or replayed (the service answered an earlier run's request). */
   outcome: string;
   status: string;
@@ -116,6 +118,7 @@ export interface JournalPost extends RecordContext {
   publish_at: string | null;
   draft: boolean;
   idem?: string;
+  run_key?: string;
   /** The post's status as last seen: draft, scheduled, publishing, completed. */
   status: string;
   /** draft, scheduled, publishing, completed, or failed (a destination failed or was cancelled). */
@@ -182,6 +185,8 @@ export interface PostEvent {
   size?: number;
   fileId?: FileIdentity;
   idem?: string;
+  /** The run's base key, when it is not `idem` (a post without --idempotency-key, --force-new). */
+  runKey?: string;
   outcome: 'created' | 'replayed';
   retryOf?: string;
 }
@@ -287,6 +292,8 @@ export interface Journal {
   history(q: HistoryQuery): Promise<JournalPost[]>;
   /** The videos of this service and key (or workspace) recorded with this size and cheap key, newest first (forgotten ones left out unless `forgotten`). */
   videosByContent(size: number, sample: string, forgotten?: boolean): Promise<KnownVideo[]>;
+  /** As videosByContent, for every video of one of these sizes, in one pass (a batch's files). */
+  videosBySize(sizes: ReadonlySet<number>, forgotten?: boolean): Promise<KnownVideo[]>;
   /**
    * The memory of the runs that post `what` (a description of the post: video, caption, destinations, options, time) at
    * this service in `workspace` (its id: any of its keys), or with this key when the workspace is not known. `alike`:

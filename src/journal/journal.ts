@@ -70,6 +70,7 @@ export function createJournal(deps: JournalDeps): Journal {
     retriesOf: async (postId: string) => reader.retriesOf(postId),
     history: async (q: HistoryQuery) => reader.history(q),
     videosByContent: async (size: number, sample: string, forgotten?: boolean) => (await import('./content-lookup.js')).videosByContent(reader, owner, size, sample, forgotten),
+    videosBySize: async (sizes: ReadonlySet<number>, forgotten?: boolean) => (await import('./content-lookup.js')).videosBySize(reader, owner, sizes, forgotten),
 
     async runs(what: unknown, workspace?: string, alike?: readonly unknown[]) {
       const ctx = await owner.record();

@@ -12,6 +12,7 @@ import type { Session } from '../session/session.js';
 import { parseBoundedDuration } from '../time/duration.js';
 import { describeRelative } from '../time/describe.js';
 import type { VideoFile } from '../media/check.js';
+import { isRunsOwnKey } from '../session/run-key.js';
 
 export const DEFAULT_DUPLICATE_WINDOW = '30d';
 /** Posts read back from the journal within the window, at most. */
@@ -35,14 +36,45 @@ export interface EarlierPost {
 
 const NOT_POSTED = new Set(['failed', 'cancelled']);
 
-/** The earlier posts in `posts` of one of `mediaIds` to one of `destinationIds` (newest first, as given). */
-export function earlierIn(posts: readonly JournalPost[], mediaIds: ReadonlySet<string>, destinationIds: readonly string[], ownKey?: string): EarlierPost[] {
+/** Whether a new post is held to the guard: a draft posts nothing (a person publishes it later), so it is neither stopped nor counted. */
+export function guarded(p: { draft: boolean }): boolean {
+  return !p.draft;
+}
+
+/**
+ * The run asking: its base key (run-key.ts; a batch item's key) and the --idempotency-key given.
+ * The journal's entry of this same run (its `run_key`) is not an earlier post of it: the run
+ * that a printed rerun or continue line carries on, or a batch run again.
+ */
+export interface OwnRun {
+  runKey: string;
+  givenKey?: string;
+}
+
+/** Whether a post is this run's own (see OwnRun): by its run key; by the key given (recorded as `idem`, so --force-new under it posts anew too). */
+function isOwn(p: JournalPost, own: OwnRun | undefined): boolean {
+  if (!own) return false;
+  if (p.run_key !== undefined ? p.run_key === own.runKey : legacyOwn(own)) return true;
+  return own.givenKey !== undefined && p.idem === own.givenKey;
+}
+
+/** A line written before the journal kept the run key: a command carrying a key vidpub made (its rerun or continue line) cannot be told from it, so it is taken as its own, as then. */
+function legacyOwn(own: OwnRun): boolean {
+  return isRunsOwnKey(own.givenKey);
+}
+
+/** Whether a post counts as posted to a destination: not a draft, and that destination neither failed nor was cancelled. */
+export function postedTo(p: JournalPost, d: JournalPost['destinations'][number]): boolean {
+  return guarded(p) && p.state !== 'draft' && !(d.status && NOT_POSTED.has(d.status));
+}
+
+/** The earlier posts in `posts` of one of `mediaIds` to one of `destinationIds` (newest first, as given), this run's own left out. */
+export function earlierIn(posts: readonly JournalPost[], mediaIds: ReadonlySet<string>, destinationIds: readonly string[], own?: OwnRun): EarlierPost[] {
   const out: EarlierPost[] = [];
   for (const p of posts) {
-    // A post made under this command's own --idempotency-key is its own (the key's rules, and --force-new, decide).
-    if (p.draft || p.state === 'draft' || !mediaIds.has(p.media_id) || (ownKey !== undefined && p.idem === ownKey)) continue;
+    if (!mediaIds.has(p.media_id) || isOwn(p, own)) continue;
     for (const d of p.destinations) {
-      if (!destinationIds.includes(d.id) || (d.status && NOT_POSTED.has(d.status))) continue;
+      if (!destinationIds.includes(d.id) || !postedTo(p, d)) continue;
       out.push({ post_id: p.post_id, at: p.at, destination_id: d.id, ...(d.name ? { name: d.name } : {}), media_id: p.media_id });
     }
   }
@@ -68,11 +100,11 @@ export async function postsWithin(session: Session, windowMs: number): Promise<J
 }
 
 /** The earlier posts of this file's video to these destinations within the window. */
-export async function earlierPosts(session: Session, file: VideoFile, destinationIds: readonly string[], windowMs: number, ownKey?: string): Promise<EarlierPost[]> {
+export async function earlierPosts(session: Session, file: VideoFile, destinationIds: readonly string[], windowMs: number, own?: OwnRun): Promise<EarlierPost[]> {
   if (windowMs <= 0 || !session.journal) return [];
   const media = await sameVideos(session, file);
   if (media.size === 0) return [];
-  return earlierIn(await postsWithin(session, windowMs), media, destinationIds, ownKey);
+  return earlierIn(await postsWithin(session, windowMs), media, destinationIds, own);
 }
 
 /** "@a (tiktok) on Friday 09:00 CET, 2 d ago (…) (post post_1)", one earlier post. */

@@ -24,7 +24,10 @@ export function runKey(given: string | undefined): RunKey {
   return { key: `${MADE_PREFIX}${nodeCrypto().randomBytes(12).toString('base64url')}`, given: false };
 }
 
-/** Whether a key given on the command line is one vidpub made for a run: the line it printed to rerun or continue that run. */
+/**
+ * Whether a key given on the command line is one vidpub made for a run: the line it printed to rerun or continue that run.
+ * Only for journal lines written before the journal kept each post's run key (posts/duplicate-guard.ts).
+ */
 export function isRunsOwnKey(key: string | undefined): boolean {
   return key !== undefined && key.startsWith(MADE_PREFIX);
 }

@@ -4,7 +4,8 @@
  * spring-forward night; the run leaves 12 scheduled posts at exactly those times in the
  * emulator's record; the same command again sends nothing new and keeps the times.
  */
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyVideo } from '../support/video-copy.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -45,7 +46,8 @@ describe.skipIf(noFaketime)('a backlog of 12 clips on mon-fri 09:00,17:00 (real 
     const dir = mkdtempSync(join(tmpdir(), 'vidpub-backlog-'));
     const lines: string[] = [];
     for (let i = 1; i <= 12; i++) {
-      copyFileSync('test/fixtures/clip.mp4', join(dir, `clip${i}.mp4`));
+      // Each clip its own video (the same one to one destination would be refused as a duplicate).
+      copyVideo('test/fixtures/clip.mp4', join(dir, `clip${i}.mp4`), i);
       lines.push(`clip${i}.mp4,linkedin,Clip ${i}`);
     }
     writeFileSync(join(dir, 'backlog.csv'), `file,to,caption\n${lines.join('\n')}\n`);

@@ -6,6 +6,7 @@
  */
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { copyVideo } from '../support/video-copy.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../src/contract/wire-types.js';
@@ -39,7 +40,8 @@ beforeAll(async () => {
   const store = await openConfigStore({ VIDPUB_CONFIG_DIR: config }, { writable: true });
   await store.setProfile('acme', { api_key: SOURCE_KEY, base_url: source.baseUrl });
   copyFileSync('test/fixtures/clip.mp4', join(dir, 'a.mp4'));
-  copyFileSync('test/fixtures/clip.mp4', join(dir, 'b.mp4'));
+  // Another video (the same one to dst_acme_films would be refused as a duplicate).
+  copyVideo('test/fixtures/clip.mp4', join(dir, 'b.mp4'), true);
   writeFileSync(join(dir, 'week.yaml'), [
     'items:',
     '  - file: a.mp4',

@@ -4,7 +4,8 @@
  * it, never JSON lines that wrap under the view and are cut. Every item's line is there, whole,
  * once; the JSON lines stay for a pipe.
  */
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyVideo } from '../support/video-copy.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +24,8 @@ describe.skipIf(noTmux)('vidpub batch at a terminal (tmux)', () => {
     dir = mkdtempSync(join(tmpdir(), 'vidpub-batch-pty-'));
     const lines = ['items:'];
     for (let i = 1; i <= ITEMS; i++) {
-      copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(dir, `clip${i}.mp4`));
+      // Each clip its own video (the same one to one destination would be refused as a duplicate).
+      copyVideo(join(ROOT, 'test/fixtures/clip.mp4'), join(dir, `clip${i}.mp4`), i);
       lines.push(`  - file: clip${i}.mp4`, `    caption: Clip number ${i} of the week, with a caption long enough`, '    to: [linkedin, youtube]', '    options: { youtube: { visibility: unlisted } }');
     }
     writeFileSync(join(dir, 'week.yaml'), lines.join('\n') + '\n');

@@ -92,7 +92,7 @@ const wholeMs: Record<Kind, number> = { post: 0, 'post --wait': 0, batch: 0 };
 
 function argsOf(trial: Pick<Trial, 'kind' | 'n'>): string[] {
   if (trial.kind === 'batch') {
-    const items = Array.from({ length: ITEMS }, (_, i) => ({ file: 'a.mp4', to: 'linkedin', caption: `kill loop ${trial.n}.${i + 1}` }));
+    const items = Array.from({ length: ITEMS }, (_, i) => ({ file: 'a.mp4', to: 'linkedin', caption: `kill loop ${trial.n}.${i + 1}`, allow_duplicate: true }));
     return ['batch', batchManifest(items), '--no-wait', '--no-input'];
   }
   const args = ['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', `kill loop ${trial.n}`, '--no-input'];

@@ -11,6 +11,8 @@ import { REPORT_KIND, REPORT_VERSION, type ReportItem, type ReportResult, type S
 
 /** What an item's outcome counts as in a report. */
 export function resultOf(o: ItemOutcome): ReportResult {
+  // Refused before anything was sent (a duplicate of an earlier post): nothing to rerun.
+  if (o.status === 'refused') return 'refused';
   if (o.status === 'failed' || o.status === 'blocked' || o.status === 'unknown') return 'failed';
   // Stopped (Ctrl-C, SIGTERM, --timeout) before its post was made: not reached.
   if (o.status === 'skipped') return 'pending';

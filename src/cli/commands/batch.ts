@@ -11,6 +11,7 @@ import { defineCommand, type Invocation } from '../run/command.js';
 import { isRehearsal, rehearsalDoc, rehearsalNote, rehearse } from '../rehearsal/rehearse.js';
 import { readAll, readNamedFile } from '../io/user-input.js';
 import { exactBytes } from '../../util/bytes.js';
+import { readDuplicateWindow } from '../run/duplicate-window.js';
 
 const MAX_MANIFEST_BYTES = 10_000_000;
 /**
@@ -53,10 +54,10 @@ const STREAMED = new WeakMap<Invocation, Set<number>>();
 export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchResult>({
   description:
     'Post many videos from one manifest (YAML, CSV, JSON or JSON Lines): every item is checked first (files, destinations, ' +
-    'options, times, duplicates, the daily allowance) and nothing is sent unless all pass. Then uploads run a few at a time, ' +
+    'options, times, duplicate items, the daily allowance) and nothing is sent unless all pass. An item whose video went to the same destination before (within duplicate_window) or earlier in the manifest is refused on its own (exit 2), unless allow_duplicate. Then uploads run a few at a time, ' +
     'each post is created as its video is ready, requests stay within the per-minute allowance, and posts sent now are ' +
     'followed to the end. Rerunning the same manifest creates nothing twice. stdout: a JSON line per item (at a terminal, a few lines per item for a person). ' +
-    `Item fields: file | url | media, to, caption | caption_file, options, at, tz, draft, key, force_new. AT: ${WHEN_FORMATS}.`,
+    `Item fields: file | url | media, to, caption | caption_file, options, at, tz, draft, key, force_new, allow_duplicate. AT: ${WHEN_FORMATS}.`,
   examples: [
     'vidpub batch week.yaml --dry-run',
     'vidpub batch week.yaml --yes',
@@ -104,6 +105,8 @@ export default defineCommand<'batch', BatchOpts & { rehearse: boolean }, BatchRe
       rehearse: flags.rehearse,
       slots,
       shards,
+      allowDuplicate: flags.allowDuplicate,
+      duplicateWindowMs: await readDuplicateWindow(inv),
     };
   },
   async run(opts, inv) {

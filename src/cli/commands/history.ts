@@ -7,6 +7,8 @@ import { renderTable } from '../../ui/table.js';
 import { parseDuration } from '../../time/duration.js';
 import { csvOf } from '../../util/csv-out.js';
 import { defineCommand } from '../run/command.js';
+import { groupRows, type DuplicateGroup } from '../../posts/duplicate-groups.js';
+import type { Invocation } from '../run/command.js';
 
 const STATES = ['draft', 'scheduled', 'publishing', 'completed', 'failed'];
 const MAX_LIMIT = 100_000;
@@ -43,6 +45,8 @@ export function parseSince(text: string, now: number, zone: string): number {
 interface Opts extends HistoryOpts {
   zone: string;
   csv: boolean;
+  /** --duplicates: the groups of the same video posted to the same destination (posts/duplicate-groups.ts). */
+  duplicates: boolean;
 }
 
 /** The posts as --json and --csv give them: `id` as every command names a post (post, status, retry…), `post_id` kept beside it for the scripts that read it. */
@@ -50,7 +54,30 @@ function historyDocument(posts: HistoryResult['posts']): Record<string, unknown>
   return posts.map((p) => ({ id: p.post_id, ...p }));
 }
 
-export default defineCommand<'history', Opts, HistoryResult & { zone: string; now: number; csv: boolean }>({
+/**
+ * history --duplicates: a row per post, grouped (the group's number first): at a terminal a table
+ * with when each was made as a person reads it; in a pipe tab-separated lines with ISO times; --csv its rows.
+ */
+function printGroups(groups: DuplicateGroup[], r: { zone: string; now: number; csv: boolean }, inv: Invocation): void {
+  const rows = groupRows(groups);
+  if (r.csv) return void inv.out.print(csvOf(rows).slice(0, -1));
+  const { tty, colors: c } = inv.out;
+  const lines = renderTable(
+    rows,
+    [
+      { header: 'Group', value: (p) => String(p.group) },
+      { header: 'Destination', value: (p) => (tty ? sanitize(p.name ?? p.destination_id) : p.destination_id) },
+      { header: 'Id', value: (p) => p.id },
+      { header: 'Made', value: (p) => (tty ? describeWall(Date.parse(p.at), r.zone, r.now, 'never') : p.at) },
+      { header: 'Video', value: (p) => p.media_id },
+      { header: 'Caption', value: (p) => (tty ? captionExcerpt(p.caption, inv.out.columns ?? 80) : p.caption), shrink: 'anywhere' },
+    ],
+    { tty, bold: c.bold, width: inv.out.columns },
+  );
+  for (const line of lines) inv.print(line);
+}
+
+export default defineCommand<'history', Opts, HistoryResult & { zone: string; now: number; csv: boolean; groups?: DuplicateGroup[] }>({
   description:
     'List the posts made from this machine (the local journal), newest first: id, time, status, each destination\'s ' +
     'state, caption. Only what vidpub recorded here, with the state last seen; --refresh reads the drafts and the posts ' +
@@ -62,6 +89,7 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string; no
     'vidpub history --refresh --json',
     'vidpub history --all-profiles',
     'vidpub history --since 30d --csv > posts.csv',
+    'vidpub history --duplicates --since 30d',
   ],
   parse(_args, flags, inv) {
     const limit = Number(flags.limit);
@@ -88,9 +116,16 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string; no
       refresh: flags.refresh,
       zone: resolveTimeZone(undefined, inv.ctx.env),
       csv: flags.csv,
+      duplicates: flags.duplicates,
     };
   },
   async run(opts, inv) {
+    if (opts.duplicates) {
+      const { runDuplicates } = await import('../../posts/duplicate-groups.js');
+      const d = await runDuplicates(opts, inv.session, MAX_LIMIT);
+      if (d.groups.length === 0) inv.log.info(`No video was posted twice to the same destination in the journal (${d.dir})${opts.profile ? ` for profile "${opts.profile}"` : ''}.`);
+      return { ...d, zone: opts.zone, now: inv.ctx.clock.now(), csv: opts.csv };
+    }
     const r = await runHistory(opts, inv.session);
     if (r.posts.length === 0) {
       const filtered = opts.state !== undefined || opts.sinceMs !== undefined || opts.destination !== undefined || opts.workspace !== undefined;
@@ -99,6 +134,7 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string; no
     return { ...r, zone: opts.zone, now: inv.ctx.clock.now(), csv: opts.csv };
   },
   print(r, inv) {
+    if (r.groups) return printGroups(r.groups, r, inv);
     // The --json document's posts, a row each (util/csv-out.ts).
     if (r.csv) return void inv.out.print(csvOf(historyDocument(r.posts)).slice(0, -1));
     const { tty, colors: c } = inv.out;
@@ -129,5 +165,5 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string; no
     );
     for (const line of rows) inv.print(line);
   },
-  json: (r) => historyDocument(r.posts),
+  json: (r) => r.groups ?? historyDocument(r.posts),
 });

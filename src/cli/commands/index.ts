@@ -210,6 +210,7 @@ const ENTRIES = [
       { name: 'timeout', value: 'dur', kind: 'duration', description: 'longest the whole batch waits for videos and posts (90s, 5m, 1h)', default: DEFAULT_TIMEOUT },
       YES,
       { name: 'force-new', description: 'post the items whose video file changed since the run that posted them (as force_new: true on each)' },
+      ALLOW_DUPLICATE_FLAG,
       REHEARSE,
       EVENTS,
       // A backlog on a rhythm (src/batch/slot-step.ts).
@@ -256,6 +257,7 @@ const ENTRIES = [
       { name: 'destination', value: 'name', kind: 'destination', description: 'only posts to this destination (id, @handle or platform)' },
       { name: 'all-profiles', description: 'posts of every profile (default: only --profile / VIDPUB_PROFILE)' },
       { name: 'refresh', description: 'read the current state of the drafts and the posts still in progress from the service, and record it' },
+      { name: 'duplicates', description: 'the groups of the same video posted to the same destination (--limit: groups)' },
       { name: 'csv', description: 'as CSV' },
       COMMAND_TIMEOUT,
     ],

@@ -36,6 +36,7 @@ export function lazyJournal(s: JournalSettings): Journal {
     retriesOf: async (id) => (await get()).retriesOf(id),
     history: async (q) => (await get()).history(q),
     videosByContent: async (size, sample, forgotten) => (await get()).videosByContent(size, sample, forgotten),
+    videosBySize: async (sizes, forgotten) => (await get()).videosBySize(sizes, forgotten),
     runs: async (what, workspace, alike) => (await get()).runs(what, workspace, alike),
     settle: async () => (real ? (await real).settle() : undefined),
   };

@@ -238,6 +238,7 @@ async function record(run: PostRun, made: Made, media: Media): Promise<void> {
     ...(s.kind === 'file' ? { file: s.file.path, size: s.file.size } : s.kind === 'url' ? { link: s.url } : {}),
     ...(s.kind !== 'file' && typeof media.size_bytes === 'number' ? { size: media.size_bytes } : {}),
     idem: opts.idempotencyKey,
+    runKey: key.key,
     outcome: made.replayed ? 'replayed' : 'created',
   });
   emitCreated(session.events, made.post, made.names);
