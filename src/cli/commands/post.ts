@@ -213,7 +213,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
     rehearsalNote(r, inv);
   },
   json: (r) => rehearsalDoc(r, isPostSet(r) ? postSetDocument(r) : videoOnly(r) ? { post: null, media: r } : postDocument(r)),
-  fields: [...POST_DOCUMENT_FIELDS, 'posts', 'rehearsal'],
+  fields: [...POST_DOCUMENT_FIELDS, 'posts', 'set', 'rehearsal'],
 });
 
 /** The data of a run that stopped before the post was created: the video's record, not a PostResult. */

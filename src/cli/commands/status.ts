@@ -45,6 +45,8 @@ export default defineCommand<'status', AnyStatusOpts & { web: boolean }, StatusD
   async run(opts, inv) {
     const { runAnyStatus } = await import('../../posts/status-flow.js');
     const data = await runAnyStatus(opts, inv.session);
+    // One post of a set (one post command, a caption each): its siblings named on stderr.
+    if (data.kind === 'post') await (await import('../../posts/retry-set.js')).setNote(inv.session, data.result.post.id);
     await openReviewPage(opts.web, data.kind === 'post' ? data.result : undefined, inv);
     return data;
   },

@@ -239,6 +239,7 @@ async function record(run: PostRun, made: Made, media: Media): Promise<void> {
     ...(s.kind !== 'file' && typeof media.size_bytes === 'number' ? { size: media.size_bytes } : {}),
     idem: opts.idempotencyKey,
     outcome: made.replayed ? 'replayed' : 'created',
+    ...(run.setId ? { set: run.setId } : {}),
   });
   emitCreated(session.events, made.post, made.names);
 }

@@ -89,6 +89,8 @@ export interface PostRun {
   key: RunKey;
   /** The run's note, for a rerun after it is cut off (cut-off.ts). */
   track: RunTrack;
+  /** One post of a set (caption-set.ts): the set's id, which its journal record carries. */
+  setId?: string;
 }
 
 /** The destinations chosen, and what will be sent to each. */
