@@ -10,6 +10,7 @@ import { InterruptedError, OutcomeUnknownError, UsageError, VidpubError, sanitiz
 import { captionRefusal } from '../../core/post-rules.js';
 import { matchChosen } from '../destinations.js';
 import { nodeCrypto } from '../../util/lazy-builtins.js';
+import { withDefaults, type SettingKey } from '../../config/text-defaults.js';
 import type { DestinationPlan } from '../options.js';
 import { destinationLabel, type PostResult } from '../view.js';
 import type { CaptionFor, PostRun, Ready } from './types.js';
@@ -82,10 +83,11 @@ export function captionsOf(captionsFor: CaptionFor[], plans: DestinationPlan[]):
  * The posts to make: destinations grouped by caption, in the order of --to. Each caption is checked against
  * the service's rules (exit 2 naming its destinations) before anything is sent.
  */
-export function groupByCaption(own: Map<DestinationPlan, CaptionFor>, plans: DestinationPlan[], base: string): CaptionGroup[] {
+export function groupByCaption(own: Map<DestinationPlan, CaptionFor>, plans: DestinationPlan[], base: string, defaults: readonly [SettingKey, string][] = []): CaptionGroup[] {
   const groups: CaptionGroup[] = [];
   for (const p of plans) {
-    const caption = own.get(p)?.text ?? base;
+    // The profile's prefix and suffix of its platform, once its caption is chosen.
+    const caption = withDefaults(own.get(p)?.text ?? base, p.destination.platform, defaults);
     const group = groups.find((g) => g.caption === caption);
     if (group) group.plans.push(p);
     else groups.push({ caption, plans: [p] });

@@ -6,6 +6,7 @@
  * is true when a person stops.
  */
 import type { Media } from '../../contract/wire-types.js';
+import type { SettingKey } from '../../config/text-defaults.js';
 import type { OpenRun, RunMemory } from '../../journal/journal-types.js';
 import type { VideoFile } from '../../media/check.js';
 import type { RunKey } from '../../session/run-key.js';
@@ -27,6 +28,8 @@ export interface PostOpts {
   caption?: string;
   /** --caption-for DEST=TEXT and --caption-file-for DEST=PATH: a destination's own caption (caption-set.ts). */
   captionsFor?: CaptionFor[];
+  /** The profile's caption prefix and suffix of each platform (config/text-defaults.ts); none with --no-caption-defaults. */
+  captionDefaults?: readonly [SettingKey, string][];
   options: OptionAssignment[];
   /** null for --draft. */
   when: ResolvedWhen | null;
