@@ -84,7 +84,7 @@ describe('batch with captions per item', { timeout: 120_000 }, () => {
     ['captions: {youtube: ""}', /item 1 \(line 2\): captions: the caption for "youtube" is empty/],
     ['captions: [hi]', /item 1 \(line 2\): captions must be a map of DEST: CAPTION/],
     [`captions: {youtube: "${'y'.repeat(5001)}"}`, /item 1 \(line 2\): the caption for @\S+ \(youtube\) has 5,001 characters: @\S+ \(youtube\) takes 5,000/],
-  ])('bad input %s: exit 2 with the item\'s line, nothing sent', async (captions, message) => {
+  ])('bad input (%#): exit 2 with the item\'s line, nothing sent', async (captions, message) => {
     writeFileSync(join(dir, 'bad.yaml'), `items:\n  - file: clip.mp4\n    to: [youtube, linkedin]\n    caption: base\n    ${captions}\n    options: {youtube: {visibility: unlisted}}\n`);
     const r = await inProcess(['batch', 'bad.yaml', '--yes']);
     expect(r.stderr).toMatch(message);

@@ -94,10 +94,10 @@ const ENTRIES = [
   { name: 'profiles', summary: 'List the stored profiles (base URL, workspace, masked key, last login)', group: 'account' },
   {
     name: 'config',
-    summary: "Get, set, unset or list a profile's settings (caption.prefix.PLATFORM, caption.suffix.PLATFORM)",
+    summary: "Get, set or list the profile's caption defaults",
     group: 'account',
     args: [
-      { name: 'action', kind: 'choice', choices: ['get', 'set', 'unset', 'list'], required: true },
+      { name: 'op', kind: 'choice', choices: ['get', 'set', 'unset', 'list'], required: true },
       { name: 'key', kind: 'text', required: false },
       { name: 'value', kind: 'text', required: false },
     ],
