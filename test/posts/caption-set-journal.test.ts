@@ -56,6 +56,14 @@ describe('a set of posts in the journal', () => {
     expect(status.stderr).toContain(`Post ${li} is one of set ${doc.set} (one command, a caption each); the others: ${yt} (@vidpubdemo (youtube)).`);
     expect(status.stderr).toContain(`retry the set: vidpub retry ${doc.set}`);
 
+    // The set by its id: each post read now, together; the failed one makes it exit 6.
+    const whole = await run(['status', doc.set, '--json']);
+    expect(whole.code).toBe(6);
+    expect((JSON.parse(whole.stdout) as SetDoc).posts.map((p) => [p.id, p.caption])).toEqual([
+      [yt, 'long text'],
+      [li, 'base'],
+    ]);
+
     const retried = await run(['retry', doc.set, '--json']);
     expect(retried.stderr).toContain(`Set ${doc.set}: 2 posts (${yt}, ${li}); retrying what failed in each.`);
     expect(retried.code).toBe(0);
