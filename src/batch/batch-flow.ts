@@ -110,7 +110,7 @@ export async function runBatchCommand(opts: BatchOpts, session: Session): Promis
   const wasPosted = opts.recorder?.wasPosted?.bind(opts.recorder) ?? (earlier ? (key: string) => earlier.has(key) : undefined);
   if (wasPosted) {
     for (const it of plan.items) if ((await wasPosted(it.key)) && !it.draft) it.alreadyPosted = true;
-    plan.postsNeeded = plan.items.filter((it) => !it.draft && !it.alreadyPosted).length;
+    plan.postsNeeded = plan.items.reduce((n, it) => n + (it.draft || it.alreadyPosted ? 0 : (it.groups?.length ?? 1)), 0);
   }
   const dups = await import('./duplicate-items.js');
   await dups.markDuplicates(plan, session, { windowMs: opts.duplicateWindowMs ?? 0, allowAll: opts.allowDuplicate === true });
@@ -168,6 +168,7 @@ export function planJson(plan: BatchPlan): unknown {
       line: it.line,
       video: it.video.kind === 'file' ? { file: it.video.shown, size_bytes: it.video.file.size, duration_sec: it.video.durationSec ?? null } : it.video.kind === 'url' ? { url: it.video.url } : { media: it.video.id },
       caption: it.caption,
+      captions: it.groups?.map((g) => ({ caption: g.caption, destinations: g.plans.map((p) => p.destination.id) })),
       draft: it.draft,
       publish_at: it.when === null ? null : it.when.publishAt,
       publish_at_utc: it.when === null ? null : it.when.now ? 'now' : it.when.utc,

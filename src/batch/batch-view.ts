@@ -47,7 +47,10 @@ const PIECE_CHARS = 64 * 1024;
 function itemLines(it: PlannedItem, c: Colors): string[] {
   const lines = ['', c.bold(`item ${it.n}${it.line !== undefined ? ` (line ${it.line})` : ''}: ${videoText(it)}`)];
   const cap = sanitize(it.caption);
-  lines.push(`  caption: ${cap === '' ? '(empty)' : cap.length > CAPTION_PREVIEW ? cap.slice(0, CAPTION_PREVIEW - 1) + '…' : cap}`);
+  const preview = (text: string) => (text === '' ? '(empty)' : text.length > CAPTION_PREVIEW ? text.slice(0, CAPTION_PREVIEW - 1) + '…' : text);
+  // Captions of the destinations' own: each with its destinations (a post each).
+  if (it.groups) for (const g of it.groups) lines.push(`  caption for ${sanitize(g.plans.map((p) => destinationLabel(p.destination)).join(', '))}: ${preview(sanitize(g.caption))}`);
+  else lines.push(`  caption: ${preview(cap)}`);
   lines.push(`  when:    ${whenText(it)}`);
   if (it.when?.note) lines.push(`           ${c.yellow(sanitize(it.when.note))}`);
   for (const p of it.plans) {

@@ -76,8 +76,8 @@ function csvHeader(record: string[], problems: Problem[]): string[] {
       if (header.indexOf(h, c + 1) === -1) problems.push({ line: 1, message: `column "${sanitize(h)}" is named twice: give each field one column (several destinations go in one cell, separated by ";")` });
       continue;
     }
-    if (h === 'options') problems.push({ line: 1, message: 'a CSV manifest has no "options" column: give each option its own column, option:KEY or option:DEST:KEY' });
-    else if (!h.startsWith('option:') && !ITEM_FIELDS.includes(h)) problems.push({ line: 1, message: `unknown column "${sanitize(h)}" (columns: ${ITEM_FIELDS.filter((f) => f !== 'options').join(', ')}, option:KEY, option:DEST:KEY)` });
+    if (h === 'options' || h === 'captions') problems.push({ line: 1, message: h === 'options' ? 'a CSV manifest has no "options" column: give each option its own column, option:KEY or option:DEST:KEY' : 'a CSV manifest has no "captions" column: give each destination\'s caption its own column, caption:DEST' });
+    else if (!h.startsWith('option:') && !h.startsWith('caption:') && !ITEM_FIELDS.includes(h)) problems.push({ line: 1, message: `unknown column "${sanitize(h)}" (columns: ${ITEM_FIELDS.filter((f) => f !== 'options').join(', ')}, option:KEY, option:DEST:KEY)` });
   }
   return header;
 }
@@ -95,8 +95,10 @@ function csvFields(header: string[], record: string[], where: { n: number; line:
       if (h === 'caption') fields.caption = '';
       return;
     }
-    if (cell.trim() === '' || h === 'options') return;
+    if (cell.trim() === '' || h === 'options' || h === 'captions') return;
     if (h.startsWith('option:')) (options ??= {})[h.slice('option:'.length)] = cell;
+    // caption:DEST, as the captions map of YAML and JSON (an empty cell: that destination takes the item's caption).
+    else if (h.startsWith('caption:')) ((fields.captions ??= {}) as Record<string, string>)[h.slice('caption:'.length)] = cell;
     else if (h === 'draft') {
       if (TRUE_TEXT.test(cell.trim())) fields.draft = true;
       else if (!FALSE_TEXT.test(cell.trim())) problems.push({ n: where.n, line: where.line, message: `draft must be true or false, not "${sanitize(cell)}"` });

@@ -45,7 +45,7 @@ export interface Manifest {
   problems: Problem[];
 }
 
-export const ITEM_FIELDS = ['file', 'url', 'media', 'to', 'caption', 'caption_file', 'options', 'at', 'tz', 'draft', 'key', 'force_new', 'allow_duplicate'];
+export const ITEM_FIELDS = ['file', 'url', 'media', 'to', 'caption', 'caption_file', 'captions', 'options', 'at', 'tz', 'draft', 'key', 'force_new', 'allow_duplicate'];
 
 /** How `draft` is written as text (a CSV cell, a quoted YAML value). */
 export const TRUE_TEXT = /^(true|yes|y|1)$/i;

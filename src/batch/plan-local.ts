@@ -5,6 +5,7 @@
  * to post's rules (src/core/post-rules.ts), its time resolved. Every problem
  * is added to the list with the item's number and line.
  */
+import { readCaptionsField, type ItemCaption } from './item-captions.js';
 import { resolve } from 'node:path';
 import { VidpubError, sanitize } from '../errors.js';
 import type { VideoFile } from '../media/check.js';
@@ -26,6 +27,8 @@ export interface LocalItem {
   to: string[];
   caption?: string;
   captionFile?: string;
+  /** A destination's own caption (captions, caption:DEST columns): item-captions.ts. */
+  captions?: ItemCaption[];
   assignments: OptionAssignment[];
   at?: string;
   tz?: string;
@@ -115,12 +118,13 @@ function readOptions(options: unknown, add: Add, alike: ReadAlike): OptionAssign
   return assignments;
 }
 
-function readCaptionFields(f: Record<string, unknown>, add: Add): { caption?: string; captionFile?: string } {
+function readCaptionFields(f: Record<string, unknown>, add: Add, own = false): { caption?: string; captionFile?: string } {
   const caption = f.caption === undefined || f.caption === null ? undefined : str(f.caption);
   if (f.caption !== undefined && f.caption !== null && caption === undefined) add('caption must be text');
   const captionFile = str(f.caption_file);
   if (caption !== undefined && captionFile !== undefined) add('give caption or caption_file, not both');
-  if (caption === undefined && captionFile === undefined) add('no caption: give caption (an empty one posts without a caption: caption: "" in YAML and JSON, a quoted empty cell "" in CSV) or caption_file');
+  // With captions of the destinations' own, one without is told once they are known (item-captions.ts).
+  if (caption === undefined && captionFile === undefined && !own) add('no caption: give caption (an empty one posts without a caption: caption: "" in YAML and JSON, a quoted empty cell "" in CSV) or caption_file');
   return { caption, captionFile };
 }
 
@@ -165,13 +169,14 @@ export function readLocal(raw: RawItem, problems: Problem[], alike: ReadAlike): 
   const video = readVideo(f, add);
   const to = toList(f.to, alike.lists) ?? [];
   if (to.length === 0) add('"to" is missing: where should it be posted? (ids, @handles or platforms)');
-  const { caption, captionFile } = readCaptionFields(f, add);
+  const captions = readCaptionsField(f.captions, add);
+  const { caption, captionFile } = readCaptionFields(f, add, captions !== undefined);
   const assignments = readOptions(f.options, add, alike);
   const { draft, at, tz, userKey } = readTiming(f, add);
   const forceNew = readFlag(f, 'force_new', add);
   const allowDuplicate = readFlag(f, 'allow_duplicate', add);
   // Written out, never spread (see rawItem in manifest.ts).
-  return { raw, video, to, caption, captionFile, assignments, at, tz, draft, userKey, forceNew, allowDuplicate };
+  return { raw, video, to, caption, captionFile, captions, assignments, at, tz, draft, userKey, forceNew, allowDuplicate };
 }
 
 /**

@@ -14,23 +14,23 @@ import type { Session } from '../session/session.js';
 import { planOptions, allowedValues, type ChosenDestination, type DestinationPlan, type OptionAssignment } from '../posts/options.js';
 import { destinationLabel, namesOf } from '../posts/view.js';
 import type { ResolvedWhen } from '../time/parse-when.js';
-import { formatDuration } from '../time/duration.js';
 import { describeMoment } from '../time/describe.js';
-import { tooLongFor } from '../core/post-rules.js';
 import { itemKey } from './keys.js';
+import { checkVideo, type ItemVideo } from './item-video.js';
+import { groupsContent, itemGroups, type ItemCaptionGroup } from './item-captions.js';
 import type { Manifest, Problem } from './manifest.js';
 import type { PacedClient } from './allowance-gate.js';
 import type { PlanSlots } from './post-times.js';
 import { localCaptions, localVideos, localWhens, messageOf, readAlike, readLocal, type ItemDuplicate, type LocalItem, type LocalVideo } from './plan-local.js';
 
-export type ItemVideo = Exclude<LocalVideo, { kind: 'media' }> | { kind: 'media'; id: string; media: Media };
+export type { ItemVideo } from './item-video.js';
 
 /** One item, resolved and checked: what will be sent. */
 export interface PlannedItem {
   n: number;
   line?: number;
   video: ItemVideo;
-  caption: string;
+  caption: string; /** Destinations with captions of their own (item-captions.ts): a post per caption, from the item's one video. */ groups?: ItemCaptionGroup[];
   plans: DestinationPlan[];
   /** null: a draft. */
   when: ResolvedWhen | null;
@@ -142,7 +142,7 @@ export async function buildPlan(input: PlanInput, session: Session, paced: Paced
   return {
     items,
     names: service.names,
-    postsNeeded: items.filter((it) => !it.draft).length,
+    postsNeeded: items.reduce((n, it) => n + (it.draft ? 0 : (it.groups?.length ?? 1)), 0),
     postsLeft: typeof daily?.remaining === 'number' ? daily.remaining : undefined,
     postsLimit: typeof daily?.limit === 'number' ? daily.limit : undefined,
     dailyResetAt: daily?.reset_at,
@@ -249,13 +249,14 @@ function planItem(it: LocalItem, i: number, checked: Checked, batchKey: string |
   const video = serviceVideo(checked.videos[i], service.mediaById, counted);
   if (video) checkVideo(video, plans, counted);
   const caption = checked.captions[i];
+  const groups = it.captions && plans.length > 0 ? itemGroups(it.captions, plans, caption, counted) : undefined;
   const when = checked.whens[i];
-  if (problems > 0 || !video || caption === undefined || when === undefined || plans.length === 0) return undefined;
+  if (problems > 0 || !video || (caption === undefined && !groups) || when === undefined || plans.length === 0) return undefined;
   // What identifies the item: the video, where, what, when. A relative time counts as written.
   const content = {
     video: video.kind === 'file' ? { file: it.video?.kind === 'file' ? it.video.path : video.shown, size: video.file.size } : video.kind === 'url' ? { url: video.url } : { media: video.id },
     to: plans.map((p) => ({ id: p.destination.id, options: Object.fromEntries(p.values.map((v) => [v.key, v.value])) })),
-    caption,
+    caption, captions: groupsContent(groups),
     when: when === null ? 'draft' : when.now ? 'now' : /^\+/.test((it.at ?? '').trim()) ? { relative: it.at!.trim() } : when.utc,
     key: it.userKey ?? null,
   };
@@ -265,7 +266,7 @@ function planItem(it: LocalItem, i: number, checked: Checked, batchKey: string |
     n: it.raw.n,
     line: it.raw.line,
     video,
-    caption,
+    caption: groups?.length === 1 ? groups[0]!.caption : (caption ?? ''), groups: groups && groups.length > 1 ? groups : undefined,
     plans,
     when,
     draft: it.draft,
@@ -350,26 +351,6 @@ function serviceVideo(video: LocalVideo | undefined, mediaById: Map<string, Medi
   if (m instanceof Error || m === undefined) return void add(`video ${video.id}: ${sanitize(m ? messageOf(m) : 'not found')}`);
   if (m.status === 'failed') return void add(`video ${video.id} failed at the service${m.error?.message ? `: ${sanitize(m.error.message)}` : ''}`);
   return { kind: 'media', id: video.id, media: m };
-}
-
-/** The video against each destination: duration (src/core/post-rules.ts), size, type. */
-function checkVideo(video: ItemVideo, plans: DestinationPlan[], add: (message: string) => void): void {
-  const durationSec = video.kind === 'file' ? video.durationSec : video.kind === 'media' ? video.media.duration_sec : undefined;
-  const size = video.kind === 'file' ? video.file.size : video.kind === 'media' ? video.media.size_bytes ?? undefined : undefined;
-  const type = video.kind === 'file' ? video.file.contentType : video.kind === 'media' ? video.media.content_type : undefined;
-  for (const t of tooLongFor(durationSec, plans)) {
-    add(`the video is ${formatDuration(durationSec! * 1000)} long; ${destinationLabel(t.destination.destination)} takes at most ${formatDuration(t.maxSec * 1000)}`);
-  }
-  for (const p of plans) {
-    const maxSize = p.destination.video_limits?.max_size_bytes;
-    if (size !== undefined && typeof maxSize === 'number' && size > maxSize) {
-      add(`the video is ${size.toLocaleString('en-US')} bytes; ${destinationLabel(p.destination)} takes at most ${maxSize.toLocaleString('en-US')}`);
-    }
-    const types = p.destination.video_limits?.content_types;
-    if (type && Array.isArray(types) && types.length > 0 && !types.includes(type)) {
-      add(`${destinationLabel(p.destination)} does not take ${sanitize(type)} video (it takes ${types.join(', ')})`);
-    }
-  }
 }
 
 /** exit 4 when the items do not fit in what is left of today's post allowance. */

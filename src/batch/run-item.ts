@@ -18,7 +18,8 @@ import { follow, readWithin, waitReady } from './item-waits.js';
 import { itemProgress } from './live-view.js';
 import type { BatchPlan, PlannedItem } from './plan.js';
 import type { ItemRun, RunContext } from './run-context.js';
-import type { DestinationOutcome, ItemOutcome } from './run-types.js';
+import type { DestinationOutcome, ItemOutcome, ItemStatus } from './run-types.js';
+import { setIdOf } from '../posts/post/caption-set.js';
 import { linkSignals } from '../util/any-signal.js';
 import { emitCreated, emitPost } from '../events/post-events.js';
 
@@ -117,20 +118,20 @@ async function readyVideo(rc: RunContext, run: ItemRun): Promise<Media> {
 }
 
 /** Creates the item's post of its ready video; a replayed create is read again for the post as it is now. */
-async function createItemPost(rc: RunContext, run: ItemRun, media: Media): Promise<Sent> {
+async function createItemPost(rc: RunContext, run: ItemRun, media: Media, what = { caption: run.it.caption, plans: run.it.plans, step: 'post' }): Promise<Sent> {
   const { it, out } = run;
   if (it.when && !it.when.now && it.when.ms <= rc.clock.now()) {
     throw new UsageError(`its time ${it.when.local} (${it.when.utc}) passed while the video was being uploaded; nothing was posted (video ${media.id})`);
   }
   const body: CreatePostRequest = {
     media_id: media.id,
-    caption: it.caption,
-    destinations: it.plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })),
+    caption: what.caption,
+    destinations: what.plans.map((p) => ({ destination_id: p.destination.id, options: optionsBody(p) })),
   };
   if (it.when) body.publish_at = it.when.publishAt;
   rc.view.state(it.n, it.draft ? 'saving draft' : 'posting');
   run.step = 'post';
-  const post = await rc.client.createPost(body, { idempotencyKey: stepKey(it.key, 'post'), signal: run.signal });
+  const post = await rc.client.createPost(body, { idempotencyKey: stepKey(it.key, what.step), signal: run.signal });
   const created = rc.clock.now();
   const replayed = responseMeta(post)?.replayed === true;
   out.post_id = post.id;
@@ -148,7 +149,9 @@ async function keepPost(rc: RunContext, run: ItemRun, { post, replayed }: Sent):
   out.destinations = destinationsOf(post, rc.plan.names);
   await rc.record({ type: 'post', item: it.n, key: it.key, post_id: post.id, replayed });
   const source = v.kind === 'file' ? { file: v.file.path, size: v.file.size, fileId: fileIdentity(v.file) } : v.kind === 'url' ? { link: v.url } : {};
-  await rc.session.journal?.post({ post, names: rc.plan.names, idem: it.key, outcome: replayed ? 'replayed' : 'created', ...source });
+  // The posts of an item with captions of its destinations' own are one set (history, status, retry SET_ID).
+  const set = it.groups ? { set: setIdOf(it.key) } : {};
+  await rc.session.journal?.post({ post, names: rc.plan.names, idem: it.key, outcome: replayed ? 'replayed' : 'created', ...source, ...set });
   emitCreated(rc.session.events, post, rc.plan.names);
 }
 
@@ -183,12 +186,45 @@ async function settleStatus(rc: RunContext, run: ItemRun, sent: Sent): Promise<v
   else out.status = 'publishing';
 }
 
+/** The worse of two item statuses, for an item of several posts. */
+const RANK: ItemStatus[] = ['published', 'draft', 'scheduled', 'publishing', 'unknown', 'skipped', 'blocked', 'failed'];
+const worse = (a: ItemStatus | undefined, b: ItemStatus): ItemStatus => (a !== undefined && RANK.indexOf(a) > RANK.indexOf(b) ? a : b);
+
+/**
+ * An item with captions of its destinations' own (item-captions.ts): a post per caption from its one video,
+ * each under a step of the item's key (`post`, `post-2`...: a rerun replays them), the item's line the worst.
+ */
+async function postGroups(rc: RunContext, run: ItemRun, groups: NonNullable<PlannedItem['groups']>): Promise<void> {
+  const { out } = run;
+  const media = await readyVideo(rc, run);
+  const ids: string[] = [];
+  const all: DestinationOutcome[] = [];
+  const errors: string[] = [];
+  let status: ItemStatus | undefined;
+  for (const [n, g] of groups.entries()) {
+    out.error = undefined;
+    const sent = await createItemPost(rc, run, media, { caption: g.caption, plans: g.plans, step: n === 0 ? 'post' : `post-${n + 1}` });
+    await keepPost(rc, run, sent);
+    await settleStatus(rc, run, sent);
+    ids.push(sent.post.id);
+    all.push(...out.destinations);
+    if (out.error) errors.push(`${sent.post.id}: ${out.error}`);
+    status = worse(status, out.status);
+  }
+  out.post_id = ids[0] ?? null;
+  out.posts = ids;
+  out.destinations = all;
+  out.status = status ?? out.status;
+  out.error = errors.length > 0 ? errors.join('; ') : undefined;
+}
+
 async function postItem(rc: RunContext, run: ItemRun): Promise<void> {
   const { it } = run;
   // The same video to the same destination (duplicate-items.ts): refused on its own, nothing sent.
   if (it.duplicate) return (await import('./duplicate-items.js')).refuseDuplicate(rc, run, it.duplicate);
   run.releaseSlot = await rc.slots.take();
   await rc.record({ type: 'item-started', item: it.n, key: it.key });
+  if (it.groups) return postGroups(rc, run, it.groups);
   const sent = (await earlierPost(rc, run, rc.clock.now())) ?? (await createItemPost(rc, run, await readyVideo(rc, run)));
   await keepPost(rc, run, sent);
   await settleStatus(rc, run, sent);

@@ -21,6 +21,8 @@ export interface ItemOutcome {
   status: ItemStatus;
   media_id: string | null;
   post_id: string | null;
+  /** An item with captions of its destinations' own: every post it made (post_id is the first). */
+  posts?: string[];
   review_url: string | null;
   publish_at: string | null;
   destinations: DestinationOutcome[];

@@ -28,6 +28,7 @@
  * instant that test/client/config-store.test.ts runs). Loading it, with ajv, also
  * slowed each login and logout.
  */
+import { isSettingKey } from './text-defaults.js';
 import { chmodSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -129,6 +130,8 @@ function cleanProfile(p: Profile): Profile {
     const v = p[field];
     if (typeof v === 'string' && v !== '') out[field] = v;
   }
+  // The caption defaults (config set caption.suffix.instagram …): text-defaults.ts.
+  for (const [k, v] of Object.entries(p)) if (isSettingKey(k) && typeof v === 'string' && v !== '') out[k] = v;
   return out;
 }
 

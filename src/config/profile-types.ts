@@ -18,6 +18,8 @@ export interface Profile {
   logged_in_at?: string;
   /** How long the same video posted to the same destination is asked about (a duration: 30d, 12h; 0 turns the guard off). */
   duplicate_window?: string;
+  /** A platform's caption prefix or suffix (`caption.suffix.instagram`: text-defaults.ts). */
+  [setting: `caption.${string}`]: string | undefined;
 }
 
 /** The config store: one JSON file (0600, in a 0700 directory), written under a lock by config-store.ts. */

@@ -104,6 +104,16 @@ export class JournalReader {
     return ids.map((id) => this.foldOne(id)).filter((p): p is JournalPost => p !== undefined);
   }
 
+  /** The posts of a set, in the order they were made (each post once). */
+  setPosts(setId: string): JournalPost[] {
+    const ids: string[] = [];
+    for (const r of this.records(`"set":${JSON.stringify(setId)}`)) {
+      if (r.kind === 'post' && r.set === setId && !ids.includes(r.post_id)) ids.push(r.post_id);
+    }
+    // Read newest first: the first made comes first.
+    return ids.reverse().map((id) => this.foldOne(id)).filter((p): p is JournalPost => p !== undefined);
+  }
+
   /** The posts history lists, newest first, in one pass over the journal. */
   history(q: HistoryQuery): JournalPost[] {
     const out: JournalPost[] = [];

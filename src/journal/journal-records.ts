@@ -72,6 +72,7 @@ export function postRecord(e: PostEvent, ctx: RecordContext, ws: Workspace, at: 
     outcome: e.outcome,
     status: String(p.status),
     ...(e.retryOf ? { retry_of: e.retryOf } : {}),
+    ...(e.set ? { set: e.set } : {}),
     ...(typeof p.review_url === 'string' && p.review_url ? { review_url: p.review_url } : {}),
   };
 }

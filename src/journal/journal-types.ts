@@ -80,6 +80,8 @@ export interface PostRecord extends RecordContext {
   retry_of?: string;
   /** The post's page in the web app (vidpub schedule --ics links it). */
   review_url?: string;
+  /** The set of posts one `post` command made, a caption each (set_…: the same on its reruns). */
+  set?: string;
 }
 
 export interface SeenDestination {
@@ -136,6 +138,8 @@ export interface JournalPost extends RecordContext {
   retry_of?: string;
   retried_by?: string[];
   review_url?: string;
+  /** The set of posts it is one of (PostRecord.set). */
+  set?: string;
 }
 
 export interface HistoryQuery {
@@ -189,6 +193,8 @@ export interface PostEvent {
   runKey?: string;
   outcome: 'created' | 'replayed';
   retryOf?: string;
+  /** The set of posts of one command it is one of (PostRecord.set). */
+  set?: string;
 }
 
 /** The newest post made under a key, and the file it was made from when its record says. */
@@ -289,6 +295,8 @@ export interface Journal {
   find(postId: string): Promise<JournalPost | undefined>;
   /** The retries made of a post (`vidpub retry`), newest first, whether or not the journal has the post itself. */
   retriesOf(postId: string): Promise<JournalPost[]>;
+  /** The posts of a set (PostRecord.set), in the order they were made. */
+  setPosts(setId: string): Promise<JournalPost[]>;
   history(q: HistoryQuery): Promise<JournalPost[]>;
   /** The videos of this service and key (or workspace) recorded with this size and cheap key, newest first (forgotten ones left out unless `forgotten`). */
   videosByContent(size: number, sample: string, forgotten?: boolean): Promise<KnownVideo[]>;

@@ -68,6 +68,7 @@ export function createJournal(deps: JournalDeps): Journal {
     lastPost: async () => reader.lastPost(deps.profile),
     find: async (postId: string) => reader.foldOne(postId),
     retriesOf: async (postId: string) => reader.retriesOf(postId),
+    setPosts: async (setId: string) => reader.setPosts(setId),
     history: async (q: HistoryQuery) => reader.history(q),
     videosByContent: async (size: number, sample: string, forgotten?: boolean) => (await import('./content-lookup.js')).videosByContent(reader, owner, size, sample, forgotten),
     videosBySize: async (sizes: ReadonlySet<number>, forgotten?: boolean) => (await import('./content-lookup.js')).videosBySize(reader, owner, sizes, forgotten),

@@ -62,7 +62,7 @@ export function fold(p: PostRecord, statuses: StatusRecord[], retriedBy?: string
     seen_at: last?.at ?? p.at,
     destinations,
   };
-  for (const k of ['key', 'workspace_id', 'workspace', 'file', 'link', 'size', 'idem', 'run_key', 'retry_of', 'review_url'] as const) {
+  for (const k of ['key', 'workspace_id', 'workspace', 'file', 'link', 'size', 'idem', 'run_key', 'retry_of', 'review_url', 'set'] as const) {
     if (p[k] !== undefined) (post as unknown as Record<string, unknown>)[k] = p[k];
   }
   if (retriedBy && retriedBy.length > 0) post.retried_by = [...retriedBy].reverse();

@@ -31,7 +31,7 @@ describe('batch manifests', () => {
     const m = await parseManifest('defaults:\n  file: x.mp4\nitems:\n  - file: a.mp4\n    colour: red\n', 'yaml');
     expect(m.problems.map((p) => [p.n, p.line, p.message])).toEqual([
       [undefined, undefined, 'defaults may not hold file, url, media or key: each item has its own'],
-      [1, 4, 'unknown field "colour" (fields: file, url, media, to, caption, caption_file, options, at, tz, draft, key, force_new, allow_duplicate)'],
+      [1, 4, 'unknown field "colour" (fields: file, url, media, to, caption, caption_file, captions, options, at, tz, draft, key, force_new, allow_duplicate)'],
     ]);
     const j = await parseManifest('{"items": 3}', 'json');
     expect(j.problems.map((p) => p.message)).toEqual(['"items" must be a list']);

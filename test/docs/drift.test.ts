@@ -23,6 +23,7 @@ const GUIDE: Record<string, [string, string]> = {
   login: ['docs/getting-started.md', '### `vidpub login`'],
   logout: ['docs/getting-started.md', '### `vidpub logout`'],
   profiles: ['docs/getting-started.md', '### `vidpub profiles`'],
+  config: ['docs/configuration.md', '## `vidpub config`: caption defaults per platform'],
   me: ['docs/getting-started.md', '### `vidpub me`'],
   destinations: ['docs/getting-started.md', '### `vidpub destinations`'],
   options: ['docs/getting-started.md', '### `vidpub options`'],

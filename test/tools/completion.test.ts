@@ -260,7 +260,7 @@ t() { words=("$@"); CURRENT=\${#words}; _vidpub }
     expect(r.stderr).toBe('');
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('compdef _vidpub vidpub');
-    expect(lines[1]).toMatch(/^describe: login logout profiles me destinations options upload/);
+    expect(lines[1]).toMatch(/^describe: login logout profiles config me destinations options upload/);
     expect(lines[2]).toMatch(/--caption --caption-file/);
     expect(lines[3]).toMatch(/^compadd: .*dst_demo_tiktok @vidpub\.demo/);
     expect(lines[4]).toBe('files');

@@ -4,6 +4,7 @@ import { describeWall } from '../../time/describe.js';
 import type { JournalPost } from '../../journal/journal-types.js';
 import { instantOfWall, resolveTimeZone } from '../../time/zones.js';
 import { renderTable } from '../../ui/table.js';
+import { historyRows, setState, type HistoryRow } from '../../posts/history-sets.js';
 import { parseDuration } from '../../time/duration.js';
 import { csvOf } from '../../util/csv-out.js';
 import { defineCommand } from '../run/command.js';
@@ -147,19 +148,22 @@ export default defineCommand<'history', Opts, HistoryResult & { zone: string; no
     };
     const style = (state: string) =>
       state === 'completed' ? c.green : state === 'failed' ? c.red : state === 'publishing' || state === 'scheduled' ? c.cyan : (s: string) => s;
+    // At a terminal a set of posts (one command, a caption each) is a line, its posts beneath it; a pipe has a line per post.
+    const lines: HistoryRow[] = tty ? historyRows(r.posts) : r.posts.map((post) => ({ post }));
+    const of = (f: (p: JournalPost) => string, head: (posts: JournalPost[]) => string) => (row: HistoryRow) => ('post' in row ? f(row.post) : head(row.posts));
     const rows = renderTable(
-      r.posts,
+      lines,
       [
-        { header: 'Id', value: (p) => p.post_id },
-        { header: 'Made or due', value: when },
-        { header: 'Status', value: (p) => p.state, style: (s, p) => style(p.state)(s) },
+        { header: 'Id', value: (row) => ('post' in row ? (row.in ? `${row.in === 'set-last' ? '  └ ' : '  ├ '}${row.post.post_id}` : row.post.post_id) : row.set) },
+        { header: 'Made or due', value: of(when, (posts) => when(posts[posts.length - 1]!)) },
+        { header: 'Status', value: of((p) => p.state, setState), style: (s) => style(s.trim())(s) },
         {
           header: 'Destinations',
-          value: (p) => (tty ? destinationsText(p) : p.destinations.map((d) => `${d.id}:${d.status ?? '?'}`).join(',')),
+          value: of((p) => (tty ? destinationsText(p) : p.destinations.map((d) => `${d.id}:${d.status ?? '?'}`).join(',')), (posts) => `${posts.length} posts, a caption each`),
           shrink: true,
         },
         // At a terminal its first line, cut to what the width leaves it; in a pipe all of it, on its one line.
-        { header: 'Caption', value: (p) => (tty ? captionExcerpt(p.caption, inv.out.columns ?? 80) : p.caption), shrink: 'anywhere' },
+        { header: 'Caption', value: of((p) => (tty ? captionExcerpt(p.caption, inv.out.columns ?? 80) : p.caption), () => ''), shrink: 'anywhere' },
       ],
       { tty, bold: c.bold, width: inv.out.columns },
     );

@@ -95,6 +95,16 @@ const ENTRIES = [
   },
   { name: 'logout', summary: "Forget a profile's stored API key", group: 'account' },
   { name: 'profiles', summary: 'List the stored profiles (base URL, workspace, masked key, last login)', group: 'account' },
+  {
+    name: 'config',
+    summary: "Get, set or list the profile's caption defaults",
+    group: 'account',
+    args: [
+      { name: 'op', kind: 'choice', choices: ['get', 'set', 'unset', 'list'], required: true },
+      { name: 'key', kind: 'text', required: false },
+      { name: 'value', kind: 'text', required: false },
+    ],
+  },
   { name: 'me', summary: 'Show the key, workspace, plan, usage and limits', group: 'account', flags: [COMMAND_TIMEOUT] },
   {
     name: 'destinations',
@@ -151,6 +161,7 @@ const ENTRIES = [
       { name: 'strict', description: 'refuse (exit 2) a caption longer than a destination takes, which would be cut; without it, a warning' },
       { name: 'caption-for', value: 'dest=text', repeatable: true, description: "a destination's own caption (DEST as --to reads it); one post per distinct caption, one upload; repeatable" },
       { name: 'caption-file-for', value: 'dest=path', repeatable: true, description: "a destination's own caption, read from a file; repeatable" },
+      { name: 'no-caption-defaults', description: "leave out the profile's caption prefix and suffix of each platform (vidpub config)" },
       {
         name: 'option',
         value: 'key=value',

@@ -12,6 +12,7 @@ const LOADERS: Record<CommandName, Loader> = {
   login: () => import('./login.js'),
   logout: () => import('./logout.js'),
   profiles: () => import('./profiles.js'),
+  config: () => import('./config.js'),
   me: () => import('./me.js'),
   destinations: () => import('./destinations.js'),
   options: () => import('./options.js'),

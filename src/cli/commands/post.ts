@@ -67,6 +67,16 @@ async function readCaptionsFor(flags: Flags, inv: Invocation): Promise<CaptionFo
   return out;
 }
 
+/** The profile's caption prefix and suffix of each platform (vidpub config); none when the config cannot be read (the client says why). */
+async function readCaptionDefaults(inv: Invocation): Promise<PostOpts['captionDefaults']> {
+  const { settingsOf } = await import('../../config/text-defaults.js');
+  try {
+    return settingsOf((await inv.ctx.config()).getProfile(inv.globals.profile));
+  } catch {
+    return [];
+  }
+}
+
 async function parseSource(args: Args, flags: Flags, inv: Invocation): Promise<PostSource> {
   const [arg] = args;
   const media = flags.media;
@@ -160,6 +170,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
       to,
       caption,
       ...(captionsFor.length > 0 ? { captionsFor } : {}),
+      ...(flags.captionDefaults ? { captionDefaults: await readCaptionDefaults(inv) } : {}),
       options,
       when,
       draft,
@@ -211,7 +222,7 @@ export default defineCommand<'post', PostOpts & { rehearse: boolean; web: boolea
     rehearsalNote(r, inv);
   },
   json: (r) => rehearsalDoc(r, isPostSet(r) ? postSetDocument(r) : videoOnly(r) ? { post: null, media: r } : postDocument(r)),
-  fields: [...POST_DOCUMENT_FIELDS, 'posts', 'rehearsal'],
+  fields: [...POST_DOCUMENT_FIELDS, 'posts', 'set', 'rehearsal'],
 });
 
 /** The data of a run that stopped before the post was created: the video's record, not a PostResult. */

@@ -8,17 +8,19 @@ import { formatSize } from '../../util/bytes.js';
 import type { AnyStatusOpts, StatusData } from '../../posts/status-flow.js';
 import { resolveTimeZone } from '../../time/zones.js';
 import { renderFields } from '../../ui/table.js';
+import { isPostSet, type PostSet } from '../../posts/post/caption-set.js';
+import { postSetDocument, printPostSet } from '../../posts/post/set-view.js';
 import { defineCommand } from '../run/command.js';
 import { MEDIA_FIELDS, POST_DOCUMENT_FIELDS } from '../output/json-fields.js';
 
 /** Errors carry the bare post result or media record as their data: the same printers take both. */
-function normalize(d: StatusData | PostResult | Media): StatusData {
+function normalize(d: StatusData | PostResult | Media | PostSet): StatusData {
   if ('kind' in d && (d.kind === 'post' || d.kind === 'media')) return d as StatusData;
   if ('post' in d) return { kind: 'post', result: d };
   return { kind: 'media', media: d as Media };
 }
 
-export default defineCommand<'status', AnyStatusOpts & { web: boolean }, StatusData>({
+export default defineCommand<'status', AnyStatusOpts & { web: boolean }, StatusData | PostSet>({
   description:
     "Show a post and each destination's status, url, warning and failure (a draft: its caption and each destination's " +
     'options). Without an id, the last post made from this machine with this profile (from the local journal). With a ' +
@@ -43,12 +45,19 @@ export default defineCommand<'status', AnyStatusOpts & { web: boolean }, StatusD
     };
   },
   async run(opts, inv) {
-    const { runAnyStatus } = await import('../../posts/status-flow.js');
+    const { runAnyStatus, runStatus } = await import('../../posts/status-flow.js');
+    const sets = await import('../../posts/retry-set.js');
+    // A set's id (one post command, a caption each): each of its posts, together.
+    const t = opts.target;
+    if (t.kind === 'post' && sets.isSetId(t.id)) return (await import('../../posts/post/set-status.js')).statusOfSet(t.id, inv.session, (postId) => runStatus({ ...opts, postId }, inv.session));
     const data = await runAnyStatus(opts, inv.session);
+    // One post of a set (one post command, a caption each): its siblings named on stderr.
+    if (data.kind === 'post') await sets.setNote(inv.session, data.result.post.id);
     await openReviewPage(opts.web, data.kind === 'post' ? data.result : undefined, inv);
     return data;
   },
   print(data, inv) {
+    if (isPostSet(data)) return printPostSet(data, inv.out);
     const d = normalize(data);
     if (d.kind === 'post') return printPost(d.result, inv.out);
     const m = d.media;
@@ -69,9 +78,10 @@ export default defineCommand<'status', AnyStatusOpts & { web: boolean }, StatusD
     for (const line of renderFields(fields, { tty, dim: inv.out.colors.dim, width: inv.out.columns })) inv.print(line);
   },
   json: (data) => {
+    if (isPostSet(data)) return postSetDocument(data);
     const d = normalize(data);
     return d.kind === 'post' ? withState(d.result.post) : d.media;
   },
   // A post's fields or a video's (the id says which): one the record lacks prints null.
-  fields: [...new Set([...POST_DOCUMENT_FIELDS, ...MEDIA_FIELDS])],
+  fields: [...new Set([...POST_DOCUMENT_FIELDS, ...MEDIA_FIELDS, 'set', 'posts'])],
 });

@@ -34,6 +34,7 @@ export function lazyJournal(s: JournalSettings): Journal {
     lastPost: async () => (await get()).lastPost(),
     find: async (id) => (await get()).find(id),
     retriesOf: async (id) => (await get()).retriesOf(id),
+    setPosts: async (id) => (await get()).setPosts(id),
     history: async (q) => (await get()).history(q),
     videosByContent: async (size, sample, forgotten) => (await get()).videosByContent(size, sample, forgotten),
     videosBySize: async (sizes, forgotten) => (await get()).videosBySize(sizes, forgotten),

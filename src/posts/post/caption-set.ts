@@ -9,6 +9,8 @@
 import { InterruptedError, OutcomeUnknownError, UsageError, VidpubError, sanitize } from '../../errors.js';
 import { captionRefusal } from '../../core/post-rules.js';
 import { matchChosen } from '../destinations.js';
+import { nodeCrypto } from '../../util/lazy-builtins.js';
+import { withDefaults, type SettingKey } from '../../config/text-defaults.js';
 import type { DestinationPlan } from '../options.js';
 import { destinationLabel, type PostResult } from '../view.js';
 import type { CaptionFor, PostRun, Ready } from './types.js';
@@ -29,7 +31,17 @@ export interface SetPost {
 
 /** What `post` returns when destinations take captions of their own. */
 export interface PostSet {
+  /** The set's id (setIdOf): the journal's records of its posts carry it. */
+  set?: string;
   posts: SetPost[];
+}
+
+/**
+ * The id of the set of posts made under a run's base key: `set_` and 16 hex digits of its hash. A rerun that
+ * continues the run (its key) or takes the same --idempotency-key names the same set.
+ */
+export function setIdOf(baseKey: string): string {
+  return `set_${nodeCrypto().createHash('sha256').update(`set:${baseKey}`).digest('hex').slice(0, 16)}`;
 }
 
 export function isPostSet(r: unknown): r is PostSet {
@@ -71,10 +83,11 @@ export function captionsOf(captionsFor: CaptionFor[], plans: DestinationPlan[]):
  * The posts to make: destinations grouped by caption, in the order of --to. Each caption is checked against
  * the service's rules (exit 2 naming its destinations) before anything is sent.
  */
-export function groupByCaption(own: Map<DestinationPlan, CaptionFor>, plans: DestinationPlan[], base: string): CaptionGroup[] {
+export function groupByCaption(own: Map<DestinationPlan, CaptionFor>, plans: DestinationPlan[], base: string, defaults: readonly [SettingKey, string][] = []): CaptionGroup[] {
   const groups: CaptionGroup[] = [];
   for (const p of plans) {
-    const caption = own.get(p)?.text ?? base;
+    // The profile's prefix and suffix of its platform, once its caption is chosen.
+    const caption = withDefaults(own.get(p)?.text ?? base, p.destination.platform, defaults);
     const group = groups.find((g) => g.caption === caption);
     if (group) group.plans.push(p);
     else groups.push({ caption, plans: [p] });
@@ -95,9 +108,9 @@ export function setCaption(groups: CaptionGroup[]): string {
 }
 
 /** The step of the n-th post's key: the first keeps the run's own (a single post's), the others `post-2`, `post-3`... */
-function stepOf(run: PostRun, n: number): PostRun {
-  if (n === 0) return run;
-  return { ...run, key: { ...run.key, postStep: `post-${n + 1}` } };
+function stepOf(run: PostRun, n: number, setId: string): PostRun {
+  if (n === 0) return { ...run, setId };
+  return { ...run, setId, key: { ...run.key, postStep: `post-${n + 1}` } };
 }
 
 /**
@@ -111,11 +124,12 @@ export async function createSet(
   one: (run: PostRun, ready: Ready) => Promise<PostResult>,
 ): Promise<PostSet> {
   const posts: SetPost[] = [];
+  const set = setIdOf(run.key.key);
   for (const [n, g] of groups.entries()) {
     const entry: SetPost = { caption: g.caption, destinations: g.plans.map((p) => p.destination.id) };
     posts.push(entry);
     try {
-      entry.result = await one(stepOf(run, n), { ...ready, caption: g.caption, plans: g.plans });
+      entry.result = await one(stepOf(run, n, set), { ...ready, caption: g.caption, plans: g.plans });
     } catch (err) {
       if (!(err instanceof VidpubError) || err instanceof InterruptedError || err instanceof OutcomeUnknownError) throw err;
       entry.error = err;
@@ -123,11 +137,11 @@ export async function createSet(
     }
   }
   const failed = posts.filter((p) => p.error);
-  if (failed.length === 0) return { posts };
+  if (failed.length === 0) return { set, posts };
   const worst = failed.map((p) => p.error!).reduce((a, b) => (b.exitCode > a.exitCode ? b : a));
   const Ctor = worst.constructor as new (message: string, o: ConstructorParameters<typeof VidpubError>[1]) => VidpubError;
   const message = failed.length === 1 ? worst.message : `${failed.length} of ${posts.length} posts did not go out: ${failed.map((p) => p.error!.message).join('; ')}`;
-  throw new Ctor(message, { hint: failed.map((p) => p.error!.hint).filter(Boolean).join('\n') || undefined, data: { posts }, cause: worst });
+  throw new Ctor(message, { hint: failed.map((p) => p.error!.hint).filter(Boolean).join('\n') || undefined, data: { set, posts }, cause: worst });
 }
 
 function isPostResult(d: unknown): d is PostResult {

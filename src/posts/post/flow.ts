@@ -178,7 +178,8 @@ async function earlierByKey({ opts, session, deadlineMs }: PostRun): Promise<Pos
   const earlier = await session.journal.findByKey(opts.idempotencyKey);
   if (!earlier) return undefined;
   // Another caption is another post: refused as the service refuses it (exit 2), not reported as done.
-  if (opts.caption !== undefined && opts.caption.slice(0, 200) !== earlier.caption) throw keyUsedForAnother(opts.idempotencyKey, earlier);
+  // (A caption with the profile's defaults is not the one typed: the service's key check says it.)
+  if (opts.caption !== undefined && !opts.captionDefaults?.length && opts.caption.slice(0, 200) !== earlier.caption) throw keyUsedForAnother(opts.idempotencyKey, earlier);
   const client = await session.client();
   return reportEarlier(session, client, earlier, { key: opts.idempotencyKey, wait: opts.wait, timeoutMs: opts.timeoutMs, deadlineMs, zone: opts.zone });
 }
@@ -212,7 +213,8 @@ async function readyToSend(given: PostRun, planned: Planned, known: Media | unde
     refuse(captionRefusal(caption));
   }
   // One post per distinct caption; a single one is the plain post.
-  const groups = own ? groupByCaption(own.own, planned.plans, caption) : undefined;
+  const defaults = opts.captionDefaults ?? [];
+  const groups = own || defaults.length > 0 ? groupByCaption(own?.own ?? new Map(), planned.plans, caption, defaults) : undefined;
   if (groups?.length === 1) caption = groups[0]!.caption;
   const set = groups && groups.length > 1 ? groups : undefined;
   let run = given;

@@ -222,8 +222,10 @@ function sayCaptionCut(run: PostRun, ready: Ready): void {
     if (group.caption === ready.caption) continue;
     const own = captionCutFor(group.caption, group.plans);
     if (own.length === 0) continue;
-    throw new UsageError(`the caption given for ${own.map((c) => destinationLabel(c.destination.destination)).join(', ')} (--caption-for) ${cutWords(own)}; nothing was sent`, {
-      hint: 'Shorten it: a caption written for a destination should fit it.',
+    // Its own (--caption-for), or the shared one with the profile's prefix or suffix of the platform (vidpub config).
+    const given = run.opts.captionsFor?.some((c) => group.caption.includes(c.text)) === true;
+    throw new UsageError(`the caption given for ${own.map((c) => destinationLabel(c.destination.destination)).join(', ')} (${given ? '--caption-for' : "with the profile's caption defaults"}) ${cutWords(own)}; nothing was sent`, {
+      hint: given ? 'Shorten it: a caption written for a destination should fit it.' : 'Shorten the caption or the default (vidpub config list), or leave the defaults out with --no-caption-defaults.',
     });
   }
   const shared = ready.groups ? ready.groups.filter((g) => g.caption === ready.caption).flatMap((g) => g.plans) : ready.plans;

@@ -240,6 +240,7 @@ async function record(run: PostRun, made: Made, media: Media): Promise<void> {
     idem: opts.idempotencyKey,
     runKey: key.key,
     outcome: made.replayed ? 'replayed' : 'created',
+    ...(run.setId ? { set: run.setId } : {}),
   });
   emitCreated(session.events, made.post, made.names);
 }

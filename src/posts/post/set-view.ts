@@ -25,8 +25,9 @@ export function printPostSet(set: PostSet, out: DataOut): void {
   for (const line of rows) out.print(line);
 }
 
-export function postSetDocument(set: PostSet): { posts: unknown[] } {
+export function postSetDocument(set: PostSet): { set?: string; posts: unknown[] } {
   return {
+    ...(set.set ? { set: set.set } : {}),
     posts: set.posts.map((p) =>
       p.result
         ? { ...postDocument(p.result), ...(p.error ? { error: { message: p.error.message, exit_code: p.error.exitCode } } : {}) }

@@ -6,6 +6,7 @@
  * is true when a person stops.
  */
 import type { Media } from '../../contract/wire-types.js';
+import type { SettingKey } from '../../config/text-defaults.js';
 import type { OpenRun, RunMemory } from '../../journal/journal-types.js';
 import type { VideoFile } from '../../media/check.js';
 import type { RunKey } from '../../session/run-key.js';
@@ -27,6 +28,8 @@ export interface PostOpts {
   caption?: string;
   /** --caption-for DEST=TEXT and --caption-file-for DEST=PATH: a destination's own caption (caption-set.ts). */
   captionsFor?: CaptionFor[];
+  /** The profile's caption prefix and suffix of each platform (config/text-defaults.ts); none with --no-caption-defaults. */
+  captionDefaults?: readonly [SettingKey, string][];
   options: OptionAssignment[];
   /** null for --draft. */
   when: ResolvedWhen | null;
@@ -89,6 +92,8 @@ export interface PostRun {
   key: RunKey;
   /** The run's note, for a rerun after it is cut off (cut-off.ts). */
   track: RunTrack;
+  /** One post of a set (caption-set.ts): the set's id, which its journal record carries. */
+  setId?: string;
 }
 
 /** The destinations chosen, and what will be sent to each. */
