@@ -52,18 +52,18 @@ describe('decideRateLimit', () => {
   const base = { now, waitedMs: 0, maxWaitMs: 60_000, waitForQuota: false, random: () => 0 };
 
   test('a per-minute limit is waited out per Retry-After (at least 1 s) within --max-wait', () => {
-    expect(decideRateLimit({ ...base, code: 'rate_limited', retryAfterSec: 7 })).toEqual({ action: 'wait', ms: 7000, daily: false });
-    expect(decideRateLimit({ ...base, code: 'rate_limited', retryAfterSec: 0 })).toEqual({ action: 'wait', ms: 1000, daily: false });
-    expect(decideRateLimit({ ...base, code: 'rate_limited' })).toEqual({ action: 'wait', ms: 1000, daily: false });
+    expect(decideRateLimit({ ...base, code: 'rate_limited', retryAfterSec: 7 })).toEqual({ action: 'wait', ms: 7000, counted: 7000, daily: false });
+    expect(decideRateLimit({ ...base, code: 'rate_limited', retryAfterSec: 0 })).toEqual({ action: 'wait', ms: 1000, counted: 1000, daily: false });
+    expect(decideRateLimit({ ...base, code: 'rate_limited' })).toEqual({ action: 'wait', ms: 1000, counted: 1000, daily: false });
   });
 
   test("a per-minute 429's wait ends at Retry-After plus a random part of at most RESET_JITTER_MS, never all at the reset instant", () => {
     const wait = (r: number) => decideRateLimit({ ...base, code: 'rate_limited', retryAfterSec: 7, random: () => r });
-    expect(wait(0)).toEqual({ action: 'wait', ms: 7000, daily: false });
-    expect(wait(0.5)).toEqual({ action: 'wait', ms: 7000 + RESET_JITTER_MS / 2, daily: false });
-    expect(wait(0.999_999)).toEqual({ action: 'wait', ms: 7000 + RESET_JITTER_MS, daily: false });
-    // The jitter does not count against --max-wait: Retry-After alone is judged.
-    expect(decideRateLimit({ ...base, code: 'rate_limited', retryAfterSec: 60, random: () => 0.999 })).toMatchObject({ action: 'wait', ms: 60_000 + 1499 });
+    expect(wait(0)).toEqual({ action: 'wait', ms: 7000, counted: 7000, daily: false });
+    expect(wait(0.5)).toEqual({ action: 'wait', ms: 7000 + RESET_JITTER_MS / 2, counted: 7000, daily: false });
+    expect(wait(0.999_999)).toEqual({ action: 'wait', ms: 7000 + RESET_JITTER_MS, counted: 7000, daily: false });
+    // The jitter does not count against --max-wait: Retry-After alone is judged, and counted.
+    expect(decideRateLimit({ ...base, code: 'rate_limited', retryAfterSec: 60, random: () => 0.999 })).toMatchObject({ action: 'wait', ms: 60_000 + 1499, counted: 60_000 });
     // 1,000 draws of a seeded source: every wait within the bounds, and spread over them.
     let seed = 42;
     const lcg = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);

@@ -89,7 +89,7 @@ export async function waitOutRateLimit(r: RateLimitedAnswer): Promise<number> {
   });
   if (!decision.daily) {
     await waiting;
-    return decision.ms;
+    return decision.counted ?? decision.ms;
   }
   try {
     await waiting;

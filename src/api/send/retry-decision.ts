@@ -90,7 +90,8 @@ export interface RateLimitInput {
 }
 
 export type RateLimitDecision =
-  | { action: 'wait'; ms: number; daily: boolean; resetAt?: string }
+  /** `counted`: what the wait counts against --max-wait (Retry-After, without the random part). */
+  | { action: 'wait'; ms: number; daily: boolean; resetAt?: string; counted?: number }
   | { action: 'fail'; reason: 'daily'; resetAt?: string }
   | { action: 'fail'; reason: 'too-long'; waitMs: number };
 
@@ -110,5 +111,5 @@ export function decideRateLimit(r: RateLimitInput): RateLimitDecision {
   }
   const waitMs = Math.max(1, r.retryAfterSec ?? 1) * 1000;
   if (r.waitedMs + waitMs > r.maxWaitMs) return { action: 'fail', reason: 'too-long', waitMs };
-  return { action: 'wait', ms: afterReset(waitMs, r.random), daily: false };
+  return { action: 'wait', ms: afterReset(waitMs, r.random), counted: waitMs, daily: false };
 }
