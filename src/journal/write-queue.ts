@@ -93,12 +93,13 @@ export function owner(): Pick<QueueEntry, 'pid' | 'host'> {
 /**
  * Reads the queue under its lock, lets `change` change it, writes it back
  * whole; returns what `change` returned. Throws what the lock or the disk
- * says (the caller then runs without the queue).
+ * says (the caller then runs without the queue). `waitMs`: the longest wait
+ * for the lock (the file lock's default when absent).
  */
-export async function changeQueue<T>(path: string, now: number, signal: AbortSignal, change: (state: QueueState) => T): Promise<T> {
+export async function changeQueue<T>(path: string, now: number, signal: AbortSignal, change: (state: QueueState) => T, waitMs?: number): Promise<T> {
   const purpose = { file: "the key's write queue", holders: 'another vidpub post with this key', notDone: 'the run was not queued', directory: 'the state directory' };
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  return withFileLock(path, { purpose, signal }, () => {
+  return withFileLock(path, { purpose, signal, ...(waitMs !== undefined ? { waitMs } : {}) }, () => {
     const state = read(path);
     prune(state, now);
     const out = change(state);

@@ -37,10 +37,10 @@ function clientDeps(opts: { clock?: Clock; env?: Record<string, string | undefin
   return { deps, stderr: () => text };
 }
 
-async function client(opts: { clock?: Clock; env?: Record<string, string | undefined>; settings?: Partial<ClientSettings> } = {}) {
+async function client(opts: { clock?: Clock; env?: Record<string, string | undefined>; settings?: Partial<ClientSettings>; random?: () => number } = {}) {
   const settings = { ...SETTINGS, ...opts.settings };
   const made = clientDeps({ clock: opts.clock, env: { ...emu.env(), ...opts.env }, debug: settings.debug });
-  const c = await createApiClient(settings, made.deps);
+  const c = await createApiClient(settings, made.deps, opts.random ? { random: opts.random } : {});
   return { c, ...made };
 }
 
@@ -175,9 +175,11 @@ describe('retries', () => {
 });
 
 describe('rate limits', () => {
+  // Waits of exactly Retry-After here (the random part of a wait for a reset is afterReset's, test/client/retry-decision.test.ts).
+  const NO_JITTER = () => 0;
   test('429 with Retry-After 2: waits, says so on stderr, then succeeds', async () => {
     await emu.fault({ method: 'GET', path: '/v1/me', action: 'status', status: 429, retry_after: 2, times: 1 });
-    const r = await runCli(['me', '--json'], { env: emu.env(), clock: scaledClock(50) });
+    const r = await runCli(['me', '--json'], { env: emu.env(), random: NO_JITTER, clock: scaledClock(50) });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/Rate limited \(requests_per_minute\); retrying in 2s…/);
     expect(JSON.parse(r.stdout).workspace.name).toBe('Demo');
@@ -186,7 +188,7 @@ describe('rate limits', () => {
   test('on a TTY the wait is a countdown rewriting one line', async () => {
     await emu.fault({ method: 'GET', path: '/v1/me', action: 'status', status: 429, retry_after: 3, times: 1 });
     const clock = virtualClock();
-    const r = await runCli(['me', '--json'], { env: emu.env(), clock, tty: { stderr: true } });
+    const r = await runCli(['me', '--json'], { env: emu.env(), random: NO_JITTER, clock, tty: { stderr: true } });
     expect(r.code).toBe(0);
     expect(clock.sleeps).toEqual([1000, 1000, 1000]);
     for (const left of ['3s', '2s', '1s']) expect(r.stderr).toContain(`\r\u001b[2KRate limited (requests_per_minute); retrying in ${left}…`);
@@ -195,14 +197,14 @@ describe('rate limits', () => {
 
   test('--quiet hides the notice but still waits and succeeds', async () => {
     await emu.fault({ method: 'GET', path: '/v1/me', action: 'status', status: 429, retry_after: 2, times: 1 });
-    const r = await runCli(['me', '--json', '--quiet'], { env: emu.env(), clock: scaledClock(50) });
+    const r = await runCli(['me', '--json', '--quiet'], { env: emu.env(), random: NO_JITTER, clock: scaledClock(50) });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
   });
 
   test('a wait beyond --max-wait: exit 4 saying how long to wait', async () => {
     await emu.fault({ method: 'GET', path: '/v1/me', action: 'status', status: 429, retry_after: 30, times: 1 });
-    const r = await runCli(['me', '--max-wait', '10s'], { env: emu.env(), clock: scaledClock(50) });
+    const r = await runCli(['me', '--max-wait', '10s'], { env: emu.env(), random: NO_JITTER, clock: scaledClock(50) });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/Error: Rate limited \(requests_per_minute\): the service asks to wait 30s, more than --max-wait \(10s\) allows/);
     expect(r.stderr).toMatch(/Try again in 30s, or raise --max-wait/);
@@ -210,14 +212,14 @@ describe('rate limits', () => {
 
   test('--max-wait counts the total: two 429s of 6s with --max-wait 10s -> exit 4 after the first wait', async () => {
     await emu.fault({ method: 'GET', path: '/v1/me', action: 'status', status: 429, retry_after: 6, times: 2 });
-    const r = await runCli(['me', '--max-wait', '10s'], { env: emu.env(), clock: scaledClock(100) });
+    const r = await runCli(['me', '--max-wait', '10s'], { env: emu.env(), random: NO_JITTER, clock: scaledClock(100) });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/retrying in 6s/);
     expect(r.stderr).toMatch(/Rate limited \(requests_per_minute\) after waiting 6s: the service asks to wait 6s/);
   });
 
   test('--max-wait is one budget for the whole command: a 6s wait on one request leaves 4s for the next', async () => {
-    const { c, stderr } = await client({ settings: { maxWaitMs: 10_000 } });
+    const { c, stderr } = await client({ settings: { maxWaitMs: 10_000 }, random: NO_JITTER });
     await emu.fault({ method: 'GET', path: '/v1/me', action: 'status', status: 429, retry_after: 6, times: 1 });
     await c.getMe();
     await emu.fault({ method: 'GET', path: '/v1/destinations', action: 'status', status: 429, retry_after: 6, times: 1 });
@@ -257,7 +259,7 @@ describe('rate limits', () => {
       content_type: 'application/json',
       body: JSON.stringify({ error: { type: 'rate_limited', code: 'imports_in_flight', message: '5 imports are downloading.' } }),
     });
-    const { c, stderr } = await client({ clock: scaledClock(1000) });
+    const { c, stderr } = await client({ clock: scaledClock(1000), random: NO_JITTER });
     await c.createImport({ url: 'https://videos.example.com/clip.mp4' });
     expect(stderr()).toMatch(/Rate limited \(imports_in_flight\); retrying in 30s…/);
     await c.close();

@@ -4,7 +4,7 @@
  * http-client.test.ts).
  */
 import { describe, expect, test } from 'vitest';
-import { decideAfterAttempt, decideRateLimit, MAX_SERVER_RETRY_AFTER_MS, type RetryCounters } from '../../src/api/send/retry-decision.js';
+import { afterReset, decideAfterAttempt, decideRateLimit, MAX_SERVER_RETRY_AFTER_MS, RESET_JITTER_MS, type RetryCounters } from '../../src/api/send/retry-decision.js';
 
 const LIMITS = { maxRetries: 3, maxInUseRetries: 6 };
 const fresh = (): RetryCounters => ({ retries: 0, inUseRetries: 0 });
@@ -49,12 +49,31 @@ describe('decideAfterAttempt', () => {
 
 describe('decideRateLimit', () => {
   const now = Date.parse('2030-01-01T12:00:00Z');
-  const base = { now, waitedMs: 0, maxWaitMs: 60_000, waitForQuota: false };
+  const base = { now, waitedMs: 0, maxWaitMs: 60_000, waitForQuota: false, random: () => 0 };
 
   test('a per-minute limit is waited out per Retry-After (at least 1 s) within --max-wait', () => {
-    expect(decideRateLimit({ ...base, code: 'rate_limited', retryAfterSec: 7 })).toEqual({ action: 'wait', ms: 7000, daily: false });
-    expect(decideRateLimit({ ...base, code: 'rate_limited', retryAfterSec: 0 })).toEqual({ action: 'wait', ms: 1000, daily: false });
-    expect(decideRateLimit({ ...base, code: 'rate_limited' })).toEqual({ action: 'wait', ms: 1000, daily: false });
+    expect(decideRateLimit({ ...base, code: 'rate_limited', retryAfterSec: 7 })).toEqual({ action: 'wait', ms: 7000, counted: 7000, daily: false });
+    expect(decideRateLimit({ ...base, code: 'rate_limited', retryAfterSec: 0 })).toEqual({ action: 'wait', ms: 1000, counted: 1000, daily: false });
+    expect(decideRateLimit({ ...base, code: 'rate_limited' })).toEqual({ action: 'wait', ms: 1000, counted: 1000, daily: false });
+  });
+
+  test("a per-minute 429's wait ends at Retry-After plus a random part of at most RESET_JITTER_MS, never all at the reset instant", () => {
+    const wait = (r: number) => decideRateLimit({ ...base, code: 'rate_limited', retryAfterSec: 7, random: () => r });
+    expect(wait(0)).toEqual({ action: 'wait', ms: 7000, counted: 7000, daily: false });
+    expect(wait(0.5)).toEqual({ action: 'wait', ms: 7000 + RESET_JITTER_MS / 2, counted: 7000, daily: false });
+    expect(wait(0.999_999)).toEqual({ action: 'wait', ms: 7000 + RESET_JITTER_MS, counted: 7000, daily: false });
+    // The jitter does not count against --max-wait: Retry-After alone is judged, and counted.
+    expect(decideRateLimit({ ...base, code: 'rate_limited', retryAfterSec: 60, random: () => 0.999 })).toMatchObject({ action: 'wait', ms: 60_000 + 1499, counted: 60_000 });
+    // 1,000 draws of a seeded source: every wait within the bounds, and spread over them.
+    let seed = 42;
+    const lcg = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const all = Array.from({ length: 1000 }, () => afterReset(7000, lcg));
+    expect(Math.min(...all)).toBeGreaterThanOrEqual(7000);
+    expect(Math.max(...all)).toBeLessThanOrEqual(7000 + RESET_JITTER_MS);
+    expect(new Set(all.map((ms) => Math.min(9, Math.floor((ms - 7000) / 150)))).size).toBe(10);
+    // A source out of its range is held to it.
+    expect(afterReset(1000, () => 7)).toBe(1000 + RESET_JITTER_MS);
+    expect(afterReset(1000, () => -1)).toBe(1000);
   });
 
   test('past --max-wait (counting what was already waited) it fails, saying how long the service asked', () => {

@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/cli/run/context.js';
+import { RESET_JITTER_MS } from '../../src/api/send/retry-decision.js';
 import { runCli, type RunResult } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { expectNothingTwice, postsTotal, startTestEmulator, writes, type TestEmulator } from '../support/emulator.js';
@@ -48,9 +49,10 @@ const CELLS: TlsCell[] = [
     args: [...POST_MEDIA.map((a) => (a === `${TIMEOUT_S}s` ? '30s' : a)), '--no-wait'],
     code: 0,
     stdout: /^id\tpost_\w+$/m,
-    stderr: new RegExp(`Rate limited \\(requests_per_minute\\); retrying in ${RETRY_AFTER_S}s`),
+    // Retry-After plus a random part of up to 1.5 s (afterReset).
+    stderr: new RegExp(`Rate limited \\(requests_per_minute\\); retrying in (${RETRY_AFTER_S}|${RETRY_AFTER_S + 1}|${RETRY_AFTER_S + 2})s`),
     posts: 1,
-    sleeps: (sleeps) => expect(sleeps).toContain(RETRY_AFTER_S * 1000),
+    sleeps: (sleeps) => expect(sleeps.some((ms) => ms >= RETRY_AFTER_S * 1000 && ms <= RETRY_AFTER_S * 1000 + RESET_JITTER_MS), String(sleeps)).toBe(true),
   },
 ];
 

@@ -4,7 +4,8 @@
  * on the emulator's clock run 30 times faster than real time, in-process: 6 posts take the
  * allowance's 3 minutes, no upload is left without its post, and a run whose turn would come
  * after its --timeout stops at once, sending nothing, with the line that runs it again. The
- * scale cases (40 and 100 runs on a Standard key, 3 machines) are bench/shared-key.mjs's.
+ * scale cases (40 and 100 runs on a Standard key, 3 machines of 4, 50 identical runs) are
+ * bench/shared-key.bench.mjs's.
  */
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultFixture } from '../../src/emulator/default-fixture.js';
 import type { Clock } from '../../src/core/clock.js';
-import { decide, noteCounter, roll } from '../../src/posts/post/key-queue.js';
+import { decide, lookAgain, noteCounter, roll } from '../../src/posts/post/key-queue.js';
 import type { QueueState } from '../../src/journal/write-queue.js';
 import { runCli } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
@@ -68,6 +69,33 @@ describe("the key's write queue", () => {
     expect(statSync(join(dir, files[0]!)).mode & 0o777).toBe(0o600);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
   }, 60_000);
+
+  it('3 machines (separate state directories), 2 runs each, on a key of 6 writes a minute: all 6 posted, every upload with its post', async () => {
+    clock = scaledClock(FACTOR);
+    await emu.api.freshMinute();
+    const machine = () => {
+      const base = mkdtempSync(join(tmpdir(), 'vidpub-queue-machine-'));
+      return { ...emu.env(), VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state'), VIDPUB_CACHE_DIR: join(base, 'cache'), TZ: 'UTC' };
+    };
+    const machines = [machine(), machine(), machine()];
+    const started = await emu.api.clockNow();
+    // Each machine's queue knows only its own runs: the others' writes reach it through the service's counter
+    // (X-RateLimit-*, GET /me) and its 429s, waited out per Retry-After plus a random part.
+    const runs = await Promise.all(Array.from({ length: 6 }, (_, i) => runCli(post(`Machine ${(i % 3) + 1} run ${i + 1}`, '--timeout', '10m'), { env: machines[i % 3], clock })));
+    const ended = await emu.api.clockNow();
+    expect(runs.map((r) => r.code), runs.map((r) => r.stderr).join('\n')).toEqual(Array(6).fill(0));
+    const log = await emu.requests();
+    const made = (path: string) => log.filter((q) => q.method === 'POST' && q.path === path && q.status === 201 && !q.replayed).length;
+    expect([made('/v1/media/uploads'), made('/v1/posts')]).toEqual([6, 6]);
+    // 18 writes at 6 a minute: 3 minutes of the allowance, and at most 2 more lost to the machines' 429s.
+    expect(Math.floor(ended / 60_000) - Math.floor(started / 60_000)).toBeLessThanOrEqual(4);
+  }, 60_000);
+
+  it('a run further back looks at the queue less often (0.3 s at the head, 3 s at most), with a random part of at most 0.3 s', () => {
+    expect([lookAgain(0, () => 0), lookAgain(1, () => 0), lookAgain(4, () => 0), lookAgain(39, () => 0)]).toEqual([300, 600, 1500, 3000]);
+    expect(lookAgain(0, () => 0.999_999)).toBe(600);
+    expect(lookAgain(39, () => 0.999_999)).toBe(3300);
+  });
 
   it('work already started goes first: a run let through keeps its writes across the reset, a continued run goes before new ones', () => {
     const t = 1_000_000;

@@ -2,7 +2,7 @@
  * Identical runs settle together (issue 52): when the run they wait for ends with its post made,
  * every waiter reads that post from the journal (the run's note names it) and reports it, without
  * replaying the first run's writes; only a run whose journal has no outcome replays through the
- * service. The scale case (50 runs) is bench/shared-key.mjs's.
+ * service. The scale case (50 runs) is bench/shared-key.bench.mjs's.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/build.js';

@@ -23,6 +23,8 @@ export interface RunOptions {
   clock?: Clock;
   /** Abort to simulate Ctrl-C. */
   signal?: AbortSignal;
+  /** The client's random source (the jitter of its backoff and of its waits for a reset); Math.random when absent. */
+  random?: () => number;
   columns?: number;
   /** The command's working directory (default: the test's). */
   cwd?: string;
@@ -74,7 +76,7 @@ export function makeContext(opts: RunOptions = {}): { ctx: Context; stdout: () =
     clock: opts.clock ?? realClock,
     config: async () => (await import('../../src/config/config-store.js')).openConfigStore(env),
     prompter: async () => opts.prompter ?? noPrompter,
-    createClient: async (settings) => (await import('../../src/cli/run/client-factory.js')).createClientFor(ctx, settings),
+    createClient: async (settings) => (await import('../../src/cli/run/client-factory.js')).createClientFor(ctx, settings, opts.random ? { random: opts.random } : undefined),
     signal: opts.signal ?? new AbortController().signal,
     cwd: opts.cwd ?? process.cwd(),
     version: '0.0.0-test',

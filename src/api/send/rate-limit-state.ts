@@ -6,6 +6,7 @@
  */
 import type { Clock } from '../../core/clock.js';
 import { interruptibleSleep } from './backoff.js';
+import { afterReset } from './retry-decision.js';
 
 export type RequestKind = 'read' | 'write';
 
@@ -29,11 +30,6 @@ export function kindOf(method: string): RequestKind {
 
 /** The longest we trust X-RateLimit-Reset to ask for (a counter resets each minute). */
 const MAX_PACING_WAIT_MS = 65_000;
-/**
- * A wait for the reset ends up to this much after it, at random: the runs that share a key (other
- * machines, other CI jobs) come back spread out, never all at the reset instant.
- */
-export const PACING_JITTER_MS = 1_500;
 
 export class Pacer {
   private readonly state: Partial<Record<RequestKind, RateLimitState>> = {};
@@ -73,7 +69,7 @@ export class Pacer {
   async before(kind: RequestKind, signal: AbortSignal | undefined, announce?: (ms: number) => void): Promise<void> {
     const ms = this.delayFor(kind);
     if (ms <= 0) return;
-    const jittered = ms + Math.round(this.random() * PACING_JITTER_MS);
+    const jittered = afterReset(ms, this.random);
     announce?.(jittered);
     await interruptibleSleep(this.clock, jittered, signal);
     // The counter has reset: let the next response tell us the new numbers.

@@ -40,6 +40,8 @@ export interface RateLimitedAnswer {
   sink: NoticeSink;
   maxWaitMs: number;
   waitForQuota: boolean;
+  /** The jitter's random source. */
+  random: () => number;
 }
 
 /** Waits the 429 out (returns the ms waited that count against --max-wait) or throws RateLimitError. */
@@ -48,7 +50,7 @@ export async function waitOutRateLimit(r: RateLimitedAnswer): Promise<number> {
   const parsed = parseErrorBody(info.bodyText, header(info.headers, 'content-type'));
   const code = parsed.code ?? 'rate_limited';
   const now = r.clock.now();
-  const decision = decideRateLimit({ code, retryAfterSec: info.retryAfterSec, resetAt: parsed.resetAt, now, waitedMs: r.waitedMs, maxWaitMs: r.maxWaitMs, waitForQuota: r.waitForQuota });
+  const decision = decideRateLimit({ code, retryAfterSec: info.retryAfterSec, resetAt: parsed.resetAt, now, waitedMs: r.waitedMs, maxWaitMs: r.maxWaitMs, waitForQuota: r.waitForQuota, random: r.random });
   if (decision.action === 'fail' && decision.reason === 'daily') {
     throw new RateLimitError(`The daily post allowance is used up (daily_post_limit); it resets ${resetPhrase(decision.resetAt, now, describeRelative)}.`, {
       http: errorFromResponse(info).http,
@@ -87,7 +89,7 @@ export async function waitOutRateLimit(r: RateLimitedAnswer): Promise<number> {
   });
   if (!decision.daily) {
     await waiting;
-    return decision.ms;
+    return decision.counted ?? decision.ms;
   }
   try {
     await waiting;

@@ -356,7 +356,7 @@ export class RequestSender {
 
   #rateLimited(info: ResponseInfo, waitedMs: number, s: Sending): Promise<number> {
     const { maxWaitMs, waitForQuota } = this.#o.settings;
-    return waitOutRateLimit({ info, waitedMs, signal: s.signal, action: s.o.action, clock: this.#clock, sink: this.#sink, maxWaitMs, waitForQuota });
+    return waitOutRateLimit({ info, waitedMs, signal: s.signal, action: s.o.action, clock: this.#clock, sink: this.#sink, maxWaitMs, waitForQuota, random: this.#random });
   }
 
   async #backoffWait(retry: number, signal: AbortSignal, why: string, overrideMs?: number, quiet = false): Promise<void> {

@@ -38,6 +38,18 @@ export type RetryDecision =
   | { action: 'retry'; counter: keyof RetryCounters; delayMs?: number }
   | { action: 'fail' };
 
+/**
+ * A wait for a counter's reset (X-RateLimit-Reset, a per-minute 429's Retry-After, the key queue's
+ * turn) ends up to this much after it, at random: the runs that share a key (other processes, other
+ * machines, CI jobs) come back spread over it, never all at the reset instant.
+ */
+export const RESET_JITTER_MS = 1_500;
+
+/** `ms` plus the random part of a wait for a reset: in [ms, ms + RESET_JITTER_MS]; `random` in [0, 1). */
+export function afterReset(ms: number, random: () => number): number {
+  return Math.max(0, Math.round(ms)) + Math.round(Math.min(1, Math.max(0, random())) * RESET_JITTER_MS);
+}
+
 /** The longest a 5xx's Retry-After is honoured before the next attempt. */
 export const MAX_SERVER_RETRY_AFTER_MS = 60_000;
 
@@ -73,17 +85,21 @@ export interface RateLimitInput {
   maxWaitMs: number;
   /** --wait-for-quota. */
   waitForQuota: boolean;
+  /** The random source of the jitter (Math.random; a test's own). */
+  random: () => number;
 }
 
 export type RateLimitDecision =
-  | { action: 'wait'; ms: number; daily: boolean; resetAt?: string }
+  /** `counted`: what the wait counts against --max-wait (Retry-After, without the random part). */
+  | { action: 'wait'; ms: number; daily: boolean; resetAt?: string; counted?: number }
   | { action: 'fail'; reason: 'daily'; resetAt?: string }
   | { action: 'fail'; reason: 'too-long'; waitMs: number };
 
 /**
  * The 429 policy: the daily allowance fails at once unless --wait-for-quota
  * (then sleeps to just past the reset); a per-minute limit is waited out per
- * Retry-After (at least 1 s) while the total stays within --max-wait.
+ * Retry-After (at least 1 s) plus a random part (afterReset), while Retry-After
+ * stays within --max-wait.
  */
 export function decideRateLimit(r: RateLimitInput): RateLimitDecision {
   if (r.code === 'daily_post_limit') {
@@ -95,5 +111,5 @@ export function decideRateLimit(r: RateLimitInput): RateLimitDecision {
   }
   const waitMs = Math.max(1, r.retryAfterSec ?? 1) * 1000;
   if (r.waitedMs + waitMs > r.maxWaitMs) return { action: 'fail', reason: 'too-long', waitMs };
-  return { action: 'wait', ms: waitMs, daily: false };
+  return { action: 'wait', ms: afterReset(waitMs, r.random), counted: waitMs, daily: false };
 }

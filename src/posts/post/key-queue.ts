@@ -26,6 +26,7 @@
  * run go on without it: the client's own pacing and 429 waits still apply.
  */
 import { responseMeta } from '../../api/client.js';
+import { afterReset } from '../../api/send/retry-decision.js';
 import { DeadlineReached, TimeoutError } from '../../errors.js';
 import { changeQueue, owner, queueFile, type QueueState } from '../../journal/write-queue.js';
 import { formatDuration } from '../../time/duration.js';
@@ -34,12 +35,13 @@ import { counted } from '../../util/plural.js';
 import type { PostRun, WriteTicket } from './types.js';
 
 export const WINDOW_MS = 60_000;
-/** How often a run near the head of the queue looks again. */
+/** How often a run at the head of the queue looks again; one further back looks this much more seldom per run ahead (up to LOOK_MAX_MS). */
 const LOOK_MS = 300;
-/** A wait for the reset ends up to this much after it, at random. */
-const RESET_JITTER_MS = 1_500;
+const LOOK_MAX_MS = 3_000;
 /** A run asking GET /me for the counter: the others wait this long at most for its answer. */
 const PROBE_MS = 10_000;
+/** The shortest wait for the queue's lock before the first write (the file lock's own default). */
+const LOCK_WAIT_MIN_MS = 10_000;
 /** How long a run takes once let through, before one was measured. */
 const FIRST_RUN_MS = 15_000;
 
@@ -93,7 +95,7 @@ export function decide(state: QueueState, id: string, now: number): Decision {
       me.admitted = now;
       return { state: 'go' };
     }
-    if (state.probe && now - state.probe.at < PROBE_MS) return { state: 'wait', admitAt: now, resetAt: state.probe.at + PROBE_MS, ahead: 0 };
+    if (state.probe && now - state.probe.at < PROBE_MS) return { state: 'wait', admitAt: now, resetAt: state.probe.at + PROBE_MS, ahead: state.entries.length - 1 };
     state.probe = { at: now };
     return { state: 'probe' };
   }
@@ -110,6 +112,12 @@ export function decide(state: QueueState, id: string, now: number): Decision {
   const demand = waiting.slice(0, place + 1).reduce((n, e) => n + e.need, 0);
   const minutes = demand <= free ? 0 : Math.ceil((demand - Math.max(0, free)) / w.limit);
   return { state: 'wait', admitAt: minutes === 0 ? now : w.resetAt + (minutes - 1) * WINDOW_MS, resetAt: w.resetAt, ahead: place };
+}
+
+/** When a run whose turn may come any moment looks again (ms): the further back, the more seldom, so dozens of runs do not hold the queue's lock in turn. */
+export function lookAgain(ahead: number, random: () => number): number {
+  const ms = Math.min(LOOK_MAX_MS, LOOK_MS * (1 + Math.max(0, ahead)));
+  return Math.round(ms + random() * LOOK_MS);
 }
 
 /** The writes a run needs to finish: an upload 3, an import 2, a video already there 1. */
@@ -132,6 +140,9 @@ export async function queueForWrites(run: PostRun): Promise<WriteTicket | undefi
   const now = () => session.clock.now();
   const need = needOf(run);
   const change = <T>(fn: (s: QueueState) => T) => changeQueue(path, now(), session.signal, fn);
+  // Before its first write, a lock held by the other runs (dozens polling it on a loaded machine) is waited for up to the
+  // deadline: a run that gave up on it would go on without the queue and spend the writes promised to the runs ahead.
+  const waitTurn = <T>(fn: (s: QueueState) => T) => changeQueue(path, now(), session.signal, fn, Math.max(LOCK_WAIT_MIN_MS, run.deadlineMs - now()));
   let posted = false;
   const leave = async (): Promise<void> => {
     await change((s) => {
@@ -143,7 +154,7 @@ export async function queueForWrites(run: PostRun): Promise<WriteTicket | undefi
   };
   try {
     for (let said = false; ; ) {
-      const d = await change((s): { decision: Decision; runMs?: number } => {
+      const d = await waitTurn((s): { decision: Decision; runMs?: number } => {
         if (!s.entries.some((e) => e.id === id)) s.entries.push({ id, ...owner(), since: now(), need, ...(run.key.continued ? { started: true } : {}) });
         const decision = decide(s, id, now());
         // Let through, but too late to finish before --timeout: it sends nothing.
@@ -158,7 +169,7 @@ export async function queueForWrites(run: PostRun): Promise<WriteTicket | undefi
       const decision = d.decision;
       if (decision.state === 'go') break;
       if (decision.state === 'probe') {
-        await probe(run, (fn) => change(fn));
+        await probe(run, (fn) => waitTurn(fn));
         continue;
       }
       if (decision.late || decision.admitAt + (d.runMs ?? FIRST_RUN_MS) > run.deadlineMs) throw tooLate(run, decision.admitAt - now(), decision.ahead);
@@ -170,8 +181,8 @@ export async function queueForWrites(run: PostRun): Promise<WriteTicket | undefi
         );
       }
       // Near the head: look again soon; further back: at the reset, spread out at random.
-      const wait = decision.admitAt > now() ? Math.max(LOOK_MS, decision.resetAt - now()) + Math.random() * RESET_JITTER_MS : LOOK_MS + Math.random() * LOOK_MS;
-      await session.clock.sleep(Math.round(wait), session.signal);
+      const wait = decision.admitAt > now() ? afterReset(Math.max(LOOK_MS, decision.resetAt - now()), Math.random) : lookAgain(decision.ahead, Math.random);
+      await session.clock.sleep(wait, session.signal);
     }
   } catch (err) {
     await leave();
