@@ -59,7 +59,9 @@ describe('batch --shard: four machines, two killed and run again elsewhere', () 
   it('every item posted exactly once, the replayed ones reported so, the reports together the manifest', async () => {
     const first = [1, 2].map((i) => join(dir, `first-${i}.json`));
     const posted = () => count(reportAt(first[0]!), 'posted') + count(reportAt(first[1]!), 'posted');
-    const killed: Ended[] = await Promise.all(first.map((r, i) => signalWhen(shard(i + 1, r), async () => posted() >= LEFT, 'SIGKILL')));
+    // Both shards killed once the day's posts are made and each has written its report (a shard slow to start may
+    // begin when the other has already made them all: it then finds none left and waits for the reset).
+    const killed: Ended[] = await Promise.all(first.map((r, i) => signalWhen(shard(i + 1, r), async () => posted() >= LEFT && first.every((f) => existsSync(f)), 'SIGKILL')));
     for (const e of killed) expect(e.signal, e.stderr).toBe('SIGKILL');
     const before = first.map((r) => reportAt(r)!);
     // Killed outright: the last report written is whole, and says the run did not end.

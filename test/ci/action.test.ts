@@ -195,7 +195,8 @@ describe('a batch: the manifest, shard and report inputs', () => {
   it('runs the batch of the manifest input: every item posted, the items by status in the summary', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vidpub-action-batch-'));
     const manifest = join(dir, 'week.jsonl');
-    writeFileSync(manifest, ['one', 'two'].map((c) => JSON.stringify({ file: clip, to: 'youtube', caption: `Clip ${c}` })).join('\n') + '\n');
+    // One clip to two destinations: the same video twice to one would be refused as a duplicate (exit 2).
+    writeFileSync(manifest, [['one', 'youtube'], ['two', 'linkedin']].map(([c, to]) => JSON.stringify({ file: clip, to, caption: `Clip ${c}` })).join('\n') + '\n');
     const r = await runAction({ manifest, wait: 'false', 'api-key': emu.key(), 'base-url': emu.baseUrl });
     expect(r.code, r.log).toBe(0);
     expect(await postsMade()).toBe(2);

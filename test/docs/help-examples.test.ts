@@ -38,6 +38,7 @@ const PARSE_ONLY: Record<string, string> = {
   'vidpub completion zsh > "${fpath[1]}/_vidpub"': "zsh's $fpath",
   'generate-items | vidpub batch - --format jsonl --yes --json': 'generate-items stands for a program of yours',
   'vidpub publish post_123 --option @vidpub.demo:privacy=SELF_ONLY': 'needs a draft blocked for its privacy (test/commands/new-user.test.ts runs it); post_123 here is a scheduled post',
+  'vidpub retry set_0123456789abcdef --yes': 'needs a set of posts in the journal (test/posts/caption-set-journal.test.ts runs retry SET_ID)',
   'vidpub watch --once --forward-to https://example.com/hooks/vidpub': 'example.com stands for a receiver of yours (test/events/watch-forward.test.ts runs --forward-to)',
 };
 
