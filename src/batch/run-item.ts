@@ -59,9 +59,8 @@ function startingOutcome(plan: BatchPlan, it: PlannedItem): ItemOutcome {
  * This machine's journal holds the item's post (an earlier run): report it as it is now.
  * The service replays the item's keys for 24 hours only; after that a send would post it again.
  */
-async function earlierPost(rc: RunContext, run: ItemRun, created: number): Promise<Sent | undefined> {
+async function earlierPost(rc: RunContext, run: ItemRun, created: number, id = run.it.earlierPostId): Promise<Sent | undefined> {
   const { it, out } = run;
-  const id = it.earlierPostId;
   if (!id) return undefined;
   rc.view.state(it.n, 'posted earlier');
   const post = await readWithin(rc, run, () => 'posted earlier', (look) => rc.client.getPost(id, { signal: look })).catch((err: unknown) => {
@@ -186,6 +185,9 @@ async function settleStatus(rc: RunContext, run: ItemRun, sent: Sent): Promise<v
   else out.status = 'publishing';
 }
 
+/** Whether two lists hold the same ids, in any order. */
+const sameIds = (a: string[], b: string[]): boolean => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+
 /** The worse of two item statuses, for an item of several posts. */
 const RANK: ItemStatus[] = ['published', 'draft', 'scheduled', 'publishing', 'unknown', 'skipped', 'blocked', 'failed'];
 const worse = (a: ItemStatus | undefined, b: ItemStatus): ItemStatus => (a !== undefined && RANK.indexOf(a) > RANK.indexOf(b) ? a : b);
@@ -196,17 +198,26 @@ const worse = (a: ItemStatus | undefined, b: ItemStatus): ItemStatus => (a !== u
  */
 async function postGroups(rc: RunContext, run: ItemRun, groups: NonNullable<PlannedItem['groups']>): Promise<void> {
   const { out } = run;
-  const media = await readyVideo(rc, run);
+  // The video is sent (or found) only for a caption whose post is still to make.
+  let media: Media | undefined;
   const ids: string[] = [];
   const all: DestinationOutcome[] = [];
   const errors: string[] = [];
   let status: ItemStatus | undefined;
+  // The set's posts this machine's journal holds (an earlier run's): each caption's post made there is read, not made
+  // again, past the service's 24 hours of Idempotency-Keys too, as an item of one post is (earlierPostId).
+  const made = (await rc.session.journal?.setPosts(setIdOf(run.it.key)).catch(() => undefined)) ?? [];
   for (const [n, g] of groups.entries()) {
     out.error = undefined;
-    const sent = await createItemPost(rc, run, media, { caption: g.caption, plans: g.plans, step: n === 0 ? 'post' : `post-${n + 1}` });
+    const same = (p: (typeof made)[number]) => p.caption === g.caption && sameIds(p.destinations.map((d) => d.id), g.plans.map((pl) => pl.destination.id));
+    const sent =
+      (await earlierPost(rc, run, rc.clock.now(), made.find(same)?.post_id)) ??
+      (await createItemPost(rc, run, (media ??= await readyVideo(rc, run)), { caption: g.caption, plans: g.plans, step: n === 0 ? 'post' : `post-${n + 1}` }));
     await keepPost(rc, run, sent);
     await settleStatus(rc, run, sent);
     ids.push(sent.post.id);
+    // Kept as they are made: an item stopped at a later caption still names the posts it made.
+    out.posts = [...ids];
     all.push(...out.destinations);
     if (out.error) errors.push(`${sent.post.id}: ${out.error}`);
     status = worse(status, out.status);

@@ -65,6 +65,21 @@ describe('batch with captions per item', { timeout: 120_000 }, () => {
     expect(made[2]!.media_id).toBe(made[3]!.media_id);
   });
 
+  it('a rerun past the service\'s 24 hours of keys: each caption\'s post read from the journal, nothing uploaded or posted again', async () => {
+    writeFileSync(join(dir, 'posts.yaml'), YAML);
+    const first = await inProcess(['batch', 'posts.yaml', '--yes', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    // 25 hours on at the service: it no longer knows the Idempotency-Keys; the journal is what remembers.
+    await emu.advance(25 * 3600);
+    const again = await inProcess(['batch', 'posts.yaml', '--yes', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await writes('/v1/media/uploads')).toHaveLength(2);
+    expect(await writes('/v1/posts')).toHaveLength(4);
+    const items = (doc: string) => (JSON.parse(doc) as { items: { posts: string[]; replayed?: boolean }[] }).items;
+    expect(items(again.stdout).map((i) => i.posts)).toEqual(items(first.stdout).map((i) => i.posts));
+    expect(items(again.stdout).every((i) => i.replayed === true)).toBe(true);
+  });
+
   it('--dry-run shows each destination\'s caption; a CSV caption:DEST column reads the same', async () => {
     writeFileSync(join(dir, 'posts.csv'), 'file,to,caption,caption:youtube,option:youtube:visibility\nclip.mp4,youtube;linkedin,base,long text,unlisted\n');
     const r = await inProcess(['batch', 'posts.csv', '--dry-run']);
