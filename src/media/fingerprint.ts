@@ -51,11 +51,15 @@ export async function hashWholeFile(path: string): Promise<string | undefined> {
   const fd = await openForReading(path);
   let total = 0;
   try {
-    const buf = Buffer.allocUnsafe(HASH_READ_BYTES);
-    for (;;) {
-      const n = await readAt(fd, buf, buf.length, total);
+    // Two buffers: the next block is read (on libuv's threads) while this one is hashed (on this thread), so a
+    // file the page cache holds takes the hash's time, not the hash's and the reads' one after the other.
+    const bufs = [Buffer.allocUnsafe(HASH_READ_BYTES), Buffer.allocUnsafe(HASH_READ_BYTES)];
+    let next = readAt(fd, bufs[0]!, HASH_READ_BYTES, 0);
+    for (let i = 0; ; i ^= 1) {
+      const n = await next;
       if (n === 0) break;
-      h.update(buf.subarray(0, n));
+      next = readAt(fd, bufs[i ^ 1]!, HASH_READ_BYTES, total + n);
+      h.update(bufs[i]!.subarray(0, n));
       total += n;
     }
   } finally {
