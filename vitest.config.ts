@@ -4,31 +4,34 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The files that run longest (each runs its blocks one after another), started
- * first so that the run does not end waiting on one of them; the order is a CI
- * run's wall time per file, longest first. Without a results cache (a fresh
+ * first so that the run does not end waiting on one of them; the order is a full
+ * run's wall time per file at the last wave, longest first. Without a results cache (a fresh
  * checkout, as in CI) Vitest would start the largest files first, and these
  * are small.
  */
 const LONGEST = [
   'test/docs/help-examples.test.ts',
+  'test/tools/completion.test.ts',
+  'test/reliability/key-encodings.test.ts',
+  'test/mcp/local-mcp.test.ts',
+  'test/ci/action.test.ts',
+  'test/client/config-store.test.ts',
   'test/reliability/live-run.test.ts',
-  'test/pty/frictions-pty.test.ts',
-  'test/docs/manual-emulator.test.ts',
-  'test/reliability/fault-matrix.test.ts',
+  'test/credentials/keychain-entries.test.ts',
   'test/reliability/kill-loop.test.ts',
+  'test/docs/manual.test.ts',
   'test/reliability/signal-keeps-note.test.ts',
   'test/docs/manual-publishing.test.ts',
-  'test/ci/action.test.ts',
-  'test/credentials/keychain-entries.test.ts',
-  'test/reliability/same-file.test.ts',
-  'test/batch/batch-changed.test.ts',
-  'test/reliability/cut-off-rerun.test.ts',
-  'test/net/fault-matrix-tls.test.ts',
-  'test/reliability/key-encodings.test.ts',
+  'test/docs/reference.test.ts',
+  'test/docs/manual-emulator.test.ts',
   'test/reliability/live-run-together.test.ts',
-  'test/docs/manual.test.ts',
-  'test/reliability/process-edges.test.ts',
+  'test/batch/batch-changed.test.ts',
   'test/webapp/workspace-cli.test.ts',
+  'test/reliability/process-edges.test.ts',
+  'test/reliability/cut-off-rerun.test.ts',
+  'test/emulator/controls-access.test.ts',
+  'test/pty/frictions-pty.test.ts',
+  'test/commands/service-limits-bin.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {
