@@ -239,7 +239,9 @@ describe('rate limits', () => {
   });
 
   test('timeoutMs: one budget for all of the client\'s requests, rate-limit waits included; then TimeoutError', async () => {
-    const { c } = await client({ clock: scaledClock(100), settings: { timeoutMs: 3_000 } });
+    // A clock moved only by the client's own waits: the budget is spent by the rate-limit wait alone, never by how long the
+    // machine takes to answer (on real time scaled a hundredfold, a loaded machine spent the 3 s on GET /me).
+    const { c } = await client({ clock: virtualClock(), settings: { timeoutMs: 3_000 } });
     await c.getMe();
     await emu.fault({ method: 'GET', path: '/v1/destinations', action: 'status', status: 429, retry_after: 10, times: 1 });
     const err = await expectError(TimeoutError, () => c.listDestinations());

@@ -67,7 +67,7 @@ describe('--json FIELDS on a command that writes', () => {
     expect(r.stdout).toBe('');
     const e = jsonError(r.stderr);
     expect(e).toMatchObject({ type: 'usage', message: 'unknown JSON field "stauts"', exit_code: 2 });
-    expect(e.hint).toBe('Available fields: id, status, caption, media_id, publish_at, review_url, issues, destinations, created_at, state, posts, rehearsal.');
+    expect(e.hint).toBe('Available fields: id, status, caption, media_id, publish_at, review_url, issues, destinations, created_at, state, posts, set, rehearsal.');
     expect(await writes()).toEqual([]);
   });
 

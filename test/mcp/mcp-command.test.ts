@@ -4,6 +4,7 @@
  * but protocol messages to stdout.
  */
 import { describe, expect, it } from 'vitest';
+import { ALL_TOOLS } from '../../src/contract/mcp-tools.js';
 import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import type { Context } from '../../src/cli/run/context.js';
@@ -26,7 +27,7 @@ describe('vidpub mcp in-process', () => {
     const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(out.map((m) => m.id)).toEqual([1, 2, 3]);
     expect(out[0].result.serverInfo).toEqual({ name: 'vidpub', version: '0.0.0-test' });
-    expect(out[1].result.tools).toHaveLength(9);
+    expect(out[1].result.tools).toHaveLength(Object.keys(ALL_TOOLS).length);
     expect(out[2].result.structuredContent.workspace.name).toBe('Demo');
   });
 
