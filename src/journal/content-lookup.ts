@@ -28,6 +28,7 @@ async function knownVideos(reader: JournalReader, owner: JournalOwner, needle: s
       at: r.at,
       ...(r.ready_at ? { ready_at: r.ready_at } : {}),
       outcome: r.outcome,
+      ...(typeof r.idem === 'string' ? { idem: r.idem } : {}),
     });
   }
   return out;

@@ -178,6 +178,8 @@ export interface KnownVideo {
   at: string;
   ready_at?: string;
   outcome: string;
+  /** The Idempotency-Key base it was uploaded under (a command's or a batch item's), when the journal has it. */
+  idem?: string;
 }
 
 /** What post and retry tell the journal once the service has created the post. */

@@ -32,7 +32,11 @@ function day(iso: string | undefined): string {
  * Finds a ready video of the same content, unless `reupload`. Reading the file
  * for its key or hash never fails the upload: it only goes without reuse.
  */
-export async function lookForContent(session: Session, file: VideoFile, o: { reupload?: boolean; signal: AbortSignal; progress: Progress }): Promise<ContentLook> {
+export async function lookForContent(
+  session: Session,
+  file: VideoFile,
+  o: { reupload?: boolean; signal: AbortSignal; progress: Progress; ownKey?: string },
+): Promise<ContentLook> {
   // No journal (--no-journal): nowhere to find a video by its content nor to keep the fingerprint, so none is taken.
   if (!session.journal) return {};
   let content: FileContent;
@@ -45,7 +49,11 @@ export async function lookForContent(session: Session, file: VideoFile, o: { reu
   }
   if (!content.sha256) return { content };
   const client = await session.client();
-  for (const k of known) {
+  // A video this very command (or batch item) uploaded under its key is the only one it may take: its post's key was
+  // sent with that video, and the service refuses the same key with another (a rerun of a batch whose items share a
+  // file took another item's video, and its post was refused).
+  const own = o.ownKey === undefined ? [] : known.filter((k) => k.idem === o.ownKey);
+  for (const k of own.length > 0 ? own : known) {
     if (k.sha256 !== content.sha256) continue;
     let media: Media | undefined;
     try {

@@ -79,7 +79,7 @@ async function uploadWithinLinked(session: Session, file: VideoFile, opts: Uploa
   const client = await session.client();
   const base = opts.idempotencyBase ?? runKey(undefined).key;
   const progress = opts.progress ?? silentProgress;
-  const look = await lookForContent(session, file, { reupload: opts.reupload, signal, progress });
+  const look = await lookForContent(session, file, { reupload: opts.reupload, signal, progress, ownKey: opts.idempotencyBase });
   if (look.media) {
     // A ready video of the same content, used instead of sent: --events says it is ready.
     emitMedia(session.events, look.media);
