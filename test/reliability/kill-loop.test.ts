@@ -350,7 +350,10 @@ describe('the kill loop: runs that live on', () => {
       `kill loop seed ${SEED}: stopped: ${count('stopped', 7)} waited out (exit 7), ${count('stopped', 0)} continued, ${count('stopped', undefined)} done before; ` +
         `orphaned: ${count('orphaned', 0)} waited for and reported, ${count('orphaned', undefined)} done before`,
     );
-    const wrong = outcomes.filter((o) => o.posts !== 1 || o.media !== 1 || (o.rerun !== undefined && o.rerun !== 0 && o.rerun !== 7));
+    // The rerun's --timeout 20s is 1 s of real time on its clock: it ends 0 (it posted, or reported the post), 7 (it waited
+    // out the stopped run) or, on a machine slow enough that the deadline falls while its own write is unanswered, 9
+    // (outcome unknown, said so). Whichever: one post and one video in the end.
+    const wrong = outcomes.filter((o) => o.posts !== 1 || o.media !== 1 || (o.rerun !== undefined && ![0, 7, 9].includes(o.rerun)));
     const report = wrong.map((o) => `seed ${SEED}, trial ${JSON.stringify(o.trial)}: first ${o.first ?? '-'}, rerun ${o.rerun ?? '-'}, settle ${o.settle ?? '-'}, ${o.posts} posts and ${o.media} videos\n${o.said}`);
     expect(report).toEqual([]);
     expect(outcomes).toHaveLength(2 * TRIALS_EACH);
