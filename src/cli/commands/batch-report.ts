@@ -3,12 +3,8 @@ import { countsText, mergeReports, mergeWarnings, type MergedReport, type Report
 import { itemLine, junitXml } from '../../batch/report/junit.js';
 import { markdownSummary } from '../../batch/report/markdown.js';
 import { renderTable } from '../../ui/table.js';
-import { exactBytes } from '../../util/bytes.js';
 import { defineCommand, type Invocation } from '../run/command.js';
-import { readNamedFile } from '../io/user-input.js';
-
-/** A report of 100,000 items is some 30 MB: this leaves room, and bounds what is read. */
-const MAX_REPORT_BYTES = 200_000_000;
+import { readReportText } from '../io/batch-shards.js';
 
 interface Opts {
   reports: ReportFile[];
@@ -62,13 +58,7 @@ export default defineCommand<'batch report', Opts, MergedReport>({
     const { resolve } = await import('node:path');
     const { parseReport } = await import('../../batch/report/format.js');
     const reports: ReportFile[] = [];
-    for (const file of args[0]) {
-      const shown = sanitize(file);
-      const text = await readNamedFile(resolve(inv.ctx.cwd, file), shown, (st) => {
-        if (st.size > MAX_REPORT_BYTES) throw new UsageError(`${shown} is longer than ${exactBytes(MAX_REPORT_BYTES)}: not a batch report`);
-      });
-      reports.push({ file, report: parseReport(text, file) });
-    }
+    for (const file of args[0]) reports.push({ file, report: parseReport(await readReportText(inv.ctx.cwd, file), file) });
     return { reports, markdown: flags.markdown, junit: junit === undefined ? undefined : { path: resolve(inv.ctx.cwd, junit), shown: sanitize(junit) } };
   },
   async run(opts, inv) {
