@@ -5,6 +5,7 @@
  * most 21 + one a second reach the reader. Other events pass through unchanged.
  */
 import type { Clock } from '../core/clock.js';
+import { percentSent } from '../util/bytes.js';
 import type { EventEmitter, EventInput } from './event.js';
 
 /** Points of progress between two events of the same phase. */
@@ -38,5 +39,5 @@ export function pacedProgress(events: EventEmitter | undefined, clock: Pick<Cloc
 
 /** media.uploading of a video `sent` bytes of `size` into its upload. */
 export function uploadingEvent(mediaId: string, sent: number, size: number): EventInput {
-  return { type: 'media.uploading', media_id: mediaId, status: 'uploading', progress: size > 0 ? Math.min(100, Math.floor((sent / size) * 100)) : 100 };
+  return { type: 'media.uploading', media_id: mediaId, status: 'uploading', progress: percentSent(sent, size) };
 }

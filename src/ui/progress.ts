@@ -11,7 +11,7 @@ import type oraFactory from 'ora';
 import type { Clock } from '../core/clock.js';
 import type { IO } from '../core/io.js';
 import { sanitize } from '../errors.js';
-import { formatMB } from '../util/bytes.js';
+import { formatMB, percentSent } from '../util/bytes.js';
 
 /** node:readline when a spinner first moves the cursor: it costs its load, and upload imports this module for silentProgress. */
 // eslint-disable-next-line no-restricted-globals -- Node's built-in module loader, not process state
@@ -42,10 +42,6 @@ const LINE_EVERY_MS = 10_000;
 /** No byte for this long: the bar says "stalled for N s" in place of a speed and an ETA that no longer hold. */
 export const STALL_AFTER_MS = 3000;
 const LINE_EVERY_PERCENT = 10;
-
-function percentOf(sent: number, total: number): number {
-  return total > 0 ? Math.min(100, Math.floor((sent / total) * 100)) : 100;
-}
 
 /** Throughput over the current byte count, MB/s. */
 class Speed {
@@ -128,7 +124,7 @@ export class PlainProgress implements Progress {
       this.speed.reset();
     }
     this.lastSent = sent;
-    const percent = percentOf(sent, this.total);
+    const percent = percentSent(sent, this.total);
     if (!this.step(percent, this.lastPercent) && !this.timeDue()) return;
     this.lastPercent = percent;
     this.line(`${this.label}: ${percent}% (${formatMB(sent)} of ${formatMB(this.total)} MB, ${this.speed.mbps(sent).toFixed(1)} MB/s)`);

@@ -12,6 +12,11 @@ export function formatSize(bytes: number): string {
   return `${bytes} B`;
 }
 
+/** The whole percent of `total` bytes that `sent` is, 0 to 100 (an empty file is all sent). */
+export function percentSent(sent: number, total: number): number {
+  return total > 0 ? Math.min(100, Math.floor((sent / total) * 100)) : 100;
+}
+
 /** The number of MB, three figures at most: "820", "12.3", "0.52". */
 export function formatMB(bytes: number): string {
   const mb = bytes / 1e6;
