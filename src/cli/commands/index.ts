@@ -13,7 +13,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_PROCESSING_MS, DEFAULT_PUBLISH_MS }
 import { DEFAULT_TIMEOUT } from '../../session/wait-flags.js';
 import { argsTerm, type ArgSpec, type ArgsOf, type FlagSpec, type FlagsOf } from '../line/flags.js';
 import { BATCH_SUBCOMMANDS, MANIFEST_FORMAT } from './batch-subcommands.js';
-import { ALLOW_DUPLICATE_FLAG, COMMAND_TIMEOUT, EVENTS, REHEARSE, REUPLOAD_FLAG, TZ, WEB, YES, mediaWaitFlags } from './shared-flags.js';
+import { ALLOW_DUPLICATE_FLAG, COMMAND_TIMEOUT, CSV, EVENTS, REHEARSE, REUPLOAD_FLAG, TZ, WEB, YES, mediaWaitFlags } from './shared-flags.js';
 
 export { ALLOW_DUPLICATE_FLAG, COMMAND_TIMEOUT, DEFAULT_REQUEST_COMMAND_TIMEOUT, EVENTS, REUPLOAD_FLAG } from './shared-flags.js';
 
@@ -222,7 +222,7 @@ const ENTRIES = [
       { name: 'all-profiles', description: 'posts of every profile (default: only --profile / VIDPUB_PROFILE)' },
       { name: 'refresh', description: 'read the current state of the drafts and the posts still in progress from the service, and record it' },
       { name: 'duplicates', description: 'the groups of the same video posted to the same destination (--limit: groups)' },
-      { name: 'csv', description: 'as CSV' },
+      CSV,
       COMMAND_TIMEOUT,
     ],
   },
@@ -236,7 +236,7 @@ const ENTRIES = [
       TZ,
       { name: 'refresh', description: 'read again from the service' },
       { name: 'ics', description: 'as iCalendar' },
-      { name: 'csv', description: 'as CSV' },
+      CSV,
       COMMAND_TIMEOUT,
     ],
   },

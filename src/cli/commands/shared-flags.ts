@@ -53,3 +53,6 @@ export const YES = { name: 'yes', short: 'y', description: 'do not ask for confi
 export const EVENTS = { name: 'events', description: 'print events as JSON lines as they happen; the last line holds the --json document' } as const satisfies FlagSpec;
 
 export const TZ = { name: 'tz', value: 'zone', description: "time zone for a local --at time: an IANA name or a POSIX TZ string (default: TZ or this machine's zone)" } as const satisfies FlagSpec;
+
+/** --csv of history and schedule: the entries for a spreadsheet (util/csv-out.ts). */
+export const CSV = { name: 'csv', description: 'as CSV' } as const satisfies FlagSpec;
