@@ -5,6 +5,7 @@
  */
 import type { Expectation } from './send/service-word.js';
 import type { NetSettings } from './net/net-types.js';
+import type { RequestKind } from './send/rate-limit-state.js';
 import type {
   CreateImportRequest,
   CreatePostRequest,
@@ -117,7 +118,8 @@ export interface ClientMemory {
 export interface ResponseMeta {
   status: number;
   replayed: boolean;
-  rateLimit?: { limit: number; remaining: number; resetSec: number };
+  /** The counter of the request's kind (a GET's reads, a POST's writes), as this response left it. */
+  rateLimit?: { limit: number; remaining: number; resetSec: number; kind: RequestKind };
   /** Retry-After of the response, in seconds, when it carried one. */
   retryAfterSec?: number;
   /** The answer came from the cache, read from the service at this time (epoch ms), not from a response now. */

@@ -233,6 +233,16 @@ describe('poll honours the service', () => {
     expect(clock.sleeps).toEqual([10_000, 10_000]);
   });
 
+  test("the writes left say nothing of a look's reads: a record made by a POST with 1 write left is looked at again in 1 s, not at the reset", async () => {
+    expect(paceDelay({ limit: 6, remaining: 1, resetSec: 57, kind: 'write' })).toBe(0);
+    expect(paceDelay({ limit: 6, remaining: 1, resetSec: 57, kind: 'read' })).toBe(57_000);
+    const clock = virtualClock(1_000_000);
+    let n = 0;
+    const hints = (x: number) => ({ rateLimit: x === 0 ? { limit: 6, remaining: 1, resetSec: 57, kind: 'write' as const } : { limit: 60, remaining: 50, resetSec: 57, kind: 'read' as const } });
+    await poll({ initial: 0, fetch: async () => ++n, done: (x) => x === 2, hints: () => hints(n), clock, what: 'x' });
+    expect(clock.sleeps).toEqual([1000, 1500]);
+  });
+
   test('an expected end (remembered from last time) never looks sooner than the allowance or a Retry-After allows', async () => {
     const clock = virtualClock(1_000_000);
     const t0 = clock.now();

@@ -325,7 +325,7 @@ export class RequestSender {
     return {
       status,
       replayed: header(headers, 'idempotent-replayed') === 'true',
-      rateLimit: rate ? { limit: rate.limit ?? 0, remaining: rate.remaining, resetSec: Math.max(0, Math.round((rate.resetAtMs - this.#clock.now()) / 1000)) } : undefined,
+      rateLimit: rate ? { limit: rate.limit ?? 0, remaining: rate.remaining, resetSec: Math.max(0, Math.round((rate.resetAtMs - this.#clock.now()) / 1000)), kind } : undefined,
       ...(retryAfterSec !== undefined ? { retryAfterSec } : {}),
       ...(headers.server !== undefined ? { server: header(headers, 'server') } : {}),
     };

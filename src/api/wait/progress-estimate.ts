@@ -8,8 +8,8 @@
 export interface PollHints {
   /** Retry-After of the last response, in seconds, when it carried one. */
   retryAfterSec?: number;
-  /** The read allowance as of the last response (X-RateLimit-*). */
-  rateLimit?: { limit?: number; remaining: number; resetSec: number };
+  /** The allowance of the last response's kind (X-RateLimit-*): the reads of a look, the writes of the request that made the record. */
+  rateLimit?: { limit?: number; remaining: number; resetSec: number; kind?: 'read' | 'write' };
 }
 
 /** Spread the reads once fewer than this share of the minute's allowance is left. */
@@ -62,7 +62,8 @@ export class ProgressEstimator {
 
 /** How long to wait, at least, so that the reads left last until the reset; 0 when there are plenty. */
 export function paceDelay(rate: PollHints['rateLimit']): number {
-  if (!rate) return 0;
+  // Looks are reads: the writes left (the record in hand came from a POST) say nothing of them.
+  if (!rate || rate.kind === 'write') return 0;
   const resetMs = Math.max(0, rate.resetSec) * 1000;
   if (rate.remaining <= 0) return resetMs;
   const threshold = rate.limit !== undefined && rate.limit > 0 ? rate.limit * PACE_BELOW_SHARE : 15;
