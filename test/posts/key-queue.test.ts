@@ -1,7 +1,7 @@
 /**
  * Goodput on a shared key (issue 52): different `post` runs on one machine share the key's
  * writes through its queue in the state directory. On a key of 6 writes a minute (2 posts),
- * on the emulator's clock run 30 times faster than real time, in-process: 6 posts take the
+ * in-process, on a clock that moves only while every run waits on it: 6 posts take the
  * allowance's 3 minutes, no upload is left without its post, and a run whose turn would come
  * after its --timeout stops at once, sending nothing, with the line that runs it again. The
  * scale cases (40 and 100 runs on a Standard key, 3 machines of 4, 50 identical runs) are
@@ -10,19 +10,17 @@
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { defaultFixture } from '../../src/emulator/default-fixture.js';
-import type { Clock } from '../../src/core/clock.js';
 import { decide, lookAgain, noteCounter, roll } from '../../src/posts/post/key-queue.js';
 import type { QueueState } from '../../src/journal/write-queue.js';
 import { runCli } from '../support/cli.js';
-import { scaledClock } from '../support/clock.js';
+import { manualClock, tickWhileAllAsleep, type ManualClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
 import { copyVideo } from '../support/video-copy.js';
 
-const FACTOR = 12;
-let clock: Clock = scaledClock(FACTOR);
+let clock: ManualClock = manualClock(Date.now());
 const fixture = defaultFixture();
 fixture.accounts[0]!.limits = { requests_per_minute: { write: 6 } };
 const emu = useEmulator({ processingMs: 20, publishMs: 20, fixture, now: () => clock.now() });
@@ -35,17 +33,30 @@ const post = (caption: string, ...more: string[]) => {
   return ['post', file, '--to', 'linkedin', '--caption', caption, '--no-input', '--no-wait', ...more];
 };
 
+// The runs started and not yet ended; the clock moves only while each of them sleeps on it (their --timeout aside).
+let running = 0;
+const started = (run: ReturnType<typeof runCli>) => {
+  running++;
+  return run.finally(() => running--);
+};
+const DEADLINES = [600_000, 40_000];
+const freshClock = () => {
+  clock = manualClock(Date.now());
+  running = 0;
+  onTestFinished(tickWhileAllAsleep(clock, () => running, DEADLINES));
+};
+
 describe("the key's write queue", () => {
   it('6 different posts on a key of 6 writes a minute: posted in 3 minutes, every upload with its post, no 429', async () => {
-    clock = scaledClock(FACTOR);
+    freshClock();
     await emu.api.freshMinute();
     const base = mkdtempSync(join(tmpdir(), 'vidpub-queue-'));
     const env = { ...emu.env(), VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state'), VIDPUB_CACHE_DIR: join(base, 'cache'), TZ: 'UTC' };
-    const started = await emu.api.clockNow();
-    const six = Array.from({ length: 6 }, (_, i) => runCli(post(`Queued ${i + 1}`, '--timeout', '10m'), { env, clock }));
+    const start = await emu.api.clockNow();
+    const six = Array.from({ length: 6 }, (_, i) => started(runCli(post(`Queued ${i + 1}`, '--timeout', '10m'), { env, clock })));
     // A seventh, once the first minute's writes are promised: its turn is in the 4th minute, after its --timeout.
     await waitFor(() => emu.requests(), (log) => log.filter((q) => q.method === 'POST' && q.path === '/v1/media/uploads').length >= 2, 20_000);
-    const late = await runCli(post('Too late', '--timeout', '40s'), { env, clock });
+    const late = await started(runCli(post('Too late', '--timeout', '40s'), { env, clock }));
     const runs = await Promise.all(six);
     const ended = await emu.api.clockNow();
     const all = runs.map((r) => r.stderr).join('\n');
@@ -55,7 +66,7 @@ describe("the key's write queue", () => {
     expect([made('/v1/media/uploads'), made('/v1/posts')]).toEqual([6, 6]);
     expect(log.filter((q) => q.status === 429)).toEqual([]);
     // 18 writes at 6 a minute: the minute it started in and the two after it.
-    expect(Math.floor(ended / 60_000) - Math.floor(started / 60_000)).toBeLessThanOrEqual(2);
+    expect(Math.floor(ended / 60_000) - Math.floor(start / 60_000)).toBeLessThanOrEqual(2);
     expect(all).toMatch(/This key's writes this minute are promised to \d+ runs? ahead of this one on this machine: waiting about/);
 
     expect(late.code, late.stderr).toBe(7);
@@ -71,24 +82,24 @@ describe("the key's write queue", () => {
   }, 60_000);
 
   it('3 machines (separate state directories), 2 runs each, on a key of 6 writes a minute: all 6 posted, every upload with its post', async () => {
-    clock = scaledClock(FACTOR);
+    freshClock();
     await emu.api.freshMinute();
     const machine = () => {
       const base = mkdtempSync(join(tmpdir(), 'vidpub-queue-machine-'));
       return { ...emu.env(), VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state'), VIDPUB_CACHE_DIR: join(base, 'cache'), TZ: 'UTC' };
     };
     const machines = [machine(), machine(), machine()];
-    const started = await emu.api.clockNow();
+    const start = await emu.api.clockNow();
     // Each machine's queue knows only its own runs: the others' writes reach it through the service's counter
     // (X-RateLimit-*, GET /me) and its 429s, waited out per Retry-After plus a random part.
-    const runs = await Promise.all(Array.from({ length: 6 }, (_, i) => runCli(post(`Machine ${(i % 3) + 1} run ${i + 1}`, '--timeout', '10m'), { env: machines[i % 3], clock })));
+    const runs = await Promise.all(Array.from({ length: 6 }, (_, i) => started(runCli(post(`Machine ${(i % 3) + 1} run ${i + 1}`, '--timeout', '10m'), { env: machines[i % 3], clock }))));
     const ended = await emu.api.clockNow();
     expect(runs.map((r) => r.code), runs.map((r) => r.stderr).join('\n')).toEqual(Array(6).fill(0));
     const log = await emu.requests();
     const made = (path: string) => log.filter((q) => q.method === 'POST' && q.path === path && q.status === 201 && !q.replayed).length;
     expect([made('/v1/media/uploads'), made('/v1/posts')]).toEqual([6, 6]);
     // 18 writes at 6 a minute: 3 minutes of the allowance, and at most 2 more lost to the machines' 429s.
-    expect(Math.floor(ended / 60_000) - Math.floor(started / 60_000)).toBeLessThanOrEqual(4);
+    expect(Math.floor(ended / 60_000) - Math.floor(start / 60_000)).toBeLessThanOrEqual(4);
   }, 60_000);
 
   it('a run further back looks at the queue less often (0.3 s at the head, 3 s at most), with a random part of at most 0.3 s', () => {

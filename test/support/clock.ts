@@ -1,7 +1,7 @@
 /** Clocks for the code under test (the Context's `clock`). */
 import { onTestFinished, vi } from 'vitest';
 import { realClock, type Clock } from '../../src/cli/run/context.js';
-import { waitFor } from './poll.js';
+import { sleep, waitFor } from './poll.js';
 
 export interface VirtualClock extends Clock {
   /** Every sleep asked for, in ms. */
@@ -63,6 +63,8 @@ export function aheadBy(clock: Clock, ms: number): Clock {
 export interface ManualClock extends Clock {
   /** The sleeps not yet over, in ms as asked for. */
   pending(): number[];
+  /** The sleeps not yet over but those of `ignoreMs` (the runs' deadlines): how many, and how long until the first of them ends. */
+  asleep(ignoreMs?: number[]): { count: number; next?: number };
   /** Moves time on by ms: the sleeps that fall due end (in the order they fall due). */
   tick(ms: number): void;
 }
@@ -79,6 +81,10 @@ export function manualClock(start = Date.parse('2030-01-01T00:00:00Z')): ManualC
   return {
     now: () => now,
     pending: () => [...sleeping].map((s) => s.ms),
+    asleep(ignoreMs = []) {
+      const dues = [...sleeping].filter((s) => !ignoreMs.includes(s.ms)).map((s) => s.due);
+      return { count: dues.length, ...(dues.length > 0 ? { next: Math.max(0, Math.min(...dues) - now) } : {}) };
+    },
     tick(ms: number) {
       now += ms;
       for (const s of [...sleeping].sort((a, b) => a.due - b.due)) if (s.due <= now) s.end();
@@ -131,4 +137,30 @@ export async function timeUpWhen(clock: ManualClock, deadlineMs: number, reached
     60_000,
   );
   clock.tick(deadlineMs);
+}
+
+/**
+ * Moves a manual clock as a simulation of events does: once each of the `running()` runs is asleep on it
+ * (sleeps of `ignoreMs`, the runs' deadlines, aside), and still is 10 ms of real time later, to the end of the
+ * first of those sleeps. Time passes only while every run waits on it, never while one of them works, so the runs
+ * see the same minutes on a loaded machine as on a quiet one. Returns what stops it.
+ */
+export function tickWhileAllAsleep(clock: ManualClock, running: () => number, ignoreMs: number[] = []): () => void {
+  let stopped = false;
+  void (async () => {
+    let seen = '';
+    while (!stopped) {
+      await sleep(10);
+      const { count, next } = clock.asleep(ignoreMs);
+      const runs = running();
+      const now = `${runs}:${count}:${next}:${clock.now()}`;
+      if (runs > 0 && count >= runs && next !== undefined && now === seen) {
+        clock.tick(next);
+        seen = '';
+      } else seen = now;
+    }
+  })();
+  return () => {
+    stopped = true;
+  };
 }

@@ -93,7 +93,7 @@ export function tmuxShell(tmux: Tmux, name: string, argv: string[], env: Record<
     type: (text) => tmux.typed(name, text),
     press: (key) => tmux.keys(name, key),
     screen,
-    async waitForLine(test, timeoutMs = 8_000) {
+    async waitForLine(test, timeoutMs = 40_000) {
       const lines = await waitFor(screen, (all) => all.some(test), timeoutMs).catch(() => undefined);
       return lines?.find(test);
     },

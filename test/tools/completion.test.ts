@@ -404,7 +404,7 @@ describe('completion in a terminal: a comma-separated --to goes on after each na
       } finally {
         term.close();
       }
-    }, 60_000);
+    }, 180_000);
   }
 });
 
@@ -430,10 +430,10 @@ describe('completion in a terminal: post ids newest first, as the journal lists 
         term.type('vidpub retry ');
         term.press('Tab');
         // The ids share "post_": the first TAB inserts it (once the script has them); then TAB TAB lists them.
-        expect(await term.waitForLine((l) => /vidpub retry post_\s*$/.test(l), 15_000), term.screen().join('\n')).toBeDefined();
+        expect(await term.waitForLine((l) => /vidpub retry post_\s*$/.test(l)), term.screen().join('\n')).toBeDefined();
         term.press('Tab');
         term.press('Tab');
-        const listed = await term.waitForLine((l) => ids.every((id) => l.includes(id)), 15_000);
+        const listed = await term.waitForLine((l) => ids.every((id) => l.includes(id)));
         expect(listed, term.screen().join('\n')).toBeDefined();
         const at = ids.map((id) => listed!.indexOf(id));
         expect(at).toEqual([...at].sort((a, b) => a - b));
@@ -441,6 +441,6 @@ describe('completion in a terminal: post ids newest first, as the journal lists 
       } finally {
         term.close();
       }
-    }, 60_000);
+    }, 180_000);
   }
 });
