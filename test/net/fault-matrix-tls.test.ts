@@ -15,7 +15,7 @@ import { runCli, type RunResult } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { expectNothingTwice, postsTotal, startTestEmulator, writes, type TestEmulator } from '../support/emulator.js';
 import { missing } from '../support/tools.js';
-import { MATRIX, POST_MEDIA, TIMEOUT_S, type Cell } from '../reliability/fault-cells.js';
+import { MATRIX, POST_MEDIA, TIMEOUT_S, timeoutOf, type Cell } from '../reliability/fault-cells.js';
 import { startTinyproxy, type Tinyproxy } from './tinyproxy.js';
 
 const RETRY_AFTER_S = 3;
@@ -56,8 +56,6 @@ const CELLS: TlsCell[] = [
   },
 ];
 
-/** The --timeout a cell's command runs under, ms. */
-const timeoutMs = (args: string[]) => Number(args[args.indexOf('--timeout') + 1]!.replace('s', '')) * 1000;
 
 /** A clock 10 times faster than the wall's that records the sleeps asked of it. */
 function recordingClock(): Clock & { sleeps: number[] } {
@@ -110,7 +108,7 @@ describe.skipIf(missing('tinyproxy', ['-v']))('the fault matrix over TLS, straig
         expect(r.stderr).toMatch(cell.stderr);
         expect(r.code).toBe(cell.code);
         expect(r.stdout).toMatch(cell.stdout);
-        expect(r.elapsedMs).toBeLessThan(timeoutMs(cell.args) + 1000 + 3 * overheadMs[route]);
+        expect(r.elapsedMs).toBeLessThan(timeoutOf(cell.args) + 1000 + 3 * overheadMs[route]);
         if (clock) cell.sleeps!(clock.sleeps);
         await expectNothingTwice(emu, since);
         expect(await postsTotal(emu)).toBe(postsBefore + (cell.posts ?? 0));

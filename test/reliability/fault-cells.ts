@@ -13,6 +13,15 @@ export const TIMEOUT_MS = TIMEOUT_S * 1000;
 export const T = ['--timeout', `${TIMEOUT_S}s`, '--no-input'];
 export const POST_MEDIA = ['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', ...T];
 export const POST_FILE = ['post', 'test/fixtures/clip.mp4', '--to', 'youtube', '--caption', 'x', ...T];
+/**
+ * For a cell that must succeed: its --timeout only keeps a hang from lasting, and is long enough that a loaded
+ * machine never runs it out (over TLS and a proxy, 4 s of real time was not always enough for a reset and a retry).
+ */
+export const T_SETTLE = ['--timeout', '60s', '--no-input'];
+const POST_MEDIA_SETTLE = POST_MEDIA.map((a) => (a === `${TIMEOUT_S}s` ? '60s' : a));
+
+/** The --timeout a cell's command runs under, ms. */
+export const timeoutOf = (args: string[]): number => Number(args[args.indexOf('--timeout') + 1]!.replace('s', '')) * 1000;
 
 export interface Cell {
   command: string;
@@ -156,7 +165,7 @@ export const MATRIX: Cell[] = [
     phase: 'create post',
     fault: 'POST /posts reset after handling, once',
     faults: [{ method: 'POST', path: '/v1/posts', action: 'reset_after_handling', times: 1 }],
-    args: [...POST_MEDIA, '--no-wait'],
+    args: [...POST_MEDIA_SETTLE, '--no-wait'],
     code: 0,
     stdout: /^id\tpost_\w+$/m,
     stderr: /was created by an earlier attempt of this run whose answer was lost/,
@@ -167,7 +176,7 @@ export const MATRIX: Cell[] = [
     phase: 'create post',
     fault: 'POST /posts 503 burst (2)',
     faults: [{ method: 'POST', path: '/v1/posts', action: 'status', status: 503, times: 2, retry_after: null }],
-    args: [...POST_MEDIA, '--no-wait'],
+    args: [...POST_MEDIA_SETTLE, '--no-wait'],
     code: 0,
     stdout: /^id\tpost_\w+$/m,
     stderr: /Publishing\.|Follow it with/,
@@ -209,7 +218,7 @@ export const MATRIX: Cell[] = [
     phase: 'read',
     fault: 'GET /me 503 once',
     faults: [{ method: 'GET', path: '/v1/me', action: 'status', status: 503, times: 1, retry_after: null }],
-    args: ['me', '--json', ...T],
+    args: ['me', '--json', ...T_SETTLE],
     code: 0,
     stdout: /"workspace"/,
     // A read retried once is no news.

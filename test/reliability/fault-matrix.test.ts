@@ -12,7 +12,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type RunResult } from '../support/cli.js';
 import { expectNothingTwice, postsTotal, startTestEmulator, useEmulator, writes, type TestEmulator } from '../support/emulator.js';
-import { MATRIX, POST_MEDIA, TIMEOUT_MS, type Cell } from './fault-cells.js';
+import { MATRIX, POST_MEDIA, TIMEOUT_MS, timeoutOf, type Cell } from './fault-cells.js';
 import { withStall } from '../support/stall.js';
 import { waitFor } from '../support/poll.js';
 
@@ -35,7 +35,7 @@ async function timed(on: TestEmulator, args: string[], env: Record<string, strin
  * machine), plus the time this process could not run during the command (test/support/stall.ts: the cells run
  * side by side, and other processes may hold the cores).
  */
-const bound = (stallMs: number) => TIMEOUT_MS + 1000 + 3 * overheadMs + stallMs;
+const bound = (args: string[], stallMs: number) => timeoutOf(args) + 1000 + 3 * overheadMs + stallMs;
 
 beforeAll(async () => {
   // One command without faults: what start-up, the client and the exit cost on this machine now.
@@ -54,7 +54,7 @@ async function runCell(cell: Cell, on: TestEmulator): Promise<void> {
   expect(r.code).toBe(cell.code);
   if (cell.stdout === '') expect(r.stdout).toBe('');
   else expect(r.stdout).toMatch(cell.stdout);
-  expect(r.elapsedMs).toBeLessThan(bound(r.stallMs));
+  expect(r.elapsedMs).toBeLessThan(bound(args, r.stallMs));
   await expectNothingTwice(on, since);
   if (cell.posts !== undefined) expect(await postsTotal(on)).toBeLessThanOrEqual(cell.posts);
 }
