@@ -34,6 +34,20 @@ const LONGEST = [
   'test/commands/service-limits-bin.test.ts',
 ];
 
+/**
+ * The tests talk to servers of their own on 127.0.0.1 only (over TLS with CAs they make, given
+ * by VIDPUB_CA_FILE). A machine's NODE_EXTRA_CA_CERTS (CI images point it at the whole system
+ * bundle) is parsed by Node at every start of every process: about 40 ms of CPU on a 2-core
+ * runner (`node -e 0`: 0.09 s with it, 0.05 s without), over the thousands of processes the suite
+ * starts. So it is moved out of the way before the workers start; the tests that reach the npm
+ * registry put it back (test/support/tools.ts, registryEnv), and those about how vidpub treats
+ * it set it themselves.
+ */
+if (process.env.NODE_EXTRA_CA_CERTS !== undefined) {
+  process.env.VIDPUB_TEST_REGISTRY_CA = process.env.NODE_EXTRA_CA_CERTS;
+  delete process.env.NODE_EXTRA_CA_CERTS;
+}
+
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (f: TestSpecification) => {

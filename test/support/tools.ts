@@ -26,3 +26,9 @@ export function missing(program: string, probe?: string[] | null): boolean {
 export function required(program: string, probe: string[] | null = ['--version']): void {
   if (!runs(program, probe)) throw new Error(`${program} is missing: install it (.ci/run lists the package that brings it) to run this test.`);
 }
+
+/** What a child that reaches the npm registry needs of the machine's trust: its NODE_EXTRA_CA_CERTS, which the suite sets aside (vitest.config.ts). */
+export function registryEnv(): Record<string, string> {
+  const ca = process.env.VIDPUB_TEST_REGISTRY_CA;
+  return ca === undefined ? {} : { NODE_EXTRA_CA_CERTS: ca };
+}

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { ROOT, ensureBuilt, runAsync } from '../support/build.js';
+import { registryEnv } from '../support/tools.js';
 import { brokenLinks, manualPages } from '../docs/pages.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -22,7 +23,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
 };
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const dir = mkdtempSync(join(tmpdir(), 'vidpub-pack-'));
-const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', NO_COLOR: '1' };
+const env = { ...process.env, ...registryEnv(), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', NO_COLOR: '1' };
 
 interface PackResult {
   filename: string;
