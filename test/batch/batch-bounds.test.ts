@@ -8,11 +8,13 @@ import { useEmulator } from '../support/emulator.js';
 /**
  * `vidpub batch` within a low open-file limit: the checks of the items'
  * files (a video's head and movie header, a caption file) keep a bounded
- * number of files open, whether 1,500 items name 3,000 files or the same
- * few. The built CLI runs as a child under `ulimit -n 256`.
+ * number of files open, whether 750 items name 1,500 files or the same
+ * few. The built CLI runs as a child under `ulimit -n 128`: the items are
+ * almost six times the limit (a file left open for one item in six would
+ * run out), as 1,500 items were under 256, in half the work.
  */
-const ITEMS = 1500;
-const LIMIT = 256;
+const ITEMS = 750;
+const LIMIT = 128;
 const CLIP = 'test/fixtures/clip.mp4';
 
 const emu = useEmulator();
@@ -42,16 +44,16 @@ function limited(dir: string, args: string[]) {
 const itemHeads = (stdout: string) => stdout.match(/^item \d+ \(line \d+\): .*$/gm) ?? [];
 
 describe(`vidpub batch --dry-run: ${ITEMS} items under ulimit -n ${LIMIT}`, () => {
-  it('the limit is real: a program that opens 300 files at once is refused there (EMFILE)', async () => {
+  it(`the limit is real: a program that opens ${2 * LIMIT} files at once is refused there (EMFILE)`, async () => {
     const dir = workDir();
     const clip = JSON.stringify(join(process.cwd(), CLIP));
-    const script = `const fs = require('fs'); const fds = []; try { for (let i = 0; i < 300; i++) fds.push(fs.openSync(${clip}, 'r')); console.log('opened', fds.length); } catch (e) { console.log(e.code, 'after', fds.length); }`;
+    const script = `const fs = require('fs'); const fds = []; try { for (let i = 0; i < ${2 * LIMIT}; i++) fds.push(fs.openSync(${clip}, 'r')); console.log('opened', fds.length); } catch (e) { console.log(e.code, 'after', fds.length); }`;
     const r = await limited(dir, ['-e', script]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^EMFILE after \d+\n$/);
   });
 
-  it('each item its own video and caption file (3,000 files): the right plan, exit 0, no EMFILE', async () => {
+  it(`each item its own video and caption file (${(2 * ITEMS).toLocaleString('en')} files): the right plan, exit 0, no EMFILE`, async () => {
     const dir = workDir();
     copyFileSync(CLIP, join(dir, 'clip.mp4'));
     const rows = [['file', 'to', 'caption_file', 'draft']];
@@ -103,10 +105,10 @@ describe(`vidpub batch --dry-run: ${ITEMS} items under ulimit -n ${LIMIT}`, () =
     copyFileSync(CLIP, join(dir, 'a.mp4'));
     writeFileSync(join(dir, 'here.txt'), 'Here\n');
     const rows = [['file', 'to', 'caption_file', 'draft', 'key']];
-    for (let i = 1; i <= ITEMS; i++) rows.push(['a.mp4', 'linkedin', i % 500 === 0 ? 'nocap.txt' : 'here.txt', 'true', `k${i}`]);
+    for (let i = 1; i <= ITEMS; i++) rows.push(['a.mp4', 'linkedin', i % 250 === 0 ? 'nocap.txt' : 'here.txt', 'true', `k${i}`]);
     const r = await limited(dir, [BIN, 'batch', csv(dir, rows), '--dry-run']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain(`Error: 3 problems in x.csv; nothing was sent\n  item 500 (line 501): caption_file nocap.txt: no such file\n`);
+    expect(r.stderr).toContain(`Error: 3 problems in x.csv; nothing was sent\n  item 250 (line 251): caption_file nocap.txt: no such file\n`);
     expect(r.stderr).toContain(`  item ${ITEMS} (line ${ITEMS + 1}): caption_file nocap.txt: no such file\n`);
     expect(r.stderr).not.toMatch(/EMFILE|too many open files/);
   });

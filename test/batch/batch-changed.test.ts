@@ -1,17 +1,20 @@
 /**
  * A batch item whose video file changed since the run that posted it (today.mp4
- * replaced by another video of the same size): the rerun of the same manifest,
- * in the built vidpub, stops with exit 2 naming the item before anything is
+ * replaced by another video of the same size): the rerun of the same manifest
+ * stops with exit 2 naming the item before anything is
  * uploaded, never reporting the old post as this item's ("replayed"). With
  * --force-new (or force_new: true on the item) it is posted, once: a rerun
  * reports that post, touched or not (its key comes from the file's content). An unchanged item, and a post the journal recorded
  * without its file (an earlier vidpub), are replayed as before.
+ * The runs are in-process (main(argv, ctx) with the same env), but the first
+ * one, the built vidpub, and the rerun in a mount namespace of its own.
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
+import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { batchLines } from '../support/batch.js';
 import { missing } from '../support/tools.js';
@@ -46,9 +49,17 @@ function replace(video: string): void {
   expect(statSync(video).size).toBe(CLIP.length);
 }
 
+/** `vidpub batch <manifest> --yes` in-process. */
 const batch = async (p: { manifest: string; env: Record<string, string> }, ...extra: string[]) => {
   const started = Date.now();
-  const r = await runAsync(process.execPath, [BIN, 'batch', p.manifest, '--yes', ...extra], { env: { ...process.env, ...emu.env(), ...p.env }, timeoutMs: 60_000 });
+  const r = await runCli(['batch', p.manifest, '--yes', ...extra], { env: { ...process.env, ...emu.env(), ...p.env } });
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - started };
+};
+
+/** The same with the built vidpub. */
+const batchBin = async (p: { manifest: string; env: Record<string, string> }) => {
+  const started = Date.now();
+  const r = await runAsync(process.execPath, [BIN, 'batch', p.manifest, '--yes'], { env: { ...process.env, ...emu.env(), ...p.env }, timeoutMs: 60_000 });
   return { ...r, ms: Date.now() - started };
 };
 
@@ -71,7 +82,7 @@ describe('a batch item whose file changed since the run that posted it', () => {
   it('is refused before anything is sent (exit 2, naming it), never replayed; --force-new posts it once, and reruns report that post', async () => {
     const p = place();
     const before = await postsMade();
-    const first = await batch(p);
+    const first = await batchBin(p);
     expect(first.status).toBe(0);
     const [posted] = batchLines(first.stdout);
     expect(posted!.status).toBe('published');

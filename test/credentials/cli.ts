@@ -1,12 +1,15 @@
 /**
- * The built CLI against the emulator, in a config dir of its own, with a
- * D-Bus session's environment: what the keychain tests run.
+ * vidpub against the emulator, in a config dir of its own, with a D-Bus
+ * session's environment: what the keychain tests run. The built CLI as a child
+ * process, or (`in-process`) the same main(argv, ctx) in the test's process
+ * with that environment as its Context's env: the keychain's helper is a child
+ * process either way (src/config/keychain.ts), started with that env.
  */
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'vitest';
 import { BIN, runAsync, type Ran } from '../support/build.js';
-import { tempConfigDir } from '../support/cli.js';
+import { runCli, tempConfigDir } from '../support/cli.js';
 import type { TestEmulator } from '../support/emulator.js';
 import { missing } from '../support/tools.js';
 import { TOOLS } from '../support/secret-service.js';
@@ -23,10 +26,14 @@ export interface Vidpub {
   writeConfig(profiles: Record<string, Record<string, string>>): void;
 }
 
-/** A config dir and a runner of the built CLI with `env` (the D-Bus session's, or none). */
-export function vidpub(emu: TestEmulator, env: () => Record<string, string>): Vidpub {
+/**
+ * A config dir and a runner of vidpub with `env` (the D-Bus session's, or none): the built CLI, or with
+ * `in-process` main() in this process (its config dir is absolute: nothing depends on the process's cwd).
+ */
+export function vidpub(emu: TestEmulator, env: () => Record<string, string>, how: 'bin' | 'in-process' = 'bin'): Vidpub {
   const dir = tempConfigDir();
   const configPath = join(dir, 'config.json');
+  const envOf = (more?: Record<string, string>) => ({ PATH: process.env.PATH ?? '', VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state'), VIDPUB_BASE_URL: emu.baseUrl, NO_COLOR: '1', ...env(), ...more });
   const configText = () => {
     try {
       return readFileSync(configPath, 'utf8');
@@ -37,11 +44,13 @@ export function vidpub(emu: TestEmulator, env: () => Record<string, string>): Vi
   return {
     dir,
     configPath,
-    run: (args, opts = {}) =>
-      runAsync(process.execPath, [BIN, ...args], {
-        env: { PATH: process.env.PATH ?? '', VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state'), VIDPUB_BASE_URL: emu.baseUrl, NO_COLOR: '1', ...env(), ...opts.env },
-        input: opts.input ?? '',
-      }),
+    run:
+      how === 'bin'
+        ? (args, opts = {}) => runAsync(process.execPath, [BIN, ...args], { env: envOf(opts.env), input: opts.input ?? '' })
+        : async (args, opts = {}) => {
+            const r = await runCli(args, { env: envOf(opts.env), stdin: opts.input ?? '' });
+            return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+          },
     configText,
     profile: (name = 'default') => (JSON.parse(configText() || '{}') as { profiles?: Record<string, Record<string, string>> }).profiles?.[name],
     writeConfig(profiles) {

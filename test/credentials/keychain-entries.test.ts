@@ -1,6 +1,9 @@
 /**
  * Which keychain entry holds a profile's key, with a real Secret Service
- * (gnome-keyring in a private D-Bus session) and the built CLI: the entry is
+ * (gnome-keyring in a private D-Bus session) and vidpub: the built CLI where
+ * the process matters (a relative VIDPUB_CONFIG_DIR, read against the
+ * process's working directory; a lock held by another process), in-process
+ * elsewhere (its keychain helper a child process, as always). The entry is
  * named after the canonical absolute path of config.json, so two projects
  * with the same relative VIDPUB_CONFIG_DIR keep two keys; entries of earlier
  * versions are read where they can only be this profile's; a login refused
@@ -13,6 +16,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import { BIN, ensureBuilt, runAsync } from '../support/build.js';
+import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { describeWithSecretService, vidpub } from './cli.js';
 import { useSecretService, type SecretService } from '../support/secret-service.js';
@@ -118,13 +122,14 @@ describeWithSecretService('keychain entries named after the canonical config loc
     const canonical = `default@${join(base, 'real', 'config.json')}`;
     ss.store(old, emu.key('Studio'));
     writeFileSync(join(base, 'real', 'config.json'), JSON.stringify({ profiles: { default: { key_storage: 'keychain', key_masked: 'vp_live_…x', base_url: emu.baseUrl } } }), { mode: 0o600 });
+    // An absolute config dir: in-process.
     const env = { PATH: process.env.PATH ?? '', VIDPUB_CONFIG_DIR: join(base, 'link'), VIDPUB_STATE_DIR: join(base, 'state'), VIDPUB_BASE_URL: emu.baseUrl, ...ss.env };
-    const me = await runAsync(process.execPath, [BIN, 'me', '--json'], { env });
-    expect([me.status, me.stderr]).toEqual([0, '']);
+    const me = await runCli(['me', '--json'], { env });
+    expect([me.code, me.stderr]).toEqual([0, '']);
     expect(JSON.parse(me.stdout).workspace.name).toBe('Studio');
     expect(ss.lookup(canonical)).toBe(emu.key('Studio'));
     expect(ss.lookup(old)).toBeUndefined();
-    expect((await runAsync(process.execPath, [BIN, 'logout'], { env })).status).toBe(0);
+    expect((await runCli(['logout'], { env })).code).toBe(0);
     expect(ss.accounts().filter((a) => a.startsWith('default@' + base))).toEqual([]);
   });
 });
@@ -134,6 +139,7 @@ describeWithSecretService('a keyring of its own: a refused login, copies left be
   const ss = useSecretService({ unlock: true });
 
   test('a login refused because another process holds the lock on config.json stores nothing anywhere', async () => {
+    // The built CLI: the lock's owner (this test's process) is another process than the login's.
     const v = vidpub(emu, () => ss.env);
     mkdirSync(v.dir, { recursive: true });
     writeFileSync(`${v.configPath}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }));
@@ -146,7 +152,7 @@ describeWithSecretService('a keyring of its own: a refused login, copies left be
   }, 30_000);
 
   test('a key in the file with a copy in the keyring: logout removes both and says so', async () => {
-    const v = vidpub(emu, () => ss.env);
+    const v = vidpub(emu, () => ss.env, 'in-process');
     const account = `default@${realpathSync(v.dir)}/config.json`;
     ss.store(account, emu.key());
     v.writeConfig({ default: { api_key: emu.key(), base_url: emu.baseUrl } });
@@ -157,7 +163,7 @@ describeWithSecretService('a keyring of its own: a refused login, copies left be
   });
 
   test('hints keep --profile; the copy left in the keyring is said, recorded, and removed by logout once the keyring opens', async () => {
-    const v = vidpub(emu, () => ss.env);
+    const v = vidpub(emu, () => ss.env, 'in-process');
     const account = `kc@${realpathSync(v.dir)}/config.json`;
     expect((await v.run(['login', '--with-key', '--profile', 'kc'], { input: emu.key() })).status).toBe(0);
     expect(ss.lookup(account)).toBe(emu.key());

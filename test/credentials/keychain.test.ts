@@ -1,6 +1,7 @@
 /**
  * Keys in a real Secret Service (gnome-keyring in a private D-Bus session),
- * through the built CLI: login stores there and says so, secret-tool finds
+ * through vidpub in-process (its keychain helper a child process, as always)
+ * and, for two logins racing on config.json, two built CLIs: login stores there and says so, secret-tool finds
  * the key and config.json holds none; me and profiles say where the key is;
  * logout removes it; a key in the file keeps working and moves at the next
  * login; the environment and --api-key-file still win.
@@ -19,7 +20,7 @@ const STORED_IN_KEYRING = /^Stored in\tthe Secret Service keyring$/m;
 describeWithSecretService('keys in the Secret Service (an unlocked gnome-keyring)', () => {
   beforeAll(() => ensureBuilt());
   const ss = useSecretService({ unlock: true });
-  const cli = () => vidpub(emu, () => ss.env);
+  const cli = () => vidpub(emu, () => ss.env, 'in-process');
 
   test('login stores the key in the keyring, says so, and config.json holds none; me and profiles say where it is', async () => {
     const v = cli();
@@ -130,7 +131,8 @@ describeWithSecretService('keys in the Secret Service (an unlocked gnome-keyring
 
   test('two logins at the same instant, to two profiles: both keys in the keyring, both profiles in the file', async () => {
     await emu.reset();
-    const v = cli();
+    // Two OS processes racing on config.json's lock: the built CLI.
+    const v = vidpub(emu, () => ss.env);
     const runs = await Promise.all([
       v.run(['login', '--with-key', '--profile', 'a'], { input: emu.key() }),
       v.run(['login', '--with-key', '--profile', 'b'], { input: emu.key('Demo', 'read') }),

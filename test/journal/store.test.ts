@@ -65,7 +65,7 @@ describe('where the journal lives', () => {
 });
 
 describe('many processes appending at once', () => {
-  it('20 processes × 150 records, rotating as they go: every record is there once, none torn', async () => {
+  it('4 processes × 400 records, released at once, rotating as they go: every record is there once, none torn', async () => {
     const dir = tmp();
     const bundle = join(dir, 'store.mjs');
     await build({ entryPoints: [resolve('src/journal/jsonl-store.ts')], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent' });
@@ -75,23 +75,33 @@ describe('many processes appending at once', () => {
       `import { JournalStore } from ${JSON.stringify(bundle)};
 const [dir, who, n] = process.argv.slice(2);
 const store = new JournalStore(dir, 64 * 1024);
-for (let i = 0; i < Number(n); i++) {
-  store.append({ v: 1, kind: 'status', at: new Date().toISOString(), profile: 'p', post_id: 'post_' + who + '_' + i, status: 'publishing', destinations: [{ id: 'd', status: 'x'.repeat(300 + (i % 50)) }] });
-}
+// Started and loaded: say so, and append once the test releases every process (the end of stdin).
+process.stdout.write('ready\\n');
+process.stdin.resume();
+process.stdin.on('end', () => {
+  for (let i = 0; i < Number(n); i++) {
+    store.append({ v: 1, kind: 'status', at: new Date().toISOString(), profile: 'p', post_id: 'post_' + who + '_' + i, status: 'publishing', destinations: [{ id: 'd', status: 'x'.repeat(300 + (i % 50)) }] });
+  }
+});
 `,
     );
     const journalDir = join(dir, 'state');
-    const PROCS = 20;
-    const N = 150;
-    const codes = await Promise.all(
-      Array.from({ length: PROCS }, (_, who) =>
-        new Promise<number | null>((done) => {
-          const p = spawn(process.execPath, [child, journalDir, String(who), String(N)], { stdio: 'inherit' });
-          p.on('close', done);
-        }),
-      ),
-    );
-    expect(codes.every((c) => c === 0)).toBe(true);
+    // Four processes, twice the machine's two cores, so that appends from several of them are in flight at
+    // every moment; each appends only once all four have started (Node's start takes longer than a few hundred
+    // appends: started one by one, they would mostly append one after another). 1,600 records of ~0.5 kB
+    // rotate the 64 kB segments a dozen times while they race.
+    const PROCS = 4;
+    const N = 400;
+    const procs = Array.from({ length: PROCS }, (_, who) => spawn(process.execPath, [child, journalDir, String(who), String(N)], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const codes = procs.map((p) => new Promise<number | null>((done) => p.on('close', done)));
+    const started = (p: (typeof procs)[number]) =>
+      new Promise<void>((ready, failed) => {
+        p.stdout.once('data', () => ready());
+        p.once('close', (code) => failed(new Error(`an appender ended (${code}) before it started`)));
+      });
+    await Promise.all(procs.map(started));
+    for (const p of procs) p.stdin.end();
+    expect((await Promise.all(codes)).every((c) => c === 0)).toBe(true);
 
     const store = new JournalStore(journalDir);
     expect(store.segments().length).toBeGreaterThan(5); // rotation happened while they wrote

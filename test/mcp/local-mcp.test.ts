@@ -1,8 +1,10 @@
 /**
- * `vidpub mcp`, the built binary as a child process, through the SDK's stdio
- * client against the emulator: the 10 tools, a local file uploaded and posted,
- * the --workspace guard, local file errors, the stored profile, a quiet
- * stderr, and the ways it ends (input closed, Ctrl-C).
+ * `vidpub mcp` through the SDK's client against the emulator: the built
+ * binary as a child process on the SDK's stdio transport (the 10 tools, a
+ * quiet stderr, stdout holding only JSON-RPC) and the ways it ends (input
+ * closed, Ctrl-C); the tools' work in-process (main(argv, ctx), its stdin and
+ * stdout the client's streams): a local file uploaded and posted, the
+ * --workspace guard, local file errors, the stored profile.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli, tempConfigDir } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { connect, fails, ok } from '../support/mcp.js';
+import { inProcessMcpClient } from '../support/mcp-stdio.js';
 import { waitFor } from '../support/poll.js';
 import type { Json } from '../support/rest.js';
 
@@ -27,16 +30,27 @@ interface Server {
   stderr: () => string;
   /** Errors the client transport saw (e.g. a line on stdout that is not JSON-RPC). */
   transportErrors: Error[];
+  /** In-process: main()'s exit code, once its input is closed. */
+  code?: Promise<number>;
 }
 
 let servers: Server[] = [];
 
-/** Starts `vidpub [globals] mcp [flags]` with env (no VIDPUB_* is inherited) and connects the SDK's stdio client. */
+const serverEnv = (env?: Record<string, string | undefined>) => ({ VIDPUB_CONFIG_DIR: tempConfigDir(), VIDPUB_STATE_DIR: join(tempConfigDir(), 'state'), ...emu.env(), ...env });
+
+/** Runs `vidpub [globals] mcp [flags]` in-process with env (no VIDPUB_* is inherited) and connects the SDK's client to its stdin and stdout. */
 async function start(opts: { args?: string[]; env?: Record<string, string | undefined> } = {}): Promise<Server> {
+  const server = await inProcessMcpClient(opts.args ?? ['mcp'], serverEnv(opts.env), ROOT);
+  servers.push(server);
+  return server;
+}
+
+/** Starts the built `vidpub mcp` with env (no VIDPUB_* is inherited) and connects the SDK's stdio client. */
+async function startBin(): Promise<Server> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, ...(opts.args ?? ['mcp'])],
-    env: { VIDPUB_CONFIG_DIR: tempConfigDir(), VIDPUB_STATE_DIR: join(tempConfigDir(), 'state'), ...emu.env(), ...opts.env },
+    args: [BIN, 'mcp'],
+    env: serverEnv(),
     cwd: ROOT,
     stderr: 'pipe',
   });
@@ -60,15 +74,18 @@ beforeAll(() => {
 
 
 afterEach(async () => {
-  await Promise.all(servers.map((s) => s.client.close()));
+  const closing = servers;
   servers = [];
+  await Promise.all(closing.map((s) => s.client.close()));
+  // Its input closed, an in-process server ends 0, as the built one exits 0.
+  for (const s of closing) if (s.code) expect(await s.code).toBe(0);
 });
 
 const youtubeNow = (media: string) => ({ media_id: media, caption: 'from vidpub mcp', destinations: [{ destination_id: 'dst_demo_youtube' }], publish_at: 'now' });
 
 describe('vidpub mcp: tools over stdio', () => {
-  it('lists the 8 service tools plus upload_file and wait_for_post, with the same schemas as the emulator endpoint', async () => {
-    const { client, stderr, transportErrors } = await start();
+  it('the built binary lists the 8 service tools plus upload_file and wait_for_post, with the same schemas as the emulator endpoint', async () => {
+    const { client, stderr, transportErrors } = await startBin();
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
       'get_me',
@@ -214,10 +231,9 @@ describe('vidpub mcp: keys and workspaces', () => {
     const config = tempConfigDir();
     const login = await runCli(['login', '--with-key'], { stdin: emu.key(), env: { VIDPUB_CONFIG_DIR: config, VIDPUB_BASE_URL: emu.baseUrl } });
     expect(login.code).toBe(0);
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: { VIDPUB_CONFIG_DIR: config }, cwd: ROOT, stderr: 'pipe' });
-    const client = new Client({ name: 'profile-test', version: '0' });
-    await client.connect(transport);
-    servers.push({ client, stderr: () => '', transportErrors: [] });
+    const server = await inProcessMcpClient(['mcp'], { VIDPUB_CONFIG_DIR: config }, ROOT);
+    servers.push(server);
+    const { client } = server;
     expect((await ok(client, 'get_me')).key.last4).toBe(emu.key().slice(-4));
   });
 

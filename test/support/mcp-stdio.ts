@@ -1,5 +1,10 @@
-/** `vidpub mcp` over stdio in tests: messages as the server reads them, and a server fed message by message. */
+/** `vidpub mcp` over stdio in tests: messages as the server reads them, a server fed message by message, and the SDK's client on a server in-process. */
 import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { main } from '../../src/cli/main.js';
 import { makeContext } from './cli.js';
 import type { TestEmulator } from './emulator.js';
@@ -20,4 +25,49 @@ export function mcpServer(emu: TestEmulator): { stdin: PassThrough; run: Promise
   const run = main(['mcp'], { ...base.ctx, io: { ...base.ctx.io, stdin } });
   const answers = (): Json[] => base.stdout().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
   return { stdin, run, answers, answer: (id: number) => answers().find((m) => m.id === id) };
+}
+
+/**
+ * The SDK's client on `vidpub [globals] mcp` run in-process (main(argv, ctx)): its stdin and stdout are the
+ * streams the client writes and reads, as StdioClientTransport does with a child's pipes, and its env is the
+ * one that transport gives a child (the SDK's default environment, then `env`). Closing the client ends the
+ * server's input and waits for main() to return.
+ */
+export async function inProcessMcpClient(argv: string[], env: Record<string, string | undefined>, cwd: string): Promise<{ client: Client; stderr: () => string; transportErrors: Error[]; code: Promise<number> }> {
+  const base = makeContext({ env: { ...getDefaultEnvironment(), ...env }, cwd });
+  const stdin = new PassThrough();
+  const stdout = base.ctx.io.stdout;
+  const code = main(argv, { ...base.ctx, io: { ...base.ctx.io, stdin } });
+  const transportErrors: Error[] = [];
+  const buffer = new ReadBuffer();
+  const transport: Transport = {
+    async start() {
+      stdout.on('data', (chunk: Buffer) => {
+        buffer.append(chunk);
+        for (;;) {
+          let message: JSONRPCMessage | null;
+          try {
+            message = buffer.readMessage();
+          } catch (err) {
+            transportErrors.push(err as Error);
+            transport.onerror?.(err as Error);
+            continue;
+          }
+          if (message === null) break;
+          transport.onmessage?.(message);
+        }
+      });
+    },
+    async send(message) {
+      stdin.write(serializeMessage(message));
+    },
+    async close() {
+      stdin.end();
+      await code;
+      transport.onclose?.();
+    },
+  };
+  const client = new Client({ name: 'vidpub-local-test', version: '0.0.0' });
+  await client.connect(transport);
+  return { client, stderr: base.stderr, transportErrors, code };
 }
