@@ -169,6 +169,8 @@ export interface ApiClient {
   readonly net?: NetSettings;
   /** The service's time now, from the Date header of its last answer (undefined before one): what judges how long it remembers a key. */
   serviceNow?(): number | undefined;
+  /** settings.timeoutMs, the budget the first request started, is spent by now (false without one). */
+  budgetSpent?(): boolean;
   getMe(o?: CallOptions): Promise<Me>;
   /**
    * Today's API post allowance (GET /me's limits.api_posts_per_day): from the key's cache while it

@@ -108,6 +108,9 @@ class HttpApiClient implements ApiClient {
   serviceNow() {
     return this.#sender.serviceNow();
   }
+  budgetSpent() {
+    return this.#sender.budgetSpent();
+  }
   getMe(o?: CallOptions) {
     return this.#me.get(o);
   }
