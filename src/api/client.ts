@@ -67,9 +67,9 @@ export interface CallOptions {
    */
   signalOnly?: boolean;
   /**
-   * Reads (destinations, a destination's options): an answer from the key's
-   * cache is good enough when it is at most CACHE_TTL_MS old. Without it the
-   * service is asked, and its answer refreshes the cache.
+   * Reads (destinations, a destination's options, a settled post): an answer
+   * from the key's cache is good enough when it is at most CACHE_TTL_MS old.
+   * Without it the service is asked, and its answer refreshes the cache.
    */
   cached?: boolean;
   /**
@@ -82,6 +82,14 @@ export interface CallOptions {
 
 /** How long an answer about what rarely changes (destinations, options) is reused: 10 minutes. */
 export const CACHE_TTL_MS = 10 * 60_000;
+
+/**
+ * How long a settled post (every destination published, failed or cancelled) is reused: it never
+ * changes, so the identical runs that report it (and status, retry, a rerun under its key) read it
+ * once between them. Short, so that the file stays small and a post deleted in the web app is soon
+ * read as gone.
+ */
+export const SETTLED_POST_TTL_MS = CACHE_TTL_MS;
 
 /**
  * How long the key's workspace is reused: 7 days. A key belongs to one
@@ -97,6 +105,9 @@ export const CACHE_ENTRIES = {
   /** GET /me's limits.api_posts_per_day as last read. */
   daily: 'daily',
   options: (destinationId: string) => `options:${destinationId}`,
+  /** A settled post (SETTLED_POST_TTL_MS), as GET /posts/{id} last answered. */
+  post: (postId: string) => `post:${postId}`,
+  isPost: (name: string) => name.startsWith('post:'),
   /** Destinations and every destination's options. */
   isDestinationData: (name: string) => name === 'destinations' || name.startsWith('options:'),
 } as const;
@@ -107,9 +118,10 @@ export const CACHE_ENTRIES = {
  * without a cache directory. Never throws.
  */
 export interface ClientMemory {
-  /** The value stored under `name`, if stored at most `maxAgeMs` ago, with when. */
-  get<T>(name: string, maxAgeMs: number): Promise<{ value: T; at: number } | undefined>;
-  set(name: string, value: unknown): Promise<void>;
+  /** The value stored under `name`, if stored at most `maxAgeMs` ago, with when (`reread`: looked for on disk again when not held). */
+  get<T>(name: string, maxAgeMs: number, o?: { reread?: boolean }): Promise<{ value: T; at: number } | undefined>;
+  /** Stores a value; `drop`: entries dropped in the same write, by name and age. */
+  set(name: string, value: unknown, drop?: (name: string, ageMs: number) => boolean): Promise<void>;
   /** Drops the entries whose name matches (all without a test). */
   forget(match?: (name: string) => boolean): Promise<void>;
 }
@@ -157,6 +169,8 @@ export interface ApiClient {
   readonly net?: NetSettings;
   /** The service's time now, from the Date header of its last answer (undefined before one): what judges how long it remembers a key. */
   serviceNow?(): number | undefined;
+  /** settings.timeoutMs, the budget the first request started, is spent by now (false without one). */
+  budgetSpent?(): boolean;
   getMe(o?: CallOptions): Promise<Me>;
   /**
    * Today's API post allowance (GET /me's limits.api_posts_per_day): from the key's cache while it

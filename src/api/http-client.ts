@@ -93,7 +93,7 @@ class HttpApiClient implements ApiClient {
     this.#me = new MeResource(this.#sender, memory, p.settings.workspace);
     this.#destinations = new DestinationsResource(this.#sender, memory);
     this.#media = new MediaResource(this.#sender);
-    this.#posts = new PostsResource(this.#sender);
+    this.#posts = new PostsResource(this.#sender, memory);
   }
 
   get keyId(): string {
@@ -107,6 +107,9 @@ class HttpApiClient implements ApiClient {
 
   serviceNow() {
     return this.#sender.serviceNow();
+  }
+  budgetSpent() {
+    return this.#sender.budgetSpent();
   }
   getMe(o?: CallOptions) {
     return this.#me.get(o);

@@ -62,7 +62,7 @@ export interface KeyCacheOptions {
 /** An entry this much in the future (another machine's clock, a clock set back) is not trusted. */
 const FUTURE_SKEW_MS = 60_000;
 
-type Op = { set: string; entry: Entry } | { forget: (name: string) => boolean };
+type Op = { set: string; entry: Entry; drop?: (name: string, e: Entry) => boolean } | { forget: (name: string) => boolean };
 
 export class KeyCache {
   readonly file: string;
@@ -79,19 +79,32 @@ export class KeyCache {
     this.file = join(this.#dir, `${name}.json`);
   }
 
-  /** The value stored under `name` if it was read from the service at most `maxAgeMs` ago. */
-  async get<T>(name: string, maxAgeMs: number): Promise<{ value: T; at: number } | undefined> {
-    const e = (await this.#load())[name];
+  /**
+   * The value stored under `name` if it was read from the service at most `maxAgeMs` ago. `reread`:
+   * not held here, it is looked for on disk again (another process may have stored it since this one
+   * first read the file).
+   */
+  async get<T>(name: string, maxAgeMs: number, o: { reread?: boolean } = {}): Promise<{ value: T; at: number } | undefined> {
+    const entries = await this.#load();
+    let e = entries[name];
+    if (!e && o.reread) {
+      e = (await this.#readDisk())[name];
+      if (e) entries[name] = e;
+    }
     if (!e) return undefined;
     const age = this.#opts.now() - e.at;
     if (age > maxAgeMs || age < -FUTURE_SKEW_MS) return undefined;
     return { value: structuredClone(e.value) as T, at: e.at };
   }
 
-  /** Stores a value read from the service now (written in the background; close() waits). */
-  set(name: string, value: unknown): Promise<void> {
-    const entry: Entry = { at: this.#opts.now(), value: structuredClone(value) };
-    return this.#apply({ set: name, entry });
+  /**
+   * Stores a value read from the service now (written in the background; close() waits). `drop`: the
+   * entries to drop in the same write, by name and age (those that expire, so that the file stays small).
+   */
+  set(name: string, value: unknown, drop?: (name: string, ageMs: number) => boolean): Promise<void> {
+    const now = this.#opts.now();
+    const entry: Entry = { at: now, value: structuredClone(value) };
+    return this.#apply({ set: name, entry, ...(drop ? { drop: (n: string, e: Entry) => drop(n, now - e.at) } : {}) });
   }
 
   /** Drops the entries whose name matches (all of them without a test). */
@@ -150,6 +163,9 @@ export class KeyCache {
 }
 
 function applyOp(entries: Record<string, Entry>, op: Op): void {
-  if ('set' in op) entries[op.set] = op.entry;
+  if ('set' in op) {
+    if (op.drop) for (const [name, e] of Object.entries(entries)) if (name !== op.set && op.drop(name, e)) delete entries[name];
+    entries[op.set] = op.entry;
+  }
   else for (const name of Object.keys(entries)) if (op.forget(name)) delete entries[name];
 }

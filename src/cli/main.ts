@@ -3,7 +3,7 @@
  * flags read into an Invocation (./run/invocation.ts) and run, its data
  * printed, and what goes wrong reported (./run/report-error.ts).
  */
-import { ExitCode } from '../errors.js';
+import { ExitCode, TimeoutError } from '../errors.js';
 import { parseTimeout } from '../session/wait-flags.js';
 import type { AnyCommandSpec, Invocation } from './run/command.js';
 import { COMMAND_TIMEOUT, EVENTS } from './commands/index.js';
@@ -13,7 +13,7 @@ import type { CommandLine } from './line/command-line.js';
 import { readCommandLine } from './line/parse.js';
 import { loadCommand } from './commands/load.js';
 import { renderLine } from './line/render.js';
-import { closeInvocation, makeInvocation, resolveGlobals } from './run/invocation.js';
+import { clientMade, closeInvocation, makeInvocation, resolveGlobals } from './run/invocation.js';
 import { checkFields, checkJq, printData } from './output/json-output.js';
 import { GLOBAL_FLAGS } from './line/flags.js';
 import { report } from './run/report-error.js';
@@ -38,6 +38,8 @@ async function runCommand(ctx: Context, line: CommandLine, spec: AnyCommandSpec)
     if (entry.flags?.includes(EVENTS) && (flags as { events?: boolean }).events) (await import('./output/events-output.js')).startEvents(inv, true);
     const opts = await spec.parse(readArgs(entry.args, line.positional), flags, inv);
     const data = await spec.run(opts, inv);
+    // The budget covers handling the answer too (parsing, redacting), which no signal stops: spent by then, nothing is printed.
+    if (commandTimeoutMs !== undefined && clientMade(inv)?.budgetSpent?.()) throw spentReading();
     await printData(spec, data, inv);
     return ExitCode.OK;
   } catch (err) {
@@ -45,6 +47,13 @@ async function runCommand(ctx: Context, line: CommandLine, spec: AnyCommandSpec)
   } finally {
     if (inv) await closeInvocation(inv);
   }
+}
+
+/** exit 7: the command's --timeout (COMMAND_TIMEOUT: its requests' budget, from the first) was spent by the time its answer was handled. */
+function spentReading(): TimeoutError {
+  return new TimeoutError('Stopped (--timeout reached) while handling the answer, after it arrived; nothing was printed.', {
+    hint: 'Run the command again, with a longer --timeout. An answer that slow to handle is far larger than the service sends (a proxy or captive portal in front of it?): --debug shows it.',
+  });
 }
 
 /**

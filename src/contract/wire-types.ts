@@ -254,6 +254,13 @@ export type PostStatus = 'draft' | 'scheduled' | 'publishing' | 'completed';
 export type PostDestinationStatus = 'pending' | 'publishing' | 'published' | 'failed' | 'cancelled';
 export const TERMINAL_DESTINATION_STATUSES: readonly string[] = ['published', 'failed', 'cancelled'];
 
+/** A post that is over: every destination published, failed or cancelled (or the post says `completed`). It never changes again. */
+export function postSettled(post: Pick<Post, 'status' | 'destinations'>): boolean {
+  const dests = Array.isArray(post.destinations) ? post.destinations : [];
+  if (dests.length > 0 && dests.every((d) => TERMINAL_DESTINATION_STATUSES.includes(String(d.status)))) return true;
+  return post.status === 'completed';
+}
+
 export interface Notice {
   code: string;
   message: string;

@@ -29,7 +29,8 @@ export async function reportEarlier(session: Session, client: ApiClient, earlier
       `--idempotency-key ${opts.key} was used for post ${earlier.post_id} on ${earlier.at} (this machine's journal): ` +
         'nothing new is created; reporting that post as it is now. To post again under this key, add --force-new.',
   );
-  const post = await client.getPost(earlier.post_id, { signal });
+  // A settled post from the key's cache: any number of runs reporting it read it once between them.
+  const post = await client.getPost(earlier.post_id, { signal, cached: true });
   let names: Record<string, string> = {};
   try {
     names = namesOf(await client.listDestinations({ signal, cached: true }));

@@ -5,7 +5,7 @@
  * `--json` is the post record itself).
  */
 import type { Destination, Issue, Post, PostDestination } from '../contract/wire-types.js';
-import { TERMINAL_DESTINATION_STATUSES } from '../contract/wire-types.js';
+import { postSettled } from '../contract/wire-types.js';
 import type { DataOut } from '../ui/output.js';
 import { atHandle } from './destinations.js';
 import { stateOf } from '../journal/post-fold.js';
@@ -46,9 +46,7 @@ export function namesOf(destinations: Destination[]): Record<string, string> {
 
 /** Every destination published, failed or cancelled (or the post says it is completed). */
 export function isFinished(post: Post): boolean {
-  const dests = Array.isArray(post.destinations) ? post.destinations : [];
-  if (dests.length > 0 && dests.every((d) => TERMINAL_DESTINATION_STATUSES.includes(String(d.status)))) return true;
-  return post.status === 'completed';
+  return postSettled(post);
 }
 
 /**

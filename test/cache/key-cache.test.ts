@@ -67,6 +67,21 @@ describe('KeyCache', () => {
     expect((await c.get('two', 1000))?.value).toBe(2);
   });
 
+  it('rereads the disk for an entry another process stored since (when asked), and drops expired entries as it stores', async () => {
+    const a = open();
+    const b = open();
+    expect(await a.get('post:p1', 1000)).toBeUndefined(); // a has read the (empty) file
+    await b.set('post:p1', { id: 'p1' });
+    expect(await a.get('post:p1', 1000)).toBeUndefined();
+    expect((await a.get('post:p1', 1000, { reread: true }))?.value).toEqual({ id: 'p1' });
+    now += 2_000;
+    await b.set('post:p2', { id: 'p2' }, (n, age) => n.startsWith('post:') && age > 1_000);
+    await b.set('workspace', { id: 'ws' }, (n, age) => n.startsWith('post:') && age > 1_000);
+    const c = open();
+    expect(await c.get('post:p1', 10_000)).toBeUndefined();
+    expect((await c.get('post:p2', 10_000))?.value).toEqual({ id: 'p2' });
+  });
+
   it('forgets what matches, here and on disk', async () => {
     const a = open();
     await a.set('destinations', []);

@@ -69,6 +69,26 @@ describe('post records what it made', () => {
   });
 });
 
+describe('a settled post reported again', () => {
+  it("a rerun under the key soon after reads the settled post from the key's cache, not the service (afresh without the cache)", async () => {
+    const cache = { VIDPUB_CACHE_DIR: mkdtempSync(join(tmpdir(), 'vidpub-cache-')) };
+    const first = await run([...NIGHTLY, '--json'], { env: cache });
+    expect(first.code, first.stderr).toBe(0);
+    const a = JSON.parse(first.stdout) as Post;
+    expect(a.status).toBe('completed');
+    const reads = async () => (await emu.requests()).filter((q) => q.method === 'GET' && q.path === `/v1/posts/${a.id}`).length;
+    const seen = await reads();
+    const second = await run([...NIGHTLY, '--json'], { env: cache });
+    expect(second.code, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout)).toMatchObject({ id: a.id, status: 'completed' });
+    expect(second.stderr).toMatch(`--idempotency-key nightly-42 was used for post ${a.id}`);
+    expect(await reads()).toBe(seen);
+    const fresh = await run([...NIGHTLY, '--json'], { env: { ...cache, VIDPUB_NO_CACHE: '1' } });
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(await reads()).toBe(seen + 1);
+  });
+});
+
 describe('rerun safety beyond 24 hours', () => {
   it('the next-day rerun with the same key creates nothing and reports the first post', async () => {
     const first = await run([...NIGHTLY, '--json']);

@@ -3,11 +3,12 @@
  * writes through its queue in the state directory. On a key of 6 writes a minute (2 posts),
  * in-process, on a clock that moves only while every run waits on it: 6 posts take the
  * allowance's 3 minutes, no upload is left without its post, and a run whose turn would come
- * after its --timeout stops at once, sending nothing, with the line that runs it again. The
+ * after its --timeout stops at once, sending nothing, with the line that runs it again. Identical
+ * runs that wait for the one posting report its settled post from the key's cache, reading nothing. The
  * scale cases (40 and 100 runs on a Standard key, 3 machines of 4, 50 identical runs) are
  * bench/shared-key.bench.mjs's.
  */
-import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -129,4 +130,60 @@ describe("the key's write queue", () => {
     noteCounter(state, { limit: 6, remaining: 0, resetSec: 60 }, t + 10_003);
     expect(state.window!.spent).toBe(6);
   });
+});
+
+describe('identical runs waiting for the one posting', () => {
+  it.each([
+    ['', false],
+    [' (the daily allowance nearly spent: not trusted from the cache, and not read by a run that writes nothing)', true],
+  ])('5 waiters: no request of theirs (no GET /me, no GET /posts/{id}: the settled post is in the key\'s cache), each prints the post, exit 0%s', async (_, low) => {
+    clock = manualClock(Date.now());
+    running = 0;
+    const base = mkdtempSync(join(tmpdir(), 'vidpub-settled-'));
+    const env = { ...emu.env(), VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state'), VIDPUB_CACHE_DIR: join(base, 'cache'), TZ: 'UTC' };
+    const file = copyVideo('test/fixtures/clip.mp4', join(videos, 'identical.mp4'), made++);
+    const same = ['post', file, '--to', 'linkedin', '--caption', 'Settled once', '--no-input', '--timeout', '10m'];
+    const asleep = () => clock.pending().filter((ms) => !DEADLINES.includes(ms)).length;
+    const first = started(runCli(same, { env, clock }));
+    // Its sleeps before the post (the video's processing) ended as they come, none after it: a sleep ends only when
+    // the clock moves, so one seen before a log without the post is a sleep before the post.
+    await waitFor(
+      async () => {
+        const before = clock.pending().filter((ms) => !DEADLINES.includes(ms));
+        const posted = (await emu.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts' && q.status === 201);
+        if (!posted && before.length > 0) clock.tick(Math.min(...before));
+        return posted && asleep() >= 1;
+      },
+      (yes) => yes,
+      20_000,
+    );
+    if (low) {
+      // What the first run kept of GET /me, made 3 posts left: a run that posts reads GET /me afresh.
+      const dir = join(base, 'cache', 'api');
+      const [name] = readdirSync(dir);
+      const cached = JSON.parse(readFileSync(join(dir, name!), 'utf8')) as { entries: { daily: { value: { remaining: number } } } };
+      cached.entries.daily.value.remaining = 3;
+      writeFileSync(join(dir, name!), JSON.stringify(cached));
+    }
+    // 5 identical runs: each claims the command, finds the first live, and waits for it.
+    const seen = (await emu.requests()).length;
+    const waiters = Array.from({ length: 5 }, () => started(runCli(same, { env, clock })));
+    await waitFor(async () => asleep(), (n) => n >= 6, 20_000);
+    onTestFinished(tickWhileAllAsleep(clock, () => running, DEADLINES));
+
+    const one = await first;
+    expect(one.code, one.stderr).toBe(0);
+    const id = /^id\t(post_\w+)$/m.exec(one.stdout)?.[1];
+    expect(id).toMatch(/^post_/);
+    for (const r of await Promise.all(waiters)) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`id\t${id}\nstatus\tcompleted\n`);
+      expect(r.stdout).toMatch(/\tpublished\thttp/);
+      expect(r.stderr).toContain(`The identical run waited for has ended and made post ${id} (key `);
+      expect(r.stderr).toContain('reporting it as it is now; nothing was uploaded or posted again.');
+    }
+    // Since the waiters started (the first run asleep in its follow): its one look at its post, which saw it settled; nothing of the waiters'.
+    const since = (await emu.requests()).slice(seen).filter((q) => q.path.startsWith('/v1/'));
+    expect(since.map((q) => `${q.method} ${q.path}`)).toEqual([`GET /v1/posts/${id}`]);
+  }, 60_000);
 });

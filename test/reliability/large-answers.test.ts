@@ -3,7 +3,8 @@
  * portal): one larger than the client reads is cut off while it arrives, named with its size and
  * the URL (exit 1), whether its Content-Length announces it or not, an error body at a far smaller
  * size; JSON nested two million levels deep is an unexpected answer (exit 1), not a crash of the
- * stack; and a read whose answer came after the --timeout is not parsed (exit 7, on a manual clock).
+ * stack; and a read whose answer came after the --timeout is not parsed, nor one whose handling
+ * (parsing, redacting) ran past it printed (exit 7, on a manual clock).
  * The time and peak memory of `me --timeout 2s` against 50 MB are measured by
  * bench/pressure.bench.mjs, not here.
  */
@@ -11,7 +12,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_ERROR_BODY_BYTES, MAX_RECORD_BYTES } from '../../src/api/net/answer-limit.js';
-import { runCli } from '../support/cli.js';
+import { main, type Context } from '../../src/cli/main.js';
+import { makeContext, runCli } from '../support/cli.js';
 import { startTestEmulator } from '../support/emulator.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { manualClock } from '../support/clock.js';
@@ -188,4 +190,40 @@ it('the --timeout covers reading the answer: one that came after it is not parse
   expect(r.stdout).toBe('');
   expect(JSON.parse(r.stderr)).toMatchObject({ error: { type: 'timeout', exit_code: 7 } });
   expect(r.code).toBe(7);
+});
+
+it('the --timeout covers handling the answer after it arrived: spent by then, nothing is printed (exit 7)', async () => {
+  answer = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ workspace: { id: 'ws_1', name: 'slow to handle' } }));
+  };
+  const run = async (handlingMs: number) => {
+    const clock = manualClock();
+    const made = makeContext({ env: { VIDPUB_API_KEY: KEY, VIDPUB_BASE_URL: `${base}/v1` }, clock });
+    // The client's answer in hand, its handling takes `handlingMs` (the clock moves on by that much).
+    const ctx: Context = {
+      ...made.ctx,
+      createClient: async (settings) => {
+        const client = await made.ctx.createClient(settings);
+        const getMe = client.getMe.bind(client);
+        client.getMe = async (o) => {
+          const me = await getMe(o);
+          clock.tick(handlingMs);
+          return me;
+        };
+        return client;
+      },
+    };
+    const code = await main(['me', '--timeout', '2s', '--json'], ctx);
+    return { code, stdout: made.stdout(), stderr: made.stderr() };
+  };
+  const inTime = await run(1_000);
+  expect(inTime.code, inTime.stderr).toBe(0);
+  expect(JSON.parse(inTime.stdout)).toMatchObject({ workspace: { name: 'slow to handle' } });
+  const late = await run(2_000);
+  expect(late.stdout).toBe('');
+  expect(JSON.parse(late.stderr)).toMatchObject({
+    error: { type: 'timeout', exit_code: 7, message: 'Stopped (--timeout reached) while handling the answer, after it arrived; nothing was printed.' },
+  });
+  expect(late.code).toBe(7);
 });

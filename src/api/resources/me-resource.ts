@@ -70,11 +70,16 @@ export class MeResource {
     return me;
   }
 
-  /** Today's API post allowance: the key's cache while recent with more than DAILY_LOW left, else GET /me (the workspace kept too). */
+  /**
+   * Today's API post allowance: the key's cache while recent with more than DAILY_LOW left, else GET /me (the
+   * workspace kept too). `cached`: only what costs no read of its own, undefined else: GET /me is read for it only
+   * when the workspace is not in the key's cache either (the run reads GET /me for it anyway).
+   */
   async daily(o: RequestOptions = {}): Promise<Daily | undefined> {
     const hit = await this.memory()?.get<Daily>(CACHE_ENTRIES.daily, DAILY_TTL_MS);
     if (typeof hit?.value?.remaining === 'number' && hit.value.remaining > DAILY_LOW) return hit.value;
     if (this.#me) return (await this.#me)?.limits?.api_posts_per_day;
+    if (o.cached && (await this.memory()?.get(CACHE_ENTRIES.workspace, WORKSPACE_TTL_MS))?.value) return undefined;
     const me = this.#readMe(o);
     // One read for this and the workspace: a later workspace() takes it from here.
     this.#workspace ??= me.then((m) => m?.workspace);

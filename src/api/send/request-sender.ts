@@ -309,6 +309,11 @@ export class RequestSender {
     });
   }
 
+  /** settings.timeoutMs is spent by now (a budget started by the first request). */
+  budgetSpent(): boolean {
+    return this.#budget !== undefined && this.#clock.now() >= this.#budget.endsAt;
+  }
+
   /** The service's time now (epoch ms): its last Date header, moved on by our clock since; undefined before any answer with one. */
   serviceNow(): number | undefined {
     const t = this.#serviceTime;

@@ -84,6 +84,12 @@ function clientSettingsOf(globals: GlobalOptions): ClientSettings {
 
 /** Closes what an invocation opened (the client's sockets), if anything. */
 const disposers = new WeakMap<Invocation, () => Promise<void>>();
+const madeClients = new WeakMap<Invocation, () => ApiClient | undefined>();
+
+/** The client `inv` made, if it made one (none is made here). */
+export function clientMade(inv: Invocation): ApiClient | undefined {
+  return madeClients.get(inv)?.();
+}
 
 /** What an invocation knows of its command line: main() gives both (a test's invocation neither). */
 export interface InvocationLine {
@@ -157,6 +163,7 @@ export function makeInvocation(ctx: Context, globals: GlobalOptions, line: Invoc
     rerun: line.rerun,
     commandLine: line.commandLine,
   };
+  madeClients.set(inv, () => made);
   disposers.set(inv, async () => {
     await made?.close();
     // Last, after the output: a post run's note goes only once its outcome is printed.

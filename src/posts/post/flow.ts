@@ -103,7 +103,7 @@ async function postWithin(given: PostRun, at: At): Promise<PostResult | PostSet>
   await given.session.client();
   const earlier = await earlierByKey(given);
   if (earlier) return earlier;
-  // Read beside the destinations (a round trip less before the upload); judged once the run is ready.
+  // Read beside the destinations when it costs no request of its own (a round trip less before the upload); judged once the run is ready.
   let allowance: Allowance = Promise.resolve(undefined);
   const planned = await plan(given, () => (allowance = readAllowance(given)));
   const known = await knownMedia(given.opts, given.session);
@@ -139,15 +139,18 @@ type Allowance = Promise<{ daily?: Me['limits']['api_posts_per_day']; err?: unkn
 /**
  * The daily allowance, read when the run may be refused for it (refuseSpentAllowance); never rejects.
  * `later`: a run that asks for a confirmation reads it once confirmed, as it may wait there long.
+ * `beside` (the read beside the destinations): only what costs no GET /me of its own (the key's cache), else
+ * read once the run has claimed its command: a run that only reports the post of an identical run it
+ * waited for writes nothing and reads no allowance.
  */
-function readAllowance({ opts, session }: PostRun, later = session.interactive && !opts.yes): Allowance {
+function readAllowance({ opts, session }: PostRun, later = session.interactive && !opts.yes, beside = true): Allowance {
   if (opts.draft || opts.waitForQuota || opts.source.kind === 'media' || opts.idempotencyKey) return Promise.resolve(undefined);
   if (later) return Promise.resolve({ later: true });
   return session
     .client()
-    .then((client) => client.dailyAllowance({ signal: session.signal }))
+    .then((client) => client.dailyAllowance({ signal: session.signal, cached: beside }))
     .then(
-      (daily) => ({ daily }),
+      (daily): Awaited<Allowance> => (daily === undefined && beside ? { later: true } : { daily }),
       (err: unknown) => ({ err }),
     );
 }
@@ -161,7 +164,7 @@ async function refuseSpentAllowance(run: PostRun, allowance: Allowance): Promise
   const { opts, session, key } = run;
   if (opts.draft || opts.waitForQuota || opts.source.kind === 'media' || opts.idempotencyKey || key.continued) return;
   let read = await allowance;
-  if (read?.later) read = await readAllowance(run, false);
+  if (read?.later) read = await readAllowance(run, false, false);
   // Unread, the post itself says it; Ctrl-C stops here.
   if (read?.err !== undefined && session.signal.aborted) throw read.err;
   const daily = read?.daily;
