@@ -16,7 +16,8 @@ import { batchArgs, postState, noticeText } from '../../scripts/action/run.mjs';
 
 const action = readActionYml();
 const emu = useEmulator();
-const runAction = actionRunner();
+// The set-up step (dist/ checked against src/) once: nothing here changes either.
+const runAction = actionRunner({ setUpOnce: true });
 
 beforeAll(() => ensureBuilt());
 

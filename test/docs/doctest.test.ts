@@ -1,14 +1,16 @@
 /**
  * The manual's runner itself: on small synthetic documents, a matching block
  * passes, and a wrong output block, a removed flag or an unmarked block fails,
- * naming the block.
+ * naming the block; and the `vidpub` that runs the build's main in the test's
+ * process (doc-vidpub.ts) behaves as the bin does for what a block can see.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, ensureBuilt } from '../support/build.js';
-import { Session, compareLines, extractBlocks, normalise, parseTranscript, runDocument, ttyColumns } from './doctest.js';
+import { InProcessVidpub, needsRealBin } from './doc-vidpub.js';
+import { Session, compareLines, extractBlocks, normalise, onTerminal, parseTranscript, runDocument, ttyColumns } from './doctest.js';
 
 const F = '```';
 const dirs: string[] = [];
@@ -16,12 +18,12 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function session(): { session: Session; home: string; cwd: string } {
+function session(inProcess?: InProcessVidpub): { session: Session; home: string; cwd: string } {
   const home = mkdtempSync(join(tmpdir(), 'vidpub-doctest-home-'));
   const cwd = mkdtempSync(join(tmpdir(), 'vidpub-doctest-work-'));
   dirs.push(home, cwd);
   // Nothing here talks to a service: the base URL is only substituted.
-  return { session: new Session({ root: ROOT, baseUrl: 'http://127.0.0.1:9/v1', home, cwd, timeoutMs: 30_000 }), home, cwd };
+  return { session: new Session({ root: ROOT, baseUrl: 'http://127.0.0.1:9/v1', home, cwd, timeoutMs: 30_000, inProcess }), home, cwd };
 }
 
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -222,5 +224,72 @@ describe('runDocument', () => {
     expect(ttyColumns('tty')).toBe(100);
     expect(ttyColumns('tty 60')).toBe(60);
     expect(() => ttyColumns('tty wide')).toThrow('only "transcript tty" or "transcript tty COLUMNS" is known');
+  });
+});
+
+describe("vidpub run in the test's process (doc-vidpub.ts)", () => {
+  let vidpub: InProcessVidpub;
+  beforeAll(async () => {
+    ensureBuilt();
+    vidpub = await InProcessVidpub.start(ROOT);
+  });
+  afterAll(() => vidpub.close());
+
+  it("gets the command's arguments, working directory, environment and stdin; gives back stdout and stderr in order, each to its own stream, and the exit code", async () => {
+    const { session: s } = session(vidpub);
+    const before = vidpub.ran.inProcess;
+    const md = doc([
+      '## P',
+      '<!-- doctest: transcript -->',
+      F,
+      // The working directory: the file is found in sub/ (from the session's directory it is missing).
+      '$ mkdir sub && : > sub/empty.mp4 && cd sub && vidpub upload empty.mp4',
+      'Error: empty.mp4 is empty (0 bytes)',
+      '$ echo $?',
+      '2',
+      // The environment, and stderr alone through a pipe.
+      '$ VIDPUB_API_KEY= vidpub me 2>&1 >/dev/null | tail -1',
+      'Set VIDPUB_API_KEY to the key, or unset it (unset VIDPUB_API_KEY) to use the stored profile.',
+      // stdin from a pipe; stderr's lines before the stdout line written after them.
+      "$ printf '%s\\n' 'not json' | vidpub mcp",
+      'vidpub mcp: No API key: none was given and none is stored. Tools will answer with this error until it is fixed.',
+      'vidpub mcp: message on input line 1 (8 bytes) refused: not JSON; answered with JSON-RPC error -32700.',
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON (one JSON-RPC message per line)."}}',
+      "$ printf '%s\\n' 'not json' | vidpub mcp 2> /dev/null > out.txt; cat out.txt",
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON (one JSON-RPC message per line)."}}',
+      F,
+    ]);
+    const r = await runDocument(md, s, {});
+    expect(r.failures).toEqual([]);
+    expect(r.matches).toBe(1);
+    expect(vidpub.ran.inProcess - before).toBe(4);
+  });
+
+  it('a reader gone away is no failure, as with the bin: the rest of the output is dropped and the code is the command\'s', async () => {
+    const { session: s } = session(vidpub);
+    // A pipe whose reader has exited: the first write gets EPIPE (bash's own printf would die of SIGPIPE).
+    const r = await s.run('set -eo pipefail\nexec 7> >(exit 0); wait $!\nvidpub completion bash >&7\necho "exit $?"');
+    expect(r).toEqual({ code: 0, output: 'exit 0\n' });
+  });
+
+  it('a terminal, a running emulator, a hook or another time zone is left to the built bin', async () => {
+    expect(needsRealBin(['emulator', '--port', '0', '--fixture', 'f.json'], {})).toBe('the emulator serves until a signal stops it');
+    expect(needsRealBin(['emulator', 'requests', '--follow'], {})).toBe('the emulator serves until a signal stops it');
+    expect(needsRealBin(['emulator', 'clock', '+2h'], {})).toBeUndefined();
+    expect(needsRealBin(['watch', '--exec', 'echo hi'], {})).toBe("a hook inherits the process's stderr");
+    expect(needsRealBin(['me'], { TZ: 'Asia/Tokyo' })).toBe("TZ Asia/Tokyo is not this process's zone");
+    expect(needsRealBin(['me'], { TZ: process.env.TZ })).toBeUndefined();
+    // At a terminal the script execs the bin before it asks this process anything; with none of
+    // stdin, stdout and stderr a terminal, the command runs here (the first line), on the same terminal.
+    const { session: s } = session(vidpub);
+    if ((await s.run('command -v script > /dev/null', { keepState: false })).code !== 0) {
+      expect(process.env.CI, 'no `script` program for the pseudo-terminal').toBeUndefined();
+      return;
+    }
+    const before = { inProcess: vidpub.ran.inProcess, realBin: vidpub.ran.realBin.length };
+    const r = await s.run(onTerminal('vidpub version < /dev/null 2> /dev/null | head -1; vidpub version', 100));
+    expect(r.output.replace(/\r/g, '')).toMatch(/^version\t[\d.]+\nvidpub [\d.]+\n/);
+    expect(vidpub.ran.inProcess - before.inProcess).toBe(1);
+    expect(vidpub.ran.realBin.length).toBe(before.realBin);
   });
 });

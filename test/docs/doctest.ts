@@ -35,7 +35,8 @@
  *
  * The session: one bash state carried from block to block (variables,
  * functions and the working directory), a throwaway HOME and config dir,
- * `vidpub` and `npx vidpub` running this checkout's build, TZ=UTC. Every
+ * `vidpub` and `npx vidpub` running this checkout's build, TZ=UTC: its bin, or
+ * with `inProcess` its main in the test's process (doc-vidpub.ts). Every
  * `http://127.0.0.1:4010` is replaced with the emulator the runner started,
  * and a line that starts an emulator in the background (`vidpub emulator &`)
  * or stops it (`kill %1`) is left out: the runner's emulator stands in.
@@ -53,6 +54,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import type { InProcessVidpub } from './doc-vidpub.js';
 
 export type BlockKind = 'run' | 'output' | 'transcript' | 'shows' | 'file' | 'skip' | 'setup' | 'unmarked';
 
@@ -215,6 +217,8 @@ export interface SessionOptions {
   env?: Record<string, string>;
   /** Longest run of one block (ms). */
   timeoutMs?: number;
+  /** `vidpub` runs the build's main in this process (doc-vidpub.ts) instead of starting the built bin each time. */
+  inProcess?: InProcessVidpub;
 }
 
 /** Rewrites a block's script for the session: the emulator's address, no background emulator of its own. */
@@ -247,7 +251,8 @@ export class Session {
     // `vidpub` and `npx vidpub` as programs on PATH (so `sh script.sh`, `script` and `&` see them too).
     this.bin = `${opts.home}/.doctest-bin`;
     mkdirSync(this.bin, { recursive: true });
-    writeFileSync(`${this.bin}/vidpub`, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(opts.root + '/bin/vidpub.js')} "$@"\n`, { mode: 0o755 });
+    if (opts.inProcess) opts.inProcess.writeScript(this.bin);
+    else writeFileSync(`${this.bin}/vidpub`, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(opts.root + '/bin/vidpub.js')} "$@"\n`, { mode: 0o755 });
     writeFileSync(
       `${this.bin}/npx`,
       `#!/bin/sh\nif [ "$1" = vidpub ]; then shift; exec vidpub "$@"; fi\nPATH="\${PATH#*:}" exec npx "$@"\n`,
@@ -262,19 +267,39 @@ export class Session {
   /** Runs `script` (stdout and stderr merged in order); with keepState false, what it defines is forgotten. */
   run(script: string, opts: { keepState?: boolean } = {}): Promise<{ code: number; output: string }> {
     const { home, cwd } = this.opts;
-    const state = `${home}/${STATE}`;
+    const state = shellQuote(`${home}/${STATE}`);
+    const names = shellQuote(`${home}/${STATE}.names`);
+    // Without a process more than the bash of the script (a fork costs ~10 ms of CPU here, and the
+    // manual runs a few hundred scripts): builtins only, lists read and written through files.
     const prelude = [
-      `cd ${JSON.stringify(cwd)}`,
-      `[ -f ${JSON.stringify(state)} ] && . ${JSON.stringify(state)}`,
-      // Save what the script defines: variables not in the environment at start, functions, directory.
-      `__doctest_save() { local rc=$?; { echo "__doctest_rc=$rc"; for __v in $(compgen -v); do case " $__doctest_base " in *" $__v "*) ;; *) declare -p "$__v" 2>/dev/null | sed -e 's/^declare -- /declare -g /' -e 's/^declare -\\([a-zA-Z]*\\) /declare -g\\1 /' ;; esac; done; for __f in $(compgen -A function); do case $__f in vidpub|npx|__doctest_*) ;; *) declare -f "$__f" ;; esac; done; echo "cd $(printf '%q' "$PWD")"; } > ${JSON.stringify(state)}.new; mv ${JSON.stringify(state)}.new ${JSON.stringify(state)}; }`,
+      // The variables there are at start (the environment's, bash's own): not saved.
+      `declare -A __doctest_known; compgen -v > ${names}; while IFS= read -r __doctest_v; do __doctest_known[$__doctest_v]=1; done < ${names}`,
+      `cd ${shellQuote(cwd)}`,
+      `[ -f ${state} ] && . ${state}`,
+      // Save what the script defines: variables not there at start, functions, directory. The state
+      // file is sourced at the top level of the next script, where a \`declare\` is global. Written in
+      // place: the scripts run one after another, and one killed while saving has failed already.
+      `__doctest_save() {
+  local __doctest_rc=$? __doctest_v __doctest_vars=()
+  compgen -v > ${names}
+  while IFS= read -r __doctest_v; do
+    case $__doctest_v in __doctest_*) continue ;; esac
+    [ -n "\${__doctest_known[$__doctest_v]-}" ] || __doctest_vars+=("$__doctest_v")
+  done < ${names}
+  {
+    echo "__doctest_rc=$__doctest_rc"
+    [ \${#__doctest_vars[@]} -eq 0 ] || declare -p "\${__doctest_vars[@]}" 2>/dev/null
+    compgen -A function > ${names}
+    while IFS= read -r __doctest_v; do case $__doctest_v in vidpub|npx|__doctest_*) ;; *) declare -f "$__doctest_v" ;; esac; done < ${names}
+    printf 'cd %q\n' "$PWD"
+  } > ${state}
+}`,
       opts.keepState === false ? '' : `trap __doctest_save EXIT`,
-      // $? in the next script is the exit code of the previous one (for `echo $?`).
-      `(exit \${__doctest_rc:-0})`,
+      // $? in the next script is the exit code of the previous one (for \`echo $?\`).
+      `__doctest_exit() { return "\${__doctest_rc:-0}"; }; __doctest_exit`,
     ].join('\n');
-    const base = `__doctest_base="$(compgen -v | tr '\\n' ' ') __v __f __doctest_base __doctest_rc rc"`;
     // One pipe for stdout and stderr, so that what is read is in the order it was written.
-    const full = `exec 2>&1\n${base}\n${prelude}\n${adaptScript(script, this.opts.baseUrl)}\n`;
+    const full = `exec 2>&1\n${prelude}\n${adaptScript(script, this.opts.baseUrl)}\n`;
     return new Promise((resolve, reject) => {
       const child = spawn('bash', ['-c', full], {
         cwd,

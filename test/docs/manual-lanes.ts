@@ -6,10 +6,11 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/build.js';
 import { useBuiltEmulatorSandbox, type Sandbox } from '../support/built-emulator.js';
 import { Rest } from '../support/rest.js';
+import { InProcessVidpub } from './doc-vidpub.js';
 import { Session, runDocument, summary } from './doctest.js';
 import { manualPages } from './pages.js';
 
@@ -42,9 +43,23 @@ const LEAST_RUNS: Record<string, number> = {
   'docs/reliability.md': 2,
 };
 
+/**
+ * The pages whose `vidpub` is the built bin, started for each command, as a new user runs it.
+ * Every other page's `vidpub` runs the build's main in this process (doc-vidpub.ts): the same
+ * bundle the bin loads, without a node start per command (most of the manual's CPU).
+ */
+export const REAL_BIN = ['README.md'];
+
 /** The manual's test for `lane`: one page of OWN_LANE, or (undefined) every other page. */
 export function describeManual(lane?: string): void {
   const box = useBuiltEmulatorSandbox('doc');
+  let inProcess: InProcessVidpub | undefined;
+  beforeAll(async () => {
+    inProcess = await InProcessVidpub.start(ROOT);
+  });
+  afterAll(async () => {
+    await inProcess?.close();
+  });
   afterEach(() => {
     for (const d of scratch.splice(0)) rmSync(d, { recursive: true, force: true });
   });
@@ -65,10 +80,14 @@ export function describeManual(lane?: string): void {
       it(`${page}: every marked block runs and every shown output matches`, async () => {
         const markdown = readFileSync(join(ROOT, page), 'utf8');
         const { home, cwd } = await freshPlace(box);
-        const session = new Session({ root: ROOT, baseUrl: box.baseUrl, home, cwd, timeoutMs: 60_000 });
+        const session = new Session({ root: ROOT, baseUrl: box.baseUrl, home, cwd, timeoutMs: 60_000, inProcess: REAL_BIN.includes(page) ? undefined : inProcess });
         // Each block starts on a fresh minute of the emulator's clock: no block waits out the allowances of the ones before it.
+        const before = { inProcess: inProcess!.ran.inProcess, realBin: inProcess!.ran.realBin.length };
         const report = await runDocument(markdown, session, { origin: session.origin, home, cwd }, { beforeBlock: box.freshMinute });
-        process.stderr.write(`${page}: ${summary(report)}\n`);
+        const inHere = inProcess!.ran.inProcess - before.inProcess;
+        const sent = inProcess!.ran.realBin.length - before.realBin;
+        const ran = REAL_BIN.includes(page) ? ' (vidpub: the built bin)' : inHere + sent > 0 ? ` (vidpub: ${inHere} commands in this process, ${sent} sent to the built bin)` : '';
+        process.stderr.write(`${page}: ${summary(report)}${ran}\n`);
         if (process.env.VIDPUB_DOC_TIMINGS) {
           for (const t of [...report.timings].sort((a, b) => b.ms - a.ms).slice(0, 10)) process.stderr.write(`${t.ms} ms  ${t.name}\n`);
         }

@@ -5,15 +5,20 @@
  * outputs read back through its `outputs:` map (the runner's own parser of GITHUB_OUTPUT:
  * name=value and name<<DELIMITER).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, expect } from 'vitest';
 import { ROOT, runAsync } from './build.js';
+// @ts-expect-error -- plain JavaScript run by the runner, without types
+import { staleBundle } from '../../scripts/action/bundle.mjs';
+
+/** action.yml's step that builds vidpub when the checkout's dist/ is not built from its sources. */
+const SET_UP = 'Set up vidpub';
 
 interface Step {
+  name?: string;
   id?: string;
   shell: string;
   env?: Record<string, string>;
@@ -66,16 +71,24 @@ export interface RunOptions {
   path?: string;
 }
 
-/** A runner: a temporary directory per run, removed after the file's tests. */
-export function actionRunner(): (inputs: Record<string, string>, opts?: RunOptions) => Promise<ActionRun> {
+/**
+ * A runner: a temporary directory per run, removed after the file's tests. With `setUpOnce`, the
+ * set-up step runs in the first run of each checkout whose `vidpub` input is empty, and later such
+ * runs leave it out: it does the same thing each time (node scripts/action/bundle.mjs check, which
+ * passes, so no npm ci) for a file whose tests change neither dist/ nor src/, and it is a node
+ * start per run. Not for a file that makes a checkout's dist/ stale between runs.
+ */
+export function actionRunner(opts: { setUpOnce?: boolean } = {}): (inputs: Record<string, string>, opts?: RunOptions) => Promise<ActionRun> {
   const dir = mkdtempSync(join(tmpdir(), 'vidpub-action-'));
   let runs = 0;
+  const setUp = new Set<string>();
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  return async (inputs, opts = {}) => {
-    const actionPath = opts.actionPath ?? ROOT;
+  return async (inputs, runOpts = {}) => {
+    const actionPath = runOpts.actionPath ?? ROOT;
     // The set-up step runs `npm ci` in the action's checkout when its dist/ is not built from its sources: here that
-    // would be this checkout, its node_modules taken away under every test running beside this one. Refused instead.
-    if (actionPath === ROOT && spawnSync(process.execPath, [join(ROOT, 'scripts/action/bundle.mjs'), 'check'], { stdio: 'ignore' }).status !== 0) {
+    // would be this checkout, its node_modules taken away under every test running beside this one. Refused instead
+    // (the step's own check, bundle.mjs's staleBundle, asked here in this process).
+    if (actionPath === ROOT && (staleBundle as (root: string) => string | undefined)(ROOT) !== undefined) {
       throw new Error('dist/ is not built from src/ (the Action would run npm ci in this checkout): run `npm run build` before the tests');
     }
     const action = readActionYml(actionPath);
@@ -93,7 +106,7 @@ export function actionRunner(): (inputs: Record<string, string>, opts?: RunOptio
         throw new Error(`action.yml: this test does not evaluate \${{ ${e} }}`);
       });
     const base = {
-      PATH: opts.path ?? process.env.PATH,
+      PATH: runOpts.path ?? process.env.PATH,
       HOME: home,
       GITHUB_ACTIONS: 'true',
       GITHUB_REPOSITORY: 'octo/videos',
@@ -101,13 +114,15 @@ export function actionRunner(): (inputs: Record<string, string>, opts?: RunOptio
       GITHUB_RUN_ATTEMPT: '1',
       GITHUB_JOB: 'publish',
       GITHUB_ACTION: 'release-video',
-      ...opts.github,
+      ...runOpts.github,
     };
     let log = '';
     let summary = '';
     const started = performance.now();
+    expect(action.runs.steps.map((s) => s.name)).toContain(SET_UP);
     for (const [i, step] of action.runs.steps.entries()) {
       expect(step.shell).toBe('bash');
+      if (step.name === SET_UP && opts.setUpOnce && !inputs.vidpub && setUp.has(actionPath)) continue;
       const files = { GITHUB_OUTPUT: join(run, `output-${i}`), GITHUB_STEP_SUMMARY: join(run, `summary-${i}`) };
       for (const f of Object.values(files)) writeFileSync(f, '');
       const env = { ...base, ...files, ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expr(String(v))])) };
@@ -117,6 +132,7 @@ export function actionRunner(): (inputs: Record<string, string>, opts?: RunOptio
       log += r.stdout + r.stderr;
       summary += readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
       if (step.id) steps[step.id] = readOutputs(files.GITHUB_OUTPUT);
+      if (step.name === SET_UP && r.status === 0 && !inputs.vidpub) setUp.add(actionPath);
       if (r.status !== 0) {
         const outputs = Object.fromEntries(Object.entries(action.outputs).map(([name, o]) => [name, expr(o.value)]));
         return { code: r.status ?? -1, log, outputs, summary, ms: performance.now() - started };

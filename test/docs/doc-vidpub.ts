@@ -1,0 +1,242 @@
+/**
+ * The manual's `vidpub`, run in the test's own process (test/docs/doctest.ts, Session's
+ * `inProcess`): each start of the built bin costs about 0.2 s of CPU, and the manual's pages
+ * start it a hundred times, most of the manual test's CPU. The blocks' shell stays real bash;
+ * what changes is the program `vidpub` on their PATH: a short bash script (bash starts in a few
+ * ms, node in 100) that hands the command to this process over a local socket, where the
+ * build's own main(argv, ctx) runs (dist/main.js, the bundle bin/vidpub.js loads; its Context
+ * is made by the build's createProcessContext, as the bin makes it, then given the command's
+ * own environment, working directory and standard streams), and that writes back what it
+ * printed and exits with its code.
+ *
+ * What the script sends: its pid, the number of its arguments, then its arguments, each ended by a NUL. What this process
+ * reads of the script's process in /proc, as the command's own process would have them: its
+ * environment (/proc/PID/environ, the environment the script was started with), its working
+ * directory (/proc/PID/cwd) and its stdin (/proc/PID/fd/0, opened only when the command reads
+ * it: a pipe into `vidpub` is read from the very pipe).
+ *
+ * What comes back, a line each, in the order the command wrote it: `1TEXT` (stdout) or `2TEXT`
+ * (stderr), TEXT escaped for printf's %b (a backslash, a newline and a NUL escaped, all else as
+ * it is); then `xCODE`, the exit code. The script writes each to its own stdout or stderr, so
+ * that a block's redirections (`2>&1 >/dev/null`, `> post.txt`, a pipe) and the order of
+ * stdout and stderr on one pipe are what they are with the bin. A reader that went away
+ * (`vidpub ... | head -1`) is no failure of the command, as with the bin: what is left is dropped.
+ *
+ * What still runs the real bin (bin/vidpub.js), the script exec'ing it:
+ * - any of stdin, stdout or stderr a terminal (`transcript tty`): what a terminal is told by
+ *   (isatty, its width) is the process's own;
+ * - `emulator` in the command line, but for a control that drives a running one and is done
+ *   (`vidpub emulator clock +2h`): the emulator serves until a signal stops it
+ *   (`vidpub emulator ... & pid=$!; kill $pid`), a process's matter;
+ * - `--exec` (watch's hooks): a hook is a child that inherits the process's stderr;
+ * - an environment whose TZ names another zone than this process's: the local zone is the
+ *   process's (src/time/describe.ts reads Date's local time).
+ * A page can run the real bin throughout (no `inProcess`): README.md does, in manual-lanes.ts.
+ */
+import { createReadStream, readFileSync, readlinkSync, writeFileSync, type ReadStream } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { COMMANDS } from '../../src/cli/commands/index.js';
+import type { Context } from '../../src/cli/run/context.js';
+
+interface Built {
+  main(argv: string[], ctx: Context): Promise<number>;
+  createProcessContext(opts: { signal: AbortSignal }): Context;
+}
+
+const BACKSLASH = 0x5c;
+const ESCAPES: Record<number, string> = { [BACKSLASH]: '\\\\', 0x0a: '\\n', 0x00: '\\0000' };
+
+/** `bytes` as one line of the answer: what printf '%b' prints back as these very bytes. */
+export function escapeForPrintf(bytes: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const escape = ESCAPES[bytes[i]!];
+    if (escape === undefined) continue;
+    parts.push(bytes.subarray(from, i), Buffer.from(escape, 'latin1'));
+    from = i + 1;
+  }
+  parts.push(bytes.subarray(from));
+  return Buffer.concat(parts);
+}
+
+/** The controls of `vidpub emulator CONTROL` (its first argument's choices, in the registry). */
+const CONTROLS: readonly string[] = COMMANDS.find((c) => c.name === 'emulator')?.args?.find((a) => a.name === 'control')?.choices ?? [];
+
+/** Why `argv` with `env` runs in the real bin instead (see the list above), or undefined. */
+export function needsRealBin(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const at = argv.indexOf('emulator');
+  // `vidpub emulator clock +2h` and the other controls drive a running emulator and are done; `--follow` is not.
+  if (at >= 0 && (!CONTROLS.includes(argv[at + 1] ?? '') || argv.includes('--follow'))) return 'the emulator serves until a signal stops it';
+  if (argv.some((a) => a === '--exec' || a.startsWith('--exec='))) return "a hook inherits the process's stderr";
+  if (env.TZ !== process.env.TZ && zoneOf(env.TZ) !== zoneOf(process.env.TZ)) return `TZ ${env.TZ ?? '(unset)'} is not this process's zone`;
+  return undefined;
+}
+
+/** The zone `tz` names as Intl reads it (this process's own when unset); undefined for one Intl cannot read (a POSIX TZ string). */
+function zoneOf(tz: string | undefined): string | undefined {
+  try {
+    return new Intl.DateTimeFormat('en-US', tz === undefined ? {} : { timeZone: tz }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The NUL-separated `KEY=VALUE` entries of /proc/PID/environ. */
+function environOf(pid: number): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const entry of readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
+    const eq = entry.indexOf('=');
+    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return env;
+}
+
+/** A stream whose every write goes at once to `socket` as one line of `channel` (1 stdout, 2 stderr). */
+function channel(socket: Socket, tag: '1' | '2'): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (!socket.destroyed) socket.write(Buffer.concat([Buffer.from(tag), escapeForPrintf(chunk), Buffer.from('\n')]));
+      done();
+    },
+  });
+}
+
+/** The program `vidpub` of a session's PATH: see the top of this file. */
+function script(port: number, realBin: string): string {
+  return `#!/bin/bash
+# The manual's vidpub: the build's main in the test's process (test/docs/doc-vidpub.ts).
+real() { exec ${JSON.stringify(process.execPath)} ${JSON.stringify(realBin)} "$@"; }
+if [ -t 0 ] || [ -t 1 ] || [ -t 2 ]; then real "$@"; fi
+exec 3<>/dev/tcp/127.0.0.1/${port} || { echo "vidpub (doctest): no test process on port ${port}" >&2; exit 70; }
+printf '%s\\0' "$$" "$#" "$@" >&3
+# A reader gone away is no failure (as bin/vidpub.js takes EPIPE): the rest is dropped.
+trap '' PIPE
+while IFS= read -r -u 3 line; do
+  case $line in
+    1*) printf '%b' "\${line:1}" 2>/dev/null ;;
+    2*) printf '%b' "\${line:1}" >&2 ;;
+    x*) exit "\${line:1}" ;;
+    r) exec 3>&-; real "$@" ;;
+  esac
+done
+echo "vidpub (doctest): the test process closed the connection" >&2
+exit 70
+`;
+}
+
+/** A local server that runs the build's main for the `vidpub` scripts it writes. */
+export class InProcessVidpub {
+  private readonly running = new Set<AbortController>();
+  /** How many commands ran here, and how many went to the real bin instead (and why). */
+  readonly ran = { inProcess: 0, realBin: [] as Array<{ argv: string[]; why: string }> };
+
+  private constructor(
+    private readonly server: Server,
+    private readonly built: Built,
+    private readonly root: string,
+  ) {}
+
+  /** Listens on an ephemeral port of 127.0.0.1; `root` is the checkout whose dist/ and bin/ run. */
+  static async start(root: string): Promise<InProcessVidpub> {
+    const built = createRequire(import.meta.url)(join(root, 'dist', 'main.js')) as Built;
+    const server = createServer();
+    const self = new InProcessVidpub(server, built, root);
+    server.on('connection', (socket) => self.serve(socket));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    return self;
+  }
+
+  get port(): number {
+    return (this.server.address() as { port: number }).port;
+  }
+
+  /** Writes the program `vidpub` into `dir` (a directory of PATH). */
+  writeScript(dir: string): void {
+    writeFileSync(join(dir, 'vidpub'), script(this.port, join(this.root, 'bin', 'vidpub.js')), { mode: 0o755 });
+  }
+
+  /** Stops listening; a command still running is aborted (as by a signal). */
+  async close(): Promise<void> {
+    for (const c of this.running) c.abort(Object.assign(new Error('received SIGTERM'), { name: 'AbortError', signal: 'SIGTERM' }));
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private serve(socket: Socket): void {
+    let request = Buffer.alloc(0);
+    let started = false;
+    socket.on('error', () => {});
+    socket.on('data', (chunk: Buffer) => {
+      if (started) return;
+      request = Buffer.concat([request, chunk]);
+      // NUL-ended fields: the pid, the number of arguments, the arguments.
+      const fields = request.toString('utf8').split('\0');
+      fields.pop(); // what follows the last NUL
+      if (fields.length < 2 || fields.length < 2 + Number(fields[1])) return;
+      started = true;
+      void this.run(Number(fields[0]), fields.slice(2), socket);
+    });
+  }
+
+  private async run(pid: number, argv: string[], socket: Socket): Promise<void> {
+    let env: Record<string, string>;
+    let cwd: string;
+    try {
+      env = environOf(pid);
+      cwd = readlinkSync(`/proc/${pid}/cwd`);
+    } catch (err) {
+      socket.end(Buffer.concat([Buffer.from('2'), escapeForPrintf(Buffer.from(`vidpub (doctest): cannot read process ${pid}: ${(err as Error).message}\n`)), Buffer.from('\nx70\n')]));
+      return;
+    }
+    const why = needsRealBin(argv, env);
+    if (why) {
+      this.ran.realBin.push({ argv, why });
+      socket.end('r\n');
+      return;
+    }
+    this.ran.inProcess++;
+    const controller = new AbortController();
+    this.running.add(controller);
+    // The script gone (the block's run timed out and was killed): the command stops as by a signal.
+    const onGone = () => controller.abort(Object.assign(new Error('received SIGHUP'), { name: 'AbortError', signal: 'SIGHUP' }));
+    socket.once('close', onGone);
+    let stdin: ReadStream | undefined;
+    const ctx = this.built.createProcessContext({ signal: controller.signal });
+    Object.assign(ctx, {
+      io: {
+        get stdin() {
+          return (stdin ??= createReadStream(`/proc/${pid}/fd/0`));
+        },
+        stdout: channel(socket, '1'),
+        stderr: channel(socket, '2'),
+        stdinIsTTY: false,
+        stdoutIsTTY: false,
+        stderrIsTTY: false,
+        columns: undefined,
+      },
+      env,
+      cwd,
+      // An identical post that finished after the command's start ran beside it (the bin: its process's start).
+      startedAt: Date.now(),
+    } satisfies Partial<Context>);
+    let code: number;
+    try {
+      code = await this.built.main(argv, ctx);
+    } catch (err) {
+      // The bin would die of the unhandled rejection, printing it: code 1.
+      ctx.io.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
+      code = 1;
+    } finally {
+      this.running.delete(controller);
+      socket.off('close', onGone);
+      stdin?.destroy();
+    }
+    socket.end(`x${code}\n`);
+  }
+}
