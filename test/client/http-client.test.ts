@@ -333,7 +333,7 @@ describe('rate limits', () => {
     const sleeps = clock.sleeps;
     const { c, stderr } = await client({ clock, env: { VIDPUB_BASE_URL: base + '/v1' } });
     const first = await c.getMe();
-    expect(responseMeta(first)?.rateLimit).toEqual({ limit: 60, remaining: 0, resetSec: 7 });
+    expect(responseMeta(first)?.rateLimit).toEqual({ limit: 60, remaining: 0, resetSec: 7, kind: 'read' });
     expect(sleeps).toEqual([]);
     await c.getMe();
     // Until the reset, and up to 1.5 s after it at random: runs sharing the key do not all come back at its instant.

@@ -8,7 +8,7 @@
  * scale cases (40 and 100 runs on a Standard key, 3 machines of 4, 50 identical runs) are
  * bench/shared-key.bench.mjs's.
  */
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -16,7 +16,7 @@ import { defaultFixture } from '../../src/emulator/default-fixture.js';
 import { decide, lookAgain, noteCounter, roll } from '../../src/posts/post/key-queue.js';
 import type { QueueState } from '../../src/journal/write-queue.js';
 import { runCli } from '../support/cli.js';
-import { manualClock, tickWhileAllAsleep, type ManualClock } from '../support/clock.js';
+import { aheadBy, manualClock, tickWhileAllAsleep, type ManualClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
 import { copyVideo } from '../support/video-copy.js';
@@ -54,10 +54,22 @@ describe("the key's write queue", () => {
     const base = mkdtempSync(join(tmpdir(), 'vidpub-queue-'));
     const env = { ...emu.env(), VIDPUB_CONFIG_DIR: join(base, 'config'), VIDPUB_STATE_DIR: join(base, 'state'), VIDPUB_CACHE_DIR: join(base, 'cache'), TZ: 'UTC' };
     const start = await emu.api.clockNow();
+    // The seventh's place is kept from the start: the clock stands still until it has run, so the six wait for it
+    // where they are, all in the queue, the first of them let through.
+    running++;
     const six = Array.from({ length: 6 }, (_, i) => started(runCli(post(`Queued ${i + 1}`, '--timeout', '10m'), { env, clock })));
-    // A seventh, once the first minute's writes are promised: its turn is in the 4th minute, after its --timeout.
-    await waitFor(() => emu.requests(), (log) => log.filter((q) => q.method === 'POST' && q.path === '/v1/media/uploads').length >= 2, 20_000);
-    const late = await started(runCli(post('Too late', '--timeout', '40s'), { env, clock }));
+    // Then the seventh: its turn is in the 4th minute, after its --timeout.
+    const queued = (): number => {
+      const dir = join(base, 'state', 'queue');
+      const file = existsSync(dir) ? readdirSync(dir).find((n) => n.endsWith('.json')) : undefined;
+      return file ? (JSON.parse(readFileSync(join(dir, file), 'utf8')) as QueueState).entries.length : 0;
+    };
+    await waitFor(async () => queued(), (n) => n >= 6, 20_000);
+    // A second later than the six: on a clock that stood still they all joined at one instant, and the queue
+    // orders runs by when they joined.
+    const lateRun = started(runCli(post('Too late', '--timeout', '40s'), { env, clock: aheadBy(clock, 1000) }));
+    running--;
+    const late = await lateRun;
     const runs = await Promise.all(six);
     const ended = await emu.api.clockNow();
     const all = runs.map((r) => r.stderr).join('\n');
