@@ -125,8 +125,8 @@ function manPage(text: string): Page {
 }
 
 /** What `man -l FILE` shows (plain text: no bold by overstrike or escape codes), `width` columns wide. */
-function renderMan(file: string, width = 200): { status: number | null; text: string; stderr: string } {
-  const r = spawnSync('man', ['-l', file], {
+function renderMan(file: string | string[], width = 200): { status: number | null; text: string; stderr: string } {
+  const r = spawnSync('man', ['-l', ...[file].flat()], {
     encoding: 'utf8',
     env: { ...process.env, MANPAGER: 'cat', PAGER: 'cat', MANWIDTH: String(width), LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', MAN_KEEP_FORMATTING: '' },
   });
@@ -216,8 +216,27 @@ async function helpOf(name: string): Promise<{ status: number; stdout: string }>
   return { status: r.code, stdout: r.stdout };
 }
 
+/** Each page of a `man -l` of several files, by its title (VIDPUB-POST): from its header line to its footer. */
+function splitPages(text: string): Map<string, string> {
+  const pages = new Map<string, string>();
+  let title = '';
+  for (const line of text.split('\n')) {
+    const header = /^(VIDPUB[-A-Z]*)\(1\) .* \1\(1\)$/.exec(line);
+    if (header) pages.set((title = header[1]!), '');
+    if (title) pages.set(title, pages.get(title)! + line + '\n');
+  }
+  return pages;
+}
+
 describe.skipIf(noMan)('man pages and `vidpub help COMMAND` say the same', () => {
-  beforeAll(() => ensureBuilt());
+  const pageOf = (name: string) => `vidpub-${name.replaceAll(' ', '-')}`;
+  // Every command's page in one run of man (one man process, not one per page).
+  let rendered: { status: number | null; pages: Map<string, string> } = { status: null, pages: new Map() };
+  beforeAll(() => {
+    ensureBuilt();
+    const r = renderMan(COMMANDS.map((c) => join(ROOT, 'man', `${pageOf(c.name)}.1`)));
+    rendered = { status: r.status, pages: splitPages(r.text) };
+  });
 
   it('`vidpub help post` of the built bin is the help read here in-process', async () => {
     const built = await runAsync(process.execPath, [BIN, 'help', 'post'], { env: { ...process.env, NO_COLOR: '1' } });
@@ -229,9 +248,10 @@ describe.skipIf(noMan)('man pages and `vidpub help COMMAND` say the same', () =>
     const help = await helpOf(name);
     expect(help.status).toBe(0);
     const fromHelp = helpPage(help.stdout);
-    const man = renderMan(join(ROOT, 'man', `vidpub-${name.replaceAll(' ', '-')}.1`));
-    expect(man.status).toBe(0);
-    const fromMan = manPage(man.text);
+    expect(rendered.status).toBe(0);
+    const text = rendered.pages.get(pageOf(name).toUpperCase());
+    expect(text, `${pageOf(name)}.1 among the pages man rendered`).toBeDefined();
+    const fromMan = manPage(text!);
     // The parse found something in each (the whole help, not an empty match on both sides).
     expect(fromHelp.flags.map((f) => f.term)).toContain('-h, --help');
     // The global flags are listed once, in vidpub --help and vidpub(1), not under each command.
