@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { STALE_MS } from '../../src/util/file-lock.js';
 import { configDir, openConfigStore } from '../../src/config/config-store.js';
 import { VidpubError } from '../../src/errors.js';
@@ -232,13 +234,80 @@ describe('config store: the lock', () => {
   });
 });
 
-describe('concurrent logins (separate processes, the built CLI, against the emulator)', () => {
-  const emu = useEmulator();
-  beforeAll(() => ensureBuilt());
-  const TRIALS = 20;
-  const AT_ONCE = 4;
+/**
+ * An HTTP front for the emulator that holds the next `count` requests and lets them all through
+ * at once when the last one comes: logins that each check their key first then leave that check
+ * at the same instant and meet at the file's lock together, however slowly each process started.
+ */
+async function startBarrier(target: string): Promise<{ baseUrl: string; arm(count: number): void; close(): Promise<void> }> {
+  const upstream = new URL(target);
+  let held: (() => void)[] = [];
+  let count = 0;
+  const server = createServer((req, res) => {
+    const pass = () => {
+      const up = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    };
+    if (held.length + 1 < count) held.push(pass);
+    else {
+      for (const h of [...held, pass]) h();
+      held = [];
+      count = 0;
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname}`,
+    arm: (n) => {
+      held = [];
+      count = n;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
-  test(`${TRIALS} trials of ${AT_ONCE} logins for different profiles at the same instant keep every profile`, async () => {
+describe('concurrent logins (separate processes: the built CLI and this one, against the emulator)', () => {
+  const emu = useEmulator();
+  let barrier: Awaited<ReturnType<typeof startBarrier>>;
+  beforeAll(async () => {
+    ensureBuilt();
+    barrier = await startBarrier(emu.baseUrl);
+  });
+  afterAll(() => barrier?.close());
+
+  /**
+   * `children` logins of the built bin and `inProcess` logins in this process, for profiles p0,
+   * p1..., all released at once from their key check by the barrier. The lock is on a file, so
+   * what races is OS processes: two children and this process make three, the fewest where one
+   * writer must keep what two others wrote; the barrier makes every trial a real meeting at the
+   * lock (without it, processes started "at the same instant" mostly ran one after the other on
+   * a busy machine, and it took 20 trials of 4 processes to meet often), and the logins in this
+   * process add contenders without a process start each.
+   */
+  async function logins(dir: string, children: number, inProcess: number): Promise<{ status: number | null; stderr: string }[]> {
+    // The file's lock is under test: the keys go to the file (and never to a desktop's keychain).
+    const env = { VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: barrier.baseUrl, VIDPUB_API_KEY: '', VIDPUB_NO_KEYRING: '1', NO_COLOR: '1' };
+    const argv = (i: number) => ['login', '--with-key', '--profile', `p${i}`, '--json'];
+    barrier.arm(children + inProcess);
+    return Promise.all([
+      ...Array.from({ length: children }, (_, i) => runAsync(process.execPath, [BIN, ...argv(i)], { env: { ...process.env, ...env }, input: emu.key() + '\n' })),
+      ...Array.from({ length: inProcess }, async (_, i) => {
+        const r = await runCli(argv(children + i), { env, stdin: emu.key() + '\n' });
+        return { status: r.code, stderr: r.stderr };
+      }),
+    ]);
+  }
+
+  const TRIALS = 3;
+  const CHILDREN = 2;
+  const IN_PROCESS = 2;
+  const AT_ONCE = CHILDREN + IN_PROCESS;
+
+  test(`${TRIALS} trials of ${AT_ONCE} logins for different profiles (${CHILDREN} built-bin processes and ${IN_PROCESS} in this one) meeting at the lock at once keep every profile`, async () => {
     const lost: string[] = [];
     for (let trial = 0; trial < TRIALS; trial++) {
       await emu.reset(); // the per-minute request limit of the key
@@ -246,11 +315,7 @@ describe('concurrent logins (separate processes, the built CLI, against the emul
       // An existing profile, which every login must keep as well.
       writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { existing: { api_key: 'vp_live_existing' } } }));
       chmodSync(join(dir, 'config.json'), 0o600);
-      // The file's lock is under test: the keys go to the file (and never to a desktop's keychain).
-      const env = { ...process.env, VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_API_KEY: '', VIDPUB_NO_KEYRING: '1', NO_COLOR: '1' };
-      const runs = await Promise.all(
-        Array.from({ length: AT_ONCE }, (_, i) => runAsync(process.execPath, [BIN, 'login', '--with-key', '--profile', `p${i}`, '--json'], { env, input: emu.key() + '\n' })),
-      );
+      const runs = await logins(dir, CHILDREN, IN_PROCESS);
       for (const r of runs) expect(r.stderr).toBe('');
       expect(runs.map((r) => r.status)).toEqual(Array(AT_ONCE).fill(0));
       const profiles = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles as Record<string, { api_key: string }>;
@@ -264,18 +329,16 @@ describe('concurrent logins (separate processes, the built CLI, against the emul
     expect(lost).toEqual([]);
   }, 120_000);
 
-  test('a stale lock (its process has exited) met by 4 logins at once: one takes it over, all profiles are kept', async () => {
+  // Three processes met a stale lock when a live lock was lost (src/util/file-lock.ts): three built-bin
+  // processes here, and a login in this one.
+  test('a stale lock (its process has exited) met by 4 logins at once (3 built-bin processes and this one): one takes it over, all profiles are kept', async () => {
     const dead = spawnSync(process.execPath, ['-e', '']).pid!;
-    for (let trial = 0; trial < 5; trial++) {
+    for (let trial = 0; trial < 2; trial++) {
       await emu.reset();
       const dir = tmp();
       writeFileSync(join(dir, 'config.json.lock'), JSON.stringify({ pid: dead, host: hostname(), at: Date.now() }));
-      // The file's lock is under test: the keys go to the file (and never to a desktop's keychain).
-      const env = { ...process.env, VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl, VIDPUB_API_KEY: '', VIDPUB_NO_KEYRING: '1', NO_COLOR: '1' };
-      const runs = await Promise.all(
-        Array.from({ length: AT_ONCE }, (_, i) => runAsync(process.execPath, [BIN, 'login', '--with-key', '--profile', `p${i}`, '--json'], { env, input: emu.key() + '\n' })),
-      );
-      expect(runs.map((r) => [r.status, r.stderr])).toEqual(Array(AT_ONCE).fill([0, '']));
+      const runs = await logins(dir, 3, 1);
+      expect(runs.map((r) => [r.status, r.stderr])).toEqual(Array(4).fill([0, '']));
       expect(Object.keys(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles).sort()).toEqual(['p0', 'p1', 'p2', 'p3']);
       expect(readdirSync(dir)).toEqual(['config.json']);
     }

@@ -2,13 +2,16 @@
  * Every example that `--help` shows (each command's `examples` and the root
  * help's) is checked like the manual's blocks: the shell expands it, the
  * vidpub arguments it ends up with must parse (vidpub's own command-line
- * module, nothing run), and where it can run here it runs against a fresh emulator on
- * an ephemeral port (throwaway HOME, this checkout's build) and must exit 0.
- * Placeholder ids (post_123, med_123) stand for a post or video made for it.
- */
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+ * module, nothing run), and where it can run here the shell runs it whole (pipes,
+ * redirections, `$(...)`) against a fresh emulator on an ephemeral port
+ * (throwaway HOME) and it must exit 0. Its `vidpub` runs in this process
+ * (test/support/cli-bridge.ts: main() with the shell's arguments, environment,
+ * directory and stdin), except the examples in BUILT_BIN, which run this
+ * checkout's build end to end (bin/vidpub.js, its main bundle and a slim one).
+ * Placeholder ids (post_123, med_123) stand for a post or video made for it. */
+import { copyFileSync, cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { loadCommand } from '../../src/cli/commands/load.js';
 import { ROOT_EXAMPLES } from '../../src/cli/line/root-help.js';
@@ -17,6 +20,7 @@ import { ROOT } from '../support/build.js';
 import { Session, shellQuote } from './doctest.js';
 import { useBuiltEmulatorSandbox } from '../support/built-emulator.js';
 import { reportItem, shardReport } from '../support/batch-reports.js';
+import { startCliBridge, type CliBridge } from '../support/cli-bridge.js';
 
 /** Examples that parse but cannot run to exit 0 here, and why. */
 const PARSE_ONLY: Record<string, string> = {
@@ -41,6 +45,12 @@ const PARSE_ONLY: Record<string, string> = {
   'vidpub retry set_0123456789abcdef --yes': 'needs a set of posts in the journal (test/posts/caption-set-journal.test.ts runs retry SET_ID)',
   'vidpub watch --once --forward-to https://example.com/hooks/vidpub': 'example.com stands for a receiver of yours (test/events/watch-forward.test.ts runs --forward-to)',
 };
+
+/**
+ * Examples whose `vidpub` is the built bin (bin/vidpub.js), not main() in this process: the
+ * end-to-end post of the root help (dist/main.js) and an upload (dist/upload.js, a slim bundle).
+ */
+const BUILT_BIN = new Set(['vidpub post clip.mp4 --to youtube --caption "Nightly" --no-input --json', 'vidpub upload clip.mp4 --json | jq -r .id']);
 
 interface Example {
   where: string;
@@ -67,8 +77,13 @@ async function parseError(argv: string[]): Promise<string | undefined> {
 const box = useBuiltEmulatorSandbox('help');
 let session: Session;
 let home = '';
+let bridge: CliBridge;
+/** A directory whose `vidpub` is the built bin (the session's own, before the bridge took its place). */
+let builtBin = '';
 
-beforeAll(() => {
+afterAll(() => bridge?.close());
+
+beforeAll(async () => {
   const { cwd } = box;
   home = box.home;
   copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'clip.mp4'));
@@ -93,6 +108,13 @@ beforeAll(() => {
     // The examples post the sample clip to the same accounts again and again: the duplicate guard is off for them.
     env: { VIDPUB_BASE_URL: box.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_KEY_FOR_CI: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_DUPLICATE_WINDOW: '0' },
   });
+  // The session's `vidpub` (the build) moves aside; the bridge takes its place on PATH (and as a
+  // function in each example's script, which starts no program for it).
+  builtBin = join(home, '.built-bin');
+  mkdirSync(builtBin);
+  renameSync(join(home, '.doctest-bin/vidpub'), join(builtBin, 'vidpub'));
+  bridge = await startCliBridge();
+  writeFileSync(join(home, '.doctest-bin/vidpub'), bridge.script, { mode: 0o755 });
 });
 
 /** The example with its placeholders replaced by a fresh post or the sample video. */
@@ -111,25 +133,32 @@ describe('--help examples', () => {
     const failures: string[] = [];
     let ran = 0;
     const timings: string[] = [];
-    const seen = new Set<string>();
-    for (const ex of examples) {
-      // The root help repeats some command examples: check each text once.
-      if (seen.has(ex.text)) continue;
-      seen.add(ex.text);
-      // The shell expands the example; `vidpub` records the arguments it gets.
-      const argsFile = join(home, 'argv');
-      rmSync(argsFile, { force: true });
-      const expand = await session.run(
-        `vidpub() { printf '%s\\0' "$@" >> ${shellQuote(argsFile)}; }; jq() { cat > /dev/null; }; sudo() { "$@"; }\n${concrete(ex.text).replace(/\$\(vidpub post [^)]*\)/g, 'post_x')}`,
-        { keepState: false },
-      );
+    // The root help repeats some command examples: check each text once.
+    const distinct = examples.filter((ex, i) => examples.findIndex((e) => e.text === ex.text) === i);
+    // The shell expands every example, each in a subshell of one bash (a fault in one stays in
+    // its own), in a copy of the working directory (what an example's redirection writes there
+    // must not change what a later one reads); `vidpub` records the arguments it gets, in a file
+    // for each example.
+    const expandDir = join(home, 'argv');
+    rmSync(expandDir, { recursive: true, force: true });
+    mkdirSync(expandDir);
+    cpSync(box.cwd, join(expandDir, 'cwd'), { recursive: true });
+    const at = (i: number, what: string) => shellQuote(join(expandDir, `${i}.${what}`));
+    await session.run(
+      `cd ${shellQuote(join(expandDir, 'cwd'))}\n` +
+      distinct
+        .map((ex, i) => `( vidpub() { printf '%s\\0' "$@" >> ${at(i, 'argv')}; }; jq() { cat > /dev/null; }; sudo() { "$@"; }\neval ${shellQuote(concrete(ex.text).replace(/\$\(vidpub post [^)]*\)/g, 'post_x'))}\n) > ${at(i, 'output')} 2>&1 < /dev/null`)
+        .join('\n'),
+      { keepState: false },
+    );
+    for (const [i, ex] of distinct.entries()) {
       let argv: string[] | undefined;
       try {
-        argv = readFileSync(argsFile, 'utf8').split('\0').slice(0, -1);
+        argv = readFileSync(join(expandDir, `${i}.argv`), 'utf8').split('\0').slice(0, -1);
       } catch {
         // Only an example that writes a vidpub command line for later (a shell's rc file) calls nothing now.
         if (!/^echo '.*vidpub .*' >> /.test(ex.text)) {
-          failures.push(`${ex.where}: ${ex.text}: vidpub is never called (shell said: ${expand.output.trim()})`);
+          failures.push(`${ex.where}: ${ex.text}: vidpub is never called (shell said: ${readFileSync(join(expandDir, `${i}.output`), 'utf8').trim()})`);
           continue;
         }
       }
@@ -143,15 +172,24 @@ describe('--help examples', () => {
       // A fresh minute of the emulator's clock: no example waits out the allowances of the ones before it.
       await box.freshMinute();
       const started = Date.now();
-      const r = await session.run(`set -eo pipefail\n${concrete(ex.text)}`);
+      const calls = bridge.calls;
+      const built = BUILT_BIN.has(ex.text);
+      // Each example stands alone: nothing it defines is kept for the next (saving a session's
+      // variables costs a sed per variable at each exit).
+      const vidpub = built ? `PATH=${shellQuote(builtBin)}:$PATH` : bridge.function;
+      const r = await session.run(`set -eo pipefail\n${vidpub}\n${concrete(ex.text)}`, { keepState: false });
       timings.push(`${Date.now() - started} ms  ${ex.text}`);
       if (r.code !== 0) failures.push(`${ex.where}: ${ex.text}: exited ${r.code}:\n${r.output}`);
+      // Which vidpub ran it: the built bin for BUILT_BIN (the bridge never called), main() here for the others
+      // (but for the example that only writes a command line into a shell's rc file).
+      else if (argv && built === (bridge.calls > calls)) failures.push(`${ex.where}: ${ex.text}: ran ${built ? 'in-process, not the built bin' : 'without calling vidpub'}`);
     }
     const parseOnly = examples.filter((e) => PARSE_ONLY[e.text]).length;
-    process.stderr.write(`--help examples: ${examples.length} (${seen.size} distinct) parse, ${ran} run, ${parseOnly} parse only (${[...new Set(Object.values(PARSE_ONLY))].join('; ')})\n`);
+    process.stderr.write(`--help examples: ${examples.length} (${distinct.length} distinct) parse, ${ran} run (${BUILT_BIN.size} by the built bin), ${parseOnly} parse only (${[...new Set(Object.values(PARSE_ONLY))].join('; ')})\n`);
     if (process.env.VIDPUB_DOC_TIMINGS) process.stderr.write(timings.join('\n') + '\n');
     expect(failures, failures.join('\n\n')).toEqual([]);
     // Every parse-only entry is still an example (no stale exemption).
     for (const text of Object.keys(PARSE_ONLY)) expect(examples.map((e) => e.text)).toContain(text);
+    for (const text of BUILT_BIN) expect(examples.map((e) => e.text)).toContain(text);
   }, 300_000);
 });

@@ -14,6 +14,7 @@ import { COMMANDS } from '../../src/cli/commands/index.js';
 import { REFERENCE_DIRS } from '../../src/cli/reference/index.js';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { missing } from '../support/tools.js';
+import { runCli } from '../support/cli.js';
 
 const GENERATOR = join(ROOT, 'scripts', 'gen-reference.mjs');
 const REGENERATE = 'run "npm run docs:gen" and commit what it changes';
@@ -124,8 +125,8 @@ function manPage(text: string): Page {
 }
 
 /** What `man -l FILE` shows (plain text: no bold by overstrike or escape codes), `width` columns wide. */
-function renderMan(file: string, width = 200): { status: number | null; text: string; stderr: string } {
-  const r = spawnSync('man', ['-l', file], {
+function renderMan(file: string | string[], width = 200): { status: number | null; text: string; stderr: string } {
+  const r = spawnSync('man', ['-l', ...[file].flat()], {
     encoding: 'utf8',
     env: { ...process.env, MANPAGER: 'cat', PAGER: 'cat', MANWIDTH: String(width), LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', MAN_KEEP_FORMATTING: '' },
   });
@@ -140,13 +141,19 @@ const noGroff = missing('groff');
 describe('the command reference (docs/commands, man/)', () => {
   let out = '';
   let generated = new Map<string, string>();
+  let said = '';
 
+  // The generator runs once for the file, into a directory that holds a stale page and a page no
+  // command has any more (which it must rewrite and delete): what it writes there is checked below.
   beforeAll(async () => {
-    ensureBuilt();
     out = mkdtempSync(join(tmpdir(), 'vidpub-reference-'));
+    mkdirSync(join(out, 'man'));
+    writeFileSync(join(out, 'man', 'vidpub-post.1'), 'old');
+    writeFileSync(join(out, 'man', 'vidpub-gone.1'), 'a command since removed');
     const r = await runAsync(process.execPath, [GENERATOR, '--out', out], { timeoutMs: 60_000 });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
+    said = r.stdout;
     generated = filesUnder(out);
   }, 60_000);
 
@@ -180,20 +187,12 @@ describe('the command reference (docs/commands, man/)', () => {
     );
   });
 
-  it('rewrites a changed page and deletes a page no command has any more', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'vidpub-reference-'));
-    try {
-      mkdirSync(join(dir, 'man'));
-      writeFileSync(join(dir, 'man', 'vidpub-post.1'), 'old');
-      writeFileSync(join(dir, 'man', 'vidpub-gone.1'), 'a command since removed');
-      const r = await runAsync(process.execPath, [GENERATOR, '--out', dir], { timeoutMs: 60_000 });
-      expect(r.status).toBe(0);
-      expect(r.stdout).toContain('man/vidpub-gone.1 (deleted)');
-      expect(staleFiles(generated, filesUnder(dir))).toEqual([]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 60_000);
+  it('rewrites a changed page and deletes a page no command has any more', () => {
+    expect(said).toContain('man/vidpub-gone.1 (deleted)');
+    expect(generated.has('man/vidpub-gone.1')).toBe(false);
+    expect(generated.get('man/vidpub-post.1')).not.toBe('old');
+    expect(generated.get('man/vidpub-post.1')).toBe(readFileSync(join(ROOT, 'man', 'vidpub-post.1'), 'utf8'));
+  });
 
   it('refuses arguments it does not know, with its usage and exit 2', async () => {
     for (const args of [['--check'], ['--out'], ['--out', '']]) {
@@ -211,16 +210,48 @@ describe('the command reference (docs/commands, man/)', () => {
   });
 });
 
+/** `vidpub help NAME` in-process: main() as the bin runs it, not at a terminal (100 columns). */
+async function helpOf(name: string): Promise<{ status: number; stdout: string }> {
+  const r = await runCli(['help', name], { env: { NO_COLOR: '1' }, columns: 100 });
+  return { status: r.code, stdout: r.stdout };
+}
+
+/** Each page of a `man -l` of several files, by its title (VIDPUB-POST): from its header line to its footer. */
+function splitPages(text: string): Map<string, string> {
+  const pages = new Map<string, string>();
+  let title = '';
+  for (const line of text.split('\n')) {
+    const header = /^(VIDPUB[-A-Z]*)\(1\) .* \1\(1\)$/.exec(line);
+    if (header) pages.set((title = header[1]!), '');
+    if (title) pages.set(title, pages.get(title)! + line + '\n');
+  }
+  return pages;
+}
+
 describe.skipIf(noMan)('man pages and `vidpub help COMMAND` say the same', () => {
-  beforeAll(() => ensureBuilt());
+  const pageOf = (name: string) => `vidpub-${name.replaceAll(' ', '-')}`;
+  // Every command's page in one run of man (one man process, not one per page).
+  let rendered: { status: number | null; pages: Map<string, string> } = { status: null, pages: new Map() };
+  beforeAll(() => {
+    ensureBuilt();
+    const r = renderMan(COMMANDS.map((c) => join(ROOT, 'man', `${pageOf(c.name)}.1`)));
+    rendered = { status: r.status, pages: splitPages(r.text) };
+  });
+
+  it('`vidpub help post` of the built bin is the help read here in-process', async () => {
+    const built = await runAsync(process.execPath, [BIN, 'help', 'post'], { env: { ...process.env, NO_COLOR: '1' } });
+    expect(built.status).toBe(0);
+    expect(built.stdout).toBe((await helpOf('post')).stdout);
+  });
 
   it.each(COMMANDS.map((c) => c.name))('vidpub %s: usage, flags, descriptions with defaults, global flags, examples', async (name) => {
-    const help = await runAsync(process.execPath, [BIN, 'help', name], { env: { ...process.env, NO_COLOR: '1' } });
+    const help = await helpOf(name);
     expect(help.status).toBe(0);
     const fromHelp = helpPage(help.stdout);
-    const man = renderMan(join(ROOT, 'man', `vidpub-${name.replaceAll(' ', '-')}.1`));
-    expect(man.status).toBe(0);
-    const fromMan = manPage(man.text);
+    expect(rendered.status).toBe(0);
+    const text = rendered.pages.get(pageOf(name).toUpperCase());
+    expect(text, `${pageOf(name)}.1 among the pages man rendered`).toBeDefined();
+    const fromMan = manPage(text!);
     // The parse found something in each (the whole help, not an empty match on both sides).
     expect(fromHelp.flags.map((f) => f.term)).toContain('-h, --help');
     // The global flags are listed once, in vidpub --help and vidpub(1), not under each command.
