@@ -74,11 +74,13 @@ export class FileChunks {
     private readonly name: string,
     private readonly size: number,
     private readonly chunkBytes = UPLOAD_CHUNK_BYTES,
+    /** POOL_SIZE buffers of chunkBytes to read into (the fingerprint's shared ones), instead of the reader's own. */
+    private readonly pool?: Buffer[],
   ) {}
 
   async *read(): AsyncGenerator<Buffer> {
     const fd = (this.fd = await openForReading(this.path));
-    const pool = Array.from({ length: POOL_SIZE }, () => Buffer.allocUnsafe(Math.min(this.chunkBytes, Math.max(1, this.size))));
+    const pool = this.pool ?? Array.from({ length: POOL_SIZE }, () => Buffer.allocUnsafe(Math.min(this.chunkBytes, Math.max(1, this.size))));
     try {
       let position = 0;
       for (let i = 0; position < this.size; i++) {
