@@ -34,22 +34,29 @@ export interface FingerprintOptions {
   onFailure?(reason: string): void;
 }
 
-/** SHA-256 of 32 MB takes ~16 ms of one core; starting a thread about as much, and ~11 MB. */
+/** Below this, hashing on this thread costs less than starting a thread (its time and memory: docs/performance.md). */
 export const WORKER_FROM_BYTES = 32 * 1024 * 1024;
 
-/** The shared counters (Int32Array indexes): bumped on every change the thread must see, chunks told, chunks hashed, the end (0 while running). */
+/**
+ * The shared counters (Int32Array indexes): bumped on every change the thread must see, chunks told,
+ * chunks hashed, the end (0 while running), the thread asleep, the chunks hashed this thread waits for
+ * (0: none). Then each slot's length.
+ */
 const SIGNAL = 0;
 const PUBLISHED = 1;
 const HASHED = 2;
 const STATE = 3;
-/** Then each slot's length. */
-const LENGTHS = 4;
+const SLEEPING = 4;
+const WANT = 5;
+const LENGTHS = 6;
 const DIGEST = 1;
 const STOP = 2;
 
 /**
  * The thread: hashes chunk after chunk as they are told, sleeps (Atomics.wait) when
- * none is, and posts the hex digest when asked (or nothing when told to stop).
+ * none is, and posts the hex digest when asked (or nothing when told to stop). Each
+ * wake-up is a system call on both sides: this thread is woken only once a few chunks
+ * wait (or the end), and wakes the PUT's thread only when it waits for a chunk hashed.
  */
 const WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
@@ -66,7 +73,8 @@ for (let k = 0; ; ) {
       const at = (k % slots) * slotBytes;
       hash.update(bytes.subarray(at, at + Atomics.load(ctl, ${LENGTHS} + (k % slots))));
       Atomics.store(ctl, ${HASHED}, k + 1);
-      Atomics.notify(ctl, ${HASHED});
+      const want = Atomics.load(ctl, ${WANT});
+      if (want !== 0 && k + 1 >= want) Atomics.notify(ctl, ${HASHED});
     }
     continue;
   }
@@ -76,7 +84,9 @@ for (let k = 0; ; ) {
     parentPort.postMessage(hash.digest('hex'));
     break;
   }
+  Atomics.store(ctl, ${SLEEPING}, 1);
   Atomics.wait(ctl, ${SIGNAL}, signal);
+  Atomics.store(ctl, ${SLEEPING}, 0);
 }
 `;
 
@@ -146,7 +156,10 @@ class WorkerFingerprint implements RunningFingerprint {
     Atomics.store(this.ctl, LENGTHS + slot, chunk.length);
     this.count += chunk.length;
     this.published = k + 1;
-    this.tell(PUBLISHED, k + 1);
+    Atomics.store(this.ctl, PUBLISHED, k + 1);
+    Atomics.add(this.ctl, SIGNAL, 1);
+    // A thread asleep is woken once a quarter of the pool waits for it (and whenever add() waits for it, below).
+    if (k + 1 - Atomics.load(this.ctl, HASHED) >= this.opts.slots / 4 && Atomics.load(this.ctl, SLEEPING)) Atomics.notify(this.ctl, SIGNAL);
     // The next chunk is read into the buffer of chunk k + 1 - slots: it must have been hashed.
     return this.hashedUpTo(k + 2 - this.opts.slots);
   }
@@ -179,11 +192,17 @@ class WorkerFingerprint implements RunningFingerprint {
   }
 
   private async waitHashed(n: number): Promise<void> {
-    for (;;) {
-      const seen = Atomics.load(this.ctl, HASHED);
-      if (seen >= n || this.failure !== undefined || this.closed) return;
-      const w = waitAsync(this.ctl, HASHED, seen);
-      if (w.async) await Promise.race([w.value, this.ended]);
+    Atomics.store(this.ctl, WANT, n);
+    Atomics.notify(this.ctl, SIGNAL);
+    try {
+      for (;;) {
+        const seen = Atomics.load(this.ctl, HASHED);
+        if (seen >= n || this.failure !== undefined || this.closed) return;
+        const w = waitAsync(this.ctl, HASHED, seen);
+        if (w.async) await Promise.race([w.value, this.ended]);
+      }
+    } finally {
+      Atomics.store(this.ctl, WANT, 0);
     }
   }
 

@@ -159,7 +159,8 @@ function startFingerprint(opts: PutFileOptions): RunningFingerprint | undefined 
   const how = opts.fingerprint === true ? {} : opts.fingerprint;
   return runningFingerprint(opts.size, {
     ...how,
-    slots: POOL_SIZE,
+    // Twice the socket's chunks: the hashing thread may fall behind the socket by as many again before the reads wait for it.
+    slots: 2 * POOL_SIZE,
     slotBytes: UPLOAD_CHUNK_BYTES,
     onFailure: (reason) => opts.debug?.line(`the content fingerprint of ${opts.name ?? opts.path} is not taken: ${reason}`),
   });
