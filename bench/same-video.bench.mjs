@@ -1,7 +1,7 @@
 // The content fingerprint and uploads by content (npm run bench -- same-video).
 //
-// (a) The PUT with the fingerprint taken (SHA-256 of the chunks the socket
-//     has written, put-stream.ts) against the same PUT without it, in the same
+// (a) The PUT with the fingerprint taken (SHA-256 of the chunks read for the
+//     socket, on a thread of its own: util/running-fingerprint.ts) against the same PUT without it, in the same
 //     run: `vidpub upload BIG --no-wait --debug` with a journal (the
 //     fingerprint is taken) and with --no-journal (nowhere to keep one, so none
 //     is taken), interleaved, the order turned each round. The PUT's own time

@@ -11,7 +11,9 @@
  * - node:tty: only a file descriptor that is a character device can be a
  *   terminal (src/cli/run/process-context.ts asks fstat first);
  * - node:module and node:sea, for the keychain helper's path: importing
- *   node:module loads Node 20's ES module loader and its source-map support.
+ *   node:module loads Node 20's ES module loader and its source-map support;
+ * - node:worker_threads: only a large upload's fingerprint hashes on a thread
+ *   of its own (util/running-fingerprint.ts).
  *
  * Through process.getBuiltinModule, not createRequire, for that last reason.
  */
@@ -20,12 +22,14 @@ import type * as Crypto from 'node:crypto';
 import type { createRequire } from 'node:module';
 import type * as Sea from 'node:sea';
 import type * as Tty from 'node:tty';
+import type * as WorkerThreads from 'node:worker_threads';
 
 let crypto: typeof Crypto | undefined;
 let childProcess: typeof ChildProcess | undefined;
 let nodeModuleApi: { createRequire: typeof createRequire } | undefined;
 let sea: typeof Sea | undefined;
 let tty: typeof Tty | undefined;
+let workerThreads: typeof WorkerThreads | undefined;
 
 /* eslint-disable no-restricted-globals -- Node's built-in module loader, not process state */
 export const nodeCrypto = (): typeof Crypto => (crypto ??= process.getBuiltinModule('node:crypto'));
@@ -33,4 +37,5 @@ export const nodeChildProcess = (): typeof ChildProcess => (childProcess ??= pro
 export const nodeModule = (): { createRequire: typeof createRequire } => (nodeModuleApi ??= process.getBuiltinModule('node:module'));
 export const nodeSea = (): typeof Sea => (sea ??= process.getBuiltinModule('node:sea'));
 export const nodeTty = (): typeof Tty => (tty ??= process.getBuiltinModule('node:tty'));
+export const nodeWorkerThreads = (): typeof WorkerThreads => (workerThreads ??= process.getBuiltinModule('node:worker_threads'));
 /* eslint-enable no-restricted-globals */

@@ -74,17 +74,19 @@ export class FileChunks {
     private readonly name: string,
     private readonly size: number,
     private readonly chunkBytes = UPLOAD_CHUNK_BYTES,
+    /** At least POOL_SIZE buffers of chunkBytes to read into in turn (the fingerprint's shared ones), instead of the reader's own. */
+    private readonly pool?: Buffer[],
   ) {}
 
   async *read(): AsyncGenerator<Buffer> {
     const fd = (this.fd = await openForReading(this.path));
-    const pool = Array.from({ length: POOL_SIZE }, () => Buffer.allocUnsafe(Math.min(this.chunkBytes, Math.max(1, this.size))));
+    const pool = this.pool ?? Array.from({ length: POOL_SIZE }, () => Buffer.allocUnsafe(Math.min(this.chunkBytes, Math.max(1, this.size))));
     try {
       let position = 0;
       for (let i = 0; position < this.size; i++) {
         // Closed by the attempt's end while this generator waited: its descriptor may already be another file's.
         if (this.fd !== fd) return;
-        const buf = pool[i % POOL_SIZE]!;
+        const buf = pool[i % pool.length]!;
         const want = Math.min(buf.length, this.size - position);
         let got = 0;
         while (got < want) {

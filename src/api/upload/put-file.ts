@@ -23,8 +23,9 @@ import type { Clock } from '../../core/clock.js';
 import { ServiceError, UsageError, VidpubError } from '../../errors.js';
 import { interruptibleSleep, isAbortError, parseRetryAfter, stoppedError } from '../send/backoff.js';
 import type { DebugLogger } from '../send/debug.js';
-import { FileChunks, ensureSize, fileStamp } from './file-chunks.js';
-import { RunningFingerprint } from '../../util/content-hash.js';
+import { FileChunks, POOL_SIZE, UPLOAD_CHUNK_BYTES, ensureSize, fileStamp } from './file-chunks.js';
+import type { RunningFingerprint } from '../../util/content-hash.js';
+import { runningFingerprint, type StartHashWorker } from '../../util/running-fingerprint.js';
 import { header, parseErrorBody } from '../send/http-errors.js';
 import { Network } from '../net/net.js';
 import type { NetSettings } from '../net/net-types.js';
@@ -60,8 +61,11 @@ export interface PutFileOptions {
   limits?: Partial<PutLimits>;
   /** Proxies and trusted CAs, as the API client's (net.ts). */
   net?: NetSettings;
-  /** Take the file's content fingerprint (util/content-hash.ts) from the bytes as they are sent. */
-  fingerprint?: boolean;
+  /**
+   * Take the file's content fingerprint (util/content-hash.ts) from the bytes as they are sent (on a thread of its
+   * own for a large file: util/running-fingerprint.ts; tests pass how that thread starts, and from what size).
+   */
+  fingerprint?: boolean | { startWorker?: StartHashWorker; workerFromBytes?: number };
 }
 
 export interface PutFileResult {
@@ -123,13 +127,19 @@ export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
     const stampBefore = opts.fingerprint ? await fileStamp(opts.path) : undefined;
     await ensureSize(opts.path, put.name, opts.size);
     const progress = { sent: 0 };
-    const running = opts.fingerprint ? new RunningFingerprint(opts.size) : undefined;
-    const outcome = await attemptOnce(put, { attempt, sentAllBefore, progress, running });
+    const running = startFingerprint(opts);
+    let fingerprint: string | undefined;
+    let outcome: { status: number } | Transient;
+    try {
+      outcome = await attemptOnce(put, { attempt, sentAllBefore, progress, running });
+      if ('status' in outcome) fingerprint = await running?.digest();
+    } finally {
+      running?.close();
+    }
     if ('status' in outcome) {
       // A file rewritten while it was read (its time moved) has no fingerprint: the bytes sent may be of two versions.
       const same = stampBefore !== undefined && stampBefore === (await fileStamp(opts.path));
-      const fingerprint = same ? running?.digest() : undefined;
-      return { status: outcome.status, attempts: attempt, ...(fingerprint ? { fingerprint } : {}) };
+      return { status: outcome.status, attempts: attempt, ...(same && fingerprint ? { fingerprint } : {}) };
     }
     if (progress.sent === opts.size) sentAllBefore = true;
     if (attempt >= maxAttempts) {
@@ -141,6 +151,19 @@ export async function putFile(opts: PutFileOptions): Promise<PutFileResult> {
     opts.onRetry?.({ attempt: attempt + 1, reason: outcome.reason, delayMs });
     await interruptibleSleep(opts.clock, delayMs, opts.signal);
   }
+}
+
+/** The attempt's fingerprint, when asked for: a failure of its hashing costs the upload nothing (said with --debug). */
+function startFingerprint(opts: PutFileOptions): RunningFingerprint | undefined {
+  if (!opts.fingerprint) return undefined;
+  const how = opts.fingerprint === true ? {} : opts.fingerprint;
+  return runningFingerprint(opts.size, {
+    ...how,
+    // Twice the socket's chunks: the hashing thread may fall behind the socket by as many again before the reads wait for it.
+    slots: 2 * POOL_SIZE,
+    slotBytes: UPLOAD_CHUNK_BYTES,
+    onFailure: (reason) => opts.debug?.line(`the content fingerprint of ${opts.name ?? opts.path} is not taken: ${reason}`),
+  });
 }
 
 async function prepare(opts: PutFileOptions): Promise<Put> {
@@ -169,20 +192,20 @@ interface Attempt {
   sentAllBefore: boolean;
   /** Bytes taken by the connection in this attempt. */
   progress: { sent: number };
-  /** The fingerprint taken of the chunks the socket wrote, when asked for. */
+  /** The fingerprint taken of the chunks read for the socket, when asked for. */
   running?: RunningFingerprint;
 }
 
 /** One attempt: the status of a 2xx, or a failure worth another; throws what ends the upload. */
 async function attemptOnce(put: Put, a: Attempt): Promise<{ status: number } | Transient> {
   const { opts } = put;
-  const chunks = new FileChunks(opts.path, put.name, opts.size);
+  const chunks = new FileChunks(opts.path, put.name, opts.size, UPLOAD_CHUNK_BYTES, a.running?.pool);
   opts.onProgress?.(0, opts.size);
   const watchdog = new Watchdog(put.limits, opts.signal);
   const logResponse = opts.debug?.request(put.method, opts.target.url, `(${opts.size} bytes${a.attempt > 1 ? `, attempt ${a.attempt}` : ''})`);
   try {
     const route = await put.network.route(put.url, { keepAlive: false, connectMs: put.limits.connectMs });
-    const res = await sendOnce(route, put.url, { method: put.method, headers: put.headers, limits: put.limits, chunks, signal: watchdog.signal, written: a.running ? (c) => a.running!.add(c) : undefined }, {
+    const res = await sendOnce(route, put.url, { method: put.method, headers: put.headers, limits: put.limits, chunks, signal: watchdog.signal, read: a.running ? (c) => a.running!.add(c) : undefined }, {
       taken(n) {
         a.progress.sent += n;
         watchdog.progress(a.progress.sent);

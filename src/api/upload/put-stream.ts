@@ -45,11 +45,12 @@ export interface SendOptions {
   chunks: FileChunks;
   signal: AbortSignal;
   /**
-   * Each chunk once the socket has written it, in order, before its buffer is
-   * read into again (the content fingerprint is taken here: off the read-write
-   * path, while the socket sends the chunks behind it).
+   * Each chunk as it is read, in order (the content fingerprint is taken from
+   * here, on a thread of its own for a large file: util/running-fingerprint.ts).
+   * When it returns a promise, the next chunk is read only once it has resolved:
+   * the chunk's buffer is read into again only once it has been hashed.
    */
-  written?(chunk: Buffer): void;
+  read?(chunk: Buffer): void | Promise<void>;
 }
 
 export interface SendEvents {
@@ -125,17 +126,16 @@ export function sendOnce(route: Route, url: URL, o: SendOptions, on: SendEvents)
       for await (const chunk of o.chunks.read()) {
         if (settled) return;
         const n = chunk.length;
+        const hashed = o.read?.(chunk);
         inSocket++;
         req.write(chunk, (err) => {
           inSocket--;
-          if (!err && !settled) {
-            o.written?.(chunk);
-            on.taken(n);
-          }
+          if (!err && !settled) on.taken(n);
           resume();
         });
-        // The next read goes into the buffer of the chunk POOL_SIZE back: it must have been sent.
+        // The next read goes into the buffer of the chunk POOL_SIZE back: it must have been sent (and hashed).
         while (inSocket >= POOL_SIZE && !settled && !req.destroyed) await new Promise<void>((r) => (wake = r));
+        if (hashed) await hashed;
         if (settled || req.destroyed) return;
       }
       req.end(() => {
