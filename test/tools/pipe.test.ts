@@ -13,9 +13,10 @@ import { missing } from '../support/tools.js';
 
 const box = useBuiltEmulatorSandbox('pipe');
 
-/** Runs `vidpub ARGS | head -1` in bash; the exit code is vidpub's (PIPESTATUS), stderr vidpub's. */
-function piped(args: string, reader = 'head -c 1'): { code: number; stderr: string } {
-  const script = `node ${JSON.stringify(join(ROOT, 'bin/vidpub.js'))} ${args} 2>"$ERR" | ${reader} >/dev/null; echo "\${PIPESTATUS[0]}"`;
+const VIDPUB = `node ${JSON.stringify(join(ROOT, 'bin/vidpub.js'))}`;
+
+/** Runs `script` in bash, which prints vidpub's exit code on its first line, vidpub's stderr going to "$ERR": that code, and that stderr. */
+function inBash(script: string): { code: number; stderr: string } {
   const err = join(box.cwd, `stderr-${Math.random().toString(36).slice(2)}`);
   const r = spawnSync('bash', ['-c', `${script}; cat "$ERR"`], {
     env: { PATH: process.env.PATH, HOME: box.home, ERR: err, VIDPUB_BASE_URL: box.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_NO_COMPILE_CACHE: '1' },
@@ -26,22 +27,15 @@ function piped(args: string, reader = 'head -c 1'): { code: number; stderr: stri
   return { code: Number(code), stderr: rest.join('\n') };
 }
 
+/** Runs `vidpub ARGS | head -1` in bash; the exit code is vidpub's (PIPESTATUS), stderr vidpub's. */
+const piped = (args: string, reader = 'head -c 1') => inBash(`${VIDPUB} ${args} 2>"$ERR" | ${reader} >/dev/null; echo "\${PIPESTATUS[0]}"`);
+
 /**
  * `vidpub ARGS` with stdout a pipe whose reader has exited before vidpub starts (bash's process substitution,
  * waited for): its first write meets EPIPE every time, where a reader that exits on its own (`| head`, `| true`)
  * races vidpub's writes. The exit code is vidpub's, stderr vidpub's.
  */
-function intoGoneReader(args: string): { code: number; stderr: string } {
-  const script = `exec 3> >(true); wait $!; node ${JSON.stringify(join(ROOT, 'bin/vidpub.js'))} ${args} 2>"$ERR" >&3; echo "$?"`;
-  const err = join(box.cwd, `stderr-${Math.random().toString(36).slice(2)}`);
-  const r = spawnSync('bash', ['-c', `${script}; cat "$ERR"`], {
-    env: { PATH: process.env.PATH, HOME: box.home, ERR: err, VIDPUB_BASE_URL: box.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_NO_COMPILE_CACHE: '1' },
-    cwd: box.cwd,
-    encoding: 'utf8',
-  });
-  const [code, ...rest] = r.stdout.split('\n');
-  return { code: Number(code), stderr: rest.join('\n') };
-}
+const intoGoneReader = (args: string) => inBash(`exec 3> >(true); wait $!; ${VIDPUB} ${args} 2>"$ERR" >&3; echo "$?"`);
 
 describe('output into a pipe closed early', () => {
   // Once each as a user types it; the EPIPE itself is met for certain below (a reader gone before the first write),
