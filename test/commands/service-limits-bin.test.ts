@@ -1,16 +1,23 @@
 /**
  * The table of the service's limits (test/support/service-limits.ts) against
- * the client's checks, through the real bin and `vidpub post`: a value over a
+ * the client's checks, through `vidpub post`: a value over a
  * limit is exit 2 before any upload (the emulator's request log holds no media
  * request and no write), in the words the emulator says too
  * (test/emulator/service-limits.test.ts); a value at the limit goes through
  * and the emulator holds it as sent.
+ *
+ * The cases run in-process (runCli: the same main(argv, ctx) over real HTTP,
+ * an env of its own); one runs the built bin end to end, a caption of ZWJ
+ * emoji at the limit, so that the values' UTF-8 crosses a real command line
+ * (execve, Node's decoding of argv) and arrives as sent. A start of the bin
+ * per case added its CPU, not a state: what counts a value is main's.
  */
 import { copyFileSync, mkdtempSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, runAsync } from '../support/build.js';
+import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { LIMIT_CASES, limitCaseName, type LimitCase } from '../support/service-limits.js';
 
@@ -19,12 +26,22 @@ const CLIP = 'test/fixtures/clip.mp4';
 
 beforeAll(() => ensureBuilt(), 120_000);
 
-/** The bin with no VIDPUB_* of this process: the emulator's URL and key, a config and state directory of its own. */
-function vidpub(args: string[]) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VIDPUB_')));
+/** The emulator's URL and key, a config and state directory of its own. */
+function vidpubEnv(): Record<string, string> {
   const dir = mkdtempSync(join(tmpdir(), 'vidpub-limits-'));
-  const env = { ...clean, ...emu.env(), NO_COLOR: '1', TZ: 'UTC', VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state') };
-  return runAsync(process.execPath, [BIN, ...args], { env, timeoutMs: 90_000 });
+  return { ...emu.env(), NO_COLOR: '1', TZ: 'UTC', VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state') };
+}
+
+/** In-process (its env holds nothing of this process's), the bin's result shape. */
+async function vidpub(args: string[]) {
+  const r = await runCli(args, { env: vidpubEnv() });
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The built bin with no VIDPUB_* of this process. */
+function vidpubBin(args: string[]) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VIDPUB_')));
+  return runAsync(process.execPath, [BIN, ...args], { env: { ...clean, ...vidpubEnv() }, timeoutMs: 90_000 });
 }
 
 /** The clip, grown (sparse) to `size` bytes: a file of that size that still reads as an MP4. */
@@ -56,8 +73,17 @@ async function seen(): Promise<{ method: string; path: string; status: number }[
   return (await emu.requests()).map(({ method, path, status }) => ({ method, path, status }));
 }
 
-// Each case runs the built bin once; a case that fits uploads and posts: generous on a loaded machine.
-describe('the service limits, against the client through the real bin', { timeout: 120_000 }, () => {
+// A case that fits uploads and posts: generous on a loaded machine.
+describe('the service limits, against the client', { timeout: 120_000 }, () => {
+  it('through the built bin: a caption of 2,000 ZWJ family emoji (10,000 code points) crosses the command line whole, posted and held as sent', async () => {
+    const c = LIMIT_CASES.find((x) => x.rule === 'caption' && x.fits && x.name.startsWith('2,000 ZWJ family emoji'))!;
+    const r = await vidpubBin(postArgs(c));
+    expect(r.stderr).not.toMatch(/^Error/m);
+    expect(r.status).toBe(0);
+    const id = (JSON.parse(r.stdout) as { id: string }).id;
+    expect((await emu.api.get(`/posts/${id}`)).body).toMatchObject({ status: 'draft', caption: c.value });
+  });
+
   it.each(LIMIT_CASES.filter((c) => !c.fits).map((c) => [limitCaseName(c), c] as const))('%s: exit 2 before any upload, in the emulator\'s words', async (_name, c) => {
     const r = await vidpub(postArgs(c));
     expect(r.stderr).toMatch(/^Error: .+/m);

@@ -17,7 +17,11 @@
  * upload, post, watch, exit) gets its point in every run of the suite. Drawn
  * freely, 20 points of a kind left gaps about as wide as 10 spread ones leave
  * (the widest about a sixth of a run) and bunched elsewhere: the other 10
- * added time, not states. Each trial gets an emulator
+ * added time, not states. The 10 strides of a command are shared by its two
+ * signals, five each, which stride gets which drawn anew each run: a command
+ * gets a point in every tenth of its run as before, and over runs of the suite
+ * each signal falls in every stride; 10 points a signal (40 first runs of the
+ * built bin) asked the same question at twice the CPU. Each trial gets an emulator
  * reset to its fixture, so the state it reads is the trial's alone; the
  * trials run on a few emulators at once, each taking its trials in turn.
  * Videos and posts take 30 ms at the emulator; the first run is the real
@@ -39,7 +43,10 @@ import { sleep, waitFor } from '../support/poll.js';
 import { spawnWatched, type Ended } from '../support/spawned.js';
 
 const SEED = Number(process.env.KILL_LOOP_SEED ?? Math.floor(Math.random() * 2 ** 31));
-const TRIALS_EACH = 10;
+/** Points (first runs killed) per command, spread over its run; half SIGKILL, half SIGTERM. */
+const POINTS = 10;
+/** Trials per way a first run lives on (stopped, orphaned); see drawLiving for why six. */
+const LIVING_EACH = 6;
 const LANES = 3;
 const ITEMS = 2;
 
@@ -71,12 +78,17 @@ function draw(): Trial[] {
   const random = seeded(SEED);
   const trials: Trial[] = [];
   for (const command of ['post', 'batch'] as const) {
-    for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
-      for (let i = 0; i < TRIALS_EACH; i++) {
-        // One post in four follows its post to the end, so the watch is a point too.
-        const kind: Kind = command === 'batch' ? 'batch' : random() < 0.25 ? 'post --wait' : 'post';
-        trials.push({ n: trials.length + 1, kind, signal, at: spread(random, i, TRIALS_EACH, 1.1) });
-      }
+    // Which strides get SIGTERM: half of them, drawn (a seeded shuffle).
+    const strides = Array.from({ length: POINTS }, (_, i) => i);
+    for (let i = strides.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [strides[i], strides[j]] = [strides[j]!, strides[i]!];
+    }
+    const term = new Set(strides.slice(0, POINTS / 2));
+    for (let i = 0; i < POINTS; i++) {
+      // One post in four follows its post to the end, so the watch is a point too.
+      const kind: Kind = command === 'batch' ? 'batch' : random() < 0.25 ? 'post --wait' : 'post';
+      trials.push({ n: trials.length + 1, kind, signal: term.has(i) ? 'SIGTERM' : 'SIGKILL', at: spread(random, i, POINTS, 1.1) });
     }
   }
   return trials;
@@ -177,7 +189,7 @@ afterAll(async () => {
 });
 
 describe('the kill loop', () => {
-  it(`SIGKILL and SIGTERM at random points of post and batch, ${TRIALS_EACH} trials each, then a plain rerun: every post once`, async () => {
+  it(`SIGKILL and SIGTERM at ${POINTS} random points of post and of batch (half each), then a plain rerun: every post once`, async () => {
     const trials = draw();
     const outcomes: Outcome[] = [];
     await Promise.all(
@@ -188,12 +200,13 @@ describe('the kill loop', () => {
     const wrong = outcomes.filter((o) => o.posts !== o.wanted || o.media !== o.wanted || (o.rerun !== undefined && o.rerun !== 0));
     const report = wrong.map((o) => `seed ${SEED}, trial ${JSON.stringify(o.trial)}: first ${o.first}, rerun ${o.rerun ?? '-'}, ${o.posts} posts and ${o.media} videos for ${o.wanted}\n${o.said}`);
     expect(report).toEqual([]);
-    expect(outcomes).toHaveLength(4 * TRIALS_EACH);
+    expect(outcomes).toHaveLength(2 * POINTS);
+    expect(outcomes.filter((o) => o.trial.signal === 'SIGTERM')).toHaveLength(POINTS);
     // SIGTERM is handled: the run ends 143, or 9 with a write in flight, or 0 when it was done; never a crash.
     const termCodes = new Set(outcomes.filter((o) => o.trial.signal === 'SIGTERM').map((o) => o.first));
     for (const code of termCodes) expect([0, 9, 143, 'SIGTERM'], `seed ${SEED}`).toContain(code);
     // The points fell everywhere: some runs cut off (a rerun needed), some done before the signal.
-    expect(outcomes.filter((o) => o.rerun !== undefined).length).toBeGreaterThan(TRIALS_EACH);
+    expect(outcomes.filter((o) => o.rerun !== undefined).length).toBeGreaterThan(outcomes.length / 4);
   }, 120_000);
 });
 
@@ -214,13 +227,16 @@ function drawLiving(): LivingTrial[] {
   const trials: LivingTrial[] = [];
   // Half of them stopped anywhere (most often before the run has claimed its command: the rerun posts, and the
   // first, let go on, continues it); half once it has claimed it (the rerun waits for it).
-  // Each half spread over its span.
-  const half = TRIALS_EACH / 2;
-  for (let i = 0; i < TRIALS_EACH; i++) {
+  // Each half spread over its span: three strides of a run each. The paths are few (the rerun posts and the first
+  // continues it; the rerun waits out the stopped run, exit 7; the first had settled), each taken by a stride or
+  // more in every run of the suite, the points drawn anew each run; ten trials a kind took the same paths at
+  // twice the CPU (a first run of the built bin each).
+  const half = LIVING_EACH / 2;
+  for (let i = 0; i < LIVING_EACH; i++) {
     trials.push({ n: 1000 + i, how: 'stopped', kind: random() < 0.25 ? 'post --wait' : 'post', at: spread(random, Math.floor(i / 2), half), afterClaim: i % 2 === 1 });
   }
   // Its parent killed within the first half of the run: it has its watch of a second still to do when the rerun starts.
-  for (let i = 0; i < TRIALS_EACH; i++) trials.push({ n: 2000 + i, how: 'orphaned', kind: 'post --wait', at: spread(random, i, TRIALS_EACH, 0.5) });
+  for (let i = 0; i < LIVING_EACH; i++) trials.push({ n: 2000 + i, how: 'orphaned', kind: 'post --wait', at: spread(random, i, LIVING_EACH, 0.5) });
   return trials;
 }
 
@@ -332,7 +348,7 @@ async function orphanedTrial(emu: TestEmulator, trial: LivingTrial): Promise<Liv
 }
 
 describe('the kill loop: runs that live on', () => {
-  it(`SIGSTOP/SIGCONT and an orphaned parent at random points of post, ${TRIALS_EACH} trials each, with a plain rerun beside: every post once`, async () => {
+  it(`SIGSTOP/SIGCONT and an orphaned parent at random points of post, ${LIVING_EACH} trials each, with a plain rerun beside: every post once`, async () => {
     const trials = drawLiving();
     const stopped = trials.filter((t) => t.how === 'stopped');
     const orphaned = trials.filter((t) => t.how === 'orphaned');
@@ -356,10 +372,10 @@ describe('the kill loop: runs that live on', () => {
     const wrong = outcomes.filter((o) => o.posts !== 1 || o.media !== 1 || (o.rerun !== undefined && ![0, 7, 9].includes(o.rerun)));
     const report = wrong.map((o) => `seed ${SEED}, trial ${JSON.stringify(o.trial)}: first ${o.first ?? '-'}, rerun ${o.rerun ?? '-'}, settle ${o.settle ?? '-'}, ${o.posts} posts and ${o.media} videos\n${o.said}`);
     expect(report).toEqual([]);
-    expect(outcomes).toHaveLength(2 * TRIALS_EACH);
+    expect(outcomes).toHaveLength(2 * LIVING_EACH);
     // The points fell where they should: many stopped runs were found live (exit 7 or continued), many orphans still
     // running. (A quarter at least: the points are random, and a slow machine finishes more runs before their signal.)
-    expect(outcomes.filter((o) => o.trial.how === 'stopped' && o.rerun !== undefined).length).toBeGreaterThanOrEqual(TRIALS_EACH / 4);
-    expect(outcomes.filter((o) => o.trial.how === 'orphaned' && o.rerun === 0).length).toBeGreaterThanOrEqual(TRIALS_EACH / 4);
+    expect(outcomes.filter((o) => o.trial.how === 'stopped' && o.rerun !== undefined).length).toBeGreaterThanOrEqual(LIVING_EACH / 4);
+    expect(outcomes.filter((o) => o.trial.how === 'orphaned' && o.rerun === 0).length).toBeGreaterThanOrEqual(LIVING_EACH / 4);
   }, 180_000);
 });

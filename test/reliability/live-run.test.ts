@@ -13,6 +13,11 @@
  * - a full state directory at the rerun (a tmpfs under unshare), then the
  *   command it advises;
  * - two runs in two network namespaces sharing one state directory.
+ *
+ * The first runs, and every run whose process is the point (faketime's clock,
+ * a mount or network namespace), are the built bin; a rerun that only waits
+ * for, continues or reports another process's run is in-process (runCli: the
+ * same main over real HTTP, a process of its own beside the first run's).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
@@ -20,11 +25,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
-import { tempConfigDir } from '../support/cli.js';
+import { runCli, tempConfigDir } from '../support/cli.js';
 import { startTestEmulator, useEmulator, type TestEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
 import { dirs, post, postId, postsMadeOn, vidpubOn } from './live-run-helpers.js';
-import { spawnWatched, type Ended } from '../support/spawned.js';
+import { spawnWatched } from '../support/spawned.js';
 import { createTestHost } from '../support/test-host.js';
 import { missing } from '../support/tools.js';
 import { escapeRegExp } from '../support/regexp.js';
@@ -40,6 +45,12 @@ const postSent = (on: TestEmulator = emu) => async () => (await on.requests()).s
 
 
 const vidpub = (args: string[], env: Record<string, string>, on: TestEmulator = emu) => vidpubOn(on, args, env);
+/** The same command in-process, timed from its start. */
+async function inProcess(args: string[], env: Record<string, string>, on: TestEmulator = emu) {
+  const started = Date.now();
+  const r = await runCli(args, { env: { ...on.env(), ...env } });
+  return { ...r, ms: Date.now() - started };
+}
 const postsMade = (on: TestEmulator = emu) => postsMadeOn(on);
 
 function alive(pid: number): boolean {
@@ -71,7 +82,7 @@ describe('an identical run still running is never duplicated', () => {
       await shellEnded;
       expect(alive(pid)).toBe(true);
 
-      const rerun = await vidpub(args, env, slow).ended;
+      const rerun = await inProcess(args, env, slow);
       // Waited for (on a machine so loaded that the orphan ended before the rerun looked, it finished beside it: the same)
       // Its post read from the journal (the run's note names it): reported, nothing sent again (issue 52).
       expect(rerun.stderr).toMatch(/^(The identical run waited for has ended|An identical run of this command finished while this one was starting) and made post post_\w+ \(key vp-[\w-]+\): reporting it as it is now; nothing was uploaded or posted again/m);
@@ -91,9 +102,9 @@ describe('an identical run still running is never duplicated', () => {
     const first = vidpub(post('Stopped', '--no-wait'), env);
     await waitFor(postSent(), (sent) => sent, 20_000);
     process.kill(first.pid!, 'SIGSTOP');
-    let rerun: Ended;
+    let rerun: Awaited<ReturnType<typeof inProcess>>;
     try {
-      rerun = await vidpub(post('Stopped', '--no-wait', '--timeout', '3s'), env).ended;
+      rerun = await inProcess(post('Stopped', '--no-wait', '--timeout', '3s'), env);
     } finally {
       process.kill(first.pid!, 'SIGCONT');
     }
@@ -103,14 +114,14 @@ describe('an identical run still running is never duplicated', () => {
     expect(RERUN.exec(rerun.stderr)?.[1]).toBe(`vidpub post test/fixtures/clip.mp4 --to linkedin --caption Stopped --no-input --no-wait --timeout 3s --idempotency-key ${key}`);
     expect(rerun.code).toBe(7);
     expect(rerun.stdout).toBe('');
-    // it waited out its --timeout (counted from its start, Node's own start before it aside), and no longer
+    // it waited out its --timeout (counted from its start), and no longer
     expect(rerun.ms).toBeGreaterThanOrEqual(3000);
     expect(rerun.ms).toBeLessThan(3000 + 10_000);
 
     const ended = await first.ended;
     expect(ended.code).toBe(0);
     expect(await postsMade()).toBe(1);
-    const line = await vidpub([...post('Stopped', '--no-wait'), '--idempotency-key', key!], env).ended;
+    const line = await inProcess([...post('Stopped', '--no-wait'), '--idempotency-key', key!], env);
     expect(line.stderr).toMatch(/^Post post_\w+ was already created by an earlier run with this --idempotency-key; reporting it\.$/m);
     expect(line.code).toBe(0);
     expect(postId(line.stdout)).toBe(postId(ended.stdout));
@@ -209,7 +220,7 @@ describe('a refusal that knows the run to continue names its key (2)', () => {
       const [note] = readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')).filter((n) => n.endsWith('.json'));
       const key = /\.(vp-[\w-]+)\.json$/.exec(note!)![1]!;
 
-      const rerun = await vidpub([...args, '--timeout', '3s'], env, slow).ended;
+      const rerun = await inProcess([...args, '--timeout', '3s'], env, slow);
       expect(rerun.stderr).toMatch(new RegExp(`was cut off: continuing it under its key ${key}`));
       expect(rerun.stderr).toMatch(/^Error: Stopped waiting \(--timeout reached\): video med_\w+ is still processing/m);
       expect(RERUN.exec(rerun.stderr)?.[1]).toBe(`vidpub post test/fixtures/clip.mp4 --to linkedin --caption 'Slow video' --no-input --no-wait --timeout 3s --idempotency-key ${key}`);

@@ -5,6 +5,11 @@
  * link, a relative path from elsewhere, the same file through a bind mount),
  * continues the cut-off run under its key: one post. A note written by the
  * previous vidpub (named by the path as given) still guards a rerun.
+ *
+ * The first run is the built bin, killed by a real SIGKILL; the rerun runs
+ * in-process (runCli, in the directory the case names), a process other than
+ * the one that left the note, except through the bind mount, where the rerun
+ * is the built bin in a mount namespace of its own.
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -13,6 +18,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
+import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { missing } from '../support/tools.js';
 
@@ -57,11 +63,15 @@ async function killedAfterPost(video: string, env: Record<string, string>): Prom
 
 const CONTINUED = /An earlier run of this command, started .*, was cut off: continuing it under its key (vp-[\w-]+), so what it did is reported, not done twice\./;
 
-/** The rerun (the built vidpub, `command` before it when given), with a deadline for the whole of it. */
+/** The rerun (in-process in `cwd`; the built vidpub after `command` when given), with a deadline for the whole of it. */
 async function rerun(video: string, env: Record<string, string>, opts: { cwd?: string; command?: string[] } = {}) {
   const started = Date.now();
-  const argv = [process.execPath, BIN, 'post', video, ...ARGS, '--json'];
-  const [cmd, ...args] = opts.command ? [...opts.command, ...argv] : argv;
+  const argv = ['post', video, ...ARGS, '--json'];
+  if (!opts.command) {
+    const r = await runCli(argv, { cwd: opts.cwd ?? ROOT, env: { ...emu.env(), ...env } });
+    return { status: r.code, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - started };
+  }
+  const [cmd, ...args] = [...opts.command, process.execPath, BIN, ...argv];
   const r = await runAsync(cmd!, args, { cwd: opts.cwd, env: { ...process.env, ...emu.env(), ...env }, timeoutMs: 60_000 });
   return { ...r, ms: Date.now() - started };
 }
