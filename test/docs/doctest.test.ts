@@ -2,14 +2,15 @@
  * The manual's runner itself: on small synthetic documents, a matching block
  * passes, and a wrong output block, a removed flag or an unmarked block fails,
  * naming the block; and the `vidpub` that runs the build's main in the test's
- * process (doc-vidpub.ts) behaves as the bin does for what a block can see.
+ * process (test/support/in-process-vidpub.ts) behaves as the bin does for what
+ * a block can see.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, ensureBuilt } from '../support/build.js';
-import { InProcessVidpub, needsRealBin } from './doc-vidpub.js';
+import { InProcessVidpub, needsRealBin } from '../support/in-process-vidpub.js';
 import { Session, compareLines, extractBlocks, normalise, onTerminal, parseTranscript, runDocument, ttyColumns } from './doctest.js';
 
 const F = '```';
@@ -227,7 +228,7 @@ describe('runDocument', () => {
   });
 });
 
-describe("vidpub run in the test's process (doc-vidpub.ts)", () => {
+describe("vidpub run in the test's process (in-process-vidpub.ts)", () => {
   let vidpub: InProcessVidpub;
   beforeAll(async () => {
     ensureBuilt();

@@ -36,7 +36,7 @@
  * The session: one bash state carried from block to block (variables,
  * functions and the working directory), a throwaway HOME and config dir,
  * `vidpub` and `npx vidpub` running this checkout's build, TZ=UTC: its bin, or
- * with `inProcess` its main in the test's process (doc-vidpub.ts). Every
+ * with `inProcess` its main in the test's process (test/support/in-process-vidpub.ts). Every
  * `http://127.0.0.1:4010` is replaced with the emulator the runner started,
  * and a line that starts an emulator in the background (`vidpub emulator &`)
  * or stops it (`kill %1`) is left out: the runner's emulator stands in.
@@ -54,7 +54,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { InProcessVidpub } from './doc-vidpub.js';
+import type { InProcessVidpub } from '../support/in-process-vidpub.js';
 
 export type BlockKind = 'run' | 'output' | 'transcript' | 'shows' | 'file' | 'skip' | 'setup' | 'unmarked';
 
@@ -217,7 +217,7 @@ export interface SessionOptions {
   env?: Record<string, string>;
   /** Longest run of one block (ms). */
   timeoutMs?: number;
-  /** `vidpub` runs the build's main in this process (doc-vidpub.ts) instead of starting the built bin each time. */
+  /** `vidpub` runs the build's main in this process (test/support/in-process-vidpub.ts) instead of starting the built bin each time. */
   inProcess?: InProcessVidpub;
 }
 

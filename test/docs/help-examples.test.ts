@@ -4,10 +4,10 @@
  * vidpub arguments it ends up with must parse (vidpub's own command-line
  * module, nothing run), and where it can run here the shell runs it whole (pipes,
  * redirections, `$(...)`) against a fresh emulator on an ephemeral port
- * (throwaway HOME) and it must exit 0. Its `vidpub` runs in this process
- * (test/support/cli-bridge.ts: main() with the shell's arguments, environment,
- * directory and stdin), except the examples in BUILT_BIN, which run this
- * checkout's build end to end (bin/vidpub.js, its main bundle and a slim one).
+ * (throwaway HOME) and it must exit 0. Its `vidpub` runs the build's main in
+ * this process (test/support/in-process-vidpub.ts, as the manual's pages do),
+ * except the examples in BUILT_BIN, which run this checkout's build end to end
+ * (bin/vidpub.js, its main bundle and a slim one).
  * Placeholder ids (post_123, med_123) stand for a post or video made for it. */
 import { copyFileSync, cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ import { ROOT } from '../support/build.js';
 import { Session, shellQuote } from './doctest.js';
 import { useBuiltEmulatorSandbox } from '../support/built-emulator.js';
 import { reportItem, shardReport } from '../support/batch-reports.js';
-import { startCliBridge, type CliBridge } from '../support/cli-bridge.js';
+import { InProcessVidpub } from '../support/in-process-vidpub.js';
 
 /** Examples that parse but cannot run to exit 0 here, and why. */
 const PARSE_ONLY: Record<string, string> = {
@@ -52,6 +52,11 @@ const PARSE_ONLY: Record<string, string> = {
  */
 const BUILT_BIN = new Set(['vidpub post clip.mp4 --to youtube --caption "Nightly" --no-input --json', 'vidpub upload clip.mp4 --json | jq -r .id']);
 
+/** Examples the in-process `vidpub` hands to the built bin itself (its needsRealBin), and why. */
+const HANDED_TO_BUILT_BIN: Record<string, string> = {
+  'vidpub watch --once --exec ./on-event.sh': "a hook inherits the process's stderr",
+};
+
 interface Example {
   where: string;
   text: string;
@@ -77,11 +82,11 @@ async function parseError(argv: string[]): Promise<string | undefined> {
 const box = useBuiltEmulatorSandbox('help');
 let session: Session;
 let home = '';
-let bridge: CliBridge;
-/** A directory whose `vidpub` is the built bin (the session's own, before the bridge took its place). */
+let inProcess: InProcessVidpub;
+/** A directory whose `vidpub` is the built bin (the session's own, before the in-process one took its place). */
 let builtBin = '';
 
-afterAll(() => bridge?.close());
+afterAll(() => inProcess?.close());
 
 beforeAll(async () => {
   const { cwd } = box;
@@ -108,13 +113,12 @@ beforeAll(async () => {
     // The examples post the sample clip to the same accounts again and again: the duplicate guard is off for them.
     env: { VIDPUB_BASE_URL: box.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_KEY_FOR_CI: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_DUPLICATE_WINDOW: '0' },
   });
-  // The session's `vidpub` (the build) moves aside; the bridge takes its place on PATH (and as a
-  // function in each example's script, which starts no program for it).
+  // The session's `vidpub` (the built bin) moves aside, for BUILT_BIN; the in-process one takes its place on PATH.
   builtBin = join(home, '.built-bin');
   mkdirSync(builtBin);
   renameSync(join(home, '.doctest-bin/vidpub'), join(builtBin, 'vidpub'));
-  bridge = await startCliBridge();
-  writeFileSync(join(home, '.doctest-bin/vidpub'), bridge.script, { mode: 0o755 });
+  inProcess = await InProcessVidpub.start(ROOT);
+  inProcess.writeScript(join(home, '.doctest-bin'));
 });
 
 /** The example with its placeholders replaced by a fresh post or the sample video. */
@@ -172,24 +176,29 @@ describe('--help examples', () => {
       // A fresh minute of the emulator's clock: no example waits out the allowances of the ones before it.
       await box.freshMinute();
       const started = Date.now();
-      const calls = bridge.calls;
+      const before = { inProcess: inProcess.ran.inProcess, realBin: inProcess.ran.realBin.length };
       const built = BUILT_BIN.has(ex.text);
       // Each example stands alone: nothing it defines is kept for the next (saving a session's
       // variables costs a sed per variable at each exit).
-      const vidpub = built ? `PATH=${shellQuote(builtBin)}:$PATH` : bridge.function;
-      const r = await session.run(`set -eo pipefail\n${vidpub}\n${concrete(ex.text)}`, { keepState: false });
+      const path = built ? `PATH=${shellQuote(builtBin)}:$PATH\n` : '';
+      const r = await session.run(`set -eo pipefail\n${path}${concrete(ex.text)}`, { keepState: false });
+      const inHere = inProcess.ran.inProcess > before.inProcess;
+      const handed = inProcess.ran.realBin.slice(before.realBin).map((c) => c.why);
+      const toBeHanded = HANDED_TO_BUILT_BIN[ex.text];
       timings.push(`${Date.now() - started} ms  ${ex.text}`);
       if (r.code !== 0) failures.push(`${ex.where}: ${ex.text}: exited ${r.code}:\n${r.output}`);
-      // Which vidpub ran it: the built bin for BUILT_BIN (the bridge never called), main() here for the others
-      // (but for the example that only writes a command line into a shell's rc file).
-      else if (argv && built === (bridge.calls > calls)) failures.push(`${ex.where}: ${ex.text}: ran ${built ? 'in-process, not the built bin' : 'without calling vidpub'}`);
+      // Which vidpub ran it: the built bin for BUILT_BIN (the in-process one never called) and for
+      // HANDED_TO_BUILT_BIN (the in-process one handed it over, for that reason only), main() here for
+      // the others (but for the example that only writes a command line into a shell's rc file).
+      else if (handed.join('; ') !== (toBeHanded ?? '')) failures.push(`${ex.where}: ${ex.text}: handed to the built bin ${handed.length ? `because ${handed.join('; ')}` : 'never'}, expected ${toBeHanded ?? 'never'}`);
+      else if (argv && (built || toBeHanded !== undefined) === inHere) failures.push(`${ex.where}: ${ex.text}: ran ${built || toBeHanded ? 'in-process, not the built bin' : 'without calling vidpub'}`);
     }
     const parseOnly = examples.filter((e) => PARSE_ONLY[e.text]).length;
-    process.stderr.write(`--help examples: ${examples.length} (${distinct.length} distinct) parse, ${ran} run (${BUILT_BIN.size} by the built bin), ${parseOnly} parse only (${[...new Set(Object.values(PARSE_ONLY))].join('; ')})\n`);
+    process.stderr.write(`--help examples: ${examples.length} (${distinct.length} distinct) parse, ${ran} run (${BUILT_BIN.size + Object.keys(HANDED_TO_BUILT_BIN).length} by the built bin), ${parseOnly} parse only (${[...new Set(Object.values(PARSE_ONLY))].join('; ')})\n`);
     if (process.env.VIDPUB_DOC_TIMINGS) process.stderr.write(timings.join('\n') + '\n');
     expect(failures, failures.join('\n\n')).toEqual([]);
     // Every parse-only entry is still an example (no stale exemption).
     for (const text of Object.keys(PARSE_ONLY)) expect(examples.map((e) => e.text)).toContain(text);
-    for (const text of BUILT_BIN) expect(examples.map((e) => e.text)).toContain(text);
+    for (const text of [...BUILT_BIN, ...Object.keys(HANDED_TO_BUILT_BIN)]) expect(examples.map((e) => e.text)).toContain(text);
   }, 300_000);
 });

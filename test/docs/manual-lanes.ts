@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/build.js';
 import { useBuiltEmulatorSandbox, type Sandbox } from '../support/built-emulator.js';
 import { Rest } from '../support/rest.js';
-import { InProcessVidpub } from './doc-vidpub.js';
+import { InProcessVidpub } from '../support/in-process-vidpub.js';
 import { Session, runDocument, summary } from './doctest.js';
 import { manualPages } from './pages.js';
 
@@ -45,8 +45,9 @@ const LEAST_RUNS: Record<string, number> = {
 
 /**
  * The pages whose `vidpub` is the built bin, started for each command, as a new user runs it.
- * Every other page's `vidpub` runs the build's main in this process (doc-vidpub.ts): the same
- * bundle the bin loads, without a node start per command (most of the manual's CPU).
+ * Every other page's `vidpub` runs the build's main in this process
+ * (test/support/in-process-vidpub.ts): the same bundle the bin loads, without a node start per
+ * command (most of the manual's CPU).
  */
 export const REAL_BIN = ['README.md'];
 

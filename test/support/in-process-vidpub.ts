@@ -1,13 +1,15 @@
 /**
- * The manual's `vidpub`, run in the test's own process (test/docs/doctest.ts, Session's
- * `inProcess`): each start of the built bin costs about 0.2 s of CPU, and the manual's pages
- * start it a hundred times, most of the manual test's CPU. The blocks' shell stays real bash;
- * what changes is the program `vidpub` on their PATH: a short bash script (bash starts in a few
- * ms, node in 100) that hands the command to this process over a local socket, where the
+ * `vidpub` for shell text a test runs, run in the test's own process: the manual's pages
+ * (test/docs/doctest.ts, Session's `inProcess`) and the examples of `--help`
+ * (test/docs/help-examples.test.ts). Each start of the built bin costs about 0.2 s of CPU,
+ * and those tests start it a hundred times and more, most of their CPU. The shell stays real
+ * bash; what changes is the program `vidpub` on its PATH: a short bash script (bash starts in a
+ * few ms, node in 100) that hands the command to this process over a local socket, where the
  * build's own main(argv, ctx) runs (dist/main.js, the bundle bin/vidpub.js loads; its Context
  * is made by the build's createProcessContext, as the bin makes it, then given the command's
  * own environment, working directory and standard streams), and that writes back what it
- * printed and exits with its code.
+ * printed and exits with its code. A test that wants some commands to run the built bin end to
+ * end puts a directory whose `vidpub` is the bin before this one on PATH.
  *
  * What the script sends: its pid, the number of its arguments, then its arguments, each ended by a NUL. What this process
  * reads of the script's process in /proc, as the command's own process would have them: its
@@ -108,10 +110,10 @@ function channel(socket: Socket, tag: '1' | '2'): Writable {
 /** The program `vidpub` of a session's PATH: see the top of this file. */
 function script(port: number, realBin: string): string {
   return `#!/bin/bash
-# The manual's vidpub: the build's main in the test's process (test/docs/doc-vidpub.ts).
+# vidpub: the build's main in the test's process (test/support/in-process-vidpub.ts).
 real() { exec ${JSON.stringify(process.execPath)} ${JSON.stringify(realBin)} "$@"; }
 if [ -t 0 ] || [ -t 1 ] || [ -t 2 ]; then real "$@"; fi
-exec 3<>/dev/tcp/127.0.0.1/${port} || { echo "vidpub (doctest): no test process on port ${port}" >&2; exit 70; }
+exec 3<>/dev/tcp/127.0.0.1/${port} || { echo "vidpub (in-process): no test process on port ${port}" >&2; exit 70; }
 printf '%s\\0' "$$" "$#" "$@" >&3
 # A reader gone away is no failure (as bin/vidpub.js takes EPIPE): the rest is dropped.
 trap '' PIPE
@@ -123,7 +125,7 @@ while IFS= read -r -u 3 line; do
     r) exec 3>&-; real "$@" ;;
   esac
 done
-echo "vidpub (doctest): the test process closed the connection" >&2
+echo "vidpub (in-process): the test process closed the connection" >&2
 exit 70
 `;
 }
@@ -191,7 +193,7 @@ export class InProcessVidpub {
       env = environOf(pid);
       cwd = readlinkSync(`/proc/${pid}/cwd`);
     } catch (err) {
-      socket.end(Buffer.concat([Buffer.from('2'), escapeForPrintf(Buffer.from(`vidpub (doctest): cannot read process ${pid}: ${(err as Error).message}\n`)), Buffer.from('\nx70\n')]));
+      socket.end(Buffer.concat([Buffer.from('2'), escapeForPrintf(Buffer.from(`vidpub (in-process): cannot read process ${pid}: ${(err as Error).message}\n`)), Buffer.from('\nx70\n')]));
       return;
     }
     const why = needsRealBin(argv, env);
