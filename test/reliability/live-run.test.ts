@@ -63,8 +63,10 @@ function alive(pid: number): boolean {
 
 describe('an identical run still running is never duplicated', () => {
   it('the first run orphaned (its parent shell killed) and still watching its post: the rerun waits for it and reports that post; one post', async () => {
-    // Publishing takes 6 s here: the first run is still watching when the rerun starts.
-    const slow = await startTestEmulator({ processingMs: 20, publishMs: 6000 });
+    // Publishing ends only when the test moves the emulator's clock: the first run is still watching when the rerun
+    // starts, however loaded the machine (with 6 s of real time, an orphan could end before a late rerun looked, and
+    // the rerun was then a command of its own, refused as the same video).
+    const slow = await startTestEmulator({ processingMs: 20, publishMs: 600_000 });
     const env = dirs();
     const out = join(env.VIDPUB_STATE_DIR!, '..', 'first.out');
     const args = post('Orphaned', '--timeout', '60s');
@@ -82,10 +84,15 @@ describe('an identical run still running is never duplicated', () => {
       await shellEnded;
       expect(alive(pid)).toBe(true);
 
-      const rerun = await inProcess(args, env, slow);
-      // Waited for (on a machine so loaded that the orphan ended before the rerun looked, it finished beside it: the same)
+      // Once the rerun says it waits for the orphan, the publishing ends (the emulator's clock moved past it).
+      let waiting: () => void = () => {};
+      const saidWaiting = new Promise<void>((resolve) => (waiting = resolve));
+      const rerunning = runCli(args, { env: { ...slow.env(), ...env }, onStderr: (c) => /waiting for it to end/.test(c) && waiting() });
+      await saidWaiting;
+      await slow.api.advance(700);
+      const rerun = await rerunning;
       // Its post read from the journal (the run's note names it): reported, nothing sent again (issue 52).
-      expect(rerun.stderr).toMatch(/^(The identical run waited for has ended|An identical run of this command finished while this one was starting) and made post post_\w+ \(key vp-[\w-]+\): reporting it as it is now; nothing was uploaded or posted again/m);
+      expect(rerun.stderr).toMatch(/^The identical run waited for has ended and made post post_\w+ \(key vp-[\w-]+\): reporting it as it is now; nothing was uploaded or posted again/m);
       expect(rerun.code).toBe(0);
       await waitFor(async () => alive(pid), (a) => !a, 20_000);
       expect(postId(rerun.stdout)).toBe(postId(readFileSync(out, 'utf8')));
