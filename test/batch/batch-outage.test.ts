@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Post, RecordedRequest } from '../../src/contract/wire-types.js';
 import { batchLines as linesOf, batchManifest as workdir, type BatchLine as Line } from '../support/batch.js';
 import { cliRunner } from '../support/cli.js';
-import { manualClock, scaledClock } from '../support/clock.js';
+import { manualClock, scaledClock, timeUpWhen } from '../support/clock.js';
 import { waitFor } from '../support/poll.js';
 import { useEmulator } from '../support/emulator.js';
 import { escapeRegExp } from '../support/regexp.js';
@@ -104,7 +104,12 @@ describe('vidpub batch: reads failing during its waits', () => {
   it('GET /media/{id} drops the connection past --timeout: the item names its video, nothing posted, exit 7; a rerun posts it from that video', async () => {
     await emu.fault({ method: 'GET', path: '/v1/media/*', action: 'reset_before_handling', times: 1000 });
     const manifest = workdir([ITEM]);
-    const r = await run(['batch', manifest, '--timeout', '60s']);
+    // The --timeout runs out once the video's reads have failed more than 4 times, each wait before another attempt
+    // ended as it begins: on a clock of real time (scaled), a loaded machine spent it all on the upload.
+    const clock = manualClock(Date.now());
+    const running = run(['batch', manifest, '--timeout', '60s'], { clock });
+    await timeUpWhen(clock, 60_000, async () => faulted(await api(), '/v1/media/', 'reset_before_handling').length > 4, { meanwhile: true });
+    const r = await running;
     expect(r.code).toBe(7);
     const reqs = await api();
     const [upload] = handled(reqs, 'POST', '/v1/media/uploads');
