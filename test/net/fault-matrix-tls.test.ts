@@ -17,7 +17,7 @@ import { waitFor } from '../support/poll.js';
 import { withStall } from '../support/stall.js';
 import { expectNothingTwice, postsTotal, startTestEmulator, writes, type TestEmulator } from '../support/emulator.js';
 import { missing } from '../support/tools.js';
-import { MATRIX, POST_MEDIA, TIMEOUT_S, timeoutOf, type Cell } from '../reliability/fault-cells.js';
+import { MATRIX, POST_MEDIA, timeoutOf, withTimeout, type Cell } from '../reliability/fault-cells.js';
 import { startTinyproxy, type Tinyproxy } from './tinyproxy.js';
 
 const RETRY_AFTER_S = 3;
@@ -48,7 +48,7 @@ const CELLS: TlsCell[] = [
     phase: 'create post',
     fault: `POST /posts 429 with Retry-After ${RETRY_AFTER_S}, once`,
     faults: [{ method: 'POST', path: '/v1/posts', action: 'status', status: 429, retry_after: RETRY_AFTER_S, times: 1 }],
-    args: [...POST_MEDIA.map((a) => (a === `${TIMEOUT_S}s` ? '30s' : a)), '--no-wait'],
+    args: [...withTimeout(POST_MEDIA, '30s'), '--no-wait'],
     code: 0,
     stdout: /^id\tpost_\w+$/m,
     // Retry-After plus a random part of up to 1.5 s (afterReset).

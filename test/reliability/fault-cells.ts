@@ -18,10 +18,13 @@ export const POST_FILE = ['post', 'test/fixtures/clip.mp4', '--to', 'youtube', '
  * machine never runs it out (over TLS and a proxy, 4 s of real time was not always enough for a reset and a retry).
  */
 export const T_SETTLE = ['--timeout', '60s', '--no-input'];
-const POST_MEDIA_SETTLE = POST_MEDIA.map((a) => (a === `${TIMEOUT_S}s` ? '60s' : a));
 
 /** The --timeout a cell's command runs under, ms. */
 export const timeoutOf = (args: string[]): number => Number(args[args.indexOf('--timeout') + 1]!.replace('s', '')) * 1000;
+/** The same command line under another --timeout. */
+export const withTimeout = (args: string[], value: string): string[] => args.map((a, i) => (args[i - 1] === '--timeout' ? value : a));
+
+const POST_MEDIA_SETTLE = withTimeout(POST_MEDIA, '60s');
 
 export interface Cell {
   command: string;

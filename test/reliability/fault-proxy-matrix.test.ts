@@ -16,6 +16,7 @@ import type { RecordedRequest } from '../../src/contract/wire-types.js';
 import { runCli, type RunResult } from '../support/cli.js';
 import { scaledClock } from '../support/clock.js';
 import { withStall } from '../support/stall.js';
+import { withTimeout } from './fault-cells.js';
 import { useEmulator } from '../support/emulator.js';
 import { CREATED_NO_ID, HTML_500, LB_503, OK_NOT_JSON, WAF_403, startFaultProxy, type FaultProxy, type ProxyAnswer, type ProxyRule } from '../support/fault-proxy.js';
 
@@ -182,8 +183,7 @@ describe('answers that are not the service\'s word: outcome unknown, and a plain
         // The plain rerun, the proxy now passing everything on: exactly one post (and one video, one publication).
         // Its --timeout only stops a hang (a loaded machine ran a rerun's upload and post past the cell's, on the fast clock).
         proxy.clear();
-        const args = w.args(id);
-        const again = await run(args.map((a, i) => (args[i - 1] === '--timeout' ? '10m' : a)), env);
+        const again = await run(withTimeout(w.args(id), '10m'), env);
         expect(again.stderr).not.toMatch(/outcome is unknown/);
         const settled = f.reached ? (w.rerunWhenDone ?? { code: 0, stderr: /^/ }) : { code: 0, stderr: /^/ };
         expect(again.stderr).toMatch(settled.stderr);
