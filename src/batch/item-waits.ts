@@ -11,7 +11,7 @@ import { readThrough } from '../api/wait/poll.js';
 import { DEFAULT_UNANSWERED_MS } from '../api/wait/unanswered.js';
 import type { Media, Post } from '../contract/wire-types.js';
 import { TimeoutError, VidpubError, isDeadline } from '../errors.js';
-import { isFinished } from '../posts/view.js';
+import { postSettled } from '../contract/wire-types.js';
 import type { ItemRun, RunContext } from './run-context.js';
 
 const MIN_POLL_MS = 300;
@@ -104,7 +104,7 @@ export async function follow(rc: RunContext, run: ItemRun, post: Post, since: nu
   let p = post;
   let interval = 1000;
   let firstLook = true;
-  while (!isFinished(p)) {
+  while (!postSettled(p)) {
     const elapsed = clock.now() - since;
     const dests = Array.isArray(p.destinations) ? p.destinations : [];
     const done = dests.filter((d) => ['published', 'failed', 'cancelled'].includes(String(d.status))).length;

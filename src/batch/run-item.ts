@@ -11,7 +11,8 @@ import type { CreatePostRequest, Media, Post } from '../contract/wire-types.js';
 import { NotFoundError, UsageError, WorkFailedError, sanitize } from '../errors.js';
 import { optionsBody } from '../posts/options.js';
 import { fileIdentity } from '../media/check.js';
-import { blockingIssues, isFinished } from '../posts/view.js';
+import { blockingIssues } from '../posts/view.js';
+import { postSettled } from '../contract/wire-types.js';
 import { stepKey } from '../session/session.js';
 import { settleTrouble } from './item-trouble.js';
 import { follow, readWithin, waitReady } from './item-waits.js';
@@ -157,7 +158,7 @@ async function keepPost(rc: RunContext, run: ItemRun, { post, replayed }: Sent):
 /** Follows the post until every destination has ended: published, or failed with the destinations that did not publish. */
 async function followToEnd(rc: RunContext, run: ItemRun, sent: Sent): Promise<void> {
   const { it, out } = run;
-  if (!isFinished(sent.post)) rc.view.state(it.n, 'publishing');
+  if (!postSettled(sent.post)) rc.view.state(it.n, 'publishing');
   const post = await follow(rc, run, sent.post, sent.created);
   out.destinations = destinationsOf(post, rc.plan.names);
   const bad = out.destinations.filter((d) => d.status === 'failed' || d.status === 'cancelled');
@@ -181,7 +182,7 @@ async function settleStatus(rc: RunContext, run: ItemRun, sent: Sent): Promise<v
     out.error = `${blocking.length} issue(s) of severity error block it; fix them at ${post.review_url}`;
     rc.troubles.set(it.n, 'blocked');
   } else if (post.status === 'scheduled') out.status = 'scheduled';
-  else if (isFinished(post) || rc.opts.wait) await followToEnd(rc, run, sent);
+  else if (postSettled(post) || rc.opts.wait) await followToEnd(rc, run, sent);
   else out.status = 'publishing';
 }
 

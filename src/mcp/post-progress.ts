@@ -60,11 +60,11 @@ export function progressSink(notify: NonNullable<ToolCallExtra['progress']>, des
 export async function waitForPostTool(session: Session, client: ApiClient, postId: string, extra: ToolCallExtra, profile: string): Promise<Post> {
   const { signal } = extra;
   const post = await client.getPost(postId, { signal });
-  const [{ namesOf, isFinished }, { waitForPost }] = await Promise.all([import('../posts/view.js'), import('../posts/watch.js')]);
+  const [{ namesOf }, { waitForPost }, { postSettled }] = await Promise.all([import('../posts/view.js'), import('../posts/watch.js'), import('../contract/wire-types.js')]);
   const names = namesOf(await client.listDestinations({ signal, cached: true }).catch(() => []));
   const notify = extra.progress;
   const events = notify ? createEmitter({ profile, clock: session.clock, sink: progressSink(notify, post.destinations?.length ?? 0) }) : undefined;
-  if (post.status === 'draft' || post.status === 'scheduled' || isFinished(post)) {
+  if (post.status === 'draft' || post.status === 'scheduled' || postSettled(post)) {
     emitPost(events, post, names);
     await session.journal?.status(post);
     return post;

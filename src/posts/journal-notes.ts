@@ -5,14 +5,15 @@
 import type { Post } from '../contract/wire-types.js';
 import { outcomeOfError } from '../journal/error-outcome.js';
 import type { Session } from '../session/session.js';
-import { isFinished, type PostResult } from './view.js';
+import { type PostResult } from './view.js';
+import { postSettled } from '../contract/wire-types.js';
 import { emitPost } from '../events/post-events.js';
 
 /** The outcome of a command that returned normally. */
 export function outcomeOf(post: Post): string {
   if (post.status === 'draft') return 'draft';
   if (post.status === 'scheduled') return 'scheduled';
-  return isFinished(post) ? 'published' : 'publishing';
+  return postSettled(post) ? 'published' : 'publishing';
 }
 
 function postOf(data: unknown): Post | undefined {

@@ -11,7 +11,8 @@ import { shellWord } from '../util/shell.js';
 import type { Session } from '../session/session.js';
 import { journalOff } from './history-flow.js';
 import { withinTimeout } from './publish-flow.js';
-import { isFinished, namesOf, type PostResult } from './view.js';
+import { namesOf, type PostResult } from './view.js';
+import { postSettled } from '../contract/wire-types.js';
 import { recordingEnd } from './journal-notes.js';
 import { settle } from './settle.js';
 import { followPost } from './watch.js';
@@ -109,7 +110,7 @@ async function statusWithin(opts: StatusOpts, session: Session): Promise<PostRes
   if (!opts.wait) {
     await session.journal?.status(post);
     // Over with a destination failed or cancelled: exit 6, as --wait and post end.
-    return isFinished(post) ? settle(r) : r;
+    return postSettled(post) ? settle(r) : r;
   }
   if (post.status === 'draft') {
     await session.journal?.status(post);

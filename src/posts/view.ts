@@ -5,7 +5,6 @@
  * `--json` is the post record itself).
  */
 import type { Destination, Issue, Post, PostDestination } from '../contract/wire-types.js';
-import { postSettled } from '../contract/wire-types.js';
 import type { DataOut } from '../ui/output.js';
 import { atHandle } from './destinations.js';
 import { stateOf } from '../journal/post-fold.js';
@@ -42,11 +41,6 @@ export function namesOf(destinations: Destination[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const d of destinations) out[d.id] = destinationLabel(d);
   return out;
-}
-
-/** Every destination published, failed or cancelled (or the post says it is completed). */
-export function isFinished(post: Post): boolean {
-  return postSettled(post);
 }
 
 /**

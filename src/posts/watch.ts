@@ -14,7 +14,8 @@ import { LiveRegion } from '../ui/live-region.js';
 import type { Logger } from '../core/log.js';
 import { formatDuration } from '../time/duration.js';
 import { settle } from './settle.js';
-import { isFinished, type PostResult } from './view.js';
+import { type PostResult } from './view.js';
+import { postSettled } from '../contract/wire-types.js';
 import { emitPost } from '../events/post-events.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -181,7 +182,7 @@ export async function waitForPost(session: Session, client: ApiClient, result: P
       secondIntervalMs: POST_SECOND_LOOK_MS,
       factor: POST_LOOK_GROWTH,
       fetch: ({ signal: look }) => client.getPost(id, { signal: look, quietRetries: true }),
-      done: isFinished,
+      done: postSettled,
       unansweredMs,
       onTrouble: (change) => display.trouble(change.answered ? undefined : troubleLine(change.err, unansweredMs)),
       onUnanswered: (p, err, ms) =>
@@ -233,7 +234,7 @@ export async function followPost(
   r: PostResult,
   opts: { wait: boolean; timeoutMs: number; deadlineMs?: number; startedNow?: boolean },
 ): Promise<PostResult> {
-  if (isFinished(r.post)) return settle({ ...r, headline: r.headline && 'Published.' });
+  if (postSettled(r.post)) return settle({ ...r, headline: r.headline && 'Published.' });
   if (!opts.wait) {
     session.log.info(`Follow it with: vidpub status ${r.post.id} --wait`);
     return r;
