@@ -246,11 +246,11 @@ function failureMessage(stderr, code) {
   return inInputs(stderr.trim()) || `vidpub exited with ${code}`;
 }
 
-/** Runs vidpub; its stderr goes to the log line by line, fenced and escaped, as it comes. */
-function runVidpub(command, args, env, out) {
+/** Runs vidpub (in `cwd`, this process's own when undefined); its stderr goes to the log line by line, fenced and escaped, as it comes. */
+function runVidpub(command, args, env, cwd, out) {
   return new Promise((resolve) => {
     const token = randomBytes(16).toString('hex');
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let partial = '';
@@ -284,8 +284,11 @@ function signalNumber(name) {
   return { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 }[name];
 }
 
-/** Runs the step; resolves to the exit code for the step. `out` receives workflow commands and logs. */
-export async function runAction(env, { actionPath, out }) {
+/**
+ * Runs the step; resolves to the exit code for the step. `out` receives workflow commands and logs;
+ * vidpub runs in `cwd` (the step's working directory; this process's own when undefined, as in a step).
+ */
+export async function runAction(env, { actionPath, out, cwd }) {
   const apiKey = input(env, 'api-key');
   if (apiKey) out(`::add-mask::${apiKey}\n`);
   const batch = input(env, 'manifest') !== '';
@@ -298,7 +301,7 @@ export async function runAction(env, { actionPath, out }) {
   if (apiKey) childEnv.VIDPUB_API_KEY = apiKey;
   if (input(env, 'base-url')) childEnv.VIDPUB_BASE_URL = input(env, 'base-url');
   const [command, ...before] = vidpubCommand(env, actionPath);
-  const run = await runVidpub(command, [...before, ...args], childEnv, out);
+  const run = await runVidpub(command, [...before, ...args], childEnv, cwd, out);
   if (run.error) {
     out(`::error title=vidpub::${escapeData(logLine(`could not run ${command}: ${run.error.message}`))}\n`);
     return 1;

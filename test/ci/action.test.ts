@@ -1,15 +1,21 @@
 /**
- * action.yml run as the runner runs it (test/support/action.ts), against the emulator, with the
- * built checkout (node bin/vidpub.js) as the action's vidpub: posting, outputs, summary, replays,
- * failures, the status vocabulary (vidpub's), the caption inputs and the shapes of the record.
+ * action.yml run as the runner runs it (test/support/action.ts), against the emulator: posting,
+ * outputs, summary, replays, failures, the status vocabulary (vidpub's), the caption inputs and the
+ * shapes of the record. The first post runs the whole action as a runner does, with the built
+ * checkout (node bin/vidpub.js) as its vidpub. The others run its post step's script in this
+ * process (the harness's `inProcess`) with the build's main as vidpub, through the `vidpub` input
+ * (test/support/in-process-vidpub.ts): what they check is what the step makes of vidpub's exit
+ * code, record and messages, the same from the build's main in this process as from a node process
+ * of its own; a node start or two saved per run.
  */
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
-import { actionRunner, readActionYml } from '../support/action.js';
+import { actionRunner, readActionYml, type ActionRun, type RunOptions } from '../support/action.js';
+import { InProcessVidpub } from '../support/in-process-vidpub.js';
 import { stateOf } from '../../src/journal/post-fold.js';
 // @ts-expect-error -- plain JavaScript run by the runner, without types
 import { batchArgs, postState, noticeText } from '../../scripts/action/run.mjs';
@@ -18,8 +24,24 @@ const action = readActionYml();
 const emu = useEmulator();
 // The set-up step (dist/ checked against src/) once: nothing here changes either.
 const runAction = actionRunner({ setUpOnce: true });
+const scripts = mkdtempSync(join(tmpdir(), 'vidpub-action-vidpub-'));
+let inProcess: InProcessVidpub;
 
-beforeAll(() => ensureBuilt());
+beforeAll(async () => {
+  ensureBuilt();
+  inProcess = await InProcessVidpub.start(ROOT);
+  inProcess.writeScript(scripts);
+});
+afterAll(async () => {
+  await inProcess.close();
+  rmSync(scripts, { recursive: true, force: true });
+  // Every command of the in-process vidpub ran here: none went to the bin (a terminal, an emulator...).
+  expect(inProcess.ran.realBin).toEqual([]);
+});
+
+/** The action with its post step's script in this process and the build's main as vidpub (a `vidpub` input of the inputs wins). */
+const runStep = (inputs: Record<string, string>, opts: RunOptions = {}): Promise<ActionRun> =>
+  runAction({ vidpub: join(scripts, 'vidpub'), ...inputs }, { ...opts, inProcess: true });
 
 const clip = join(ROOT, 'test', 'fixtures', 'clip.mp4');
 const basics = (): Record<string, string> => ({ file: clip, to: 'youtube,linkedin', caption: 'Release 1.2', 'api-key': emu.key(), 'base-url': emu.baseUrl });
@@ -56,20 +78,20 @@ describe('action.yml', () => {
   });
 
   it('replays the first post when the same run is re-run, and posts anew in another run', async () => {
-    const first = await runAction(basics());
+    const first = await runStep(basics());
     expect(first.code, first.log).toBe(0);
-    const again = await runAction(basics(), { github: { GITHUB_RUN_ATTEMPT: '2' } });
+    const again = await runStep(basics(), { github: { GITHUB_RUN_ATTEMPT: '2' } });
     expect(again.code, again.log).toBe(0);
     expect(again.outputs['post-id']).toBe(first.outputs['post-id']);
     expect(await postsMade()).toBe(1);
-    const other = await runAction(basics(), { github: { GITHUB_RUN_ID: '4243' } });
+    const other = await runStep(basics(), { github: { GITHUB_RUN_ID: '4243' } });
     expect(other.code, other.log).toBe(0);
     expect(other.outputs['post-id']).not.toBe(first.outputs['post-id']);
     expect(await postsMade()).toBe(2);
   });
 
   it('passes draft, wait, options and an idempotency-key of its own through', async () => {
-    const r = await runAction({ ...basics(), to: 'tiktok', options: 'privacy=SELF_ONLY', draft: 'true', 'idempotency-key': 'release-1.2' });
+    const r = await runStep({ ...basics(), to: 'tiktok', options: 'privacy=SELF_ONLY', draft: 'true', 'idempotency-key': 'release-1.2' });
     expect(r.code, r.log).toBe(0);
     expect(r.outputs.status).toBe('draft');
     expect(r.outputs.urls).toBe('[]');
@@ -79,28 +101,28 @@ describe('action.yml', () => {
   });
 
   it('fails the step with vidpub\'s exit code and its message as an ::error:: line', async () => {
-    const r = await runAction({ ...basics(), to: '@nobody-here' });
+    const r = await runStep({ ...basics(), to: '@nobody-here' });
     expect(r.code).toBe(2);
     expect(r.log).toMatch(/^::error title=vidpub \(exit 2\)::.*@nobody-here/m);
     expect(r.outputs).toEqual({ 'post-id': '', 'media-id': '', status: '', urls: '' });
   });
 
   it('fails with exit 3 when the key is refused, the key still masked', async () => {
-    const r = await runAction({ ...basics(), 'api-key': 'vp_live_nope_0000000000000000' });
+    const r = await runStep({ ...basics(), 'api-key': 'vp_live_nope_0000000000000000' });
     expect(r.code).toBe(3);
     expect(r.log.split('\n')[0]).toBe('::add-mask::vp_live_nope_0000000000000000');
     expect(r.log).toMatch(/^::error title=vidpub \(exit 3\)::.*key/im);
   });
 
   it('fails with exit 2 before running vidpub when not exactly one of file, url and media is given', async () => {
-    const r = await runAction({ ...basics(), media: 'med_demo_sample' });
+    const r = await runStep({ ...basics(), media: 'med_demo_sample' });
     expect(r.code).toBe(2);
     expect(r.log).toContain('::error title=vidpub (exit 2)::give exactly one of the inputs file, url and media (given: file, media)');
     expect(await emu.requests()).toEqual([]);
   });
 
   it('succeeds on a post with a warning (a WebM to LinkedIn is converted): exit 0, outputs, the warning in the summary', async () => {
-    const r = await runAction({ ...basics(), file: join(ROOT, 'test', 'fixtures', 'clip.webm'), to: 'linkedin' });
+    const r = await runStep({ ...basics(), file: join(ROOT, 'test', 'fixtures', 'clip.webm'), to: 'linkedin' });
     expect(r.code, r.log).toBe(0);
     expect(r.log).not.toMatch(/TypeError|::error/);
     expect(r.outputs.status).toBe('completed');
@@ -110,7 +132,7 @@ describe('action.yml', () => {
 
   it('says "failed" for a post whose destination failed, as vidpub does, never "completed"; exit 6 with the outputs', async () => {
     await emu.fault({ destination_fail: 'dst_demo_linkedin' });
-    const r = await runAction(basics());
+    const r = await runStep(basics());
     expect(r.code, r.log).toBe(6);
     expect(r.outputs.status).toBe('failed');
     expect(r.outputs['post-id']).toMatch(/^post_\w+$/);
@@ -154,26 +176,26 @@ describe('action.yml', () => {
   });
 
   it('refuses a missing caption naming the action\'s inputs, before anything is sent (exit 2)', async () => {
-    const r = await runAction({ ...basics(), caption: '' });
+    const r = await runStep({ ...basics(), caption: '' });
     expect(r.code).toBe(2);
     expect(r.log).toContain('::error title=vidpub (exit 2)::the input "caption" is empty: give the caption (caption: TEXT),%0Aor "no-caption: true" to post without one');
     expect(r.log).not.toContain('--caption');
     expect(await emu.requests()).toEqual([]);
-    const both = await runAction({ ...basics(), 'no-caption': 'true' });
+    const both = await runStep({ ...basics(), 'no-caption': 'true' });
     expect(both.code).toBe(2);
     expect(both.log).toContain('::error title=vidpub (exit 2)::give the input "caption" or "no-caption: true", not both');
     expect(await emu.requests()).toEqual([]);
   });
 
   it('posts an empty caption with no-caption: true', async () => {
-    const r = await runAction({ ...basics(), caption: '', 'no-caption': 'true' });
+    const r = await runStep({ ...basics(), caption: '', 'no-caption': 'true' });
     expect(r.code, r.log).toBe(0);
     const post = await emu.api.get(`/posts/${r.outputs['post-id']}`);
     expect((post.body as { caption: unknown }).caption).toBe('');
   });
 
   it('names the options input, not vidpub\'s --option flag, when a required option is missing', async () => {
-    const r = await runAction({ ...basics(), to: 'tiktok' });
+    const r = await runStep({ ...basics(), to: 'tiktok' });
     expect(r.code).toBe(2);
     const error = r.log.split('\n').find((l) => l.startsWith('::error'));
     expect(error).toContain('options: tiktok:privacy=VALUE');
@@ -198,7 +220,7 @@ describe('a batch: the manifest, shard and report inputs', () => {
     const manifest = join(dir, 'week.jsonl');
     // One clip to two destinations: the same video twice to one would be refused as a duplicate (exit 2).
     writeFileSync(manifest, [['one', 'youtube'], ['two', 'linkedin']].map(([c, to]) => JSON.stringify({ file: clip, to, caption: `Clip ${c}` })).join('\n') + '\n');
-    const r = await runAction({ manifest, wait: 'false', 'api-key': emu.key(), 'base-url': emu.baseUrl });
+    const r = await runStep({ manifest, wait: 'false', 'api-key': emu.key(), 'base-url': emu.baseUrl });
     expect(r.code, r.log).toBe(0);
     expect(await postsMade()).toBe(2);
     expect(r.summary).toContain(`### vidpub batch: ${manifest}`);
@@ -233,7 +255,7 @@ describe('the record, whatever its shape', () => {
         'junk',
       ],
     };
-    const r = await runAction(inputs(standIn(record, 6)));
+    const r = await runStep(inputs(standIn(record, 6)));
     expect(r.code, r.log).toBe(6);
     expect(r.log).not.toMatch(/TypeError|::warning/);
     expect(r.outputs).toEqual({ 'post-id': 'post_odd', 'media-id': '', status: 'failed', urls: JSON.stringify(['https://example.com/a', 'javascript:alert(1)']) });
@@ -248,11 +270,11 @@ describe('the record, whatever its shape', () => {
   });
 
   it('takes a record without an id or no JSON at all as no post: vidpub\'s exit code, no outputs', async () => {
-    const none = await runAction(inputs(standIn({ status: 'completed' }, 0)));
+    const none = await runStep(inputs(standIn({ status: 'completed' }, 0)));
     expect(none.code, none.log).toBe(0);
     expect(none.outputs).toEqual({ 'post-id': '', 'media-id': '', status: '', urls: '' });
     expect(none.summary).toBe('');
-    const text = await runAction(inputs(standIn('not json', 1)));
+    const text = await runStep(inputs(standIn('not json', 1)));
     expect(text.code).toBe(1);
     expect(text.log).toMatch(/^::error title=vidpub \(exit 1\)::a line of progress$/m);
   });

@@ -8,6 +8,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, expect } from 'vitest';
 import { ROOT, runAsync } from './build.js';
@@ -69,6 +70,31 @@ export interface RunOptions {
   actionPath?: string;
   /** PATH for the steps. */
   path?: string;
+  /**
+   * The step `node "${{ github.action_path }}/scripts/action/run.mjs"` run in this process: that
+   * script's own runAction (imported from the action's checkout), given what the runner would give
+   * the node process (the step's environment, its working directory for vidpub; what it prints is
+   * the log, what it returns the step's exit code). A node start saved per run; the other steps, and
+   * vidpub, still run as processes. A file runs at least one post through the whole step (bash, node).
+   */
+  inProcess?: boolean;
+}
+
+/** The run of the step action.yml's `inProcess` replaces: nothing but node on the action's script. */
+const RUN_SCRIPT = /^node "(.+)\/scripts\/action\/run\.mjs"\n?$/;
+
+interface StepScript {
+  runAction(env: Record<string, string | undefined>, opts: { actionPath: string; out: (text: string) => void; cwd?: string }): Promise<number>;
+}
+
+/** The step's script run in this process (see RunOptions.inProcess): its log and exit code. */
+async function runScriptInProcess(script: string, actionPath: string, env: Record<string, string | undefined>, cwd: string): Promise<{ status: number; log: string }> {
+  const node = RUN_SCRIPT.exec(script);
+  if (!node || node[1] !== actionPath) throw new Error(`action.yml: the step that runs in-process is not \`node "${actionPath}/scripts/action/run.mjs"\`:\n${script}`);
+  const { runAction } = (await import(pathToFileURL(join(actionPath, 'scripts', 'action', 'run.mjs')).href)) as StepScript;
+  let log = '';
+  const status = await runAction(env, { actionPath, out: (text) => (log += text), cwd });
+  return { status, log };
 }
 
 /**
@@ -87,8 +113,10 @@ export function actionRunner(opts: { setUpOnce?: boolean } = {}): (inputs: Recor
     const actionPath = runOpts.actionPath ?? ROOT;
     // The set-up step runs `npm ci` in the action's checkout when its dist/ is not built from its sources: here that
     // would be this checkout, its node_modules taken away under every test running beside this one. Refused instead
-    // (the step's own check, bundle.mjs's staleBundle, asked here in this process).
-    if (actionPath === ROOT && (staleBundle as (root: string) => string | undefined)(ROOT) !== undefined) {
+    // (the step's own check, bundle.mjs's staleBundle, asked here in this process), when the step is to run its check:
+    // not with the `vidpub` input, nor once `setUpOnce` has run it.
+    const settingUp = !inputs.vidpub && !(opts.setUpOnce && setUp.has(actionPath));
+    if (actionPath === ROOT && settingUp && (staleBundle as (root: string) => string | undefined)(ROOT) !== undefined) {
       throw new Error('dist/ is not built from src/ (the Action would run npm ci in this checkout): run `npm run build` before the tests');
     }
     const action = readActionYml(actionPath);
@@ -126,10 +154,17 @@ export function actionRunner(opts: { setUpOnce?: boolean } = {}): (inputs: Recor
       const files = { GITHUB_OUTPUT: join(run, `output-${i}`), GITHUB_STEP_SUMMARY: join(run, `summary-${i}`) };
       for (const f of Object.values(files)) writeFileSync(f, '');
       const env = { ...base, ...files, ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expr(String(v))])) };
-      const script = join(run, `step-${i}.sh`);
-      writeFileSync(script, expr(step.run));
-      const r = await runAsync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { env, cwd: run, timeoutMs: 120_000 });
-      log += r.stdout + r.stderr;
+      const text = expr(step.run);
+      let r: { status: number | null; log: string };
+      if (runOpts.inProcess && step.id === 'post') {
+        r = await runScriptInProcess(text, actionPath, env, run);
+      } else {
+        const script = join(run, `step-${i}.sh`);
+        writeFileSync(script, text);
+        const ran = await runAsync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { env, cwd: run, timeoutMs: 120_000 });
+        r = { status: ran.status, log: ran.stdout + ran.stderr };
+      }
+      log += r.log;
       summary += readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
       if (step.id) steps[step.id] = readOutputs(files.GITHUB_OUTPUT);
       if (step.name === SET_UP && r.status === 0 && !inputs.vidpub) setUp.add(actionPath);

@@ -4,10 +4,10 @@
  * bundle from it, dynamic imports included (undici for an upload); a damaged
  * cache is replaced; a cache that cannot be written never fails a command.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 
@@ -27,17 +27,33 @@ function envWith(cacheHome: string, extra: Record<string, string> = {}): NodeJS.
 const cacheFiles = (dir: string, bundle: 'main' | 'me' | 'upload' = 'me') => readdirSync(dir).filter((f) => f.startsWith(`v8-${bundle}-`) && f.endsWith('.bin'));
 
 // Each test starts the built bin several times: seconds each on a loaded machine, so more than the suite's 20 s.
+// The first three follow one cache directory (one process per step, none started twice for the same proof):
+// its first run writes it, the next ones are restored from it, then a damaged file is replaced.
 describe('compile cache', { timeout: 120_000 }, () => {
-  test('the first run writes it (0600 in 0700); the next run, restored from it, still loads modules on demand', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'vidpub-cc-'));
+  const home = mkdtempSync(join(tmpdir(), 'vidpub-cc-'));
+  const dir = join(home, 'vidpub');
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  test('a run that fails writes no cache: the first successful run writes it (0600 in 0700)', async () => {
+    // No key anywhere yet: the command fails before any request (exit 3).
+    const env = envWith(home);
+    delete env.VIDPUB_API_KEY;
+    const failed = await runAsync(process.execPath, [BIN, 'me', '--json'], { env });
+    expect(failed.status).toBe(3);
+    expect(failed.stderr).toContain('No API key');
+    expect(existsSync(dir) ? cacheFiles(dir) : []).toEqual([]);
     const first = await runAsync(process.execPath, [BIN, 'me', '--json'], { env: envWith(home) });
     expect(first.status).toBe(0);
-    const dir = join(home, 'vidpub');
     const files = cacheFiles(dir);
     expect(files).toHaveLength(1);
     expect(files[0]).toContain(process.version);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, files[0]!)).mode & 0o777).toBe(0o600);
+  });
+
+  test('the next run, restored from it, still loads modules on demand; upload and main have caches of their own, used the same way', async () => {
+    const files = cacheFiles(dir);
+    expect(files).toHaveLength(1);
     const written = statSync(join(dir, files[0]!)).mtimeMs;
 
     // --jq imports jq-wasm on demand: from cached code that import() must work.
@@ -65,24 +81,7 @@ describe('compile cache', { timeout: 120_000 }, () => {
     expect(cacheFiles(dir)).toEqual(files);
   });
 
-  test('a run that fails writes no cache: the first successful run does', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'vidpub-cc-'));
-    // No key anywhere yet: the command fails before any request (exit 3).
-    const env = envWith(home);
-    delete env.VIDPUB_API_KEY;
-    const failed = await runAsync(process.execPath, [BIN, 'me', '--json'], { env });
-    expect(failed.status).toBe(3);
-    expect(failed.stderr).toContain('No API key');
-    const dir = join(home, 'vidpub');
-    expect(existsSync(dir) ? cacheFiles(dir) : []).toEqual([]);
-    expect((await runAsync(process.execPath, [BIN, 'me', '--json'], { env: envWith(home) })).status).toBe(0);
-    expect(cacheFiles(dir)).toHaveLength(1);
-  });
-
   test('a damaged cache file is rejected by V8 and replaced; the command is unaffected', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'vidpub-cc-'));
-    expect((await runAsync(process.execPath, [BIN, 'me', '--json'], { env: envWith(home) })).status).toBe(0);
-    const dir = join(home, 'vidpub');
     const file = join(dir, cacheFiles(dir)[0]!);
     writeFileSync(file, 'not a V8 code cache');
     const r = await runAsync(process.execPath, [BIN, 'me', '--json'], { env: envWith(home) });

@@ -4,14 +4,14 @@
  * dependencies. The pack skips the prepare build (the suite runs on a fresh
  * build; a second build here would swap dist/ under the other test files).
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { registryEnv } from '../support/tools.js';
 import { brokenLinks, manualPages } from '../docs/pages.js';
+import { memoryTempDir } from '../support/memory-dir.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
@@ -22,7 +22,9 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
 };
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const dir = mkdtempSync(join(tmpdir(), 'vidpub-pack-'));
+// The tarball and the installation (6,000 files) in memory where the machine allows: the install's
+// system CPU was 4.7 s on the disk (ext4), 2.0 s on a tmpfs.
+const dir = memoryTempDir('vidpub-pack-');
 const env = { ...process.env, ...registryEnv(), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', NO_COLOR: '1' };
 
 interface PackResult {
