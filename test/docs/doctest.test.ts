@@ -268,9 +268,15 @@ describe("vidpub run in the test's process (in-process-vidpub.ts)", () => {
 
   it('a reader gone away is no failure, as with the bin: the rest of the output is dropped and the code is the command\'s', async () => {
     const { session: s } = session(vidpub);
-    // A pipe whose reader has exited: the first write gets EPIPE (bash's own printf would die of SIGPIPE).
-    const r = await s.run('set -eo pipefail\nexec 7> >(exit 0); wait $!\nvidpub completion bash >&7\necho "exit $?"');
+    // A pipe whose reader is gone before the command starts: the first write gets EPIPE (bash's own
+    // printf would die of SIGPIPE). A FIFO opened for reading and writing, opened again for writing,
+    // then closed for reading: no reader is left, with no process to wait for. (Not `exec 7> >(exit 0);
+    // wait $!`: bash 5.2's wait for a process substitution that ends at once returns -1 now and then,
+    // and under `set -e` the block ended with 255 before vidpub ran.)
+    const before = vidpub.ran.inProcess;
+    const r = await s.run('set -eo pipefail\nmkfifo gone\nexec 7<>gone 8>gone 7<&-\nvidpub completion bash >&8\necho "exit $?"');
     expect(r).toEqual({ code: 0, output: 'exit 0\n' });
+    expect(vidpub.ran.inProcess - before, 'the command ran in this process').toBe(1);
   });
 
   it('a terminal, a running emulator, a hook or another time zone is left to the built bin', async () => {
