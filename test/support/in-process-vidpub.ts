@@ -133,6 +133,7 @@ exit 70
 /** A local server that runs the build's main for the `vidpub` scripts it writes. */
 export class InProcessVidpub {
   private readonly running = new Set<AbortController>();
+  private readonly hooks = new Map<string, (args: string[]) => Promise<void>>();
   /** How many commands ran here, and how many went to the real bin instead (and why). */
   readonly ran = { inProcess: 0, realBin: [] as Array<{ argv: string[]; why: string }> };
 
@@ -164,6 +165,24 @@ export class InProcessVidpub {
     writeFileSync(join(dir, 'vidpub'), script(this.port, join(this.root, 'bin', 'vidpub.js')), { mode: 0o755 });
   }
 
+  /**
+   * A bash function `name ARGS...` (its definition, for a script to hold) that runs `fn(ARGS)` in
+   * this process and returns when it is done, 1 when it threw: a test's own step between the
+   * commands of one shell (a fresh minute of the emulator's clock before each --help example),
+   * without a shell of its own for each.
+   */
+  shellHook(name: string, fn: (args: string[]) => Promise<void>): string {
+    this.hooks.set(name, fn);
+    return `${name}() {
+  local __answer=
+  exec 9<>/dev/tcp/127.0.0.1/${this.port} || return 1
+  printf '%s\\0' hook ${JSON.stringify(name)} "$#" "$@" >&9
+  IFS= read -r -u 9 __answer
+  exec 9>&-
+  [ "$__answer" = ok ] || { echo "${name}: $__answer" >&2; return 1; }
+}`;
+  }
+
   /** Stops listening; a command still running is aborted (as by a signal). */
   async close(): Promise<void> {
     for (const c of this.running) c.abort(Object.assign(new Error('received SIGTERM'), { name: 'AbortError', signal: 'SIGTERM' }));
@@ -177,13 +196,27 @@ export class InProcessVidpub {
     socket.on('data', (chunk: Buffer) => {
       if (started) return;
       request = Buffer.concat([request, chunk]);
-      // NUL-ended fields: the pid, the number of arguments, the arguments.
+      // NUL-ended fields: the pid, the number of arguments, the arguments (a hook: `hook`, its name, then those).
       const fields = request.toString('utf8').split('\0');
       fields.pop(); // what follows the last NUL
-      if (fields.length < 2 || fields.length < 2 + Number(fields[1])) return;
+      const hook = fields[0] === 'hook' ? 1 : 0;
+      if (fields.length < 2 + hook || fields.length < 2 + hook + Number(fields[1 + hook])) return;
       started = true;
-      void this.run(Number(fields[0]), fields.slice(2), socket);
+      if (hook) void this.runHook(fields[1]!, fields.slice(3), socket);
+      else void this.run(Number(fields[0]), fields.slice(2), socket);
     });
+  }
+
+  private async runHook(name: string, args: string[], socket: Socket): Promise<void> {
+    const fn = this.hooks.get(name);
+    let answer = 'ok';
+    try {
+      if (!fn) throw new Error(`no hook ${name}`);
+      await fn(args);
+    } catch (err) {
+      answer = `failed: ${String((err as Error)?.message ?? err).replace(/\n/g, ' ')}`;
+    }
+    socket.end(`${answer}\n`);
   }
 
   private async run(pid: number, argv: string[], socket: Socket): Promise<void> {
