@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, ensureBuilt } from '../support/build.js';
-import { InProcessVidpub, needsRealBin } from '../support/in-process-vidpub.js';
+import { InProcessVidpub, needsRealBin, servesUntilSignal } from '../support/in-process-vidpub.js';
 import { Session, compareLines, extractBlocks, normalise, onTerminal, parseTranscript, runDocument, ttyColumns } from './doctest.js';
 
 const F = '```';
@@ -268,14 +268,51 @@ describe("vidpub run in the test's process (in-process-vidpub.ts)", () => {
 
   it('a reader gone away is no failure, as with the bin: the rest of the output is dropped and the code is the command\'s', async () => {
     const { session: s } = session(vidpub);
-    // A pipe whose reader has exited: the first write gets EPIPE (bash's own printf would die of SIGPIPE).
-    const r = await s.run('set -eo pipefail\nexec 7> >(exit 0); wait $!\nvidpub completion bash >&7\necho "exit $?"');
+    // A pipe whose reader is gone before the command starts: the first write gets EPIPE (bash's own
+    // printf would die of SIGPIPE). A FIFO opened for reading and writing, opened again for writing,
+    // then closed for reading: no reader is left, with no process to wait for. (Not `exec 7> >(exit 0);
+    // wait $!`: bash 5.2's wait for a process substitution that ends at once returns -1 now and then,
+    // and under `set -e` the block ended with 255 before vidpub ran.)
+    const before = vidpub.ran.inProcess;
+    const r = await s.run('set -eo pipefail\nmkfifo gone\nexec 7<>gone 8>gone 7<&-\nvidpub completion bash >&8\necho "exit $?"');
     expect(r).toEqual({ code: 0, output: 'exit 0\n' });
+    expect(vidpub.ran.inProcess - before, 'the command ran in this process').toBe(1);
   });
 
-  it('a terminal, a running emulator, a hook or another time zone is left to the built bin', async () => {
-    expect(needsRealBin(['emulator', '--port', '0', '--fixture', 'f.json'], {})).toBe('the emulator serves until a signal stops it');
-    expect(needsRealBin(['emulator', 'requests', '--follow'], {})).toBe('the emulator serves until a signal stops it');
+  it("an emulator serves here until the script's signal stops it, as the bin's does", async () => {
+    expect(servesUntilSignal(['emulator', '--port', '0', '--fixture', 'f.json'])).toBe(true);
+    expect(servesUntilSignal(['emulator', 'requests', '--follow'])).toBe(true);
+    expect(servesUntilSignal(['emulator', 'clock', '+2h'])).toBe(false);
+    expect(needsRealBin(['emulator', '--port', '0', '--seed-from', 'emulator'], {})).toBeUndefined();
+    const { session: s } = session(vidpub);
+    const before = { inProcess: vidpub.ran.inProcess, realBin: vidpub.ran.realBin.length, signals: vidpub.ran.signals.length };
+    // Started in the background as a page does; its first line read from a FIFO (no polling), a
+    // command served by it, then `kill` (SIGTERM): the bin says it stops, and ends with 0.
+    const r = await s.run(
+      [
+        'mkfifo started',
+        'vidpub emulator --port 0 > started 2> stopped.err & pid=$!',
+        'exec 4< started',
+        'IFS= read -r -u 4 line',
+        'url=${line#Emulator listening: }',
+        'VIDPUB_BASE_URL=$url VIDPUB_API_KEY=vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td vidpub me --jq .workspace.name',
+        'kill $pid; wait $pid; echo "exit $?"',
+        'cat stopped.err',
+      ].join('\n'),
+    );
+    expect(r.code).toBe(0);
+    expect(r.output.replace(/127\.0\.0\.1:\d+/g, 'HOST')).toBe(
+      'Demo\nexit 0\n\nTry it: VIDPUB_BASE_URL=http://HOST/v1 VIDPUB_API_KEY=vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td vidpub me\nPress Ctrl-C to stop.\nStopping the emulator.\n',
+    );
+    expect(vidpub.ran.inProcess - before.inProcess).toBe(2);
+    expect(vidpub.ran.realBin.length).toBe(before.realBin);
+    expect(vidpub.ran.signals.slice(before.signals)).toEqual(['SIGTERM']);
+  });
+
+  it('a terminal, an emulator on a --state DIR, a hook or another time zone is left to the built bin', async () => {
+    expect(needsRealBin(['emulator', '--state', 'dir'], {})).toBe("the emulator's --state DIR is locked by its process");
+    expect(needsRealBin(['emulator', '--port', '0', '--fixture', 'f.json'], {})).toBe("the emulator reads its files relative to the process's directory");
+    expect(needsRealBin(['emulator', '--import=world.json'], {})).toBe("the emulator reads its files relative to the process's directory");
     expect(needsRealBin(['emulator', 'clock', '+2h'], {})).toBeUndefined();
     expect(needsRealBin(['watch', '--exec', 'echo hi'], {})).toBe("a hook inherits the process's stderr");
     expect(needsRealBin(['me'], { TZ: 'Asia/Tokyo' })).toBe("TZ Asia/Tokyo is not this process's zone");

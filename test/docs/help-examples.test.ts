@@ -4,7 +4,8 @@
  * vidpub arguments it ends up with must parse (vidpub's own command-line
  * module, nothing run), and where it can run here the shell runs it whole (pipes,
  * redirections, `$(...)`) against a fresh emulator on an ephemeral port
- * (throwaway HOME) and it must exit 0. Its `vidpub` runs the build's main in
+ * (throwaway HOME) and it must exit 0: one bash runs them all, each in a
+ * subshell of its own on a fresh minute of the emulator's clock. Its `vidpub` runs the build's main in
  * this process (test/support/in-process-vidpub.ts, as the manual's pages do),
  * except the examples in BUILT_BIN, which run this checkout's build end to end
  * (bin/vidpub.js, its main bundle and a slim one).
@@ -109,7 +110,8 @@ beforeAll(async () => {
     baseUrl: box.baseUrl,
     home,
     cwd,
-    timeoutMs: 60_000,
+    // The examples run in one shell (below): its watchdog is for all of them.
+    timeoutMs: 240_000,
     // The examples post the sample clip to the same accounts again and again: the duplicate guard is off for them.
     env: { VIDPUB_BASE_URL: box.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_KEY_FOR_CI: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_DUPLICATE_WINDOW: '0' },
   });
@@ -126,7 +128,7 @@ function concrete(text: string): string {
   // publish needs a post it can still send or move (scheduled); status --wait one that ends (sent now).
   const at = text.startsWith('vidpub status') ? 'now' : '+1d';
   return text
-    .replace(/\bpost_123\b/g, `"$(vidpub post --media med_demo_sample --to youtube --caption Later --at ${at} --no-wait --json | jq -r .id)"`)
+    .replace(/\bpost_123\b/g, `"$(vidpub post --media med_demo_sample --to youtube --caption Later --at ${at} --no-wait --jq .id)"`)
     .replace(/\bmed_123\b/g, 'med_demo_sample');
 }
 
@@ -155,6 +157,8 @@ describe('--help examples', () => {
         .join('\n'),
       { keepState: false },
     );
+    // What runs: each example that parses and is not parse-only.
+    const runs: Array<{ ex: Example; argv: string[] | undefined }> = [];
     for (const [i, ex] of distinct.entries()) {
       let argv: string[] | undefined;
       try {
@@ -171,22 +175,45 @@ describe('--help examples', () => {
         failures.push(`${ex.where}: ${ex.text}: does not parse: ${err}`);
         continue;
       }
-      if (PARSE_ONLY[ex.text]) continue;
+      if (!PARSE_ONLY[ex.text]) runs.push({ ex, argv });
+    }
+    // They run one after another in one bash, each in a subshell of its own (nothing it defines,
+    // no directory it enters and no option it sets is kept for the next), its output and exit code
+    // in files. Before each, a hook in this process moves the emulator's clock to a fresh minute (no
+    // example waits out the allowances of the ones before it) and notes which vidpub ran so far.
+    const runDir = join(home, 'runs');
+    rmSync(runDir, { recursive: true, force: true });
+    mkdirSync(runDir);
+    const marks: Array<{ inProcess: number; realBin: number; at: number }> = [];
+    const hook = inProcess.shellHook('__help_example_starts', async () => {
+      marks.push({ inProcess: inProcess.ran.inProcess, realBin: inProcess.ran.realBin.length, at: Date.now() });
+      if (marks.length <= runs.length) await box.freshMinute();
+    });
+    const file = (i: number, what: string) => shellQuote(join(runDir, `${i}.${what}`));
+    const all = await session.run(
+      [
+        hook,
+        ...runs.map(({ ex }, i) => {
+          // BUILT_BIN's examples: the built bin first on PATH.
+          const path = BUILT_BIN.has(ex.text) ? `PATH=${shellQuote(builtBin)}:$PATH\n` : '';
+          return `__help_example_starts || exit 70\n( set -eo pipefail\n${path}${concrete(ex.text)}\n) > ${file(i, 'output')} 2>&1 < /dev/null\necho $? > ${file(i, 'code')}`;
+        }),
+        '__help_example_starts || exit 70',
+      ].join('\n'),
+      { keepState: false },
+    );
+    expect(all, all.output).toMatchObject({ code: 0 });
+    expect(marks).toHaveLength(runs.length + 1);
+    for (const [i, { ex, argv }] of runs.entries()) {
       ran++;
-      // A fresh minute of the emulator's clock: no example waits out the allowances of the ones before it.
-      await box.freshMinute();
-      const started = Date.now();
-      const before = { inProcess: inProcess.ran.inProcess, realBin: inProcess.ran.realBin.length };
+      const code = Number(readFileSync(join(runDir, `${i}.code`), 'utf8'));
+      const output = readFileSync(join(runDir, `${i}.output`), 'utf8');
+      const inHere = marks[i + 1]!.inProcess > marks[i]!.inProcess;
+      const handed = inProcess.ran.realBin.slice(marks[i]!.realBin, marks[i + 1]!.realBin).map((c) => c.why);
       const built = BUILT_BIN.has(ex.text);
-      // Each example stands alone: nothing it defines is kept for the next (saving a session's
-      // variables costs a sed per variable at each exit).
-      const path = built ? `PATH=${shellQuote(builtBin)}:$PATH\n` : '';
-      const r = await session.run(`set -eo pipefail\n${path}${concrete(ex.text)}`, { keepState: false });
-      const inHere = inProcess.ran.inProcess > before.inProcess;
-      const handed = inProcess.ran.realBin.slice(before.realBin).map((c) => c.why);
       const toBeHanded = HANDED_TO_BUILT_BIN[ex.text];
-      timings.push(`${Date.now() - started} ms  ${ex.text}`);
-      if (r.code !== 0) failures.push(`${ex.where}: ${ex.text}: exited ${r.code}:\n${r.output}`);
+      timings.push(`${marks[i + 1]!.at - marks[i]!.at} ms  ${ex.text}`);
+      if (code !== 0) failures.push(`${ex.where}: ${ex.text}: exited ${code}:\n${output}`);
       // Which vidpub ran it: the built bin for BUILT_BIN (the in-process one never called) and for
       // HANDED_TO_BUILT_BIN (the in-process one handed it over, for that reason only), main() here for
       // the others (but for the example that only writes a command line into a shell's rc file).

@@ -23,13 +23,21 @@
  * that a block's redirections (`2>&1 >/dev/null`, `> post.txt`, a pipe) and the order of
  * stdout and stderr on one pipe are what they are with the bin. A reader that went away
  * (`vidpub ... | head -1`) is no failure of the command, as with the bin: what is left is dropped.
+ * A command that serves until a signal stops it (`vidpub emulator`, `requests --follow`, as in
+ * `vidpub emulator ... & pid=$!; kill $pid`) is answered `w` first: the script reads the rest in
+ * a subshell beside, waits for it, and passes the SIGTERM, SIGINT or SIGHUP it gets on as a line
+ * `sSIGNAME`, which aborts the command as the bin's own handler does; what the command prints as
+ * it stops, and its exit code, come back as from the bin. (A script killed outright, SIGKILL,
+ * cannot pass it on: its connection closes when its reader ends, and the command is aborted as
+ * by SIGHUP.)
  *
  * What still runs the real bin (bin/vidpub.js), the script exec'ing it:
  * - any of stdin, stdout or stderr a terminal (`transcript tty`): what a terminal is told by
  *   (isatty, its width) is the process's own;
- * - `emulator` in the command line, but for a control that drives a running one and is done
- *   (`vidpub emulator clock +2h`): the emulator serves until a signal stops it
- *   (`vidpub emulator ... & pid=$!; kill $pid`), a process's matter;
+ * - `vidpub emulator --state DIR`: the directory is locked by the process that holds it (its pid),
+ *   and a kill -9 of that process is what the manual shows of it; and an emulator given a file
+ *   (`--fixture`, `--import`, `--tls-cert`, `--tls-key`): it reads it relative to the process's
+ *   own working directory, not the command's;
  * - `--exec` (watch's hooks): a hook is a child that inherits the process's stderr;
  * - an environment whose TZ names another zone than this process's: the local zone is the
  *   process's (src/time/describe.ts reads Date's local time).
@@ -37,6 +45,7 @@
  */
 import { createReadStream, readFileSync, readlinkSync, writeFileSync, type ReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
+import { EventEmitter } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -68,11 +77,20 @@ export function escapeForPrintf(bytes: Buffer): Buffer {
 /** The controls of `vidpub emulator CONTROL` (its first argument's choices, in the registry). */
 const CONTROLS: readonly string[] = COMMANDS.find((c) => c.name === 'emulator')?.args?.find((a) => a.name === 'control')?.choices ?? [];
 
-/** Why `argv` with `env` runs in the real bin instead (see the list above), or undefined. */
-export function needsRealBin(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): string | undefined {
+/** Whether `argv` serves until a signal stops it: an emulator, or a control that follows (`requests --follow`). */
+export function servesUntilSignal(argv: readonly string[]): boolean {
   const at = argv.indexOf('emulator');
   // `vidpub emulator clock +2h` and the other controls drive a running emulator and are done; `--follow` is not.
-  if (at >= 0 && (!CONTROLS.includes(argv[at + 1] ?? '') || argv.includes('--follow'))) return 'the emulator serves until a signal stops it';
+  return at >= 0 && (!CONTROLS.includes(argv[at + 1] ?? '') || argv.includes('--follow'));
+}
+
+/** Why `argv` with `env` runs in the real bin instead (see the list above), or undefined. */
+export function needsRealBin(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): string | undefined {
+  if (servesUntilSignal(argv)) {
+    const flag = (name: string) => argv.some((a) => a === name || a.startsWith(`${name}=`));
+    if (flag('--state')) return "the emulator's --state DIR is locked by its process";
+    if (['--fixture', '--import', '--tls-cert', '--tls-key'].some(flag)) return "the emulator reads its files relative to the process's directory";
+  }
   if (argv.some((a) => a === '--exec' || a.startsWith('--exec='))) return "a hook inherits the process's stderr";
   if (env.TZ !== process.env.TZ && zoneOf(env.TZ) !== zoneOf(process.env.TZ)) return `TZ ${env.TZ ?? '(unset)'} is not this process's zone`;
   return undefined;
@@ -117,24 +135,34 @@ exec 3<>/dev/tcp/127.0.0.1/${port} || { echo "vidpub (in-process): no test proce
 printf '%s\\0' "$$" "$#" "$@" >&3
 # A reader gone away is no failure (as bin/vidpub.js takes EPIPE): the rest is dropped.
 trap '' PIPE
-while IFS= read -r -u 3 line; do
-  case $line in
-    1*) printf '%b' "\${line:1}" 2>/dev/null ;;
-    2*) printf '%b' "\${line:1}" >&2 ;;
-    x*) exit "\${line:1}" ;;
-    r) exec 3>&-; real "$@" ;;
-  esac
-done
-echo "vidpub (in-process): the test process closed the connection" >&2
-exit 70
+relay() {
+  while IFS= read -r -u 3 line; do
+    case $line in
+      1*) printf '%b' "\${line:1}" 2>/dev/null ;;
+      2*) printf '%b' "\${line:1}" >&2 ;;
+      x*) exit "\${line:1}" ;;
+      r) exec 3>&-; real "$@" ;;
+      # It serves until a signal stops it: the rest is read beside, and a signal to this script is passed on
+      # (bash runs a trap when a wait is interrupted, not a read). Traps first: a subshell does not inherit them.
+      w)
+        for sig in TERM INT HUP; do trap "printf 'sSIG$sig\\n' >&3" $sig; done
+        relay & pid=$!
+        while :; do wait $pid; code=$?; kill -0 $pid 2>/dev/null || exit $code; done ;;
+    esac
+  done
+  echo "vidpub (in-process): the test process closed the connection" >&2
+  exit 70
+}
+relay "$@"
 `;
 }
 
 /** A local server that runs the build's main for the `vidpub` scripts it writes. */
 export class InProcessVidpub {
   private readonly running = new Set<AbortController>();
-  /** How many commands ran here, and how many went to the real bin instead (and why). */
-  readonly ran = { inProcess: 0, realBin: [] as Array<{ argv: string[]; why: string }> };
+  private readonly hooks = new Map<string, (args: string[]) => Promise<void>>();
+  /** How many commands ran here, how many went to the real bin instead (and why), and the signals scripts passed on. */
+  readonly ran = { inProcess: 0, realBin: [] as Array<{ argv: string[]; why: string }>, signals: [] as string[] };
 
   private constructor(
     private readonly server: Server,
@@ -164,6 +192,24 @@ export class InProcessVidpub {
     writeFileSync(join(dir, 'vidpub'), script(this.port, join(this.root, 'bin', 'vidpub.js')), { mode: 0o755 });
   }
 
+  /**
+   * A bash function `name ARGS...` (its definition, for a script to hold) that runs `fn(ARGS)` in
+   * this process and returns when it is done, 1 when it threw: a test's own step between the
+   * commands of one shell (a fresh minute of the emulator's clock before each --help example),
+   * without a shell of its own for each.
+   */
+  shellHook(name: string, fn: (args: string[]) => Promise<void>): string {
+    this.hooks.set(name, fn);
+    return `${name}() {
+  local __answer=
+  exec 9<>/dev/tcp/127.0.0.1/${this.port} || return 1
+  printf '%s\\0' hook ${JSON.stringify(name)} "$#" "$@" >&9
+  IFS= read -r -u 9 __answer
+  exec 9>&-
+  [ "$__answer" = ok ] || { echo "${name}: $__answer" >&2; return 1; }
+}`;
+  }
+
   /** Stops listening; a command still running is aborted (as by a signal). */
   async close(): Promise<void> {
     for (const c of this.running) c.abort(Object.assign(new Error('received SIGTERM'), { name: 'AbortError', signal: 'SIGTERM' }));
@@ -173,20 +219,45 @@ export class InProcessVidpub {
   private serve(socket: Socket): void {
     let request = Buffer.alloc(0);
     let started = false;
+    /** What follows the request: `sSIGNAME` lines, the signals the script got. */
+    let after = '';
+    const signals = new EventEmitter();
     socket.on('error', () => {});
     socket.on('data', (chunk: Buffer) => {
-      if (started) return;
+      if (started) {
+        after += chunk.toString('latin1');
+        for (let nl = after.indexOf('\n'); nl >= 0; nl = after.indexOf('\n')) {
+          const line = after.slice(0, nl);
+          after = after.slice(nl + 1);
+          if (line.startsWith('s')) signals.emit('signal', line.slice(1));
+        }
+        return;
+      }
       request = Buffer.concat([request, chunk]);
-      // NUL-ended fields: the pid, the number of arguments, the arguments.
+      // NUL-ended fields: the pid, the number of arguments, the arguments (a hook: `hook`, its name, then those).
       const fields = request.toString('utf8').split('\0');
       fields.pop(); // what follows the last NUL
-      if (fields.length < 2 || fields.length < 2 + Number(fields[1])) return;
+      const hook = fields[0] === 'hook' ? 1 : 0;
+      if (fields.length < 2 + hook || fields.length < 2 + hook + Number(fields[1 + hook])) return;
       started = true;
-      void this.run(Number(fields[0]), fields.slice(2), socket);
+      if (hook) void this.runHook(fields[1]!, fields.slice(3), socket);
+      else void this.run(Number(fields[0]), fields.slice(2), socket, signals);
     });
   }
 
-  private async run(pid: number, argv: string[], socket: Socket): Promise<void> {
+  private async runHook(name: string, args: string[], socket: Socket): Promise<void> {
+    const fn = this.hooks.get(name);
+    let answer = 'ok';
+    try {
+      if (!fn) throw new Error(`no hook ${name}`);
+      await fn(args);
+    } catch (err) {
+      answer = `failed: ${String((err as Error)?.message ?? err).replace(/\n/g, ' ')}`;
+    }
+    socket.end(`${answer}\n`);
+  }
+
+  private async run(pid: number, argv: string[], socket: Socket, signals: EventEmitter): Promise<void> {
     let env: Record<string, string>;
     let cwd: string;
     try {
@@ -206,8 +277,17 @@ export class InProcessVidpub {
     const controller = new AbortController();
     this.running.add(controller);
     // The script gone (the block's run timed out and was killed): the command stops as by a signal.
-    const onGone = () => controller.abort(Object.assign(new Error('received SIGHUP'), { name: 'AbortError', signal: 'SIGHUP' }));
+    const abort = (signal: string) => controller.abort(Object.assign(new Error(`received ${signal}`), { name: 'AbortError', signal }));
+    const onGone = () => abort('SIGHUP');
     socket.once('close', onGone);
+    // A signal the script got and passed on: as the bin's own handler takes it (bin/vidpub.js).
+    if (servesUntilSignal(argv)) {
+      signals.on('signal', (signal: string) => {
+        this.ran.signals.push(signal);
+        abort(signal);
+      });
+      socket.write('w\n');
+    }
     let stdin: ReadStream | undefined;
     const ctx = this.built.createProcessContext({ signal: controller.signal });
     Object.assign(ctx, {
