@@ -1,10 +1,10 @@
 /**
  * Which keychain entry holds a profile's key, with a real Secret Service
- * (gnome-keyring in a private D-Bus session) and vidpub: the built CLI where
- * the process matters (a lock held by another process), in-process elsewhere
- * (its keychain helper a child process, as always), a project's runs with the
- * project as their Context's cwd (a relative VIDPUB_CONFIG_DIR is read against
- * it, as the built bin reads it against its working directory). The entry is
+ * (gnome-keyring in a private D-Bus session) and vidpub in-process (its
+ * keychain helper a child process, as always; a lock on config.json held by
+ * another live process), a project's runs with the project as their Context's
+ * cwd (a relative VIDPUB_CONFIG_DIR is read against it, as the built bin reads
+ * it against its working directory). The entry is
  * named after the canonical absolute path of config.json, so two projects
  * with the same relative VIDPUB_CONFIG_DIR keep two keys; entries of earlier
  * versions are read where they can only be this profile's; a login refused
@@ -15,8 +15,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, expect, test } from 'vitest';
-import { ensureBuilt } from '../support/build.js';
+import { expect, test } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { describeWithSecretService, vidpub } from './cli.js';
@@ -141,17 +140,18 @@ describeWithSecretService('keychain entries named after the canonical config loc
 });
 
 describeWithSecretService('a keyring of its own: a refused login, copies left behind, hints while it is locked', () => {
-  beforeAll(() => ensureBuilt());
   const ss = useSecretService({ unlock: true });
 
   test('a login refused because another process holds the lock on config.json stores nothing anywhere', async () => {
-    // The built CLI: the lock's owner (this test's process) is another process than the login's.
-    const v = vidpub(emu, () => ss.env);
+    // The lock's owner is another live process of this machine than the login's (in-process, this one's): Vitest's own.
+    const owner = process.ppid;
+    expect(owner).not.toBe(process.pid);
+    const v = vidpub(emu, () => ss.env, 'in-process');
     mkdirSync(v.dir, { recursive: true });
-    writeFileSync(`${v.configPath}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }));
+    writeFileSync(`${v.configPath}.lock`, JSON.stringify({ pid: owner, host: hostname(), at: Date.now() }));
     const r = await v.run(['login', '--with-key', '--profile', 'refused'], { input: emu.key() });
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain(`Error: The config file ${v.configPath} is locked by process ${process.pid} (another vidpub login or logout); nothing was stored.`);
+    expect(r.stderr).toContain(`Error: The config file ${v.configPath} is locked by process ${owner} (another vidpub login or logout); nothing was stored.`);
     expect(ss.lookup(`refused@${v.configPath}`)).toBeUndefined();
     expect(ss.accounts()).toEqual([]); // secret-tool search: nothing
     expect(v.configText()).toBe('');
