@@ -119,7 +119,7 @@ export async function resolveCredentials(
     // The OS store's binding is loaded only here: a key from a flag, a file or the environment never pays for it.
     const { readStoredKey } = await import('../config/key-store.js');
     // Ended by the command's --timeout and by Ctrl-C or a signal, the keychain's helper killed with it.
-    apiKey = (await readStoredKey(src.env, settings.profile, profile, { signal: src.signal, timeoutMs: settings.timeoutMs, clock: src.clock }))?.trim();
+    apiKey = (await readStoredKey(src.env, src.cwd, settings.profile, profile, { signal: src.signal, timeoutMs: settings.timeoutMs, clock: src.clock }))?.trim();
     keySource = 'profile';
   }
   if (apiKey !== undefined) checkKeyCharacters(apiKey, keySource!);

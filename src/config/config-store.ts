@@ -50,7 +50,7 @@ export interface ConfigFile {
   [key: string]: unknown;
 }
 
-/** The config directory for this environment (see the file comment). */
+/** The config directory for this environment (see the file comment), as spelled: VIDPUB_CONFIG_DIR may be relative. */
 export function configDir(env: Env): string {
   if (env.VIDPUB_CONFIG_DIR?.trim()) return env.VIDPUB_CONFIG_DIR.trim();
   const xdg = xdgBase(env.XDG_CONFIG_HOME);
@@ -61,10 +61,23 @@ export function configDir(env: Env): string {
 }
 
 /**
- * The canonical absolute location of the config file `path` (as configDir
- * spells it, perhaps relative): the file's real path when it exists (links
+ * Where config.json is for a command run in `cwd`: `spelled` as configDir
+ * gives it (what messages show, and what an earlier vidpub named its OS store
+ * entry after), `path` that made absolute. A relative VIDPUB_CONFIG_DIR is
+ * read against `cwd`, the Context's working directory, never the process's
+ * (one rule: a command run in-process, or by a caller with a cwd of its own,
+ * finds the file the built bin run there finds).
+ */
+export function configFile(env: Env, cwd: string): { spelled: string; path: string } {
+  const spelled = join(configDir(env), CONFIG_FILE_NAME);
+  return { spelled, path: resolve(cwd, spelled) };
+}
+
+/**
+ * The canonical absolute location of the config file at the absolute `path`
+ * (configFile's): the file's real path when it exists (links
  * followed: two directories that share one file share its profiles), else its
- * directory's real path and its name, else the path made absolute. The OS
+ * directory's real path and its name, else the path as given. The OS
  * store files keys under it (key-store.ts), so that two config directories
  * never share an entry however VIDPUB_CONFIG_DIR spells them.
  */
@@ -77,7 +90,7 @@ export function canonicalConfigPath(path: string): string {
   try {
     return join(realpathSync.native(dirname(path)), basename(path));
   } catch {
-    return resolve(path);
+    return path;
   }
 }
 
@@ -186,12 +199,12 @@ export interface OpenOptions {
 }
 
 /**
- * Opens the store: reads and checks config.json now (a corrupt file throws
- * here). `writable` (login, logout) also checks that the file may be replaced.
+ * Opens the store of a command run in `cwd` (configFile): reads and checks config.json now (a corrupt file
+ * throws here). `writable` (login, logout) also checks that the file may be replaced.
  */
-export async function openConfigStore(env: Env, opts: OpenOptions = {}): Promise<ConfigStore> {
-  const dir = configDir(env);
-  const path = join(dir, CONFIG_FILE_NAME);
+export async function openConfigStore(env: Env, cwd: string, opts: OpenOptions = {}): Promise<ConfigStore> {
+  const { spelled, path } = configFile(env, cwd);
+  const dir = dirname(path);
   let data = readConfigFile(path);
   if (opts.writable) {
     ensureDirectory(dir, Boolean(env.VIDPUB_CONFIG_DIR?.trim()));
@@ -205,7 +218,7 @@ export async function openConfigStore(env: Env, opts: OpenOptions = {}): Promise
    * lock does nothing anywhere.
    */
   const update = async <T>(change: (current: Record<string, Profile>) => Promise<{ next?: Record<string, Profile>; result: T }> | { next?: Record<string, Profile>; result: T }, signal?: AbortSignal): Promise<T> => {
-    if (!opts.writable) throw new Error('internal: the config store was opened read-only (openConfigStore(env, { writable: true }) to write)');
+    if (!opts.writable) throw new Error('internal: the config store was opened read-only (openConfigStore(env, cwd, { writable: true }) to write)');
     return withFileLock(path, { purpose: LOCK_PURPOSE, waitMs: opts.lockWaitMs, signal }, async () => {
       // Read right before writing: keep what other processes stored meanwhile,
       // and never overwrite a file that became corrupt or read-only.
@@ -233,7 +246,7 @@ export async function openConfigStore(env: Env, opts: OpenOptions = {}): Promise
   const profiles = () => ({ ...(data.profiles ?? {}) });
 
   return {
-    path,
+    path: spelled,
     getProfile(name) {
       const p = data.profiles?.[name];
       return p ? { ...p } : undefined;

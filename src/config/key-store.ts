@@ -29,12 +29,12 @@
  * removes the key from every place it may be: the file, the entry, a recorded
  * leftover, and the entry of an earlier version.
  */
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
 import type { ConfigStore, Profile } from './profile-types.js';
 import { keyStorage, keychainName, profileCommand, type KeyStorage } from './key-storage.js';
 import { maskStoredKey } from '../util/key-mask.js';
 import { AuthError, VidpubError, sanitize } from '../errors.js';
-import { CONFIG_FILE_NAME, canonicalConfigPath, configDir } from './config-store.js';
+import { canonicalConfigPath, configFile } from './config-store.js';
 import { KeychainUnavailable, keychain, keyringTurnedOff, secretOf, type KeychainAnswer, type KeychainOp, type KeychainWait } from './keychain.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -216,14 +216,14 @@ export async function removeKey(store: ConfigStore, env: Env, name: string, sign
 const readKeys = new Map<string, Promise<string | undefined>>();
 
 /**
- * The stored key of profile `name` (read from config.json as `profile`),
+ * The stored key of profile `name` (read from config.json as `profile`) of a command run in `cwd`,
  * wherever it lives; undefined when there is none. Each OS store entry is read
  * once per process. An OS store that cannot be read is an AuthError saying why.
  */
-export async function readStoredKey(env: Env, name: string, profile: Profile | undefined, wait?: KeychainWait): Promise<string | undefined> {
+export async function readStoredKey(env: Env, cwd: string, name: string, profile: Profile | undefined, wait?: KeychainWait): Promise<string | undefined> {
   if (keyStorage(profile) !== 'keychain') return profile?.api_key;
-  const spelled = join(configDir(env), CONFIG_FILE_NAME);
-  const { account, legacy } = entriesOf(spelled, canonicalConfigPath(spelled), name);
+  const { spelled, path } = configFile(env, cwd);
+  const { account, legacy } = entriesOf(spelled, canonicalConfigPath(path), name);
   let read = readKeys.get(account);
   if (!read) readKeys.set(account, (read = readEntry(env, account, legacy, profile?.key_masked, name, wait)));
   const login = profileCommand('login', name);

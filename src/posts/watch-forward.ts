@@ -34,6 +34,8 @@ export function execHook(cmd: string, env: Env, session: Pick<Session, 'log' | '
 export interface ForwardSetup {
   url: string;
   env: Env;
+  /** The command's working directory (a relative config directory is read against it). */
+  cwd: string;
   /** The profile whose secret signs (as config.json holds it: where its key lives). */
   profileName: string;
   profile: Profile | undefined;
@@ -47,7 +49,7 @@ export async function forwardHook(s: ForwardSetup, session: Session): Promise<Wa
   const [{ webhookSecret, secretForm }, { forwardEvents }] = await Promise.all([import('../events/forward/webhook-secret.js'), import('../events/forward/forward.js')]);
   // The key first: no secret is made for a profile that cannot be used.
   const client = await session.client();
-  const { secret } = await webhookSecret(s.env, s.profileName, s.profile, session.signal);
+  const { secret } = await webhookSecret(s.env, s.cwd, s.profileName, s.profile, session.signal);
   for (const stream of s.shows) guardOutput(stream, [secretForm(secret)]);
   const log: Pick<Logger, 'warn' | 'debug'> = session.log;
   return {
@@ -57,7 +59,7 @@ export async function forwardHook(s: ForwardSetup, session: Session): Promise<Wa
 }
 
 /** Profile `name`'s webhook secret (made now when it has none), for --print-secret. */
-export async function printableSecret(env: Env, name: string, profile: Profile | undefined, signal: AbortSignal): Promise<{ secret: string; where: string; created: boolean }> {
+export async function printableSecret(env: Env, cwd: string, name: string, profile: Profile | undefined, signal: AbortSignal): Promise<{ secret: string; where: string; created: boolean }> {
   const { webhookSecret } = await import('../events/forward/webhook-secret.js');
-  return webhookSecret(env, name, profile, signal);
+  return webhookSecret(env, cwd, name, profile, signal);
 }

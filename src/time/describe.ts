@@ -13,12 +13,24 @@ export function describeMoment(ms: number, zone: string): string {
 
 const DAY_NAMES = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
+/** The formatters of zones' short names, made once each (a formatter costs about a millisecond to make). */
+const nameFormatters = new Map<string, Intl.DateTimeFormat>();
+function nameFormatter(locale: string, zone: string): Intl.DateTimeFormat {
+  const id = `${locale} ${zone}`;
+  let f = nameFormatters.get(id);
+  if (!f) {
+    f = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: 'short' });
+    if (nameFormatters.size >= 256) nameFormatters.clear();
+    nameFormatters.set(id, f);
+  }
+  return f;
+}
+
 /** The zone's short name at `ms` (CET, EST, UTC; a POSIX TZ string's own: JST, +0530), or its GMT offset (GMT+9) when it has none. */
 export function zoneAbbreviation(ms: number, zone: string): string {
   const posix = posixAbbreviation(ms, zone);
   if (posix !== undefined) return posix;
-  const name = (locale: string) =>
-    new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: 'short' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  const name = (locale: string) => nameFormatter(locale, zone).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? '';
   const us = name('en-US');
   if (!/^GMT[+-]/.test(us)) return us || zone;
   const gb = name('en-GB');

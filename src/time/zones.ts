@@ -11,13 +11,30 @@ import { realpathSync } from 'node:fs';
 import { UsageError, sanitize } from '../errors.js';
 import { parsePosixTz, posixAt, type PosixZone } from './posix-tz.js';
 
-function intlKnows(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
+/**
+ * What Intl answered for each zone asked about: a formatter costs about a millisecond to make, and a
+ * command asks about its zone dozens of times (each time it is shown or read). Kept small: a long-lived
+ * process (vidpub mcp) may be asked about any number of strings.
+ */
+const intlAnswers = new Map<string, string | null>();
+
+/** The zone as Intl spells it (europe/paris: Europe/Paris), or null when Intl does not know it. */
+function intlName(zone: string): string | null {
+  let name = intlAnswers.get(zone);
+  if (name === undefined) {
+    try {
+      name = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone || zone;
+    } catch {
+      name = null;
+    }
+    if (intlAnswers.size >= 256) intlAnswers.clear();
+    intlAnswers.set(zone, name);
   }
+  return name;
+}
+
+function intlKnows(zone: string): boolean {
+  return intlName(zone) !== null;
 }
 
 /** The POSIX TZ strings read so far (a zone that is one of them is worked out by posix-tz.ts, not Intl). */
@@ -98,7 +115,7 @@ export function resolveTimeZone(flag: string | undefined, env: Readonly<Record<s
 /** An IANA name as Intl spells it (europe/paris: Europe/Paris); a POSIX string (read already by isValidTimeZone) as it is. */
 function canonicalZone(zone: string): string {
   if (posixZones.has(zone)) return zone;
-  return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone || zone;
+  return intlName(zone) ?? zone;
 }
 
 /** The zone's short name at `ms` when it is a POSIX TZ string (JST, CEST, +0530); undefined for an IANA zone. */

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { STALE_MS } from '../../src/util/file-lock.js';
-import { configDir, openConfigStore } from '../../src/config/config-store.js';
+import { configDir, configFile, openConfigStore } from '../../src/config/config-store.js';
 import { VidpubError } from '../../src/errors.js';
 import { expectError } from '../support/errors.js';
 import { BIN, ensureBuilt, runAsync } from '../support/build.js';
@@ -25,12 +25,27 @@ describe('config location', () => {
     expect(configDir({ XDG_CONFIG_HOME: './conf', HOME: '/h' })).toBe('/h/.config/vidpub');
     expect(configDir({ HOME: '/h' })).toBe('/h/.config/vidpub');
   });
+
+  test("a relative VIDPUB_CONFIG_DIR is read against the command's working directory, never the process's", async () => {
+    expect(configFile({ VIDPUB_CONFIG_DIR: '.vidpub' }, '/p/q')).toEqual({ spelled: '.vidpub/config.json', path: '/p/q/.vidpub/config.json' });
+    expect(configFile({ VIDPUB_CONFIG_DIR: '/a/b' }, '/p/q')).toEqual({ spelled: '/a/b/config.json', path: '/a/b/config.json' });
+    // Opened for a command run in `project` (not this process's directory): the file lands there, named as spelled.
+    const project = tmp();
+    expect(project).not.toBe(process.cwd());
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: '.vidpub' }, project, { writable: true });
+    await store.setProfile('default', { api_key: 'vp_live_a' });
+    expect(store.path).toBe('.vidpub/config.json');
+    expect(store.location()).toBe(join(realpathSync(project), '.vidpub', 'config.json'));
+    expect(JSON.parse(readFileSync(join(project, '.vidpub', 'config.json'), 'utf8')).profiles.default).toEqual({ api_key: 'vp_live_a' });
+    expect(existsSync(join(process.cwd(), '.vidpub'))).toBe(false);
+    expect((await openConfigStore({ VIDPUB_CONFIG_DIR: '.vidpub' }, project)).getProfile('default')).toEqual({ api_key: 'vp_live_a' });
+  });
 });
 
 describe('config store', () => {
   test('writes profiles whole to config.json, mode 0600 in a directory created 0700', async () => {
     const dir = join(tmp(), 'nested', 'vidpub');
-    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd(), { writable: true });
     await store.setProfile('default', { api_key: 'vp_live_a', base_url: 'https://x.example/v1' });
     await store.setProfile('ci', { api_key: 'vp_live_b', workspace: '' });
     expect(store.path).toBe(join(dir, 'config.json'));
@@ -39,7 +54,7 @@ describe('config store', () => {
     expect(JSON.parse(readFileSync(store.path, 'utf8'))).toEqual({
       profiles: { default: { api_key: 'vp_live_a', base_url: 'https://x.example/v1' }, ci: { api_key: 'vp_live_b' } },
     });
-    const read = await openConfigStore({ VIDPUB_CONFIG_DIR: dir });
+    const read = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd());
     expect(read.listProfiles()).toEqual(['ci', 'default']);
     expect(read.getProfile('ci')).toEqual({ api_key: 'vp_live_b' });
     expect(read.getProfile('nope')).toBeUndefined();
@@ -47,7 +62,7 @@ describe('config store', () => {
 
   test('profile names with dots are one key, not a path', async () => {
     const dir = tmp();
-    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd(), { writable: true });
     await store.setProfile('a.b', { api_key: 'vp_live_x' });
     expect(JSON.parse(readFileSync(store.path, 'utf8')).profiles['a.b']).toEqual({ api_key: 'vp_live_x' });
   });
@@ -57,14 +72,14 @@ describe('config store', () => {
     const path = join(dir, 'config.json');
     writeFileSync(path, JSON.stringify({ other: 1, profiles: {} }));
     chmodSync(path, 0o644);
-    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd(), { writable: true });
     await store.setProfile('default', { api_key: 'vp_live_x' });
     expect(mode(path)).toBe(0o600);
     expect(JSON.parse(readFileSync(path, 'utf8')).other).toBe(1);
   });
 
   test('deleteProfile says whether there was one', async () => {
-    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: tmp() }, { writable: true });
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: tmp() }, process.cwd(), { writable: true });
     await store.setProfile('x', { api_key: 'vp_live_x' });
     expect(await store.deleteProfile('x')).toBe(true);
     expect(await store.deleteProfile('x')).toBe(false);
@@ -72,7 +87,7 @@ describe('config store', () => {
   });
 
   test('a store opened read-only refuses to write', async () => {
-    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: tmp() });
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: tmp() }, process.cwd());
     await expect(store.setProfile('x', {})).rejects.toThrow(/read-only/);
   });
 
@@ -90,7 +105,7 @@ describe('config store', () => {
       const path = join(dir, 'config.json');
       writeFileSync(path, content);
       for (const writable of [false, true]) {
-        const err = await expectError(VidpubError, () => openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable }));
+        const err = await expectError(VidpubError, () => openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd(), { writable }));
         expect(err).toBeInstanceOf(VidpubError);
         expect(err.exitCode).toBe(1);
         expect(err.message).toContain(path);
@@ -104,7 +119,7 @@ describe('config store', () => {
 
   test('a file that turns corrupt after opening is not overwritten by a write', async () => {
     const dir = tmp();
-    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd(), { writable: true });
     await store.setProfile('default', { api_key: 'vp_live_x' });
     writeFileSync(store.path, '{"profiles":');
     await expect(store.setProfile('default', { api_key: 'vp_live_y' })).rejects.toThrow(/is not valid JSON/);
@@ -114,7 +129,7 @@ describe('config store', () => {
   test('a config path that cannot be read (a file where the directory should be): an error naming it', async () => {
     const parent = tmp();
     writeFileSync(join(parent, 'file'), '');
-    const err = await expectError(VidpubError, () => openConfigStore({ VIDPUB_CONFIG_DIR: join(parent, 'file', 'sub') }, { writable: true }));
+    const err = await expectError(VidpubError, () => openConfigStore({ VIDPUB_CONFIG_DIR: join(parent, 'file', 'sub') }, process.cwd(), { writable: true }));
     expect(err).toBeInstanceOf(VidpubError);
     expect(err.message).toMatch(/^The config file .*file\/sub\/config.json: no such file \(a part of the path is not a directory\)/);
   });
@@ -124,7 +139,7 @@ describe('config store', () => {
     const dir = join(xdg, 'vidpub');
     mkdirSync(dir, { mode: 0o755 });
     chmodSync(dir, 0o755);
-    const store = await openConfigStore({ XDG_CONFIG_HOME: xdg }, { writable: true });
+    const store = await openConfigStore({ XDG_CONFIG_HOME: xdg }, process.cwd(), { writable: true });
     expect(store.path).toBe(join(dir, 'config.json'));
     expect(mode(dir)).toBe(0o700);
   });
@@ -136,7 +151,7 @@ describe('config store: read-only file, byte order mark, symlink', () => {
     const dir = tmp();
     const path = join(dir, 'config.json');
     writeFileSync(path, '\uFEFF' + JSON.stringify({ profiles: { default: { api_key: 'vp_live_bom' } } }));
-    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd(), { writable: true });
     expect(store.getProfile('default')).toEqual({ api_key: 'vp_live_bom' });
     await store.setProfile('ci', { api_key: 'vp_live_ci' });
     expect(JSON.parse(readFileSync(path, 'utf8')).profiles).toEqual({ default: { api_key: 'vp_live_bom' }, ci: { api_key: 'vp_live_ci' } });
@@ -149,8 +164,8 @@ describe('config store: read-only file, byte order mark, symlink', () => {
     writeFileSync(path, content);
     chmodSync(path, 0o444);
     // Reading still works.
-    expect((await openConfigStore({ VIDPUB_CONFIG_DIR: dir })).getProfile('default')).toEqual({ api_key: 'vp_live_keep' });
-    const err = await expectError(VidpubError, () => openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true }));
+    expect((await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd())).getProfile('default')).toEqual({ api_key: 'vp_live_keep' });
+    const err = await expectError(VidpubError, () => openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd(), { writable: true }));
     expect(err.exitCode).toBe(1);
     expect(err.message).toBe(`The config file ${path} is read-only (mode 444); vidpub does not replace it, so nothing was stored.`);
     expect(err.hint).toContain(`chmod 600 ${path}`);
@@ -160,7 +175,7 @@ describe('config store: read-only file, byte order mark, symlink', () => {
 
   test('a file made read-only after opening is not replaced by the write', async () => {
     const dir = tmp();
-    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd(), { writable: true });
     await store.setProfile('default', { api_key: 'vp_live_x' });
     chmodSync(store.path, 0o400);
     await expect(store.setProfile('ci', { api_key: 'vp_live_y' })).rejects.toThrow(/is read-only \(mode 400\)/);
@@ -172,7 +187,7 @@ describe('config store: read-only file, byte order mark, symlink', () => {
     const real = join(tmp(), 'real-config.json');
     writeFileSync(real, JSON.stringify({ profiles: {} }));
     symlinkSync(real, join(dir, 'config.json'));
-    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd(), { writable: true });
     await store.setProfile('default', { api_key: 'vp_live_x' });
     expect(statSync(join(dir, 'config.json'), { throwIfNoEntry: true }).isFile()).toBe(true);
     expect(JSON.parse(readFileSync(real, 'utf8')).profiles).toEqual({ default: { api_key: 'vp_live_x' } });
@@ -181,7 +196,7 @@ describe('config store: read-only file, byte order mark, symlink', () => {
 
   test('a write leaves no temporary or lock file behind', async () => {
     const dir = tmp();
-    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true });
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd(), { writable: true });
     await store.setProfile('a', { api_key: 'vp_live_a' });
     await store.deleteProfile('a');
     expect(readdirSync(dir)).toEqual(['config.json']);
@@ -193,7 +208,7 @@ describe('config store: the lock', () => {
 
   test('a lock held by a live process: the write waits, then gives up naming the lock file; config.json is untouched', async () => {
     const dir = tmp();
-    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true, lockWaitMs: 150 });
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd(), { writable: true, lockWaitMs: 150 });
     await store.setProfile('default', { api_key: 'vp_live_x' });
     const before = readFileSync(store.path, 'utf8');
     // Held by the parent of this test process (alive for the whole test).
@@ -213,7 +228,7 @@ describe('config store: the lock', () => {
   test('a lock left by a process that has exited is taken over', async () => {
     const dir = tmp();
     const dead = spawnSync(process.execPath, ['-e', '']).pid!;
-    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true, lockWaitMs: 150 });
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd(), { writable: true, lockWaitMs: 150 });
     writeFileSync(`${store.path}.lock`, lockInfo(dead));
     await store.setProfile('default', { api_key: 'vp_live_x' });
     expect(JSON.parse(readFileSync(store.path, 'utf8')).profiles).toEqual({ default: { api_key: 'vp_live_x' } });
@@ -222,7 +237,7 @@ describe('config store: the lock', () => {
 
   test('a lock older than the stale limit is taken over even if its process is alive; an unreadable lock is judged by age', async () => {
     const dir = tmp();
-    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, { writable: true, lockWaitMs: 150 });
+    const store = await openConfigStore({ VIDPUB_CONFIG_DIR: dir }, process.cwd(), { writable: true, lockWaitMs: 150 });
     for (const content of [lockInfo(process.ppid), 'not json']) {
       writeFileSync(`${store.path}.lock`, content);
       const old = (Date.now() - STALE_MS - 5_000) / 1000;

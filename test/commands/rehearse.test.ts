@@ -37,7 +37,7 @@ beforeAll(async () => {
   source = await startSource();
   config = tempConfigDir();
   dir = mkdtempSync(join(tmpdir(), 'vidpub-rehearse-'));
-  const store = await openConfigStore({ VIDPUB_CONFIG_DIR: config }, { writable: true });
+  const store = await openConfigStore({ VIDPUB_CONFIG_DIR: config }, process.cwd(), { writable: true });
   await store.setProfile('acme', { api_key: SOURCE_KEY, base_url: source.baseUrl });
   copyFileSync('test/fixtures/clip.mp4', join(dir, 'a.mp4'));
   // Another video (the same one to dst_acme_films would be refused as a duplicate).

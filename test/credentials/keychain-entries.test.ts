@@ -1,9 +1,10 @@
 /**
  * Which keychain entry holds a profile's key, with a real Secret Service
- * (gnome-keyring in a private D-Bus session) and vidpub: the built CLI where
- * the process matters (a relative VIDPUB_CONFIG_DIR, read against the
- * process's working directory; a lock held by another process), in-process
- * elsewhere (its keychain helper a child process, as always). The entry is
+ * (gnome-keyring in a private D-Bus session) and vidpub in-process (its
+ * keychain helper a child process, as always; a lock on config.json held by
+ * another live process), a project's runs with the project as their Context's
+ * cwd (a relative VIDPUB_CONFIG_DIR is read against it, as the built bin reads
+ * it against its working directory). The entry is
  * named after the canonical absolute path of config.json, so two projects
  * with the same relative VIDPUB_CONFIG_DIR keep two keys; entries of earlier
  * versions are read where they can only be this profile's; a login refused
@@ -11,11 +12,10 @@
  * keyring is locked leaves a copy that is said, recorded and removed by
  * logout; hints name the profile.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, expect, test } from 'vitest';
-import { BIN, ensureBuilt, runAsync } from '../support/build.js';
+import { expect, test } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
 import { describeWithSecretService, vidpub } from './cli.js';
@@ -23,7 +23,10 @@ import { useSecretService, type SecretService } from '../support/secret-service.
 
 const emu = useEmulator();
 
-/** A project directory (its real path: /tmp may be a link) where vidpub runs with VIDPUB_CONFIG_DIR=.vidpub. */
+/**
+ * A project directory (its real path: /tmp may be a link) where vidpub runs with VIDPUB_CONFIG_DIR=.vidpub:
+ * in-process, the project its Context's cwd (this process's working directory is another).
+ */
 function project(ss: () => SecretService) {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'vidpub-project-')));
   const configPath = join(dir, '.vidpub', 'config.json');
@@ -31,12 +34,14 @@ function project(ss: () => SecretService) {
     dir,
     configPath,
     account: (profile = 'default') => `${profile}@${configPath}`,
-    run: (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) =>
-      runAsync(process.execPath, [BIN, ...args], {
+    run: async (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) => {
+      const r = await runCli(args, {
         cwd: dir,
         env: { PATH: process.env.PATH ?? '', VIDPUB_CONFIG_DIR: '.vidpub', VIDPUB_STATE_DIR: join(dir, 'state'), VIDPUB_BASE_URL: emu.baseUrl, NO_COLOR: '1', ...ss().env, ...opts.env },
-        input: opts.input ?? '',
-      }),
+        stdin: opts.input ?? '',
+      });
+      return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+    },
     profile: (name = 'default') => (JSON.parse(readFileSync(configPath, 'utf8')) as { profiles: Record<string, Record<string, string>> }).profiles[name],
     writeConfig(profiles: Record<string, Record<string, string>>) {
       mkdirSync(join(dir, '.vidpub'), { recursive: true, mode: 0o700 });
@@ -49,7 +54,6 @@ const LEGACY = 'default@.vidpub/config.json';
 const OUR_KEY = 'vp_live_…s3Td';
 
 describeWithSecretService('keychain entries named after the canonical config location', () => {
-  beforeAll(() => ensureBuilt());
   const ss = useSecretService({ unlock: true });
 
   test('two projects with VIDPUB_CONFIG_DIR=.vidpub keep two keys and post to two workspaces; logout in one leaves the other', async () => {
@@ -60,6 +64,7 @@ describeWithSecretService('keychain entries named after the canonical config loc
     expect(ss.lookup(a.account())).toBe(emu.key('Demo'));
     expect(ss.lookup(b.account())).toBe(emu.key('Demo Second'));
     expect(ss.accounts()).not.toContain(LEGACY);
+    expect(existsSync(join(process.cwd(), '.vidpub'))).toBe(false); // the projects', not this process's directory
 
     const postA = await a.run(['post', '--media', 'med_demo_sample', '--to', 'dst_demo_youtube', '--caption', 'from A', '--no-input', '--json']);
     const postB = await b.run(['post', '--media', 'med_second_sample', '--to', 'dst_second_youtube', '--caption', 'from B', '--no-input', '--json']);
@@ -135,17 +140,18 @@ describeWithSecretService('keychain entries named after the canonical config loc
 });
 
 describeWithSecretService('a keyring of its own: a refused login, copies left behind, hints while it is locked', () => {
-  beforeAll(() => ensureBuilt());
   const ss = useSecretService({ unlock: true });
 
   test('a login refused because another process holds the lock on config.json stores nothing anywhere', async () => {
-    // The built CLI: the lock's owner (this test's process) is another process than the login's.
-    const v = vidpub(emu, () => ss.env);
+    // The lock's owner is another live process of this machine than the login's (in-process, this one's): Vitest's own.
+    const owner = process.ppid;
+    expect(owner).not.toBe(process.pid);
+    const v = vidpub(emu, () => ss.env, 'in-process');
     mkdirSync(v.dir, { recursive: true });
-    writeFileSync(`${v.configPath}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }));
+    writeFileSync(`${v.configPath}.lock`, JSON.stringify({ pid: owner, host: hostname(), at: Date.now() }));
     const r = await v.run(['login', '--with-key', '--profile', 'refused'], { input: emu.key() });
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain(`Error: The config file ${v.configPath} is locked by process ${process.pid} (another vidpub login or logout); nothing was stored.`);
+    expect(r.stderr).toContain(`Error: The config file ${v.configPath} is locked by process ${owner} (another vidpub login or logout); nothing was stored.`);
     expect(ss.lookup(`refused@${v.configPath}`)).toBeUndefined();
     expect(ss.accounts()).toEqual([]); // secret-tool search: nothing
     expect(v.configText()).toBe('');

@@ -15,6 +15,8 @@ import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 import { BIN, ensureBuilt } from '../support/build.js';
 import { startBuiltEmulator } from '../support/built-emulator.js';
 import { waitFor } from '../support/poll.js';
+import { makeContext } from '../support/cli.js';
+import { main } from '../../src/cli/main.js';
 import { createIpv6Pair, createTestHost, type Ipv6Pair, type TestHost } from '../support/test-host.js';
 
 /** GET `path` on the loopback `port`: the status. */
@@ -137,9 +139,22 @@ describe('vidpub emulator --host 0.0.0.0, the built command', () => {
     expect(await getLocal(port, '/_emulator')).toBe(200);
   }, 30_000);
 
-  it('with --expose-controls, says the controls are open too', async () => {
-    const { stderr } = await start(['--host', '0.0.0.0', '--expose-controls']);
-    expect(stderr()).toBe(`! ${listenWarning('0.0.0.0', true)}\n`);
+});
+
+describe('vidpub emulator --host 0.0.0.0 --expose-controls, in-process (the same command; the built one is above)', () => {
+  it('says the controls are open too, and answers them to another machine', async () => {
+    const stop = new AbortController();
+    const { ctx, stdout, stderr } = makeContext({ signal: stop.signal });
+    const running = main(['emulator', '--port', '0', '--json', '--host', '0.0.0.0', '--expose-controls'], ctx);
+    try {
+      await waitFor(() => stdout(), (out) => out.includes('\n'), 20_000);
+      expect(stderr()).toBe(`! ${listenWarning('0.0.0.0', true)}\n`);
+      const port = Number(new URL((JSON.parse(stdout().split('\n')[0]!) as { base_url: string }).base_url).port);
+      expect((await host.get(`http://${host.hostAddress}:${port}/_emulator`)).status).toBe(200);
+    } finally {
+      stop.abort();
+    }
+    expect(await running).toBe(0);
   }, 30_000);
 });
 

@@ -6,7 +6,7 @@
  * a space, a line break or an invisible character. In text, --json and --debug output the echo is
  * shown masked (its last 4 characters), never whole. The masking is vidpub's own code on the
  * context's streams (src/api/http-client.ts guards them), so each encoding runs the command
- * in-process (runCli: main() over real HTTP through the proxy); the encodings in BUILT_BIN also
+ * (`me`, refused with the echo) in-process (runCli: main() over real HTTP through the proxy); the encodings in BUILT_BIN also
  * run through the built bin, whose real stdout and stderr get the same guard.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -69,7 +69,11 @@ const FORMS: Record<string, (key: string) => string> = {
 /** The encodings that also run through the built bin (a base64 alignment, and a split by an invisible character). */
 const BUILT_BIN = new Set(['base64 of "Bearer <key>" (alignment 1)', 'split by U+200B']);
 
-const POST = ['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--no-input', '--no-wait'];
+/**
+ * The command that meets the refusal: `me`, one request (the masking is on the command's output streams, whatever
+ * the command; a `post` took four requests and the journal's writes to reach its refusal, 90 times).
+ */
+const ME = ['me'];
 
 interface Run {
   code: number | null;
@@ -88,15 +92,15 @@ describe('an echoed key in an encoding is masked (in-process; two encodings thro
   for (const [name, form] of Object.entries(FORMS)) {
     const bin = BUILT_BIN.has(name);
     it(`${name}: text, --json and --debug show it masked, never whole${bin ? ' (in-process and through the built bin)' : ''}`, async () => {
-      // The message of a refusal of POST /posts carries the encoded key (JSON-escaped in the body as JSON requires).
+      // The message of a refusal of GET /me carries the encoded key (JSON-escaped in the body as JSON requires).
       proxy.add({
-        method: 'POST',
-        path: '/v1/posts',
+        method: 'GET',
+        path: '/v1/me',
         mode: 'instead',
-        answer: { status: 400, contentType: 'application/json', body: (req) => JSON.stringify({ error: { type: 'invalid_request', code: 'invalid_field', param: 'caption', message: `caption refused for key ${form(req.key!)} END` } }) },
+        answer: { status: 400, contentType: 'application/json', body: (req) => JSON.stringify({ error: { type: 'invalid_request', code: 'invalid_field', message: `refused for key ${form(req.key!)} END` } }) },
       });
       const env = { PATH: process.env.PATH ?? '', VIDPUB_API_KEY: key(), VIDPUB_BASE_URL: proxy.baseUrl, NO_COLOR: '1', VIDPUB_NO_KEYRING: '1' };
-      const argvs = ['text', '--json', '--debug'].map((mode) => (mode === 'text' ? POST : [...POST, mode]));
+      const argvs = ['text', '--json', '--debug'].map((mode) => (mode === 'text' ? ME : [...ME, mode]));
       const inProcess = async (argv: string[]): Promise<Run> => ({ ...(await runCli(argv, { env })), via: 'in-process' });
       const builtBin = async (argv: string[]): Promise<Run> => {
         const r = await runAsync(process.execPath, [BIN, ...argv], { env });

@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli, tempConfigDir } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
 import { startTestEmulator, useEmulator, type TestEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
 import { dirs, post, postId, postsMadeOn, vidpubOn } from './live-run-helpers.js';
@@ -45,11 +46,15 @@ const postSent = (on: TestEmulator = emu) => async () => (await on.requests()).s
 
 
 const vidpub = (args: string[], env: Record<string, string>, on: TestEmulator = emu) => vidpubOn(on, args, env);
-/** The same command in-process, timed from its start. */
+/**
+ * The same command in-process on a clock 20 times real time (a --timeout 20s is a second of the wall), timed
+ * from its start on that clock.
+ */
 async function inProcess(args: string[], env: Record<string, string>, on: TestEmulator = emu) {
-  const started = Date.now();
-  const r = await runCli(args, { env: { ...on.env(), ...env } });
-  return { ...r, ms: Date.now() - started };
+  const clock = scaledClock(20);
+  const started = clock.now();
+  const r = await runCli(args, { clock, env: { ...on.env(), ...env } });
+  return { ...r, ms: clock.now() - started };
 }
 const postsMade = (on: TestEmulator = emu) => postsMadeOn(on);
 
@@ -111,19 +116,19 @@ describe('an identical run still running is never duplicated', () => {
     process.kill(first.pid!, 'SIGSTOP');
     let rerun: Awaited<ReturnType<typeof inProcess>>;
     try {
-      rerun = await inProcess(post('Stopped', '--no-wait', '--timeout', '3s'), env);
+      rerun = await inProcess(post('Stopped', '--no-wait', '--timeout', '20s'), env);
     } finally {
       process.kill(first.pid!, 'SIGCONT');
     }
     const key = WAITING.exec(rerun.stderr)?.[1];
     expect(key).toBeDefined();
     expect(rerun.stderr).toMatch(/^Error: Stopped \(--timeout reached\) while an identical run of this command was still running \(stopped, or still working\); this run sent nothing\.$/m);
-    expect(RERUN.exec(rerun.stderr)?.[1]).toBe(`vidpub post test/fixtures/clip.mp4 --to linkedin --caption Stopped --no-input --no-wait --timeout 3s --idempotency-key ${key}`);
+    expect(RERUN.exec(rerun.stderr)?.[1]).toBe(`vidpub post test/fixtures/clip.mp4 --to linkedin --caption Stopped --no-input --no-wait --timeout 20s --idempotency-key ${key}`);
     expect(rerun.code).toBe(7);
     expect(rerun.stdout).toBe('');
-    // it waited out its --timeout (counted from its start), and no longer
-    expect(rerun.ms).toBeGreaterThanOrEqual(3000);
-    expect(rerun.ms).toBeLessThan(3000 + 10_000);
+    // it waited out its --timeout (counted from its start, on its clock), and no longer (10 s of the wall)
+    expect(rerun.ms).toBeGreaterThanOrEqual(20_000);
+    expect(rerun.ms).toBeLessThan(20_000 + 20 * 10_000);
 
     const ended = await first.ended;
     expect(ended.code).toBe(0);
@@ -227,10 +232,10 @@ describe('a refusal that knows the run to continue names its key (2)', () => {
       const [note] = readdirSync(join(env.VIDPUB_STATE_DIR!, 'runs')).filter((n) => n.endsWith('.json'));
       const key = /\.(vp-[\w-]+)\.json$/.exec(note!)![1]!;
 
-      const rerun = await inProcess([...args, '--timeout', '3s'], env, slow);
+      const rerun = await inProcess([...args, '--timeout', '20s'], env, slow);
       expect(rerun.stderr).toMatch(new RegExp(`was cut off: continuing it under its key ${key}`));
       expect(rerun.stderr).toMatch(/^Error: Stopped waiting \(--timeout reached\): video med_\w+ is still processing/m);
-      expect(RERUN.exec(rerun.stderr)?.[1]).toBe(`vidpub post test/fixtures/clip.mp4 --to linkedin --caption 'Slow video' --no-input --no-wait --timeout 3s --idempotency-key ${key}`);
+      expect(RERUN.exec(rerun.stderr)?.[1]).toBe(`vidpub post test/fixtures/clip.mp4 --to linkedin --caption 'Slow video' --no-input --no-wait --timeout 20s --idempotency-key ${key}`);
       expect(rerun.code).toBe(7);
       expect(await postsMade(slow)).toBe(0);
       // one video: the rerun's upload was the first run's, replayed

@@ -74,7 +74,7 @@ export function makeContext(opts: RunOptions = {}): { ctx: Context; stdout: () =
     },
     env,
     clock: opts.clock ?? realClock,
-    config: async () => (await import('../../src/config/config-store.js')).openConfigStore(env),
+    config: async () => (await import('../../src/config/config-store.js')).openConfigStore(env, ctx.cwd),
     prompter: async () => opts.prompter ?? noPrompter,
     createClient: async (settings) => (await import('../../src/cli/run/client-factory.js')).createClientFor(ctx, settings, opts.random ? { random: opts.random } : undefined),
     signal: opts.signal ?? new AbortController().signal,

@@ -80,7 +80,7 @@ async function hooksFor(opts: Opts, inv: Invocation): Promise<WatchHook[]> {
   if (opts.exec !== undefined) hooks.push(execHook(opts.exec, inv.ctx.env, inv.session));
   if (opts.forwardTo !== undefined) {
     const config = await inv.ctx.config();
-    const setup = { url: opts.forwardTo, env: inv.ctx.env, profileName: opts.keyProfile, profile: config.getProfile(opts.keyProfile), version: inv.ctx.version };
+    const setup = { url: opts.forwardTo, env: inv.ctx.env, cwd: inv.ctx.cwd, profileName: opts.keyProfile, profile: config.getProfile(opts.keyProfile), version: inv.ctx.version };
     hooks.push(await forwardHook({ ...setup, shows: [inv.ctx.io.stdout, inv.ctx.io.stderr] }, inv.session));
   }
   return hooks;
@@ -92,7 +92,7 @@ async function printSecret(opts: Opts, inv: Invocation): Promise<undefined> {
   await inv.client();
   const { printableSecret } = await import('../../posts/watch-forward.js');
   const config = await inv.ctx.config();
-  const { secret, where, created } = await printableSecret(inv.ctx.env, opts.keyProfile, config.getProfile(opts.keyProfile), inv.session.signal);
+  const { secret, where, created } = await printableSecret(inv.ctx.env, inv.ctx.cwd, opts.keyProfile, config.getProfile(opts.keyProfile), inv.session.signal);
   inv.print(secret);
   inv.log.info(`${created ? 'Made the' : 'The'} webhook secret of profile "${sanitize(opts.keyProfile)}", kept in ${sanitize(where)}: receivers of vidpub watch --forward-to check the Vidpub-Signature header with it.`);
   return undefined;

@@ -104,7 +104,7 @@ function stepContext(ctx: Context, env: Context['env'], dir: string, stdout: Nod
     io: { ...ctx.io, stdout: stdout as Context['io']['stdout'] },
     env,
     cwd: dir,
-    config: async () => (await import('../../config/config-store.js')).openConfigStore(env),
+    config: async () => (await import('../../config/config-store.js')).openConfigStore(env, dir),
     createClient: async (settings) => (await import('../run/client-factory.js')).createClientFor(subCtx, settings),
   };
   return subCtx;

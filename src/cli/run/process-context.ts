@@ -55,7 +55,7 @@ export function createProcessContext(opts: { signal: AbortSignal }): Context {
     clock: realClock,
     // An identical post that finished after this moment ran beside this one (src/posts/post/live-run.ts).
     startedAt: Math.floor(performance.timeOrigin),
-    config: async () => (await import('../../config/config-store.js')).openConfigStore(ctx.env),
+    config: async () => (await import('../../config/config-store.js')).openConfigStore(ctx.env, ctx.cwd),
     prompter: async () => (await import('../../ui/prompter.js')).createInquirerPrompter(ctx),
     createClient: async (settings) => (await import('./client-factory.js')).createClientFor(ctx, settings),
     signal: opts.signal,

@@ -8,8 +8,8 @@
  * child's environment; a command that holds it has its streams take it out (redaction knows it).
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { CONFIG_FILE_NAME, canonicalConfigPath, configDir } from '../../config/config-store.js';
+import { dirname, join } from 'node:path';
+import { canonicalConfigPath, configFile } from '../../config/config-store.js';
 import { keyStorage, keychainName, profileCommand } from '../../config/key-storage.js';
 import { KeychainUnavailable, keychain } from '../../config/keychain.js';
 import type { Profile } from '../../config/profile-types.js';
@@ -71,25 +71,29 @@ function readSecrets(path: string): SecretsFile {
 
 /**
  * Profile `name`'s webhook secret (`profile`: the profile as config.json holds it, to know where its key
- * lives), made and stored when it has none.
+ * lives), made and stored when it has none; for a command run in `cwd` (a relative config directory is read
+ * against it: configFile).
  */
-export async function webhookSecret(env: Env, name: string, profile: Profile | undefined, signal?: AbortSignal): Promise<WebhookSecret> {
-  const dir = configDir(env);
+export async function webhookSecret(env: Env, cwd: string, name: string, profile: Profile | undefined, signal?: AbortSignal): Promise<WebhookSecret> {
+  const config = configFile(env, cwd);
+  const dir = dirname(config.path);
   const path = join(dir, SECRETS_FILE);
+  // Where it is kept, as the config directory is spelled (as login says where the key is).
+  const where = join(dirname(config.spelled), SECRETS_FILE);
   const inKeychain = keyStorage(profile) === 'keychain';
   if (!inKeychain) {
     const known = readSecrets(path).secrets[name];
-    if (known) return { secret: known, where: path, created: false };
+    if (known) return { secret: known, where, created: false };
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return withFileLock(path, { purpose: PURPOSE, signal }, async () => {
-    if (inKeychain) return inOsStore(env, `webhook-secret:${name}@${canonicalConfigPath(join(dir, CONFIG_FILE_NAME))}`, name, signal);
+    if (inKeychain) return inOsStore(env, `webhook-secret:${name}@${canonicalConfigPath(config.path)}`, name, signal);
     const doc = readSecrets(path);
     const known = doc.secrets[name];
-    if (known) return { secret: known, where: path, created: false };
+    if (known) return { secret: known, where, created: false };
     doc.secrets[name] = newSecret();
     writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`, { mkdir: true });
-    return { secret: doc.secrets[name], where: path, created: true };
+    return { secret: doc.secrets[name], where, created: true };
   });
 }
 
