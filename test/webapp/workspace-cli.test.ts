@@ -48,7 +48,7 @@ async function uploadClip(): Promise<string> {
   return c.body.media.id as string;
 }
 
-describe.skipIf(missing('chromium'))('the web app and the CLI, in chromium', { timeout: 90_000 }, () => {
+describe.skipIf(missing('chromium-headless-shell'))('the web app and the CLI, in chromium', { timeout: 90_000 }, () => {
   const b = useBrowser();
   beforeAll(() => ensureBuilt(), 120_000);
 
