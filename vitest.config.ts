@@ -63,6 +63,8 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     setupFiles: ['test/support/clean-process.ts'],
+    // One browser for the run's web app tests, started by the first that asks, closed at the end.
+    globalSetup: ['test/support/browser-server.ts'],
     // Watchdogs for a test that hangs, not a measure of speed: on a loaded 2-core machine a test
     // that runs the built bin ten times, or a set-up that starts chromium or a keyring, can take
     // many times what it takes on a quiet one (what a test asserts never depends on it).

@@ -1,21 +1,19 @@
 /**
- * A real browser for the web app's tests: Debian's chromium, driven by
- * playwright-core with that executable (no browser is ever downloaded). One
- * browser per test file (`useBrowser`), a fresh context (cookies) per test.
- * Under CI a missing chromium fails the file (tools.ts), elsewhere it skips.
+ * A real browser for the web app's tests: Debian's headless chromium (chromium-headless-shell),
+ * driven by playwright-core with that executable (no browser is ever downloaded). One browser for
+ * the whole run (test/support/browser-server.ts starts it when the first file asks), each file
+ * connected to it (`useBrowser`), a fresh context (cookies) per test. Under CI a missing browser
+ * fails the file (tools.ts), elsewhere it skips.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM } from './browser-server.js';
 import { ROOT } from './build.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
+export { CHROMIUM };
 
 /** Where the screenshots docs/emulator.md shows are kept. */
 export const SCREENSHOTS = join(ROOT, 'docs', 'images');
@@ -47,14 +45,29 @@ export interface BrowserHandle {
   page(opts?: { width?: number; height?: number }): Promise<{ context: BrowserContext; page: Page }>;
 }
 
+/** The shared browser's WebSocket endpoint, from the run's broker (browser-server.ts), which starts it once. */
+async function sharedEndpoint(): Promise<string> {
+  const broker = inject('browserBroker');
+  if (!broker) throw new Error('no shared browser in this run: vitest.config.ts must list test/support/browser-server.ts in globalSetup');
+  const res = await fetch(broker);
+  const text = await res.text();
+  if (!res.ok) throw new Error(text);
+  return text;
+}
+
 export function useBrowser(): BrowserHandle {
   let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
+  let contexts: BrowserContext[] = [];
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
+    browser = await chromium.connect(await sharedEndpoint(), { timeout: 60_000 });
   }, 90_000);
-  afterAll(async () => {
+  // A page left open goes on working (the review page polls while a post is in progress), in a browser the other files share.
+  afterEach(async () => {
     for (const c of contexts) await c.close().catch(() => undefined);
+    contexts = [];
+  });
+  afterAll(async () => {
+    // Of a connected browser, close() only disconnects this file (closing what it opened); the run closes the browser.
     await browser?.close();
   });
   return {

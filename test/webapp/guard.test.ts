@@ -46,7 +46,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => site.close(() => r())));
 
-describe.skipIf(missing('chromium'))('the web app refuses what its own pages did not send', { timeout: 90_000 }, () => {
+describe.skipIf(missing('chromium-headless-shell'))('the web app refuses what its own pages did not send', { timeout: 90_000 }, () => {
   const b = useBrowser();
 
   it('an action posted by a page of another origin is refused, even with the session cookie and a valid token', async () => {

@@ -36,7 +36,7 @@ async function draft(destinations: unknown[], caption = 'Launch day', mediaId = 
 
 const getPost = async (id: string): Promise<Post> => (await emu.api.get(`/posts/${id}`)).body as Post;
 
-describe.skipIf(missing('chromium'))('the review page in chromium', { timeout: 90_000 }, () => {
+describe.skipIf(missing('chromium-headless-shell'))('the review page in chromium', { timeout: 90_000 }, () => {
   const b = useBrowser();
 
   it('a blocked draft: its review_url shows what blocks it; choosing the privacy there clears it; publishing there spends none of the daily allowance', async () => {
