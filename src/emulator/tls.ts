@@ -7,8 +7,8 @@
  *
  * node-forge builds the certificates: Node 20 reads X.509 (X509Certificate)
  * but cannot write one. The keys and the signatures come from node:crypto
- * (fast: forge's RSA in JavaScript took about 80 ms of CPU to sign one), forge
- * only assembles the certificate. Loaded with the emulator's --tls only.
+ * (native; forge's RSA in JavaScript is many times slower to sign), forge only
+ * assembles the certificate. Loaded with the emulator's --tls only.
  */
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
