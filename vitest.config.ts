@@ -78,10 +78,12 @@ export default defineConfig({
     // find any of these changed, naming it. Fake timers were one such leak (test/time/long-timer.test.ts
     // left a fake setTimeout, and later files' real-time waits never ended).
     isolate: false,
-    // Most tests wait on HTTP, child processes and the emulator's timers, not on the CPU: three
-    // test files per core keep the cores busy (Vitest's default is one fewer than the cores, so a
-    // single worker on a 2-core machine).
-    maxWorkers: Math.max(2, 3 * availableParallelism()),
+    // Most tests wait on HTTP, child processes and the emulator's timers, not on the CPU: two test
+    // files per core keep the cores busy (Vitest's default is one fewer than the cores, so a single
+    // worker on a 2-core machine). Not more: each worker loads, compiles and warms up the CLI, the
+    // emulator and their dependencies for itself, a few seconds of CPU each; 40 of the light files
+    // took 66-70 s of CPU with 6 workers, 59-60 s with 4 and 56 s with 3 on a 2-core machine.
+    maxWorkers: Math.max(2, 2 * availableParallelism()),
     sequence: { sequencer: LongestFirst },
     reporters: ['default'],
   },

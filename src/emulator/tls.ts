@@ -6,10 +6,11 @@
  * certificates (expired, for another host, self-signed, from an unknown CA).
  *
  * node-forge builds the certificates: Node 20 reads X.509 (X509Certificate)
- * but cannot write one. The keys come from node:crypto (fast), forge only
- * assembles and signs the certificate. Loaded with the emulator's --tls only.
+ * but cannot write one. The keys and the signatures come from node:crypto
+ * (native; forge's RSA in JavaScript is many times slower to sign), forge only
+ * assembles the certificate. Loaded with the emulator's --tls only.
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,8 +71,12 @@ export async function issueCertificate(o: IssueOptions): Promise<KeyPair> {
     extensions.push({ name: 'subjectAltName', altNames: o.hosts.map((h) => (IP.test(h) ? { type: 7, ip: h } : { type: 2, value: h })) });
   }
   cert.setExtensions(extensions);
-  const signer = forge.pki.privateKeyFromPem(o.issuer ? o.issuer.key : keyPem) as Forge.pki.rsa.PrivateKey;
-  cert.sign(signer, forge.md.sha256.create());
+  // What forge's cert.sign does, with the signature made by node:crypto: SHA-256 with RSA over the DER of the
+  // to-be-signed part, which names that algorithm.
+  cert.signatureOid = cert.siginfo.algorithmOid = forge.pki.oids.sha256WithRSAEncryption!;
+  cert.tbsCertificate = (forge.pki as typeof forge.pki & { getTBSCertificate(c: Forge.pki.Certificate): Forge.asn1.Asn1 }).getTBSCertificate(cert);
+  const tbs = Buffer.from(forge.asn1.toDer(cert.tbsCertificate).getBytes(), 'binary');
+  cert.signature = sign('sha256', tbs, o.issuer ? o.issuer.key : privateKey).toString('binary');
   return { cert: forge.pki.certificateToPem(cert), key: keyPem };
 }
 
