@@ -424,9 +424,10 @@ function terminal(shell: string): Promise<Terminal> {
         term,
         state,
         fresh: async () => {
-          // Ctrl-C drops what a test left on the line; `clear` what it left on the screen.
+          // Ctrl-C drops what a test left on the line; the terminal's own clear (ED 2, the
+          // cursor home) what it left on the screen, with the shell's printf (no terminfo needed).
           term.press('C-c');
-          await ready('clear');
+          await ready(`printf '\\033[H\\033[2J'`);
         },
       };
     })();
