@@ -11,7 +11,6 @@
 // The registry and the commands' modules are TypeScript: they are bundled with
 // esbuild, as the build does, into a file beside the sources (so that their
 // dependencies resolve from node_modules), imported, and deleted.
-import { build } from 'esbuild';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -28,6 +27,8 @@ function parseArgs(argv) {
 /** src/cli/reference/index.ts, bundled and imported. */
 async function loadRenderer(version) {
   const tmp = join(root, `dist.tmp-reference-${process.pid}`);
+  // Loaded here, not at the top: a run that only refuses its arguments does not pay for it.
+  const { build } = await import('esbuild');
   try {
     await build({
       absWorkingDir: root,

@@ -1,16 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { completionScript } from '../../src/cli/completion/index.js';
 import { completionModel, type CompletionModel } from '../../src/cli/completion/model.js';
 import { GLOBAL_FLAGS } from '../../src/cli/line/flags.js';
 import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
-import { BIN, ensureBuilt, runAsync } from '../support/build.js';
-import { noTmux, tmuxShell, useTmux } from '../support/tmux.js';
+import { BIN, ensureBuilt, ROOT, runAsync } from '../support/build.js';
+import { InProcessVidpub } from '../support/in-process-vidpub.js';
+import { noTmux, tmuxShell, useTmux, type TmuxShell } from '../support/tmux.js';
 import { missing } from '../support/tools.js';
 
 const emu = useEmulator({ resetEachTest: false });
@@ -25,20 +26,27 @@ async function script(shell: string): Promise<string> {
   return r.stdout;
 }
 
-/** A dir with a `vidpub` on PATH that runs the built bin, as an installed vidpub would. */
-function wrapperPath(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vidpub-completion-'));
-  const bin = join(dir, 'vidpub');
-  writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-  chmodSync(bin, 0o755);
-  return dir;
-}
-
+/**
+ * The `vidpub` the shells find on PATH (and HOME): test/support/in-process-vidpub.ts's, which
+ * runs the build's main(argv, ctx) in this process with the environment and arguments the
+ * shell gave it, and prints and exits as the bin would. The scripts' calls (`command vidpub ...
+ * completion bash --destinations`, `--ids`) are about 40 here, and a start of the bin costs
+ * 0.2 s of CPU. The terminals (the tmux tests at the end) find the built bin first on their
+ * PATH (binDir), as an installed vidpub: those are the file's end-to-end runs of the real bin.
+ */
 let pathDir = '';
+let binDir = '';
+let vidpub: InProcessVidpub;
 beforeAll(async () => {
-  await ensureBuilt();
-  pathDir = wrapperPath();
+  ensureBuilt();
+  pathDir = mkdtempSync(join(tmpdir(), 'vidpub-completion-'));
+  vidpub = await InProcessVidpub.start(ROOT);
+  vidpub.writeScript(pathDir);
+  binDir = mkdtempSync(join(tmpdir(), 'vidpub-completion-bin-'));
+  writeFileSync(join(binDir, 'vidpub'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(join(binDir, 'vidpub'), 0o755);
 });
+afterAll(() => vidpub?.close());
 
 /** Environment of a shell: the wrapper first on PATH, a private config dir. */
 function shellEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -377,33 +385,77 @@ const INTERACTIVE: Record<string, { argv: string[]; setup: (file: string) => str
   fish: { argv: ['fish', '--no-config'], setup: (f) => `set -g fish_greeting; set -g fish_autosuggestion_enabled 0; source ${f}` },
 };
 
-describe('completion in a terminal: a comma-separated --to goes on after each name', () => {
-  for (const [shell, how] of Object.entries(INTERACTIVE)) {
-    it.skipIf(!has('tmux') || !has(shell))(`${shell}: TAB adds no space after a destination of --to, so a comma can follow`, async () => {
+interface Terminal {
+  term: TmuxShell;
+  /** The session's journal (VIDPUB_STATE_DIR), its own. */
+  state: string;
+  /** A clear screen and an empty line, for the next test: what is on the screen is this test's own. */
+  fresh(): Promise<void>;
+}
+
+/**
+ * One interactive shell per shell for the file, in a tmux session started by the first test that
+ * asks for it (each test below then starts on a cleared screen): the shell and its completion
+ * system are set up once (zsh's compinit alone costs 1.7 s of CPU here).
+ */
+const terminals = new Map<string, Promise<Terminal>>();
+function terminal(shell: string): Promise<Terminal> {
+  let started = terminals.get(shell);
+  if (!started) {
+    started = (async () => {
+      const how = INTERACTIVE[shell]!;
       const dir = mkdtempSync(join(tmpdir(), `vidpub-${shell}-`));
       const file = join(dir, `vidpub.${shell}`);
+      const state = join(dir, 'state');
+      mkdirSync(state, { mode: 0o700 });
       writeFileSync(file, await script(shell));
-      const term = tmuxShell(tmux, `comma-${shell}`, how.argv, shellEnv(emu.env()));
-      try {
-        // RE''ADY: the line typed is not the line printed.
-        term.type(`${how.setup(file)}; printf '%s\\n' RE''ADY`);
+      const env = shellEnv({ ...emu.env(), VIDPUB_STATE_DIR: state });
+      const term = tmuxShell(tmux, `terminal-${shell}`, how.argv, { ...env, PATH: `${binDir}:${env.PATH}` });
+      let marks = 0;
+      // RE''ADY: the line typed is not the line printed.
+      const ready = async (line: string) => {
+        const mark = `READY${++marks}`;
+        term.type(`${line}; printf '%s\\n' RE''ADY${marks}`);
         term.press('Enter');
-        expect(await term.waitForLine((l) => l === 'READY'), term.screen().join('\n')).toBe('READY');
-        const commandLine = async (test: (cmd: string) => boolean) => {
-          const line = await term.waitForLine((l) => /vidpub post/.test(l) && test(l.slice(l.indexOf('vidpub post')).trimEnd()));
-          return line === undefined ? term.screen().join('\n') : line.slice(line.indexOf('vidpub post')).trimEnd();
-        };
-        term.type('vidpub post clip.mp4 --to dst_demo_t');
-        term.press('Tab');
-        expect(await commandLine((c) => c.includes('dst_demo_tiktok'))).toBe('vidpub post clip.mp4 --to dst_demo_tiktok');
-        term.type(',dst_demo_l');
-        term.press('Tab');
-        expect(await commandLine((c) => c.includes('dst_demo_linkedin'))).toBe('vidpub post clip.mp4 --to dst_demo_tiktok,dst_demo_linkedin');
-        term.type(',');
-        expect(await commandLine((c) => c.endsWith(','))).toBe('vidpub post clip.mp4 --to dst_demo_tiktok,dst_demo_linkedin,');
-      } finally {
-        term.close();
-      }
+        expect(await term.waitForLine((l) => l === mark), term.screen().join('\n')).toBe(mark);
+      };
+      await ready(how.setup(file));
+      return {
+        term,
+        state,
+        fresh: async () => {
+          // Ctrl-C drops what a test left on the line; the terminal's own clear (ED 2, the
+          // cursor home) what it left on the screen, with the shell's printf (no terminfo needed).
+          term.press('C-c');
+          await ready(`printf '\\033[H\\033[2J'`);
+        },
+      };
+    })();
+    terminals.set(shell, started);
+  }
+  return started;
+}
+
+describe('completion in a terminal: a comma-separated --to goes on after each name', () => {
+  for (const shell of Object.keys(INTERACTIVE)) {
+    it.skipIf(!has('tmux') || !has(shell))(`${shell}: TAB adds no space after a destination of --to, so a comma can follow`, async () => {
+      const { term, fresh } = await terminal(shell);
+      await fresh();
+      const inProcess = vidpub.ran.inProcess;
+      const commandLine = async (test: (cmd: string) => boolean) => {
+        const line = await term.waitForLine((l) => /vidpub post/.test(l) && test(l.slice(l.indexOf('vidpub post')).trimEnd()));
+        return line === undefined ? term.screen().join('\n') : line.slice(line.indexOf('vidpub post')).trimEnd();
+      };
+      term.type('vidpub post clip.mp4 --to dst_demo_t');
+      term.press('Tab');
+      expect(await commandLine((c) => c.includes('dst_demo_tiktok'))).toBe('vidpub post clip.mp4 --to dst_demo_tiktok');
+      term.type(',dst_demo_l');
+      term.press('Tab');
+      expect(await commandLine((c) => c.includes('dst_demo_linkedin'))).toBe('vidpub post clip.mp4 --to dst_demo_tiktok,dst_demo_linkedin');
+      term.type(',');
+      expect(await commandLine((c) => c.endsWith(','))).toBe('vidpub post clip.mp4 --to dst_demo_tiktok,dst_demo_linkedin,');
+      // The names came from the built bin (first on the terminal's PATH), not from this process.
+      expect(vidpub.ran.inProcess).toBe(inProcess);
     }, 180_000);
   }
 });
@@ -411,7 +463,7 @@ describe('completion in a terminal: a comma-separated --to goes on after each na
 describe('completion in a terminal: post ids newest first, as the journal lists them', () => {
   for (const shell of ['bash', 'zsh'] as const) {
     it.skipIf(!has('tmux') || !has(shell))(`${shell}: TAB TAB lists retry's ids newest first, not sorted`, async () => {
-      const state = mkdtempSync(join(tmpdir(), 'vidpub-completion-order-'));
+      const { term, state, fresh } = await terminal(shell);
       const env = { ...emu.env(), VIDPUB_STATE_DIR: state };
       const ids: string[] = [];
       // Three posts; the shells would sort their ids, which are random: newest first is the journal's order.
@@ -420,27 +472,18 @@ describe('completion in a terminal: post ids newest first, as the journal lists 
         expect(r.code).toBe(0);
         ids.unshift((JSON.parse(r.stdout) as { id: string }).id);
       }
-      const file = join(mkdtempSync(join(tmpdir(), `vidpub-${shell}-`)), `vidpub.${shell}`);
-      writeFileSync(file, await script(shell));
-      const term = tmuxShell(tmux, `order-${shell}`, INTERACTIVE[shell]!.argv, shellEnv({ ...emu.env(), VIDPUB_STATE_DIR: state }));
-      try {
-        term.type(`${INTERACTIVE[shell]!.setup(file)}; printf '%s\\n' RE''ADY`);
-        term.press('Enter');
-        expect(await term.waitForLine((l) => l === 'READY'), term.screen().join('\n')).toBe('READY');
-        term.type('vidpub retry ');
-        term.press('Tab');
-        // The ids share "post_": the first TAB inserts it (once the script has them); then TAB TAB lists them.
-        expect(await term.waitForLine((l) => /vidpub retry post_\s*$/.test(l)), term.screen().join('\n')).toBeDefined();
-        term.press('Tab');
-        term.press('Tab');
-        const listed = await term.waitForLine((l) => ids.every((id) => l.includes(id)));
-        expect(listed, term.screen().join('\n')).toBeDefined();
-        const at = ids.map((id) => listed!.indexOf(id));
-        expect(at).toEqual([...at].sort((a, b) => a - b));
-        expect(listed).not.toContain('med_');
-      } finally {
-        term.close();
-      }
+      await fresh();
+      term.type('vidpub retry ');
+      term.press('Tab');
+      // The ids share "post_": the first TAB inserts it (once the script has them); then TAB TAB lists them.
+      expect(await term.waitForLine((l) => /vidpub retry post_\s*$/.test(l)), term.screen().join('\n')).toBeDefined();
+      term.press('Tab');
+      term.press('Tab');
+      const listed = await term.waitForLine((l) => ids.every((id) => l.includes(id)));
+      expect(listed, term.screen().join('\n')).toBeDefined();
+      const at = ids.map((id) => listed!.indexOf(id));
+      expect(at).toEqual([...at].sort((a, b) => a - b));
+      expect(listed).not.toContain('med_');
     }, 180_000);
   }
 });

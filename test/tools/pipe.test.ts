@@ -4,24 +4,36 @@
  * print a stack trace, and exits as the command did.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { ROOT } from '../support/build.js';
-import { useBuiltEmulatorSandbox } from '../support/built-emulator.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, ROOT, runAsync } from '../support/build.js';
+import { useEmulator } from '../support/emulator.js';
 import { missing } from '../support/tools.js';
 
-const box = useBuiltEmulatorSandbox('pipe');
+// The emulator in this process (the bins are the subject here, not the service): the shells are
+// run without blocking its event loop (runAsync).
+const emu = useEmulator({ processingMs: 100, publishMs: 100 });
+const box = { home: '', cwd: '' };
+beforeAll(() => {
+  ensureBuilt();
+  box.home = mkdtempSync(join(tmpdir(), 'vidpub-pipe-home-'));
+  box.cwd = mkdtempSync(join(tmpdir(), 'vidpub-pipe-work-'));
+});
+afterAll(() => {
+  for (const d of [box.home, box.cwd]) if (d) rmSync(d, { recursive: true, force: true });
+});
 
 const VIDPUB = `node ${JSON.stringify(join(ROOT, 'bin/vidpub.js'))}`;
 
 /** Runs `script` in bash, which prints vidpub's exit code on its first line, vidpub's stderr going to "$ERR": that code, and that stderr. */
-function inBash(script: string): { code: number; stderr: string } {
+async function inBash(script: string): Promise<{ code: number; stderr: string }> {
   const err = join(box.cwd, `stderr-${Math.random().toString(36).slice(2)}`);
-  const r = spawnSync('bash', ['-c', `${script}; cat "$ERR"`], {
-    env: { PATH: process.env.PATH, HOME: box.home, ERR: err, VIDPUB_BASE_URL: box.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_NO_COMPILE_CACHE: '1' },
+  const r = await runAsync('bash', ['-c', `${script}; cat "$ERR"`], {
+    env: { PATH: process.env.PATH, HOME: box.home, ERR: err, ...emu.env(), VIDPUB_NO_COMPILE_CACHE: '1' },
     cwd: box.cwd,
-    encoding: 'utf8',
+    timeoutMs: 60_000,
   });
   const [code, ...rest] = r.stdout.split('\n');
   return { code: Number(code), stderr: rest.join('\n') };
@@ -40,16 +52,16 @@ const intoGoneReader = (args: string) => inBash(`exec 3> >(true); wait $!; ${VID
 describe('output into a pipe closed early', () => {
   // Once each as a user types it; the EPIPE itself is met for certain below (a reader gone before the first write),
   // where five runs of each into `head` met it when the race fell that way.
-  it.each(['--help', 'options tiktok', 'destinations --all', 'me'])('vidpub %s | head -c 1: exit 0, nothing on stderr', (args) => {
-    const r = piped(args);
+  it.each(['--help', 'options tiktok', 'destinations --all', 'me'])('vidpub %s | head -c 1: exit 0, nothing on stderr', async (args) => {
+    const r = await piped(args);
     expect(r.stderr).not.toMatch(/EPIPE|Error|at /);
     expect(r.code).toBe(0);
   });
 
-  it.each(['--version', '--help', 'options tiktok', 'destinations --all', 'me'])('vidpub %s into a pipe whose reader is already gone: exit 0, nothing on stderr', (args) => {
+  it.each(['--version', '--help', 'options tiktok', 'destinations --all', 'me'])('vidpub %s into a pipe whose reader is already gone: exit 0, nothing on stderr', async (args) => {
     // The fast path (--version, --help) writes to the file descriptor itself (bin/vidpub.js, writeOut), the commands
     // through process.stdout: EPIPE at either is no failure.
-    const r = intoGoneReader(args);
+    const r = await intoGoneReader(args);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
   });
@@ -91,15 +103,15 @@ describe('output into a pipe closed early', () => {
     },
   );
 
-  it('a batch whose first item line is read and the pipe closed: the later lines are dropped, the batch ends well (exit 0)', () => {
+  it('a batch whose first item line is read and the pipe closed: the later lines are dropped, the batch ends well (exit 0)', async () => {
     // A draft ends at once, the post to publish about a second later: its line is written after head has gone.
     writeFileSync(join(box.cwd, 'two.yaml'), 'items:\n  - media: med_demo_sample\n    to: linkedin\n    caption: first\n    draft: true\n  - media: med_demo_sample\n    to: linkedin\n    caption: second\n');
-    const r = piped('batch two.yaml --yes --no-input', 'head -n 1');
+    const r = await piped('batch two.yaml --yes --no-input', 'head -n 1');
     expect(r.stderr).not.toMatch(/EPIPE|Error| {4}at /);
     expect(r.code).toBe(0);
   });
 
-  it('output larger than a pipe holds, into a reader that starts late: every item arrives, the last one whole, exit 0 (no exit before stdout is written)', () => {
+  it('output larger than a pipe holds, into a reader that starts late: every item arrives, the last one whole, exit 0 (no exit before stdout is written)', async () => {
     // 1,200 items' plan is some 180 KB, more than twice what a pipe holds (64 KiB): with the reader not yet
     // reading, the rest waits in vidpub, which must not exit before it is written. (3,000 items, and a run
     // without the pipe to count their bytes, spent 3 s of CPU on the same proof: every caption in order and the
@@ -107,7 +119,7 @@ describe('output into a pipe closed early', () => {
     const items = 1200;
     const rows = Array.from({ length: items }, (_, i) => `- media: med_demo_sample\n  to: linkedin\n  caption: Late reader ${i + 1}\n  draft: true\n`);
     writeFileSync(join(box.cwd, 'late.yaml'), rows.join(''));
-    const r = piped('batch late.yaml --dry-run', '(sleep 1; cat > late.out)');
+    const r = await piped('batch late.yaml --dry-run', '(sleep 1; cat > late.out)');
     expect(r.code).toBe(0);
     const out = readFileSync(join(box.cwd, 'late.out'), 'utf8');
     expect(Buffer.byteLength(out)).toBeGreaterThan(2 * 64 * 1024);

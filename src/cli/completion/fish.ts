@@ -105,7 +105,11 @@ function __vidpub_command
     set -l toks (commandline -opc)
     set -e toks[1]
     set -l skip 0
-    for i in (seq (count $toks))
+    # A while loop of builtins, not \`for i in (seq ...)\`: this runs for each of the script's
+    # conditions, about a hundred on one TAB, and seq is a program (a fork each time).
+    set -l i 0
+    while test $i -lt (count $toks)
+        set i (math $i + 1)
         set -l t $toks[$i]
         if test $skip = 1
             set skip 0
