@@ -5,35 +5,35 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /**
  * The files that run longest (each runs its blocks one after another), started
  * first so that the run does not end waiting on one of them; the order is a full
- * run's wall time per file at the last wave, longest first. Without a results cache (a fresh
+ * run's wall time per file (this round's, after the cuts), longest first. Without a results cache (a fresh
  * checkout, as in CI) Vitest would start the largest files first, and these
  * are small.
  */
 const LONGEST = [
-  'test/docs/manual.test.ts',
   'test/docs/manual-emulator.test.ts',
+  'test/batch/batch-write-unknown.test.ts',
   'test/reliability/live-run.test.ts',
+  'test/pty/frictions-pty.test.ts',
+  'test/docs/manual.test.ts',
+  'test/ci/sea.test.ts',
   'test/docs/help-examples.test.ts',
-  'test/ci/action.test.ts',
-  'test/tools/completion.test.ts',
+  'test/reliability/fault-matrix.test.ts',
   'test/tools/pack.test.ts',
   'test/webapp/workspace-cli.test.ts',
-  'test/pty/frictions-pty.test.ts',
+  'test/ci/action.test.ts',
+  'test/tools/completion.test.ts',
   'test/reliability/signal-keeps-note.test.ts',
   'test/credentials/keychain-entries.test.ts',
-  'test/reliability/cut-off-rerun.test.ts',
-  'test/batch/batch-write-unknown.test.ts',
-  'test/docs/manual-publishing.test.ts',
-  'test/reliability/process-edges.test.ts',
-  'test/reliability/fault-matrix.test.ts',
-  'test/docs/reference.test.ts',
-  'test/reliability/same-file.test.ts',
-  'test/commands/service-limits-bin.test.ts',
-  'test/batch/batch-changed.test.ts',
   'test/reliability/kill-loop.test.ts',
-  'test/reliability/live-run-together.test.ts',
-  'test/webapp/review.test.ts',
+  'test/batch/batch-changed.test.ts',
+  'test/reliability/cut-off-rerun.test.ts',
+  'test/docs/manual-publishing.test.ts',
   'test/emulator/controls-access.test.ts',
+  'test/webapp/review.test.ts',
+  'test/reliability/process-edges.test.ts',
+  'test/events/watch-forward.test.ts',
+  'test/commands/service-limits-bin.test.ts',
+  'test/cache/post-cache.test.ts',
 ];
 
 /**
