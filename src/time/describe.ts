@@ -5,6 +5,7 @@
 import { isoUtc, pad } from './iso-time.js';
 import { parsePosixTz, posixAt } from './posix-tz.js';
 import { posixAbbreviation, wallAt } from './zones.js';
+import { boundedMemo } from '../util/bounded-memo.js';
 
 /** "2026-11-21 09:00 CET (2026-11-21T08:00:00Z)": a moment shown to a person where there is no "now" to relate it to. */
 export function describeMoment(ms: number, zone: string): string {
@@ -13,18 +14,12 @@ export function describeMoment(ms: number, zone: string): string {
 
 const DAY_NAMES = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
-/** The formatters of zones' short names, made once each (a formatter costs about a millisecond to make). */
-const nameFormatters = new Map<string, Intl.DateTimeFormat>();
-function nameFormatter(locale: string, zone: string): Intl.DateTimeFormat {
-  const id = `${locale} ${zone}`;
-  let f = nameFormatters.get(id);
-  if (!f) {
-    f = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: 'short' });
-    if (nameFormatters.size >= 256) nameFormatters.clear();
-    nameFormatters.set(id, f);
-  }
-  return f;
-}
+/** The formatter of a zone's short names in a locale, made once each. */
+const nameFormatter = boundedMemo(
+  256,
+  (locale: string, zone: string) => `${locale}\n${zone}`,
+  (locale: string, zone: string) => new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: 'short' }),
+);
 
 /** The zone's short name at `ms` (CET, EST, UTC; a POSIX TZ string's own: JST, +0530), or its GMT offset (GMT+9) when it has none. */
 export function zoneAbbreviation(ms: number, zone: string): string {

@@ -9,29 +9,24 @@
  */
 import { realpathSync } from 'node:fs';
 import { UsageError, sanitize } from '../errors.js';
+import { boundedMemo } from '../util/bounded-memo.js';
 import { parsePosixTz, posixAt, type PosixZone } from './posix-tz.js';
 
 /**
- * What Intl answered for each zone asked about: a formatter costs about a millisecond to make, and a
- * command asks about its zone dozens of times (each time it is shown or read). Kept small: a long-lived
- * process (vidpub mcp) may be asked about any number of strings.
+ * The zone as Intl spells it (europe/paris: Europe/Paris), or null when Intl does not know it. Each
+ * answer is kept: a command asks about its zone dozens of times (each time it is shown or read).
  */
-const intlAnswers = new Map<string, string | null>();
-
-/** The zone as Intl spells it (europe/paris: Europe/Paris), or null when Intl does not know it. */
-function intlName(zone: string): string | null {
-  let name = intlAnswers.get(zone);
-  if (name === undefined) {
+const intlName = boundedMemo(
+  256,
+  (zone: string) => zone,
+  (zone: string): string | null => {
     try {
-      name = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone || zone;
+      return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone || zone;
     } catch {
-      name = null;
+      return null;
     }
-    if (intlAnswers.size >= 256) intlAnswers.clear();
-    intlAnswers.set(zone, name);
-  }
-  return name;
-}
+  },
+);
 
 function intlKnows(zone: string): boolean {
   return intlName(zone) !== null;
