@@ -112,11 +112,12 @@ describe('vidpub batch: a write whose answer never came', () => {
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'hang', times: 1 });
     const file = manifest([ITEM]);
     // The deadline's 5 s pass, on a clock moved only by the test, once the post is sent and hangs (the waits before it
-    // moved on as they begin): the write is cut off by the deadline itself, not by the client's own 30 s a request,
-    // which this clock never reaches; nothing depends on how fast the machine is.
+    // moved on as they begin): the write is cut off by the deadline itself while it is in flight, long before the
+    // client's own 30 s a request; nothing depends on how fast the machine is.
     const manual = manualClock(Date.now());
     const running = run(['batch', file, '--timeout', '5s'], { clock: manual });
-    await timeUpWhen(manual, TIMEOUT_MS, async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts'), { meanwhile: true });
+    const sent = async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts');
+    await timeUpWhen(manual, TIMEOUT_MS, sent, { meanwhile: true, inFlight: true });
     const r = await running;
     expect(r.code).toBe(9);
     expect(linesOf(r.stdout)).toEqual([{ ...UNKNOWN_LINE, error: unknownError('the --timeout was reached before the service answered') }]);

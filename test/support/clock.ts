@@ -122,14 +122,22 @@ export function manualClock(start = Date.parse('2030-01-01T00:00:00Z')): ManualC
  * up in that wait, never during the work before it. With `meanwhile`, the
  * command's other sleeps before that point (its looks at a video processing)
  * are ended one by one as they begin, each moving the clock by its own length:
- * give a deadline far longer than those.
+ * give a deadline far longer than those. With `inFlight`, the wait that matters
+ * is a request the service never answers (no sleep of the command's own): the
+ * time is up as soon as `reached()` holds.
  */
-export async function timeUpWhen(clock: ManualClock, deadlineMs: number, reached: () => Promise<boolean>, opts: { meanwhile?: boolean } = {}): Promise<void> {
+export async function timeUpWhen(
+  clock: ManualClock,
+  deadlineMs: number,
+  reached: () => Promise<boolean>,
+  opts: { meanwhile?: boolean; inFlight?: boolean } = {},
+): Promise<void> {
   await waitFor(
     async () => {
       const other = clock.pending().filter((ms) => ms !== deadlineMs);
-      if (other.length === 0) return false;
+      if (other.length === 0 && !opts.inFlight) return false;
       if (await reached()) return true;
+      if (other.length === 0) return false;
       if (opts.meanwhile) clock.tick(Math.min(...other));
       return false;
     },
