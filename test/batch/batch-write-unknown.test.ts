@@ -6,19 +6,30 @@
  * all. A 4xx refusal is still "failed". The deadline binds the whole run: a
  * write in flight is cut off at --timeout, not only the waits.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { Post, RecordedRequest } from '../../src/contract/wire-types.js';
 import { batchLines as linesOf, batchManifest as manifest } from '../support/batch.js';
 import { cliRunner } from '../support/cli.js';
-import { manualClock, scaledClock, timeUpWhen } from '../support/clock.js';
+import { manualClock, tickWhileAllAsleep, timeUpWhen } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 const TZ = 'Europe/Paris';
-/** Ten times real time: the --timeout below is 5 s of it (half a real second). */
-const SCALE = 10;
-const clock = scaledClock(SCALE);
-const run = cliRunner(() => ({ clock, env: { ...emu.env(), TZ } }));
+/**
+ * The runs' clock moves only while the run waits on it (its retries' backoff, its looks at a post
+ * publishing), by the whole of that wait: no real second is spent backing off, and what a run
+ * sees does not depend on how fast the machine is.
+ */
+const clock = manualClock(Date.now());
+let running = 0;
+const runOn = cliRunner(() => ({ clock, env: { ...emu.env(), TZ } }));
+const run: typeof runOn = (argv, opts) => {
+  running++;
+  return runOn(argv, opts).finally(() => running--);
+};
+/** The runs' deadline, the default --timeout of 30m: never run out by the ticking. */
+const DEADLINE_MS = 30 * 60_000;
+beforeEach(() => onTestFinished(tickWhileAllAsleep(clock, () => running, [DEADLINE_MS])));
 
 const api = async (): Promise<RecordedRequest[]> => (await emu.requests()).filter((r) => r.path.startsWith('/v1/'));
 /** POST /v1/posts handled for the first time (not replays, not faults). */
