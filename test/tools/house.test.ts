@@ -1,6 +1,6 @@
 /**
- * The shape of src/ that lint cannot see: no circle of imports anywhere, counting the type-only
- * imports and lazy import()s that lint's cycle rule leaves out (a circle of those still ties a
+ * The shape of src/ that lint does not check: no circle of imports anywhere (the one home of that
+ * rule), counting the type-only imports and lazy import()s too (a circle of those still ties a
  * folder into one knot); the emulator on the contract, never on the client; api/ grouped by job,
  * its root kept small. The graph is read from the source text (test/support/import-graph.ts),
  * and the check itself is shown to fail on a planted circle.
