@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/contract/wire-types.js';
 import { runCli } from '../support/cli.js';
-import { scaledClock } from '../support/clock.js';
+import { manualClock, scaledClock, timeUpWhen } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 30_000 });
@@ -39,12 +39,17 @@ describe('vidpub post while waiting', () => {
   });
 
   it('--timeout: exit 7 naming the post and "vidpub status <id> --wait"; --json still gives the record', async () => {
-    // --timeout is the budget of the whole command (upload included): 20 s at 10x is 2 s of real time.
-    const r = await runCli(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--timeout', '20s', '--json'], {
+    // --timeout is the budget of the whole command (upload included). It runs out on a clock moved by the test, once
+    // the post is made and being watched (the looks at the video processing before it ended as they begin): in the
+    // wait for the post, however slow the machine, and far short of its 30 s publish.
+    const clock = manualClock(Date.now());
+    const running = runCli(['post', 'test/fixtures/clip.mp4', '--to', 'linkedin', '--caption', 'x', '--timeout', '20s', '--json'], {
       env: { ...emu.env(), TZ: 'UTC' },
-      // 5 s of this clock is 1 s of real time: the 20 s budget is 4 s, enough for the upload on a busy machine, far short of the 30 s publish.
-      clock: scaledClock(5),
+      clock,
     });
+    const watched = async () => (await emu.requests()).some((q) => q.method === 'GET' && /^\/v1\/posts\/post_/.test(q.path));
+    await timeUpWhen(clock, 20_000, watched, { meanwhile: true });
+    const r = await running;
     expect(r.code).toBe(7);
     const post = JSON.parse(r.stdout) as Post;
     expect(post.status).toBe('publishing');
