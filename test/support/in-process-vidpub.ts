@@ -50,7 +50,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { COMMANDS } from '../../src/cli/commands/index.js';
-import type { Context } from '../../src/cli/run/context.js';
+import type { Clock, Context } from '../../src/cli/run/context.js';
 
 interface Built {
   main(argv: string[], ctx: Context): Promise<number>;
@@ -168,13 +168,17 @@ export class InProcessVidpub {
     private readonly server: Server,
     private readonly built: Built,
     private readonly root: string,
+    private readonly clock?: () => Clock,
   ) {}
 
-  /** Listens on an ephemeral port of 127.0.0.1; `root` is the checkout whose dist/ and bin/ run. */
-  static async start(root: string): Promise<InProcessVidpub> {
+  /**
+   * Listens on an ephemeral port of 127.0.0.1; `root` is the checkout whose dist/ and bin/ run. With `clock`, each
+   * command gets the clock it makes instead of the process's (a faster one, say, for the waits a test is not about).
+   */
+  static async start(root: string, opts: { clock?: () => Clock } = {}): Promise<InProcessVidpub> {
     const built = createRequire(import.meta.url)(join(root, 'dist', 'main.js')) as Built;
     const server = createServer();
-    const self = new InProcessVidpub(server, built, root);
+    const self = new InProcessVidpub(server, built, root, opts.clock);
     server.on('connection', (socket) => self.serve(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -306,6 +310,7 @@ export class InProcessVidpub {
       cwd,
       // An identical post that finished after the command's start ran beside it (the bin: its process's start).
       startedAt: Date.now(),
+      ...(this.clock ? { clock: this.clock() } : {}),
     } satisfies Partial<Context>);
     let code: number;
     try {
