@@ -168,14 +168,15 @@ export class InProcessVidpub {
     private readonly server: Server,
     private readonly built: Built,
     private readonly root: string,
-    private readonly clock?: () => Clock,
+    private readonly clock?: (env: Readonly<Record<string, string>>) => Clock | undefined,
   ) {}
 
   /**
    * Listens on an ephemeral port of 127.0.0.1; `root` is the checkout whose dist/ and bin/ run. With `clock`, each
-   * command gets the clock it makes instead of the process's (a faster one, say, for the waits a test is not about).
+   * command gets the clock it makes of the command's environment instead of the process's (a faster one, say, for the
+   * waits a test is not about); undefined: the process's.
    */
-  static async start(root: string, opts: { clock?: () => Clock } = {}): Promise<InProcessVidpub> {
+  static async start(root: string, opts: { clock?: (env: Readonly<Record<string, string>>) => Clock | undefined } = {}): Promise<InProcessVidpub> {
     const built = createRequire(import.meta.url)(join(root, 'dist', 'main.js')) as Built;
     const server = createServer();
     const self = new InProcessVidpub(server, built, root, opts.clock);
@@ -294,6 +295,7 @@ export class InProcessVidpub {
     }
     let stdin: ReadStream | undefined;
     const ctx = this.built.createProcessContext({ signal: controller.signal });
+    const clock = this.clock?.(env);
     Object.assign(ctx, {
       io: {
         get stdin() {
@@ -310,7 +312,7 @@ export class InProcessVidpub {
       cwd,
       // An identical post that finished after the command's start ran beside it (the bin: its process's start).
       startedAt: Date.now(),
-      ...(this.clock ? { clock: this.clock() } : {}),
+      ...(clock ? { clock } : {}),
     } satisfies Partial<Context>);
     let code: number;
     try {
