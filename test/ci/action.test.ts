@@ -16,6 +16,7 @@ import { ROOT, ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { actionRunner, readActionYml, type ActionRun, type RunOptions } from '../support/action.js';
 import { InProcessVidpub } from '../support/in-process-vidpub.js';
+import { scaledClock } from '../support/clock.js';
 import { stateOf } from '../../src/journal/post-fold.js';
 // @ts-expect-error -- plain JavaScript run by the runner, without types
 import { batchArgs, postState, noticeText } from '../../scripts/action/run.mjs';
@@ -29,7 +30,10 @@ let inProcess: InProcessVidpub;
 
 beforeAll(async () => {
   ensureBuilt();
-  inProcess = await InProcessVidpub.start(ROOT);
+  // Each command on a clock ten times as fast: a post's waits (the clip's processing, then the post's publishing, each
+  // looked at first a second after it starts) take a tenth of that; the emulator's work (30 ms of the wall) is over
+  // by then all the same. What these tests check is what the step makes of vidpub's answer, not how vidpub waits.
+  inProcess = await InProcessVidpub.start(ROOT, { clock: () => scaledClock(10) });
   inProcess.writeScript(scripts);
 });
 afterAll(async () => {

@@ -120,7 +120,7 @@ describe('--events on the other commands that work over time', () => {
   it('retry: the new post created, its destination published, the end; exit codes unchanged', async () => {
     const { env } = setup();
     await emu.fault({ destination_fail: 'dst_demo_youtube' });
-    const failed = await runCli(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--option', 'youtube:visibility=unlisted', '--caption', 'r', '--yes', '--json', 'id'], { env });
+    const failed = await runCli(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--option', 'youtube:visibility=unlisted', '--caption', 'r', '--yes', '--json', 'id'], { env, clock: scaledClock(10) });
     expect(failed.code).toBe(6);
     const original = (JSON.parse(failed.stdout) as { id: string }).id;
     await emu.admin('DELETE', '/faults');

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { POLL_MS } from '../../src/emulator/webapp/html.js';
 import { CHROMIUM } from './browser-server.js';
 import { ROOT } from './build.js';
 
@@ -83,6 +84,24 @@ export function useBrowser(): BrowserHandle {
       return { context, page: await context.newPage() };
     },
   };
+}
+
+/**
+ * A page whose timers (the refresh the pages make every POLL_MS while a post is in progress) run
+ * when the test says, not on the wall: `page.clock.install()` before the page loads, then this
+ * once the emulator has moved on. It runs the page's next refresh at once (its fetch is real) and
+ * waits until the page shows that nothing is in progress any more (data-poll="0"); a page still
+ * in progress after a refresh gets the next one.
+ */
+export async function refreshedUntilSettled(page: Page): Promise<void> {
+  const settled = page.locator('#main[data-poll="0"]');
+  for (let refreshes = 1; refreshes <= 20; refreshes++) {
+    await page.clock.runFor(POLL_MS);
+    // The refresh's fetch is real: it lands while this waits, or during a later round (a refresh that lands after the
+    // clock moved on schedules the next one from there, which the next round runs).
+    if (await settled.waitFor({ timeout: 2000 }).then(() => true, () => false)) return;
+  }
+  throw new Error(`the page still shows something in progress after 20 refreshes: ${page.url()}`);
 }
 
 /*

@@ -50,7 +50,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { COMMANDS } from '../../src/cli/commands/index.js';
-import type { Context } from '../../src/cli/run/context.js';
+import type { Clock, Context } from '../../src/cli/run/context.js';
 
 interface Built {
   main(argv: string[], ctx: Context): Promise<number>;
@@ -168,13 +168,18 @@ export class InProcessVidpub {
     private readonly server: Server,
     private readonly built: Built,
     private readonly root: string,
+    private readonly clock?: (env: Readonly<Record<string, string>>) => Clock | undefined,
   ) {}
 
-  /** Listens on an ephemeral port of 127.0.0.1; `root` is the checkout whose dist/ and bin/ run. */
-  static async start(root: string): Promise<InProcessVidpub> {
+  /**
+   * Listens on an ephemeral port of 127.0.0.1; `root` is the checkout whose dist/ and bin/ run. With `clock`, each
+   * command gets the clock it makes of the command's environment instead of the process's (a faster one, say, for the
+   * waits a test is not about); undefined: the process's.
+   */
+  static async start(root: string, opts: { clock?: (env: Readonly<Record<string, string>>) => Clock | undefined } = {}): Promise<InProcessVidpub> {
     const built = createRequire(import.meta.url)(join(root, 'dist', 'main.js')) as Built;
     const server = createServer();
-    const self = new InProcessVidpub(server, built, root);
+    const self = new InProcessVidpub(server, built, root, opts.clock);
     server.on('connection', (socket) => self.serve(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -290,6 +295,7 @@ export class InProcessVidpub {
     }
     let stdin: ReadStream | undefined;
     const ctx = this.built.createProcessContext({ signal: controller.signal });
+    const clock = this.clock?.(env);
     Object.assign(ctx, {
       io: {
         get stdin() {
@@ -306,6 +312,7 @@ export class InProcessVidpub {
       cwd,
       // An identical post that finished after the command's start ran beside it (the bin: its process's start).
       startedAt: Date.now(),
+      ...(clock ? { clock } : {}),
     } satisfies Partial<Context>);
     let code: number;
     try {

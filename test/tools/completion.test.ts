@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { completionScript } from '../../src/cli/completion/index.js';
-import { completionModel, type CompletionModel } from '../../src/cli/completion/model.js';
+import { completionModel, DESTINATIONS_TIMEOUT_MS, type CompletionModel } from '../../src/cli/completion/model.js';
 import { GLOBAL_FLAGS } from '../../src/cli/line/flags.js';
 import { runCli } from '../support/cli.js';
+import { manualClock, scaledClock, timeUpWhen } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { BIN, ensureBuilt, ROOT, runAsync } from '../support/build.js';
 import { InProcessVidpub } from '../support/in-process-vidpub.js';
@@ -16,6 +17,9 @@ import { missing } from '../support/tools.js';
 
 const emu = useEmulator({ resetEachTest: false });
 const tmux = useTmux('completion-shells');
+
+/** A service that is down: nothing listens on port 9. */
+const DOWN = 'http://127.0.0.1:9/v1';
 
 const has = (program: string): boolean => (program === 'tmux' ? !noTmux : !missing(program, ['--version']));
 
@@ -40,7 +44,10 @@ let vidpub: InProcessVidpub;
 beforeAll(async () => {
   ensureBuilt();
   pathDir = mkdtempSync(join(tmpdir(), 'vidpub-completion-'));
-  vidpub = await InProcessVidpub.start(ROOT);
+  // A command pointed at the service that is down (DOWN) tries it again until its bound (of its clock, 1.5 s) runs out:
+  // on a clock a hundred times as fast, 15 ms (the bound itself is proved on a manual clock below). The others, the
+  // process's clock: the names must come within the bound, however busy the machine.
+  vidpub = await InProcessVidpub.start(ROOT, { clock: (env) => (env.VIDPUB_BASE_URL === DOWN ? scaledClock(100) : undefined) });
   vidpub.writeScript(pathDir);
   binDir = mkdtempSync(join(tmpdir(), 'vidpub-completion-bin-'));
   writeFileSync(join(binDir, 'vidpub'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
@@ -122,7 +129,7 @@ describe('vidpub completion SHELL', () => {
     const t0 = Date.now();
     expect(await bashComplete(code, 'vidpub post --to ')).toEqual([]);
     // Nothing listens on port 9: the helper gives up quietly.
-    expect(await bashComplete(code, 'vidpub options ', shellEnv({ VIDPUB_BASE_URL: 'http://127.0.0.1:9/v1', VIDPUB_API_KEY: emu.key() }))).toEqual([]);
+    expect(await bashComplete(code, 'vidpub options ', shellEnv({ VIDPUB_BASE_URL: DOWN, VIDPUB_API_KEY: emu.key() }))).toEqual([]);
     expect(Date.now() - t0).toBeLessThan(10_000);
   });
 
@@ -249,8 +256,15 @@ words=(vidpub post --profile second --to ''); CURRENT=\${#words}; _vidpub`;
     expect(ok.stdout).not.toMatch(/dst_demo_instagram/);
     const noKey = await runCli(['completion', 'bash', '--destinations']);
     expect(noKey).toEqual({ code: 0, stdout: '', stderr: '' });
-    const down = await runCli(['completion', 'zsh', '--destinations'], { env: { VIDPUB_BASE_URL: 'http://127.0.0.1:9/v1', VIDPUB_API_KEY: emu.key() } });
-    expect(down).toEqual({ code: 0, stdout: '', stderr: '' });
+    // A service that is down is tried again, pausing between tries, until the bound runs out on the command's clock.
+    const clock = manualClock();
+    const down = runCli(['completion', 'zsh', '--destinations'], { env: { VIDPUB_BASE_URL: DOWN, VIDPUB_API_KEY: emu.key() }, clock });
+    await timeUpWhen(clock, DESTINATIONS_TIMEOUT_MS, async () => {
+      // Paused between two tries, its bound a sleep of its clock beside that pause (not a timer of the wall's).
+      expect(clock.pending()).toContain(DESTINATIONS_TIMEOUT_MS);
+      return true;
+    });
+    expect(await down).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
   it.skipIf(!has('zsh'))('zsh: the script parses and completes commands, flags and destinations', async () => {

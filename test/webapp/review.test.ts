@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Post } from '../../src/contract/wire-types.js';
-import { useBrowser, type VideoElement } from '../support/browser.js';
+import { refreshedUntilSettled, useBrowser, type VideoElement } from '../support/browser.js';
 import { ROOT } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
 import { http } from '../support/rest.js';
@@ -46,6 +46,8 @@ describe.skipIf(missing('chromium-headless-shell'))('the review page in chromium
     const before = await usedToday();
 
     const { page } = await b.page();
+    // The page's refresh timer runs when the test moves it (refreshedUntilSettled).
+    await page.clock.install();
     await page.goto(d.review_url);
     // Text is shown as text: the caption's markup is neither run nor parsed.
     expect(await page.locator('#caption-text').textContent()).toBe(caption);
@@ -73,7 +75,7 @@ describe.skipIf(missing('chromium-headless-shell'))('the review page in chromium
     expect((await getPost(d.id)).status).toBe('publishing');
     // The page refreshes itself while the post is in progress: the clock moves, the page follows.
     await emu.advance(150);
-    await page.locator('#main[data-poll="0"]').waitFor();
+    await refreshedUntilSettled(page);
     expect(await page.getByText(/^Published at http/).count()).toBe(2);
     const done = await getPost(d.id);
     expect(done.status).toBe('completed');
@@ -161,6 +163,8 @@ describe.skipIf(missing('chromium-headless-shell'))('the review page in chromium
     await emu.fault({ destination_fail: 'dst_demo_linkedin' });
     const before = await usedToday();
     const { page } = await b.page();
+    // The page's refresh timer runs when the test moves it (refreshedUntilSettled).
+    await page.clock.install();
     await page.goto(d.review_url);
     await page.getByRole('button', { name: 'Publish now' }).click();
     await page.getByText('Publishing started.').waitFor();
@@ -170,7 +174,7 @@ describe.skipIf(missing('chromium-headless-shell'))('the review page in chromium
     expect((await getPost(d.id)).destinations.map((x) => x.status)).toEqual(['cancelled', 'publishing', 'publishing']);
 
     await emu.advance(200);
-    await page.locator('#main[data-poll="0"]').waitFor();
+    await refreshedUntilSettled(page);
     await page.getByText(/^Failed: linkedin refused the video for vidpub-demo/).waitFor();
     expect((await getPost(d.id)).destinations.map((x) => x.status)).toEqual(['cancelled', 'published', 'failed']);
 
@@ -179,7 +183,7 @@ describe.skipIf(missing('chromium-headless-shell'))('the review page in chromium
     await page.getByText('Sent again.').waitFor();
     expect((await getPost(d.id)).status).toBe('publishing');
     await emu.advance(90);
-    await page.locator('#main[data-poll="0"]').waitFor();
+    await refreshedUntilSettled(page);
     const done = await getPost(d.id);
     expect([done.status, ...done.destinations.map((x) => x.status)]).toEqual(['completed', 'cancelled', 'published', 'published']);
     expect(done.destinations[2]!.failure).toBeNull();

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/contract/wire-types.js';
-import { keepScreenshot, seriousViolations, useBrowser, type PageGlobals, type VideoElement } from '../support/browser.js';
+import { keepScreenshot, refreshedUntilSettled, seriousViolations, useBrowser, type PageGlobals, type VideoElement } from '../support/browser.js';
 import { BIN, ROOT, ensureBuilt, runAsync } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import { useEmulator } from '../support/emulator.js';
@@ -159,6 +159,8 @@ describe.skipIf(missing('chromium-headless-shell'))('the web app and the CLI, in
       getComputedStyle(e: unknown): { marginTop: string };
     };
     const { page } = await b.page({ width: 390, height: 800 });
+    // The review page's refresh timer runs when the test moves it (refreshedUntilSettled).
+    await page.clock.install();
     // What the CSP refuses, as the browser reports it (an init script runs in each page loaded, whatever its CSP says;
     // the list starts empty with each page).
     await page.addInitScript(() => {
@@ -182,7 +184,7 @@ describe.skipIf(missing('chromium-headless-shell'))('the web app and the CLI, in
         // The script runs: the page follows the post while the clock moves it on.
         expect(await page.locator('#main[data-poll="1"]').count()).toBe(1);
         await emu.advance(150);
-        await page.locator('#main[data-poll="0"]').waitFor();
+        await refreshedUntilSettled(page);
         expect(await page.getByText(/^Published at http/).count()).toBe(2);
       } else {
         // Each record a block of lines, each value after its column's name.

@@ -47,7 +47,15 @@ function handleName(d: Destination): string | undefined {
  */
 async function fromService(inv: Invocation, read: (client: ApiClient, signal: AbortSignal) => Promise<string[]>): Promise<string[]> {
   const { ctx } = inv;
-  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(DESTINATIONS_TIMEOUT_MS)]);
+  // The bound is of the Context's clock, as the client's waits between tries are (a service that is down is tried
+  // again until then); stopped when the names are in.
+  const bound = new AbortController();
+  const timer = new AbortController();
+  ctx.clock.sleep(DESTINATIONS_TIMEOUT_MS, timer.signal).then(
+    () => bound.abort(new DOMException(`no names within ${DESTINATIONS_TIMEOUT_MS} ms`, 'TimeoutError')),
+    () => undefined,
+  );
+  const signal = AbortSignal.any([ctx.signal, bound.signal]);
   let client: ApiClient | undefined;
   try {
     client = await ctx.createClient({ ...inv.clientSettings, quiet: true, debug: false, maxWaitMs: 0, waitForQuota: false });
@@ -55,6 +63,7 @@ async function fromService(inv: Invocation, read: (client: ApiClient, signal: Ab
   } catch {
     return [];
   } finally {
+    timer.abort();
     await client?.close().catch(() => undefined);
   }
 }
