@@ -23,7 +23,7 @@ import { expectNothingTwice, postsTotal, startTestEmulator, useEmulator, writes,
 import { MATRIX, POST_MEDIA, TIMEOUT_MS, timeoutOf, type Cell } from './fault-cells.js';
 import { withStall } from '../support/stall.js';
 import { waitFor } from '../support/poll.js';
-import { manualClock, timeUpWhen } from '../support/clock.js';
+import { runTimedOut } from '../support/clocked-run.js';
 
 // Publishing takes long enough that a post is still publishing while it is watched.
 const TIMINGS = { processingMs: 20, publishMs: 30_000 };
@@ -68,17 +68,9 @@ const onRealClock = (cell: Cell) => !cutOff(cell) || ON_REAL_CLOCK.has(title(cel
 /** The cell's command on a manual clock, its --timeout run out once the faulted request is in flight (a trickled answer: its head sent). */
 async function onManualClock(cell: Cell, on: TestEmulator, args: string[], env: Record<string, string>, stdin?: string): Promise<RunResult> {
   const action = cell.faults.map((f) => f.action as string).find((a) => CUT_OFF.includes(a))!;
-  const clock = manualClock(Date.now());
-  let ended = false;
-  const running = runCli(args, { env: { ...on.env(), ...env }, stdin, clock }).finally(() => {
-    ended = true;
-  });
   const inFlight = async () => (await on.requests()).some((q) => q.fault === action && (action !== 'trickle' || q.status > 0));
   // The command's own waits before it (a look at a video processing) end as they begin.
-  await timeUpWhen(clock, timeoutOf(args), inFlight, { meanwhile: true, inFlight: true });
-  // Still waiting on the faulted request when its time was up: what ends it is the deadline.
-  expect(ended).toBe(false);
-  return running;
+  return runTimedOut(args, { env: { ...on.env(), ...env }, stdin }, timeoutOf(args), inFlight, { meanwhile: true, inFlight: true });
 }
 
 async function runCell(cell: Cell, on: TestEmulator): Promise<void> {
