@@ -265,6 +265,19 @@ describe('rate limits', () => {
     await c.close();
   });
 
+  test('timeoutMs: the budget is a sleep on the client\'s clock: a request never answered ends once that clock passes it, not on a real timer', async () => {
+    // 10 minutes of budget pass on a clock the test moves while GET /me hangs: a real timer would hold it 10 minutes.
+    const clock = manualClock();
+    const { c } = await client({ clock, settings: { timeoutMs: 600_000 } });
+    await emu.fault({ method: 'GET', path: '/v1/me', action: 'hang', times: 1 });
+    const failing = expectError(TimeoutError, () => c.getMe());
+    await timeUpWhen(clock, 600_000, () => emu.took('hang', 'GET', '/v1/me'), { inFlight: true });
+    const err = await failing;
+    expect(err.message).toBe('Stopped: the --timeout of the command was reached.');
+    expect(err.exitCode).toBe(ExitCode.TIMEOUT);
+    await c.close();
+  });
+
   test('imports_in_flight is waited out like any 429, saying so', async () => {
     await emu.fault({
       method: 'POST',
