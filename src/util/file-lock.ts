@@ -132,9 +132,14 @@ function tryAcquire(lockPath: string): boolean {
   }
   try {
     writeSync(fd, JSON.stringify({ pid: pid, host: hostname(), at: Date.now() }));
-  } finally {
+  } catch (err) {
+    // Created but not written (a full disk): an empty lock nobody holds would stop every taker, this process too,
+    // until it went stale. Not ours after all: removed, and the error is the caller's.
     closeSync(fd);
+    unlock(lockPath);
+    throw err;
   }
+  closeSync(fd);
   return true;
 }
 

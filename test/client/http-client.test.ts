@@ -13,7 +13,10 @@ import type { Clock } from '../../src/core/clock.js';
 import { AuthError, ExitCode, InterruptedError, RateLimitError, ServiceError, TimeoutError, VidpubError } from '../../src/errors.js';
 import { streamNotices } from '../../src/ui/notices.js';
 import { runCli } from '../support/cli.js';
-import { scaledClock, virtualClock } from '../support/clock.js';
+import { manualClock, scaledClock, tickWhileAllAsleep, timeUpWhen, virtualClock } from '../support/clock.js';
+
+/** The default --timeout of me, destinations, options, login and history (2m): their client's budget, a sleep on the Context's clock. */
+const BUDGET_MS = 2 * 60_000;
 import { expectError } from '../support/errors.js';
 import { useEmulator } from '../support/emulator.js';
 
@@ -187,10 +190,19 @@ describe('rate limits', () => {
 
   test('on a TTY the wait is a countdown rewriting one line', async () => {
     await emu.fault({ method: 'GET', path: '/v1/me', action: 'status', status: 429, retry_after: 3, times: 1 });
-    const clock = virtualClock();
-    const r = await runCli(['me', '--json'], { env: emu.env(), random: NO_JITTER, clock, tty: { stderr: true } });
+    // A clock moved by the test whenever the command sleeps on it but for its --timeout budget (the default 2 min,
+    // a sleep on the same clock): each countdown step ends as it begins.
+    const manual = manualClock();
+    const sleeps: number[] = [];
+    const clock = { ...manual, sleep: (ms: number, signal?: AbortSignal) => (sleeps.push(ms), manual.sleep(ms, signal)) };
+    let running = 1;
+    const stop = tickWhileAllAsleep(manual, () => running, [BUDGET_MS]);
+    const r = await runCli(['me', '--json'], { env: emu.env(), random: NO_JITTER, clock, tty: { stderr: true } }).finally(() => {
+      running = 0;
+      stop();
+    });
     expect(r.code).toBe(0);
-    expect(clock.sleeps).toEqual([1000, 1000, 1000]);
+    expect(sleeps).toEqual([BUDGET_MS, 1000, 1000, 1000]);
     for (const left of ['3s', '2s', '1s']) expect(r.stderr).toContain(`\r\u001b[2KRate limited (requests_per_minute); retrying in ${left}…`);
     expect(r.stderr).not.toContain('\n');
   });
@@ -239,12 +251,28 @@ describe('rate limits', () => {
   });
 
   test('timeoutMs: one budget for all of the client\'s requests, rate-limit waits included; then TimeoutError', async () => {
-    // A clock moved only by the client's own waits: the budget is spent by the rate-limit wait alone, never by how long the
-    // machine takes to answer (on real time scaled a hundredfold, a loaded machine spent the 3 s on GET /me).
-    const { c } = await client({ clock: virtualClock(), settings: { timeoutMs: 3_000 } });
+    // A clock moved only by the test, once the client sleeps on the rate-limit wait: the budget is spent in that wait,
+    // never by how long the machine takes to answer (on real time scaled a hundredfold, a loaded machine spent the 3 s on GET /me).
+    const clock = manualClock();
+    const { c } = await client({ clock, settings: { timeoutMs: 3_000 } });
     await c.getMe();
     await emu.fault({ method: 'GET', path: '/v1/destinations', action: 'status', status: 429, retry_after: 10, times: 1 });
-    const err = await expectError(TimeoutError, () => c.listDestinations());
+    const failing = expectError(TimeoutError, () => c.listDestinations());
+    await timeUpWhen(clock, 3_000, async () => (await emu.requests()).some((q) => q.path === '/v1/destinations' && q.status === 429));
+    const err = await failing;
+    expect(err.message).toBe('Stopped: the --timeout of the command was reached.');
+    expect(err.exitCode).toBe(ExitCode.TIMEOUT);
+    await c.close();
+  });
+
+  test('timeoutMs: the budget is a sleep on the client\'s clock: a request never answered ends once that clock passes it, not on a real timer', async () => {
+    // 10 minutes of budget pass on a clock the test moves while GET /me hangs: a real timer would hold it 10 minutes.
+    const clock = manualClock();
+    const { c } = await client({ clock, settings: { timeoutMs: 600_000 } });
+    await emu.fault({ method: 'GET', path: '/v1/me', action: 'hang', times: 1 });
+    const failing = expectError(TimeoutError, () => c.getMe());
+    await timeUpWhen(clock, 600_000, () => emu.took('hang', 'GET', '/v1/me'), { inFlight: true });
+    const err = await failing;
     expect(err.message).toBe('Stopped: the --timeout of the command was reached.');
     expect(err.exitCode).toBe(ExitCode.TIMEOUT);
     await c.close();

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/cli/run/context.js';
 import { RESET_JITTER_MS } from '../../src/api/send/retry-decision.js';
 import { runCli, type RunResult } from '../support/cli.js';
-import { manualClock, scaledClock } from '../support/clock.js';
+import { manualClock, scaledClock, tickWhileAllAsleep } from '../support/clock.js';
 import { waitFor } from '../support/poll.js';
 import { withStall } from '../support/stall.js';
 import { expectNothingTwice, postsTotal, startTestEmulator, writes, type TestEmulator } from '../support/emulator.js';
@@ -109,7 +109,15 @@ describe.skipIf(missing('tinyproxy', ['-v']))('the fault matrix over TLS, straig
         // and the proxy on a loaded machine, the deadline comes during the upload, which is what the cell says.
         const held = cell.faults.some((f) => f.method === 'PUT' && f.action === 'hang') ? manualClock(Date.now()) : undefined;
         const recording = cell.sleeps ? recordingClock() : undefined;
-        const running = timed(route, cell.args, held ?? recording);
+        // Any other cell's waits (the backoff between attempts) end as they begin, on a clock moved while the command
+        // sleeps on it; its deadline falls due once they add up to it.
+        const ticked = held || recording ? undefined : manualClock(Date.now());
+        let ended = false;
+        const stopTicking = ticked ? tickWhileAllAsleep(ticked, () => (ended ? 0 : 1), [timeoutOf(cell.args)]) : () => undefined;
+        const running = timed(route, cell.args, held ?? recording ?? ticked).finally(() => {
+          ended = true;
+          stopTicking();
+        });
         if (held) {
           await waitFor(() => emu.took('hang', 'PUT', '/_uploads/*'), (yes) => yes, 30_000);
           held.tick(timeoutOf(cell.args));

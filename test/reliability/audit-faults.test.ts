@@ -6,9 +6,11 @@
 import { describe as serialDescribe, expect, it as baseIt } from 'vitest';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../support/cli.js';
+import { runTimedOut, runWaitsCut } from '../support/clocked-run.js';
 import { exhaustDailyAllowance, startTestEmulator, type TestEmulator } from '../support/emulator.js';
 
-// Most of these wait out a real --timeout: they run side by side, each against an emulator of its own.
+// They run side by side, each against an emulator of its own. A --timeout runs out on a manual clock in the wait
+// that matters (timeUpWhen), but for one write whose answer comes after its real deadline.
 const describe = serialDescribe.concurrent;
 const it = baseIt.extend<{ emu: TestEmulator }>({
   // eslint-disable-next-line no-empty-pattern
@@ -21,6 +23,10 @@ const it = baseIt.extend<{ emu: TestEmulator }>({
     }
   },
 });
+
+/** Requests of `method` to `path` the emulator logged with `fault` (and, given, `status`). */
+const logged = (emu: TestEmulator, method: string, path: string, fault: string, status?: number) => async () =>
+  (await emu.requests()).some((q) => q.method === method && (path.endsWith('*') ? q.path.startsWith(path.slice(0, -1)) : q.path === path) && q.fault === fault && (status === undefined || q.status === status));
 
 const postsTotal = async (emu: TestEmulator): Promise<number> => {
   const state = (await emu.admin('GET', '/state')) as { workspaces: { name: string; posts: { total: number } }[] };
@@ -51,10 +57,10 @@ describe('a write whose first attempt got no answer', () => {
   });
 });
 
-/** A post whose LinkedIn destination failed (exit 6), made by the CLI; its id. */
+/** A post whose LinkedIn destination failed (exit 6), made by the CLI (its looks at the post as it publishes ended as they begin); its id. */
 async function failedPost(emu: TestEmulator): Promise<string> {
   await emu.fault({ destination_fail: 'dst_demo_linkedin' });
-  const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--quiet'], { env: emu.env() });
+  const r = await runWaitsCut(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--quiet', '--timeout', '60s'], { env: emu.env() }, 60_000);
   expect(r.code).toBe(6);
   await emu.admin('DELETE', '/faults');
   return r.stdout.trim();
@@ -93,7 +99,7 @@ describe('retry under faults', () => {
   it('GET of the post never answered: exit 7 at the --timeout, saying nothing was posted', async ({ emu }) => {
     const id = await failedPost(emu);
     await emu.fault({ method: 'GET', path: `/v1/posts/${id}`, action: 'hang', times: 10 });
-    const r = await runCli(['retry', id, '--timeout', '2s', '--no-input'], { env: emu.env() });
+    const r = await runTimedOut(['retry', id, '--timeout', '2s', '--no-input'], { env: emu.env() }, 2000, logged(emu, 'GET', `/v1/posts/${id}`, 'hang'), { inFlight: true });
     expect(r.stderr).toMatch(new RegExp(`Error: Stopped \\(--timeout reached\\) before the retry of post ${id} was sent; nothing was posted\\.`));
     expect(r.stdout).toBe('');
     expect(r.code).toBe(7);
@@ -107,7 +113,7 @@ describe('status --wait under faults', () => {
     const id = created.body.id;
     // More failures than the client's own 4 attempts of one request.
     await emu.fault({ method: 'GET', path: `/v1/posts/${id}`, action: 'status', status: 502, times: 5 });
-    const r = await runCli(['status', id, '--wait', '--timeout', '30s', '--no-input'], { env: emu.env() });
+    const r = await runWaitsCut(['status', id, '--wait', '--timeout', '30s', '--no-input'], { env: emu.env() }, 30_000);
     expect(r.stderr).not.toMatch(/Error:/);
     expect(r.stdout).toMatch(new RegExp(`^id\\t${id}\\nstatus\\tcompleted\\n`));
     expect(r.code).toBe(0);
@@ -119,7 +125,9 @@ describe('status --wait under faults', () => {
     const created = await emu.api.post<{ id: string }>('/posts', { media_id: 'med_demo_sample', caption: 'x', destinations: [{ destination_id: 'dst_demo_linkedin' }] });
     const id = created.body.id;
     await emu.fault({ method: 'GET', path: `/v1/posts/${id}`, action: 'reset_before_handling', times: 1000 });
-    const r = await runCli(['status', id, '--wait', '--timeout', '5s', '--no-input'], { env: emu.env() });
+    // The time is up once more looks failed than the client's own 4 attempts of one request (its waits ended as they begin).
+    const failed = async () => (await emu.requests()).filter((q) => q.path === `/v1/posts/${id}` && q.fault === 'reset_before_handling').length > 4;
+    const r = await runTimedOut(['status', id, '--wait', '--timeout', '60s', '--no-input'], { env: emu.env() }, 60_000, failed, { meanwhile: true });
     expect(r.stderr).toMatch(new RegExp(`Error: Stopped \\(--timeout reached\\) before post ${id} could be read\\.`));
     expect(r.stdout).toBe('');
     expect(r.code).toBe(7);
@@ -147,7 +155,7 @@ describe('status --wait interrupted during an outage on its first look', () => {
 describe('status --wait of a video under faults', () => {
   it('rides out an outage on its first look too', async ({ emu }) => {
     await emu.fault({ method: 'GET', path: '/v1/media/med_demo_sample', action: 'status', status: 502, times: 5 });
-    const r = await runCli(['status', 'med_demo_sample', '--wait', '--timeout', '30s', '--no-input', '--json'], { env: emu.env() });
+    const r = await runWaitsCut(['status', 'med_demo_sample', '--wait', '--timeout', '30s', '--no-input', '--json'], { env: emu.env() }, 30_000);
     expect(r.stderr).not.toMatch(/Error:/);
     expect(JSON.parse(r.stdout)).toMatchObject({ id: 'med_demo_sample', status: 'ready' });
     expect(r.code).toBe(0);
@@ -166,7 +174,9 @@ describe('post --media: the messages do not speak of an upload there was none of
 
   it('the --timeout reached while creating the post: exit 7, nothing posted, no "uploaded" video', async ({ emu }) => {
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, retry_after: 30, times: 1 });
-    const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--timeout', '2s'], { env: emu.env() });
+    // The time is up while the command waits out the 429's 30 s.
+    const args = ['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--timeout', '2s'];
+    const r = await runTimedOut(args, { env: emu.env() }, 2000, logged(emu, 'POST', '/v1/posts', 'status', 429));
     expect(r.stderr).toMatch(/Error: Stopped \(--timeout reached\) while creating the post; nothing was posted\.\n/);
     expect(r.stderr).not.toMatch(/uploaded/);
     expect(r.code).toBe(7);
@@ -209,7 +219,7 @@ describe('history --refresh', () => {
     const made = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--at', '+2h', '--no-input', '--quiet'], { env });
     const id = made.stdout.trim();
     await emu.fault({ method: 'GET', path: `/v1/posts/${id}`, action: 'hang', times: 10 });
-    const r = await runCli(['history', '--refresh', '--timeout', '2s', '--no-input'], { env });
+    const r = await runTimedOut(['history', '--refresh', '--timeout', '2s', '--no-input'], { env }, 2000, logged(emu, 'GET', `/v1/posts/${id}`, 'hang'), { inFlight: true });
     expect(r.stderr).toMatch(new RegExp(`Error: Stopped \\(--timeout reached\\) while reading post ${id} from the service; nothing more was refreshed\\.`));
     expect(r.stderr).toMatch(/Run it again with a longer --timeout, or without --refresh to list the states last seen\./);
     expect(r.code).toBe(7);
@@ -220,7 +230,9 @@ describe('--wait-for-quota', () => {
   it('a daily-allowance 429 without a reset time says it asks again, not "the reset at the next reset"', async ({ emu }) => {
     const body = JSON.stringify({ error: { type: 'rate_limited', code: 'daily_post_limit', message: 'The daily post allowance is used up.' } });
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 429, retry_after: null, content_type: 'application/json', body, times: 1 });
-    const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--wait-for-quota', '--timeout', '2s'], { env: emu.env() });
+    // The time is up while the command waits the minute before it asks again.
+    const args = ['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--wait-for-quota', '--timeout', '2s'];
+    const r = await runTimedOut(args, { env: emu.env() }, 2000, logged(emu, 'POST', '/v1/posts', 'status', 429));
     expect(r.stderr).toMatch(/Daily post allowance used up and the service gave no reset time; asking again in 1m \(--wait-for-quota\)/);
     expect(r.stderr).not.toMatch(/at the next reset/);
     expect(r.stderr).toMatch(/Error: Stopped \(--timeout reached\) while creating the post; nothing was posted\./);
@@ -232,7 +244,8 @@ describe('upload stopped by --timeout before its complete', () => {
   it('names the key whose rerun completes that video; the rerun makes no second video', async ({ emu }) => {
     // Every byte arrives, but the storage's answer is trickled past the deadline: the video stays "uploading".
     await emu.fault({ method: 'PUT', path: '/_uploads/*', action: 'trickle', ms: 1000, times: 1 });
-    const r = await runCli(['upload', 'test/fixtures/clip.mp4', '--timeout', '2s', '--no-input'], { env: emu.env() });
+    // The time is up once the storage's answer has begun to trickle (every byte of the file arrived).
+    const r = await runTimedOut(['upload', 'test/fixtures/clip.mp4', '--timeout', '2s', '--no-input'], { env: emu.env() }, 2000, async () => (await emu.requests()).some((q) => q.method === 'PUT' && q.fault === 'trickle' && q.status > 0), { inFlight: true });
     expect(r.stderr).toMatch(/Error: Stopped \(--timeout reached\) during the upload of clip\.mp4 \(video med_\w+, \d+% sent\); it was not completed\./);
     const hint = /Run the same command again with --idempotency-key (vp-\S+) to finish video (med_\w+) \(a longer --timeout helps\); without it the file is uploaded again as a new video\./.exec(r.stderr);
     expect(hint).not.toBeNull();

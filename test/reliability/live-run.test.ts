@@ -193,7 +193,9 @@ describe('a refusal that knows the run to continue names its key', () => {
     mkdirSync(full);
     const inFullState = (args: string[]) => {
       const setup = 'mount -t tmpfs -o size=64k tmpfs "$STATE"; mkdir -m 700 "$STATE/runs"; cp "$NOTES"/*.json "$STATE/runs/"; head -c 1M /dev/zero > "$STATE/fill" 2>/dev/null || true';
-      const script = `set -e; ${setup}; exec "$NODE" "$BIN" "$@"`;
+      // After the run, any lock file it left in the queue's directory is said on stderr.
+      const leftBehind = 'for f in "$STATE"/queue/*.lock; do if [ -e "$f" ]; then echo "lock left behind: $f" >&2; fi; done';
+      const script = `set -e; ${setup}; set +e; "$NODE" "$BIN" "$@"; code=$?; ${leftBehind}; exit $code`;
       const e = { ...emu.env(), ...env, STATE: full, NOTES: join(env.VIDPUB_STATE_DIR!, 'runs'), NODE: process.execPath, BIN, VIDPUB_CONFIG_DIR: tempConfigDir(), VIDPUB_STATE_DIR: full };
       return spawnWatched(['--mount', '--map-root-user', 'sh', '-c', script, 'sh', ...args], e, { command: 'unshare' }).ended;
     };
@@ -213,6 +215,10 @@ describe('a refusal that knows the run to continue names its key', () => {
 
     const advised = await inFullState([...post('Full disk', '--no-wait'), '--idempotency-key', key]);
     expect(advised.code, advised.stderr).toBe(0);
+    // The key's write queue could not be used on the full disk: its lock file, created but not written, is not left
+    // behind (it held up this run 10 s, on a lock nobody held, and would every other run with this key).
+    expect(advised.stderr).not.toMatch(/lock left behind/);
+    expect(rerun.stderr).not.toMatch(/lock left behind/);
     expect(postId(advised.stdout)).toBeDefined();
     expect(await postsMade()).toBe(1);
   }, 60_000);

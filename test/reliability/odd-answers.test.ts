@@ -6,12 +6,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { runTimedOut, runWaitsCut } from '../support/clocked-run.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 30 });
+/** post's default --timeout (30m): its deadline, the one wait not ended as it begins when the client's backoff and the looks at a post publishing are. */
+const POST_TIMEOUT_MS = 30 * 60_000;
 
 async function aPost(): Promise<string> {
-  const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--quiet'], { env: emu.env() });
+  const r = await runWaitsCut(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input', '--quiet'], { env: emu.env() }, POST_TIMEOUT_MS);
   expect(r.code).toBe(0);
   return r.stdout.trim();
 }
@@ -29,7 +32,9 @@ describe('a record without a status', () => {
 
   it('status MEDIA --wait: a 200 [] for GET /media/{id} is looked at again, never taken for a finished video', async () => {
     await emu.fault({ method: 'GET', path: '/v1/media/*', action: 'status', status: 200, content_type: 'application/json', body: '[]', times: 50 });
-    const r = await runCli(['status', 'med_demo_sample', '--wait', '--timeout', '2s', '--json'], { env: emu.env() });
+    // The time is up once the video was looked at again (the pause between the looks ended as it begins).
+    const lookedAgain = async () => (await emu.requests()).filter((q) => q.path === '/v1/media/med_demo_sample' && q.fault === 'status').length >= 2;
+    const r = await runTimedOut(['status', 'med_demo_sample', '--wait', '--timeout', '60s', '--json'], { env: emu.env() }, 60_000, lookedAgain, { meanwhile: true });
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('Stopped (--timeout reached) before video med_demo_sample could be read.');
     expect(r.code).toBe(7);
@@ -45,7 +50,7 @@ describe('a gateway answering for the service', () => {
   it('POST /posts answered 504 on every attempt: outcome unknown (exit 9) with the rerun, not "try again"', async () => {
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 504, content_type: 'text/html', body: '<html>Gateway Timeout</html>', times: 10 });
     const args = ['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'gateway', '--no-input'];
-    const r = await runCli(args, { env: emu.env() });
+    const r = await runWaitsCut(args, { env: emu.env() }, POST_TIMEOUT_MS);
     expect(r.stderr).toContain("The outcome is unknown: the post may have been created (video med_demo_sample); a gateway answered HTTP 504 in the service's place.");
     expect(r.stderr).not.toMatch(/try again in a minute/);
     const rerun = /Rerun to settle it \(nothing is done twice\): vidpub .* --idempotency-key (vp-\S+)/.exec(r.stderr);
@@ -55,14 +60,14 @@ describe('a gateway answering for the service', () => {
     // Here the gateway passed nothing on: the rerun posts, once.
     await emu.admin('DELETE', '/faults');
     const before = await postsTotal();
-    const again = await runCli([...args, '--idempotency-key', rerun![1]!], { env: emu.env() });
+    const again = await runWaitsCut([...args, '--idempotency-key', rerun![1]!], { env: emu.env() }, POST_TIMEOUT_MS);
     expect(again.code).toBe(0);
     expect(await postsTotal()).toBe(before + 1);
   });
 
   it('a 503 on every attempt stays a failure of the service (exit 1): it did not take the request', async () => {
     await emu.fault({ method: 'POST', path: '/v1/posts', action: 'status', status: 503, retry_after: null, times: 10 });
-    const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input'], { env: emu.env() });
+    const r = await runWaitsCut(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'x', '--no-input'], { env: emu.env() }, POST_TIMEOUT_MS);
     expect(r.stderr).toMatch(/Error: The service failed on POST \S+\/v1\/posts: .*HTTP 503/);
     expect(r.stderr).not.toMatch(/outcome is unknown/);
     expect(r.code).toBe(1);

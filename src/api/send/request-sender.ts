@@ -20,7 +20,7 @@
  * (http-client.ts): the sender calls back before a write and when the key is
  * refused.
  */
-import { setLongTimeout, type Clock } from '../../core/clock.js';
+import type { Clock } from '../../core/clock.js';
 import { AuthError, DeadlineReached, RateLimitError, ServiceError } from '../../errors.js';
 import { formatDuration } from '../../time/duration.js';
 import { nodeCrypto } from '../../util/lazy-builtins.js';
@@ -142,17 +142,22 @@ export class RequestSender {
 
   /**
    * settings.timeoutMs as a signal that aborts with DeadlineReached once spent,
-   * started by the first request. A real timer aborts what is in flight; each
-   * call also checks the clock (a test's clock may run faster than real time).
+   * started by the first request. A sleep on the client's clock (as the flows'
+   * deadline, session/deadline.ts) aborts what is in flight; each call also
+   * checks the clock. `stop` ends the sleep at close.
    */
   #budgetSignal(): [AbortSignal] | undefined {
     const ms = this.#o.settings.timeoutMs;
     if (ms === undefined) return undefined;
     if (!this.#budget) {
       const expired = new AbortController();
+      const stopped = new AbortController();
       const reason = new DeadlineReached(ms);
-      const timer = setLongTimeout(() => expired.abort(reason), ms).unref();
-      this.#budget = { signal: expired.signal, endsAt: this.#clock.now() + ms, stop: () => timer.clear(), expire: () => expired.abort(reason) };
+      this.#clock.sleep(ms, stopped.signal).then(
+        () => expired.abort(reason),
+        () => undefined,
+      );
+      this.#budget = { signal: expired.signal, endsAt: this.#clock.now() + ms, stop: () => stopped.abort(), expire: () => expired.abort(reason) };
     }
     if (this.#clock.now() >= this.#budget.endsAt) this.#budget.expire();
     return [this.#budget.signal];
