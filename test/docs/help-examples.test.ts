@@ -4,7 +4,8 @@
  * vidpub arguments it ends up with must parse (vidpub's own command-line
  * module, nothing run), and where it can run here the shell runs it whole (pipes,
  * redirections, `$(...)`) against a fresh emulator on an ephemeral port
- * (throwaway HOME) and it must exit 0: one bash runs them all, each in a
+ * (throwaway HOME) and it must exit 0: two bash side by side run them all (a command's
+ * examples in the same one, each shell with an emulator of its own), each in a
  * subshell of its own on a fresh minute of the emulator's clock. Its `vidpub` runs the build's main in
  * this process (test/support/in-process-vidpub.ts, as the manual's pages do),
  * except the examples in BUILT_BIN, which run this checkout's build end to end
@@ -19,7 +20,7 @@ import { ROOT_EXAMPLES } from '../../src/cli/line/root-help.js';
 import { readLineOnly } from '../support/cli.js';
 import { ROOT } from '../support/build.js';
 import { Session, shellQuote } from './doctest.js';
-import { useBuiltEmulatorSandbox } from '../support/built-emulator.js';
+import { useBuiltEmulatorSandbox, type Sandbox } from '../support/built-emulator.js';
 import { reportItem, shardReport } from '../support/batch-reports.js';
 import { InProcessVidpub } from '../support/in-process-vidpub.js';
 
@@ -80,18 +81,38 @@ async function parseError(argv: string[]): Promise<string | undefined> {
   return read.stderr.trim() || `exit ${read.code} without a command`;
 }
 
-const box = useBuiltEmulatorSandbox('help');
-let session: Session;
-let home = '';
-let inProcess: InProcessVidpub;
-/** A directory whose `vidpub` is the built bin (the session's own, before the in-process one took its place). */
-let builtBin = '';
+/**
+ * The examples run in SHARDS shells side by side (most of an example's time is waiting on the
+ * service's work and its command's looks at it), each shell with an emulator, a HOME, a working
+ * directory and an in-process `vidpub` of its own; a command's examples all run in the same one.
+ */
+const SHARDS = 2;
 
-afterAll(() => inProcess?.close());
+/** Commands whose examples act on what another's made (logout on login's stored profiles): one shell for them. */
+const SAME_SHELL = [['vidpub login --help', 'vidpub logout --help', 'vidpub profiles --help', 'vidpub config --help']];
+
+interface Shard {
+  box: Sandbox;
+  session: Session;
+  inProcess: InProcessVidpub;
+  /** A directory whose `vidpub` is the built bin (the session's own, before the in-process one took its place). */
+  builtBin: string;
+}
+
+const boxes = Array.from({ length: SHARDS }, (_, i) => useBuiltEmulatorSandbox(`help-${i}`));
+const shards: Shard[] = [];
+
+afterAll(async () => {
+  for (const shard of shards) await shard.inProcess.close();
+});
 
 beforeAll(async () => {
-  const { cwd } = box;
-  home = box.home;
+  for (const box of boxes) shards.push(await shardOn(box));
+});
+
+/** The shell of `box`: its working directory holding what the examples read, its HOME a key file. */
+async function shardOn(box: Sandbox): Promise<Shard> {
+  const { cwd, home } = box;
   copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'clip.mp4'));
   copyFileSync(join(ROOT, 'test/fixtures/clip.mp4'), join(cwd, 'big.mp4'));
   writeFileSync(join(cwd, 'caption.txt'), 'Hello from --help\n');
@@ -105,7 +126,7 @@ beforeAll(async () => {
   writeFileSync(join(home, '.secrets/vidpub-key'), 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td\n');
   // The fish example writes into this directory; `vidpub completion --help` does not create it.
   mkdirSync(join(home, '.config/fish/completions'), { recursive: true });
-  session = new Session({
+  const session = new Session({
     root: ROOT,
     baseUrl: box.baseUrl,
     home,
@@ -116,12 +137,13 @@ beforeAll(async () => {
     env: { VIDPUB_BASE_URL: box.baseUrl, VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_KEY_FOR_CI: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td', VIDPUB_DUPLICATE_WINDOW: '0' },
   });
   // The session's `vidpub` (the built bin) moves aside, for BUILT_BIN; the in-process one takes its place on PATH.
-  builtBin = join(home, '.built-bin');
+  const builtBin = join(home, '.built-bin');
   mkdirSync(builtBin);
   renameSync(join(home, '.doctest-bin/vidpub'), join(builtBin, 'vidpub'));
-  inProcess = await InProcessVidpub.start(ROOT);
+  const inProcess = await InProcessVidpub.start(ROOT);
   inProcess.writeScript(join(home, '.doctest-bin'));
-});
+  return { box, session, inProcess, builtBin };
+}
 
 /** The example with its placeholders replaced by a fresh post or the sample video. */
 function concrete(text: string): string {
@@ -145,7 +167,8 @@ describe('--help examples', () => {
     // its own), in a copy of the working directory (what an example's redirection writes there
     // must not change what a later one reads); `vidpub` records the arguments it gets, in a file
     // for each example.
-    const expandDir = join(home, 'argv');
+    const { box, session } = shards[0]!;
+    const expandDir = join(box.home, 'argv');
     rmSync(expandDir, { recursive: true, force: true });
     mkdirSync(expandDir);
     cpSync(box.cwd, join(expandDir, 'cwd'), { recursive: true });
@@ -177,49 +200,68 @@ describe('--help examples', () => {
       }
       if (!PARSE_ONLY[ex.text]) runs.push({ ex, argv });
     }
-    // They run one after another in one bash, each in a subshell of its own (nothing it defines,
-    // no directory it enters and no option it sets is kept for the next), its output and exit code
-    // in files. Before each, a hook in this process moves the emulator's clock to a fresh minute (no
-    // example waits out the allowances of the ones before it) and notes which vidpub ran so far.
-    const runDir = join(home, 'runs');
-    rmSync(runDir, { recursive: true, force: true });
-    mkdirSync(runDir);
-    const marks: Array<{ inProcess: number; realBin: number; at: number }> = [];
-    const hook = inProcess.shellHook('__help_example_starts', async () => {
-      marks.push({ inProcess: inProcess.ran.inProcess, realBin: inProcess.ran.realBin.length, at: Date.now() });
-      if (marks.length <= runs.length) await box.freshMinute();
-    });
-    const file = (i: number, what: string) => shellQuote(join(runDir, `${i}.${what}`));
-    const all = await session.run(
-      [
-        hook,
-        ...runs.map(({ ex }, i) => {
-          // BUILT_BIN's examples: the built bin first on PATH.
-          const path = BUILT_BIN.has(ex.text) ? `PATH=${shellQuote(builtBin)}:$PATH\n` : '';
-          return `__help_example_starts || exit 70\n( set -eo pipefail\n${path}${concrete(ex.text)}\n) > ${file(i, 'output')} 2>&1 < /dev/null\necho $? > ${file(i, 'code')}`;
-        }),
-        '__help_example_starts || exit 70',
-      ].join('\n'),
-      { keepState: false },
-    );
-    expect(all, all.output).toMatchObject({ code: 0 });
-    expect(marks).toHaveLength(runs.length + 1);
-    for (const [i, { ex, argv }] of runs.entries()) {
-      ran++;
-      const code = Number(readFileSync(join(runDir, `${i}.code`), 'utf8'));
-      const output = readFileSync(join(runDir, `${i}.output`), 'utf8');
-      const inHere = marks[i + 1]!.inProcess > marks[i]!.inProcess;
-      const handed = inProcess.ran.realBin.slice(marks[i]!.realBin, marks[i + 1]!.realBin).map((c) => c.why);
-      const built = BUILT_BIN.has(ex.text);
-      const toBeHanded = HANDED_TO_BUILT_BIN[ex.text];
-      timings.push(`${marks[i + 1]!.at - marks[i]!.at} ms  ${ex.text}`);
-      if (code !== 0) failures.push(`${ex.where}: ${ex.text}: exited ${code}:\n${output}`);
-      // Which vidpub ran it: the built bin for BUILT_BIN (the in-process one never called) and for
-      // HANDED_TO_BUILT_BIN (the in-process one handed it over, for that reason only), main() here for
-      // the others (but for the example that only writes a command line into a shell's rc file).
-      else if (handed.join('; ') !== (toBeHanded ?? '')) failures.push(`${ex.where}: ${ex.text}: handed to the built bin ${handed.length ? `because ${handed.join('; ')}` : 'never'}, expected ${toBeHanded ?? 'never'}`);
-      else if (argv && (built || toBeHanded !== undefined) === inHere) failures.push(`${ex.where}: ${ex.text}: ran ${built || toBeHanded ? 'in-process, not the built bin' : 'without calling vidpub'}`);
+    // They run in SHARDS shells side by side, a command's examples in the same one, one after
+    // another in it, each in a subshell of its own (nothing it defines, no directory it enters and
+    // no option it sets is kept for the next), its output and exit code in files. Before each, a hook
+    // in this process moves that shell's emulator's clock to a fresh minute (no example waits out
+    // the allowances of the ones before it) and notes which vidpub ran so far.
+    const load = shards.map(() => 0);
+    const shardOf = new Map<string, number>();
+    const parts: Array<typeof runs> = shards.map(() => []);
+    for (const run of runs) {
+      const group = SAME_SHELL.find((g) => g.includes(run.ex.where))?.[0] ?? run.ex.where;
+      let k = shardOf.get(group);
+      if (k === undefined) shardOf.set(group, (k = load.indexOf(Math.min(...load))));
+      load[k]!++;
+      parts[k]!.push(run);
     }
+    await Promise.all(
+      shards.map(async (shard, k) => {
+        const { box, session, inProcess, builtBin } = shard;
+        const mine = parts[k]!;
+        const runDir = join(box.home, 'runs');
+        rmSync(runDir, { recursive: true, force: true });
+        mkdirSync(runDir);
+        const marks: Array<{ inProcess: number; realBin: number; at: number }> = [];
+        const hook = inProcess.shellHook('__help_example_starts', async () => {
+          marks.push({ inProcess: inProcess.ran.inProcess, realBin: inProcess.ran.realBin.length, at: Date.now() });
+          if (marks.length <= mine.length) await box.freshMinute();
+        });
+        const file = (i: number, what: string) => shellQuote(join(runDir, `${i}.${what}`));
+        const all = await session.run(
+          [
+            hook,
+            ...mine.map(({ ex }, i) => {
+              // BUILT_BIN's examples: the built bin first on PATH.
+              const path = BUILT_BIN.has(ex.text) ? `PATH=${shellQuote(builtBin)}:$PATH\n` : '';
+              return `__help_example_starts || exit 70\n( set -eo pipefail\n${path}${concrete(ex.text)}\n) > ${file(i, 'output')} 2>&1 < /dev/null\necho $? > ${file(i, 'code')}`;
+            }),
+            '__help_example_starts || exit 70',
+          ].join('\n'),
+          { keepState: false },
+        );
+        if (process.env.VIDPUB_DOC_TIMINGS) process.stderr.write(`shell ${k}: ${mine.length} examples, ${marks[marks.length - 1]!.at - marks[0]!.at} ms\n`);
+        expect(all, all.output).toMatchObject({ code: 0 });
+        expect(marks).toHaveLength(mine.length + 1);
+        for (const [i, { ex, argv }] of mine.entries()) {
+          ran++;
+          const code = Number(readFileSync(join(runDir, `${i}.code`), 'utf8'));
+          const output = readFileSync(join(runDir, `${i}.output`), 'utf8');
+          const inHere = marks[i + 1]!.inProcess > marks[i]!.inProcess;
+          const handed = inProcess.ran.realBin.slice(marks[i]!.realBin, marks[i + 1]!.realBin).map((c) => c.why);
+          const built = BUILT_BIN.has(ex.text);
+          const toBeHanded = HANDED_TO_BUILT_BIN[ex.text];
+          timings.push(`${marks[i + 1]!.at - marks[i]!.at} ms  ${ex.text}`);
+          if (code !== 0) failures.push(`${ex.where}: ${ex.text}: exited ${code}:\n${output}`);
+          // Which vidpub ran it: the built bin for BUILT_BIN (the in-process one never called) and for
+          // HANDED_TO_BUILT_BIN (the in-process one handed it over, for that reason only), main() here for
+          // the others (but for the example that only writes a command line into a shell's rc file).
+          else if (handed.join('; ') !== (toBeHanded ?? '')) failures.push(`${ex.where}: ${ex.text}: handed to the built bin ${handed.length ? `because ${handed.join('; ')}` : 'never'}, expected ${toBeHanded ?? 'never'}`);
+          else if (argv && (built || toBeHanded !== undefined) === inHere) failures.push(`${ex.where}: ${ex.text}: ran ${built || toBeHanded ? 'in-process, not the built bin' : 'without calling vidpub'}`);
+        }
+      }),
+    );
+    expect(ran).toBe(runs.length);
     const parseOnly = examples.filter((e) => PARSE_ONLY[e.text]).length;
     process.stderr.write(`--help examples: ${examples.length} (${distinct.length} distinct) parse, ${ran} run (${BUILT_BIN.size + Object.keys(HANDED_TO_BUILT_BIN).length} by the built bin), ${parseOnly} parse only (${[...new Set(Object.values(PARSE_ONLY))].join('; ')})\n`);
     if (process.env.VIDPUB_DOC_TIMINGS) process.stderr.write(timings.join('\n') + '\n');

@@ -51,6 +51,9 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import type { Clock, Context } from '../../src/cli/run/context.js';
+import { DEFAULT_TIMEOUT } from '../../src/session/wait-flags.js';
+import { parseDuration } from '../../src/time/duration.js';
+import { manualClock, tickWhileAllAsleep } from './clock.js';
 
 interface Built {
   main(argv: string[], ctx: Context): Promise<number>;
@@ -82,6 +85,14 @@ export function servesUntilSignal(argv: readonly string[]): boolean {
   const at = argv.indexOf('emulator');
   // `vidpub emulator clock +2h` and the other controls drive a running emulator and are done; `--follow` is not.
   return at >= 0 && (!CONTROLS.includes(argv[at + 1] ?? '') || argv.includes('--follow'));
+}
+
+/** The default --timeout of a command that waits: its deadline's sleep, no wait to move the clock on to. */
+const DEFAULT_DEADLINE_MS = parseDuration(DEFAULT_TIMEOUT);
+
+/** Whether `argv` runs a command whose whole world is in it: `vidpub demo`, whose emulator runs on the command's clock. */
+export function ownWorld(argv: readonly string[]): boolean {
+  return argv.find((a) => !a.startsWith('-')) === 'demo';
 }
 
 /** Why `argv` with `env` runs in the real bin instead (see the list above), or undefined. */
@@ -314,6 +325,15 @@ export class InProcessVidpub {
       startedAt: Date.now(),
       ...(clock ? { clock } : {}),
     } satisfies Partial<Context>);
+    // A command whose whole world runs in it (the demo: its emulator on the command's clock) runs on a clock of
+    // its own, moved on whenever all it does is wait on it: the demo's default pace sat out on no real clock.
+    const ownsItsWorld = ownWorld(argv);
+    let stopClock: (() => void) | undefined;
+    if (ownsItsWorld) {
+      const clock = manualClock(Date.now());
+      ctx.clock = clock;
+      stopClock = tickWhileAllAsleep(clock, () => 1, [DEFAULT_DEADLINE_MS]);
+    }
     let code: number;
     try {
       code = await this.built.main(argv, ctx);
@@ -322,6 +342,7 @@ export class InProcessVidpub {
       ctx.io.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
       code = 1;
     } finally {
+      stopClock?.();
       this.running.delete(controller);
       socket.off('close', onGone);
       stdin?.destroy();

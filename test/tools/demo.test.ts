@@ -1,10 +1,12 @@
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { scaledClock } from '../support/clock.js';
 import type { Clock } from '../../src/cli/run/context.js';
+import { manualClock, scaledClock, tickWhileAllAsleep } from '../support/clock.js';
+import { DEFAULT_TIMEOUT } from '../../src/session/wait-flags.js';
+import { parseDuration } from '../../src/time/duration.js';
 import { mediaIdFrom, postIdFrom } from '../../src/cli/demo/demo-run.js';
 import { shellLine } from '../../src/util/shell.js';
 import { sampleVideoCandidates } from '../../src/cli/demo/sample.js';
@@ -51,6 +53,20 @@ describe('vidpub demo', () => {
     expect(doc.commands).toContain('vidpub login');
     // The steps' own output went to stderr.
     expect(r.stderr).toMatch(/Step 5\/5/);
+  });
+
+  it("its emulator runs on the Context's clock: at the default pace, on a clock moved on while the run only waits, it ends published at that clock's time", async () => {
+    const clock = manualClock(Date.parse('2030-01-01T00:00:00Z'));
+    // The steps' deadlines (the default --timeout) aside, every wait is a look at the emulator's work: time moves to it.
+    onTestFinished(tickWhileAllAsleep(clock, () => 1, [parseDuration(DEFAULT_TIMEOUT)]));
+    const r = await runCli(['demo', '--json'], { clock });
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.post.status).toBe('completed');
+    // The service's time is the clock's (a real-time emulator would have dated the post today), and the run waited
+    // the default pace on it: the video's processing and each account's publishing, 1.5 s each, one after another.
+    expect(doc.post.created_at).toMatch(/^2030-01-01T00:00:/);
+    expect(clock.now() - Date.parse('2030-01-01T00:00:00Z')).toBeGreaterThanOrEqual(1500 + 3 * 1500);
   });
 
   it('never reads or writes the stored profile or the journal, and ignores the user\'s VIDPUB_* settings', async () => {

@@ -147,7 +147,8 @@ export async function runDemo(opts: DemoOptions, inv: Invocation): Promise<DemoR
 
   const dir = await mkdtemp(join(tmpdir(), 'vidpub-demo-'));
   inv.log.info(c.bold('vidpub demo') + ': the whole job against an emulator of the service, started in this process.');
-  const emulator = await startEmulator({ port: 0, processingMs: opts.processingMs, publishMs: opts.publishMs });
+  // Its emulator runs on the Context's clock, as its steps do: the whole run is on one clock (a test can move it).
+  const emulator = await startEmulator({ port: 0, processingMs: opts.processingMs, publishMs: opts.publishMs, now: () => ctx.clock.now() });
   let client: ApiClient | undefined;
   try {
     const demoKey = emulator.keys.find((k) => k.workspace === 'Demo' && k.access === 'read_write') ?? emulator.keys.find((k) => k.access === 'read_write');
