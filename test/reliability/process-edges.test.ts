@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli, tempConfigDir } from '../support/cli.js';
+import { manualClock, timeUpWhen } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
@@ -88,11 +89,22 @@ async function postsMade(): Promise<number> {
   return (await emu.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/posts').length;
 }
 
+/**
+ * `args` in-process on a clock only the test moves: its --timeout of 1 s runs out once this process holds the FIFO
+ * `key` open (the command waits on it), not before, whatever the machine's speed, and no wall time is sat out.
+ */
+async function timedOutWhileKeyAwaited(key: string, args: string[]) {
+  const clock = manualClock(Date.now());
+  const running = runCli(args, { clock, env: { ...emu.env(), VIDPUB_API_KEY: '' } });
+  await timeUpWhen(clock, 1000, async () => holds(process.pid, key), { inFlight: true });
+  return running;
+}
+
 describe('a key from a pipe that never writes', () => {
   it('a FIFO as --api-key-file with --timeout 1s: the command ends, exit 7, nothing sent (in-process)', async () => {
     const key = join(mkdtempSync(join(tmpdir(), 'vidpub-fifo-')), 'key');
     execFileSync('mkfifo', [key]);
-    const r = await runCli(['me', '--api-key-file', key, '--timeout', '1s'], { env: { ...emu.env(), VIDPUB_API_KEY: '' } });
+    const r = await timedOutWhileKeyAwaited(key, ['me', '--api-key-file', key, '--timeout', '1s']);
     expect(r.stderr).toContain(`Error: Stopped: the API key file ${key} gave no key within the --timeout of the command (1s); nothing was sent.`);
     expect(r.code).toBe(7);
     expect(await emu.requests()).toEqual([]);
@@ -101,7 +113,7 @@ describe('a key from a pipe that never writes', () => {
   it('post with a FIFO as --api-key-file and --timeout 1s: the command ends, exit 7, nothing sent (in-process)', async () => {
     const key = join(mkdtempSync(join(tmpdir(), 'vidpub-fifo-')), 'key');
     execFileSync('mkfifo', [key]);
-    const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--api-key-file', key, '--timeout', '1s'], { env: { ...emu.env(), VIDPUB_API_KEY: '' } });
+    const r = await timedOutWhileKeyAwaited(key, ['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--api-key-file', key, '--timeout', '1s']);
     expect(r.stderr).toMatch(/Error: Stopped/);
     expect(r.code).toBe(7);
     expect(await emu.requests()).toEqual([]);
