@@ -90,13 +90,13 @@ async function postsMade(): Promise<number> {
 }
 
 /**
- * `args` in-process on a clock only the test moves: its --timeout of 1 s runs out once this process holds the FIFO
+ * `args` in-process on a clock only the test moves: its --timeout (1 s unless said) runs out once this process holds the FIFO
  * `key` open (the command waits on it), not before, whatever the machine's speed, and no wall time is sat out.
  */
-async function timedOutWhileKeyAwaited(key: string, args: string[]) {
+async function timedOutWhileKeyAwaited(key: string, args: string[], timeoutMs = 1000) {
   const clock = manualClock(Date.now());
   const running = runCli(args, { clock, env: { ...emu.env(), VIDPUB_API_KEY: '' } });
-  await timeUpWhen(clock, 1000, async () => holds(process.pid, key), { inFlight: true });
+  await timeUpWhen(clock, timeoutMs, async () => holds(process.pid, key), { inFlight: true });
   return running;
 }
 
@@ -108,6 +108,14 @@ describe('a key from a pipe that never writes', () => {
     expect(r.stderr).toContain(`Error: Stopped: the API key file ${key} gave no key within the --timeout of the command (1s); nothing was sent.`);
     expect(r.code).toBe(7);
     expect(await emu.requests()).toEqual([]);
+  });
+
+  it("the wait for a key from a FIFO ends on the command's clock (--timeout 1h of it, in-process): exit 7", async () => {
+    const key = join(mkdtempSync(join(tmpdir(), 'vidpub-fifo-')), 'key');
+    execFileSync('mkfifo', [key]);
+    const r = await timedOutWhileKeyAwaited(key, ['me', '--api-key-file', key, '--timeout', '1h'], 3_600_000);
+    expect(r.stderr).toContain(`Error: Stopped: the API key file ${key} gave no key within the --timeout of the command (1h); nothing was sent.`);
+    expect(r.code).toBe(7);
   });
 
   it('post with a FIFO as --api-key-file and --timeout 1s: the command ends, exit 7, nothing sent (in-process)', async () => {
