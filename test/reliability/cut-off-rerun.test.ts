@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { Post } from '../../src/contract/wire-types.js';
 import { LOOK_MS } from '../../src/posts/post/live-run.js';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
@@ -19,6 +19,7 @@ import { aheadBy, manualClock, scaledClock, timeUpWhen } from '../support/clock.
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
 import { scriptedPrompter } from '../support/prompter.js';
+import { TcpRelay } from '../support/relay.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
@@ -275,16 +276,20 @@ describe('a rerun of a post that was cut off', () => {
     let atPrompt: string[] | undefined;
     const { prompter: yes } = scriptedPrompter([true]);
     const prompter = { ...yes, confirm: (o: Parameters<typeof yes.confirm>[0]) => ((atPrompt = notes()), yes.confirm(o)) };
-    // The post's answer is held back, so the note can be seen while the post is on its way.
-    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 1500, times: 1 });
+    // The post's answer is held back (a relay in front of the service) until the note has been looked at while the
+    // post is on its way: however slow the machine, and no real-time hold to sit out.
+    const relay = await new TcpRelay(emu.port).start();
+    onTestFinished(() => relay.lose());
+    relay.holdAnswers('POST /v1/posts ');
     let whileSent: string[] = [];
     const seen = (async () => {
-      await waitFor(() => emu.requests(), (log) => log.some((q) => q.method === 'POST' && q.path === '/v1/posts'));
+      await waitFor(() => emu.requests(), (log) => log.some((q) => q.method === 'POST' && q.path === '/v1/posts'), 60_000);
       whileSent = notes();
+      relay.release();
     })();
     const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Confirmed', '--no-wait'], {
       clock: testClock,
-      env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' },
+      env: { ...emu.env(), ...env, VIDPUB_BASE_URL: relay.baseUrl, TZ: 'UTC', NO_COLOR: '1' },
       tty: true,
       prompter,
     });
