@@ -27,7 +27,7 @@ export interface CredentialSources {
   profilesWithKeys?(): Promise<string[]>;
   /** Ends the wait for a key from a pipe (--api-key-file <(...)): Ctrl-C, SIGTERM. */
   signal?: AbortSignal;
-  /** The clock the OS store's wait runs on (the command's; real timers when none). */
+  /** The clock the OS store's wait and a key pipe's --timeout run on (the command's; real timers when none). */
   clock?: Pick<Clock, 'sleep'>;
 }
 
@@ -105,7 +105,7 @@ export async function resolveCredentials(
     apiKey = settings.apiKey.trim();
     keySource = 'settings';
   } else if (settings.apiKeyFile !== undefined) {
-    apiKey = await readKeyFile(src.cwd, settings.apiKeyFile, { signal: src.signal, timeoutMs: settings.timeoutMs });
+    apiKey = await readKeyFile(src.cwd, settings.apiKeyFile, { signal: src.signal, timeoutMs: settings.timeoutMs, clock: src.clock });
     keySource = '--api-key-file';
   } else if (src.env.VIDPUB_API_KEY !== undefined && src.env.VIDPUB_API_KEY.trim() === '') {
     // Set but empty: the usual sign of a CI secret that is missing. Using the stored profile instead would hide it.
@@ -148,11 +148,12 @@ const MAX_KEY_FILE_BYTES = 64 * 1024;
  * is not a regular file nor a pipe, is a usage error naming it. A pipe (`<(pass show
  * vidpub)`, /dev/stdin) is read until it ends or `signal` aborts (its reason thrown).
  */
-export async function readKeyFile(cwd: string, file: string, wait: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<string> {
+export async function readKeyFile(cwd: string, file: string, wait: { signal?: AbortSignal; timeoutMs?: number; clock?: Pick<Clock, 'sleep'> } = {}): Promise<string> {
   const path = isAbsolute(file) ? file : resolvePath(cwd, file);
   const { NotRegularFileError, readUserFile, unreadableFile } = await import('../util/user-file.js');
   const deadline = new AbortController();
-  const timer = wait.timeoutMs === undefined ? undefined : setLongTimeout(() => deadline.abort(new DeadlineReached(wait.timeoutMs)), wait.timeoutMs);
+  // The --timeout on the command's clock (real timers when none), as every other wait of the command.
+  const timer = wait.timeoutMs === undefined ? undefined : deadlineTimer(wait.clock, wait.timeoutMs, () => deadline.abort(new DeadlineReached(wait.timeoutMs)));
   const signal = wait.signal ? AbortSignal.any([wait.signal, deadline.signal]) : deadline.signal;
   let text: string;
   try {
@@ -167,6 +168,14 @@ export async function readKeyFile(cwd: string, file: string, wait: { signal?: Ab
   const key = text.trim();
   if (!key) throw new UsageError(`the API key file ${sanitize(path)} is empty`);
   return key;
+}
+
+/** Calls `fn` once `ms` have passed on `clock` (real timers when none), unless cleared first. */
+function deadlineTimer(clock: Pick<Clock, 'sleep'> | undefined, ms: number, fn: () => void): { clear(): void } {
+  if (!clock) return setLongTimeout(fn, ms);
+  const stop = new AbortController();
+  clock.sleep(ms, stop.signal).then(fn, () => undefined);
+  return { clear: () => stop.abort() };
 }
 
 function refuseBigKeyFile(st: { size: number }): void {

@@ -9,15 +9,17 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { Post } from '../../src/contract/wire-types.js';
+import { LOOK_MS } from '../../src/posts/post/live-run.js';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import type { Clock } from '../../src/cli/run/context.js';
-import { aheadBy, scaledClock } from '../support/clock.js';
+import { aheadBy, manualClock, scaledClock, timeUpWhen } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { waitFor } from '../support/poll.js';
 import { scriptedPrompter } from '../support/prompter.js';
+import { TcpRelay } from '../support/relay.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
@@ -50,6 +52,18 @@ beforeEach(() => {
   testClock = scaledClock(20);
 });
 const run = (args: string[], env: Record<string, string>, laterMs = 0) => runCli(args, { clock: aheadBy(testClock, laterMs), env: { ...emu.env(), ...env, TZ: 'UTC' } });
+
+/**
+ * Runs vidpub in-process, beside an identical run still going, on a clock only the test moves: its --timeout of
+ * `timeoutMs` runs out once it waits for that run (asleep between two looks at it), never while it works before,
+ * however slow the machine; no real time is sat out.
+ */
+async function timedOutBeside(args: string[], env: Record<string, string>, timeoutMs: number) {
+  const clock = manualClock(testClock.now());
+  const running = runCli(args, { clock, env: { ...emu.env(), ...env, TZ: 'UTC' } });
+  await timeUpWhen(clock, timeoutMs, async () => clock.pending().includes(LOOK_MS), { meanwhile: true });
+  return running;
+}
 
 /** Starts the built vidpub; resolves once `ready()` holds, with a function that kills it (-9) and waits for its end. */
 async function startUntil(args: string[], env: Record<string, string>, ready: () => Promise<boolean>): Promise<{ kill9: () => Promise<string> }> {
@@ -114,14 +128,21 @@ describe('a rerun of a post that was cut off', () => {
     const env = dirs();
     const before = await totals();
     await emu.fault({ method: 'GET', path: '/v1/posts/*', action: 'hang', times: 20 });
-    const first = await run([...CLIP, '--timeout', '20s'], env);
+    // The 20 s run out on a clock only the test moves, once the post is made and a look at it hangs (the waits before
+    // ended as they begin): exit 7 while the post is watched, whatever the machine's speed, and no wall time sat out.
+    const clock = manualClock(testClock.now());
+    const running = runCli([...CLIP, '--timeout', '20s'], { clock, env: { ...emu.env(), ...env, TZ: 'UTC' } });
+    const watched = async () => (await emu.requests()).some((q) => q.method === 'GET' && q.path.startsWith('/v1/posts/post_'));
+    await timeUpWhen(clock, 20_000, watched, { meanwhile: true, inFlight: true });
+    const first = await running;
     expect(first.stderr).toMatch(/Stopped waiting for post (post_\w+) after 20s \(--timeout\); it goes on at the service\./);
     expect(first.code).toBe(7);
     const made = /^id\t(post_\w+)$/m.exec(first.stdout)?.[1];
     expect(made).toMatch(/^post_/);
     await emu.admin('DELETE', '/faults');
 
-    const again = await run([...CLIP, '--json'], env, 1100);
+    // a later run: its clock past anything the first one's read
+    const again = await run([...CLIP, '--json'], env, Math.max(0, clock.now() - testClock.now()) + 1100);
     expect(again.stderr).toMatch(CONTINUED);
     expect(again.stderr).toMatch(new RegExp(`Post ${made} was created by the earlier run this one continues; reporting it\\.`));
     expect(again.code).toBe(0);
@@ -255,16 +276,20 @@ describe('a rerun of a post that was cut off', () => {
     let atPrompt: string[] | undefined;
     const { prompter: yes } = scriptedPrompter([true]);
     const prompter = { ...yes, confirm: (o: Parameters<typeof yes.confirm>[0]) => ((atPrompt = notes()), yes.confirm(o)) };
-    // The post's answer is held back, so the note can be seen while the post is on its way.
-    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 1500, times: 1 });
+    // The post's answer is held back (a relay in front of the service) until the note has been looked at while the
+    // post is on its way: however slow the machine, and no real-time hold to sit out.
+    const relay = await new TcpRelay(emu.port).start();
+    onTestFinished(() => relay.lose());
+    relay.holdAnswers('POST /v1/posts ');
     let whileSent: string[] = [];
     const seen = (async () => {
-      await waitFor(() => emu.requests(), (log) => log.some((q) => q.method === 'POST' && q.path === '/v1/posts'));
+      await waitFor(() => emu.requests(), (log) => log.some((q) => q.method === 'POST' && q.path === '/v1/posts'), 60_000);
       whileSent = notes();
+      relay.release();
     })();
     const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'linkedin', '--caption', 'Confirmed', '--no-wait'], {
       clock: testClock,
-      env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' },
+      env: { ...emu.env(), ...env, VIDPUB_BASE_URL: relay.baseUrl, TZ: 'UTC', NO_COLOR: '1' },
       tty: true,
       prompter,
     });
@@ -404,7 +429,7 @@ describe('a rerun of a post that was cut off', () => {
     const first = await startUntil(CLIP, env, async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts'));
     let line = '';
     try {
-      const beside = await run([...CLIP, '--timeout', '20s'], env);
+      const beside = await timedOutBeside([...CLIP, '--timeout', '20s'], env, 20_000);
       expect(beside.stderr).toMatch(/^An identical run of this command is running, started .* under the key (vp-[\w-]+): waiting for it to end \(up to --timeout\)/m);
       expect(beside.stderr).toMatch(/^Error: Stopped \(--timeout reached\) while an identical run of this command was still running \(stopped, or still working\); this run sent nothing\.$/m);
       const key = /under the key (vp-[\w-]+)/.exec(beside.stderr)![1]!;
@@ -414,14 +439,12 @@ describe('a rerun of a post that was cut off', () => {
       expect(beside.stdout).toBe('');
       expect((await totals()).posts).toBe(before.posts);
       // --json: the error object carries the key and the line
-      // Each run's --timeout is 20 s of the runs' clock (1 s of the wall): 5 s (250 ms) ran out under load while the
-      // destinations were still being read, before the run reached the identical one.
-      const json = await run([...CLIP, '--timeout', '20s', '--json'], env);
+      const json = await timedOutBeside([...CLIP, '--timeout', '20s', '--json'], env, 20_000);
       const { error } = JSON.parse(json.stderr.trim().split('\n').pop()!) as { error: Record<string, unknown> };
       expect(error).toMatchObject({ type: 'timeout', exit_code: 7, idempotency_key: key, rerun: expect.stringMatching(new RegExp(`^vidpub post .* --json --idempotency-key ${key}$`)) });
       expect(json.code).toBe(7);
       // the same line while the first run still runs waits again: no post beside it
-      const again = await run([...CLIP, '--idempotency-key', key, '--timeout', '20s'], env);
+      const again = await timedOutBeside([...CLIP, '--idempotency-key', key, '--timeout', '20s'], env, 20_000);
       expect(again.stderr).toMatch(/^An identical run of this command is running/m);
       expect(again.code).toBe(7);
       expect((await totals()).posts).toBe(before.posts);

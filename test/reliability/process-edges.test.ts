@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli, tempConfigDir } from '../support/cli.js';
+import { manualClock, timeUpWhen } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
@@ -88,20 +89,39 @@ async function postsMade(): Promise<number> {
   return (await emu.requests()).filter((q) => q.method === 'POST' && q.path === '/v1/posts').length;
 }
 
+/**
+ * `args` in-process on a clock only the test moves: its --timeout (1 s unless said) runs out once this process holds the FIFO
+ * `key` open (the command waits on it), not before, whatever the machine's speed, and no wall time is sat out.
+ */
+async function timedOutWhileKeyAwaited(key: string, args: string[], timeoutMs = 1000) {
+  const clock = manualClock(Date.now());
+  const running = runCli(args, { clock, env: { ...emu.env(), VIDPUB_API_KEY: '' } });
+  await timeUpWhen(clock, timeoutMs, async () => holds(process.pid, key), { inFlight: true });
+  return running;
+}
+
 describe('a key from a pipe that never writes', () => {
   it('a FIFO as --api-key-file with --timeout 1s: the command ends, exit 7, nothing sent (in-process)', async () => {
     const key = join(mkdtempSync(join(tmpdir(), 'vidpub-fifo-')), 'key');
     execFileSync('mkfifo', [key]);
-    const r = await runCli(['me', '--api-key-file', key, '--timeout', '1s'], { env: { ...emu.env(), VIDPUB_API_KEY: '' } });
+    const r = await timedOutWhileKeyAwaited(key, ['me', '--api-key-file', key, '--timeout', '1s']);
     expect(r.stderr).toContain(`Error: Stopped: the API key file ${key} gave no key within the --timeout of the command (1s); nothing was sent.`);
     expect(r.code).toBe(7);
     expect(await emu.requests()).toEqual([]);
   });
 
+  it("the wait for a key from a FIFO ends on the command's clock (--timeout 1h of it, in-process): exit 7", async () => {
+    const key = join(mkdtempSync(join(tmpdir(), 'vidpub-fifo-')), 'key');
+    execFileSync('mkfifo', [key]);
+    const r = await timedOutWhileKeyAwaited(key, ['me', '--api-key-file', key, '--timeout', '1h'], 3_600_000);
+    expect(r.stderr).toContain(`Error: Stopped: the API key file ${key} gave no key within the --timeout of the command (1h); nothing was sent.`);
+    expect(r.code).toBe(7);
+  });
+
   it('post with a FIFO as --api-key-file and --timeout 1s: the command ends, exit 7, nothing sent (in-process)', async () => {
     const key = join(mkdtempSync(join(tmpdir(), 'vidpub-fifo-')), 'key');
     execFileSync('mkfifo', [key]);
-    const r = await runCli(['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--api-key-file', key, '--timeout', '1s'], { env: { ...emu.env(), VIDPUB_API_KEY: '' } });
+    const r = await timedOutWhileKeyAwaited(key, ['post', '--media', 'med_demo_sample', '--to', 'youtube', '--caption', 'x', '--api-key-file', key, '--timeout', '1s']);
     expect(r.stderr).toMatch(/Error: Stopped/);
     expect(r.code).toBe(7);
     expect(await emu.requests()).toEqual([]);
@@ -141,6 +161,9 @@ describe('a key from a pipe that never writes', () => {
 
 describe('a reader of stdout or stderr that goes away: the post is made once and the command exits 0', () => {
   const POST = ['post', 'test/fixtures/clip.mp4', '--to', 'youtube', '--caption', 'reader gone', '--no-input'];
+  // Where the watch of the post adds nothing to what is proved, it is left out (a second of the wall until its first
+  // look): the upload and its processing still write their lines after the reader went away.
+  const NO_WAIT = [...POST, '--no-wait'];
 
   it('stderr destroyed after its first byte', async () => {
     const r = await run(POST, { onStderr: (_c, child) => child.stderr!.destroy() });
@@ -149,20 +172,20 @@ describe('a reader of stdout or stderr that goes away: the post is made once and
   });
 
   it('stderr closed before the start (2>&-)', async () => {
-    const r = await run(['-c', `"$0" "$1" ${POST.map((a) => `'${a}'`).join(' ')} 2>&-`, process.execPath, BIN], { command: ['sh'] });
+    const r = await run(['-c', `"$0" "$1" ${NO_WAIT.map((a) => `'${a}'`).join(' ')} 2>&-`, process.execPath, BIN], { command: ['sh'] });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^status\tcompleted$/m);
+    expect(r.stdout).toMatch(/^id\tpost_\w+$/m);
     expect(await postsMade()).toBe(1);
   });
 
   it('stdout destroyed after its first byte (| head -c1), --json', async () => {
-    const r = await run([...POST, '--json'], { onStdout: (_c, child) => child.stdout!.destroy() });
+    const r = await run([...NO_WAIT, '--json'], { onStdout: (_c, child) => child.stdout!.destroy() });
     expect(r.code).toBe(0);
     expect(await postsMade()).toBe(1);
   });
 
   it('stderr piped with stdout into a reader that stops after one line (2>&1 | head -1)', async () => {
-    const line = POST.map((a) => `'${a}'`).join(' ');
+    const line = NO_WAIT.map((a) => `'${a}'`).join(' ');
     // bash: PIPESTATUS[0] is the exit code of vidpub, the first command of the pipe.
     const r = await run(['-c', `"$0" "$1" ${line} 2>&1 | head -1; echo "vidpub exit \${PIPESTATUS[0]}"`, process.execPath, BIN], { command: ['bash'] });
     const lines = r.stdout.split('\n').filter(Boolean);

@@ -10,13 +10,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
-import { scaledClock } from '../support/clock.js';
+import { manualClock, scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
+import { LOOK_MS } from '../../src/posts/post/live-run.js';
 import { spawnWatched } from '../support/spawned.js';
-import { waitFor } from '../support/poll.js';
+import { sleep, waitFor } from '../support/poll.js';
+import { TcpRelay } from '../support/relay.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 
@@ -78,9 +80,9 @@ describe('whether the run that left a note is still running', () => {
     const { vidpub, stop } = startUnreaped(env);
     try {
       const pid = await vidpub;
-      await waitFor(() => emu.requests(), (log) => log.some((q) => q.method === 'POST' && q.path === '/v1/posts'));
+      await waitFor(() => emu.requests(), (log) => log.some((q) => q.method === 'POST' && q.path === '/v1/posts'), 60_000);
       process.kill(pid, 'SIGKILL');
-      await waitFor(async () => zombieWhole(pid), (whole) => whole);
+      await waitFor(async () => zombieWhole(pid), (whole) => whole, 60_000);
       // kill(pid, 0) still succeeds on a zombie: the check it replaced would have said "running"
       expect(() => process.kill(pid, 0)).not.toThrow();
 
@@ -96,11 +98,31 @@ describe('whether the run that left a note is still running', () => {
 
   it('a live run (its answer held back) is running: the same command started beside it waits for it, then reports its post; both end 0, one post', async () => {
     const env = dirs();
-    await emu.fault({ method: 'POST', path: '/v1/posts', action: 'delay', ms: 3000, times: 1 });
-    const first = spawnWatched(CLIP, { ...emu.env(), ...env });
-    await waitFor(() => emu.requests(), (log) => log.some((q) => q.method === 'POST' && q.path === '/v1/posts'));
+    // The first run's post is made and its answer held back (a relay in front of the service) until the run beside it
+    // waits for it: however slow the machine, the first run is still running when the second looks, and ends once
+    // the answer comes; no real-time hold to outlast.
+    const relay = await new TcpRelay(emu.port).start();
+    onTestFinished(() => relay.lose());
+    relay.holdAnswers('POST /v1/posts ');
+    const first = spawnWatched(CLIP, { ...emu.env(), ...env, VIDPUB_BASE_URL: relay.baseUrl });
+    await waitFor(() => emu.requests(), (log) => log.some((q) => q.method === 'POST' && q.path === '/v1/posts'), 60_000);
+    expect(relay.held).toBe(1);
 
-    const beside = await runCli(CLIP, { clock: scaledClock(20), env: { ...emu.env(), ...env, TZ: 'UTC', NO_COLOR: '1' } });
+    // The run beside it (the same command: the same service too) on a clock the test moves: each pause between two
+    // looks at the first run ends as it begins.
+    const clock = manualClock(Date.now());
+    let done = false;
+    const running = runCli(CLIP, { clock, env: { ...emu.env(), ...env, VIDPUB_BASE_URL: relay.baseUrl, TZ: 'UTC', NO_COLOR: '1' } }).finally(() => (done = true));
+    for (let released = false; !done; await sleep(10)) {
+      const looks = clock.pending().filter((ms) => ms >= LOOK_MS && ms < 3 * LOOK_MS);
+      if (looks.length === 0) continue;
+      if (!released) {
+        released = true;
+        relay.release();
+      }
+      clock.tick(Math.max(...looks));
+    }
+    const beside = await running;
     expect(beside.stderr).toMatch(/^An identical run of this command is running, started .* under the key vp-[\w-]+: waiting for it to end/m);
     // Its post read from the journal (the run's note names it): reported, nothing sent again (issue 52).
     expect(beside.stderr).toMatch(/The identical run waited for has ended and made post post_\w+ \(key vp-[\w-]+\): reporting it as it is now; nothing was uploaded or posted again\./);

@@ -2,7 +2,8 @@
  * A TCP relay in front of the emulator that can lose the service and bring it back on the same
  * port: what a service that goes away (a restart, a network cut) looks like to the client, while
  * the emulator keeps its world. lose() closes the listener and every connection (the client's
- * next request is refused); back() listens again on the same port.
+ * next request is refused); back() listens again on the same port. holdAnswers() holds back the
+ * answers to one kind of request until release(): a service slow to answer, for as long as the test says.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,8 @@ import type { AddressInfo } from 'node:net';
 export class TcpRelay {
   #server: Server | undefined;
   readonly #sockets = new Set<Socket>();
+  #holdMarker: string | undefined;
+  readonly #held = new Set<() => void>();
   port = 0;
 
   constructor(private readonly targetPort: number) {}
@@ -30,6 +33,18 @@ export class TcpRelay {
         });
       }
       client.pipe(upstream).pipe(client);
+      // A request carrying the marker: its answer (and all after it on this connection) waits for release(). Seen in
+      // the same 'data' event that passed the request on, so no byte of the answer can have been passed on before.
+      client.on('data', (chunk: Buffer) => {
+        const marker = this.#holdMarker;
+        if (marker === undefined || !chunk.includes(marker)) return;
+        upstream.unpipe(client);
+        upstream.pause();
+        this.#held.add(() => {
+          upstream.pipe(client);
+          upstream.resume();
+        });
+      });
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -38,6 +53,26 @@ export class TcpRelay {
     this.port = (server.address() as AddressInfo).port;
     this.#server = server;
     return this;
+  }
+
+  /**
+   * From now on the answer to a request that contains `marker` (a request line such as "POST /v1/posts ") is held
+   * back, not passed on, until release(): the service has handled the request and its answer is slow to come.
+   */
+  holdAnswers(marker: string): void {
+    this.#holdMarker = marker;
+  }
+
+  /** How many answers are held back. */
+  get held(): number {
+    return this.#held.size;
+  }
+
+  /** Passes on the answers held back, and holds no more. */
+  release(): void {
+    this.#holdMarker = undefined;
+    for (const go of this.#held) go();
+    this.#held.clear();
   }
 
   /** The service is gone: nothing listens, every open connection is cut. */

@@ -24,7 +24,8 @@ export class Watchdog {
   ) {
     this.signal = outer ? AbortSignal.any([outer, this.#controller.signal]) : this.#controller.signal;
     this.#samples.push({ at: this.#lastAt, sent: 0 });
-    const tick = Math.max(20, Math.min(1000, Math.floor(limits.idleMs / 4)));
+    // A quarter of the shorter limit: each is judged soon after it is reached, the floor's window as the idle limit.
+    const tick = Math.max(20, Math.min(1000, Math.floor(Math.min(limits.idleMs, limits.floorWindowMs) / 4)));
     this.#timer = setInterval(() => this.#check(), tick);
     this.#timer.unref?.();
   }

@@ -125,7 +125,7 @@ export default defineCommand<'login', LoginOpts, LoginResult>({
     const { openConfigStore } = await import('../../config/config-store.js');
     const store = await openConfigStore(ctx.env, ctx.cwd, { writable: true });
 
-    const key = opts.withKey ? await readStdin(inv) : opts.keyFile ? await readKeyFile(ctx.cwd, opts.keyFile, { signal: ctx.signal, timeoutMs: inv.globals.commandTimeoutMs }) : await askKey(inv);
+    const key = opts.withKey ? await readStdin(inv) : opts.keyFile ? await readKeyFile(ctx.cwd, opts.keyFile, { signal: ctx.signal, timeoutMs: inv.globals.commandTimeoutMs, clock: ctx.clock }) : await askKey(inv);
     checkKeyShape(key, opts.withKey ? 'The key on stdin' : opts.keyFile ? `The key in ${sanitize(opts.keyFile)}` : 'The key you typed');
     const keyReadAt = ctx.clock.now(); // where --timeout starts
 

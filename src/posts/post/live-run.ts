@@ -41,7 +41,7 @@ import type { PostResult } from '../view.js';
 import type { PostRun } from './types.js';
 
 /** How often a waiting run looks again (a readdir and a connect per live socket). */
-const LOOK_MS = 200;
+export const LOOK_MS = 200;
 
 /** What claiming the command found. */
 export interface Claimed {
