@@ -33,6 +33,7 @@ import { chmodSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ConfigStore, Profile } from './profile-types.js';
+import type { Clock } from '../core/clock.js';
 import { VidpubError, sanitize } from '../errors.js';
 import { withFileLock, type LockPurpose } from '../util/file-lock.js';
 import { xdgBase } from '../util/xdg.js';
@@ -196,6 +197,8 @@ export interface OpenOptions {
   writable?: boolean;
   /** Longest wait for another vidpub's lock on the file, ms (default 10 s). */
   lockWaitMs?: number;
+  /** The clock that wait runs on (the Context's; default the real one). */
+  clock?: Clock;
 }
 
 /**
@@ -219,7 +222,7 @@ export async function openConfigStore(env: Env, cwd: string, opts: OpenOptions =
    */
   const update = async <T>(change: (current: Record<string, Profile>) => Promise<{ next?: Record<string, Profile>; result: T }> | { next?: Record<string, Profile>; result: T }, signal?: AbortSignal): Promise<T> => {
     if (!opts.writable) throw new Error('internal: the config store was opened read-only (openConfigStore(env, cwd, { writable: true }) to write)');
-    return withFileLock(path, { purpose: LOCK_PURPOSE, waitMs: opts.lockWaitMs, signal }, async () => {
+    return withFileLock(path, { purpose: LOCK_PURPOSE, waitMs: opts.lockWaitMs, clock: opts.clock, signal }, async () => {
       // Read right before writing: keep what other processes stored meanwhile,
       // and never overwrite a file that became corrupt or read-only.
       const fresh = readConfigFile(path);

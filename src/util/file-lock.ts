@@ -32,6 +32,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { kill, pid } from 'node:process'; // the lock's owner: this OS process, not Context state
+import { realClock, type Clock } from '../core/clock.js';
 import { VidpubError, sanitize } from '../errors.js';
 
 /** A lock older than this is stale even if its process seems alive (no section takes this long). */
@@ -42,22 +43,6 @@ interface LockInfo {
   pid?: number;
   host?: string;
   at?: number;
-}
-
-/** Waits ms, or rejects with the signal's reason once it aborts. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function readInfo(lockPath: string): LockInfo {
@@ -162,6 +147,8 @@ export interface LockOptions {
   waitMs?: number;
   /** Ends the wait for another holder (Ctrl-C, the command's deadline): rejects with its reason. */
   signal?: AbortSignal;
+  /** The clock the wait for another holder runs on (the Context's; default the real one). */
+  clock?: Clock;
 }
 
 const capitalized = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
@@ -208,7 +195,8 @@ function release<T>(lockPath: string, fn: () => T): T {
 export async function withFileLock<T>(path: string, opts: LockOptions, fn: () => T | Promise<T>): Promise<T> {
   const lockPath = `${path}.lock`;
   const waitMs = opts.waitMs ?? DEFAULT_LOCK_WAIT_MS;
-  const start = Date.now();
+  const clock = opts.clock ?? realClock;
+  const start = clock.now();
   let delay = 2;
   for (;;) {
     let got: ReturnType<typeof attempt>;
@@ -222,7 +210,7 @@ export async function withFileLock<T>(path: string, opts: LockOptions, fn: () =>
     }
     if (got.state === 'held') break;
     if (got.state === 'retry') continue;
-    if (Date.now() - start >= waitMs) {
+    if (clock.now() - start >= waitMs) {
       const { info } = got;
       const who = typeof info.pid === 'number' ? ` by process ${info.pid}${info.host && info.host !== hostname() ? ` on ${sanitize(info.host)}` : ''}` : '';
       const { file, holders, notDone } = opts.purpose;
@@ -230,7 +218,7 @@ export async function withFileLock<T>(path: string, opts: LockOptions, fn: () =>
         hint: `Run the command again when it has finished. If no other vidpub is running, remove ${sanitize(lockPath)}.`,
       });
     }
-    await pause(delay + Math.random() * delay, opts.signal);
+    await clock.sleep(delay + Math.random() * delay, opts.signal);
     delay = Math.min(delay * 2, 50);
   }
   // `fn` may wait (the key stored in the OS store under the lock, key-store.ts): the lock is released when it has settled.

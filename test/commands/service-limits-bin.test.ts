@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, runAsync } from '../support/build.js';
 import { runCli } from '../support/cli.js';
+import { scaledClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { LIMIT_CASES, limitCaseName, type LimitCase } from '../support/service-limits.js';
 
@@ -32,9 +33,12 @@ function vidpubEnv(): Record<string, string> {
   return { ...emu.env(), NO_COLOR: '1', TZ: 'UTC', VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state') };
 }
 
-/** In-process (its env holds nothing of this process's), the bin's result shape. */
+/**
+ * In-process (its env holds nothing of this process's), the bin's result shape; on a clock 20 times
+ * faster than real time, so that its looks at the video processing (a second apart) come 50 ms apart.
+ */
 async function vidpub(args: string[]) {
-  const r = await runCli(args, { env: vidpubEnv() });
+  const r = await runCli(args, { env: vidpubEnv(), clock: scaledClock(20) });
   return { status: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -8,6 +8,7 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'vitest';
+import type { Clock } from '../../src/core/clock.js';
 import { BIN, runAsync, type Ran } from '../support/build.js';
 import { runCli, tempConfigDir } from '../support/cli.js';
 import type { TestEmulator } from '../support/emulator.js';
@@ -18,7 +19,8 @@ export interface Vidpub {
   dir: string;
   /** The path of config.json, which names the account the key is filed under: `<profile>@<path>`. */
   configPath: string;
-  run(args: string[], opts?: { input?: string; env?: Record<string, string> }): Promise<Ran>;
+  /** `clock`: the Context's (in-process only). */
+  run(args: string[], opts?: { input?: string; env?: Record<string, string>; clock?: Clock }): Promise<Ran>;
   /** config.json's text ('' when there is none). */
   configText(): string;
   profile(name?: string): Record<string, string> | undefined;
@@ -48,7 +50,7 @@ export function vidpub(emu: TestEmulator, env: () => Record<string, string>, how
       how === 'bin'
         ? (args, opts = {}) => runAsync(process.execPath, [BIN, ...args], { env: envOf(opts.env), input: opts.input ?? '' })
         : async (args, opts = {}) => {
-            const r = await runCli(args, { env: envOf(opts.env), stdin: opts.input ?? '' });
+            const r = await runCli(args, { env: envOf(opts.env), stdin: opts.input ?? '', ...(opts.clock ? { clock: opts.clock } : {}) });
             return { status: r.code, stdout: r.stdout, stderr: r.stderr };
           },
     configText,

@@ -16,7 +16,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlink
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { DEFAULT_LOCK_WAIT_MS } from '../../src/util/file-lock.js';
 import { runCli } from '../support/cli.js';
+import { manualClock, timeUpWhen } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { describeWithSecretService, vidpub } from './cli.js';
 import { useSecretService, type SecretService } from '../support/secret-service.js';
@@ -149,7 +151,12 @@ describeWithSecretService('a keyring of its own: a refused login, copies left be
     const v = vidpub(emu, () => ss.env, 'in-process');
     mkdirSync(v.dir, { recursive: true });
     writeFileSync(`${v.configPath}.lock`, JSON.stringify({ pid: owner, host: hostname(), at: Date.now() }));
-    const r = await v.run(['login', '--with-key', '--profile', 'refused'], { input: emu.key() });
+    // The wait for the lock runs on the Context's clock: once the login sleeps between its tries (its only
+    // sleeps of a few ms), the whole wait (10 s) runs out.
+    const clock = manualClock();
+    const running = v.run(['login', '--with-key', '--profile', 'refused'], { input: emu.key(), clock });
+    await timeUpWhen(clock, DEFAULT_LOCK_WAIT_MS, () => Promise.resolve(clock.pending().some((ms) => ms < 100)));
+    const r = await running;
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`Error: The config file ${v.configPath} is locked by process ${owner} (another vidpub login or logout); nothing was stored.`);
     expect(ss.lookup(`refused@${v.configPath}`)).toBeUndefined();

@@ -4,15 +4,19 @@
  * a keyring locked after login. No hang, no crash: login stores in the file
  * and says why, once; a key that is in the keyring and cannot be read is an
  * error saying what to do; logout changes nothing it cannot finish.
- * vidpub runs in-process (its keychain helper a child process, as always),
- * but for the built CLI's login on a bus that never answers: that process
- * ends, its helper killed, however the bus holds it.
+ * vidpub runs in-process (its keychain helper a child process, as always;
+ * the keyring's 3 s on a manual clock), but for the built CLI's login on a bus
+ * that never answers: that process ends, its helper killed, however the bus
+ * holds it (the one real 3 s wait of the file, the deadline being the point).
  */
 import { realpathSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { KEYCHAIN_TIMEOUT_MS } from '../../src/config/keychain.js';
 import { ensureBuilt } from '../support/build.js';
+import { manualClock } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { describeWithSecretService, vidpub, type Vidpub } from './cli.js';
+import { waitFor } from '../support/poll.js';
 import { silentBus, useSecretService } from '../support/secret-service.js';
 
 const emu = useEmulator();
@@ -67,7 +71,12 @@ describe('no D-Bus session', () => {
     test('a key kept in the keyring cannot be read: exit 3 saying why and what to do; VIDPUB_API_KEY still works', async () => {
       const v = vidpub(emu, () => ({ DBUS_SESSION_BUS_ADDRESS: bus.address }), 'in-process');
       v.writeConfig({ default: { key_storage: 'keychain', key_masked: 'vp_live_…s3Td', base_url: emu.baseUrl } });
-      const me = await v.run(['me']);
+      // The keyring's 3 s run on the command's clock: they run out once the helper has asked and waits.
+      const clock = manualClock();
+      const running = v.run(['me'], { clock });
+      await waitFor(() => clock.pending(), (sleeps) => sleeps.includes(KEYCHAIN_TIMEOUT_MS), 20_000);
+      clock.tick(KEYCHAIN_TIMEOUT_MS);
+      const me = await running;
       expect(me.status).toBe(3);
       expect(me.stderr).toContain('The key of profile "default" is kept in the Secret Service keyring, which could not be read: the Secret Service keyring did not answer within 3 s.');
       expect(me.stderr).toContain('run "vidpub login --insecure-storage" to keep the key in the config file');

@@ -7,8 +7,9 @@
  * for the next run; --exec and --forward-to both failing are both said and both get the events
  * again, once; a run killed while sending loses nothing; a torn journal line reports nothing twice;
  * --print-secret shows one secret per profile, kept at 0600; bad input refused. And `vidpub watch`
- * without --once through the real bin, on the emulator's clock (moved, never waited for): a post
- * not due is not read, --timeout ends the follow (7), a follow whose posts all settle ends (0).
+ * without --once, on the emulator's clock (moved, never waited for): a post not due is not read,
+ * --timeout ends the follow (7: in-process, its deadline run out on a manual clock once it pauses),
+ * a follow whose posts all settle ends (0: through the real bin).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -20,6 +21,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, runAsync } from '../support/build.js';
 import { runCli } from '../support/cli.js';
+import { manualClock, timeUpWhen } from '../support/clock.js';
 import type { Clock } from '../../src/core/clock.js';
 import { useEmulator } from '../support/emulator.js';
 import { expectEvents, publishedAtService } from '../support/events.js';
@@ -270,7 +272,7 @@ describe('vidpub watch --forward-to: bad input', () => {
   });
 });
 
-describe('vidpub watch, following (real bin, emulator clock)', () => {
+describe('vidpub watch, following (emulator clock; the follow that settles through the real bin)', () => {
   beforeAll(() => ensureBuilt(), 120_000);
 
   it('reads a post only once it is due, stops at --timeout (7), and ends (0) once all have settled, forwarding each event signed', async () => {
@@ -288,7 +290,11 @@ describe('vidpub watch, following (real bin, emulator clock)', () => {
     await publishedAtService(emu.api.as(emu.key()), [first]);
 
     // The first is due, the second not for an hour: it follows, pausing until then (a minute at most), and the timeout ends it.
-    const r1 = await watch('--json', '--timeout', '8s');
+    // In-process on a manual clock: once it has read the first post and pauses, its 8 s run out (not sat out in real time).
+    const clock = manualClock(Date.now());
+    const following = runCli(['watch', '--json', '--timeout', '8s'], { env, clock });
+    await timeUpWhen(clock, 8_000, async () => (await emu.requests()).some((q) => q.method === 'GET' && q.path === `/v1/posts/${first}`));
+    const r1 = await following.then((r) => ({ status: r.code, stdout: r.stdout, stderr: r.stderr }));
     expect(expectEvents(r1.stdout).map((e) => `${e.type} ${e.post_id}`)).toEqual([`post.destination.published ${first}`, `post.completed ${first}`]);
     expect(r1.stderr).toMatch(/Watch: 1 post read, 2 new events, 1 not due yet \(next: /);
     expect(r1.stderr).toMatch(/Stopped \(--timeout reached\) while following the posts; the next run goes on from there/);

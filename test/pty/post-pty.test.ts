@@ -11,13 +11,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/contract/wire-types.js';
 import { ensureBuilt } from '../support/build.js';
 import { useEmulator } from '../support/emulator.js';
+import { fasterClockEnv, noFaketime } from '../support/faketime.js';
 import { noTmux, useTmux, vidpubLine } from '../support/tmux.js';
 
 const SESSION = 'post';
 const emu = useEmulator({ processingMs: 20, publishMs: 20, resetEachTest: false });
 const tmux = useTmux('post');
 
-describe.skipIf(noTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
+describe.skipIf(noTmux || noFaketime)('vidpub post in a pseudo-terminal (tmux)', () => {
   beforeAll(() => {
     ensureBuilt();
   }, 120_000);
@@ -25,6 +26,8 @@ describe.skipIf(noTmux)('vidpub post in a pseudo-terminal (tmux)', () => {
   it('shows the creator, asks the privacy, confirms, and posts with the privacy chosen', async () => {
     const env = {
       ...emu.env(),
+      // its clock 4 times faster (libfaketime): its looks at the post, a second apart, a quarter of that
+      ...fasterClockEnv(4),
       VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-pty-')),
       VIDPUB_NO_JOURNAL: '1',
       TZ: 'Europe/Paris',

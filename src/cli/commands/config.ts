@@ -53,7 +53,7 @@ export default defineCommand<'config', Opts, Result>({
       return { profile, action: opts.action, settings };
     }
     const { openConfigStore } = await import('../../config/config-store.js');
-    const store = await openConfigStore(ctx.env, ctx.cwd, { writable: true });
+    const store = await openConfigStore(ctx.env, ctx.cwd, { writable: true, clock: ctx.clock });
     const key = opts.key!;
     await store.updateProfile(
       profile,

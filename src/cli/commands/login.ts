@@ -123,7 +123,7 @@ export default defineCommand<'login', LoginOpts, LoginResult>({
     const { ctx, globals } = inv;
     // Open the store first: a corrupt config file stops us before the key is asked.
     const { openConfigStore } = await import('../../config/config-store.js');
-    const store = await openConfigStore(ctx.env, ctx.cwd, { writable: true });
+    const store = await openConfigStore(ctx.env, ctx.cwd, { writable: true, clock: ctx.clock });
 
     const key = opts.withKey ? await readStdin(inv) : opts.keyFile ? await readKeyFile(ctx.cwd, opts.keyFile, { signal: ctx.signal, timeoutMs: inv.globals.commandTimeoutMs, clock: ctx.clock }) : await askKey(inv);
     checkKeyShape(key, opts.withKey ? 'The key on stdin' : opts.keyFile ? `The key in ${sanitize(opts.keyFile)}` : 'The key you typed');

@@ -27,7 +27,7 @@ export default defineCommand<'logout', Record<string, never>, LogoutResult>({
   async run(_opts, inv) {
     const { ctx, globals } = inv;
     const { openConfigStore } = await import('../../config/config-store.js');
-    const store = await openConfigStore(ctx.env, ctx.cwd, { writable: true });
+    const store = await openConfigStore(ctx.env, ctx.cwd, { writable: true, clock: ctx.clock });
     // A profile never stored (a typo): nothing to log out of, said as an error (exit 2), with the ones there are.
     if (!store.getProfile(globals.profile)) throw notStored(globals.profile, store.listProfiles());
     let removed;
