@@ -2,8 +2,8 @@
  * `vidpub batch` with stdout at a terminal (tmux, 60 and 120 columns), through the built bin:
  * the live view is redrawn on stderr and stdout gets a few lines per item for a person, after
  * it, never JSON lines that wrap under the view and are cut. Every item's line is there, whole,
- * once; the JSON lines stay for a pipe. The bin's clock runs 4 times faster (libfaketime): its looks
- * at the videos and posts, a second or so apart, come a quarter of that apart.
+ * once; the JSON lines stay for a pipe. The bin's clock runs twice as fast (libfaketime): its looks
+ * at the videos and posts, a second or so apart, come half of that apart.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { copyVideo } from '../support/video-copy.js';
@@ -37,7 +37,7 @@ describe.skipIf(noTmux || noFaketime)('vidpub batch at a terminal (tmux)', () =>
     it(`at ${columns} columns: a readable line per item, each whole and once; no JSON lines (exit 0)`, async () => {
       await emu.reset();
       const session = `batch${columns}`;
-      const env = { ...emu.env(), ...fasterClockEnv(4), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-bpty-')), VIDPUB_NO_JOURNAL: '1', TZ: 'UTC', NO_COLOR: '1', TERM: 'xterm-256color', EDITOR: '', VISUAL: '' };
+      const env = { ...emu.env(), ...fasterClockEnv(), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-bpty-')), VIDPUB_NO_JOURNAL: '1', TZ: 'UTC', NO_COLOR: '1', TERM: 'xterm-256color', EDITOR: '', VISUAL: '' };
       tmux.start(session, vidpubLine('batch week.yaml --yes', env), { columns, cwd: dir });
       const done = await tmux.waitForScreen(session, /EXIT:\d+/, 60_000);
       expect(done).toMatch(/EXIT:0/);
@@ -57,7 +57,7 @@ describe.skipIf(noTmux || noFaketime)('vidpub batch at a terminal (tmux)', () =>
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VIDPUB_')));
     const r = await runAsync(process.execPath, [BIN, 'batch', 'week.yaml', '--yes'], {
       cwd: dir,
-      env: { ...clean, ...emu.env(), ...fasterClockEnv(4), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-bpipe-')), VIDPUB_NO_JOURNAL: '1' },
+      env: { ...clean, ...emu.env(), ...fasterClockEnv(), VIDPUB_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vidpub-bpipe-')), VIDPUB_NO_JOURNAL: '1' },
       timeoutMs: 60_000,
     });
     expect(r.status, r.stderr).toBe(0);

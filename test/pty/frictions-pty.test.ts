@@ -47,8 +47,8 @@ describe.skipIf(noTmux)('at a terminal (tmux)', () => {
   }, 60_000);
 
   it.skipIf(noFaketime)('at 60 columns, the live view of post fits the width and leaves no copies in the scrollback', async () => {
-    // The bin's clock 4 times faster (libfaketime): it looks at the post sooner and repaints every 25 ms.
-    start('narrow', 60, 'post test/fixtures/clip.mp4 --to linkedin,youtube --caption hi --yes', fasterClockEnv(4));
+    // The bin's clock twice as fast (libfaketime): it looks at the post sooner and repaints every 50 ms.
+    start('narrow', 60, 'post test/fixtures/clip.mp4 --to linkedin,youtube --caption hi --yes', fasterClockEnv());
     // the live view is up (and will repaint for a while)
     const live = await tmux.waitForScreen('narrow', /Waiting for post/, 30_000);
     for (const l of live.split('\n').filter((x) => /Waiting for post/.test(x))) expect(l.trimEnd().length, l).toBeLessThanOrEqual(60);

@@ -58,9 +58,9 @@ async function inTerminal(lines: string[]): Promise<{ screen: string; styled: st
   return { screen: done, styled, raw: readFileSync(raw, 'utf8'), title: tmux.run('display', '-p', '-t', session, '#{pane_title}').trim() };
 }
 
-/** The shell line of the built bin with `args`; `faster`: its clock 4 times faster (libfaketime), for a post's looks at its progress. */
+/** The shell line of the built bin with `args`; `faster`: its clock twice as fast (libfaketime), for a post's looks at its progress. */
 const vidpub = (args: string, faster = false) =>
-  `${faster ? `${Object.entries(fasterClockEnv(4)).map(([k, v]) => `${k}=${quote(v)} `).join('')}` : ''}${quote(process.execPath)} ${quote(BIN)} ${args}`;
+  `${faster ? `${Object.entries(fasterClockEnv()).map(([k, v]) => `${k}=${quote(v)} `).join('')}` : ''}${quote(process.execPath)} ${quote(BIN)} ${args}`;
 
 function expectNameShownNotActing(t: { screen: string; styled: string; raw: string; title: string }): void {
   expect(t.title).toBe('BEFORE'); // the name's OSC 0 did not set the title
