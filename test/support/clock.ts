@@ -1,7 +1,17 @@
 /** Clocks for the code under test (the Context's `clock`). */
 import { onTestFinished, vi } from 'vitest';
+import { DEFAULT_REQUEST_COMMAND_TIMEOUT } from '../../src/cli/commands/shared-flags.js';
 import { realClock, type Clock } from '../../src/cli/run/context.js';
+import { DEFAULT_TIMEOUT } from '../../src/session/wait-flags.js';
+import { parseDuration } from '../../src/time/duration.js';
 import { sleep, waitFor } from './poll.js';
+
+/**
+ * The sleeps of a command's default --timeout, as they begin: the deadline of a command that waits
+ * (30m) and the budget of one that only makes requests (me, destinations...: 2m). A clock moved on
+ * while a run sleeps (tickWhileAllAsleep) leaves them out, or it would run them out.
+ */
+export const DEFAULT_DEADLINES_MS: readonly number[] = [parseDuration(DEFAULT_TIMEOUT), parseDuration(DEFAULT_REQUEST_COMMAND_TIMEOUT)];
 
 export interface VirtualClock extends Clock {
   /** Every sleep asked for, in ms. */
@@ -53,6 +63,15 @@ export function scaledClock(factor: number): Clock {
     now: () => start + (Date.now() - start) * factor,
     sleep: (ms, signal) => realClock.sleep(ms / factor, signal),
   };
+}
+
+/**
+ * Real time, with every sleep `factor` times shorter than asked: a run's looks at a video
+ * processing come sooner, while its now stays the emulator's (a time it sends, such as a schedule
+ * exactly a limit ahead, is measured by both from the same now, however long the run takes).
+ */
+export function shortWaits(factor: number): Clock {
+  return { now: () => Date.now(), sleep: (ms, signal) => realClock.sleep(ms / factor, signal) };
 }
 
 /** `clock` put `ms` ahead: a run that starts that much later, without waiting for it. */

@@ -51,9 +51,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import type { Clock, Context } from '../../src/cli/run/context.js';
-import { DEFAULT_TIMEOUT } from '../../src/session/wait-flags.js';
-import { parseDuration } from '../../src/time/duration.js';
-import { manualClock, tickWhileAllAsleep } from './clock.js';
+import { DEFAULT_DEADLINES_MS, manualClock, tickWhileAllAsleep } from './clock.js';
 
 interface Built {
   main(argv: string[], ctx: Context): Promise<number>;
@@ -86,9 +84,6 @@ export function servesUntilSignal(argv: readonly string[]): boolean {
   // `vidpub emulator clock +2h` and the other controls drive a running emulator and are done; `--follow` is not.
   return at >= 0 && (!CONTROLS.includes(argv[at + 1] ?? '') || argv.includes('--follow'));
 }
-
-/** The default --timeout of a command that waits: its deadline's sleep, no wait to move the clock on to. */
-const DEFAULT_DEADLINE_MS = parseDuration(DEFAULT_TIMEOUT);
 
 /** Whether `argv` runs a command whose whole world is in it: `vidpub demo`, whose emulator runs on the command's clock. */
 export function ownWorld(argv: readonly string[]): boolean {
@@ -332,7 +327,7 @@ export class InProcessVidpub {
     if (ownsItsWorld) {
       const clock = manualClock(Date.now());
       ctx.clock = clock;
-      stopClock = tickWhileAllAsleep(clock, () => 1, [DEFAULT_DEADLINE_MS]);
+      stopClock = tickWhileAllAsleep(clock, () => 1, [...DEFAULT_DEADLINES_MS]);
     }
     let code: number;
     try {

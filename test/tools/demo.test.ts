@@ -4,9 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../support/cli.js';
 import type { Clock } from '../../src/cli/run/context.js';
-import { manualClock, scaledClock, tickWhileAllAsleep } from '../support/clock.js';
-import { DEFAULT_TIMEOUT } from '../../src/session/wait-flags.js';
-import { parseDuration } from '../../src/time/duration.js';
+import { DEFAULT_DEADLINES_MS, manualClock, scaledClock, tickWhileAllAsleep } from '../support/clock.js';
 import { mediaIdFrom, postIdFrom } from '../../src/cli/demo/demo-run.js';
 import { shellLine } from '../../src/util/shell.js';
 import { sampleVideoCandidates } from '../../src/cli/demo/sample.js';
@@ -57,8 +55,8 @@ describe('vidpub demo', () => {
 
   it("its emulator runs on the Context's clock: at the default pace, on a clock moved on while the run only waits, it ends published at that clock's time", async () => {
     const clock = manualClock(Date.parse('2030-01-01T00:00:00Z'));
-    // The steps' deadlines (the default --timeout) aside, every wait is a look at the emulator's work: time moves to it.
-    onTestFinished(tickWhileAllAsleep(clock, () => 1, [parseDuration(DEFAULT_TIMEOUT)]));
+    // The steps' deadlines and budgets (the default --timeout) aside, every wait is a look at the emulator's work: time moves to it.
+    onTestFinished(tickWhileAllAsleep(clock, () => 1, [...DEFAULT_DEADLINES_MS]));
     const r = await runCli(['demo', '--json'], { clock });
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout);
