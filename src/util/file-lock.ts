@@ -218,7 +218,12 @@ export async function withFileLock<T>(path: string, opts: LockOptions, fn: () =>
         hint: `Run the command again when it has finished. If no other vidpub is running, remove ${sanitize(lockPath)}.`,
       });
     }
-    await clock.sleep(delay + Math.random() * delay, opts.signal);
+    try {
+      await clock.sleep(delay + Math.random() * delay, opts.signal);
+    } catch (err) {
+      // Stopped by the signal: its reason (the deadline, Ctrl-C), whatever a clock rejects its sleep with.
+      throw opts.signal?.aborted ? (opts.signal.reason as unknown) : err;
+    }
     delay = Math.min(delay * 2, 50);
   }
   // `fn` may wait (the key stored in the OS store under the lock, key-store.ts): the lock is released when it has settled.

@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli, tempConfigDir } from '../support/cli.js';
-import { scaledClock } from '../support/clock.js';
+import { manualClock, timeUpWhen } from '../support/clock.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator();
@@ -26,14 +26,17 @@ function lockedConfig(): { dir: string; path: string; before: string } {
 describe('a config file locked by another vidpub', () => {
   test('login --timeout: the wait for the lock ends at the deadline, exit 7, nothing stored', async () => {
     const { dir, path, before } = lockedConfig();
-    // 10 s of the command's time is 1 s of the test's: the key's check (a GET /me) comes first and must be over
-    // before the deadline, or the deadline is met there, not in the lock's wait (20 ms of the wall was not enough
-    // on a loaded machine). The lock's own pauses are real timers, so a manual clock cannot stage this one.
-    const r = await runCli(['login', '--with-key', '--profile', 'ci', '--timeout', '10s'], {
+    // On a clock the test moves, once the key's check (a GET /me, which comes first) is over and the login sleeps
+    // between two tries of the lock: its 5 s deadline then runs out in the lock's wait, half-way through the 10 s
+    // that wait gives a holder, however slow the machine (the wait runs on the command's clock).
+    const clock = manualClock(Date.now());
+    const running = runCli(['login', '--with-key', '--profile', 'ci', '--timeout', '5s'], {
       stdin: emu.key() + '\n',
-      clock: scaledClock(10),
+      clock,
       env: { VIDPUB_CONFIG_DIR: dir, VIDPUB_BASE_URL: emu.baseUrl },
     });
+    await timeUpWhen(clock, 5000, async () => (await emu.requests()).some((q) => q.path === '/v1/me' && q.status === 200));
+    const r = await running;
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(`Error: Stopped: the --timeout of the command was reached while waiting for the lock on ${path} (another vidpub login or logout is using it); nothing was stored.`);
     expect(r.code).toBe(7);
