@@ -171,8 +171,13 @@ describe('identical runs waiting for the one posting', () => {
     );
     if (low) {
       // What the first run kept of GET /me, made 3 posts left: a run that posts reads GET /me afresh.
+      // The file itself once the first run's write of it is over (an atomic write: a hidden .tmp file, then renamed).
       const dir = join(base, 'cache', 'api');
-      const [name] = readdirSync(dir);
+      const name = await waitFor(
+        async () => readdirSync(dir),
+        (names) => names.some((n) => n.endsWith('.json')) && !names.some((n) => n.endsWith('.tmp')),
+        20_000,
+      ).then((names) => names.find((n) => n.endsWith('.json') && !n.startsWith('.')));
       const cached = JSON.parse(readFileSync(join(dir, name!), 'utf8')) as { entries: { daily: { value: { remaining: number } } } };
       cached.entries.daily.value.remaining = 3;
       writeFileSync(join(dir, name!), JSON.stringify(cached));
