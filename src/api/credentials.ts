@@ -6,7 +6,7 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { keyStorage } from '../config/key-storage.js';
 import type { Profile } from '../config/profile-types.js';
-import { setLongTimeout, type Clock } from '../core/clock.js';
+import { clockTimeout, realClock, type Clock } from '../core/clock.js';
 import { AuthError, DeadlineReached, InterruptedError, TimeoutError, UsageError, sanitize } from '../errors.js';
 import { formatDuration } from '../time/duration.js';
 import type { ClientSettings, KeySource } from './client.js';
@@ -153,7 +153,7 @@ export async function readKeyFile(cwd: string, file: string, wait: { signal?: Ab
   const { NotRegularFileError, readUserFile, unreadableFile } = await import('../util/user-file.js');
   const deadline = new AbortController();
   // The --timeout on the command's clock (real timers when none), as every other wait of the command.
-  const timer = wait.timeoutMs === undefined ? undefined : deadlineTimer(wait.clock, wait.timeoutMs, () => deadline.abort(new DeadlineReached(wait.timeoutMs)));
+  const timer = wait.timeoutMs === undefined ? undefined : clockTimeout(wait.clock ?? realClock, wait.timeoutMs, () => deadline.abort(new DeadlineReached(wait.timeoutMs)));
   const signal = wait.signal ? AbortSignal.any([wait.signal, deadline.signal]) : deadline.signal;
   let text: string;
   try {
@@ -168,14 +168,6 @@ export async function readKeyFile(cwd: string, file: string, wait: { signal?: Ab
   const key = text.trim();
   if (!key) throw new UsageError(`the API key file ${sanitize(path)} is empty`);
   return key;
-}
-
-/** Calls `fn` once `ms` have passed on `clock` (real timers when none), unless cleared first. */
-function deadlineTimer(clock: Pick<Clock, 'sleep'> | undefined, ms: number, fn: () => void): { clear(): void } {
-  if (!clock) return setLongTimeout(fn, ms);
-  const stop = new AbortController();
-  clock.sleep(ms, stop.signal).then(fn, () => undefined);
-  return { clear: () => stop.abort() };
 }
 
 function refuseBigKeyFile(st: { size: number }): void {

@@ -25,7 +25,7 @@ import { platform } from 'node:os';
 import nodeProcess, { execPath } from 'node:process';
 import { join } from 'node:path';
 import { InterruptedError, TimeoutError, isDeadline, sanitize, type DeadlineReached } from '../errors.js';
-import { realClock, type Clock } from '../core/clock.js';
+import { clockTimeout, realClock, type Clock } from '../core/clock.js';
 import { formatDuration } from '../time/duration.js';
 import { childEnv } from '../util/child-env.js';
 import { truthy } from '../util/env.js';
@@ -175,28 +175,27 @@ function call(env: Env, ops: readonly KeychainOp[], wait: KeychainWait = {}): Pr
     };
     // The call's timers, on the command's clock, all ended with the call: the command's --timeout from the call's
     // start; the helper's start; then the store's own KEYCHAIN_TIMEOUT_MS, from the helper's line saying it asks.
-    const timers: AbortController[] = [];
-    const after = (ms: number, then: () => void): AbortController => {
-      const timer = new AbortController();
+    const timers: { clear(): void }[] = [];
+    const after = (ms: number, then: () => void): { clear(): void } => {
+      const timer = clockTimeout(wait.clock ?? realClock, ms, then);
       timers.push(timer);
-      (wait.clock ?? realClock).sleep(ms, timer.signal).then(then, () => {});
       return timer;
     };
     if (wait.timeoutMs !== undefined) after(wait.timeoutMs, () => stop(late(wait.timeoutMs)));
-    let starting: AbortController | undefined = after(KEYCHAIN_START_MS, () =>
+    let starting: { clear(): void } | undefined = after(KEYCHAIN_START_MS, () =>
       stop(new KeychainUnavailable(`the keychain helper did not start within ${KEYCHAIN_START_MS / 1000} s (is the machine very busy?)`)),
     );
     const onAbort = () => stop(aborted(wait.signal!));
     wait.signal?.addEventListener('abort', onAbort, { once: true });
     const done = () => {
-      for (const timer of timers) timer.abort();
+      for (const timer of timers) timer.clear();
       running.delete(child);
       wait.signal?.removeEventListener('abort', onAbort);
     };
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       if (!starting || settled) return;
-      starting.abort();
+      starting.clear();
       starting = undefined;
       after(KEYCHAIN_TIMEOUT_MS, () => stop(new KeychainUnavailable(`${keychainName()} did not answer within ${KEYCHAIN_TIMEOUT_MS / 1000} s`)));
     });

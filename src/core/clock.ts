@@ -42,6 +42,16 @@ export function setLongTimeout(fn: () => void, ms: number): LongTimer {
   return handle;
 }
 
+/**
+ * Calls `fn` once `ms` have passed on `clock`, unless cleared first: a timer of the command's
+ * clock (a deadline, a bound), which a test moves instead of waiting it out.
+ */
+export function clockTimeout(clock: Pick<Clock, 'sleep'>, ms: number, fn: () => void): { clear(): void } {
+  const stop = new AbortController();
+  clock.sleep(ms, stop.signal).then(fn, () => undefined);
+  return { clear: () => stop.abort() };
+}
+
 /** Sleep that honours an AbortSignal, on real timers (any length: see setLongTimeout). */
 export function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -7,6 +7,7 @@
  * it is. The flows turn the abort into TimeoutError (exit 7) or, for a write
  * that got no answer, OutcomeUnknownError (exit 9).
  */
+import { clockTimeout } from '../core/clock.js';
 import { DeadlineReached } from '../errors.js';
 import type { Session } from './session.js';
 
@@ -34,23 +35,17 @@ export function bindDeadline(session: Session, deadlineMs: number | undefined, t
   if (deadlineMs === undefined || (session.deadlineMs !== undefined && session.deadlineMs <= deadlineMs)) {
     return { session, dispose: () => undefined };
   }
-  const timer = new AbortController();
   const expired = new AbortController();
   const reason = new DeadlineReached(timeoutMs);
   const left = deadlineMs - session.clock.now();
   if (left <= 0) expired.abort(reason);
-  else {
-    session.clock.sleep(left, timer.signal).then(
-      () => expired.abort(reason),
-      () => undefined,
-    );
-  }
+  const timer = left > 0 ? clockTimeout(session.clock, left, () => expired.abort(reason)) : undefined;
   const signal = AbortSignal.any([session.signal, expired.signal]);
   withoutDeadline.set(signal, session.signal);
   return {
     // Making the client may wait on a key from a pipe (--api-key-file <(...)): the deadline ends that wait too.
     session: { ...session, signal, deadlineMs, client: () => untilAborted(session.client(), signal) },
-    dispose: () => timer.abort(),
+    dispose: () => timer?.clear(),
   };
 }
 

@@ -20,7 +20,7 @@
  * (http-client.ts): the sender calls back before a write and when the key is
  * refused.
  */
-import type { Clock } from '../../core/clock.js';
+import { clockTimeout, type Clock } from '../../core/clock.js';
 import { AuthError, DeadlineReached, RateLimitError, ServiceError } from '../../errors.js';
 import { formatDuration } from '../../time/duration.js';
 import { nodeCrypto } from '../../util/lazy-builtins.js';
@@ -151,13 +151,9 @@ export class RequestSender {
     if (ms === undefined) return undefined;
     if (!this.#budget) {
       const expired = new AbortController();
-      const stopped = new AbortController();
       const reason = new DeadlineReached(ms);
-      this.#clock.sleep(ms, stopped.signal).then(
-        () => expired.abort(reason),
-        () => undefined,
-      );
-      this.#budget = { signal: expired.signal, endsAt: this.#clock.now() + ms, stop: () => stopped.abort(), expire: () => expired.abort(reason) };
+      const timer = clockTimeout(this.#clock, ms, () => expired.abort(reason));
+      this.#budget = { signal: expired.signal, endsAt: this.#clock.now() + ms, stop: () => timer.clear(), expire: () => expired.abort(reason) };
     }
     if (this.#clock.now() >= this.#budget.endsAt) this.#budget.expire();
     return [this.#budget.signal];

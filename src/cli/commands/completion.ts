@@ -1,4 +1,5 @@
 import type { ApiClient } from '../../api/client.js';
+import { clockTimeout } from '../../core/clock.js';
 import type { Destination } from '../../contract/wire-types.js';
 import { UsageError, sanitize } from '../../errors.js';
 import { defineCommand, type Invocation } from '../run/command.js';
@@ -50,11 +51,7 @@ async function fromService(inv: Invocation, read: (client: ApiClient, signal: Ab
   // The bound is of the Context's clock, as the client's waits between tries are (a service that is down is tried
   // again until then); stopped when the names are in.
   const bound = new AbortController();
-  const timer = new AbortController();
-  ctx.clock.sleep(DESTINATIONS_TIMEOUT_MS, timer.signal).then(
-    () => bound.abort(new DOMException(`no names within ${DESTINATIONS_TIMEOUT_MS} ms`, 'TimeoutError')),
-    () => undefined,
-  );
+  const timer = clockTimeout(ctx.clock, DESTINATIONS_TIMEOUT_MS, () => bound.abort(new DOMException(`no names within ${DESTINATIONS_TIMEOUT_MS} ms`, 'TimeoutError')));
   const signal = AbortSignal.any([ctx.signal, bound.signal]);
   let client: ApiClient | undefined;
   try {
@@ -63,7 +60,7 @@ async function fromService(inv: Invocation, read: (client: ApiClient, signal: Ab
   } catch {
     return [];
   } finally {
-    timer.abort();
+    timer.clear();
     await client?.close().catch(() => undefined);
   }
 }

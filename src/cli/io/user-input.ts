@@ -10,7 +10,7 @@
 import type { Stats } from 'node:fs';
 import { decodeUtf8 } from '../../core/text-rules.js';
 import { InterruptedError, TimeoutError, UsageError } from '../../errors.js';
-import type { Clock } from '../../core/clock.js';
+import { clockTimeout, type Clock } from '../../core/clock.js';
 import { formatDuration } from '../../time/duration.js';
 import { NotRegularFileError, readUserFile, unreadableFile } from '../../util/user-file.js';
 import { exactBytes } from '../../util/bytes.js';
@@ -37,12 +37,8 @@ export interface InputWait {
 export async function readAll(stream: NodeJS.ReadableStream, limit: number, what: string, wait?: InputWait): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  const timer = new AbortController();
   const expired = new AbortController();
-  wait?.clock.sleep(wait.timeoutMs, timer.signal).then(
-    () => expired.abort(),
-    () => undefined,
-  );
+  const timer = wait ? clockTimeout(wait.clock, wait.timeoutMs, () => expired.abort()) : undefined;
   const stop = wait ? AbortSignal.any([wait.signal, expired.signal]) : undefined;
   let onData: (chunk: string | Buffer) => void = () => undefined;
   let onEnd: () => void = () => undefined;
@@ -65,7 +61,7 @@ export async function readAll(stream: NodeJS.ReadableStream, limit: number, what
       stream.resume();
     });
   } finally {
-    timer.abort();
+    timer?.clear();
     stop?.removeEventListener('abort', onStop);
     stream.off('data', onData).off('end', onEnd).off('error', onError);
     // Not read any further: a writer that never closes it holds nothing of this process.
