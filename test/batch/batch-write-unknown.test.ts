@@ -6,30 +6,23 @@
  * all. A 4xx refusal is still "failed". The deadline binds the whole run: a
  * write in flight is cut off at --timeout, not only the waits.
  */
-import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Post, RecordedRequest } from '../../src/contract/wire-types.js';
 import { batchLines as linesOf, batchManifest as manifest } from '../support/batch.js';
-import { cliRunner } from '../support/cli.js';
-import { manualClock, tickWhileAllAsleep, timeUpWhen } from '../support/clock.js';
+import { runCli } from '../support/cli.js';
+import { manualClock, timeUpWhen } from '../support/clock.js';
+import { runWaitsCut } from '../support/clocked-run.js';
 import { useEmulator } from '../support/emulator.js';
 
 const emu = useEmulator({ processingMs: 20, publishMs: 20 });
 const TZ = 'Europe/Paris';
+const env = () => ({ ...emu.env(), TZ });
 /**
- * The runs' clock moves only while the run waits on it (its retries' backoff, its looks at a post
+ * A run on a clock that moves only while it waits on it (its retries' backoff, its looks at a post
  * publishing), by the whole of that wait: no real second is spent backing off, and what a run
  * sees does not depend on how fast the machine is.
  */
-const clock = manualClock(Date.now());
-let running = 0;
-const runOn = cliRunner(() => ({ clock, env: { ...emu.env(), TZ } }));
-const run: typeof runOn = (argv, opts) => {
-  running++;
-  return runOn(argv, opts).finally(() => running--);
-};
-/** The runs' deadline, the default --timeout of 30m: never run out by the ticking. */
-const DEADLINE_MS = 30 * 60_000;
-beforeEach(() => onTestFinished(tickWhileAllAsleep(clock, () => running, [DEADLINE_MS])));
+const run = (argv: string[]) => runWaitsCut(argv, { env: env() });
 
 const api = async (): Promise<RecordedRequest[]> => (await emu.requests()).filter((r) => r.path.startsWith('/v1/'));
 /** POST /v1/posts handled for the first time (not replays, not faults). */
@@ -126,7 +119,7 @@ describe('vidpub batch: a write whose answer never came', () => {
     // moved on as they begin): the write is cut off by the deadline itself while it is in flight, long before the
     // client's own 30 s a request; nothing depends on how fast the machine is.
     const manual = manualClock(Date.now());
-    const running = run(['batch', file, '--timeout', '5s'], { clock: manual });
+    const running = runCli(['batch', file, '--timeout', '5s'], { clock: manual, env: env() });
     const sent = async () => (await emu.requests()).some((q) => q.method === 'POST' && q.path === '/v1/posts');
     await timeUpWhen(manual, TIMEOUT_MS, sent, { meanwhile: true, inFlight: true });
     const r = await running;

@@ -1,7 +1,7 @@
 /** vidpub in-process (runCli) on a manual clock the test moves: the waits a test stages instead of sitting them out. */
 import { expect } from 'vitest';
 import { runCli, type RunOptions, type RunResult } from './cli.js';
-import { manualClock, tickWhileAllAsleep, timeUpWhen } from './clock.js';
+import { DEFAULT_DEADLINES_MS, manualClock, tickWhileAllAsleep, timeUpWhen } from './clock.js';
 
 /**
  * `args` on a manual clock whose --timeout of `timeoutMs` runs out once `reached()` holds, in the wait that
@@ -25,11 +25,14 @@ export async function runTimedOut(
   return running;
 }
 
-/** `args` on a manual clock moved to the end of each of its waits as they begin, but its --timeout of `timeoutMs`. */
-export async function runWaitsCut(args: string[], opts: RunOptions, timeoutMs: number): Promise<RunResult> {
+/**
+ * `args` on a manual clock moved to the end of each of its waits as they begin, but its --timeout of `timeoutMs`
+ * (without it, the default --timeout of a command).
+ */
+export async function runWaitsCut(args: string[], opts: RunOptions, timeoutMs?: number): Promise<RunResult> {
   const clock = manualClock(Date.now());
   let running = 1;
-  const stop = tickWhileAllAsleep(clock, () => running, [timeoutMs]);
+  const stop = tickWhileAllAsleep(clock, () => running, timeoutMs === undefined ? [...DEFAULT_DEADLINES_MS] : [timeoutMs]);
   return runCli(args, { ...opts, clock }).finally(() => {
     running = 0;
     stop();

@@ -21,9 +21,10 @@ export interface SteppedClock {
   advance(seconds: number): void;
 }
 
-/** The library as the faketime program preloads it (its path holds the loader's $LIB). */
+let preload: string | undefined;
+/** The library as the faketime program preloads it (its path holds the loader's $LIB): asked of faketime once. */
 function preloadPath(): string {
-  const preload = spawnSync('faketime', ['-f', '+0', 'printenv', 'LD_PRELOAD'], { encoding: 'utf8' }).stdout.trim();
+  preload ??= spawnSync('faketime', ['-f', '+0', 'printenv', 'LD_PRELOAD'], { encoding: 'utf8' }).stdout.trim();
   if (!preload) throw new Error('faketime did not say which library it preloads');
   return preload;
 }

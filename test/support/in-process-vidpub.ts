@@ -301,7 +301,12 @@ export class InProcessVidpub {
     }
     let stdin: ReadStream | undefined;
     const ctx = this.built.createProcessContext({ signal: controller.signal });
-    const clock = this.clock?.(env);
+    // The command's clock: for one whose whole world runs in it (the demo: its emulator on the command's clock), a clock
+    // of its own, moved on whenever all it does is wait on it (the demo's default pace sat out on no real clock); for
+    // the others, the one made of their environment, if any.
+    const own = ownWorld(argv) ? manualClock(Date.now()) : undefined;
+    const clock = own ?? this.clock?.(env);
+    const stopClock = own && tickWhileAllAsleep(own, () => 1, [...DEFAULT_DEADLINES_MS]);
     Object.assign(ctx, {
       io: {
         get stdin() {
@@ -320,15 +325,6 @@ export class InProcessVidpub {
       startedAt: Date.now(),
       ...(clock ? { clock } : {}),
     } satisfies Partial<Context>);
-    // A command whose whole world runs in it (the demo: its emulator on the command's clock) runs on a clock of
-    // its own, moved on whenever all it does is wait on it: the demo's default pace sat out on no real clock.
-    const ownsItsWorld = ownWorld(argv);
-    let stopClock: (() => void) | undefined;
-    if (ownsItsWorld) {
-      const clock = manualClock(Date.now());
-      ctx.clock = clock;
-      stopClock = tickWhileAllAsleep(clock, () => 1, [...DEFAULT_DEADLINES_MS]);
-    }
     let code: number;
     try {
       code = await this.built.main(argv, ctx);
