@@ -5,6 +5,7 @@
  * command that posts the video. `upload`, which knows neither destinations
  * nor caption, names the post to make with placeholders.
  */
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/build.js';
 import { tempConfigDir } from '../support/cli.js';
@@ -17,7 +18,11 @@ const emu = useEmulator({ processingMs: 600_000, publishMs: 20 });
 beforeAll(() => ensureBuilt());
 
 function interruptedAt(args: string[], when: RegExp) {
-  const run = spawnWatched(args, { ...emu.env(), VIDPUB_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' }, { guardMs: 60_000 });
+  // A config, state and cache directory of its own: the user's journal (an earlier run that posted the clip) would
+  // make the post a duplicate, refused before it waits for anything.
+  const dir = tempConfigDir();
+  const env = { ...emu.env(), VIDPUB_CONFIG_DIR: dir, VIDPUB_STATE_DIR: join(dir, 'state'), VIDPUB_CACHE_DIR: join(dir, 'cache'), NO_COLOR: '1' };
+  const run = spawnWatched(args, env, { guardMs: 60_000 });
   let sent = false;
   run.onStderr((all) => {
     if (!sent && when.test(all)) {
