@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { useRunHomes } from './test/support/run-homes.js';
 
 /**
  * The files that run longest (each runs its blocks one after another), started
@@ -50,6 +51,10 @@ if (process.env.NODE_EXTRA_CA_CERTS !== undefined) {
   delete process.env.NODE_EXTRA_CA_CERTS;
 }
 
+// The run's own XDG homes and temporary directory (test/support/run-homes.ts), set before the
+// workers start so that every worker and every process a test starts inherits them.
+useRunHomes();
+
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (f: TestSpecification) => {
@@ -64,7 +69,7 @@ export default defineConfig({
   test: {
     setupFiles: ['test/support/clean-process.ts'],
     // One browser for the run's web app tests, started by the first that asks, closed at the end.
-    globalSetup: ['test/support/browser-server.ts'],
+    globalSetup: ['test/support/browser-server.ts', 'test/support/run-homes.ts'],
     // Watchdogs for a test that hangs, not a measure of speed: on a loaded 2-core machine a test
     // that runs the built bin ten times, or a set-up that starts chromium or a keyring, can take
     // many times what it takes on a quiet one (what a test asserts never depends on it).
