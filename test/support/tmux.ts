@@ -3,8 +3,14 @@
  * killed after the file), its sessions started with a command, their screens read and waited
  * on, keys sent to them. A screen is waited on by what it shows (`waitForScreen`), never for a
  * while. Under CI a missing tmux fails the file (tools.ts), elsewhere it skips (`noTmux`).
+ *
+ * The screens waited on are read through one tmux client in control mode per server
+ * (`tmux -C`, a command a line on its stdin, its output between %begin and %end), not a tmux
+ * process per look: a wait looks at the screen every 10 to 150 ms, and each look was a fork of
+ * the test's worker (a few hundred MB) and a tmux client, about 17 ms of CPU, some 450 of them a
+ * run.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll } from 'vitest';
 import { BIN, ROOT } from './build.js';
 import { waitFor } from './poll.js';
@@ -35,6 +41,8 @@ export interface Tmux {
   start(name: string, command: string | string[], opts?: { columns?: number; rows?: number; cwd?: string }): void;
   /** The session's screen, wrapped lines joined; with the last 500 lines of its history unless `visibleOnly`. */
   screen(name: string, opts?: { visibleOnly?: boolean; flags?: string[] }): string;
+  /** The session's screen as `screen` reads it, through the server's control client (no process started). */
+  capture(name: string, opts?: { visibleOnly?: boolean; flags?: string[] }): Promise<string>;
   /** Waits until the screen (as `screen` reads it) matches `re`, and returns it. */
   waitForScreen(name: string, re: RegExp, timeoutMs?: number, opts?: { visibleOnly?: boolean }): Promise<string>;
   /** Keys by their tmux names ("Enter", "Down", "C-c", "y"). */
@@ -55,7 +63,12 @@ export function useTmux(name: string): Tmux {
       // no server was started, or it is gone
     }
   });
-  const screen: Tmux['screen'] = (session, opts = {}) => run('capture-pane', '-p', ...(opts.flags ?? []), '-J', '-t', session, ...(opts.visibleOnly ? [] : ['-S', '-500']));
+  const captureArgs = (session: string, opts: { visibleOnly?: boolean; flags?: string[] }): string[] =>
+    ['capture-pane', '-p', ...(opts.flags ?? []), '-J', '-t', session, ...(opts.visibleOnly ? [] : ['-S', '-500'])];
+  const screen: Tmux['screen'] = (session, opts = {}) => run(...captureArgs(session, opts));
+  let control: ControlClient | undefined;
+  afterAll(() => control?.close());
+  const capture: Tmux['capture'] = (session, opts = {}) => (control ??= new ControlClient(socket, run)).command(captureArgs(session, opts));
   return {
     socket,
     run,
@@ -64,7 +77,8 @@ export function useTmux(name: string): Tmux {
       run('new-session', '-d', '-x', String(opts.columns ?? 120), '-y', String(opts.rows ?? 40), '-s', session, '-c', opts.cwd ?? ROOT, ...argv);
     },
     screen,
-    waitForScreen: (session, re, timeoutMs = 20_000, opts = {}) => waitFor(() => screen(session, opts), (text) => re.test(text), timeoutMs),
+    capture,
+    waitForScreen: (session, re, timeoutMs = 20_000, opts = {}) => waitFor(() => capture(session, opts), (text) => re.test(text), timeoutMs),
     keys: (session, ...keys) => void run('send-keys', '-t', session, ...keys),
     typed: (session, text) => void run('send-keys', '-t', session, '-l', text),
   };
@@ -94,10 +108,83 @@ export function tmuxShell(tmux: Tmux, name: string, argv: string[], env: Record<
     press: (key) => tmux.keys(name, key),
     screen,
     async waitForLine(test, timeoutMs = 40_000) {
-      const lines = await waitFor(screen, (all) => all.some(test), timeoutMs).catch(() => undefined);
+      const look = async (): Promise<string[]> => (await tmux.capture(name, { visibleOnly: true })).split('\n');
+      const lines = await waitFor(look, (all) => all.some(test), timeoutMs).catch(() => undefined);
       return lines?.find(test);
     },
     close: () => void tmux.run('kill-session', '-t', name),
   };
 }
 
+/**
+ * A tmux client in control mode on a file's server: commands written a line each, answered in
+ * order, each answer the lines between `%begin` and `%end` (or `%error`: the promise rejects
+ * with them). It sits in a session of its own (`vidpub-control`, a sleep), so that no session a
+ * test starts, ends or resizes is its; the pane output tmux would send it is turned off.
+ */
+class ControlClient {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly waiting: { resolve(text: string): void; reject(e: Error): void }[] = [];
+  private pending = '';
+  /** The lines of the answer being read, or undefined between answers. */
+  private answer: string[] | undefined;
+  /** Whether that answer is to a command of this client's (flags 1), not to the attach it was started with. */
+  private ours = false;
+  private ended: Error | undefined;
+
+  constructor(socket: string, run: (...args: string[]) => string) {
+    run('new-session', '-d', '-s', 'vidpub-control', 'sleep 86400');
+    this.child = spawn('tmux', ['-L', socket, '-f', '/dev/null', '-C', 'attach-session', '-t', 'vidpub-control']);
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk: string) => this.read(chunk));
+    this.child.stdin.on('error', () => undefined);
+    this.child.on('close', () => this.fail(new Error('the tmux control client ended')));
+    void this.command(['refresh-client', '-f', 'no-output']).catch(() => undefined);
+  }
+
+  /** Runs one tmux command (its words need no quoting: a word is quoted here); what it printed. */
+  command(args: string[]): Promise<string> {
+    if (this.ended) return Promise.reject(this.ended);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.child.stdin.write(`${args.map((a) => (/^[\w@:./%#=,+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}\n`);
+    });
+  }
+
+  close(): void {
+    this.child.stdin.end();
+    this.child.kill();
+  }
+
+  private read(chunk: string): void {
+    this.pending += chunk;
+    let nl: number;
+    while ((nl = this.pending.indexOf('\n')) >= 0) {
+      const line = this.pending.slice(0, nl).replace(/\r$/, '');
+      this.pending = this.pending.slice(nl + 1);
+      if (this.answer === undefined) {
+        const begin = /^%begin \d+ \d+ (\d+)$/.exec(line);
+        if (begin) {
+          this.answer = [];
+          this.ours = begin[1] === '1';
+        }
+        continue; // a notification (%session-changed, %exit...)
+      }
+      if (/^%(end|error) \d+ \d+ \d+$/.test(line)) {
+        const text = this.answer.map((l) => `${l}\n`).join('');
+        this.answer = undefined;
+        if (!this.ours) continue;
+        const next = this.waiting.shift();
+        if (line.startsWith('%end')) next?.resolve(text);
+        else next?.reject(new Error(`tmux: ${text.trim()}`));
+        continue;
+      }
+      this.answer.push(line);
+    }
+  }
+
+  private fail(e: Error): void {
+    this.ended = e;
+    for (const w of this.waiting.splice(0)) w.reject(e);
+  }
+}
