@@ -106,6 +106,7 @@ describe('import sequence', () => {
 
 describe('imports in flight', () => {
   it('at most 5 downloading per workspace: the sixth gets 429 imports_in_flight, Retry-After 30; not counted once no longer downloading', async () => {
+    await emu.api.freshMinute(); // one minute window for the writes counted below
     // the first download takes 1 s, the others a minute: the cap is reached for a while
     await emu.api.admin('POST', '/settings', { processing_ms: 1000 });
     const ids: string[] = [];

@@ -15,6 +15,7 @@ const emu = useEmulator({
 });
 describe('service layer shared by REST and other entry points', () => {
   it('in-process calls share the per-minute counters, daily allowance and idempotency with REST', async () => {
+    await emu.api.freshMinute(); // one minute window for the two reads counted below
     const auth = { authorization: `Bearer ${KEYS.demo_rw}` };
     const me = await emu.service.getMe(auth);
     expect(me.status).toBe(200);
