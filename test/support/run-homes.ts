@@ -18,9 +18,9 @@ import { join } from 'node:path';
 const RUN = 'VIDPUB_TEST_RUN_DIR';
 
 /** Called by vitest.config.ts, in the run's main process, before any worker starts. */
-export function useRunHomes(env: NodeJS.ProcessEnv = process.env): string {
-  const existing = env[RUN];
-  if (existing) return existing;
+export function useRunHomes(): void {
+  const env = process.env;
+  if (env[RUN]) return;
   const run = mkdtempSync(join(tmpdir(), 'vidpub-run-'));
   const homes = { XDG_CONFIG_HOME: 'config', XDG_STATE_HOME: 'state', XDG_CACHE_HOME: 'cache', TMPDIR: 'tmp', TMUX_TMPDIR: 'tmux' } as const;
   for (const [name, sub] of Object.entries(homes)) {
@@ -29,7 +29,6 @@ export function useRunHomes(env: NodeJS.ProcessEnv = process.env): string {
     env[name] = dir;
   }
   env[RUN] = run;
-  return run;
 }
 
 /** globalSetup: removes the run's directory once every file has run. */

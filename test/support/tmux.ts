@@ -142,12 +142,12 @@ class ControlClient {
     void this.command(['refresh-client', '-f', 'no-output']).catch(() => undefined);
   }
 
-  /** Runs one tmux command (its words need no quoting: a word is quoted here); what it printed. */
+  /** Runs one tmux command, its words as they are (each quoted here, as a POSIX shell would, which tmux's parser reads alike); what it printed. */
   command(args: string[]): Promise<string> {
     if (this.ended) return Promise.reject(this.ended);
     return new Promise((resolve, reject) => {
       this.waiting.push({ resolve, reject });
-      this.child.stdin.write(`${args.map((a) => (/^[\w@:./%#=,+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}\n`);
+      this.child.stdin.write(`${args.map(shellQuote).join(' ')}\n`);
     });
   }
 
