@@ -4,6 +4,7 @@
  * servers with certificates made by src/emulator/tls.ts.
  */
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -106,6 +107,24 @@ describe('the CA file', () => {
     const r = await runCli(['me', '--ca-file', bad], { env: { VIDPUB_BASE_URL: 'https://127.0.0.1:9/v1', VIDPUB_API_KEY: 'vp_live_demo_rw_k7Qm2Xc4Lp9Hs3Td' } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^Error: the CA file .*bad\.pem \(from --ca-file\) has no PEM certificate in it\n/);
+  });
+
+  it('the certificates made are ECDSA P-256, signed with SHA-256, and verify with openssl against their CA', async () => {
+    const pair = await issueCertificate({ name: 'svc', hosts: LOCAL_HOSTS, issuer: ca });
+    const cert = new X509Certificate(pair.cert);
+    expect(cert.publicKey.asymmetricKeyType).toBe('ec');
+    expect(cert.publicKey.asymmetricKeyDetails).toEqual({ namedCurve: 'prime256v1' });
+    expect([cert.subject, cert.issuer, cert.subjectAltName]).toEqual(['CN=svc\nO=vidpub emulator', 'CN=Test CA\nO=vidpub emulator', 'IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, DNS:localhost']);
+    expect([cert.ca, new X509Certificate(ca.cert).ca, cert.checkIssued(new X509Certificate(ca.cert))]).toEqual([false, true, true]);
+    const file = join(dir, 'svc.pem');
+    writeFileSync(file, pair.cert);
+    const text = execFileSync('openssl', ['x509', '-in', file, '-noout', '-text'], { encoding: 'utf8' });
+    expect(text.match(/Signature Algorithm: (\S+)/g)).toEqual(['Signature Algorithm: ecdsa-with-SHA256', 'Signature Algorithm: ecdsa-with-SHA256']);
+    expect(execFileSync('openssl', ['verify', '-CAfile', caFile, file], { encoding: 'utf8' })).toBe(`${file}: OK\n`);
+    // Signed by another CA, it does not verify against this one.
+    const stranger = await issueCertificate({ name: 'svc', hosts: LOCAL_HOSTS, issuer: await issueCertificate({ name: 'Test CA', ca: true }) });
+    writeFileSync(file, stranger.cert);
+    expect(() => execFileSync('openssl', ['verify', '-CAfile', caFile, file], { stdio: 'pipe' })).toThrow(/signature failure|verify error/);
   });
 
   it('trusts the file besides the system roots: a certificate of that CA passes', async () => {

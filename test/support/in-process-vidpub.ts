@@ -102,13 +102,20 @@ export function needsRealBin(argv: readonly string[], env: Readonly<Record<strin
   return undefined;
 }
 
+/** Each named zone as Intl read it: a DateTimeFormat costs about a millisecond, asked at each run. */
+const zonesRead = new Map<string, string | undefined>();
+
 /** The zone `tz` names as Intl reads it (this process's own when unset); undefined for one Intl cannot read (a POSIX TZ string). */
 function zoneOf(tz: string | undefined): string | undefined {
+  if (tz !== undefined && zonesRead.has(tz)) return zonesRead.get(tz);
+  let zone: string | undefined;
   try {
-    return new Intl.DateTimeFormat('en-US', tz === undefined ? {} : { timeZone: tz }).resolvedOptions().timeZone;
+    zone = new Intl.DateTimeFormat('en-US', tz === undefined ? {} : { timeZone: tz }).resolvedOptions().timeZone;
   } catch {
-    return undefined;
+    zone = undefined;
   }
+  if (tz !== undefined) zonesRead.set(tz, zone);
+  return zone;
 }
 
 /** The NUL-separated `KEY=VALUE` entries of /proc/PID/environ. */
