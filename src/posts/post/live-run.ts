@@ -59,6 +59,8 @@ export interface Claimed {
  * Claims the command for this run: the key it will post under is a cut-off
  * run's, else that of a run it waited for, else its own. Returns once the
  * claim is held (until the run's end), having waited for every live run.
+ * The cut-off runs are looked for again once the claim is held: one that ran
+ * whole between the first look and the claim is continued too.
  */
 export async function claimCommand(
   session: Session,
@@ -75,6 +77,15 @@ export async function claimCommand(
     const claimKey = key.given ? key.key : (earlier?.key ?? waited?.key ?? key.key);
     const live = await memory.claim(claimKey, key.given);
     if (live.length === 0) {
+      // Claimed; but a run of the command that ran and was cut off between the look above and the claim (this one
+      // stopped or starved of CPU between them) left its note since: its key, as if the note had been there at the look.
+      if (!key.given) {
+        const since = await memory.cutOff(judge);
+        if (since && since.key !== claimKey) {
+          memory.release(claimKey);
+          continue;
+        }
+      }
       // Claimed; but an identical run that finished since this one started ran beside it, unseen: its key.
       const done = key.given || earlier || waited || at.startedAt === undefined ? undefined : memory.finishedSince(at.startedAt);
       if (done) {
