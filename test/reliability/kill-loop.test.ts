@@ -30,8 +30,8 @@
  * trials run on a few emulators at once, each taking its trials in turn.
  * Videos and posts take 30 ms at the emulator; the first run is the real
  * binary (a signal is real), the rerun is in-process on a clock 20 times
- * real time, so a trial costs about the first run's start and a few
- * hundred milliseconds.
+ * real time (an orphan's rerun: its waits alone, see plainRerun), so a trial
+ * costs about the first run's start and a few hundred milliseconds.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
@@ -41,7 +41,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchManifest } from '../support/batch.js';
 import { BIN, ROOT, ensureBuilt } from '../support/build.js';
 import { runCli } from '../support/cli.js';
-import { scaledClock } from '../support/clock.js';
+import { scaledClock, shortWaits } from '../support/clock.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 import { sleep, waitFor } from '../support/poll.js';
 import { spawnWatched, type Ended } from '../support/spawned.js';
@@ -266,8 +266,22 @@ interface LivingOutcome {
   said: string;
 }
 
-const plainRerun = (emu: TestEmulator, args: string[], env: Record<string, string>, more: string[] = []) =>
-  runCli([...args, ...more], { clock: scaledClock(20), env: { ...emu.env(), ...env } });
+/**
+ * The same command in this process, its waits 20 times shorter. A stopped run's rerun (`scaled`) also has its now run
+ * 20 times faster, so that its --timeout 20s is 1 s of real time. An orphan's rerun keeps real time: it asks whether
+ * the orphan finished after it started (RunMemory.finishedSince) by the time the orphan wrote with its own clock, and
+ * a now that had run ahead while the rerun was starting on a busy machine (20 times what starting took) put that
+ * start after the orphan's end: the rerun took the orphan's post for an earlier one (exit 2, "already posted").
+ */
+const plainRerun = (emu: TestEmulator, args: string[], env: Record<string, string>, o: { scaled: boolean; more?: string[]; startedAt?: number }) =>
+  runCli([...args, ...(o.more ?? [])], { clock: o.scaled ? scaledClock(20) : shortWaits(20), env: { ...emu.env(), ...env }, ...(o.startedAt ? { startedAt: o.startedAt } : {}) });
+
+/** Whether a run of the trial's state directory finished (its `.done` note says when) before `at`. */
+function finishedBefore(env: Record<string, string>, at: number): boolean {
+  const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
+  if (!existsSync(runs)) return false;
+  return readdirSync(runs).some((n) => n.endsWith('.done') && (JSON.parse(readFileSync(join(runs, n), 'utf8')) as { finished: number }).finished < at);
+}
 
 /** SIGSTOP at the point, a plain rerun (--timeout 20s: 1 s on its clock 20 times real time), SIGCONT once it ended. */
 async function stoppedTrial(emu: TestEmulator, trial: LivingTrial): Promise<LivingOutcome> {
@@ -297,14 +311,14 @@ async function stoppedTrial(emu: TestEmulator, trial: LivingTrial): Promise<Livi
       // settle meanwhile, so this look does not race it.
       const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
       const settled = existsSync(runs) && readdirSync(runs).some((n) => n.endsWith('.done'));
-      if (!settled) rerun = await plainRerun(emu, args, env, ['--timeout', '20s']);
+      if (!settled) rerun = await plainRerun(emu, args, env, { scaled: true, more: ['--timeout', '20s'] });
     } finally {
       first.kill('SIGCONT');
     }
   }
   const done = await first.ended;
   // Neither made the post known (the first stopped past a deadline of the service's): the plain command settles it.
-  if (done.code !== 0 && rerun?.code !== 0) settle = await plainRerun(emu, args, env);
+  if (done.code !== 0 && rerun?.code !== 0) settle = await plainRerun(emu, args, env, { scaled: true });
   const after = await totals(emu);
   return {
     trial,
@@ -336,8 +350,11 @@ async function orphanedTrial(emu: TestEmulator, trial: LivingTrial): Promise<Liv
   await shellEnded;
   let rerun: { code: number; stderr: string } | undefined;
   try {
-    // Finished already (its post printed): the same command again would be a second post, as asked.
-    if (alive(pid)) rerun = await plainRerun(emu, args, env);
+    // The rerun starts now, as a process's start is the built bin's start (what a run that finished while it was
+    // starting is told by). Finished before then (its note says so): the same command again would be a second post,
+    // as asked. (Still alive is not enough: an orphan that has written its note and is exiting is done.)
+    const startedAt = Date.now();
+    if (alive(pid) && !finishedBefore(env, startedAt)) rerun = await plainRerun(emu, args, env, { scaled: false, startedAt });
     await waitFor(async () => alive(pid), (a) => !a, 30_000);
   } finally {
     if (alive(pid)) process.kill(pid, 'SIGKILL');

@@ -32,6 +32,8 @@ export interface RunOptions {
   onStderr?(chunk: string): void;
   /** Called with each chunk written to stdout (to react to a line, e.g. release held work). */
   onStdout?(chunk: string): void;
+  /** When the command started (epoch ms), as the built bin's is its process's start (Context.startedAt). */
+  startedAt?: number;
 }
 
 export interface RunResult {
@@ -80,6 +82,7 @@ export function makeContext(opts: RunOptions = {}): { ctx: Context; stdout: () =
     signal: opts.signal ?? new AbortController().signal,
     cwd: opts.cwd ?? process.cwd(),
     version: '0.0.0-test',
+    ...(opts.startedAt !== undefined ? { startedAt: opts.startedAt } : {}),
   };
   return { ctx, stdout: out.text, stderr: err.text };
 }
