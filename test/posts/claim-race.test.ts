@@ -75,6 +75,38 @@ describe('claiming a command another run of it went through meanwhile', () => {
     first.end('vp-first', 'known');
   });
 
+  it('two cut-off runs of the command: the newer is taken, once (the older, free again once this run holds the newer, is not taken instead)', async () => {
+    const { first, beside } = memories();
+    const now = Date.now();
+    for (const [key, started] of [['vp-older', now - 60_000], ['vp-newer', now - 1000]] as const) {
+      await beside.claim(key, false);
+      await beside.open({ key, started });
+      beside.end(key, 'unknown');
+    }
+    let claims = 0;
+    const counted: RunMemory = { ...first, claim: (key, sameKey) => (claims++, first.claim(key, sameKey)) };
+    const claimed = await claimCommand(session([]), counted, { key: 'vp-first', given: false }, async () => undefined, { publishAtFlag: false, startedAt: now });
+    expect(claimed.earlier).toMatchObject({ key: 'vp-newer' });
+    expect(claims).toBe(1);
+    first.end('vp-newer', 'known');
+  });
+
+  it('a newer cut-off run between the look and the claim, where an older was found: the newer is taken', async () => {
+    const { first, beside } = memories();
+    const now = Date.now();
+    await beside.claim('vp-older', false);
+    await beside.open({ key: 'vp-older', started: now - 60_000 });
+    beside.end('vp-older', 'unknown');
+    const racing = stoppedBeforeClaim(first, async () => {
+      await beside.claim('vp-beside', false);
+      await beside.open({ key: 'vp-beside', started: now });
+      beside.end('vp-beside', 'unknown');
+    });
+    const claimed = await claimCommand(session([]), racing, { key: 'vp-first', given: false }, async () => undefined, { publishAtFlag: false, startedAt: now });
+    expect(claimed.earlier).toMatchObject({ key: 'vp-beside' });
+    first.end('vp-beside', 'known');
+  });
+
   it('with --idempotency-key the key is the one given: the service replays what the other run made under it', async () => {
     const { first, beside } = memories();
     const racing = stoppedBeforeClaim(first, async () => {

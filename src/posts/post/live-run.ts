@@ -79,9 +79,11 @@ export async function claimCommand(
     if (live.length === 0) {
       // Claimed; but a run of the command that ran and was cut off between the look above and the claim (this one
       // stopped or starved of CPU between them) left its note since: its key, as if the note had been there at the look.
+      // Only a note newer than the one taken counts (the one taken is held by this run now, so an older one shows):
+      // each round takes a newer note, so the rounds end.
       if (!key.given) {
         const since = await memory.cutOff(judge);
-        if (since && since.key !== claimKey) {
+        if (since && since.key !== claimKey && (!earlier || since.started > earlier.started)) {
           memory.release(claimKey);
           continue;
         }
