@@ -276,11 +276,13 @@ interface LivingOutcome {
 const plainRerun = (emu: TestEmulator, args: string[], env: Record<string, string>, o: { scaled: boolean; more?: string[]; startedAt?: number }) =>
   runCli([...args, ...(o.more ?? [])], { clock: o.scaled ? scaledClock(20) : shortWaits(20), env: { ...emu.env(), ...env }, ...(o.startedAt ? { startedAt: o.startedAt } : {}) });
 
-/** Whether a run of the trial's state directory finished (its `.done` note says when) before `at`. */
-function finishedBefore(env: Record<string, string>, at: number): boolean {
+/** When the runs of the trial's state directory finished, as their `.done` notes say (none: no run has finished). */
+function finishedAt(env: Record<string, string>): number[] {
   const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
-  if (!existsSync(runs)) return false;
-  return readdirSync(runs).some((n) => n.endsWith('.done') && (JSON.parse(readFileSync(join(runs, n), 'utf8')) as { finished: number }).finished < at);
+  if (!existsSync(runs)) return [];
+  return readdirSync(runs)
+    .filter((n) => n.endsWith('.done'))
+    .map((n) => (JSON.parse(readFileSync(join(runs, n), 'utf8')) as { finished: number }).finished);
 }
 
 /** SIGSTOP at the point, a plain rerun (--timeout 20s: 1 s on its clock 20 times real time), SIGCONT once it ended. */
@@ -309,9 +311,7 @@ async function stoppedTrial(emu: TestEmulator, trial: LivingTrial): Promise<Livi
       // Stopped once it had settled (its post printed, its note turned .done, about to exit): it had finished, and the
       // same command again would be a second post, as asked (as for an orphan that had finished). Stopped, it cannot
       // settle meanwhile, so this look does not race it.
-      const runs = join(env.VIDPUB_STATE_DIR!, 'runs');
-      const settled = existsSync(runs) && readdirSync(runs).some((n) => n.endsWith('.done'));
-      if (!settled) rerun = await plainRerun(emu, args, env, { scaled: true, more: ['--timeout', '20s'] });
+      if (finishedAt(env).length === 0) rerun = await plainRerun(emu, args, env, { scaled: true, more: ['--timeout', '20s'] });
     } finally {
       first.kill('SIGCONT');
     }
@@ -354,7 +354,7 @@ async function orphanedTrial(emu: TestEmulator, trial: LivingTrial): Promise<Liv
     // starting is told by). Finished before then (its note says so): the same command again would be a second post,
     // as asked. (Still alive is not enough: an orphan that has written its note and is exiting is done.)
     const startedAt = Date.now();
-    if (alive(pid) && !finishedBefore(env, startedAt)) rerun = await plainRerun(emu, args, env, { scaled: false, startedAt });
+    if (alive(pid) && !finishedAt(env).some((t) => t < startedAt)) rerun = await plainRerun(emu, args, env, { scaled: false, startedAt });
     await waitFor(async () => alive(pid), (a) => !a, 30_000);
   } finally {
     if (alive(pid)) process.kill(pid, 'SIGKILL');
