@@ -90,15 +90,16 @@ export default defineConfig({
     // took 66-70 s of CPU with 6 workers, 59-60 s with 4 and 56 s with 3 on a 2-core machine. The
     // whole suite, once its waits were cut: 204 s of wall and 333 s of CPU with 4, 238 s and 409 s with 6.
     maxWorkers: Math.max(2, 2 * availableParallelism()),
-    // V8 optimizes a function (TurboFan, on a thread beside the worker's) once it has spent an
-    // interrupt budget of 66 KB of bytecode; the workers run hundreds of short tests, each the
-    // code of a few, and most of those compiles are spent on code that never runs long enough to
-    // repay them: in a profile of a full run (perf), TurboFan took 27.5 s of the workers' 174 s of
-    // CPU. With a budget 16 times as large, only code that stays hot is optimized: the files of
-    // test/emulator, test/batch and test/commands (824 tests) took 70-72 s of CPU against 79-83 s
-    // with the default, in pairs run one after the other (8 times as large: 73-76 s; 32 times: no
-    // better; no optimizing at all, --no-opt: 79 s against 67 s, slower). Test processes only:
-    // vidpub's own runs keep V8's defaults.
+    // V8 optimizes a function (TurboFan, on a thread beside the worker's) once it has run through
+    // an interrupt budget (67,584 by default, counted in bytes of bytecode executed). The workers
+    // run hundreds of short tests, each the code of a few, and many of those compiles are spent on
+    // code that does not run long enough to repay them: in a profile of a full run (perf), TurboFan
+    // took 27.5 s of the workers' 174 s of CPU. With a budget 16 times as large, only code that
+    // stays hot is optimized. test/emulator, test/batch and test/commands (824 tests) took 70-72 s
+    // of CPU against 79-83 s with the default, in pairs run one after the other (8 times as large:
+    // 73-76 s; 32 times: no better; no optimizing at all, --no-opt: 79 s against 67 s, slower);
+    // the whole suite, in two such pairs, 333 s against 342 s and 346 s against 373 s. Test
+    // processes only: vidpub's own runs keep V8's defaults.
     execArgv: ['--interrupt-budget=1056000'],
     sequence: { sequencer: LongestFirst },
     reporters: ['default'],
