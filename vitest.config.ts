@@ -98,8 +98,9 @@ export default defineConfig({
     // stays hot is optimized. test/emulator, test/batch and test/commands (824 tests) took 70-72 s
     // of CPU against 79-83 s with the default, in pairs run one after the other (8 times as large:
     // 73-76 s; 32 times: no better; no optimizing at all, --no-opt: 79 s against 67 s, slower);
-    // the whole suite, in two such pairs, 333 s against 342 s and 346 s against 373 s. Test
-    // processes only: vidpub's own runs keep V8's defaults.
+    // the whole suite, in two such pairs, 333 s against 342 s and 346 s against 373 s; beside six
+    // CPU-bound processes (where the main threads, not TurboFan's, wait for a core), 432 s of wall
+    // against 462 s. Test processes only: vidpub's own runs keep V8's defaults.
     execArgv: ['--interrupt-budget=1056000'],
     sequence: { sequencer: LongestFirst },
     reporters: ['default'],
