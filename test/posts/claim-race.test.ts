@@ -30,6 +30,19 @@ function session(said: string[]): Session {
   return { clock: realClock, signal: new AbortController().signal, log: { info: (m: string) => said.push(m) } } as unknown as Session;
 }
 
+/** A run of the command in `memory`, whole: it claims, notes its key before its first write, and ends with the outcome unknown (its note kept, no process holding it). */
+async function cutOffRun(memory: RunMemory, key: string, started: number): Promise<void> {
+  expect(await memory.claim(key, false)).toEqual([]);
+  expect(await memory.open({ key, started })).toBe(true);
+  memory.end(key, 'unknown');
+}
+
+/** `memory`, counting its claims. */
+function countingClaims(memory: RunMemory): { memory: RunMemory; claims: () => number } {
+  let claims = 0;
+  return { memory: { ...memory, claim: (key, sameKey) => (claims++, memory.claim(key, sameKey)) }, claims: () => claims };
+}
+
 /** `memory` whose first claim lets `between` run first, as if this run stopped right before claiming. */
 function stoppedBeforeClaim(memory: RunMemory, between: () => Promise<void>): RunMemory {
   let first = true;
@@ -49,13 +62,8 @@ describe('claiming a command another run of it went through meanwhile', () => {
   it('a run cut off between the look and the claim (it ended not knowing): its key is taken, as when its note was there first', async () => {
     const { first, beside } = memories();
     const said: string[] = [];
-    const racing = stoppedBeforeClaim(first, async () => {
-      // The same command beside it, whole: it claims, notes its key before its first write, and ends at its deadline
-      // with the outcome unknown (its note kept, no process holding it).
-      expect(await beside.claim('vp-beside', false)).toEqual([]);
-      expect(await beside.open({ key: 'vp-beside', started: Date.now() })).toBe(true);
-      beside.end('vp-beside', 'unknown');
-    });
+    // The same command beside it, whole, ending at its deadline not knowing.
+    const racing = stoppedBeforeClaim(first, () => cutOffRun(beside, 'vp-beside', Date.now()));
     const claimed = await claimCommand(session(said), racing, { key: 'vp-first', given: false }, async () => undefined, { publishAtFlag: false, startedAt: Date.now() - 1000 });
     expect(claimed.earlier).toMatchObject({ key: 'vp-beside', ended: true });
     expect(claimed.waited).toBeUndefined();
@@ -66,11 +74,10 @@ describe('claiming a command another run of it went through meanwhile', () => {
 
   it('nothing ran meanwhile: its own key, claimed once', async () => {
     const { first, beside } = memories();
-    let claims = 0;
-    const counted: RunMemory = { ...first, claim: (key, sameKey) => (claims++, first.claim(key, sameKey)) };
-    const claimed = await claimCommand(session([]), counted, { key: 'vp-first', given: false }, async () => undefined, { publishAtFlag: false, startedAt: Date.now() });
+    const counted = countingClaims(first);
+    const claimed = await claimCommand(session([]), counted.memory, { key: 'vp-first', given: false }, async () => undefined, { publishAtFlag: false, startedAt: Date.now() });
     expect(claimed).toEqual({});
-    expect(claims).toBe(1);
+    expect(counted.claims()).toBe(1);
     expect((await beside.running()).map((r) => r.key)).toEqual(['vp-first']);
     first.end('vp-first', 'known');
   });
@@ -78,30 +85,20 @@ describe('claiming a command another run of it went through meanwhile', () => {
   it('two cut-off runs of the command: the newer is taken, once (the older, free again once this run holds the newer, is not taken instead)', async () => {
     const { first, beside } = memories();
     const now = Date.now();
-    for (const [key, started] of [['vp-older', now - 60_000], ['vp-newer', now - 1000]] as const) {
-      await beside.claim(key, false);
-      await beside.open({ key, started });
-      beside.end(key, 'unknown');
-    }
-    let claims = 0;
-    const counted: RunMemory = { ...first, claim: (key, sameKey) => (claims++, first.claim(key, sameKey)) };
-    const claimed = await claimCommand(session([]), counted, { key: 'vp-first', given: false }, async () => undefined, { publishAtFlag: false, startedAt: now });
+    await cutOffRun(beside, 'vp-older', now - 60_000);
+    await cutOffRun(beside, 'vp-newer', now - 1000);
+    const counted = countingClaims(first);
+    const claimed = await claimCommand(session([]), counted.memory, { key: 'vp-first', given: false }, async () => undefined, { publishAtFlag: false, startedAt: now });
     expect(claimed.earlier).toMatchObject({ key: 'vp-newer' });
-    expect(claims).toBe(1);
+    expect(counted.claims()).toBe(1);
     first.end('vp-newer', 'known');
   });
 
   it('a newer cut-off run between the look and the claim, where an older was found: the newer is taken', async () => {
     const { first, beside } = memories();
     const now = Date.now();
-    await beside.claim('vp-older', false);
-    await beside.open({ key: 'vp-older', started: now - 60_000 });
-    beside.end('vp-older', 'unknown');
-    const racing = stoppedBeforeClaim(first, async () => {
-      await beside.claim('vp-beside', false);
-      await beside.open({ key: 'vp-beside', started: now });
-      beside.end('vp-beside', 'unknown');
-    });
+    await cutOffRun(beside, 'vp-older', now - 60_000);
+    const racing = stoppedBeforeClaim(first, () => cutOffRun(beside, 'vp-beside', now));
     const claimed = await claimCommand(session([]), racing, { key: 'vp-first', given: false }, async () => undefined, { publishAtFlag: false, startedAt: now });
     expect(claimed.earlier).toMatchObject({ key: 'vp-beside' });
     first.end('vp-beside', 'known');
@@ -109,11 +106,7 @@ describe('claiming a command another run of it went through meanwhile', () => {
 
   it('with --idempotency-key the key is the one given: the service replays what the other run made under it', async () => {
     const { first, beside } = memories();
-    const racing = stoppedBeforeClaim(first, async () => {
-      await beside.claim('vp-other', false);
-      await beside.open({ key: 'vp-other', started: Date.now() });
-      beside.end('vp-other', 'unknown');
-    });
+    const racing = stoppedBeforeClaim(first, () => cutOffRun(beside, 'vp-other', Date.now()));
     const claimed = await claimCommand(session([]), racing, { key: 'my-key', given: true }, async () => undefined, { publishAtFlag: false, startedAt: Date.now() });
     expect(claimed).toEqual({});
     expect((await beside.running('my-key')).map((r) => r.key)).toEqual(['my-key']);

@@ -274,7 +274,7 @@ interface LivingOutcome {
  * start after the orphan's end: the rerun took the orphan's post for an earlier one (exit 2, "already posted").
  */
 const plainRerun = (emu: TestEmulator, args: string[], env: Record<string, string>, o: { scaled: boolean; more?: string[]; startedAt?: number }) =>
-  runCli([...args, ...(o.more ?? [])], { clock: o.scaled ? scaledClock(20) : shortWaits(20), env: { ...emu.env(), ...env }, ...(o.startedAt ? { startedAt: o.startedAt } : {}) });
+  runCli([...args, ...(o.more ?? [])], { clock: o.scaled ? scaledClock(20) : shortWaits(20), env: { ...emu.env(), ...env }, startedAt: o.startedAt });
 
 /** When the runs of the trial's state directory finished, as their `.done` notes say (none: no run has finished). */
 function finishedAt(env: Record<string, string>): number[] {
